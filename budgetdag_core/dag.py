@@ -1,0 +1,152 @@
+"""The sensor DAG: states are sets of acquired sensors, edges acquire one more unit.
+
+A *unit* is what one acquire-action buys: a single sensor in the full DAG, or a
+selected sensor subset ("super-sensor") when the DAG is built over unions of subsets
+(section 3 of the paper). States are the distinct unions of units, stored as
+bitmasks over the real sensors; inside, everything is integer indices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+
+def mask_of(indices: Sequence[int]) -> int:
+    mask = 0
+    for i in indices:
+        mask |= 1 << int(i)
+    return mask
+
+
+def bits_of(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending."""
+    out, i = [], 0
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out
+
+
+@dataclass
+class SensorDAG:
+    """States, actions and children of a sensor-acquisition DAG.
+
+    Parameters
+    ----------
+    sensor_names : sequence of str
+        The real sensors.
+    units : sequence of sequence of int, optional
+        Sensor indices bought by each acquire-action. Default: one unit per sensor,
+        which gives the full lattice of 2^M states.
+
+    Attributes
+    ----------
+    states : list[int]
+        Sensor bitmasks, ordered by number of sensors then value (a topological
+        order: every child comes after its parent). ``states[0]`` is the empty set.
+    children : list[list[tuple[int, int]]]
+        For each state, ``(unit, child_state)`` pairs; units that add nothing are
+        left out and two units that reach the same child keep the first.
+    """
+
+    sensor_names: Sequence[str]
+    units: Sequence[Sequence[int]] | None = None
+    states: list[int] = field(init=False)
+    children: list[list[tuple[int, int]]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sensor_names = tuple(self.sensor_names)
+        if self.units is None:
+            self.units = [[i] for i in range(len(self.sensor_names))]
+        self.units = [tuple(sorted({int(i) for i in u})) for u in self.units]
+        self.unit_masks = [mask_of(u) for u in self.units]
+        reachable = {0}
+        frontier = [0]
+        while frontier:
+            nxt = []
+            for s in frontier:
+                for um in self.unit_masks:
+                    c = s | um
+                    if c != s and c not in reachable:
+                        reachable.add(c)
+                        nxt.append(c)
+            frontier = nxt
+        self.states = sorted(reachable, key=lambda m: (m.bit_count(), m))
+        self.index = {m: k for k, m in enumerate(self.states)}
+        self.children = []
+        for s in self.states:
+            seen: dict[int, int] = {}
+            for j, um in enumerate(self.unit_masks):
+                c = s | um
+                if c != s and c not in seen:
+                    seen[c] = j
+            self.children.append([(j, self.index[c]) for c, j in seen.items()])
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_sensors(self) -> int:
+        return len(self.sensor_names)
+
+    def sensors_in(self, state: int) -> list[int]:
+        """Real sensor indices held in state number ``state``."""
+        return bits_of(self.states[state])
+
+    def added_sensors(self, state: int, child: int) -> list[int]:
+        """Real sensors bought on the edge ``state -> child``."""
+        return bits_of(self.states[child] & ~self.states[state])
+
+    def state_names(self, state: int) -> tuple[str, ...]:
+        return tuple(self.sensor_names[i] for i in self.sensors_in(state))
+
+    def layers(self) -> list[list[int]]:
+        """State indices grouped by number of sensors, from the empty set up."""
+        out: dict[int, list[int]] = {}
+        for k, m in enumerate(self.states):
+            out.setdefault(m.bit_count(), []).append(k)
+        return [out[size] for size in sorted(out)]
+
+    def state_columns(self, sensor_columns: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Per state, the positions of the columns of its sensors (spec order)."""
+        return [
+            np.concatenate([sensor_columns[m] for m in self.sensors_in(k)]).astype(int)
+            if k
+            else np.array([], dtype=int)
+            for k in range(self.n_states)
+        ]
+
+    def membership(self) -> np.ndarray:
+        """Boolean (n_states, n_sensors) matrix: sensor m is in state k."""
+        mat = np.zeros((self.n_states, self.n_sensors), dtype=bool)
+        for k in range(self.n_states):
+            mat[k, self.sensors_in(k)] = True
+        return mat
+
+    def to_networkx(self) -> nx.DiGraph:
+        """The DAG as a ``networkx.DiGraph``.
+
+        Nodes are state indices with attributes ``sensors`` (tuple of names),
+        ``n_sensors`` and ``label``; edges carry ``unit`` and ``added`` (names).
+        """
+        g = nx.DiGraph()
+        for k in range(self.n_states):
+            names = self.state_names(k)
+            g.add_node(
+                k,
+                sensors=names,
+                n_sensors=len(names),
+                label="{" + ", ".join(names) + "}" if names else "{}",
+            )
+        for k, kids in enumerate(self.children):
+            for unit, c in kids:
+                added = tuple(self.sensor_names[i] for i in self.added_sensors(k, c))
+                g.add_edge(k, c, unit=unit, added=added)
+        return g

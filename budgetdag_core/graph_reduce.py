@@ -1,0 +1,222 @@
+"""Graph-Reduce (Alg. 1): learn node policies leaf to root from a loss table.
+
+This is the one implementation of policy learning: the estimators call it with
+their out-of-fold losses, and users can call it with a loss table of their own
+(losses of a human or an external model per sensor subset), without any bank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.parallel import Parallel, delayed
+
+from .dag import SensorDAG
+
+STOP = 0  # action index of stop-and-classify at every node
+
+
+@dataclass
+class NodePolicy:
+    """The decision function of one DAG state.
+
+    Action 0 is stop-and-classify; action a >= 1 moves to ``children[a - 1]``
+    (a ``(unit, child_state)`` pair of the DAG).
+    """
+
+    state: int
+    children: list[tuple[int, int]]
+    learner: Any | None  # None: a node with the stop action only
+    n_features: int
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        n = len(Z)
+        if self.learner is None:
+            return np.zeros(n, dtype=np.intp)
+        return np.asarray(self.learner.predict(Z.reshape(n, -1)), dtype=np.intp)
+
+    def child_of(self, actions: np.ndarray) -> np.ndarray:
+        """Child state per action (-1 for stop)."""
+        lookup = np.array([-1] + [c for _, c in self.children], dtype=np.intp)
+        return lookup[actions]
+
+
+@dataclass
+class GraphReduceResult:
+    policies: list[NodePolicy]
+    cost_to_go: np.ndarray  # (n_samples, n_states), in loss units
+    actions: np.ndarray  # (n_samples, n_states): action each state picks per row
+
+
+def edge_costs(
+    dag: SensorDAG, acquisition_costs: np.ndarray, n_samples: int
+) -> Callable[[int, int], np.ndarray]:
+    """Per-example cost of the edge state -> child.
+
+    ``acquisition_costs`` is (n_sensors,) for fixed costs or (n_samples,
+    n_sensors) for example-dependent costs (eq. 9 of the paper).
+    """
+    costs = np.asarray(acquisition_costs, dtype=float)
+
+    def cost(state: int, child: int) -> np.ndarray:
+        added = dag.added_sensors(state, child)
+        if costs.ndim == 1:
+            return np.full(n_samples, costs[added].sum())
+        return costs[:, added].sum(axis=1)
+
+    return cost
+
+
+def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
+    fitted = clone(learner).fit(Z, C)
+    return fitted, np.asarray(fitted.predict(Z), dtype=np.intp)
+
+
+def graph_reduce(
+    state_inputs: Callable[[int], np.ndarray],
+    stop_loss: np.ndarray,
+    acquisition_costs: np.ndarray,
+    dag: SensorDAG,
+    learner: Any,
+    *,
+    cost_scale: float = 1.0,
+    n_jobs: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> GraphReduceResult:
+    """Learn one cost-sensitive policy per DAG state, from the leaves to the root.
+
+    Parameters
+    ----------
+    state_inputs : callable
+        ``state_inputs(k)`` gives the policy inputs (n_samples, d_k) at state k:
+        only what is known there (the features of its sensors).
+    stop_loss : ndarray (n_samples, n_states)
+        Loss of stopping and classifying at each state (e.g. out-of-fold 0/1).
+    acquisition_costs : ndarray (n_sensors,) or (n_samples, n_sensors)
+        Cost of each real sensor, fixed or per example.
+    dag : SensorDAG
+    learner : cost-sensitive learner
+        Cloned per node; ``fit(Z, C)`` / ``predict(Z)``.
+    cost_scale : float
+        Multiplies acquisition costs relative to the stop loss.
+    n_jobs : int or None
+        Nodes of one layer are independent and are fitted in parallel.
+
+    Returns
+    -------
+    GraphReduceResult
+        Policies per state, each example's cost-to-go at every state (in loss
+        units, i.e. stop loss + ``cost_scale`` x acquisition cost) and the action
+        each node picks for each example.
+    """
+    stop_loss = np.asarray(stop_loss, dtype=float)
+    n, K = stop_loss.shape
+    if K != dag.n_states:
+        raise ValueError(
+            f"The loss table has {K} state columns; the DAG has {dag.n_states}."
+        )
+    cost = edge_costs(dag, acquisition_costs, n)
+    cost_to_go = np.zeros((n, K))
+    actions = np.zeros((n, K), dtype=np.intp)
+    policies: list[NodePolicy | None] = [None] * K
+    layers = dag.layers()
+    total, done = K, 0
+    for layer in reversed(layers):
+        problems = []
+        for k in layer:
+            kids = dag.children[k]
+            C = np.empty((n, 1 + len(kids)))
+            C[:, STOP] = stop_loss[:, k]
+            for a, (_, child) in enumerate(kids, start=1):
+                C[:, a] = cost_scale * cost(k, child) + cost_to_go[:, child]
+            problems.append((k, C))
+        trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
+        to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
+        fitted = Parallel(n_jobs=n_jobs)(
+            delayed(_fit_node)(learner, state_inputs(k), C) for k, C in to_fit
+        )
+        for k, C in trivial:
+            policies[k] = NodePolicy(k, dag.children[k], None, 0)
+            cost_to_go[:, k] = C[:, 0]
+        for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
+            policies[k] = NodePolicy(
+                k, dag.children[k], model, state_inputs(k).shape[1]
+            )
+            actions[:, k] = act
+            cost_to_go[:, k] = C[np.arange(n), act]
+        done += len(layer)
+        if progress is not None:
+            progress("policies", done, total)
+    return GraphReduceResult(policies, cost_to_go, actions)  # type: ignore[arg-type]
+
+
+@dataclass
+class Routing:
+    """Where each example goes under a set of policies."""
+
+    stop_state: np.ndarray  # (n,) state index where each example stops
+    path: np.ndarray  # (n, depth+1) state indices visited, -1 padded
+
+
+def route(
+    policies: Sequence[NodePolicy],
+    state_inputs: Callable[[int, np.ndarray], np.ndarray],
+    n_samples: int,
+    max_depth: int,
+) -> Routing:
+    """Send all examples through the DAG at once, node by node.
+
+    States are in topological order, so one pass visits each node after all of
+    its parents; ``state_inputs(k, rows)`` gives the inputs of rows at node k.
+    """
+    current = np.zeros(n_samples, dtype=np.intp)
+    stop_state = np.full(n_samples, -1, dtype=np.intp)
+    path = np.full((n_samples, max_depth + 1), -1, dtype=np.intp)
+    path[:, 0] = 0
+    depth = np.zeros(n_samples, dtype=np.intp)
+    for k, policy in enumerate(policies):
+        rows = np.flatnonzero((current == k) & (stop_state < 0))
+        if rows.size == 0:
+            continue
+        act = policy.predict(state_inputs(k, rows))
+        stops = act == STOP
+        stop_state[rows[stops]] = k
+        movers = rows[~stops]
+        current[movers] = policy.child_of(act[~stops])
+        depth[movers] += 1
+        path[movers, depth[movers]] = current[movers]
+    return Routing(stop_state, path)
+
+
+def learn_policies_from_losses(
+    Z: np.ndarray,
+    losses: np.ndarray,
+    dag: SensorDAG,
+    acquisition_costs: np.ndarray,
+    sensor_columns: Sequence[np.ndarray],
+    learner: Any,
+    *,
+    cost_scale: float = 1.0,
+    n_jobs: int | None = None,
+) -> GraphReduceResult:
+    """Learn DAG policies from a user-given loss table only (section 2.4).
+
+    ``Z`` holds the sensor measurements (n_samples, n_columns);
+    ``sensor_columns[m]`` are the columns of sensor m; ``losses[i, k]`` is the
+    loss of stopping example i at state k (no labels or classifiers needed).
+    """
+    Z = np.asarray(Z, dtype=float)
+    state_cols = dag.state_columns(sensor_columns)
+    return graph_reduce(
+        lambda k: Z[:, state_cols[k]],
+        losses,
+        acquisition_costs,
+        dag,
+        learner,
+        cost_scale=cost_scale,
+        n_jobs=n_jobs,
+    )

@@ -1,0 +1,70 @@
+"""The cost-sensitive learning protocol and the shared policy feature map."""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Protocol, Self, runtime_checkable
+
+import numpy as np
+from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+
+@runtime_checkable
+class CostSensitiveLearner(Protocol):
+    """Learns ``Z -> action`` from a cost matrix ``C`` (n_samples x n_actions).
+
+    The action of an example should have low cost; ``predict`` returns action
+    indices (columns of ``C``).
+    """
+
+    def fit(self, Z: np.ndarray, C: np.ndarray) -> Self: ...
+
+    def predict(self, Z: np.ndarray) -> np.ndarray: ...
+
+
+def effective_degree(n_features: int, degree: int, max_features: int) -> int:
+    """Largest degree <= ``degree`` whose expansion has at most ``max_features``.
+
+    The number of monomials of degree 1..d in n variables is C(n + d, d) - 1. A
+    degree-2 map on 50 columns already gives 1325 features, so wide states fall
+    back to a lower degree (never below 1).
+    """
+    for d in range(degree, 1, -1):
+        if comb(n_features + d, d) - 1 <= max_features:
+            return d
+    return 1
+
+
+class PolicyFeatures:
+    """Standardise, expand to polynomial features, standardise again.
+
+    Fitted once per DAG node and shared by all binary problems of that node.
+    """
+
+    def __init__(self, degree: int = 2, max_features: int = 1000) -> None:
+        self.degree = degree
+        self.max_features = max_features
+
+    def fit_transform(self, Z: np.ndarray) -> np.ndarray:
+        Z = np.asarray(Z, dtype=float)
+        self.degree_ = effective_degree(Z.shape[1], self.degree, self.max_features)
+        self.inner_ = StandardScaler().fit(Z)
+        Zs = self.inner_.transform(Z)
+        if self.degree_ > 1:
+            self.poly_ = PolynomialFeatures(self.degree_, include_bias=False).fit(Zs)
+            Zs = self.poly_.transform(Zs)
+        else:
+            self.poly_ = None
+        self.outer_ = StandardScaler().fit(Zs)
+        return self.outer_.transform(Zs)
+
+    def transform(self, Z: np.ndarray) -> np.ndarray:
+        Zs = self.inner_.transform(np.asarray(Z, dtype=float))
+        if self.poly_ is not None:
+            Zs = self.poly_.transform(Zs)
+        return self.outer_.transform(Zs)
+
+
+def constant_action(C: np.ndarray) -> int:
+    """The action with the lowest total cost (ties: the lowest index)."""
+    return int(np.argmin(np.asarray(C, dtype=float).sum(axis=0)))

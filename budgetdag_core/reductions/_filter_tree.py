@@ -1,0 +1,117 @@
+"""Filter tree (Beygelzimer, Langford & Ravikumar 2007): CSL -> weighted binary."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Self
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+
+from ._base import PolicyFeatures, constant_action
+
+
+@dataclass
+class _Node:
+    """Internal tree node: left/right subtrees and a binary model (1 = right wins)."""
+
+    left: _Node | int
+    right: _Node | int
+    model: LogisticRegression | None = None
+    constant: bool = False  # used when model is None
+
+
+class FilterTree(BaseEstimator):
+    """Cost-sensitive classifier: a tournament of weighted binary logistic regressions.
+
+    At each internal node the two sub-tournament winners of every example play; the
+    label is which has the lower cost, the weight is the cost difference, and rows
+    with zero weight are dropped. A node whose rows are all one way is a constant.
+
+    Parameters
+    ----------
+    degree : int
+        Degree of the polynomial feature map of the policy inputs.
+    C : float
+        Inverse regularisation strength of each logistic regression (on
+        standardised features, with weights normalised to mean 1).
+    max_features : int
+        Cap on the expanded feature count (see ``effective_degree``).
+    max_iter : int
+        Iterations of each logistic regression.
+    """
+
+    def __init__(
+        self,
+        degree: int = 2,
+        C: float = 1.0,
+        max_features: int = 1000,
+        max_iter: int = 300,
+    ) -> None:
+        self.degree = degree
+        self.C = C
+        self.max_features = max_features
+        self.max_iter = max_iter
+
+    def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
+        C = np.asarray(C, dtype=float)
+        self.n_actions_ = C.shape[1]
+        Z = np.asarray(Z, dtype=float).reshape(C.shape[0], -1)
+        if Z.shape[1] == 0 or self.n_actions_ == 1:
+            self.constant_ = constant_action(C)
+            return self
+        self.constant_ = None
+        self.features_ = PolicyFeatures(self.degree, self.max_features)
+        F = self.features_.fit_transform(Z)
+        self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
+        return self
+
+    def _train(
+        self, F: np.ndarray, C: np.ndarray, actions: np.ndarray
+    ) -> tuple[_Node | int, np.ndarray]:
+        if len(actions) == 1:
+            return int(actions[0]), np.full(len(F), actions[0], dtype=np.intp)
+        half = (len(actions) + 1) // 2
+        left, win_left = self._train(F, C, actions[:half])
+        right, win_right = self._train(F, C, actions[half:])
+        rows = np.arange(len(F))
+        cost_left, cost_right = C[rows, win_left], C[rows, win_right]
+        label = cost_right < cost_left
+        weight = np.abs(cost_left - cost_right)
+        keep = weight > 0
+        node = _Node(left, right)
+        if not keep.any() or label[keep].all() or not label[keep].any():
+            node.constant = bool(label[keep].all()) if keep.any() else False
+            right_wins = np.full(len(F), node.constant)
+        else:
+            w = weight[keep] / weight[keep].mean()
+            model = LogisticRegression(C=self.C, max_iter=self.max_iter)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model.fit(F[keep], label[keep], sample_weight=w)
+            node.model = model
+            right_wins = model.decision_function(F) > 0
+        return node, np.where(right_wins, win_right, win_left)
+
+    def _predict_node(self, node: _Node | int, F: np.ndarray) -> np.ndarray:
+        if isinstance(node, int):
+            return np.full(len(F), node, dtype=np.intp)
+        win_left = self._predict_node(node.left, F)
+        win_right = self._predict_node(node.right, F)
+        if node.model is None:
+            right_wins = np.full(len(F), node.constant)
+        else:
+            right_wins = node.model.decision_function(F) > 0
+        return np.where(right_wins, win_right, win_left)
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        Z = np.asarray(Z, dtype=float)
+        n = Z.shape[0]
+        if self.constant_ is not None:
+            return np.full(n, self.constant_, dtype=np.intp)
+        return self._predict_node(
+            self.tree_, self.features_.transform(Z.reshape(n, -1))
+        )

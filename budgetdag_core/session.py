@@ -1,0 +1,128 @@
+"""One example at a time, as in deployment: sensor values exist only once acquired."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .graph_reduce import STOP
+
+if TYPE_CHECKING:
+    from .estimator import BudgetDAGClassifier
+
+
+class PolicySession:
+    """Walk one example through a fitted policy.
+
+    Call :meth:`next_sensor`; acquire that sensor in the real world and pass its
+    values to :meth:`observe`; repeat until ``next_sensor()`` returns ``None``,
+    then :meth:`predict`. When the DAG is built over sensor subsets, one decision
+    may ask for several sensors, which ``next_sensor`` names one at a time.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    sample_costs : dict sensor -> cost, optional
+        This example's acquisition costs (default: the spec's costs).
+    """
+
+    def __init__(
+        self, model: BudgetDAGClassifier, sample_costs: Mapping[str, float] | None
+    ) -> None:
+        self.model = model
+        spec = model.spec_
+        self._costs = dict(spec.costs)
+        if sample_costs is not None:
+            unknown = set(sample_costs) - set(spec.names)
+            if unknown:
+                raise ValueError(f"sample_costs names unknown sensor(s) {unknown}.")
+            self._costs.update({k: float(v) for k, v in sample_costs.items()})
+        self._row = np.full(len(spec.columns), np.nan)
+        self._col_pos = {c: i for i, c in enumerate(spec.columns)}
+        self.state = 0
+        self._target: int | None = None
+        self._pending: list[str] = []
+        self.acquired: list[str] = []
+        self.cost = 0.0
+        self.stopped = False
+        self.decisions: list[dict[str, Any]] = []
+
+    def _inputs(self, state: int) -> np.ndarray:
+        return self._row[self.model.state_columns_[state]].reshape(1, -1)
+
+    def next_sensor(self) -> str | None:
+        """The sensor to acquire next, or ``None`` to stop and classify."""
+        if self._pending:
+            return self._pending[0]
+        if self.stopped:
+            return None
+        policy = self.model.policies_[self.state]
+        action = int(policy.predict(self._inputs(self.state))[0])
+        dag = self.model.sensor_dag_
+        if action == STOP:
+            self.stopped = True
+            self.decisions.append({"state": self.state, "action": "stop"})
+            return None
+        child = int(policy.child_of(np.array([action]))[0])
+        self._target = child
+        self._pending = [
+            dag.sensor_names[m] for m in dag.added_sensors(self.state, child)
+        ]
+        self.decisions.append(
+            {"state": self.state, "action": "acquire", "sensors": tuple(self._pending)}
+        )
+        return self._pending[0]
+
+    def observe(self, sensor: str, values: Mapping[str, float]) -> None:
+        """Record the measured values of ``sensor`` (column -> value)."""
+        spec = self.model.spec_
+        if sensor not in spec.groups:
+            raise ValueError(f"Unknown sensor {sensor!r}; known: {list(spec.names)}.")
+        if sensor not in self._pending:
+            asked = self._pending[0] if self._pending else "none (call next_sensor)"
+            raise ValueError(
+                f"Sensor {sensor!r} was not requested; the policy asks for {asked}."
+            )
+        columns = spec.groups[sensor]
+        missing = [c for c in columns if c not in values]
+        if missing:
+            raise ValueError(f"Values for sensor {sensor!r} lack column(s) {missing}.")
+        for c in columns:
+            try:
+                v = float(values[c])
+            except (TypeError, ValueError):
+                raise ValueError(f"Value of column {c!r} is not a number.") from None
+            if not np.isfinite(v):
+                raise ValueError(f"Value of column {c!r} is not finite: {v}.")
+            self._row[self._col_pos[c]] = v
+        self._pending.remove(sensor)
+        self.acquired.append(sensor)
+        self.cost += self._costs[sensor]
+        if not self._pending:
+            self.state = int(self._target)  # type: ignore[arg-type]
+            self._target = None
+
+    @property
+    def sensors(self) -> tuple[str, ...]:
+        """Sensors whose values are in hand."""
+        return tuple(self.acquired)
+
+    def predict_proba(self) -> dict[Any, float]:
+        """Class probabilities of the classifier at the current state."""
+        Xs = self._row.reshape(1, -1)
+        proba = self.model.bank_.predict_proba(Xs, self.state)[0]
+        return {c: float(p) for c, p in zip(self.model.classes_, proba, strict=True)}
+
+    def predict(self) -> Any:
+        """The label predicted with the sensors acquired so far."""
+        proba = self.predict_proba()
+        return max(proba, key=proba.__getitem__)
+
+    def run(self, values: Mapping[str, float]) -> Any:
+        """Drive the whole loop from a dict holding every column (for testing)."""
+        while (sensor := self.next_sensor()) is not None:
+            cols = self.model.spec_.groups[sensor]
+            self.observe(sensor, {c: values[c] for c in cols})
+        return self.predict()

@@ -1,0 +1,118 @@
+"""Input checks that name the problem (column, row count, value) before training."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .sensors import SensorSpec
+
+MAX_FULL_DAG_SENSORS = 12
+
+
+def as_spec(sensors: Any) -> SensorSpec:
+    """Accept a SensorSpec, a spec dict, or a JSON string/path."""
+    if isinstance(sensors, SensorSpec):
+        return sensors
+    if isinstance(sensors, Mapping):
+        return SensorSpec.from_dict(sensors)
+    if isinstance(sensors, str):
+        return SensorSpec.from_json(sensors)
+    raise ValueError(
+        f"'sensors' must be a SensorSpec, a dict or JSON; got {type(sensors).__name__}."
+    )
+
+
+def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
+    """The spec's columns of ``X`` as a float array, or a ``ValueError``."""
+    if not isinstance(X, pd.DataFrame):
+        raise ValueError(
+            "X must be a pandas DataFrame whose column names match the sensor spec; "
+            f"got {type(X).__name__}."
+        )
+    if len(X) == 0:
+        raise ValueError("The data is empty (0 rows).")
+    if X.columns.duplicated().any():
+        dups = sorted(set(map(str, X.columns[X.columns.duplicated()])))
+        raise ValueError(f"Duplicate column name(s) in the data: {dups}.")
+    X = X.rename(columns=str)
+    spec.check_columns(X.columns)
+    for col in spec.columns:
+        if not (
+            pd.api.types.is_numeric_dtype(X[col]) or pd.api.types.is_bool_dtype(X[col])
+        ):
+            bad = X[col][pd.to_numeric(X[col], errors="coerce").isna() & X[col].notna()]
+            example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+            raise ValueError(
+                f"Feature column {col!r} is not numeric{example}: encode it (one-hot) "
+                "or drop it from the sensor spec."
+            )
+    values = X[spec.columns].to_numpy(dtype=float)
+    bad_mask = ~np.isfinite(values)
+    if bad_mask.any():
+        j = int(np.flatnonzero(bad_mask.any(axis=0))[0])
+        rows = int(bad_mask[:, j].sum())
+        first = int(np.flatnonzero(bad_mask[:, j])[0])
+        raise ValueError(
+            f"Column {spec.columns[j]!r} has {rows} row(s) with NaN or infinite "
+            f"values (first at row {first}): drop or impute them."
+        )
+    return values
+
+
+def check_labels(y: Any, n_rows: int, cv: int | None) -> np.ndarray:
+    """Labels as a 1-d array, checked for length, gaps and class counts."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        y = y.ravel()
+    if len(y) != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels.")
+    missing = pd.isna(pd.Series(y))
+    if missing.any():
+        raise ValueError(
+            f"{int(missing.sum())} label(s) are missing (first at row "
+            f"{int(np.flatnonzero(missing)[0])})."
+        )
+    classes, counts = np.unique(y, return_counts=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"The label has only one class ({classes[0]!r}): need at least two."
+        )
+    if cv is not None and counts.min() < cv:
+        small = [repr(c) for c, k in zip(classes, counts, strict=True) if k < cv]
+        raise ValueError(
+            f"Class(es) {', '.join(small)} have fewer rows than cv={cv} folds "
+            f"(smallest: {counts.min()}): lower cv or merge rare classes."
+        )
+    return y
+
+
+def check_sample_costs(
+    sample_costs: Any, spec: SensorSpec, n_rows: int
+) -> np.ndarray | None:
+    """Example-dependent costs as (n_rows, n_sensors), or None."""
+    if sample_costs is None:
+        return None
+    if isinstance(sample_costs, pd.DataFrame):
+        missing = [n for n in spec.names if n not in sample_costs.columns]
+        if missing:
+            raise ValueError(f"sample_costs has no column for sensor(s) {missing}.")
+        values = sample_costs[list(spec.names)].to_numpy(dtype=float)
+    else:
+        values = np.asarray(sample_costs, dtype=float)
+    if values.shape != (n_rows, spec.n_sensors):
+        raise ValueError(
+            f"sample_costs must have shape ({n_rows}, {spec.n_sensors}); "
+            f"got {values.shape}."
+        )
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        raise ValueError(
+            f"sample_costs of sensor {spec.names[j]!r} at row {i} is "
+            f"{values[i, j]}: costs must be finite and non-negative."
+        )
+    return values
