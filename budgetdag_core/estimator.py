@@ -339,6 +339,35 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         out["avg_loss"] = out["error"] + self.cost_scale * out["avg_cost"]
         return out
 
+    def evaluate_states(
+        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+    ) -> pd.DataFrame:
+        """Non-adaptive baselines: every state's classifier applied to all rows.
+
+        One row per DAG state with ``state``, ``sensors`` (names), ``n_sensors``,
+        ``avg_cost`` (everyone pays for all of the state's sensors) and ``error``.
+        State 0 is the no-sensor baseline, the last state all sensors.
+        """
+        Xv = self._features(X)
+        y = check_labels(y, len(Xv), None)
+        dag = self.sensor_dag_
+        rows = []
+        for k in range(dag.n_states):
+            pred = self.classes_[self.bank_.predict_proba(Xv, k).argmax(axis=1)]
+            stops = np.full(len(Xv), k)
+            rows.append(
+                {
+                    "state": k,
+                    "sensors": dag.state_names(k),
+                    "n_sensors": len(dag.sensors_in(k)),
+                    "avg_cost": float(
+                        self._costs_of(stops, sample_costs, len(Xv)).mean()
+                    ),
+                    "error": float((pred != y).mean()),
+                }
+            )
+        return pd.DataFrame(rows)
+
     def flow(self, X: pd.DataFrame, y: Any = None) -> nx.DiGraph:
         """The DAG annotated with how examples of ``X`` flow through it.
 
