@@ -49,7 +49,7 @@ class FilterTree(BaseEstimator):
         degree: int = 2,
         C: float = 1.0,
         max_features: int = 1000,
-        max_iter: int = 300,
+        max_iter: int = 100,
     ) -> None:
         self.degree = degree
         self.C = C
@@ -88,7 +88,9 @@ class FilterTree(BaseEstimator):
             right_wins = np.full(len(F), node.constant)
         else:
             w = weight[keep] / weight[keep].mean()
-            model = LogisticRegression(C=self.C, max_iter=self.max_iter)
+            model = LogisticRegression(
+                C=self.C, max_iter=self.max_iter, solver="newton-cholesky"
+            )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model.fit(F[keep], label[keep], sample_weight=w)
