@@ -19,14 +19,23 @@ st.set_page_config(
 navigation = st.navigation(
     [
         st.Page(
-            widgets.PAGES["data"], title="Data", icon=":material/table_chart:", default=True
+            widgets.PAGES["data"],
+            title="Data",
+            icon=":material/table_chart:",
+            default=True,
         ),
         st.Page(widgets.PAGES["sensors"], title="Sensors", icon=":material/sensors:"),
-        st.Page(widgets.PAGES["train"], title="Train", icon=":material/model_training:"),
         st.Page(
-            widgets.PAGES["explore"], title="Explore DAG", icon=":material/account_tree:"
+            widgets.PAGES["train"], title="Train", icon=":material/model_training:"
         ),
-        st.Page(widgets.PAGES["tradeoff"], title="Trade-off", icon=":material/show_chart:"),
+        st.Page(
+            widgets.PAGES["explore"],
+            title="Explore DAG",
+            icon=":material/account_tree:",
+        ),
+        st.Page(
+            widgets.PAGES["tradeoff"], title="Trade-off", icon=":material/show_chart:"
+        ),
         st.Page(widgets.PAGES["export"], title="Export", icon=":material/download:"),
     ]
 )

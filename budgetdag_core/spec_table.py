@@ -137,9 +137,10 @@ def check_spec_table(
             elif col not in known:
                 errors.append(f"{where} uses column {col!r}, which is not in the data.")
             elif col in owner:
+                other = name or f"row {i}"
                 errors.append(
                     f"Column {col!r} is in two sensors: {owner[col]!r} and "
-                    f"{name or f'row {i}'!r}. Each column may belong to one sensor only."
+                    f"{other!r}. Each column may belong to one sensor only."
                 )
             else:
                 owner[col] = name or f"row {i}"

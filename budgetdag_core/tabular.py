@@ -86,7 +86,9 @@ def _decompress(data: bytes, name: str, max_bytes: int) -> bytes:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             out = fh.read(max_bytes + 1)
     except (OSError, EOFError) as exc:
-        raise ValueError(f"{name} looks gzip-compressed but is damaged: {exc}.") from None
+        raise ValueError(
+            f"{name} looks gzip-compressed but is damaged: {exc}."
+        ) from None
     if len(out) > max_bytes:
         raise ValueError(
             f"{name} is larger than {max_bytes // 2**20} MB once decompressed: use a "
@@ -397,7 +399,8 @@ def diagnose(
             Problem(
                 "label_missing",
                 "error",
-                f"{n_missing_label} row(s) have no value in the label column {label!r}.",
+                f"{n_missing_label} row(s) have no value in the label column "
+                f"{label!r}.",
                 (label,),
                 ("drop_missing_label",),
             )
@@ -446,7 +449,9 @@ def diagnose(
         for c in non_numeric[:8]:
             present = frame[c].dropna()
             bad = present[pd.to_numeric(present, errors="coerce").isna()]
-            example = bad.iloc[0] if len(bad) else (present.iloc[0] if len(present) else "")
+            example = (
+                bad.iloc[0] if len(bad) else (present.iloc[0] if len(present) else "")
+            )
             examples.append(f"{c!r} (e.g. {str(example)!r})")
         more = f" and {len(non_numeric) - 8} more" if len(non_numeric) > 8 else ""
         fixes = ["drop_columns", "one_hot"]
@@ -577,7 +582,10 @@ class Fix:
 
 
 def one_hot(
-    frame: pd.DataFrame, columns: Sequence[str], *, max_categories: int = MANY_CATEGORIES
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    max_categories: int = MANY_CATEGORIES,
 ) -> pd.DataFrame:
     """Replace each column by 0/1 columns ``<column>_<category>``.
 
@@ -761,25 +769,8 @@ def split_train_test(
             f"{len(frame)} rows are too few for a {test_fraction:.0%} test split."
         )
     counts = frame[label].value_counts()
-    stratify = (
-        frame[label] if counts.min() >= 2 and n_test >= len(counts) else None
-    )
+    stratify = frame[label] if counts.min() >= 2 and n_test >= len(counts) else None
     train, test = train_test_split(
         frame, test_size=test_fraction, random_state=random_state, stratify=stratify
     )
     return train.reset_index(drop=True), test.reset_index(drop=True)
-
-
-# --------------------------------------------------------------------- export
-def trace_for_export(trace: pd.DataFrame, y_true: Sequence | None = None) -> pd.DataFrame:
-    """A model's ``trace`` made CSV-friendly: acquired sensors as ``"a > b"``.
-
-    With ``y_true``, adds ``label`` and ``correct`` columns.
-    """
-    out = trace.copy()
-    out["acquired"] = [" > ".join(a) for a in out["acquired"]]
-    if y_true is not None:
-        y = np.asarray(y_true)
-        out.insert(1, "label", y)
-        out.insert(2, "correct", out["prediction"].to_numpy() == y)
-    return out

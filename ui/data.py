@@ -112,7 +112,9 @@ class Upload:
             self.rebuild()
             raise
 
-    def set_test(self, name: str | None, frame: pd.DataFrame | None, file_id: str = "") -> None:
+    def set_test(
+        self, name: str | None, frame: pd.DataFrame | None, file_id: str = ""
+    ) -> None:
         """Use a second file as the test set (None: back to a random split)."""
         old = (self.test_name, self.raw_test, self.test_file_id)
         self.test_name, self.raw_test, self.test_file_id = name, frame, file_id

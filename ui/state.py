@@ -5,9 +5,9 @@ kinds of keys:
 
 - app state (``DATASET``, ``RUN``, ...): Python objects the pages share;
 - widget keys (``W_*``): widgets are created with ``key=W_...`` and no default
-  value; :func:`init` sets the defaults, and re-assigns the values of
-  :data:`PERSISTENT` widgets on every run so that they survive a page switch
-  (Streamlit drops the state of widgets that a run does not draw).
+  value; :func:`init` sets the defaults in :data:`DEFAULTS`. Widgets whose value
+  matters on other pages are created with ``persist_state=PERSIST`` so that
+  Streamlit keeps their value while another page is shown.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ W_POLICY_FILE = "w_policy_file"
 W_USE_LOADED = "w_use_loaded"
 W_DOWNLOAD = "w_download_"  # + what: policy, spec, traces
 
+PERSIST = "session"  # persist_state of widgets whose value other pages use
+
 DEFAULTS: dict[str, Any] = {
     W_SOURCE: "demo",
     W_DEMO: "landsat",
@@ -105,20 +107,17 @@ DEFAULTS: dict[str, Any] = {
     W_FLOW_ALL: False,
     W_TRUST: False,
 }
-PERSISTENT = (*DEFAULTS, W_LABEL)
 
 
 def init(default_dataset: Any) -> None:
-    """Defaults on the first run; keep persistent widget values across pages.
+    """Defaults for keys not set yet; the data to open on.
 
     ``default_dataset`` is a callable returning the :class:`Dataset` to open on.
     """
     ss = st.session_state
     for key, value in DEFAULTS.items():
-        ss.setdefault(key, value)
-    for key in PERSISTENT:
-        if key in ss:
-            ss[key] = ss[key]
+        if key not in ss:
+            ss[key] = value
     ss.setdefault(SPEC_VERSION, 0)
     ss.setdefault(TRAINING, False)
     if ss.get(DATASET) is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -84,6 +84,12 @@ class TrainedRun:
     def spec(self) -> SensorSpec:
         return self.model.spec_
 
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per run (downloads, flows): reruns reuse it."""
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
 
 def bank_key(dataset: Dataset, spec: SensorSpec, settings: TrainSettings) -> tuple:
     """Everything the bank depends on."""
@@ -97,7 +103,10 @@ def bank_key(dataset: Dataset, spec: SensorSpec, settings: TrainSettings) -> tup
 
 
 def reusable_bank(
-    previous: TrainedRun | None, dataset: Dataset, spec: SensorSpec, settings: TrainSettings
+    previous: TrainedRun | None,
+    dataset: Dataset,
+    spec: SensorSpec,
+    settings: TrainSettings,
 ) -> Any:
     """The previous run's bank if it was fitted with the same data and settings."""
     if previous is None or previous.bank_key != bank_key(dataset, spec, settings):
@@ -209,7 +218,9 @@ def _fit_for_budget(
     raise NotImplementedError  # replaced once the core's fit_for_budget lands
 
 
-def run_from_model(model: BudgetDAGClassifier, dataset: Dataset, source: str) -> TrainedRun:
+def run_from_model(
+    model: BudgetDAGClassifier, dataset: Dataset, source: str
+) -> TrainedRun:
     """Wrap a loaded model; evaluate it when the data has its feature columns."""
     missing = [c for c in model.spec_.columns if c not in dataset.test.columns]
     run = TrainedRun(model, dataset.token, source)
@@ -246,28 +257,11 @@ def comparison_table(run: TrainedRun) -> pd.DataFrame:
         ("All sensors", full["error"], full["avg_cost"], full["n_sensors"]),
         ("No sensor (class priors)", none["error"], none["avg_cost"], 0),
     ]
-    table = pd.DataFrame(rows, columns=["model", "test error", "avg cost", "avg sensors"])
+    table = pd.DataFrame(
+        rows, columns=["model", "test error", "avg cost", "avg sensors"]
+    )
     all_cost = float(full["avg_cost"])
     table["cost vs all sensors"] = (
         table["avg cost"] / all_cost if all_cost > 0 else float("nan")
     )
     return table.set_index("model")
-
-
-__all__ = [
-    "CLASSIFIERS",
-    "LEARNERS",
-    "ProgressReporter",
-    "TrainSettings",
-    "TrainedRun",
-    "bank_key",
-    "budget_targeting_available",
-    "comparison_table",
-    "evaluate",
-    "make_classifier",
-    "make_model",
-    "replace",
-    "reusable_bank",
-    "run_from_model",
-    "train",
-]

@@ -16,12 +16,12 @@ from .training import TrainedRun
 log = logging.getLogger("budgetdag.app")
 
 PAGES = {
-    "data": "pages/data.py",
-    "sensors": "pages/sensors.py",
-    "train": "pages/train.py",
-    "explore": "pages/explore.py",
-    "tradeoff": "pages/tradeoff.py",
-    "export": "pages/export.py",
+    "data": "app_pages/data.py",
+    "sensors": "app_pages/sensors.py",
+    "train": "app_pages/train.py",
+    "explore": "app_pages/explore.py",
+    "tradeoff": "app_pages/tradeoff.py",
+    "export": "app_pages/export.py",
 }
 
 
@@ -44,8 +44,7 @@ def show_unexpected(exc: BaseException, doing: str) -> None:
     """A bug or an unforeseen input: a readable message; details in the server log."""
     log.exception("Unexpected error while %s", doing)
     show_error(
-        f"Something unexpected went wrong while {doing}: "
-        f"{type(exc).__name__}: {exc}",
+        f"Something unexpected went wrong while {doing}: {type(exc).__name__}: {exc}",
         "try again with other settings or data; the rest of the app still works. "
         "The full error is in the terminal that runs Streamlit.",
     )
@@ -93,7 +92,9 @@ def need_run(what: str) -> TrainedRun:
     run = state.get_run()
     if run is None:
         st.info(f"Train a model first: {what}", icon=":material/model_training:")
-        st.page_link(PAGES["train"], label="Go to Train", icon=":material/model_training:")
+        st.page_link(
+            PAGES["train"], label="Go to Train", icon=":material/model_training:"
+        )
         st.stop()
     return run
 
@@ -108,7 +109,6 @@ def sidebar_status() -> None:
     """Where the user stands: data, sensors, model."""
     dataset, check, run = state.get_dataset(), state.spec_check(), state.get_run()
     with st.sidebar:
-        st.divider()
         if dataset is not None:
             st.caption(
                 f"**Data:** {dataset.name} · {len(dataset.train)} train / "

@@ -38,6 +38,10 @@ st.caption(
 )
 
 
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value >= 1 else f"{value:.2f} s"
+
+
 def cost_inputs() -> None:
     st.markdown("**What a sensor is worth**")
     if budget_targeting_available():
@@ -45,6 +49,7 @@ def cost_inputs() -> None:
             "Set the trade-off by",
             options=["scale", "budget"],
             key=state.W_COST_MODE,
+            persist_state=state.PERSIST,
             horizontal=True,
             format_func={
                 "scale": "Cost scale",
@@ -57,6 +62,7 @@ def cost_inputs() -> None:
             min_value=0.0,
             max_value=float(spec.total_cost),
             key=state.W_BUDGET,
+            persist_state=state.PERSIST,
             format="%g",
             help="The average acquisition cost you can afford per example, in the "
             "sensors' cost unit. The cost scale that meets it is searched for on a "
@@ -70,6 +76,7 @@ def cost_inputs() -> None:
         min_value=0.0,
         step=suggested / 2,
         key=state.W_COST_SCALE,
+        persist_state=state.PERSIST,
         format="%g",
         help="How many misclassifications one unit of cost is worth. A sensor is "
         "bought for an example only if it is expected to remove more than "
@@ -79,7 +86,7 @@ def cost_inputs() -> None:
     )
     st.caption(
         f"Suggested for these costs: {suggested:g} (buying every sensor is worth 0.2 "
-        f"errors). Try {suggested / 4:g} to {suggested * 5:g}: smaller values buy "
+        f"errors). Try {suggested / 4:.2g} to {suggested * 5:.2g}: smaller values buy "
         "more sensors."
     )
 
@@ -90,6 +97,7 @@ def model_inputs() -> None:
         "Classifier for each sensor subset",
         options=list(CLASSIFIERS),
         key=state.W_CLASSIFIER,
+        persist_state=state.PERSIST,
         format_func=CLASSIFIERS.get,
         help="The bank fits one of these per subset of sensors (and per fold). "
         "Logistic regression is fast; the tree ensembles can be more accurate but "
@@ -100,6 +108,7 @@ def model_inputs() -> None:
         "Policy learner",
         options=list(LEARNERS),
         key=state.W_LEARNER,
+        persist_state=state.PERSIST,
         format_func=LEARNERS.get,
         help="How each subset learns its decision. Filter tree: a tournament of "
         "weighted logistic regressions between the actions (stop, or buy sensor "
@@ -111,6 +120,7 @@ def model_inputs() -> None:
         min_value=1,
         max_value=3,
         key=state.W_DEGREE,
+        persist_state=state.PERSIST,
         help="Polynomial degree of the features the policies see: 1 = linear "
         "decisions, 2-3 = curved ones (slower; wide subsets fall back to a lower "
         "degree automatically).",
@@ -120,6 +130,7 @@ def model_inputs() -> None:
         min_value=2,
         max_value=10,
         key=state.W_CV,
+        persist_state=state.PERSIST,
         help="The policies learn from predictions on rows each classifier did not "
         "train on. More folds: more reliable, slower (folds + 1 fits per subset). "
         "Every class needs at least this many rows.",
@@ -129,6 +140,7 @@ def model_inputs() -> None:
         min_value=0,
         step=1,
         key=state.W_SEED,
+        persist_state=state.PERSIST,
         help="Fixes the folds and the randomised classifiers: the same seed gives "
         "the same model.",
     )
@@ -182,9 +194,11 @@ def run_training(chosen: TrainSettings) -> None:
             widgets.show_unexpected(exc, "training")
         else:
             state.set_run(run)
-            how = "policies only, bank reused" if run.bank_reused else "bank and policies"
+            how = (
+                "policies only, bank reused" if run.bank_reused else "bank and policies"
+            )
             status.update(
-                label=f"Trained in {run.seconds:.1f} s ({how})",
+                label=f"Trained in {_seconds(run.seconds)} ({how})",
                 state="complete",
                 expanded=False,
             )
@@ -239,11 +253,12 @@ def show_results(run: TrainedRun) -> None:
     )
     if run.settings is not None and run.seconds is not None:
         s = run.settings
+        classifier = CLASSIFIERS.get(s.classifier, s.classifier)
         st.caption(
-            f"Cost scale {s.cost_scale:g} · {CLASSIFIERS.get(s.classifier, s.classifier)}"
+            f"Cost scale {s.cost_scale:g} · {classifier}"
             f" · {LEARNERS.get(s.policy_learner, s.policy_learner)}, degree "
             f"{s.policy_degree} · {s.cv} folds · seed {s.random_state} · "
-            f"{run.seconds:.1f} s"
+            f"trained in {_seconds(run.seconds)}"
             + (" (classifier bank reused)" if run.bank_reused else "")
         )
     if run.note:

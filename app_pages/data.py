@@ -60,6 +60,7 @@ def demo_section() -> None:
         "Demo dataset",
         options=list(DEMOS),
         key=state.W_DEMO,
+        persist_state=state.PERSIST,
         format_func=str.capitalize,
         on_change=_use_demo,
         help="Bundled datasets with sensor groups and costs already defined.",
@@ -167,6 +168,7 @@ def test_set_section(upload: Upload) -> None:
         "Test set",
         options=["random", "file"],
         key=state.W_SPLIT,
+        persist_state=state.PERSIST,
         horizontal=True,
         format_func={
             "random": "Random split of this table",
@@ -184,10 +186,15 @@ def test_set_section(upload: Upload) -> None:
             max_value=0.5,
             step=0.05,
             key=state.W_TEST_FRACTION,
+            persist_state=state.PERSIST,
             help="Stratified by class when every class has at least two rows.",
         )
         right.number_input(
-            "Split seed", min_value=0, step=1, key=state.W_SPLIT_SEED,
+            "Split seed",
+            min_value=0,
+            step=1,
+            key=state.W_SPLIT_SEED,
+            persist_state=state.PERSIST,
             help="The same seed gives the same split.",
         )
         return
@@ -238,6 +245,7 @@ def upload_section() -> None:
         "Label column (what to predict)",
         options=columns,
         key=state.W_LABEL,
+        persist_state=state.PERSIST,
         help="The class of each row. All other columns are features.",
     )
     test_set_section(upload)
@@ -261,7 +269,11 @@ def upload_section() -> None:
             "Drop them",
             key=state.W_DROP_SELECTED,
             on_click=_apply,
-            args=(fix_for(Problem("drop", "info", "", tuple(drop)), "drop_columns", label),),
+            args=(
+                fix_for(
+                    Problem("drop", "info", "", tuple(drop)), "drop_columns", label
+                ),
+            ),
             disabled=not drop,
         )
     if upload.fixes:
@@ -270,8 +282,12 @@ def upload_section() -> None:
         )
         st.markdown(f"**Cleaning steps**\n\n{steps}")
         left, right = st.columns(2)
-        left.button("Undo last step", key=state.W_UNDO_LAST, on_click=_undo, args=(False,))
-        right.button("Undo all steps", key=state.W_UNDO_ALL, on_click=_undo, args=(True,))
+        left.button(
+            "Undo last step", key=state.W_UNDO_LAST, on_click=_undo, args=(False,)
+        )
+        right.button(
+            "Undo all steps", key=state.W_UNDO_ALL, on_click=_undo, args=(True,)
+        )
     blocked = has_errors(problems) or (
         ss[state.W_SPLIT] == "file" and upload.raw_test is None
     )
@@ -319,6 +335,7 @@ st.radio(
     "Data source",
     options=["demo", "upload"],
     key=state.W_SOURCE,
+    persist_state=state.PERSIST,
     horizontal=True,
     format_func={"demo": "Bundled demo", "upload": "Upload a CSV"}.get,
 )

@@ -38,17 +38,32 @@ def _cost() -> float:
 def presets() -> None:
     default_label = "Demo groups" if dataset.kind == "demo" else "Suggested groups"
     with st.container(border=True):
-        st.markdown("**Start from a preset** (replaces the table below)")
+        head, cost = st.columns([3, 1], vertical_alignment="bottom")
+        head.markdown(
+            "**Start from a preset** (replaces the table below). The last three give "
+            "every sensor the cost on the right."
+        )
+        cost.number_input(
+            "Cost per sensor",
+            min_value=0.0,
+            key=state.W_PRESET_COST,
+            persist_state=state.PERSIST,
+            help="Used by the presets; edit single costs in the table afterwards.",
+        )
         c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
+        c1.caption(
+            "The groups and costs that come with the demo."
+            if dataset.kind == "demo"
+            else "A suggestion for this table (at most 8 sensors)."
+        )
         c1.button(
             default_label,
             key=f"{state.W_PRESET}default",
             on_click=_preset,
             args=(lambda: dataset.default_spec,),
-            help="The groups and costs that come with the demo, or a suggestion for "
-            "uploaded data (at most 8 sensors).",
             width="stretch",
         )
+        c2.caption(f"Each of the {len(features)} columns is its own sensor.")
         c2.button(
             "One sensor per column",
             key=f"{state.W_PRESET}per_column",
@@ -59,6 +74,7 @@ def presets() -> None:
         c3.text_input(
             "Name separator",
             key=state.W_PREFIX_SEP,
+            persist_state=state.PERSIST,
             max_chars=3,
             help="band1_x and band1_y form sensor band1 with separator _",
         )
@@ -74,7 +90,11 @@ def presets() -> None:
             width="stretch",
         )
         c4.number_input(
-            "Blocks", min_value=1, max_value=max(1, len(features)), key=state.W_BLOCKS
+            "Number of blocks",
+            min_value=1,
+            max_value=max(1, len(features)),
+            key=state.W_BLOCKS,
+            persist_state=state.PERSIST,
         )
         c4.button(
             "Consecutive blocks",
@@ -84,12 +104,6 @@ def presets() -> None:
                 lambda: spec_in_blocks(features, int(ss[state.W_BLOCKS]), cost=_cost()),
             ),
             width="stretch",
-        )
-        st.number_input(
-            "Cost per sensor for the presets",
-            min_value=0.0,
-            key=state.W_PRESET_COST,
-            help="Edit single costs in the table afterwards.",
         )
 
 
@@ -137,7 +151,9 @@ def messages() -> None:
             f"{spec.total_cost:g}. Ready to train.",
             icon=":material/check_circle:",
         )
-        st.page_link(widgets.PAGES["train"], label="Go to Train", icon=":material/arrow_forward:")
+        st.page_link(
+            widgets.PAGES["train"], label="Go to Train", icon=":material/arrow_forward:"
+        )
 
 
 def json_io() -> None:

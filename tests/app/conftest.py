@@ -1,0 +1,46 @@
+"""Fixtures for the Streamlit app tests (streamlit.testing.v1.AppTest)."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import APP, TIMEOUT
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from budgetdag_core import load_demo
+from ui.data import demo_dataset
+from ui.training import TrainSettings, train
+
+
+@pytest.fixture
+def app() -> AppTest:
+    """The app, not yet run."""
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="session")
+def pima():
+    return demo_dataset(load_demo("pima"))
+
+
+@pytest.fixture(scope="session")
+def pima_run(pima):
+    """A model trained on the pima demo with a fast setting (3 folds)."""
+    spec = pima.default_spec
+    return train(pima, spec, TrainSettings(cost_scale=0.0043, cv=3, random_state=0))
+
+
+@pytest.fixture
+def media(monkeypatch) -> dict[str, bytes]:
+    """Data handed to Streamlit's media storage (downloads), by file id."""
+    stored: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        if isinstance(path_or_data, bytes):
+            stored[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    return stored
