@@ -283,7 +283,13 @@ with right:
 
 chosen = settings()
 previous = state.get_run()
-if reusable_bank(previous, dataset, spec, chosen) is not None:
+if chosen.target_budget is not None:
+    st.caption(
+        "Training fits the classifier bank on 75% of the training rows, then tries "
+        "cost scales (policies only) until the other 25% spend the target on "
+        "average."
+    )
+elif reusable_bank(previous, dataset, spec, chosen) is not None:
     st.info(
         "The classifier bank for this data, sensors, classifier, folds and seed is "
         "already fitted: training relearns the policies only (seconds).",

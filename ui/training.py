@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -145,7 +145,12 @@ class ProgressReporter:
             text = f"Fitting the classifier bank: {done} of {total} fits"
         else:
             fraction = self.bank_share + (1 - self.bank_share) * part
-            text = f"Learning node policies: {done} of {total} nodes"
+            text = (
+                f"Searching the cost scale for the budget: step {done} of at most "
+                f"{total}"
+                if stage == "budget"
+                else f"Learning node policies: {done} of {total} nodes"
+            )
         if fraction - self.last >= self.min_step or done == total:
             self.last = fraction
             self.sink(min(max(fraction, 0.0), 1.0), text)
@@ -182,13 +187,15 @@ def train(
 
     Raises ``ValueError`` from the core for data or settings it cannot use.
     """
-    bank = reusable_bank(previous, dataset, spec, settings)
     X, y = dataset.X("train", spec), dataset.y("train")
     start = time.perf_counter()
-    note = ""
+    note, key = "", bank_key(dataset, spec, settings)
     if settings.target_budget is not None:
-        model, note, settings = _fit_for_budget(X, y, spec, settings, bank, progress)
+        bank = None  # the search fits its own bank on part of the rows
+        model, note, settings = _fit_for_budget(X, y, spec, settings, progress)
+        key = None
     else:
+        bank = reusable_bank(previous, dataset, spec, settings)
         model = make_model(spec, settings).fit(X, y, bank=bank, progress=progress)
     seconds = time.perf_counter() - start
     metrics, states = evaluate(model, dataset)
@@ -197,7 +204,7 @@ def train(
         dataset.token,
         "trained",
         settings=settings,
-        bank_key=bank_key(dataset, spec, settings),
+        bank_key=key,
         metrics=metrics,
         states=states,
         seconds=seconds,
@@ -211,11 +218,38 @@ def _fit_for_budget(
     y: pd.Series,
     spec: SensorSpec,
     settings: TrainSettings,
-    bank: Any,
     progress: Callable[[str, int, int], None] | None,
 ) -> tuple[BudgetDAGClassifier, str, TrainSettings]:
-    """Find the cost scale whose average cost meets ``settings.target_budget``."""
-    raise NotImplementedError  # replaced once the core's fit_for_budget lands
+    """The core's ``fit_for_budget``: the cost scale that spends the target.
+
+    Returns the model, a sentence on what was found, and the settings with the
+    chosen cost scale.
+    """
+    model = budgetdag_core.fit_for_budget(
+        X,
+        y,
+        spec,
+        settings.target_budget,
+        progress=progress,
+        classifier=make_classifier(settings.classifier, settings.random_state),
+        policy_learner=settings.policy_learner,
+        policy_degree=settings.policy_degree,
+        cv=settings.cv,
+        random_state=settings.random_state,
+    )
+    report = model.budget_report_
+    note = (
+        f"Target average cost {report.target_avg_cost:g}: cost scale "
+        f"{report.cost_scale:.3g} chosen on {report.n_validation} held-out training "
+        f"rows, where it spends {report.validation_avg_cost:.3g} on average"
+        + (
+            "."
+            if report.met
+            else " (the closest the policy gets without going over the target)."
+        )
+        + f" The model was fitted on the other {report.n_train} training rows."
+    )
+    return model, note, replace(settings, cost_scale=float(report.cost_scale))
 
 
 def run_from_model(
