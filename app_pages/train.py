@@ -71,6 +71,8 @@ def cost_inputs() -> None:
         )
         return
     suggested = suggested_cost_scale(spec)
+    if state.NEXT_COST_SCALE in ss:
+        ss[state.W_COST_SCALE] = ss.pop(state.NEXT_COST_SCALE)
     st.number_input(
         "Cost scale",
         min_value=0.0,
@@ -194,6 +196,9 @@ def run_training(chosen: TrainSettings) -> None:
             widgets.show_unexpected(exc, "training")
         else:
             state.set_run(run)
+            if chosen.target_budget is not None:
+                # Show the scale found when the user switches back to it.
+                ss[state.NEXT_COST_SCALE] = run.settings.cost_scale
             how = (
                 "policies only, bank reused" if run.bank_reused else "bank and policies"
             )

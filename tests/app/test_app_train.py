@@ -141,3 +141,48 @@ def test_results_of_a_model_trained_with_another_spec_are_flagged(app, pima, pim
     train_page(at)
     assert_clean(at)
     assert any("trained with an earlier sensor table" in c.value for c in at.caption)
+
+
+def _stand_in_fit_for_budget(X, y, spec, target_avg_cost, *, progress=None, **params):
+    """The contract of the core's ``fit_for_budget`` (trade-off issue), for when it
+    is not in this checkout: a fitted model with a ``budget_report_``."""
+    from types import SimpleNamespace
+
+    from budgetdag_core import BudgetDAGClassifier
+
+    scale = 0.01
+    model = BudgetDAGClassifier(spec, cost_scale=scale, **params)
+    model.fit(X, y, progress=progress)
+    model.budget_report_ = SimpleNamespace(
+        target_avg_cost=float(target_avg_cost),
+        cost_scale=scale,
+        met=True,
+        validation_avg_cost=float(model.evaluate(X, y)["avg_cost"]),
+        n_train=len(X),
+        n_validation=0,
+    )
+    return model
+
+
+def test_target_budget_mode(app, pima, monkeypatch):
+    import budgetdag_core
+
+    if not budget_targeting_available():
+        monkeypatch.setattr(
+            budgetdag_core, "fit_for_budget", _stand_in_fit_for_budget, raising=False
+        )
+    at = train_page(prefill(app, pima))
+    at.radio(key=state.W_COST_MODE).set_value("budget").run()
+    assert not [n for n in at.number_input if n.key == state.W_COST_SCALE]
+    at.number_input(key=state.W_BUDGET).set_value(10.0).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    click_train(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    report = run.model.budget_report_
+    assert report.target_avg_cost == 10.0
+    assert run.settings.cost_scale == report.cost_scale
+    assert run.bank_key is None  # its bank saw part of the rows: not reusable
+    assert any("Target average cost 10: cost scale" in c.value for c in at.caption)
+    at.radio(key=state.W_COST_MODE).set_value("scale").run()
+    assert at.number_input(key=state.W_COST_SCALE).value == report.cost_scale
