@@ -45,7 +45,9 @@ try:
 except Exception as exc:  # e.g. the bundled demo files are missing
     widgets.show_unexpected(exc, "loading the default demo")
 
-widgets.sidebar_status()
+# Pages that change the data, sensors or model redraw this slot.
+st.session_state[state.STATUS_SLOT] = st.sidebar.empty()
+widgets.refresh_status()
 
 try:
     navigation.run()

@@ -132,6 +132,7 @@ def load_section() -> None:
         type=["pkl", "pickle"],
         key=state.W_POLICY_FILE,
         disabled=not trusted,
+        max_upload_size=200,
     )
     if file is None or not trusted:
         return

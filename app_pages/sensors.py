@@ -134,6 +134,7 @@ def editor() -> None:
         },
     )
     ss[state.SPEC_TABLE] = edited
+    widgets.refresh_status()
 
 
 def messages() -> None:
@@ -174,7 +175,10 @@ def json_io() -> None:
         st.caption('Format: `{"sensors": [{"name", "columns", "cost"}, ...]}`')
     with right:
         file = st.file_uploader(
-            "Load a spec (JSON)", type=["json"], key=state.W_SPEC_JSON
+            "Load a spec (JSON)",
+            type=["json"],
+            key=state.W_SPEC_JSON,
+            max_upload_size=1,
         )
         if file is not None and ss.get(state.SPEC_JSON_ID) != file.file_id:
             ss[state.SPEC_JSON_ID] = file.file_id

@@ -22,11 +22,10 @@ ss = st.session_state
 
 st.title("Train")
 st.markdown(
-    "Training has two parts. The **classifier bank**: one classifier for every "
-    "subset of sensors, with cross-validated predictions that show how often each "
-    "subset gets an example right. Then the **policies**: from the full subset "
-    "back to the empty one, each subset learns, per example, whether one more "
-    "sensor is worth its cost or whether to stop and classify."
+    "Training fits the **classifier bank** (one classifier per subset of sensors, "
+    "with cross-validated predictions), then learns a **policy** at each subset, "
+    "from the full one back to the empty one: buy one more sensor, or stop and "
+    "classify."
 )
 dataset = widgets.need_dataset()
 spec = widgets.need_spec().spec
@@ -169,12 +168,12 @@ def run_training(chosen: TrainSettings) -> None:
     previous = state.get_run()
     reused = reusable_bank(previous, dataset, spec, chosen) is not None
     ss[state.TRAINING] = True
-    stop = st.empty()
+    stop = stop_slot.empty()
     stop.button(
-        "Stop training",
+        "Stop",
         key=state.W_STOP,
         icon=":material/stop_circle:",
-        help="Stops at the next progress step; the previous model is kept.",
+        help="Stops training at the next progress step; the previous model is kept.",
     )
     with st.status("Training...", expanded=True) as status:
         bar = st.progress(0.0, text="Starting")
@@ -196,6 +195,7 @@ def run_training(chosen: TrainSettings) -> None:
             widgets.show_unexpected(exc, "training")
         else:
             state.set_run(run)
+            widgets.refresh_status()
             if chosen.target_budget is not None:
                 # Show the scale found when the user switches back to it.
                 ss[state.NEXT_COST_SCALE] = run.settings.cost_scale
@@ -308,7 +308,8 @@ else:
         "learner or degree reuse the classifiers."
     )
 
-clicked = st.button(
+train_slot, stop_slot = st.columns([1, 8], vertical_alignment="center")
+clicked = train_slot.button(
     "Train", type="primary", key=state.W_TRAIN, icon=":material/play_arrow:"
 )
 if clicked:

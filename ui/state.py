@@ -38,6 +38,7 @@ RUN = "run"  # TrainedRun: the current model and its test results
 TRAINING = "training"  # bool: a training started and has not finished
 LOADED = "loaded_policy"  # dict: a policy file read on the Export page
 NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget next
+STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
 NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 

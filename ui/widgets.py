@@ -105,27 +105,34 @@ def need_results(run: TrainedRun) -> None:
         st.stop()
 
 
+def refresh_status() -> None:
+    """(Re)draw the sidebar status in its slot, e.g. after training."""
+    slot = st.session_state.get(state.STATUS_SLOT)
+    if slot is not None:
+        with slot.container():
+            sidebar_status()
+
+
 def sidebar_status() -> None:
     """Where the user stands: data, sensors, model."""
     dataset, check, run = state.get_dataset(), state.spec_check(), state.get_run()
-    with st.sidebar:
-        if dataset is not None:
-            st.caption(
-                f"**Data:** {dataset.name} · {len(dataset.train)} train / "
-                f"{len(dataset.test)} test rows"
-            )
-        if check is not None:
-            if check.ok:
-                n = check.spec.n_sensors
-                st.caption(f"**Sensors:** {n} · {2**n} DAG states")
-            else:
-                st.caption("**Sensors:** table has problems")
-        if run is not None and run.metrics is not None:
-            st.caption(
-                f"**Model:** test error {run.metrics['error']:.1%} · "
-                f"avg cost {run.metrics['avg_cost']:.3g}"
-            )
-        elif run is not None:
-            st.caption("**Model:** loaded (not evaluated)")
+    if dataset is not None:
+        st.caption(
+            f"**Data:** {dataset.name} · {len(dataset.train)} train / "
+            f"{len(dataset.test)} test rows"
+        )
+    if check is not None:
+        if check.ok:
+            n = check.spec.n_sensors
+            st.caption(f"**Sensors:** {n} · {2**n} DAG states")
         else:
-            st.caption("**Model:** not trained yet")
+            st.caption("**Sensors:** table has problems")
+    if run is not None and run.metrics is not None:
+        st.caption(
+            f"**Model:** test error {run.metrics['error']:.1%} · "
+            f"avg cost {run.metrics['avg_cost']:.3g}"
+        )
+    elif run is not None:
+        st.caption("**Model:** loaded (not evaluated)")
+    else:
+        st.caption("**Model:** not trained yet")

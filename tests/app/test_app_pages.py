@@ -59,6 +59,18 @@ def test_each_page_runs_before_training(app, pima, name):
     assert not at.error, texts(at, "error")
     if name in ("explore", "tradeoff"):
         assert any("Train a model first" in t for t in texts(at, "info"))
+    # The status is drawn after the page, also when the page stopped early.
+    assert "not trained yet" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_sidebar_follows_a_training_on_the_same_run(app, pima):
+    at = prefill(app, pima).switch_page(page("train")).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    at.button(key=state.W_TRAIN).click().run()
+    assert_clean(at)
+    run = at.session_state[state.RUN]
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert f"test error {run.metrics['error']:.1%}" in sidebar
 
 
 def test_widget_values_survive_a_page_switch(app, pima):

@@ -51,6 +51,7 @@ def test_inline_validation_messages(app, pima):
     )
     assert any("Sensor 'insulin' has a negative cost (-3)" in e for e in errors)
     assert at.download_button(key=f"{state.W_DOWNLOAD}spec_json").disabled
+    assert "table has problems" in " ".join(c.value for c in at.sidebar.caption)
     at.switch_page(page("train")).run()
     assert_clean(at)
     assert any("fix them on the Sensors page" in w for w in texts(at, "warning"))
