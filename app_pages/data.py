@@ -281,7 +281,7 @@ def upload_section() -> None:
             f"{i}. {fix.describe()}" for i, fix in enumerate(upload.fixes, start=1)
         )
         st.markdown(f"**Cleaning steps**\n\n{steps}")
-        left, right = st.columns(2)
+        left, right = st.columns(2, width=360)
         left.button(
             "Undo last step", key=state.W_UNDO_LAST, on_click=_undo, args=(False,)
         )
