@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from threadpoolctl import threadpool_limits
 
 import budgetdag_core
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
@@ -190,13 +191,17 @@ def train(
     X, y = dataset.X("train", spec), dataset.y("train")
     start = time.perf_counter()
     note, key = "", bank_key(dataset, spec, settings)
-    if settings.target_budget is not None:
-        bank = None  # the search fits its own bank on part of the rows
-        model, note, settings = _fit_for_budget(X, y, spec, settings, progress)
-        key = None
-    else:
-        bank = reusable_bank(previous, dataset, spec, settings)
-        model = make_model(spec, settings).fit(X, y, bank=bank, progress=progress)
+    # The bank's matrices are small: BLAS threads gain little and, on a shared
+    # machine (or with several app users), contend badly. Landsat under load:
+    # 103 s wall / 42 s CPU with default BLAS threads, 15 s / 7 s with one.
+    with threadpool_limits(limits=1):
+        if settings.target_budget is not None:
+            bank = None  # the search fits its own bank on part of the rows
+            model, note, settings = _fit_for_budget(X, y, spec, settings, progress)
+            key = None
+        else:
+            bank = reusable_bank(previous, dataset, spec, settings)
+            model = make_model(spec, settings).fit(X, y, bank=bank, progress=progress)
     seconds = time.perf_counter() - start
     metrics, states = evaluate(model, dataset)
     return TrainedRun(
