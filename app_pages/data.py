@@ -47,6 +47,7 @@ widgets.show_notice()
 
 
 # ------------------------------------------------------------------- demos
+@widgets.guarded("loading the demo")
 def _use_demo() -> None:
     try:
         if state.set_dataset(demo_dataset(widgets.cached_demo(ss[state.W_DEMO]))):
@@ -102,6 +103,7 @@ _UPLOAD_HELP = (
 )
 
 
+@widgets.guarded("cleaning the table")
 def _apply(fix) -> None:  # noqa: ANN001 - tabular.Fix
     upload = state.get_upload()
     try:
@@ -110,12 +112,14 @@ def _apply(fix) -> None:  # noqa: ANN001 - tabular.Fix
         state.notice(str(exc), "error")
 
 
+@widgets.guarded("undoing a cleaning step")
 def _undo(all_steps: bool) -> None:
     upload = state.get_upload()
     del upload.fixes[0 if all_steps else -1 :]
     upload.rebuild()
 
 
+@widgets.guarded("preparing the uploaded table")
 def _use_upload(label: str) -> None:
     upload = state.get_upload()
     try:

@@ -101,6 +101,7 @@ def downloads() -> None:
         )
 
 
+@widgets.guarded("using the loaded policy")
 def _use_loaded() -> None:
     loaded = ss.get(state.LOADED)
     try:

@@ -22,6 +22,7 @@ widgets.show_notice()
 features = dataset.features
 
 
+@widgets.guarded("applying the preset")
 def _preset(make) -> None:  # noqa: ANN001 - callable returning a SensorSpec
     try:
         spec = make()

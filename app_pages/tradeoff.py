@@ -53,15 +53,14 @@ else:
 st.markdown(summary)
 
 points = table.assign(
-    color=table["kind"].map({"policy": "#d9480f", "fixed subset": "#94a3b8"}),
-    size=table["kind"].map({"policy": 260, "fixed subset": 70}),
+    color=table["kind"].map({"policy": "#d9480f", "fixed subset": "#94a3b8"})
 )
 st.scatter_chart(
     points,
     x="avg_cost",
     y="error",
     color="color",
-    size="size",
+    size=140,
     x_label="average cost per example",
     y_label="test error",
     height=360,

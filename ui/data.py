@@ -107,7 +107,7 @@ class Upload:
         self.fixes.append(fix)
         try:
             self.rebuild()
-        except ValueError:
+        except Exception:
             self.fixes.pop()
             self.rebuild()
             raise
@@ -120,7 +120,7 @@ class Upload:
         self.test_name, self.raw_test, self.test_file_id = name, frame, file_id
         try:
             self.rebuild()
-        except ValueError:
+        except Exception:
             self.test_name, self.raw_test, self.test_file_id = old
             self.rebuild()
             raise

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -48,6 +51,35 @@ def show_unexpected(exc: BaseException, doing: str) -> None:
         "try again with other settings or data; the rest of the app still works. "
         "The full error is in the terminal that runs Streamlit.",
     )
+
+
+def guarded(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Wrap a widget callback: an exception becomes a message on the page.
+
+    Callbacks run before the page script, outside the app's last-resort handler,
+    so without this an unforeseen error would show a raw traceback. A
+    ``ValueError`` (the core's way to name bad input) is shown as it is.
+    """
+
+    def wrap(callback: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(callback)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return callback(*args, **kwargs)
+            except ValueError as exc:
+                state.notice(str(exc), "error")
+            except Exception as exc:
+                log.exception("Unexpected error while %s", doing)
+                state.notice(
+                    f"Something unexpected went wrong while {doing}: "
+                    f"{type(exc).__name__}: {exc}. The rest of the app still works.",
+                    "error",
+                )
+            return None
+
+        return run
+
+    return wrap
 
 
 def show_notice() -> None:

@@ -238,3 +238,23 @@ def test_test_file_with_other_columns_is_refused(app):
     assert_clean(at)
     assert any("lacks column(s) 'lab_b'" in e for e in texts(at, "error"))
     assert at.session_state[state.UPLOAD].raw_test is None
+
+
+def test_an_unexpected_error_in_a_fix_is_a_message(app, monkeypatch):
+    import budgetdag_core.tabular
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(budgetdag_core.tabular, "one_hot", broken)
+    frame = small_csv(smoker=["yes", "no"] * 20)
+    at = upload(app.run(), frame.to_csv(index=False).encode())
+    at.button(key=f"{state.W_FIX}non_numeric_one_hot").click().run()
+    assert_clean(at)
+    assert any(
+        "while cleaning the table: RuntimeError: boom" in e for e in texts(at, "error")
+    )
+    assert at.session_state[state.UPLOAD].fixes == []  # the recipe is unchanged
+    at.button(key=f"{state.W_FIX}non_numeric_drop_columns").click().run()
+    assert not at.error
+    assert "smoker" not in at.session_state[state.UPLOAD].work.columns
