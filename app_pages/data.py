@@ -262,6 +262,8 @@ def upload_section() -> None:
     else:
         st.success("The table is ready for training.", icon=":material/check_circle:")
 
+    with st.expander(f"Look at the table ({len(upload.work):,} rows)"):
+        table_tabs(upload.work, label)
     with st.expander("Drop columns"):
         drop = st.multiselect(
             "Columns to leave out",
@@ -320,11 +322,16 @@ def overview() -> None:
     cols[1].metric("Test rows", f"{len(dataset.test):,}")
     cols[2].metric("Feature columns", len(dataset.features))
     cols[3].metric("Classes", y.nunique())
+    table_tabs(dataset.train, dataset.label)
+
+
+def table_tabs(frame, label: str) -> None:  # noqa: ANN001 - a DataFrame
+    """Rows, class balance of ``label`` and column types of ``frame``."""
     preview, balance, types = st.tabs(["Preview", "Class balance", "Columns"])
     with preview:
-        st.dataframe(dataset.train.head(20), height=300)
+        st.dataframe(frame.head(20), height=300)
     with balance:
-        table = class_balance(y)
+        table = class_balance(frame[label])
         st.bar_chart(table, x="class", y="rows", height=260)
         st.dataframe(
             table,
@@ -332,7 +339,7 @@ def overview() -> None:
             column_config={"share": st.column_config.NumberColumn(format="percent")},
         )
     with types:
-        st.dataframe(column_summary(dataset.train), hide_index=True, height=300)
+        st.dataframe(column_summary(frame), hide_index=True, height=300)
 
 
 st.radio(
