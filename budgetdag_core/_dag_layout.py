@@ -69,9 +69,12 @@ def abbreviate(names: Sequence[str], max_len: int = 5) -> dict[str, str]:
 
 
 def state_label(
-    members: Sequence[str], all_names: Sequence[str], short: Mapping[str, str]
+    members: Sequence[str],
+    all_names: Sequence[str],
+    short: Mapping[str, str],
+    allow_minus: bool = True,
 ) -> str:
-    """``a+b`` for a state, or ``all−c`` when that is shorter; ``start``/``all``."""
+    """``a+b``, or ``all−c`` when shorter and allowed; ``start`` and ``all``."""
     if not members:
         return "start"
     if len(members) == len(all_names):
@@ -79,7 +82,7 @@ def state_label(
     plus = "+".join(short[m] for m in members)
     missing = [n for n in all_names if n not in set(members)]
     minus = "all−" + "−".join(short[m] for m in missing)
-    return minus if len(minus) < len(plus) else plus
+    return minus if allow_minus and len(minus) < len(plus) else plus
 
 
 def order_layers(

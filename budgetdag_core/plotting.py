@@ -28,12 +28,17 @@ from ._dag_layout import (
     state_label,
     thin_labels,
 )
+from .validation import check_labels
 
 ACQUIRE_COLOR = "#4a6fa5"
 STOP_COLOR = "#e07b39"
 PATH_COLOR = "#d62728"
 UNVISITED_COLOR = "#c8c8c8"
 SINK_COLOR = "#333333"
+# Acquire actions in decision-region maps: Set2 without its orange (= stop).
+ACTION_COLORS = ["#66c2a5", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f", "#e5c494"]
+CLASS_COLORS = ["#1f3b73", "#8b1a1a", "#2d6a2d", "#6a3d9a", "#7a4a12", "#111111"]
+CLASS_SYMBOLS = ["circle", "x", "diamond", "triangle-up", "square", "cross"]
 COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
 MARGIN = {"l": 30, "r": 30, "t": 70, "b": 50}
 
@@ -405,7 +410,7 @@ def dag_figure(
     # Labels: full names on small graphs, abbreviations on big ones; thinned so
     # that no two labels of one layer overlap.
     labels = {
-        k: state_label(tuple(g.nodes[k].get("sensors", ())), names, short)
+        k: state_label(tuple(g.nodes[k].get("sensors", ())), names, short, big)
         for k in nodes
     }
     above = px_per_y >= d_max + LABEL_FONT_PX + 6
@@ -622,3 +627,461 @@ def clicked_states(selection: Any) -> list[int]:
         if value is not None and float(value) >= 0 and int(value) not in out:
             out.append(int(value))
     return out
+
+
+# ------------------------------------------------------------ trade-off figure
+X_TITLES = {
+    "avg_cost": "average acquisition cost per example (spec cost units)",
+    "avg_sensors": "average number of sensors acquired per example",
+}
+METHOD_STYLE: dict[str, dict[str, Any]] = {
+    "dag": {
+        "label": "DAG policy",
+        "color": "#1f77b4",
+        "mode": "lines+markers",
+        "symbol": "circle",
+        "size": 8,
+    },
+    "fixed": {
+        "label": "fixed subsets",
+        "color": "#7f7f7f",
+        "mode": "markers",
+        "symbol": "circle",
+        "size": 8,
+    },
+    "all_sensors": {
+        "label": "all sensors",
+        "color": "#111111",
+        "mode": "markers",
+        "symbol": "star",
+        "size": 15,
+    },
+    "oracle": {
+        "label": "oracle bound",
+        "color": "#2ca02c",
+        "mode": "lines+markers",
+        "symbol": "x",
+        "size": 9,
+        "dash": "dashdot",
+    },
+    "hull": {
+        "label": "fixed-subset hull",
+        "color": "#9a9a9a",
+        "mode": "lines",
+        "dash": "dash",
+        "width": 2,
+    },
+}
+SPLIT_DASH = {"test": "solid", "train": "dot", "validation": "dash"}
+
+
+def lower_hull(x: Sequence[float], y: Sequence[float]) -> list[int]:
+    """Positions of the points on the lower-left convex hull of (x, y).
+
+    From the cheapest point to the most accurate one: the errors reachable by
+    randomly mixing fixed subsets (Andrew's monotone chain, lower part).
+
+    Examples
+    --------
+    >>> lower_hull([0, 1, 2, 3], [0.5, 0.2, 0.3, 0.1])
+    [0, 1, 3]
+    """
+    pts = sorted(range(len(x)), key=lambda i: (x[i], y[i]))
+    hull: list[int] = []
+    for i in pts:
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (x[b] - x[a]) * (y[i] - y[a]) - (y[b] - y[a]) * (x[i] - x[a])
+            if cross > 0:
+                break
+            hull.pop()
+        hull.append(i)
+    # Past the most accurate point, paying more only adds error.
+    best = min(range(len(hull)), key=lambda j: (y[hull[j]], x[hull[j]]))
+    return hull[: best + 1]
+
+
+def _sensor_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Iterable):
+        items = list(value)
+        return ", ".join(map(str, items)) if items else "none"
+    return str(value)
+
+
+def tradeoff_figure(
+    frame: pd.DataFrame,
+    *,
+    x: str = "avg_cost",
+    split: str | Sequence[str] | None = "test",
+    hull: bool | None = None,
+    highlight: Any = None,
+    title: str | None = None,
+    height: int = 520,
+) -> go.Figure:
+    """Error against cost: the DAG curve, fixed subsets, hull, all sensors, oracle.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows with ``method``, ``avg_cost``, ``avg_sensors``, ``error`` and
+        optionally ``split``, ``cost_scale`` and ``sensors`` (names, shown in
+        hover). Methods ``dag``, ``fixed``, ``all_sensors``, ``oracle`` and
+        ``hull`` get their own styles; any other name is drawn as a curve.
+    x : {"avg_cost", "avg_sensors"}
+        The cost axis.
+    split : str, sequence of str or None, default="test"
+        Which splits to draw (None: all); several are told apart by dash.
+    hull : bool or None
+        None: draw ``hull`` rows if present. True: also compute the lower
+        convex hull of the fixed subsets (and all sensors) if there are none.
+        False: no hull.
+    highlight : row label or list of row labels, optional
+        Rows of ``frame`` to ring (trace ``"selected"``), e.g. the chosen model.
+    title, height : optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Every point trace has ``customdata[:, 0]`` = the row label in
+        ``frame`` (what :func:`clicked_states` returns for a click), so a
+        click on the DAG curve selects that row's model.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "method": ["dag", "dag", "fixed"], "cost_scale": [0.0, 0.1, None],
+    ...     "avg_cost": [3.0, 1.0, 2.0], "avg_sensors": [3, 1, 2],
+    ...     "error": [0.1, 0.2, 0.25], "split": "test"})
+    >>> [t.name for t in tradeoff_figure(frame).data]
+    ['DAG policy', 'fixed subsets']
+    """
+    if x not in X_TITLES:
+        raise ValueError(f"x must be one of {sorted(X_TITLES)}; got {x!r}.")
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a DataFrame; got {type(frame).__name__}.")
+    missing = [c for c in ("method", x, "error") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"The trade-off frame lacks column(s) {missing}.")
+    data = frame
+    if "split" in frame.columns and split is not None:
+        wanted = [split] if isinstance(split, str) else list(split)
+        data = frame[frame["split"].isin(wanted)]
+        if data.empty:
+            raise ValueError(
+                f"No rows with split {wanted}; the frame has "
+                f"{sorted(map(str, frame['split'].unique()))}."
+            )
+    splits = list(dict.fromkeys(data["split"])) if "split" in data.columns else [None]
+    several = len(splits) > 1
+    palette = qualitative.D3[2:] + qualitative.Set2
+    traces: list[go.Scatter] = []
+    for sp in splits:
+        part = data if sp is None else data[data["split"] == sp]
+        suffix = f" ({sp})" if several else ""
+        methods = list(dict.fromkeys(part["method"]))
+        if hull is False:
+            methods = [m for m in methods if m != "hull"]
+        for i, method in enumerate(methods):
+            rows = part[part["method"] == method].sort_values(x)
+            style = METHOD_STYLE.get(
+                str(method),
+                {
+                    "label": str(method),
+                    "color": palette[i % len(palette)],
+                    "mode": "lines+markers",
+                    "symbol": "diamond",
+                    "size": 8,
+                },
+            )
+            traces.append(_method_trace(rows, x, style, sp, suffix))
+        if hull and "hull" not in methods:
+            base = part[part["method"].isin(["fixed", "all_sensors"])]
+            if len(base):
+                idx = lower_hull(base[x].tolist(), base["error"].tolist())
+                rows = base.iloc[idx]
+                traces.append(_method_trace(rows, x, METHOD_STYLE["hull"], sp, suffix))
+    if highlight is not None:
+        labels = [highlight] if np.isscalar(highlight) else list(highlight)
+        absent = [lab for lab in labels if lab not in frame.index]
+        if absent:
+            raise ValueError(f"highlight row(s) {absent} are not in the frame.")
+        sel = frame.loc[labels]
+        traces.append(
+            go.Scatter(
+                x=sel[x],
+                y=sel["error"],
+                mode="markers",
+                name="selected",
+                marker={
+                    "symbol": "circle-open",
+                    "size": 20,
+                    "color": PATH_COLOR,
+                    "line": {"width": 3},
+                },
+                customdata=np.array([[lab] for lab in labels], dtype=object),
+                hoverinfo="skip",
+            )
+        )
+    x_top = float(np.nanmax(data[x].to_numpy(dtype=float))) or 1.0
+    fig = go.Figure(traces)
+    fig.update_layout(
+        title={"text": title} if title else None,
+        height=height,
+        plot_bgcolor="white",
+        hovermode="closest",
+        clickmode="event+select",
+        margin={"l": 70, "r": 30, "t": 60, "b": 60},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0.0},
+        xaxis={
+            "title": {"text": X_TITLES[x]},
+            "gridcolor": "#e5e5e5",
+            "zeroline": False,
+            # Start a little left of 0 so the 0 ticks of both axes do not touch.
+            "range": [-0.03 * x_top, 1.04 * x_top],
+        },
+        yaxis={
+            "title": {"text": "error rate"},
+            "tickformat": ".0%",
+            "gridcolor": "#e5e5e5",
+            "zeroline": False,
+            "rangemode": "tozero",
+        },
+    )
+    return fig
+
+
+def _method_trace(
+    rows: pd.DataFrame, x: str, style: dict[str, Any], split: Any, suffix: str
+) -> go.Scatter:
+    hover = []
+    for _, r in rows.iterrows():
+        lines = [f"<b>{style['label']}</b>" + (f" ({split})" if split else "")]
+        if "sensors" in rows.columns:
+            lines.append("sensors: " + _sensor_text(r["sensors"]))
+        if "cost_scale" in rows.columns and pd.notna(r["cost_scale"]):
+            lines.append(f"cost_scale: {r['cost_scale']:.4g}")
+        lines += [f"error: {r['error']:.2%}"]
+        for col, name in (("avg_cost", "avg cost"), ("avg_sensors", "avg sensors")):
+            if col in rows.columns and pd.notna(r[col]):
+                lines.append(f"{name}: {r[col]:.3g}")
+        hover.append("<br>".join(lines))
+    train = split == "train"
+    line = {
+        "color": style["color"],
+        "width": style.get("width", 2),
+        "dash": style.get("dash", SPLIT_DASH.get(str(split), "solid")),
+    }
+    if train and "dash" not in style:
+        line["dash"] = "dot"
+    symbol = style.get("symbol", "circle")
+    return go.Scatter(
+        x=rows[x],
+        y=rows["error"],
+        mode=style["mode"],
+        name=style["label"] + suffix,
+        legendgroup=f"{style['label']}{suffix}",
+        line=line,
+        marker={
+            "color": style["color"],
+            "size": style.get("size", 8),
+            "symbol": symbol + ("-open" if train else ""),
+            "line": {"color": style["color"], "width": 1.5},
+        },
+        customdata=np.array([[lab] for lab in rows.index], dtype=object),
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
+        opacity=0.7 if train else 1.0,
+    )
+
+
+# ------------------------------------------------------- decision regions
+def decision_regions_figure(
+    model: Any,
+    state: int,
+    X: pd.DataFrame | None = None,
+    y: Any = None,
+    *,
+    grid: int = 150,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+    max_points: int = 600,
+    title: str | None = None,
+) -> go.Figure:
+    """A node's policy action over a grid of its inputs (1 or 2 columns).
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    state : int
+        The node; its policy sees the columns of its sensors.
+    X, y : optional
+        Examples: the grid spans their range (padded) and those reaching the
+        node are drawn on top, coloured by class.
+    grid : int, default=150
+        Grid points per axis.
+    ranges : mapping column -> (low, high), optional
+        The grid range per column (needed without ``X``).
+    max_points : int
+        At most this many examples are drawn (a fixed sample).
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A heatmap ``"policy"`` of action indices (0 = stop, a = a-th child,
+        names on the colour bar) and one scatter trace per class.
+    """
+    from .explain import _action_names
+
+    dag = model.sensor_dag_
+    if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
+        raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
+    state = int(state)
+    if grid < 2:
+        raise ValueError(f"grid must be at least 2; got {grid}.")
+    cols = list(model.state_columns_[state])
+    col_names = [model.spec_.columns[i] for i in cols]
+    names = _action_names(model, state)
+    policy = model.policies_[state]
+    held = ", ".join(dag.state_names(state)) or "no sensors"
+    title = title or f"policy at state {state} ({held})"
+    colors = [STOP_COLOR] + [
+        ACTION_COLORS[a % len(ACTION_COLORS)] for a in range(len(names) - 1)
+    ]
+    if len(cols) == 0 or policy.learner is None:
+        # No inputs, or a leaf: one action for every example.
+        action = int(policy.predict(np.zeros((1, len(cols))))[0])
+        why = "no inputs" if len(cols) == 0 else "a leaf"
+        fig = go.Figure(
+            go.Bar(
+                x=[1.0],
+                y=[names[action]],
+                orientation="h",
+                name="policy",
+                marker={"color": colors[action]},
+                hoverinfo="skip",
+            )
+        )
+        fig.update_layout(
+            title={"text": f"{title}: {why}, one action for every example"},
+            height=260,
+            plot_bgcolor="white",
+            xaxis={
+                "title": {"text": "share of examples"},
+                "tickformat": ".0%",
+                "range": [0, 1],
+            },
+            yaxis={"automargin": True},
+            margin={"l": 140, "r": 30, "t": 80, "b": 60},
+        )
+        return fig
+    if len(cols) > 2:
+        raise ValueError(
+            f"State {state} has {len(cols)} input columns ({col_names}); decision "
+            "regions can be drawn for 1 or 2 columns only."
+        )
+    Xv = model._features(X) if X is not None else None
+    axes = []
+    for j, c in zip(cols, col_names, strict=True):
+        if ranges is not None and c in ranges:
+            lo, hi = map(float, ranges[c])
+        elif Xv is not None:
+            lo, hi = float(Xv[:, j].min()), float(Xv[:, j].max())
+            pad = 0.04 * (hi - lo or 1.0)
+            lo, hi = lo - pad, hi + pad
+        else:
+            raise ValueError(f"Give X or ranges[{c!r}] for the grid range.")
+        if not lo < hi:
+            raise ValueError(f"The range of column {c!r} is empty: ({lo}, {hi}).")
+        axes.append(np.linspace(lo, hi, grid))
+    A = len(names)
+    scale = []
+    for a, col in enumerate(colors):
+        scale += [[a / A, col], [(a + 1) / A, col]]
+    colorbar = {
+        "tickvals": list(range(A)),
+        "ticktext": names,
+        "title": {"text": "action", "side": "top"},
+        "thickness": 14,
+    }
+    heat_common = {
+        "name": "policy",
+        "colorscale": scale,
+        "zmin": -0.5,
+        "zmax": A - 0.5,
+        "colorbar": colorbar,
+        "opacity": 0.55,
+        "hoverinfo": "skip",
+    }
+    classes = list(getattr(model, "classes_", [None]))
+    if len(cols) == 2:
+        gx, gy = np.meshgrid(axes[0], axes[1])
+        Z = np.column_stack([gx.ravel(), gy.ravel()])
+        acts = policy.predict(Z).reshape(gx.shape)
+        traces: list[Any] = [go.Heatmap(x=axes[0], y=axes[1], z=acts, **heat_common)]
+        y_title = col_names[1]
+    else:
+        acts = policy.predict(axes[0].reshape(-1, 1))
+        n_rows = max(len(classes), 1)
+        traces = [
+            go.Heatmap(
+                x=axes[0],
+                y=[-0.5, n_rows - 0.5],
+                z=np.vstack([acts, acts]),
+                **heat_common,
+            )
+        ]
+        y_title = "class"
+    if Xv is not None:
+        routing = model._route(Xv)
+        reach = np.flatnonzero((routing.path == state).any(axis=1))
+        if reach.size > max_points:
+            reach = np.sort(np.random.default_rng(0).choice(reach, max_points, False))
+        y_arr = None if y is None else check_labels(y, len(Xv), None)[reach]
+        rng = np.random.default_rng(1)
+        for ci, c in enumerate(classes):
+            mask = np.ones(reach.size, bool) if y_arr is None else y_arr == c
+            pts = reach[mask]
+            if pts.size == 0:
+                continue
+            px = Xv[pts, cols[0]]
+            if len(cols) == 2:
+                py = Xv[pts, cols[1]]
+            else:
+                py = ci + rng.uniform(-0.3, 0.3, pts.size)
+            label = "examples" if y_arr is None else f"class {c}"
+            traces.append(
+                go.Scatter(
+                    x=px,
+                    y=py,
+                    mode="markers",
+                    name=label,
+                    marker={
+                        "size": 6,
+                        "color": CLASS_COLORS[ci % len(CLASS_COLORS)],
+                        "symbol": CLASS_SYMBOLS[ci % len(CLASS_SYMBOLS)],
+                        "line": {"width": 0.6, "color": "white"},
+                    },
+                    hovertemplate=f"{label}<br>{col_names[0]}=%{{x:.3g}}<extra></extra>",
+                )
+            )
+    fig = go.Figure(traces)
+    yaxis: dict[str, Any] = {"title": {"text": y_title}, "zeroline": False}
+    if len(cols) == 1:
+        yaxis.update(
+            tickvals=list(range(len(classes))),
+            ticktext=[str(c) for c in classes],
+            range=[-0.5, len(classes) - 0.5],
+        )
+    fig.update_layout(
+        title={"text": title},
+        height=480,
+        plot_bgcolor="white",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0.0},
+        margin={"l": 70, "r": 30, "t": 80, "b": 60},
+        xaxis={"title": {"text": col_names[0]}, "zeroline": False},
+        yaxis=yaxis,
+    )
+    return fig
