@@ -37,8 +37,8 @@ def abbreviate(names: Sequence[str], max_len: int = 5) -> dict[str, str]:
     {'band1': 'b1', 'band2': 'b2'}
     >>> abbreviate(["box", "moments", "edges"], max_len=4)
     {'box': 'box', 'moments': 'mom', 'edges': 'edg'}
-    >>> abbreviate(["edges_x", "edges_y"])
-    {'edges_x': 'edg_x', 'edges_y': 'edg_y'}
+    >>> abbreviate(["moments_x", "moments_y", "edges_x"])
+    {'moments_x': 'mom_x', 'moments_y': 'mom_y', 'edges_x': 'edg_x'}
     """
     names = [str(n) for n in names]
     prefix = os.path.commonprefix(names) if len(names) > 1 else ""
