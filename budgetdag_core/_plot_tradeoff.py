@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from ._plot_style import HOVER, LEGEND_TOP, PATH_COLOR
+from ._plot_style import HOVER, PATH_COLOR
 
 X_TITLES = {
     "avg_cost": "average acquisition cost per example (spec cost units)",
@@ -100,7 +100,7 @@ def tradeoff_figure(
     hull: bool | None = None,
     highlight: Any = None,
     title: str | None = None,
-    height: int = 520,
+    height: int = 560,
 ) -> go.Figure:
     """Error against cost: the DAG curve, fixed subsets, hull, all sensors, oracle.
 
@@ -215,8 +215,16 @@ def tradeoff_figure(
         plot_bgcolor="white",
         hovermode="closest",
         clickmode="event+select",
-        margin={"l": 70, "r": 30, "t": 60, "b": 60},
-        legend=LEGEND_TOP,
+        # The legend sits under the plot: with train and test it takes two
+        # rows, which would run into a title above the plot.
+        margin={"l": 70, "r": 30, "t": 50 if title else 20, "b": 130},
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "y": 0.0,
+            "yanchor": "bottom",
+            "x": 0.0,
+        },
         xaxis={
             "title": {"text": X_TITLES[x]},
             "gridcolor": "#e5e5e5",
