@@ -190,6 +190,16 @@ def test_bare_dag_without_data() -> None:
     assert "start" in nodes.text and "all" in nodes.text
 
 
+def test_unit_dag_layers_by_real_sensors() -> None:
+    # A DAG over sensor subsets (units): x is the number of real sensors held.
+    dag = SensorDAG(["a", "b", "c", "d", "e"], units=[[0, 1], [2], [1, 3], [4]])
+    fig = dag_figure(dag.to_networkx())
+    nodes = trace_named(fig, "states")
+    assert len(nodes.x) == dag.n_states
+    for c, x in zip(nodes.customdata, nodes.x, strict=True):
+        assert x == len(dag.sensors_in(int(c[0])))
+
+
 def test_bad_arguments(landsat2) -> None:
     model, X, y = landsat2
     with pytest.raises(ValueError, match="color must be one of"):
