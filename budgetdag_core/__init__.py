@@ -3,8 +3,9 @@
 from ._version import __version__
 from .bank import ClassifierBank
 from .dag import SensorDAG
-from .datasets import DEMOS, load_demo
+from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
+from .explain import PathResult, node_details, path_of
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -13,9 +14,16 @@ from .persist import (
     loads_policy,
     save_policy,
 )
+from .plotting import (
+    clicked_states,
+    dag_figure,
+    decision_regions_figure,
+    tradeoff_figure,
+)
 from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .session import PolicySession
+from .teaching import ReduceStep, cost_tables, graph_reduce_steps
 
 __all__ = [
     "DEMOS",
@@ -23,16 +31,27 @@ __all__ = [
     "ClassifierBank",
     "CostRegression",
     "FilterTree",
+    "PathResult",
     "PolicySession",
     "PolicyVersionWarning",
+    "ReduceStep",
     "SensorDAG",
     "SensorSpec",
     "__version__",
+    "clicked_states",
+    "cost_tables",
+    "dag_figure",
+    "decision_regions_figure",
     "dumps_policy",
     "graph_reduce",
+    "graph_reduce_steps",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
     "loads_policy",
+    "node_details",
+    "path_of",
     "save_policy",
+    "toy_dataset",
+    "tradeoff_figure",
 ]
