@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import DEMOS
 from budgetdag_core.tabular import (
     FIXES,
     MAX_UPLOAD_MB,
+    Fix,
     Problem,
     class_balance,
     column_summary,
@@ -78,7 +81,7 @@ def demo_section() -> None:
 
 
 # ------------------------------------------------------------------ upload
-def _read_new_file(file) -> Upload | None:  # noqa: ANN001 - UploadedFile
+def _read_new_file(file: UploadedFile) -> Upload | None:
     """Parse a newly uploaded file; remember a refusal so it is shown, not re-read."""
     failed = ss.get(state.UPLOAD_ERROR)
     if failed is not None and failed[0] == file.file_id:
@@ -104,12 +107,8 @@ _UPLOAD_HELP = (
 
 
 @widgets.guarded("cleaning the table")
-def _apply(fix) -> None:  # noqa: ANN001 - tabular.Fix
-    upload = state.get_upload()
-    try:
-        upload.add_fix(fix)
-    except ValueError as exc:
-        state.notice(str(exc), "error")
+def _apply(fix: Fix) -> None:
+    state.get_upload().add_fix(fix)
 
 
 @widgets.guarded("undoing a cleaning step")
@@ -122,15 +121,11 @@ def _undo(all_steps: bool) -> None:
 @widgets.guarded("preparing the uploaded table")
 def _use_upload(label: str) -> None:
     upload = state.get_upload()
-    try:
-        dataset = upload.to_dataset(
-            label,
-            test_fraction=ss[state.W_TEST_FRACTION],
-            random_state=int(ss[state.W_SPLIT_SEED]),
-        )
-    except ValueError as exc:
-        state.notice(f"{exc}", "error")
-        return
+    dataset = upload.to_dataset(
+        label,
+        test_fraction=ss[state.W_TEST_FRACTION],
+        random_state=int(ss[state.W_SPLIT_SEED]),
+    )
     if state.set_dataset(dataset):
         state.notice(
             f"Now using {upload.name}: {len(dataset.train)} training and "
@@ -325,7 +320,7 @@ def overview() -> None:
     table_tabs(dataset.train, dataset.label)
 
 
-def table_tabs(frame, label: str) -> None:  # noqa: ANN001 - a DataFrame
+def table_tabs(frame: pd.DataFrame, label: str) -> None:
     """Rows, class balance of ``label`` and column types of ``frame``."""
     preview, balance, types = st.tabs(["Preview", "Class balance", "Columns"])
     with preview:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from budgetdag_core import SensorSpec
@@ -23,7 +25,7 @@ features = dataset.features
 
 
 @widgets.guarded("applying the preset")
-def _preset(make) -> None:  # noqa: ANN001 - callable returning a SensorSpec
+def _preset(make: Callable[[], SensorSpec]) -> None:
     try:
         spec = make()
     except ValueError as exc:

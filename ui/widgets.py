@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from budgetdag_core import load_demo
+from budgetdag_core.datasets import Demo
 from budgetdag_core.spec_table import SpecCheck
 
 from . import state
@@ -29,7 +30,7 @@ PAGES = {
 
 
 @st.cache_data(show_spinner="Loading the demo data...")
-def cached_demo(name: str):  # noqa: ANN201 - a budgetdag_core Demo
+def cached_demo(name: str) -> Demo:
     return load_demo(name)
 
 
