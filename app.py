@@ -49,6 +49,7 @@ except Exception as exc:  # e.g. the bundled demo files are missing
 st.session_state[state.STATUS_SLOT] = st.sidebar.empty()
 widgets.refresh_status()
 
+st.session_state[state.IN_APP] = True
 try:
     navigation.run()
 except Exception as exc:  # last resort: no raw tracebacks, the other pages still work

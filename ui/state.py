@@ -41,6 +41,7 @@ NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget nex
 STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
 NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
+IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 
 # --------------------------------------------------------------- widget keys
 # Data page

@@ -20,16 +20,27 @@ from .training import TrainedRun
 log = logging.getLogger("budgetdag.app")
 
 PAGES = {
-    "data": "app_pages/data.py",
-    "sensors": "app_pages/sensors.py",
-    "train": "app_pages/train.py",
-    "explore": "app_pages/explore.py",
-    "tradeoff": "app_pages/tradeoff.py",
-    "export": "app_pages/export.py",
+    "data": "pages/data.py",
+    "sensors": "pages/sensors.py",
+    "train": "pages/train.py",
+    "explore": "pages/explore.py",
+    "tradeoff": "pages/tradeoff.py",
+    "export": "pages/export.py",
 }
 
 
 @st.cache_data(show_spinner="Loading the demo data...")
+def enter_page() -> None:
+    """Route a page that runs outside ``app.py`` back through it.
+
+    A fresh server whose first request is a page URL runs that ``pages/`` script
+    on its own (Streamlit's legacy multipage mode), without the navigation, the
+    default demo or the sidebar. Switching to ``app.py`` restores all three.
+    """
+    if not st.session_state.get(state.IN_APP):
+        st.switch_page("app.py")
+
+
 def cached_demo(name: str) -> Demo:
     return load_demo(name)
 

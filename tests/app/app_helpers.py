@@ -19,7 +19,7 @@ TIMEOUT = 180  # seconds per script run; generous for a loaded 2-core machine
 
 
 def page(name: str) -> str:
-    return f"app_pages/{name}.py"
+    return f"pages/{name}.py"
 
 
 def prefill(at: AppTest, dataset, run=None) -> AppTest:

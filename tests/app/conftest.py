@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import runpy
+
 import pytest
 from app_helpers import APP, TIMEOUT
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -10,6 +12,22 @@ from streamlit.testing.v1 import AppTest
 from budgetdag_core import load_demo
 from ui.data import demo_dataset
 from ui.training import TrainSettings, train
+
+
+@pytest.fixture(autouse=True)
+def _run_app_py_as_a_server_does(monkeypatch):
+    """Run ``app.py`` itself on every AppTest run, as a live server does.
+
+    A ``pages/`` folder next to ``app.py`` makes Streamlit start in its legacy
+    multipage mode until ``st.navigation`` is first called. A server leaves that
+    mode after its first run, but AppTest resets the mode before every run, so
+    each test run would go through the legacy runner. Running the main script
+    directly keeps the tests on the code path users get.
+    """
+    monkeypatch.setattr(
+        "streamlit.runtime.scriptrunner.script_runner._mpa_v1",
+        lambda main_script_path: runpy.run_path(main_script_path, run_name="__main__"),
+    )
 
 
 @pytest.fixture

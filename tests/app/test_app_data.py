@@ -74,7 +74,7 @@ def test_upload_a_small_csv_and_use_it(app):
 def test_uploaded_data_trains_end_to_end(app):
     at = upload(app.run(), small_csv(60).to_csv(index=False).encode())
     use_button(at).click().run()
-    at.switch_page("app_pages/train.py").run()
+    at.switch_page("pages/train.py").run()
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
     assert_clean(at)

@@ -10,6 +10,7 @@ from budgetdag_core import SensorSpec
 from budgetdag_core.spec_table import spec_in_blocks, spec_to_table
 from ui import state, widgets
 
+widgets.enter_page()
 ss = st.session_state
 
 st.title("Sensors")

@@ -11,6 +11,7 @@ from budgetdag_core.reports import trace_for_export
 from ui import state, widgets
 from ui.training import run_from_model
 
+widgets.enter_page()
 ss = st.session_state
 
 st.title("Export")

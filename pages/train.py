@@ -18,6 +18,7 @@ from ui.training import (
     train,
 )
 
+widgets.enter_page()
 ss = st.session_state
 
 st.title("Train")

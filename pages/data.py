@@ -23,6 +23,7 @@ from budgetdag_core.tabular import (
 from ui import state, widgets
 from ui.data import Upload, demo_dataset
 
+widgets.enter_page()
 ss = st.session_state
 
 st.title("BudgetDAG")

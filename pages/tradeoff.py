@@ -7,6 +7,7 @@ import streamlit as st
 from budgetdag_core.reports import baseline_table
 from ui import widgets
 
+widgets.enter_page()
 st.title("Trade-off")
 st.markdown(
     "A policy is judged by two numbers: its error and what it pays for sensors. "

@@ -7,6 +7,7 @@ import streamlit as st
 from budgetdag_core.reports import edge_table, flow_table, path_table
 from ui import state, widgets
 
+widgets.enter_page()
 ss = st.session_state
 
 st.title("Explore DAG")
