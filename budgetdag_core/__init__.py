@@ -10,9 +10,13 @@ from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
     dumps_policy,
+    dumps_policy_skops,
     load_policy,
+    load_policy_skops,
     loads_policy,
+    loads_policy_skops,
     save_policy,
+    save_policy_skops,
 )
 from .plotting import (
     clicked_states,
@@ -43,15 +47,19 @@ __all__ = [
     "dag_figure",
     "decision_regions_figure",
     "dumps_policy",
+    "dumps_policy_skops",
     "graph_reduce",
     "graph_reduce_steps",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
+    "load_policy_skops",
     "loads_policy",
+    "loads_policy_skops",
     "node_details",
     "path_of",
     "save_policy",
+    "save_policy_skops",
     "toy_dataset",
     "tradeoff_figure",
 ]

@@ -99,3 +99,99 @@ def load_policy(path: str | Path) -> Any:
 def loads_policy(data: bytes) -> Any:
     """:func:`load_policy` from bytes. Same trust caveat."""
     return _check_bundle(pickle.loads(data))
+
+
+# ------------------------------------------------------------------ skops
+# Types a policy file may hold beyond what skops trusts by default (plain
+# containers, numpy arrays and most scikit-learn estimators): our own classes,
+# the networkx graph of the DAG, and the scikit-learn internals of the tree
+# ensembles the app offers for the bank. Anything else in a file is refused.
+SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
+    "budgetdag_core.bank.ClassifierBank",
+    "budgetdag_core.dag.SensorDAG",
+    "budgetdag_core.estimator.BudgetDAGClassifier",
+    "budgetdag_core.graph_reduce.NodePolicy",
+    "budgetdag_core.reductions._base.PolicyFeatures",
+    "budgetdag_core.reductions._cost_regression.CostRegression",
+    "budgetdag_core.reductions._filter_tree.FilterTree",
+    "budgetdag_core.reductions._filter_tree._Node",
+    "budgetdag_core.sensors.SensorSpec",
+    "networkx.classes.digraph.DiGraph",
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "sklearn.tree._tree.Tree",
+)
+
+
+def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
+    """The bundle of :func:`save_policy` in the skops format, as bytes.
+
+    skops files are read without running code from the file: loading them
+    (:func:`loads_policy_skops`) only rebuilds objects of known types.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    slim : bool, default=True
+        Leave out the bank's out-of-fold training predictions.
+
+    Returns
+    -------
+    bytes
+    """
+    import skops.io as sio
+
+    return sio.dumps(policy_bundle(model, slim=slim))
+
+
+def save_policy_skops(model: Any, path: str | Path, *, slim: bool = True) -> Path:
+    """Write :func:`dumps_policy_skops` to ``path`` (conventionally ``.skops``)."""
+    path = Path(path)
+    path.write_bytes(dumps_policy_skops(model, slim=slim))
+    return path
+
+
+def _skops_types(data: bytes) -> list[str]:
+    """The types of a skops file that skops does not trust by default."""
+    import skops.io as sio
+
+    try:
+        return list(sio.get_untrusted_types(data=data))
+    except Exception as exc:  # not a zip archive, or no skops schema in it
+        raise ValueError(
+            f"This is not a skops file ({type(exc).__name__}: {exc})."
+        ) from exc
+
+
+def loads_policy_skops(data: bytes) -> Any:
+    """Load a policy written by :func:`dumps_policy_skops` / :func:`save_policy_skops`.
+
+    Only the types skops trusts by default and those in
+    :data:`SKOPS_TRUSTED_TYPES` are rebuilt; a file naming any other type is
+    refused with a ``ValueError`` listing them, before anything is built. Warns
+    (``PolicyVersionWarning``) when library versions differ from the saved ones.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+
+    Returns
+    -------
+    BudgetDAGClassifier
+        With the file's metadata in ``metadata_``.
+    """
+    import skops.io as sio
+
+    found = _skops_types(data)
+    refused = [t for t in found if t not in SKOPS_TRUSTED_TYPES]
+    if refused:
+        raise ValueError(
+            "The skops file holds type(s) that a BudgetDAG policy does not use: "
+            f"{refused[:10]}. It was not loaded."
+        )
+    return _check_bundle(sio.loads(data, trusted=found))
+
+
+def load_policy_skops(path: str | Path) -> Any:
+    """:func:`loads_policy_skops` from a file."""
+    return loads_policy_skops(Path(path).read_bytes())

@@ -1,0 +1,98 @@
+"""The skops policy format: round trips, and files with foreign types refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import skops.io as sio
+from sklearn.ensemble import RandomForestClassifier
+
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    PolicyVersionWarning,
+    dumps_policy_skops,
+    load_policy_skops,
+    loads_policy_skops,
+    persist,
+    save_policy_skops,
+)
+from budgetdag_core.persist import SKOPS_TRUSTED_TYPES, policy_bundle
+
+from ..conftest import SYNTH_SPEC, make_synthetic
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_synthetic(300, seed=1)
+    labels = np.array(["red", "green", "blue"])[y]  # string classes survive too
+    return X.iloc[:220], labels[:220], X.iloc[220:]
+
+
+def _fit(data, **params):
+    X, y, _ = data
+    model = BudgetDAGClassifier(SYNTH_SPEC, cost_scale=0.05, cv=3, random_state=0)
+    return model.set_params(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("learner", ["filter_tree", "cost_regression"])
+def test_round_trip_predicts_the_same(data, tmp_path, learner):
+    model = _fit(data, policy_learner=learner)
+    X_test = data[2]
+    path = save_policy_skops(model, tmp_path / "policy.skops")
+    loaded = load_policy_skops(path)
+    np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+    np.testing.assert_array_equal(
+        loaded.predict_proba(X_test), model.predict_proba(X_test)
+    )
+    assert loaded.trace(X_test).equals(model.trace(X_test))
+    assert loaded.spec_.to_json() == model.spec_.to_json()
+    assert loaded.metadata_["feature_columns"] == list(X_test.columns)
+    assert list(loaded.metadata_["classes"]) == ["blue", "green", "red"]
+    # The one-at-a-time session works on the loaded model.
+    row = X_test.iloc[0]
+    session = loaded.start()
+    while (sensor := session.next_sensor()) is not None:
+        session.observe(sensor, {c: row[c] for c in SYNTH_SPEC.groups[sensor]})
+    assert session.predict() == model.predict(X_test.iloc[[0]])[0]
+
+
+def test_tree_ensemble_bank_round_trips(data):
+    forest = RandomForestClassifier(n_estimators=5, random_state=0)
+    model = _fit(data, classifier=forest)
+    loaded = loads_policy_skops(dumps_policy_skops(model))
+    np.testing.assert_array_equal(
+        loaded.predict_proba(data[2]), model.predict_proba(data[2])
+    )
+
+
+def test_every_type_in_a_policy_file_is_on_the_list(data):
+    found = sio.get_untrusted_types(data=dumps_policy_skops(_fit(data)))
+    assert "budgetdag_core.estimator.BudgetDAGClassifier" in found
+    assert set(found) <= set(SKOPS_TRUSTED_TYPES)
+
+
+class Intruder:
+    """A type no policy holds."""
+
+    def __init__(self) -> None:
+        self.payload = "anything"
+
+
+def test_a_file_with_a_foreign_type_is_refused(data):
+    bundle = policy_bundle(_fit(data))
+    bundle["extra"] = Intruder()
+    blob = sio.dumps(bundle)
+    with pytest.raises(ValueError, match="Intruder"):
+        loads_policy_skops(blob)
+
+
+def test_not_a_skops_file_is_a_value_error():
+    with pytest.raises(ValueError, match="not a skops file"):
+        loads_policy_skops(b"this is not a zip archive")
+
+
+def test_other_library_version_warns(data, monkeypatch):
+    blob = dumps_policy_skops(_fit(data))
+    monkeypatch.setattr(persist, "__version__", "0.0.0-other")
+    with pytest.warns(PolicyVersionWarning, match="budgetdag_core"):
+        loads_policy_skops(blob)
