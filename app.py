@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state, widgets
+from ui import links, state, widgets
+from ui.data import demo_dataset
 
 st.set_page_config(
     page_title="BudgetDAG",
@@ -33,15 +34,18 @@ navigation = st.navigation(
             title="Explore DAG",
             icon=":material/account_tree:",
         ),
+        st.Page(widgets.PAGES["whatif"], title="What-if", icon=":material/route:"),
         st.Page(
             widgets.PAGES["tradeoff"], title="Trade-off", icon=":material/show_chart:"
         ),
+        st.Page(widgets.PAGES["teaching"], title="Teaching", icon=":material/school:"),
         st.Page(widgets.PAGES["export"], title="Export", icon=":material/download:"),
     ]
 )
 
 try:
     state.init(widgets.default_dataset)
+    links.apply_once(lambda name: demo_dataset(widgets.cached_demo(name)))
 except Exception as exc:  # e.g. the bundled demo files are missing
     widgets.show_unexpected(exc, "loading the default demo")
 
@@ -50,6 +54,12 @@ st.session_state[state.STATUS_SLOT] = st.sidebar.empty()
 widgets.refresh_status()
 
 st.session_state[state.IN_APP] = True
+# The URL carries the demo set-up (and the teaching step) for sharing.
+try:
+    on_teaching = navigation.url_path == "teaching"
+    links.sync(st.session_state.get(state.TEACH_STEP, 0) if on_teaching else None)
+except Exception:  # a stale URL is no reason to stop the page
+    widgets.log.exception("Unexpected error while writing the URL")
 try:
     navigation.run()
 except Exception as exc:  # last resort: no raw tracebacks, the other pages still work

@@ -1,74 +1,139 @@
-"""Explore DAG page: how examples flow through the sensor DAG (tables for now)."""
+"""Explore DAG page: the sensor DAG with how examples flow through it."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from budgetdag_core import dag_figure
 from budgetdag_core.reports import edge_table, flow_table, path_table
-from ui import state, widgets
+from ui import dag_view, state, widgets
 
 widgets.enter_page()
 ss = st.session_state
 
 st.title("Explore DAG")
 st.markdown(
-    "Each state of the DAG is a set of acquired sensors. Every example starts with "
-    "no sensor; at each state its policy either buys one more sensor or stops and "
-    "classifies. Below: where the examples go."
-)
-st.info(
-    "Coming next: the DAG drawn as a graph (states in layers by number of sensors, "
-    "edges as wide as the flow), node details on click, and one example's path "
-    "step by step.",
-    icon=":material/construction:",
+    "Each node is a set of acquired sensors, from none (left) to all (right). "
+    "Every example starts on the left; at each node the policy either buys one "
+    "more sensor (blue edges, as wide as the number of examples) or stops and "
+    "classifies (dotted orange edges to the *classify* sink). **Click a node** to "
+    "see what its policy does."
 )
 run = widgets.need_run("the flow through the DAG comes from a trained policy.")
 widgets.need_results(run)
 dataset = widgets.need_dataset()
+n_states = run.model.sensor_dag_.n_states
 
-part = st.radio(
+c1, c2, c3 = st.columns([2, 3, 3], vertical_alignment="bottom")
+part = c1.radio(
     "Examples",
-    options=["test", "train"],
+    options=list(dag_view.PARTS),
     key=state.W_FLOW_PART,
     persist_state=state.PERSIST,
     horizontal=True,
-    format_func={"test": "Test set", "train": "Training set"}.get,
+    format_func=dag_view.PARTS.get,
 )
-X, y = dataset.X(part, run.spec), dataset.y(part)
-graph = run.memo(f"flow_{part}", lambda: run.model.flow(X, y))
-trace = run.memo(f"trace_{part}", lambda: run.model.trace(X))
-
-st.subheader("Acquisition sequences")
-st.caption("The sensors bought, in order, and how those examples fared.")
-st.dataframe(
-    path_table(trace, y),
-    hide_index=True,
-    column_config={
-        "share": st.column_config.ProgressColumn(format="percent", min_value=0.0),
-        "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
-        "error": st.column_config.NumberColumn(format="percent"),
-    },
+color = c2.radio(
+    "Node colour",
+    options=["stop_share", "error"],
+    key=state.W_DAG_COLOR,
+    persist_state=state.PERSIST,
+    horizontal=True,
+    format_func={
+        "stop_share": "Share stopping there",
+        "error": "Error of those stopping",
+    }.get,
 )
-
-st.subheader("States")
-nodes = flow_table(graph)
-if not st.checkbox(
-    "Show states that no example reaches",
+show_all = c3.toggle(
+    "Show states no example reaches",
     key=state.W_FLOW_ALL,
     persist_state=state.PERSIST,
-):
-    nodes = nodes[nodes["arrived"] > 0]
-st.dataframe(
-    nodes,
-    hide_index=True,
-    column_config={
-        "stop_share": st.column_config.ProgressColumn(
-            "stops here", format="percent", min_value=0.0, max_value=1.0
-        ),
-        "error_rate": st.column_config.NumberColumn(
-            "error of those stopping", format="percent"
-        ),
-    },
+    help="Hidden by default: the layers close up and labels stay legible.",
 )
-with st.expander("Edges taken"):
+graph = dag_view.flow(run, dataset, part)
+min_arrived = 1
+if n_states > 16 and not show_all:
+    top = max(int(graph.nodes[0].get("arrived", 1)) // 10, 1)
+    if ss[state.W_DAG_MIN] > top:
+        ss[state.W_DAG_MIN] = 1
+    min_arrived = st.slider(
+        "Hide states reached by fewer examples than",
+        min_value=1,
+        max_value=top,
+        key=state.W_DAG_MIN,
+        persist_state=state.PERSIST,
+        help=f"With {n_states} states many are reached by a handful of examples; "
+        "hiding them leaves the main routes.",
+    )
+
+# The node whose details are shown: chosen in the list or by a click.
+visible = [
+    k
+    for k in sorted(graph.nodes)
+    if show_all or graph.nodes[k]["arrived"] >= min_arrived or k == 0
+]
+if ss[state.W_DAG_NODE] not in visible:
+    ss[state.W_DAG_NODE] = None
+fig = dag_figure(
+    graph,
+    color=color,
+    selected=ss[state.W_DAG_NODE],
+    hide_unvisited=not show_all,
+    min_arrived=min_arrived,
+    costs=dag_view.sensor_costs(run),
+)
+clicked = dag_view.clickable_chart(fig, state.W_DAG_CHART)
+if clicked is not None and clicked != ss[state.W_DAG_NODE] and clicked in visible:
+    ss[state.W_DAG_NODE] = clicked
+    st.rerun()  # redraw the figure with the clicked node ringed
+
+st.selectbox(
+    "Node",
+    options=visible,
+    key=state.W_DAG_NODE,
+    format_func=lambda k: (
+        f"{k}: {dag_view.state_label(run, k)} ({graph.nodes[k]['arrived']:,} examples)"
+    ),
+    placeholder="Click a node in the figure, or choose one here",
+)
+node = ss[state.W_DAG_NODE]
+with st.container(border=True):
+    if node is None:
+        st.caption(
+            "Node details appear here: what the policy does with the examples "
+            "arriving, their classes and the error if they stopped."
+        )
+    else:
+        dag_view.node_panel(run, dataset, part, node)
+
+with st.expander("Tables: acquisition sequences, states, edges"):
+    X, y = dataset.X(part, run.spec), dataset.y(part)
+    trace = run.memo(f"trace_{part}", lambda: run.model.trace(X))
+    st.markdown("**Acquisition sequences**: the sensors bought, in order.")
+    st.dataframe(
+        path_table(trace, y),
+        hide_index=True,
+        column_config={
+            "share": st.column_config.ProgressColumn(format="percent", min_value=0.0),
+            "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
+            "error": st.column_config.NumberColumn(format="percent"),
+        },
+    )
+    st.markdown("**States**")
+    nodes = flow_table(graph)
+    if not show_all:
+        nodes = nodes[nodes["arrived"] > 0]
+    st.dataframe(
+        nodes,
+        hide_index=True,
+        column_config={
+            "stop_share": st.column_config.ProgressColumn(
+                "stops here", format="percent", min_value=0.0, max_value=1.0
+            ),
+            "error_rate": st.column_config.NumberColumn(
+                "error of those stopping", format="percent"
+            ),
+        },
+    )
+    st.markdown("**Edges taken**")
     st.dataframe(edge_table(graph), hide_index=True)

@@ -5,11 +5,17 @@ from __future__ import annotations
 import warnings
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from budgetdag_core import dumps_policy, loads_policy
+from budgetdag_core import (
+    dumps_policy,
+    dumps_policy_skops,
+    loads_policy,
+    loads_policy_skops,
+)
 from budgetdag_core.reports import trace_for_export
 from ui import state, widgets
-from ui.training import run_from_model
+from ui.training import TrainedRun, run_from_model
 
 widgets.enter_page()
 ss = st.session_state
@@ -17,6 +23,32 @@ ss = st.session_state
 st.title("Export")
 widgets.show_notice()
 dataset = widgets.need_dataset()
+
+
+FORMATS = {
+    "skops": (dumps_policy_skops, "skops", "Download policy (.skops, safe)"),
+    "pickle": (dumps_policy, "pkl", "Download policy (.pkl)"),
+}
+
+
+def policy_download(run: TrainedRun, name: str, kind: str) -> None:
+    dump, ext, label = FORMATS[kind]
+    try:
+        data = run.memo(f"policy_{kind}", lambda: dump(run.model))
+    except Exception as exc:
+        widgets.show_unexpected(exc, f"preparing the policy file (.{ext})")
+        return
+    st.download_button(
+        f"{label} · {len(data) / 2**20:.1f} MB",
+        data=data,
+        file_name=f"budgetdag_{name}.{ext}",
+        mime="application/octet-stream",
+        key=f"{state.W_DOWNLOAD}{'policy' if kind == 'pickle' else kind}",
+        on_click="ignore",
+        type="primary" if kind == "skops" else "secondary",
+        icon=":material/download:",
+        width="stretch",
+    )
 
 
 def downloads() -> None:
@@ -31,27 +63,16 @@ def downloads() -> None:
     st.subheader("Download")
     c1, c2, c3 = st.columns(3)
     with c1, st.container(border=True):
-        st.markdown("**Trained policy** (pickle)")
+        st.markdown("**Trained policy**")
         st.caption(
             "The model with its sensor spec, feature columns, classes and library "
-            "versions. Python: `budgetdag_core.load_policy(path)`."
+            "versions. The skops file is the safe format: loading it runs no code "
+            "from the file (`budgetdag_core.load_policy_skops`). The pickle loads "
+            "anywhere with `budgetdag_core.load_policy`, but only from people you "
+            "trust."
         )
-        try:
-            data = run.memo("policy_pickle", lambda: dumps_policy(run.model))
-        except Exception as exc:
-            widgets.show_unexpected(exc, "preparing the policy file")
-        else:
-            st.download_button(
-                "Download policy (.pkl)",
-                data=data,
-                file_name=f"budgetdag_{name}.pkl",
-                mime="application/octet-stream",
-                key=f"{state.W_DOWNLOAD}policy",
-                on_click="ignore",
-                type="primary",
-                icon=":material/download:",
-            )
-            st.caption(f"{len(data) / 2**20:.1f} MB")
+        policy_download(run, name, "skops")
+        policy_download(run, name, "pickle")
     with c2, st.container(border=True):
         st.markdown("**Sensor spec** (JSON)")
         st.caption("Sensor names, their columns and costs, as used by this model.")
@@ -116,49 +137,36 @@ def _use_loaded() -> None:
     state.notice(f"Now using the policy from {loaded['name']}.", "success")
 
 
-def load_section() -> None:
-    st.subheader("Load a policy file")
-    st.warning(
-        "Opening a pickle file runs code from that file on the computer that runs "
-        "this app: a file from an unknown source can delete data or install "
-        "malware. Load only policy files that you or someone you trust made with "
-        "BudgetDAG.",
-        icon=":material/gpp_maybe:",
-    )
-    trusted = st.checkbox(
-        "I trust this file: it was made with BudgetDAG by me or someone I trust",
-        key=state.W_TRUST,
-    )
-    file = st.file_uploader(
-        "Policy file (.pkl)",
-        type=["pkl", "pickle"],
-        key=state.W_POLICY_FILE,
-        disabled=not trusted,
-        max_upload_size=200,
-    )
-    if file is None or not trusted:
-        return
+def read_policy(file: UploadedFile, kind: str) -> dict | None:
+    """The uploaded policy (cached per file), or None after showing why not."""
     loaded = ss.get(state.LOADED)
-    if loaded is None or loaded["file_id"] != file.file_id:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                model = loads_policy(file.getvalue())
-            except Exception as exc:
-                widgets.show_error(
-                    f"{file.name!r} is not a usable BudgetDAG policy: "
-                    f"{type(exc).__name__}: {exc}",
-                    "choose a .pkl file downloaded from this page or written by "
-                    "budgetdag_core.save_policy.",
-                )
-                return
-        loaded = {
-            "file_id": file.file_id,
-            "name": file.name,
-            "model": model,
-            "warnings": [str(w.message) for w in caught],
-        }
-        ss[state.LOADED] = loaded
+    if loaded is not None and loaded["file_id"] == file.file_id:
+        return loaded
+    read = loads_policy_skops if kind == "skops" else loads_policy
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model = read(file.getvalue())
+        except Exception as exc:
+            widgets.show_error(
+                f"{file.name!r} is not a usable BudgetDAG policy: "
+                f"{type(exc).__name__}: {exc}",
+                f"choose a .{'skops' if kind == 'skops' else 'pkl'} file downloaded "
+                "from this page or written by budgetdag_core."
+                + ("save_policy_skops." if kind == "skops" else "save_policy."),
+            )
+            return None
+    loaded = {
+        "file_id": file.file_id,
+        "name": file.name,
+        "model": model,
+        "warnings": [str(w.message) for w in caught],
+    }
+    ss[state.LOADED] = loaded
+    return loaded
+
+
+def show_loaded(loaded: dict) -> None:
     for message in loaded["warnings"]:
         st.warning(message)
     meta = getattr(loaded["model"], "metadata_", {})
@@ -177,6 +185,52 @@ def load_section() -> None:
         help="It replaces the current model; it is evaluated on the current test set "
         "if the data has its columns.",
     )
+
+
+def load_section() -> None:
+    st.subheader("Load a policy file")
+    safe, risky = st.columns(2, gap="large")
+    with safe, st.container(border=True):
+        st.markdown("**Safe format (.skops)**")
+        st.caption(
+            "Loading a skops file runs no code from it: only the types a BudgetDAG "
+            "policy is made of (its own classes, scikit-learn, numpy, networkx) are "
+            "rebuilt, and a file naming any other type is refused."
+        )
+        skops_file = st.file_uploader(
+            "Policy file (.skops)",
+            type=["skops"],
+            key=state.W_SKOPS_FILE,
+            max_upload_size=200,
+        )
+    with risky, st.container(border=True):
+        st.markdown("**Pickle (.pkl)**")
+        st.warning(
+            "Opening a pickle file runs code from that file on the computer that "
+            "runs this app: a file from an unknown source can delete data or "
+            "install malware. Load only policy files that you or someone you trust "
+            "made with BudgetDAG.",
+            icon=":material/gpp_maybe:",
+        )
+        trusted = st.checkbox(
+            "I trust this file: it was made with BudgetDAG by me or someone I trust",
+            key=state.W_TRUST,
+        )
+        pickle_file = st.file_uploader(
+            "Policy file (.pkl)",
+            type=["pkl", "pickle"],
+            key=state.W_POLICY_FILE,
+            disabled=not trusted,
+            max_upload_size=200,
+        )
+    if skops_file is not None:
+        loaded = read_policy(skops_file, "skops")
+    elif pickle_file is not None and trusted:
+        loaded = read_policy(pickle_file, "pickle")
+    else:
+        return
+    if loaded is not None:
+        show_loaded(loaded)
 
 
 downloads()

@@ -25,7 +25,7 @@ from budgetdag_core.spec_table import (
 )
 
 from .data import Dataset, Upload
-from .training import TrainedRun
+from .training import TrainedRun, TrainSettings
 
 # ----------------------------------------------------------------- app state
 DATASET = "dataset"  # Dataset: what training uses
@@ -42,6 +42,10 @@ STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
 NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
+WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
+LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
+TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
+TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
 
 # --------------------------------------------------------------- widget keys
 # Data page
@@ -79,11 +83,32 @@ W_CV = "w_cv"
 W_SEED = "w_seed"
 W_TRAIN = "w_train"
 W_STOP = "w_stop"
-# Explore DAG / Export pages
+# Explore DAG page
 W_FLOW_PART = "w_flow_part"
 W_FLOW_ALL = "w_flow_all"
+W_DAG_COLOR = "w_dag_color"
+W_DAG_MIN = "w_dag_min_arrived"
+W_DAG_NODE = "w_dag_node"  # selectbox of the node whose details are shown
+W_DAG_CHART = "w_dag_chart"  # the clickable DAG figure
+# What-if page
+W_WHATIF_ROW = "w_whatif_row"
+W_WHATIF_EDITOR = "w_whatif_editor_"  # + WHATIF_VERSION + row
+W_WHATIF_RESET = "w_whatif_reset"
+W_WHATIF_CHART = "w_whatif_chart"
+# Teaching page
+W_TEACH_TOY = "w_teach_toy"
+W_TEACH_TRAIN = "w_teach_train"
+W_TEACH_RESET = "w_teach_reset"
+W_TEACH_BACK = "w_teach_back"
+W_TEACH_STEP = "w_teach_step"
+W_TEACH_PLAY = "w_teach_play"
+W_TEACH_SPEED = "w_teach_speed"
+W_TEACH_CHART = "w_teach_chart"
+# Export page
 W_TRUST = "w_trust"
 W_POLICY_FILE = "w_policy_file"
+W_SKOPS_FILE = "w_skops_file"
+W_HTML_OFFLINE = "w_html_offline"
 W_USE_LOADED = "w_use_loaded"
 W_DOWNLOAD = "w_download_"  # + what: policy, spec, traces
 
@@ -108,6 +133,11 @@ DEFAULTS: dict[str, Any] = {
     W_SEED: 0,
     W_FLOW_PART: "test",
     W_FLOW_ALL: False,
+    W_DAG_COLOR: "stop_share",
+    W_DAG_MIN: 1,
+    W_DAG_NODE: None,
+    W_WHATIF_ROW: 0,
+    W_TEACH_SPEED: 1.5,
     W_TRUST: False,
 }
 
@@ -189,6 +219,19 @@ def get_run() -> TrainedRun | None:
 
 def set_run(run: TrainedRun | None) -> None:
     st.session_state[RUN] = run
+
+
+def train_settings() -> TrainSettings:
+    """The Train page's settings as they stand (cost scale mode)."""
+    ss = st.session_state
+    return TrainSettings(
+        cost_scale=float(ss[W_COST_SCALE]),
+        classifier=ss[W_CLASSIFIER],
+        policy_learner=ss[W_LEARNER],
+        policy_degree=int(ss[W_DEGREE]),
+        cv=int(ss[W_CV]),
+        random_state=int(ss[W_SEED]),
+    )
 
 
 # ------------------------------------------------------------------ messages

@@ -9,13 +9,19 @@ from typing import Any
 
 import streamlit as st
 
-from budgetdag_core import load_demo
+from budgetdag_core import SensorSpec, load_demo
 from budgetdag_core.datasets import Demo
 from budgetdag_core.spec_table import SpecCheck
 
 from . import state
 from .data import Dataset, demo_dataset
-from .training import TrainedRun
+from .training import (
+    ProgressReporter,
+    TrainedRun,
+    TrainSettings,
+    reusable_bank,
+    train,
+)
 
 log = logging.getLogger("budgetdag.app")
 
@@ -24,7 +30,9 @@ PAGES = {
     "sensors": "pages/sensors.py",
     "train": "pages/train.py",
     "explore": "pages/explore.py",
+    "whatif": "pages/whatif.py",
     "tradeoff": "pages/tradeoff.py",
+    "teaching": "pages/teaching.py",
     "export": "pages/export.py",
 }
 
@@ -38,7 +46,7 @@ def enter_page() -> None:
     default demo or the sidebar. Switching to ``app.py`` restores all three.
     """
     if not st.session_state.get(state.IN_APP):
-        st.switch_page("app.py")
+        st.switch_page("app.py", query_params=st.query_params.to_dict())
 
 
 def cached_demo(name: str) -> Demo:
@@ -140,6 +148,39 @@ def need_run(what: str) -> TrainedRun:
             PAGES["train"], label="Go to Train", icon=":material/model_training:"
         )
         st.stop()
+    return run
+
+
+def train_with_progress(
+    dataset: Dataset, spec: SensorSpec, settings: TrainSettings
+) -> TrainedRun | None:
+    """Train inside a status box with a progress bar; the new run, or None.
+
+    The run becomes the app's current model. Errors are shown as messages.
+    """
+    previous = state.get_run()
+    reused = reusable_bank(previous, dataset, spec, settings) is not None
+    with st.status(f"Training on {dataset.name}...", expanded=True) as status:
+        bar = st.progress(0.0, text="Starting")
+        reporter = ProgressReporter(
+            lambda fraction, text: bar.progress(fraction, text=text),
+            bank_reused=reused,
+        )
+        try:
+            run = train(dataset, spec, settings, previous, progress=reporter)
+        except ValueError as exc:
+            status.update(label="Training failed", state="error")
+            show_error(str(exc), "change the settings on the Train page and retry.")
+            return None
+        except Exception as exc:
+            status.update(label="Training failed", state="error")
+            show_unexpected(exc, "training")
+            return None
+        state.set_run(run)
+        refresh_status()
+        status.update(
+            label=f"Trained in {run.seconds:.1f} s", state="complete", expanded=False
+        )
     return run
 
 

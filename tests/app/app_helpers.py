@@ -14,7 +14,16 @@ if str(ROOT) not in sys.path:  # the app imports its `ui` package from the root
 from ui import state  # noqa: E402
 
 APP = str(ROOT / "app.py")
-PAGES = ["data", "sensors", "train", "explore", "tradeoff", "export"]
+PAGES = [
+    "data",
+    "sensors",
+    "train",
+    "explore",
+    "whatif",
+    "tradeoff",
+    "teaching",
+    "export",
+]
 TIMEOUT = 180  # seconds per script run; generous for a loaded 2-core machine
 
 
@@ -51,3 +60,35 @@ def texts(at: AppTest, *kinds: str) -> list[str]:
 def assert_clean(at: AppTest) -> None:
     """No exception element (no raw traceback) in the last run."""
     assert not at.exception, [e.value for e in at.exception]
+
+
+def click_chart(at: AppTest, key: str, ids: list) -> AppTest:
+    """Rerun as if the points with ``customdata[0]`` in ``ids`` were clicked.
+
+    AppTest has no API for plotly charts (they are "unknown" elements), so this
+    sends the selection the browser would send: the chart's widget state as
+    JSON, next to the other widgets' states.
+    """
+    import json
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    charts = [c for c in at.get("plotly_chart") if c.key == key]
+    assert charts, f"no plotly chart with key {key!r}"
+    points = [
+        {"customdata": [i], "curve_number": 0, "point_number": n, "point_index": n}
+        for n, i in enumerate(ids)
+    ]
+    selection = {
+        "selection": {
+            "points": points,
+            "point_indices": list(range(len(ids))),
+            "box": [],
+            "lasso": [],
+        }
+    }
+    states = at._tree.get_widget_states()
+    states.widgets.append(
+        WidgetState(id=charts[0].proto.id, string_value=json.dumps(selection))
+    )
+    return at._tree._runner._run(states)

@@ -1,0 +1,202 @@
+"""Teaching page: Graph-Reduce step by step, leaf to root, with shareable links."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from budgetdag_core import dag_figure, decision_regions_figure, graph_reduce_steps
+from ui import dag_view, links, state, widgets
+from ui.data import demo_dataset
+from ui.teaching import costs_styler, step_summary
+
+widgets.enter_page()
+ss = st.session_state
+SAMPLE_ROWS = 6
+SMALL = (2000, 4)  # at most these training rows and sensors: train on arrival
+
+st.title("Teaching: Graph-Reduce step by step")
+st.markdown(
+    "Graph-Reduce learns the policy **from the full set of sensors back to the "
+    "empty one**. At each node, every training example gets one cost per action: "
+    "*stop* costs its classification loss with the sensors held; *buy a sensor* "
+    "costs the cost scale x its price **plus the cost-to-go of the child node**, "
+    "that is what the policies already learned further right will spend and lose. "
+    "The node's policy is a classifier trained to pick the cheapest action; then "
+    "the node is *reduced* and its parents use its cost-to-go."
+)
+widgets.show_notice()
+dataset = widgets.need_dataset()
+
+
+@widgets.guarded("loading the toy dataset")
+def _use_toy() -> None:
+    ss[state.W_SOURCE] = "demo"
+    ss[state.W_DEMO] = "toy"
+    if state.set_dataset(demo_dataset(widgets.cached_demo("toy"))):
+        state.notice("Loaded the toy dataset.", "success")
+
+
+if dataset.name != "toy" or dataset.kind != "demo":
+    with st.container(border=True):
+        st.markdown(
+            "**Try the toy dataset**: two cheap but noisy sensors and one expensive "
+            "but clean one, one column each, so every node's decision can be drawn "
+            "as a picture."
+        )
+        st.button(
+            "Use the toy dataset",
+            key=state.W_TEACH_TOY,
+            on_click=_use_toy,
+            icon=":material/school:",
+        )
+
+spec = widgets.need_spec().spec
+run = state.get_run()
+if run is None or run.dataset_token != dataset.token:
+    small = len(dataset.train) <= SMALL[0] and spec.n_sensors <= SMALL[1]
+    if small or st.button(
+        "Train with the current settings",
+        key=state.W_TEACH_TRAIN,
+        type="primary",
+        icon=":material/play_arrow:",
+    ):
+        run = widgets.train_with_progress(dataset, spec, state.train_settings())
+    if run is None:
+        st.info(
+            "The walk replays the training of a model: train one here or on the "
+            "Train page.",
+            icon=":material/model_training:",
+        )
+        st.stop()
+
+X, y = dataset.X("train", run.spec), dataset.y("train")
+try:
+    steps = run.memo(
+        "reduce_steps",
+        lambda: graph_reduce_steps(run.model, X, y, rows=SAMPLE_ROWS, random_state=0),
+    )
+except (ValueError, AttributeError) as exc:
+    widgets.show_error(
+        f"This model cannot be replayed: {exc}",
+        "train a model with a cost scale on the Train page (a loaded policy file "
+        "or a target-budget model lacks the training costs).",
+    )
+    st.stop()
+
+last = len(steps) - 1
+ss[state.TEACH_STEP] = min(max(int(ss.get(state.TEACH_STEP, 0)), 0), last)
+ss.setdefault(state.TEACH_PLAYING, False)
+
+
+def _move(to: int) -> None:
+    ss[state.TEACH_STEP] = min(max(to, 0), last)
+    ss[state.TEACH_PLAYING] = False
+
+
+def _play() -> None:
+    if ss[state.TEACH_STEP] >= last:
+        ss[state.TEACH_STEP] = 0
+    ss[state.TEACH_PLAYING] = not ss[state.TEACH_PLAYING]
+
+
+i = ss[state.TEACH_STEP]
+playing = ss[state.TEACH_PLAYING]
+b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 3], vertical_alignment="bottom")
+b1.button("Reset", key=state.W_TEACH_RESET, on_click=_move, args=(0,), width="stretch")
+b2.button(
+    "Back",
+    key=state.W_TEACH_BACK,
+    on_click=_move,
+    args=(i - 1,),
+    disabled=i == 0,
+    width="stretch",
+)
+b3.button(
+    "Step",
+    key=state.W_TEACH_STEP,
+    on_click=_move,
+    args=(i + 1,),
+    disabled=i == last,
+    type="primary",
+    width="stretch",
+)
+b4.button(
+    "Pause" if playing else "Play",
+    key=state.W_TEACH_PLAY,
+    on_click=_play,
+    icon=":material/pause:" if playing else ":material/play_arrow:",
+    width="stretch",
+)
+b5.slider(
+    "Seconds per step (Play)",
+    min_value=0.2,
+    max_value=4.0,
+    step=0.1,
+    key=state.W_TEACH_SPEED,
+    persist_state=state.PERSIST,
+)
+
+step = steps[i]
+st.progress((i + 1) / len(steps), text=f"Step {i + 1} of {len(steps)}")
+st.markdown(step_summary(step, dag_view.state_label(run, step.state)))
+
+left, right = st.columns([3, 2], gap="medium")
+with left:
+    fig = dag_figure(
+        dag_view.flow(run, dataset, "train"),
+        selected=step.state,
+        hide_unvisited=run.model.sensor_dag_.n_states > 16,
+        costs=dag_view.sensor_costs(run),
+        title="Node being reduced (ringed) · flow of the training set",
+        height=420,
+    )
+    st.plotly_chart(fig, key=state.W_TEACH_CHART, config=dag_view.CHART_CONFIG)
+with right:
+    try:
+        regions = run.memo(
+            f"regions_{step.state}",
+            lambda: decision_regions_figure(
+                run.model, step.state, X, y, grid=80, max_points=300
+            ),
+        )
+    except ValueError:
+        n_cols = len(run.model.state_columns_[step.state])
+        st.info(
+            f"This node's policy reads {n_cols} columns: its decisions can be "
+            "drawn for nodes with one or two columns, as in the toy dataset.",
+            icon=":material/grid_on:",
+        )
+    else:
+        regions.update_layout(height=420, title={"font": {"size": 14}})
+        st.plotly_chart(regions, config=dag_view.CHART_CONFIG)
+
+st.markdown(
+    f"**Action costs of {len(step.costs)} training examples at this node** "
+    "(loss units; green: the cheapest action, bold: what the learned policy picks)"
+)
+st.dataframe(costs_styler(step), width="stretch")
+
+with st.expander("Share this demo"):
+    params = links.current(step=i)
+    if not params:
+        st.caption(
+            "Links carry a bundled demo's set-up; uploaded data is not in the URL."
+        )
+    else:
+        base = (st.context.url or "").split("?")[0]
+        st.code(f"{base}?{urlencode(params)}", language=None)
+        st.caption(
+            "The address bar holds the same link: the dataset, sensors, training "
+            "settings and this step: opening it sets the app up the same way."
+        )
+
+if playing:
+    if i < last:
+        time.sleep(float(ss[state.W_TEACH_SPEED]))
+        ss[state.TEACH_STEP] = i + 1
+        st.rerun()
+    ss[state.TEACH_PLAYING] = False
+    st.rerun()

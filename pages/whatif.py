@@ -1,0 +1,142 @@
+"""What-if page: one example walked through the policy, with editable values."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from budgetdag_core import dag_figure, path_of
+from ui import dag_view, state, widgets
+from ui.whatif import decisions_table, edited_values, editor_table, probability_table
+
+widgets.enter_page()
+ss = st.session_state
+
+st.title("What-if: one example")
+st.markdown(
+    "Pick a test example and change its measurements. The policy runs as it would "
+    "in deployment: it asks for one sensor at a time, reads only the sensors it "
+    "bought, and stops when more are not worth their cost. Edit a value to see "
+    "whether the path or the prediction changes."
+)
+widgets.show_notice()
+run = widgets.need_run("the path comes from a trained policy.")
+widgets.need_results(run)
+dataset = widgets.need_dataset()
+X, y = dataset.X("test", run.spec), dataset.y("test")
+
+
+@widgets.guarded("resetting the values")
+def _reset() -> None:
+    ss[state.WHATIF_VERSION] = ss.get(state.WHATIF_VERSION, 0) + 1
+
+
+c1, c2, c3 = st.columns([2, 2, 3], vertical_alignment="bottom")
+if not 0 <= ss[state.W_WHATIF_ROW] < len(X):
+    ss[state.W_WHATIF_ROW] = 0
+row = c1.number_input(
+    f"Test example (0 to {len(X) - 1})",
+    min_value=0,
+    max_value=len(X) - 1,
+    step=1,
+    key=state.W_WHATIF_ROW,
+    persist_state=state.PERSIST,
+)
+c2.button(
+    "Back to the test values",
+    key=state.W_WHATIF_RESET,
+    on_click=_reset,
+    icon=":material/undo:",
+)
+c3.markdown(f"True label of this example: **{y.iloc[row]}**")
+
+original = X.iloc[row]
+left, right = st.columns([2, 3], gap="large")
+with left:
+    st.markdown("**Sensor values** (edit the *value* column)")
+    edited = st.data_editor(
+        editor_table(run.spec, original),
+        key=f"{state.W_WHATIF_EDITOR}{ss.get(state.WHATIF_VERSION, 0)}_{row}",
+        hide_index=True,
+        disabled=["sensor", "column", "test value"],
+        height=330,
+        width="stretch",
+        column_config={
+            "value": st.column_config.NumberColumn("value", format="%.4g"),
+            "test value": st.column_config.NumberColumn(format="%.4g"),
+        },
+    )
+try:
+    values, changed = edited_values(edited)
+    result = path_of(run.model, values)
+except ValueError as exc:
+    with right:
+        widgets.show_error(str(exc), "enter a number in every value cell.")
+    st.stop()
+base = run.memo(f"path_{row}", lambda: path_of(run.model, original))
+
+with right:
+    m1, m2, m3 = st.columns(3)
+    moved = result.prediction != base.prediction
+    m1.metric(
+        "Prediction",
+        str(result.prediction),
+        delta=f"was {base.prediction}" if moved else None,
+        delta_color="off",
+        border=True,
+    )
+    m2.metric(
+        "Cost paid",
+        f"{result.cost:g}",
+        delta=f"{result.cost - base.cost:+g}" if result.cost != base.cost else None,
+        delta_color="inverse",
+        border=True,
+    )
+    m3.metric(
+        "Sensors bought",
+        f"{len(result.acquired)} of {run.spec.n_sensors}",
+        border=True,
+    )
+    bought = " → ".join(result.acquired) or "none"
+    st.markdown(
+        f"**Bought, in order:** {bought}"
+        + (
+            f"  \n{len(changed)} value(s) edited: {', '.join(changed[:6])}"
+            + ("…" if len(changed) > 6 else "")
+            if changed
+            else ""
+        )
+    )
+    st.dataframe(
+        decisions_table(result.decisions),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "cost so far": st.column_config.NumberColumn(format="%g"),
+            "confidence": st.column_config.ProgressColumn(
+                format="percent", min_value=0.0, max_value=1.0
+            ),
+        },
+    )
+
+fig = dag_figure(
+    dag_view.flow(run, dataset, "test"),
+    highlight_path=result.states,
+    costs=dag_view.sensor_costs(run),
+    title="The example's path (red) over the flow of the test set",
+)
+st.plotly_chart(fig, key=state.W_WHATIF_CHART, config=dag_view.CHART_CONFIG)
+if result.proba:
+    st.markdown("**Final class probabilities**")
+    probs = probability_table(result.proba)
+    st.dataframe(
+        probs,
+        hide_index=True,
+        column_config={
+            "class": st.column_config.TextColumn(),
+            "probability": st.column_config.ProgressColumn(
+                format="percent", min_value=0.0, max_value=1.0
+            ),
+        },
+    )
+    if len(probs) < len(result.proba):
+        st.caption(f"The {len(probs)} most likely of {len(result.proba)} classes.")

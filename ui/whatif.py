@@ -1,0 +1,84 @@
+"""Tables of the What-if page: the editable row and one path (no Streamlit)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from budgetdag_core import SensorSpec
+
+MAX_CLASSES = 10  # probabilities shown
+
+
+def editor_table(spec: SensorSpec, row: pd.Series) -> pd.DataFrame:
+    """One line per feature column: sensor, column, the test value, an editable copy."""
+    lines = [
+        (sensor, column, float(row[column]))
+        for sensor in spec.names
+        for column in spec.groups[sensor]
+    ]
+    table = pd.DataFrame(lines, columns=["sensor", "column", "test value"])
+    table["value"] = table["test value"]
+    return table
+
+
+def edited_values(table: pd.DataFrame) -> tuple[dict[str, float], list[str]]:
+    """Column -> value from the edited table, and the columns that were changed.
+
+    Raises ``ValueError`` naming the column of an empty or non-numeric cell.
+    """
+    values: dict[str, float] = {}
+    changed: list[str] = []
+    for column, value, test_value in zip(
+        table["column"], table["value"], table["test value"], strict=True
+    ):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not math.isfinite(number):
+            raise ValueError(
+                f"The value of column {column!r} is empty or not a number."
+            )
+        values[str(column)] = number
+        if number != float(test_value):
+            changed.append(str(column))
+    return values, changed
+
+
+def _names(sensors: Any) -> str:
+    return ", ".join(map(str, sensors)) or "none"
+
+
+def decisions_table(decisions: pd.DataFrame) -> pd.DataFrame:
+    """``path_of(...).decisions`` in words, one line per decision."""
+    return pd.DataFrame(
+        {
+            "step": decisions["step"],
+            "sensors held": decisions["sensors_held"].map(_names),
+            "decision": [
+                f"buy {_names(bought)}" if action == "acquire" else "stop and classify"
+                for action, bought in zip(
+                    decisions["action"], decisions["acquired"], strict=True
+                )
+            ],
+            "cost so far": decisions["cost_so_far"],
+            "would predict": decisions["prediction"].map(str),
+            "confidence": decisions["confidence"],
+        }
+    )
+
+
+def probability_table(proba: Mapping[Any, float]) -> pd.DataFrame:
+    """The most likely classes first (at most :data:`MAX_CLASSES`)."""
+    table = pd.DataFrame(
+        {"class": [str(c) for c in proba], "probability": list(proba.values())}
+    )
+    return (
+        table.sort_values("probability", ascending=False, kind="stable")
+        .head(MAX_CLASSES)
+        .reset_index(drop=True)
+    )
