@@ -219,7 +219,7 @@ def fixed_points(
             "sensors": [sp.sensor_names[k] for k in states],
             "avg_cost": [float(sp.costs[:, k].mean()) for k in states],
             "avg_sensors": [float(sp.n_sensors[k]) for k in states],
-            "error": [float(1.0 - correct[:, k].mean()) for k in states],
+            "error": [float((~correct[:, k]).mean()) for k in states],
         }
     )
 
