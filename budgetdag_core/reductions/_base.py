@@ -59,10 +59,14 @@ class PolicyFeatures:
         return self.outer_.transform(Zs)
 
     def transform(self, Z: np.ndarray) -> np.ndarray:
-        Zs = self.inner_.transform(np.asarray(Z, dtype=float))
+        # The scalers' own transform validates and copies its input; on the hot
+        # prediction path the arithmetic is done directly (same operations).
+        Zs = (np.asarray(Z, dtype=float) - self.inner_.mean_) / self.inner_.scale_
         if self.poly_ is not None:
             Zs = self.poly_.transform(Zs)
-        return self.outer_.transform(Zs)
+        Zs -= self.outer_.mean_
+        Zs /= self.outer_.scale_
+        return Zs
 
 
 def constant_action(C: np.ndarray) -> int:

@@ -14,6 +14,11 @@ from sklearn.linear_model import LogisticRegression
 from ._base import PolicyFeatures, constant_action
 
 
+def _decision(model: LogisticRegression, F: np.ndarray) -> np.ndarray:
+    """``model.decision_function(F)`` without re-validating ``F`` at every node."""
+    return F @ model.coef_[0] + model.intercept_[0]
+
+
 @dataclass
 class _Node:
     """Internal tree node: left/right subtrees and a binary model (1 = right wins)."""
@@ -95,7 +100,7 @@ class FilterTree(BaseEstimator):
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model.fit(F[keep], label[keep], sample_weight=w)
             node.model = model
-            right_wins = model.decision_function(F) > 0
+            right_wins = _decision(model, F) > 0
         return node, np.where(right_wins, win_right, win_left)
 
     def _predict_node(self, node: _Node | int, F: np.ndarray) -> np.ndarray:
@@ -106,7 +111,7 @@ class FilterTree(BaseEstimator):
         if node.model is None:
             right_wins = np.full(len(F), node.constant)
         else:
-            right_wins = node.model.decision_function(F) > 0
+            right_wins = _decision(node.model, F) > 0
         return np.where(right_wins, win_right, win_left)
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
