@@ -5,8 +5,10 @@ learns policies for many ``cost_scale`` values (in parallel through joblib, so a
 Dask or Ray backend spreads them over a cluster), and evaluates each policy and
 every baseline with the same cost accounting (see :mod:`budgetdag_core.baselines`).
 
-The training split is evaluated out of fold: each training row is classified by a
-bank model that did not see it, as in the losses Graph-Reduce learns from.
+The training split ("train") uses the bank's out-of-fold predictions: each training
+row is classified by a bank model that did not see it, as in the losses Graph-Reduce
+learns from. The policies were learned on those rows, though, so the train curve is
+optimistic; judge on a test split.
 """
 
 from __future__ import annotations

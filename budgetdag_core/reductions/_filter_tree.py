@@ -27,6 +27,9 @@ class _Node:
     right: _Node | int
     model: LogisticRegression | None = None
     constant: bool = False  # used when model is None
+    # The model's decision on the scaled inputs (PolicyFeatures.fold), so that
+    # prediction needs no expanded feature matrix.
+    folded: tuple | None = None
 
 
 class FilterTree(BaseEstimator):
@@ -72,7 +75,35 @@ class FilterTree(BaseEstimator):
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
         self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
+        self._fold(self.tree_)
         return self
+
+    def _fold(self, node: _Node | int) -> bool:
+        """Fold every node's model onto the scaled inputs; False if impossible."""
+        if isinstance(node, int):
+            return True
+        if node.model is not None and getattr(node, "folded", None) is None:
+            node.folded = self.features_.fold(
+                node.model.coef_[0], node.model.intercept_[0]
+            )
+            if node.folded is None:
+                return False
+        return self._fold(node.left) and self._fold(node.right)
+
+    def _predict_folded(self, node: _Node | int, Zs: np.ndarray) -> np.ndarray:
+        if isinstance(node, int):
+            return np.full(len(Zs), node, dtype=np.intp)
+        win_left = self._predict_folded(node.left, Zs)
+        win_right = self._predict_folded(node.right, Zs)
+        if node.model is None:
+            right_wins = np.full(len(Zs), node.constant)
+        else:
+            a, U, b = node.folded
+            decision = Zs @ a + b
+            if U is not None:
+                decision += np.einsum("ij,ij->i", Zs @ U, Zs)
+            right_wins = decision > 0
+        return np.where(right_wins, win_right, win_left)
 
     def _train(
         self, F: np.ndarray, C: np.ndarray, actions: np.ndarray
@@ -119,6 +150,7 @@ class FilterTree(BaseEstimator):
         n = Z.shape[0]
         if self.constant_ is not None:
             return np.full(n, self.constant_, dtype=np.intp)
-        return self._predict_node(
-            self.tree_, self.features_.transform(Z.reshape(n, -1))
-        )
+        Z = Z.reshape(n, -1)
+        if self._fold(self.tree_):  # degree <= 2 (also folds models pickled before)
+            return self._predict_folded(self.tree_, self.features_.scale_inputs(Z))
+        return self._predict_node(self.tree_, self.features_.transform(Z))
