@@ -229,3 +229,35 @@ def test_dominance_summary_on_a_hand_made_frame():
     assert s.hull_cost_fraction == pytest.approx(1.0)
     with pytest.raises(ValueError, match="no DAG"):
         dominance_summary(frame, "train")
+
+
+def test_example_dependent_costs(problem, result):
+    res, _ = result
+    X, y, spec, Xt, yt = problem
+    rng = np.random.default_rng(0)
+    train_costs = pd.DataFrame(
+        rng.uniform(0.5, 3, size=(len(X), 3)), columns=list(spec.names)
+    )
+    test_costs = pd.DataFrame(
+        rng.uniform(0.5, 3, size=(len(Xt), 3)), columns=list(spec.names)
+    )
+    out = tradeoff_curve(
+        X,
+        y,
+        spec,
+        cost_scales=[0.02],
+        X_test=Xt,
+        y_test=yt,
+        sample_costs=train_costs,
+        test_sample_costs=test_costs,
+        bank=res.bank,
+        cv=3,
+        random_state=0,
+    )
+    f = out.frame
+    for split, costs in (("train", train_costs), ("test", test_costs)):
+        everything = f[(f["method"] == "all_sensors") & (f["split"] == split)]
+        assert everything["avg_cost"].item() == pytest.approx(costs.sum(axis=1).mean())
+    dag = f[(f["method"] == "dag") & (f["split"] == "test")]
+    trace = out.models[0].trace(Xt, sample_costs=test_costs)
+    assert dag["avg_cost"].item() == pytest.approx(trace["cost"].mean())
