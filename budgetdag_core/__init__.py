@@ -2,6 +2,8 @@
 
 from ._version import __version__
 from .bank import ClassifierBank
+from .baselines import baseline_points, lower_convex_hull, oracle_frontier
+from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
@@ -28,12 +30,20 @@ from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .session import PolicySession
 from .teaching import ReduceStep, cost_tables, graph_reduce_steps
+from .tradeoff import (
+    DominanceSummary,
+    TradeoffResult,
+    dominance_summary,
+    tradeoff_curve,
+)
 
 __all__ = [
     "DEMOS",
     "BudgetDAGClassifier",
+    "BudgetReport",
     "ClassifierBank",
     "CostRegression",
+    "DominanceSummary",
     "FilterTree",
     "PathResult",
     "PolicySession",
@@ -41,13 +51,17 @@ __all__ = [
     "ReduceStep",
     "SensorDAG",
     "SensorSpec",
+    "TradeoffResult",
     "__version__",
+    "baseline_points",
     "clicked_states",
     "cost_tables",
     "dag_figure",
     "decision_regions_figure",
+    "dominance_summary",
     "dumps_policy",
     "dumps_policy_skops",
+    "fit_for_budget",
     "graph_reduce",
     "graph_reduce_steps",
     "learn_policies_from_losses",
@@ -56,10 +70,13 @@ __all__ = [
     "load_policy_skops",
     "loads_policy",
     "loads_policy_skops",
+    "lower_convex_hull",
     "node_details",
+    "oracle_frontier",
     "path_of",
     "save_policy",
     "save_policy_skops",
     "toy_dataset",
+    "tradeoff_curve",
     "tradeoff_figure",
 ]

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .bank import ClassifierBank, Progress
+from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, Routing, graph_reduce, route
 from .reductions import CostRegression, FilterTree
@@ -58,6 +59,11 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
     loss_matrix : array (n_classes, n_classes), optional
         Misclassification loss of predicting class j for truth i (classes in
         sorted order); default 0/1.
+    policy_features : {"sensors", "sensors+confidence"}, default="sensors"
+        Inputs of each node's policy. ``"sensors"`` (the paper): the features of
+        the acquired sensors. ``"sensors+confidence"`` adds the top-class
+        probability, margin and entropy of the state's classifier (out-of-fold
+        at training, the refit bank at predict time; the root has none).
 
     Attributes
     ----------
@@ -95,6 +101,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "max_policy_features": [Interval(Integral, 1, None, closed="left")],
         "loss_matrix": ["array-like", None],
+        "policy_features": [StrOptions(set(POLICY_FEATURES))],
     }
 
     def __init__(
@@ -110,6 +117,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         max_policy_features: int = 1000,
         loss_matrix: Any = None,
+        policy_features: str = "sensors",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -121,6 +129,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.max_policy_features = max_policy_features
         self.loss_matrix = loss_matrix
+        self.policy_features = policy_features
 
     # ------------------------------------------------------------------ fitting
     def _make_learner(self) -> Any:
@@ -179,13 +188,9 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
             Called as the bank ("bank") and the policies ("policies") progress.
         """
         self._validate_params()
-        spec = as_spec(self.sensors)
-        Xv = check_features(X, spec)
-        y = check_labels(y, len(Xv), self.cv)
+        spec, Xv, y_enc, classes, dag = self._check_fit_data(X, y)
         costs = check_sample_costs(sample_costs, spec, len(Xv))
-        classes, y_enc = np.unique(y, return_inverse=True)
         loss_matrix = self._check_loss_matrix(len(classes))
-        dag = self._build_dag(spec)
         sensor_columns = spec.column_indices()
         settings = (self.cv, self.random_state, repr(self._bank_template()))
         if bank is not None:
@@ -196,15 +201,25 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
                     "columns, cv, random_state or classifier differ): refit it."
                 )
         else:
-            bank = ClassifierBank(
-                self._bank_template(),
-                cv=self.cv,
-                random_state=self.random_state,
-                n_jobs=self.n_jobs,
-            ).fit(Xv, y_enc, dag, sensor_columns, len(classes), progress)
+            bank = self._new_bank().fit(
+                Xv, y_enc, dag, sensor_columns, len(classes), progress
+            )
         state_cols = dag.state_columns(sensor_columns)
+        use_conf = self.policy_features == "sensors+confidence"
+        if use_conf and not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                "policy_features='sensors+confidence' needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
+            )
+
+        def state_inputs(k: int) -> np.ndarray:
+            conf = None
+            if use_conf and len(state_cols[k]):
+                conf = confidence_features(bank.oof_proba_[:, k])
+            return policy_inputs(Xv[:, state_cols[k]], conf)
+
         result = graph_reduce(
-            lambda k: Xv[:, state_cols[k]],
+            state_inputs,
             bank.oof_losses(y_enc, loss_matrix),
             spec.cost_vector if costs is None else costs,
             dag,
@@ -222,9 +237,43 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         self.dag_ = dag.to_networkx()
         self.state_columns_ = state_cols
         self.bank_ = bank
+        self.uses_confidence_ = use_conf
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.cost_to_go[:, 0]
         return self
+
+    def _check_fit_data(
+        self, X: pd.DataFrame, y: Any
+    ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray, SensorDAG]:
+        """Checked spec, feature matrix, encoded labels, classes and DAG."""
+        spec = as_spec(self.sensors)
+        Xv = check_features(X, spec)
+        y = check_labels(y, len(Xv), self.cv)
+        classes, y_enc = np.unique(y, return_inverse=True)
+        return spec, Xv, y_enc, classes, self._build_dag(spec)
+
+    def _new_bank(self) -> ClassifierBank:
+        return ClassifierBank(
+            self._bank_template(),
+            cv=self.cv,
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+        )
+
+    def fit_bank(
+        self, X: pd.DataFrame, y: Any, *, progress: Progress | None = None
+    ) -> ClassifierBank:
+        """Fit only the classifier bank, for reuse by ``fit(X, y, bank=...)``.
+
+        The bank does not depend on costs, ``cost_scale`` or the policy settings:
+        fit it once and learn policies for many cost scales (see
+        :func:`budgetdag_core.tradeoff_curve`). The estimator itself is unchanged.
+        """
+        self._validate_params()
+        spec, Xv, y_enc, classes, dag = self._check_fit_data(X, y)
+        return self._new_bank().fit(
+            Xv, y_enc, dag, spec.column_indices(), len(classes), progress
+        )
 
     def _bank_template(self) -> Any:
         from .bank import default_classifier
@@ -254,26 +303,64 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return check_features(X, self.spec_)
 
-    def _route(self, Xv: np.ndarray) -> Routing:
-        cols = self.state_columns_
-        return route(
-            self.policies_,
-            lambda k, rows: Xv[np.ix_(rows, cols[k])],
-            len(Xv),
-            self.sensor_dag_.n_sensors,
+    def _uses_confidence(self, k: int) -> bool:
+        # Models pickled before policy_features existed have no such attribute.
+        return getattr(self, "uses_confidence_", False) and bool(
+            len(self.state_columns_[k])
         )
 
-    def _proba_at_stops(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    def _route(
+        self,
+        Xv: np.ndarray,
+        conf: np.ndarray | None = None,
+        stop_proba: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+    ) -> Routing:
+        """Route all rows; ``conf`` (n, n_states, 3) are precomputed confidences.
+
+        Without ``conf``, confidence policies ask the bank at each node for the
+        rows there; those probabilities are kept in ``stop_proba`` (state ->
+        (rows, proba)) so that the stop state's prediction need not recompute them.
+        """
+        cols = self.state_columns_
+
+        def inputs(k: int, rows: np.ndarray) -> np.ndarray:
+            if not self._uses_confidence(k):
+                return Xv[np.ix_(rows, cols[k])]
+            if conf is not None:
+                return policy_inputs(Xv[np.ix_(rows, cols[k])], conf[rows, k])
+            proba = self.bank_.predict_proba(Xv[rows], k)
+            if stop_proba is not None:
+                stop_proba[k] = (rows, proba)
+            return policy_inputs(Xv[np.ix_(rows, cols[k])], confidence_features(proba))
+
+        return route(self.policies_, inputs, len(Xv), self.sensor_dag_.n_sensors)
+
+    def _route_and_proba(self, Xv: np.ndarray) -> tuple[Routing, np.ndarray]:
+        """Routing and the stop-state class probabilities of every row."""
+        known: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        routing = self._route(Xv, stop_proba=known)
+        return routing, self._proba_at_stops(Xv, routing.stop_state, known)
+
+    def _proba_at_stops(
+        self,
+        Xv: np.ndarray,
+        stops: np.ndarray,
+        known: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+    ) -> np.ndarray:
         proba = np.zeros((len(Xv), len(self.classes_)))
         for k in np.unique(stops):
             rows = np.flatnonzero(stops == k)
-            proba[rows] = self.bank_.predict_proba(Xv[rows], int(k))
+            if known is not None and int(k) in known:
+                seen, p = known[int(k)]
+                proba[rows] = p[np.searchsorted(seen, rows)]
+            else:
+                proba[rows] = self.bank_.predict_proba(Xv[rows], int(k))
         return proba
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class probabilities from the classifier of each example's stop state."""
         Xv = self._features(X)
-        return self._proba_at_stops(Xv, self._route(Xv).stop_state)
+        return self._route_and_proba(Xv)[1]
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
@@ -308,8 +395,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         ``stop_state`` (state index), ``confidence`` (top class probability).
         """
         Xv = self._features(X)
-        routing = self._route(Xv)
-        proba = self._proba_at_stops(Xv, routing.stop_state)
+        routing, proba = self._route_and_proba(Xv)
         acquired = self._acquired_order(routing.path)
         return pd.DataFrame(
             {
@@ -340,19 +426,28 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def evaluate_states(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+        self,
+        X: pd.DataFrame,
+        y: Any,
+        *,
+        sample_costs: Any = None,
+        states: Any = None,
     ) -> pd.DataFrame:
         """Non-adaptive baselines: every state's classifier applied to all rows.
 
         One row per DAG state with ``state``, ``sensors`` (names), ``n_sensors``,
         ``avg_cost`` (everyone pays for all of the state's sensors) and ``error``.
         State 0 is the no-sensor baseline, the last state all sensors.
+
+        ``states`` restricts the rows to some states, given as state indices or
+        as collections of sensor names (e.g. greedily selected subsets); each
+        must be a state of the DAG.
         """
         Xv = self._features(X)
         y = check_labels(y, len(Xv), None)
         dag = self.sensor_dag_
         rows = []
-        for k in range(dag.n_states):
+        for k in self.state_indices(states):
             pred = self.classes_[self.bank_.predict_proba(Xv, k).argmax(axis=1)]
             stops = np.full(len(Xv), k)
             rows.append(
@@ -368,6 +463,43 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
             )
         return pd.DataFrame(rows)
 
+    def state_indices(self, states: Any = None) -> list[int]:
+        """DAG state indices of ``states`` (indices or sensor-name collections).
+
+        ``None`` gives all states. A sensor subset that is not a state of the DAG
+        (possible when the DAG is built over selected subsets) is a ``ValueError``.
+        """
+        check_is_fitted(self)
+        dag = self.sensor_dag_
+        if states is None:
+            return list(range(dag.n_states))
+        position = {name: i for i, name in enumerate(dag.sensor_names)}
+        out = []
+        for state in states:
+            if isinstance(state, Integral):
+                if not 0 <= int(state) < dag.n_states:
+                    raise ValueError(
+                        f"State index {state} is out of range (0..{dag.n_states - 1})."
+                    )
+                out.append(int(state))
+                continue
+            names = [state] if isinstance(state, str) else list(state)
+            unknown = [n for n in names if n not in position]
+            if unknown:
+                raise ValueError(
+                    f"Unknown sensor(s) {unknown} in subset {tuple(names)}; known: "
+                    f"{list(dag.sensor_names)}."
+                )
+            mask = 0
+            for n in names:
+                mask |= 1 << position[n]
+            if mask not in dag.index:
+                raise ValueError(
+                    f"The subset {tuple(names)} is not a state of this model's DAG."
+                )
+            out.append(dag.index[mask])
+        return out
+
     def flow(self, X: pd.DataFrame, y: Any = None) -> nx.DiGraph:
         """The DAG annotated with how examples of ``X`` flow through it.
 
@@ -376,7 +508,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         ``count``.
         """
         Xv = self._features(X)
-        routing = self._route(Xv)
+        routing, stop_proba = self._route_and_proba(Xv)
         g = self.dag_.copy()
         K = self.sensor_dag_.n_states
         visited = routing.path[routing.path >= 0]
@@ -399,8 +531,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
                 g.edges[int(u), int(v)]["count"] += int(c)
         if y is not None:
             y = check_labels(y, len(Xv), None)
-            proba = self._proba_at_stops(Xv, routing.stop_state)
-            wrong = self.classes_[proba.argmax(axis=1)] != y
+            wrong = self.classes_[stop_proba.argmax(axis=1)] != y
             errors = np.bincount(routing.stop_state, weights=wrong, minlength=K)
             for k in range(K):
                 g.nodes[k]["errors"] = int(errors[k])
