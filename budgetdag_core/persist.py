@@ -110,6 +110,7 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank.ClassifierBank",
     "budgetdag_core.dag.SensorDAG",
     "budgetdag_core.estimator.BudgetDAGClassifier",
+    "budgetdag_core.graph_reduce.ConstantAction",
     "budgetdag_core.graph_reduce.NodePolicy",
     "budgetdag_core.reductions._base.PolicyFeatures",
     "budgetdag_core.reductions._cost_regression.CostRegression",
@@ -140,7 +141,36 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
     """
     import skops.io as sio
 
-    return sio.dumps(policy_bundle(model, slim=slim))
+    return sio.dumps(_skops_bundle(model, slim))
+
+
+def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
+    """:func:`policy_bundle` with what skops cannot store made plain.
+
+    skops does not store pandas objects: the report of ``fit_for_budget``
+    (which holds a DataFrame) travels as a dict and is rebuilt on loading.
+    """
+    bundle = policy_bundle(model, slim=slim)
+    report = getattr(bundle["model"], "budget_report_", None)
+    if report is not None:
+        inner = copy.copy(bundle["model"])  # leave the caller's model alone
+        del inner.budget_report_
+        plain = dict(vars(report))
+        plain["history"] = report.history.to_dict(orient="list")
+        bundle["model"], bundle["budget_report"] = inner, plain
+    return bundle
+
+
+def _restore_budget_report(bundle: dict[str, Any]) -> dict[str, Any]:
+    plain = bundle.pop("budget_report", None)
+    if plain is not None:
+        import pandas as pd
+
+        from .budget import BudgetReport
+
+        plain = {**plain, "history": pd.DataFrame(plain["history"])}
+        bundle["model"].budget_report_ = BudgetReport(**plain)
+    return bundle
 
 
 def save_policy_skops(model: Any, path: str | Path, *, slim: bool = True) -> Path:
@@ -189,7 +219,10 @@ def loads_policy_skops(data: bytes) -> Any:
             "The skops file holds type(s) that a BudgetDAG policy does not use: "
             f"{refused[:10]}. It was not loaded."
         )
-    return _check_bundle(sio.loads(data, trusted=found))
+    bundle = sio.loads(data, trusted=found)
+    if isinstance(bundle, dict) and "model" in bundle:
+        bundle = _restore_budget_report(bundle)
+    return _check_bundle(bundle)
 
 
 def load_policy_skops(path: str | Path) -> Any:

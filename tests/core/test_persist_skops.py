@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import skops.io as sio
 from sklearn.ensemble import RandomForestClassifier
@@ -11,6 +12,7 @@ from budgetdag_core import (
     BudgetDAGClassifier,
     PolicyVersionWarning,
     dumps_policy_skops,
+    fit_for_budget,
     load_policy_skops,
     loads_policy_skops,
     persist,
@@ -96,3 +98,15 @@ def test_other_library_version_warns(data, monkeypatch):
     monkeypatch.setattr(persist, "__version__", "0.0.0-other")
     with pytest.warns(PolicyVersionWarning, match="budgetdag_core"):
         loads_policy_skops(blob)
+
+
+def test_a_budget_model_keeps_its_report(data):
+    X, y, X_test = data
+    model = fit_for_budget(X, y, SYNTH_SPEC, 1.0, cv=3, random_state=0)
+    loaded = loads_policy_skops(dumps_policy_skops(model))
+    np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+    assert hasattr(model, "budget_report_")  # the caller's model is untouched
+    report, again = model.budget_report_, loaded.budget_report_
+    assert again.cost_scale == report.cost_scale and again.met == report.met
+    pd.testing.assert_frame_equal(again.history, report.history)
+    assert "budget_report" not in loaded.metadata_
