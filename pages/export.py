@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
+import plotly.graph_objects as go
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import (
+    dag_figure,
     dumps_policy,
     dumps_policy_skops,
     loads_policy,
     loads_policy_skops,
+    tradeoff_figure,
 )
 from budgetdag_core.reports import trace_for_export
-from ui import state, widgets
+from ui import dag_view, state, widgets
+from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.training import TrainedRun, run_from_model
 
 widgets.enter_page()
@@ -233,6 +238,85 @@ def load_section() -> None:
         show_loaded(loaded)
 
 
+def figure_builders(run: TrainedRun) -> dict[str, tuple[str, Callable[[], go.Figure]]]:
+    """Figure id -> (title, builder) of the figures this run can draw."""
+    costs = dag_view.sensor_costs(run)
+    out: dict[str, tuple[str, Callable[[], go.Figure]]] = {}
+    for part in ("test", "train"):
+        title = f"The DAG with the flow of the {dag_view.PARTS[part].lower()}"
+        out[f"dag_{part}"] = (
+            title,
+            lambda part=part, title=title: dag_figure(
+                dag_view.flow(run, dataset, part), costs=costs, title=title
+            ),
+        )
+    cached = ss.get(state.SWEEP)
+    if cached is not None and cached["key"][0] == dataset.token:
+        frame = cached["result"].frame
+        out["tradeoff"] = (
+            "Trade-off curve (train and test)",
+            lambda: tradeoff_figure(
+                frame, split=["test", "train"], hull=True, title="Error against cost"
+            ),
+        )
+    return out
+
+
+def figures_section() -> None:
+    run = state.get_run()
+    if run is None or run.metrics is None:
+        return
+    st.subheader("Figures")
+    offline = st.toggle(
+        f"Embed plotly.js (the HTML works offline; +{PLOTLY_JS_MB:g} MB per file)",
+        key=state.W_HTML_OFFLINE,
+    )
+    problem = png_problem()
+    name = dataset.name.split(".")[0]
+    builders = figure_builders(run)
+    for fig_id, (title, build) in builders.items():
+        c1, c2, c3 = st.columns([4, 2, 2], vertical_alignment="center")
+        c1.markdown(title)
+        # The CDN version is small: built now. The offline one carries plotly.js
+        # and is built only when downloaded.
+        html = (
+            (lambda b=build: html_bytes(b(), offline=True))
+            if offline
+            else run.memo(f"html_{fig_id}", lambda b=build: html_bytes(b()))
+        )
+        with c2:
+            st.download_button(
+                "HTML",
+                data=html,
+                file_name=f"budgetdag_{name}_{fig_id}.html",
+                mime="text/html",
+                key=f"{state.W_DOWNLOAD}html_{fig_id}",
+                on_click="ignore",
+                icon=":material/code:",
+                width="stretch",
+            )
+        with c3:
+            st.download_button(
+                "PNG",
+                data=(lambda b=build: png_bytes(b())) if problem is None else b"",
+                file_name=f"budgetdag_{name}_{fig_id}.png",
+                mime="image/png",
+                key=f"{state.W_DOWNLOAD}png_{fig_id}",
+                on_click="ignore",
+                icon=":material/image:",
+                disabled=problem is not None,
+                width="stretch",
+            )
+    if "tradeoff" not in builders:
+        st.caption("The trade-off curve is offered here once traced (Trade-off page).")
+    if problem is not None:
+        st.caption(
+            f"{problem} To save a PNG, use the camera button in the toolbar above any "
+            "figure of the app, or open the HTML file and use its camera button."
+        )
+
+
 downloads()
+figures_section()
 st.divider()
 load_section()

@@ -1,78 +1,269 @@
-"""Trade-off page: the trained policy against every fixed sensor subset."""
+"""Trade-off page: error against cost for the DAG and every fixed sensor subset."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
+from budgetdag_core import tradeoff_figure
 from budgetdag_core.reports import baseline_table
-from ui import widgets
+from ui import dag_view, state, sweep, widgets
+from ui.training import ProgressReporter, reusable_bank
 
 widgets.enter_page()
+ss = st.session_state
+
 st.title("Trade-off")
 st.markdown(
     "A policy is judged by two numbers: its error and what it pays for sensors. "
     "A fixed (non-adaptive) subset buys the same sensors for every example; the "
-    "policy buys them example by example."
+    "policy buys them example by example. The **cost scale** moves the policy "
+    "along a curve, from buying nothing to buying whatever helps."
 )
-st.info(
-    "Coming next: the full cost-error curve of the DAG over many cost scales, the "
-    "convex hull of the fixed subsets, the oracle bound, and picking a model for a "
-    "target budget.",
-    icon=":material/construction:",
-)
+widgets.show_notice()
 run = widgets.need_run("the trade-off compares a trained policy with fixed subsets.")
 widgets.need_results(run)
+dataset = widgets.need_dataset()
+spec = run.spec
+settings = sweep.sweep_settings(run, state.train_settings())
+X_LABELS = {"avg_cost": "Average cost", "avg_sensors": "Number of sensors"}
+SPLITS = {
+    "test": "Test set",
+    "train": "Training set (out of fold)",
+    "both": "Both",
+}
 
-table = baseline_table(run.metrics, run.states)
-fixed = table[table["kind"] == "fixed subset"]
-beaten = int(fixed["policy_dominates"].sum())
-policy = table[table["kind"] == "policy"].iloc[0]
-as_good = fixed[fixed["error"] <= policy["error"]]
-summary = (
-    f"On the test set the policy has **{policy['error']:.1%}** error at average cost "
-    f"**{policy['avg_cost']:.3g}**. It beats **{beaten} of {len(fixed)}** fixed "
-    "subsets on both counts (cheaper and at least as accurate, or as cheap and "
-    "more accurate)."
-)
-if len(as_good):
-    cheapest = as_good.sort_values("avg_cost").iloc[0]
-    summary += (
-        f" The cheapest fixed subset that is at least as accurate, "
-        f"{cheapest['sensors']}, costs {cheapest['avg_cost']:.3g}"
+
+def policy_summary() -> str:
+    """The current model against the fixed subsets, on the test set."""
+    table = baseline_table(run.metrics, run.states)
+    fixed = table[table["kind"] == "fixed subset"]
+    beaten = int(fixed["policy_dominates"].sum())
+    policy = table[table["kind"] == "policy"].iloc[0]
+    text = (
+        f"The current model has **{policy['error']:.1%}** test error at average "
+        f"cost **{policy['avg_cost']:.3g}**; it beats **{beaten} of {len(fixed)}** "
+        "fixed subsets on both counts."
     )
-    if cheapest["avg_cost"] > 0:
-        saving = 1 - policy["avg_cost"] / cheapest["avg_cost"]
-        summary += (
-            f": the policy pays {saving:.0%} less."
-            if saving > 0
-            else f": the policy pays {-saving:.0%} more."
+    as_good = fixed[fixed["error"] <= policy["error"]]
+    if len(as_good):
+        cheapest = as_good.sort_values("avg_cost").iloc[0]
+        text += (
+            f" The cheapest fixed subset at least as accurate, {cheapest['sensors']}, "
+            f"costs {cheapest['avg_cost']:.3g}."
         )
     else:
-        summary += "."
-else:
-    summary += " No fixed subset is as accurate."
-st.markdown(summary)
+        text += " No fixed subset is as accurate."
+    return text
 
-points = table.assign(
-    color=table["kind"].map({"policy": "#d9480f", "fixed subset": "#94a3b8"})
+
+# ------------------------------------------------------------- the sweep
+n_points = int(ss[state.W_TRADE_POINTS])
+key = sweep.sweep_key(dataset, spec, settings, n_points)
+cached = ss.get(state.SWEEP)
+result = cached["result"] if cached is not None and cached["key"] == key else None
+
+with st.container(border=True):
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    c1.slider(
+        "Cost scales on the curve",
+        min_value=4,
+        max_value=20,
+        key=state.W_TRADE_POINTS,
+        persist_state=state.PERSIST,
+        help="Each point learns the policies once more (the classifier bank is "
+        "shared); more points draw a finer curve and take longer.",
+    )
+    reused = reusable_bank(run, dataset, spec, settings) is not None
+    go_sweep = c2.button(
+        "Recompute the curve" if result is not None else "Trace the curve",
+        key=state.W_TRADE_RUN,
+        type="primary" if result is None else "secondary",
+        icon=":material/show_chart:",
+        width="stretch",
+    )
+    st.caption(
+        "Same data, sensors and settings as the current model; only the cost scale "
+        "changes. "
+        + (
+            "The classifier bank of the current model is reused."
+            if reused
+            else "The classifier bank is fitted first (as long as a training)."
+        )
+    )
+    if go_sweep:
+        with st.status("Tracing the trade-off curve...", expanded=True) as status:
+            bar = st.progress(0.0, text="Starting")
+            reporter = ProgressReporter(
+                lambda fraction, text: bar.progress(fraction, text=text),
+                bank_reused=reused,
+            )
+            try:
+                result = sweep.compute_sweep(
+                    dataset, spec, settings, n_points, run, progress=reporter
+                )
+            except ValueError as exc:
+                status.update(label="The curve could not be traced", state="error")
+                widgets.show_error(str(exc), "check the settings on the Train page.")
+            except Exception as exc:
+                status.update(label="The curve could not be traced", state="error")
+                widgets.show_unexpected(exc, "tracing the trade-off curve")
+            else:
+                ss[state.SWEEP] = {"key": key, "result": result}
+                status.update(
+                    label=f"Traced {len(result.cost_scales)} cost scales",
+                    state="complete",
+                    expanded=False,
+                )
+
+# ------------------------------------------------------------ the figure
+c1, c2 = st.columns(2)
+x_axis = c1.radio(
+    "x-axis",
+    options=list(X_LABELS),
+    key=state.W_TRADE_X,
+    persist_state=state.PERSIST,
+    horizontal=True,
+    format_func=X_LABELS.get,
 )
-st.scatter_chart(
-    points,
-    x="avg_cost",
-    y="error",
-    color="color",
-    size=140,
-    x_label="average cost per example",
-    y_label="test error",
-    height=360,
+if result is None:
+    frame = run.memo("tradeoff_frame", lambda: sweep.current_frame(run, dataset))
+    splits = ["test"]
+    c2.caption("Trace the curve to compare the training and test sets.")
+else:
+    frame = result.frame
+    chosen_split = c2.radio(
+        "Examples",
+        options=list(SPLITS),
+        key=state.W_TRADE_SPLIT,
+        persist_state=state.PERSIST,
+        horizontal=True,
+        format_func=SPLITS.get,
+    )
+    splits = ["test", "train"] if chosen_split == "both" else [chosen_split]
+
+current_scale = run.settings.cost_scale if run.settings is not None else None
+highlight = [
+    label
+    for label in sweep.current_rows(frame, current_scale)
+    if frame.loc[label, "split"] in splits
+]
+fig = tradeoff_figure(
+    frame,
+    x=x_axis,
+    split=splits,
+    hull=True,
+    highlight=highlight or None,
+    height=520,
 )
-st.caption("Orange: the BudgetDAG policy. Grey: each fixed subset of sensors.")
-st.dataframe(
-    table.drop(columns=["kind"]),
-    hide_index=True,
-    column_config={
-        "avg_cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
-        "error": st.column_config.NumberColumn("test error", format="percent"),
-        "policy_dominates": st.column_config.CheckboxColumn("policy better"),
-    },
+clicked = dag_view.clickable_chart(fig, state.W_TRADE_CHART)
+if result is not None:
+    st.caption(
+        "**Click a point of the DAG curve** to make that model the current one "
+        "(Explore DAG, What-if and Export then use it). The ring marks the "
+        "current model."
+    )
+    if clicked is not None and clicked in frame.index:
+        row = frame.loc[clicked]
+        if row["method"] == "dag" and row["cost_scale"] != current_scale:
+            state.set_run(
+                sweep.run_from_sweep(
+                    result, float(row["cost_scale"]), dataset, settings
+                )
+            )
+            state.notice(
+                f"Now using the model with cost scale {row['cost_scale']:.3g} "
+                "from the curve.",
+                "success",
+            )
+            st.rerun()
+        elif row["method"] != "dag":
+            st.caption(
+                f"That point is a baseline ({sweep.METHOD_NAMES.get(row['method'])}): "
+                "click a point of the DAG curve to pick a model."
+            )
+
+# ---------------------------------------------------------- in words
+st.markdown(policy_summary())
+if result is not None:
+    for split in ("test", "train"):
+        if split in result.summaries:
+            words = result.summaries[split].describe().split("] ", 1)[-1]
+            st.markdown(f"**{SPLITS[split]}.** {words}")
+
+# ------------------------------------------------------------- budget
+st.subheader("A model for a budget")
+
+
+@widgets.guarded("picking the model on the curve")
+def _use_curve_model(cost_scale: float) -> None:
+    state.set_run(sweep.run_from_sweep(result, cost_scale, dataset, settings))
+    state.notice(
+        f"Now using the curve's model at cost scale {cost_scale:.3g}.", "success"
+    )
+
+
+st.number_input(
+    "Target average cost per example",
+    min_value=0.0,
+    max_value=float(spec.total_cost),
+    key=state.W_BUDGET,
+    persist_state=state.PERSIST,
+    format="%g",
+    help=f"Between 0 and {spec.total_cost:g} (every sensor for every example).",
 )
+budget = float(ss[state.W_BUDGET])
+b1, b2 = st.columns(2, gap="large")
+with b1, st.container(border=True):
+    st.markdown("**From the curve** (instant)")
+    if result is None:
+        st.caption("Trace the curve first.")
+    else:
+        try:
+            picked = result.model_for_budget(budget, split="train")
+        except ValueError as exc:
+            st.caption(str(exc))
+        else:
+            rows = result.dag[result.dag["cost_scale"] == picked.cost_scale]
+            test = rows[rows["split"] == "test"].iloc[0]
+            st.markdown(
+                f"The most accurate policy of the curve spending at most {budget:g} "
+                f"on the training set: cost scale **{picked.cost_scale:.3g}**, test "
+                f"error **{test['error']:.1%}** at average cost "
+                f"**{test['avg_cost']:.3g}**."
+            )
+            st.button(
+                "Use this model",
+                key=state.W_TRADE_USE_CURVE,
+                on_click=_use_curve_model,
+                args=(float(picked.cost_scale),),
+                disabled=picked.cost_scale == current_scale,
+            )
+with b2, st.container(border=True):
+    st.markdown("**Fitted for this budget** (a training)")
+    st.caption(
+        "Searches the cost scale on a held-out quarter of the training rows until "
+        "the policy spends the target on average (`fit_for_budget`)."
+    )
+    if st.button("Fit for this budget", key=state.W_TRADE_FIT_BUDGET):
+        fitted = widgets.train_with_progress(
+            dataset, spec, replace(settings, target_budget=budget)
+        )
+        if fitted is not None:
+            state.notice(fitted.note or "Fitted for the budget.", "success")
+            st.rerun()
+
+with st.expander("All points as a table"):
+    for split in splits:
+        st.markdown(f"**{SPLITS[split]}**")
+        st.dataframe(
+            sweep.table(frame, split),
+            hide_index=True,
+            column_config={
+                "cost scale": st.column_config.NumberColumn(format="%.3g"),
+                "avg cost": st.column_config.NumberColumn(format="%.3g"),
+                "avg sensors": st.column_config.NumberColumn(format="%.2f"),
+                "error": st.column_config.NumberColumn(format="percent"),
+            },
+        )

@@ -43,6 +43,7 @@ NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
+SWEEP = "sweep"  # {"key": sweep key, "result": TradeoffResult}: the last curve
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
 TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
@@ -95,6 +96,14 @@ W_WHATIF_ROW = "w_whatif_row"
 W_WHATIF_EDITOR = "w_whatif_editor_"  # + WHATIF_VERSION + row
 W_WHATIF_RESET = "w_whatif_reset"
 W_WHATIF_CHART = "w_whatif_chart"
+# Trade-off page
+W_TRADE_POINTS = "w_trade_points"
+W_TRADE_RUN = "w_trade_run"
+W_TRADE_X = "w_trade_x"
+W_TRADE_SPLIT = "w_trade_split"
+W_TRADE_CHART = "w_trade_chart"
+W_TRADE_USE_CURVE = "w_trade_use_curve"
+W_TRADE_FIT_BUDGET = "w_trade_fit_budget"
 # Teaching page
 W_TEACH_TOY = "w_teach_toy"
 W_TEACH_TRAIN = "w_teach_train"
@@ -138,6 +147,9 @@ DEFAULTS: dict[str, Any] = {
     W_DAG_NODE: None,
     W_WHATIF_ROW: 0,
     W_TEACH_SPEED: 1.5,
+    W_TRADE_POINTS: 10,
+    W_TRADE_X: "avg_cost",
+    W_TRADE_SPLIT: "test",
     W_TRUST: False,
 }
 

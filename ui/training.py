@@ -146,12 +146,11 @@ class ProgressReporter:
             text = f"Fitting the classifier bank: {done} of {total} fits"
         else:
             fraction = self.bank_share + (1 - self.bank_share) * part
-            text = (
-                f"Searching the cost scale for the budget: step {done} of at most "
-                f"{total}"
-                if stage == "budget"
-                else f"Learning node policies: {done} of {total} nodes"
-            )
+            text = {
+                "budget": f"Searching the cost scale for the budget: step {done} of "
+                f"at most {total}",
+                "sweep": f"Learning the policies of cost scale {done} of {total}",
+            }.get(stage, f"Learning node policies: {done} of {total} nodes")
         if fraction - self.last >= self.min_step or done == total:
             self.last = fraction
             self.sink(min(max(fraction, 0.0), 1.0), text)
