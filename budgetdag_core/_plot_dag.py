@@ -128,6 +128,7 @@ def _view(
     hide_unvisited: bool,
     min_arrived: int,
     height: int | None,
+    width: int | None = None,
 ) -> _View:
     K = g.number_of_nodes()
     has_flow = all("arrived" in g.nodes[k] for k in g.nodes)
@@ -178,7 +179,8 @@ def _view(
     y_range = (min(y_low, sink[1]) - 0.7, y_high + 0.7)
     plot_h = height - margin["t"] - margin["b"]
     px_per_y = plot_h / (y_range[1] - y_range[0])
-    px_per_x = PLOT_WIDTH_PX / (last_layer + 2.6)
+    plot_w = (width - margin["l"] - margin["r"]) if width else PLOT_WIDTH_PX
+    px_per_x = plot_w / (last_layer + 2.6)
     d_max = float(np.clip(min(0.8 * px_per_y, 0.45 * px_per_x), 9, 60))
     return _View(
         g=g,
@@ -555,6 +557,7 @@ def dag_figure(
     edge_bins: int = 4,
     title: str | None = None,
     height: int | None = None,
+    width: int | None = None,
 ) -> go.Figure:
     """Draw the sensor DAG with how examples flow through it.
 
@@ -591,6 +594,10 @@ def dag_figure(
         Number of edge widths (a plotly line has one width per trace).
     title, height : optional
         Figure title and pixel height (default grows with the widest layer).
+    width : int, optional
+        Pixel width the figure will be shown at: node sizes and label lengths
+        are fitted to it. The layout's width is not fixed (the figure still
+        stretches); default: a 1100 px wide drawing area.
 
     Returns
     -------
@@ -623,7 +630,9 @@ def dag_figure(
             raise ValueError(f"State {s} is not in the DAG (0..{K - 1}).")
     selected = None if selected is None else int(selected)
     must_show = set(path) | ({selected} if selected is not None else set())
-    v = _view(g, names, node_cost, must_show, hide_unvisited, min_arrived, height)
+    v = _view(
+        g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width
+    )
     if color == "error" and (not v.has_flow or v.err_key is None):
         raise ValueError("color='error' needs the flow with labels: pass X and y.")
 
@@ -697,6 +706,10 @@ def clicked_states(selection: Any) -> list[Any]:
     out: list[Any] = []
     for p in points or []:
         data = p.get("customdata") if isinstance(p, Mapping) else None
+        if isinstance(data, Mapping):
+            # A numeric customdata row reaches the browser as a typed array,
+            # which Streamlit's frontend sends back as {"0": v0, "1": v1, ...}.
+            data = data.get("0", data.get(0))
         if data is None:
             continue
         value = (

@@ -24,7 +24,7 @@ widgets.need_results(run)
 dataset = widgets.need_dataset()
 n_states = run.model.sensor_dag_.n_states
 
-c1, c2, c3 = st.columns([2, 3, 3], vertical_alignment="bottom")
+c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
 part = c1.radio(
     "Examples",
     options=list(dag_view.PARTS),
@@ -39,23 +39,25 @@ color = c2.radio(
     key=state.W_DAG_COLOR,
     persist_state=state.PERSIST,
     horizontal=True,
-    format_func={
-        "stop_share": "Share stopping there",
-        "error": "Error of those stopping",
-    }.get,
+    format_func={"stop_share": "Share stopping", "error": "Error when stopping"}.get,
 )
 show_all = c3.toggle(
-    "Show states no example reaches",
+    "Show unreached states",
     key=state.W_FLOW_ALL,
     persist_state=state.PERSIST,
-    help="Hidden by default: the layers close up and labels stay legible.",
+    help="States no example reaches are hidden by default: the layers close up "
+    "and labels stay legible.",
 )
 graph = dag_view.flow(run, dataset, part)
 min_arrived = 1
 if n_states > 16 and not show_all:
-    top = max(int(graph.nodes[0].get("arrived", 1)) // 10, 1)
-    if ss[state.W_DAG_MIN] > top:
-        ss[state.W_DAG_MIN] = 1
+    # A fresh model or data part starts at a threshold that keeps the figure
+    # readable (about 30 states); the slider then belongs to the user.
+    top = max(int(graph.nodes[0].get("arrived", 1)) // 10, 2)
+    owner = (id(run), part)
+    if ss.get(state.DAG_MIN_FOR) != owner or not 1 <= ss[state.W_DAG_MIN] <= top:
+        ss[state.DAG_MIN_FOR] = owner
+        ss[state.W_DAG_MIN] = min(dag_view.auto_min_arrived(graph), top)
     min_arrived = st.slider(
         "Hide states reached by fewer examples than",
         min_value=1,
@@ -63,7 +65,7 @@ if n_states > 16 and not show_all:
         key=state.W_DAG_MIN,
         persist_state=state.PERSIST,
         help=f"With {n_states} states many are reached by a handful of examples; "
-        "hiding them leaves the main routes.",
+        "hiding them leaves the main routes. Set 1 to see every reached state.",
     )
 
 # The node whose details are shown: chosen in the list or by a click.
@@ -81,7 +83,9 @@ fig = dag_figure(
     hide_unvisited=not show_all,
     min_arrived=min_arrived,
     costs=dag_view.sensor_costs(run),
+    width=dag_view.PAGE_WIDTH_PX,
 )
+dag_view.rename_trace(fig, "selected", "clicked node")
 clicked = dag_view.clickable_chart(fig, state.W_DAG_CHART)
 if clicked is not None and clicked != ss[state.W_DAG_NODE] and clicked in visible:
     ss[state.W_DAG_NODE] = clicked

@@ -31,8 +31,8 @@ dataset = widgets.need_dataset()
 
 
 FORMATS = {
-    "skops": (dumps_policy_skops, "skops", "Download policy (.skops, safe)"),
-    "pickle": (dumps_policy, "pkl", "Download policy (.pkl)"),
+    "skops": (dumps_policy_skops, "skops", ".skops (safe)"),
+    "pickle": (dumps_policy, "pkl", ".pkl"),
 }
 
 
@@ -66,18 +66,19 @@ def downloads() -> None:
         return
     name = dataset.name.split(".")[0]
     st.subheader("Download")
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3 = st.columns([2, 1, 1])
     with c1, st.container(border=True):
-        st.markdown("**Trained policy**")
+        st.markdown("**Trained policy** with its sensor spec, columns and classes")
         st.caption(
-            "The model with its sensor spec, feature columns, classes and library "
-            "versions. The skops file is the safe format: loading it runs no code "
-            "from the file (`budgetdag_core.load_policy_skops`). The pickle loads "
-            "anywhere with `budgetdag_core.load_policy`, but only from people you "
-            "trust."
+            "**.skops** is the safe format: loading it runs no code from the file "
+            "(`budgetdag_core.load_policy_skops`). The **.pkl** pickle loads with "
+            "`budgetdag_core.load_policy`, from people you trust only."
         )
-        policy_download(run, name, "skops")
-        policy_download(run, name, "pickle")
+        b1, b2 = st.columns(2)
+        with b1:
+            policy_download(run, name, "skops")
+        with b2:
+            policy_download(run, name, "pickle")
     with c2, st.container(border=True):
         st.markdown("**Sensor spec** (JSON)")
         st.caption("Sensor names, their columns and costs, as used by this model.")

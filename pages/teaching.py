@@ -20,13 +20,23 @@ SMALL = (2000, 4)  # at most these training rows and sensors: train on arrival
 st.title("Teaching: Graph-Reduce step by step")
 st.markdown(
     "Graph-Reduce learns the policy **from the full set of sensors back to the "
-    "empty one**. At each node, every training example gets one cost per action: "
-    "*stop* costs its classification loss with the sensors held; *buy a sensor* "
-    "costs the cost scale x its price **plus the cost-to-go of the child node**, "
-    "that is what the policies already learned further right will spend and lose. "
-    "The node's policy is a classifier trained to pick the cheapest action; then "
-    "the node is *reduced* and its parents use its cost-to-go."
+    "empty one**, one node at a time. Step through it: each node's policy learns "
+    "to pick, for every training example, the cheapest of *stop* or *buy one more "
+    "sensor*."
 )
+with st.expander("How a node is reduced"):
+    st.markdown(
+        "At a node, every training example gets one cost per action (in loss "
+        "units, a mistake costs 1):\n"
+        "- **stop**: its classification loss with the sensors held (from "
+        "classifiers that did not train on it);\n"
+        "- **buy a sensor**: the cost scale x the sensor's price, **plus the "
+        "cost-to-go of the child node**, what the policies already learned "
+        "further right will spend and lose on this example.\n\n"
+        "The node's policy is a classifier trained to pick the cheapest action. "
+        "The cost of the action it picks becomes the example's cost-to-go at "
+        "this node, which its parents use in turn: the node is *reduced*."
+    )
 widgets.show_notice()
 dataset = widgets.need_dataset()
 
@@ -41,16 +51,17 @@ def _use_toy() -> None:
 
 if dataset.name != "toy" or dataset.kind != "demo":
     with st.container(border=True):
-        st.markdown(
-            "**Try the toy dataset**: two cheap but noisy sensors and one expensive "
-            "but clean one, one column each, so every node's decision can be drawn "
-            "as a picture."
+        t1, t2 = st.columns([4, 1], vertical_alignment="center")
+        t1.markdown(
+            "**Toy dataset**: two cheap but noisy sensors and one expensive but "
+            "clean one, one column each, so each node's decisions can be drawn."
         )
-        st.button(
-            "Use the toy dataset",
+        t2.button(
+            "Use the toy data",
             key=state.W_TEACH_TOY,
             on_click=_use_toy,
             icon=":material/school:",
+            width="stretch",
         )
 
 spec = widgets.need_spec().spec
@@ -143,18 +154,26 @@ step = steps[i]
 st.progress((i + 1) / len(steps), text=f"Step {i + 1} of {len(steps)}")
 st.markdown(step_summary(step, dag_view.state_label(run, step.state)))
 
+fig = dag_figure(
+    dag_view.flow(run, dataset, "train"),
+    selected=step.state,
+    hide_unvisited=run.model.sensor_dag_.n_states > 16,
+    costs=dag_view.sensor_costs(run),
+    height=400,
+    width=dag_view.PAGE_WIDTH_PX,
+)
+dag_view.rename_trace(fig, "selected", "node being reduced")
+st.plotly_chart(fig, key=state.W_TEACH_CHART, config=dag_view.CHART_CONFIG)
+
 left, right = st.columns([3, 2], gap="medium")
 with left:
-    fig = dag_figure(
-        dag_view.flow(run, dataset, "train"),
-        selected=step.state,
-        hide_unvisited=run.model.sensor_dag_.n_states > 16,
-        costs=dag_view.sensor_costs(run),
-        title="Node being reduced (ringed) · flow of the training set",
-        height=420,
+    st.markdown(
+        f"**Action costs of {len(step.costs)} training examples** (loss units; "
+        "green: the cheapest action, red bold: what the learned policy picks)"
     )
-    st.plotly_chart(fig, key=state.W_TEACH_CHART, config=dag_view.CHART_CONFIG)
+    st.dataframe(costs_styler(step), width="stretch")
 with right:
+    st.markdown("**The node's decisions** over its inputs (training examples)")
     try:
         regions = run.memo(
             f"regions_{step.state}",
@@ -165,19 +184,13 @@ with right:
     except ValueError:
         n_cols = len(run.model.state_columns_[step.state])
         st.info(
-            f"This node's policy reads {n_cols} columns: its decisions can be "
-            "drawn for nodes with one or two columns, as in the toy dataset.",
+            f"This node's policy reads {n_cols} columns: decisions can be drawn "
+            "for nodes with one or two columns, as in the toy dataset.",
             icon=":material/grid_on:",
         )
     else:
-        regions.update_layout(height=420, title={"font": {"size": 14}})
+        regions.update_layout(title=None, height=340, margin={"t": 40})
         st.plotly_chart(regions, config=dag_view.CHART_CONFIG)
-
-st.markdown(
-    f"**Action costs of {len(step.costs)} training examples at this node** "
-    "(loss units; green: the cheapest action, bold: what the learned policy picks)"
-)
-st.dataframe(costs_styler(step), width="stretch")
 
 with st.expander("Share this demo"):
     params = links.current(step=i)

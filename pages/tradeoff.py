@@ -16,10 +16,9 @@ ss = st.session_state
 
 st.title("Trade-off")
 st.markdown(
-    "A policy is judged by two numbers: its error and what it pays for sensors. "
-    "A fixed (non-adaptive) subset buys the same sensors for every example; the "
-    "policy buys them example by example. The **cost scale** moves the policy "
-    "along a curve, from buying nothing to buying whatever helps."
+    "Error against what is paid for sensors. A fixed subset buys the same sensors "
+    "for every example; the policy buys them example by example, and its **cost "
+    "scale** moves it along a curve from buying nothing to buying what helps."
 )
 widgets.show_notice()
 run = widgets.need_run("the trade-off compares a trained policy with fixed subsets.")
@@ -58,79 +57,28 @@ def policy_summary() -> str:
     return text
 
 
-# ------------------------------------------------------------- the sweep
+# ---------------------------------------------------- controls, the sweep
 n_points = int(ss[state.W_TRADE_POINTS])
 key = sweep.sweep_key(dataset, spec, settings, n_points)
 cached = ss.get(state.SWEEP)
 result = cached["result"] if cached is not None and cached["key"] == key else None
+reused = reusable_bank(run, dataset, spec, settings) is not None
 
-with st.container(border=True):
-    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-    c1.slider(
-        "Cost scales on the curve",
-        min_value=4,
-        max_value=20,
-        key=state.W_TRADE_POINTS,
-        persist_state=state.PERSIST,
-        help="Each point learns the policies once more (the classifier bank is "
-        "shared); more points draw a finer curve and take longer.",
-    )
-    reused = reusable_bank(run, dataset, spec, settings) is not None
-    go_sweep = c2.button(
-        "Recompute the curve" if result is not None else "Trace the curve",
-        key=state.W_TRADE_RUN,
-        type="primary" if result is None else "secondary",
-        icon=":material/show_chart:",
-        width="stretch",
-    )
-    st.caption(
-        "Same data, sensors and settings as the current model; only the cost scale "
-        "changes. "
-        + (
-            "The classifier bank of the current model is reused."
-            if reused
-            else "The classifier bank is fitted first (as long as a training)."
-        )
-    )
-    if go_sweep:
-        with st.status("Tracing the trade-off curve...", expanded=True) as status:
-            bar = st.progress(0.0, text="Starting")
-            reporter = ProgressReporter(
-                lambda fraction, text: bar.progress(fraction, text=text),
-                bank_reused=reused,
-            )
-            try:
-                result = sweep.compute_sweep(
-                    dataset, spec, settings, n_points, run, progress=reporter
-                )
-            except ValueError as exc:
-                status.update(label="The curve could not be traced", state="error")
-                widgets.show_error(str(exc), "check the settings on the Train page.")
-            except Exception as exc:
-                status.update(label="The curve could not be traced", state="error")
-                widgets.show_unexpected(exc, "tracing the trade-off curve")
-            else:
-                ss[state.SWEEP] = {"key": key, "result": result}
-                status.update(
-                    label=f"Traced {len(result.cost_scales)} cost scales",
-                    state="complete",
-                    expanded=False,
-                )
-
-# ------------------------------------------------------------ the figure
-c1, c2 = st.columns(2)
+c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
 x_axis = c1.radio(
     "x-axis",
     options=list(X_LABELS),
     key=state.W_TRADE_X,
     persist_state=state.PERSIST,
-    horizontal=True,
     format_func=X_LABELS.get,
 )
 if result is None:
     frame = run.memo("tradeoff_frame", lambda: sweep.current_frame(run, dataset))
     splits = ["test"]
-    c2.caption("Trace the curve to compare the training and test sets.")
+    c2.caption(
+        "Now: the current model (test set). **Trace the curve** to see the policy "
+        "at every cost scale, on the training and the test set."
+    )
 else:
     frame = result.frame
     chosen_split = c2.radio(
@@ -138,25 +86,74 @@ else:
         options=list(SPLITS),
         key=state.W_TRADE_SPLIT,
         persist_state=state.PERSIST,
-        horizontal=True,
         format_func=SPLITS.get,
     )
     splits = ["test", "train"] if chosen_split == "both" else [chosen_split]
+c3.slider(
+    "Cost scales",
+    min_value=4,
+    max_value=20,
+    key=state.W_TRADE_POINTS,
+    persist_state=state.PERSIST,
+    help="Points on the curve. Each learns the policies once more on the same "
+    "classifier bank; more points draw a finer curve and take longer.",
+)
+go_sweep = c4.button(
+    "Recompute the curve" if result is not None else "Trace the curve",
+    key=state.W_TRADE_RUN,
+    type="primary" if result is None else "secondary",
+    icon=":material/show_chart:",
+    width="stretch",
+    help="Same data, sensors and settings as the current model; only the cost "
+    "scale changes. "
+    + (
+        "The classifier bank of the current model is reused."
+        if reused
+        else "The classifier bank is fitted first (as long as a training)."
+    ),
+)
+if go_sweep:
+    with st.status("Tracing the trade-off curve...", expanded=True) as status:
+        bar = st.progress(0.0, text="Starting")
+        reporter = ProgressReporter(
+            lambda fraction, text: bar.progress(fraction, text=text),
+            bank_reused=reused,
+        )
+        try:
+            result = sweep.compute_sweep(
+                dataset, spec, settings, n_points, run, progress=reporter
+            )
+        except ValueError as exc:
+            status.update(label="The curve could not be traced", state="error")
+            widgets.show_error(str(exc), "check the settings on the Train page.")
+        except Exception as exc:
+            status.update(label="The curve could not be traced", state="error")
+            widgets.show_unexpected(exc, "tracing the trade-off curve")
+        else:
+            ss[state.SWEEP] = {"key": key, "result": result}
+            state.notice(
+                f"Traced the curve: {len(result.cost_scales)} cost scales.",
+                "success",
+            )
+            st.rerun()
 
+# ------------------------------------------------------------ the figure
 current_scale = run.settings.cost_scale if run.settings is not None else None
+drawn = sweep.figure_frame(frame, run, current_scale)
 highlight = [
     label
-    for label in sweep.current_rows(frame, current_scale)
-    if frame.loc[label, "split"] in splits
+    for label in sweep.current_rows(drawn, current_scale)
+    if drawn.loc[label, "split"] in splits
 ]
 fig = tradeoff_figure(
-    frame,
+    drawn,
     x=x_axis,
     split=splits,
     hull=True,
     highlight=highlight or None,
     height=520,
 )
+dag_view.rename_trace(fig, "selected", "current model")
 clicked = dag_view.clickable_chart(fig, state.W_TRADE_CHART)
 if result is not None:
     st.caption(

@@ -30,7 +30,7 @@ def _reset() -> None:
     ss[state.WHATIF_VERSION] = ss.get(state.WHATIF_VERSION, 0) + 1
 
 
-c1, c2, c3 = st.columns([2, 2, 3], vertical_alignment="bottom")
+c1, c2, _ = st.columns([2, 2, 3], vertical_alignment="bottom")
 if not 0 <= ss[state.W_WHATIF_ROW] < len(X):
     ss[state.W_WHATIF_ROW] = 0
 row = c1.number_input(
@@ -47,7 +47,6 @@ c2.button(
     on_click=_reset,
     icon=":material/undo:",
 )
-c3.markdown(f"True label of this example: **{y.iloc[row]}**")
 
 original = X.iloc[row]
 left, right = st.columns([2, 3], gap="large")
@@ -58,7 +57,7 @@ with left:
         key=f"{state.W_WHATIF_EDITOR}{ss.get(state.WHATIF_VERSION, 0)}_{row}",
         hide_index=True,
         disabled=["sensor", "column", "test value"],
-        height=330,
+        height=420,
         width="stretch",
         column_config={
             "value": st.column_config.NumberColumn("value", format="%.4g"),
@@ -75,30 +74,31 @@ except ValueError as exc:
 base = run.memo(f"path_{row}", lambda: path_of(run.model, original))
 
 with right:
-    m1, m2, m3 = st.columns(3)
+    m1, m3, m4 = st.columns(3)
     moved = result.prediction != base.prediction
     m1.metric(
         "Prediction",
         str(result.prediction),
         delta=f"was {base.prediction}" if moved else None,
         delta_color="off",
+        delta_arrow="off",
         border=True,
     )
-    m2.metric(
+    m3.metric(
         "Cost paid",
         f"{result.cost:g}",
         delta=f"{result.cost - base.cost:+g}" if result.cost != base.cost else None,
         delta_color="inverse",
         border=True,
     )
-    m3.metric(
+    m4.metric(
         "Sensors bought",
         f"{len(result.acquired)} of {run.spec.n_sensors}",
         border=True,
     )
     bought = " → ".join(result.acquired) or "none"
     st.markdown(
-        f"**Bought, in order:** {bought}"
+        f"**True label:** {y.iloc[row]} · **bought, in order:** {bought}"
         + (
             f"  \n{len(changed)} value(s) edited: {', '.join(changed[:6])}"
             + ("…" if len(changed) > 6 else "")
@@ -112,31 +112,30 @@ with right:
         width="stretch",
         column_config={
             "cost so far": st.column_config.NumberColumn(format="%g"),
-            "confidence": st.column_config.ProgressColumn(
-                format="percent", min_value=0.0, max_value=1.0
-            ),
+            "confidence": st.column_config.NumberColumn(format="percent"),
         },
     )
+    if result.proba:
+        probs = probability_table(result.proba)
+        st.markdown("**Final class probabilities**")
+        st.dataframe(
+            probs,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "class": st.column_config.TextColumn(),
+                "probability": st.column_config.ProgressColumn(
+                    format="percent", min_value=0.0, max_value=1.0
+                ),
+            },
+        )
 
 fig = dag_figure(
     dag_view.flow(run, dataset, "test"),
     highlight_path=result.states,
     costs=dag_view.sensor_costs(run),
-    title="The example's path (red) over the flow of the test set",
+    min_arrived=dag_view.auto_min_arrived(dag_view.flow(run, dataset, "test")),
+    width=dag_view.PAGE_WIDTH_PX,
 )
+st.markdown("**The example's path** (red) over the flow of the test set")
 st.plotly_chart(fig, key=state.W_WHATIF_CHART, config=dag_view.CHART_CONFIG)
-if result.proba:
-    st.markdown("**Final class probabilities**")
-    probs = probability_table(result.proba)
-    st.dataframe(
-        probs,
-        hide_index=True,
-        column_config={
-            "class": st.column_config.TextColumn(),
-            "probability": st.column_config.ProgressColumn(
-                format="percent", min_value=0.0, max_value=1.0
-            ),
-        },
-    )
-    if len(probs) < len(result.proba):
-        st.caption(f"The {len(probs)} most likely of {len(result.proba)} classes.")

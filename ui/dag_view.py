@@ -21,6 +21,9 @@ from .training import TrainedRun
 PARTS = {"test": "Test set", "train": "Training set"}
 # The figure as a chart: no plotly logo, a PNG button in the mode bar.
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
+# Width of the main column on a 1280 px wide screen with the sidebar open: node
+# sizes and labels of the DAG figure are fitted to it (the chart still stretches).
+PAGE_WIDTH_PX = 820
 
 
 def flow(run: TrainedRun, dataset: Dataset, part: str) -> nx.DiGraph:
@@ -38,6 +41,22 @@ def state_label(run: TrainedRun, state: int) -> str:
     """``start (no sensors)`` or the held sensors joined by `` + ``."""
     names = run.model.sensor_dag_.state_names(state)
     return " + ".join(names) if names else "start (no sensors)"
+
+
+def auto_min_arrived(graph: nx.DiGraph, max_nodes: int = 30) -> int:
+    """The smallest arrival count that leaves at most ``max_nodes`` states shown."""
+    counts = sorted(
+        (int(graph.nodes[k].get("arrived", 0)) for k in graph.nodes), reverse=True
+    )
+    if len(counts) <= max_nodes or counts[max_nodes] == 0:
+        return 1
+    # Strictly above the count of the first state left out.
+    return counts[max_nodes] + 1
+
+
+def rename_trace(fig: go.Figure, old: str, new: str) -> go.Figure:
+    """Give a trace a clearer legend name (e.g. the core's "selected")."""
+    return fig.update_traces(name=new, selector={"name": old})
 
 
 def clickable_chart(fig: go.Figure, key: str) -> int | None:
@@ -72,6 +91,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
         f"{stopped:,}",
         delta=f"{stopped / arrived:.0%} of arrivals" if arrived else None,
         delta_color="off",
+        delta_arrow="off",
         border=True,
     )
     c2.metric(

@@ -136,8 +136,42 @@ def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
     return frame
 
 
+CURRENT = "current"  # row label of the current model when it is not on the curve
+
+
+def figure_frame(
+    frame: pd.DataFrame, run: TrainedRun, cost_scale: float | None
+) -> pd.DataFrame:
+    """The rows to draw: without the no-sensor row (the empty fixed subset is
+    the same point), plus the current model's test point when the curve does
+    not pass through it (e.g. a model fitted for a budget)."""
+    drawn = frame[frame["method"] != "no_sensors"]
+    on_curve = [label for label in current_rows(drawn, cost_scale) if label != CURRENT]
+    if on_curve or run.metrics is None:
+        return drawn
+    point = pd.DataFrame(
+        [
+            {
+                "method": "this model",
+                "split": "test",
+                "cost_scale": cost_scale,
+                "avg_cost": run.metrics["avg_cost"],
+                "avg_sensors": run.metrics["avg_sensors"],
+                "error": run.metrics["error"],
+                "state": pd.NA,
+                "sensors": None,
+            }
+        ],
+        index=[CURRENT],
+    )
+    return pd.concat([drawn, point])
+
+
 def current_rows(frame: pd.DataFrame, cost_scale: float | None) -> list[Any]:
-    """Labels of the DAG rows at ``cost_scale`` (the selected model)."""
+    """Labels of the rows of the current model: DAG rows at ``cost_scale``, or
+    the extra point of :func:`figure_frame`."""
+    if CURRENT in frame.index:
+        return [CURRENT]
     if cost_scale is None:
         return []
     dag = frame[frame["method"] == "dag"]

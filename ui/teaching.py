@@ -34,26 +34,33 @@ def step_summary(step: ReduceStep, label: str) -> str:
     )
 
 
+def action_label(action: str) -> str:
+    """``acquire band1`` -> ``buy band1`` (short column names)."""
+    return "buy " + action.removeprefix("acquire ") if action != "stop" else action
+
+
 def costs_styler(step: ReduceStep) -> Styler:
-    """The step's cost table with the cheapest and the picked action marked."""
-    table = step.costs.copy()
+    """The step's cost table: one column per action, the policy's pick and the
+    cost-to-go; the cheapest action of each row green, the picked one bold."""
+    actions = [action_label(a) for a in step.actions]
+    table = step.costs[[*step.actions, "picked", "cost_to_go"]].copy()
+    table.columns = [*actions, "policy picks", "cost-to-go"]
+    table["policy picks"] = table["policy picks"].map(action_label)
     table.index = [f"row {i}" for i in table.index]
-    names = {"picked": "policy picks", "best": "cheapest", "cost_to_go": "cost-to-go"}
-    table = table.rename(columns=names)
 
     def marks(row: pd.Series) -> list[str]:
-        costs = row[step.actions].astype(float)
+        costs = row[actions].astype(float)
         low = costs.min()
         out = []
         for col in row.index:
             css = []
-            if col in step.actions and costs[col] <= low + 1e-12:
+            if col in actions and costs[col] <= low + 1e-12:
                 css.append(CHEAPEST)
-            if col in step.actions and col == row["policy picks"]:
+            if col in actions and col == row["policy picks"]:
                 css.append(PICKED)
             out.append("; ".join(css))
         return out
 
     return table.style.apply(marks, axis=1).format(
-        "{:.3f}", subset=[*step.actions, "cost-to-go"]
+        "{:.3f}", subset=[*actions, "cost-to-go"]
     )

@@ -10,7 +10,7 @@ import pandas as pd
 
 from budgetdag_core import SensorSpec
 
-MAX_CLASSES = 10  # probabilities shown
+MAX_CLASSES = 5  # probabilities shown
 
 
 def editor_table(spec: SensorSpec, row: pd.Series) -> pd.DataFrame:
@@ -58,7 +58,6 @@ def decisions_table(decisions: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "step": decisions["step"],
-            "sensors held": decisions["sensors_held"].map(_names),
             "decision": [
                 f"buy {_names(bought)}" if action == "acquire" else "stop and classify"
                 for action, bought in zip(
@@ -66,7 +65,7 @@ def decisions_table(decisions: pd.DataFrame) -> pd.DataFrame:
                 )
             ],
             "cost so far": decisions["cost_so_far"],
-            "would predict": decisions["prediction"].map(str),
+            "predicts": decisions["prediction"].map(str),
             "confidence": decisions["confidence"],
         }
     )

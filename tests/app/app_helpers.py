@@ -27,6 +27,16 @@ PAGES = [
 TIMEOUT = 180  # seconds per script run; generous for a loaded 2-core machine
 
 
+MPA_RUNNER = "streamlit.runtime.scriptrunner.script_runner._mpa_v1"
+
+
+def run_app_py(main_script_path: str) -> None:
+    """What replaces Streamlit's legacy multipage runner in the tests (conftest)."""
+    import runpy
+
+    runpy.run_path(main_script_path, run_name="__main__")
+
+
 def page(name: str) -> str:
     return f"pages/{name}.py"
 
@@ -62,12 +72,14 @@ def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def click_chart(at: AppTest, key: str, ids: list) -> AppTest:
+def click_chart(at: AppTest, key: str, ids: list, typed: bool = True) -> AppTest:
     """Rerun as if the points with ``customdata[0]`` in ``ids`` were clicked.
 
     AppTest has no API for plotly charts (they are "unknown" elements), so this
     sends the selection the browser would send: the chart's widget state as
-    JSON, next to the other widgets' states.
+    JSON, next to the other widgets' states. A numeric customdata row is a
+    typed array in the browser and arrives as ``{"0": id, ...}`` (``typed``);
+    an object one (the trade-off figure's row labels) as a list.
     """
     import json
 
@@ -76,7 +88,12 @@ def click_chart(at: AppTest, key: str, ids: list) -> AppTest:
     charts = [c for c in at.get("plotly_chart") if c.key == key]
     assert charts, f"no plotly chart with key {key!r}"
     points = [
-        {"customdata": [i], "curve_number": 0, "point_number": n, "point_index": n}
+        {
+            "customdata": {"0": i} if typed else [i],
+            "curve_number": 0,
+            "point_number": n,
+            "point_index": n,
+        }
         for n, i in enumerate(ids)
     ]
     selection = {

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import runpy
-
 import pytest
-from app_helpers import APP, TIMEOUT
+from app_helpers import APP, MPA_RUNNER, TIMEOUT, run_app_py
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -24,10 +22,7 @@ def _run_app_py_as_a_server_does(monkeypatch):
     each test run would go through the legacy runner. Running the main script
     directly keeps the tests on the code path users get.
     """
-    monkeypatch.setattr(
-        "streamlit.runtime.scriptrunner.script_runner._mpa_v1",
-        lambda main_script_path: runpy.run_path(main_script_path, run_name="__main__"),
-    )
+    monkeypatch.setattr(MPA_RUNNER, run_app_py)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from app_helpers import PAGES, ROOT, assert_clean, page, prefill, texts
 
+from budgetdag_core.reports import baseline_table
 from ui import state
 
 
@@ -59,8 +60,11 @@ def test_each_page_runs_before_training(app, pima, name):
     assert not at.error, texts(at, "error")
     if name in ("explore", "tradeoff"):
         assert any("Train a model first" in t for t in texts(at, "info"))
-    # The status is drawn after the page, also when the page stopped early.
-    assert "not trained yet" in " ".join(c.value for c in at.sidebar.caption)
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    if name == "teaching":  # small data: the walk trains a model on arrival
+        assert at.session_state[state.RUN] is not None and "test error" in sidebar
+    else:  # the status is drawn after the page, also when the page stopped early
+        assert "not trained yet" in sidebar
 
 
 def test_sidebar_follows_a_training_on_the_same_run(app, pima):
@@ -97,11 +101,16 @@ def test_explore_switches_between_test_and_train_flow(app, pima, pima_run):
 def test_tradeoff_summarises_dominance(app, pima, pima_run):
     at = prefill(app, pima, pima_run)
     at.switch_page(page("tradeoff")).run()
-    table = at.dataframe[0].value
-    assert len(table) == 2**pima.default_spec.n_sensors + 1
+    table = baseline_table(pima_run.metrics, pima_run.states)
+    fixed = table[table["kind"] == "fixed subset"]
+    assert len(fixed) == 2**pima.default_spec.n_sensors
     summary = " ".join(m.value for m in at.markdown)
-    beaten = int(table["policy_dominates"].sum())
-    assert f"**{beaten} of {2**pima.default_spec.n_sensors}**" in summary
+    beaten = int(fixed["policy_dominates"].sum())
+    assert f"**{beaten} of {len(fixed)}** fixed subsets" in summary
+    points = at.dataframe[0].value  # the test-set points, policy first
+    assert points["method"].iloc[0] == "DAG policy"
+    assert points["error"].iloc[0] == pima_run.metrics["error"]
+    assert (points["method"] == "fixed subset").sum() == len(fixed)
 
 
 def test_a_failing_page_shows_a_message_and_the_app_survives(app, pima, pima_run):

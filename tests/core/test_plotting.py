@@ -306,6 +306,24 @@ def test_clicked_states() -> None:
     assert clicked_states([{"customdata": 5}]) == [5]
 
 
+def test_clicked_states_reads_what_the_browser_sends() -> None:
+    # Streamlit's frontend serialises a numeric customdata row (a typed array
+    # in plotly.js) as an object with string indices; this is a real event.
+    event = {
+        "selection": {
+            "points": [
+                {
+                    "curve_number": 7,
+                    "point_number": 1,
+                    "customdata": {"0": 1, "1": 400, "2": 166, "3": 234, "4": 13},
+                }
+            ],
+            "point_indices": [1],
+        }
+    }
+    assert clicked_states(event) == [1]
+
+
 # ------------------------------------------------------------ node details
 def test_node_details_match_flow(landsat2) -> None:
     model, X, y = landsat2
@@ -580,3 +598,13 @@ def test_thin_labels_keeps_a_gap() -> None:
     y = {0: 0.0, 1: 0.1, 2: 0.2, 3: 1.0}
     keep = thin_labels(layers, y, {0: 1, 1: 5, 2: 1, 3: 0}, 100.0, 15.0)
     assert keep == {1, 3}  # 1 wins (largest); 0 and 2 are within 15 px of it
+
+
+def test_a_narrower_drawing_gets_smaller_nodes_and_no_longer_labels() -> None:
+    names = ["temperature", "pressure", "humidity", "wind_speed", "rainfall"]
+    g = SensorDAG(names).to_networkx()
+    wide = trace_named(dag_figure(g, width=1400), "states")
+    narrow = trace_named(dag_figure(g, width=600), "states")
+    assert max(narrow.marker.size) < max(wide.marker.size)
+    assert max(map(len, narrow.text)) <= max(map(len, wide.text))
+    assert dag_figure(g, width=600).layout.width is None  # still stretches

@@ -1,0 +1,191 @@
+"""Teaching page and shareable links: the Graph-Reduce walk, the URL round trip."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from app_helpers import assert_clean, page, prefill, texts
+
+from budgetdag_core import SensorSpec, dumps_policy, graph_reduce_steps, loads_policy
+from ui import links, state
+from ui.teaching import action_label
+from ui.training import run_from_model
+
+TOY_LINK = {"demo": "toy", "cost_scale": "0.03", "cv": "3"}
+
+
+def open_link(app, params: dict[str, str], where: str = "teaching"):
+    for key, value in params.items():
+        app.query_params[key] = value
+    return app.switch_page(page(where)).run()
+
+
+@pytest.fixture
+def toy(app):
+    """The Teaching page opened from a link to the toy demo (trains on arrival)."""
+    at = open_link(app, TOY_LINK)
+    assert_clean(at)
+    return at
+
+
+def walk(at):
+    run = at.session_state[state.RUN]
+    dataset = at.session_state[state.DATASET]
+    X, y = dataset.X("train", run.spec), dataset.y("train")
+    return graph_reduce_steps(run.model, X, y, rows=6, random_state=0)
+
+
+def summary(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Reducing"))
+
+
+def test_a_link_sets_up_the_demo_and_the_model(toy):
+    at = toy
+    dataset = at.session_state[state.DATASET]
+    assert dataset.name == "toy" and dataset.kind == "demo"
+    run = at.session_state[state.RUN]
+    assert run.settings.cost_scale == 0.03 and run.settings.cv == 3
+    assert at.session_state[state.W_COST_SCALE] == 0.03
+    # The URL now carries the full set-up, including the step.
+    assert at.query_params["demo"] == "toy"
+    assert at.query_params["cost_scale"] == "0.03"
+    assert at.query_params["cv"] == "3"
+    assert at.query_params["step"] == "0"
+    # The walk starts at a leaf: the node with every sensor, where one can only stop.
+    steps = walk(at)
+    assert steps[0].state == 7 and "only action is to stop" in summary(at)
+    assert len(at.get("plotly_chart")) == 2  # the DAG and the node's decisions
+
+
+def test_step_back_reset_and_play(toy):
+    at = toy
+    steps = walk(at)
+    at.button(key=state.W_TEACH_STEP).click().run()
+    at.button(key=state.W_TEACH_STEP).click().run()
+    assert at.session_state[state.TEACH_STEP] == 2
+    assert summary(at).startswith(f"**Reducing node {steps[2].state}:")
+    assert at.query_params["step"] == "2"
+    costs = at.dataframe[0].value
+    assert len(costs) == 6
+    actions = [action_label(a) for a in steps[2].actions]
+    assert list(costs.columns) == [*actions, "policy picks", "cost-to-go"]
+    picked = [action_label(a) for a in steps[2].costs["picked"]]
+    assert costs["policy picks"].tolist() == picked
+    np.testing.assert_allclose(costs["cost-to-go"], steps[2].costs["cost_to_go"])
+    at.button(key=state.W_TEACH_BACK).click().run()
+    assert at.session_state[state.TEACH_STEP] == 1
+    at.button(key=state.W_TEACH_RESET).click().run()
+    assert at.session_state[state.TEACH_STEP] == 0
+    assert at.button(key=state.W_TEACH_BACK).disabled
+    # Play walks to the root by itself, then stops.
+    at.slider(key=state.W_TEACH_SPEED).set_value(0.2).run()
+    at.button(key=state.W_TEACH_PLAY).click().run()
+    assert_clean(at)
+    assert at.session_state[state.TEACH_STEP] == len(steps) - 1
+    assert not at.session_state[state.TEACH_PLAYING]
+    assert summary(at).startswith("**Reducing node 0: start (no sensors).**")
+    assert at.button(key=state.W_TEACH_STEP).disabled
+
+
+def test_a_link_to_a_step(app):
+    at = open_link(app, {**TOY_LINK, "step": "3"})
+    assert at.session_state[state.TEACH_STEP] == 3
+    assert summary(at).startswith(f"**Reducing node {walk(at)[3].state}:")
+
+
+def test_the_toy_button_switches_data_and_trains(app, pima, pima_run):
+    at = prefill(app, pima, pima_run).switch_page(page("teaching")).run()
+    assert_clean(at)
+    at.button(key=state.W_TEACH_STEP).click().run()  # a node with 7 columns
+    assert any("one or two columns" in t for t in texts(at, "info"))
+    at.button(key=state.W_TEACH_TOY).click().run()
+    assert_clean(at)
+    assert at.session_state[state.DATASET].name == "toy"
+    run = at.session_state[state.RUN]
+    assert run is not None and run.model.spec_.names == (
+        "cheap_a",
+        "cheap_b",
+        "precise",
+    )
+    assert at.query_params["demo"] == "toy"
+
+
+def test_a_loaded_policy_cannot_be_replayed(app, pima, pima_run):
+    loaded = loads_policy(dumps_policy(pima_run.model))  # slim: no training costs
+    run = run_from_model(loaded, pima, "loaded from mine.pkl")
+    at = prefill(app, pima, run).switch_page(page("teaching")).run()
+    assert_clean(at)
+    assert any("cannot be replayed" in e for e in texts(at, "error"))
+
+
+def test_a_link_with_a_spec_and_settings(app):
+    columns = ["pregnancies", "glucose", "blood_pressure", "bmi", "age"]
+    spec = SensorSpec.per_column(columns)
+    params = {
+        "demo": "pima",
+        "spec": json.dumps({"groups": spec.groups, "costs": spec.costs}),
+        "cost_scale": "0.01",
+        "learner": "cost_regression",
+        "degree": "1",
+        "seed": "4",
+    }
+    at = open_link(app, params, where="sensors")
+    assert_clean(at)
+    assert at.session_state[state.DATASET].name == "pima"
+    table = at.session_state[state.SPEC_TABLE]
+    assert table["sensor"].tolist() == columns
+    assert at.session_state[state.W_LEARNER] == "cost_regression"
+    assert at.session_state[state.W_DEGREE] == 1
+    assert at.session_state[state.W_SEED] == 4
+    assert json.loads(at.query_params["spec"])["groups"] == spec.groups
+    # The Train page shows the settings from the link.
+    at.switch_page(page("train")).run()
+    assert at.number_input(key=state.W_COST_SCALE).value == 0.01
+
+
+def test_bad_link_values_are_named_and_the_rest_applies(app):
+    at = open_link(
+        app, {"demo": "nope", "cv": "99", "degree": "2", "spec": "{oops"}, where="data"
+    )
+    assert_clean(at)
+    message = " ".join(texts(at, "error"))
+    assert "demo='nope' is not a bundled demo" in message
+    assert "cv: '99' is outside 2 to 10" in message
+    assert "spec is not a sensor spec" in message
+    assert at.session_state[state.DATASET].name == "landsat"
+    assert at.session_state[state.W_DEGREE] == 2
+
+
+def test_an_upload_is_not_put_in_the_url(app, pima):
+    upload = type(pima)(
+        "mine.csv", "upload", pima.train, pima.test, "label", pima.default_spec
+    )
+    at = prefill(app, upload).switch_page(page("train")).run()
+    assert "demo" not in at.query_params
+
+
+# ------------------------------------------------------------ pure helpers
+def test_encode_decode_round_trip():
+    spec = SensorSpec({"a": ["x", "y"], "b": ["z"]}, {"a": 1.5, "b": 2.0})
+    default = SensorSpec({"a": ["x"], "b": ["y", "z"]}, {"a": 1.0, "b": 1.0})
+    values = {
+        state.W_COST_SCALE: 0.25,
+        state.W_CLASSIFIER: "random_forest",
+        state.W_LEARNER: "filter_tree",  # the default: left out
+        state.W_DEGREE: 3,
+        state.W_CV: 5,  # the default: left out
+        state.W_SEED: 7,
+    }
+    params = links.encode("letter", spec, default, values, step=4)
+    assert "learner" not in params and "cv" not in params
+    decoded, problems = links.decode(params)
+    assert problems == []
+    assert decoded["demo"] == "letter" and decoded["step"] == 4
+    assert decoded["spec"] == spec
+    for key in (state.W_COST_SCALE, state.W_CLASSIFIER, state.W_DEGREE, state.W_SEED):
+        assert decoded[key] == values[key]
+    # The demo's own spec is not repeated in the URL.
+    assert "spec" not in links.encode("letter", default, default, values)
+    assert links.encode(None, spec, default, values) == {}
