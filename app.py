@@ -17,6 +17,9 @@ st.set_page_config(
     layout="wide",
 )
 
+# Less empty space above the page title: figures fit on a 1280x800 screen.
+st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")
+
 navigation = st.navigation(
     [
         st.Page(

@@ -13,18 +13,17 @@ ss = st.session_state
 
 st.title("Explore DAG")
 st.markdown(
-    "Each node is a set of acquired sensors, from none (left) to all (right). "
-    "Every example starts on the left; at each node the policy either buys one "
-    "more sensor (blue edges, as wide as the number of examples) or stops and "
-    "classifies (dotted orange edges to the *classify* sink). **Click a node** to "
-    "see what its policy does."
+    "Nodes are sets of acquired sensors, from none (left) to all (right). At each "
+    "node the policy buys one more sensor (blue edges, as wide as the examples "
+    "taking them) or stops and classifies (dotted orange edges to the sink). "
+    "**Click a node** to see what its policy does."
 )
 run = widgets.need_run("the flow through the DAG comes from a trained policy.")
 widgets.need_results(run)
 dataset = widgets.need_dataset()
 n_states = run.model.sensor_dag_.n_states
 
-c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
+c1, c2, c3 = st.columns([4, 5, 4], vertical_alignment="bottom")
 part = c1.radio(
     "Examples",
     options=list(dag_view.PARTS),

@@ -75,6 +75,8 @@ if run is None or run.dataset_token != dataset.token:
         icon=":material/play_arrow:",
     ):
         run = widgets.train_with_progress(dataset, spec, state.train_settings())
+        if run is not None:
+            st.rerun()  # draw the walk without the finished status box
     if run is None:
         st.info(
             "The walk replays the training of a model: train one here or on the "

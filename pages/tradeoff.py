@@ -99,7 +99,7 @@ c3.slider(
     "classifier bank; more points draw a finer curve and take longer.",
 )
 go_sweep = c4.button(
-    "Recompute the curve" if result is not None else "Trace the curve",
+    "Recompute" if result is not None else "Trace the curve",
     key=state.W_TRADE_RUN,
     type="primary" if result is None else "secondary",
     icon=":material/show_chart:",

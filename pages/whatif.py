@@ -57,11 +57,15 @@ with left:
         key=f"{state.W_WHATIF_EDITOR}{ss.get(state.WHATIF_VERSION, 0)}_{row}",
         hide_index=True,
         disabled=["sensor", "column", "test value"],
-        height=420,
         width="stretch",
+        column_order=["sensor", "column", "value", "test value"],
         column_config={
-            "value": st.column_config.NumberColumn("value", format="%.4g"),
-            "test value": st.column_config.NumberColumn(format="%.4g"),
+            "sensor": st.column_config.TextColumn(width="small"),
+            "column": st.column_config.TextColumn(width="small"),
+            "value": st.column_config.NumberColumn(
+                "value", format="%.4g", width="small"
+            ),
+            "test value": st.column_config.NumberColumn(format="%.4g", width="small"),
         },
     )
 try:

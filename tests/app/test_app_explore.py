@@ -89,7 +89,7 @@ def test_clicking_a_node_shows_its_details(explore, pima, pima_run):
     classes = table_with(at, "class")
     assert classes["arrived"].sum() == expected["arrived"]
     # The figure is redrawn with the clicked node ringed.
-    ring = trace(figure(at, state.W_DAG_CHART), "selected")
+    ring = trace(figure(at, state.W_DAG_CHART), "clicked node")
     assert int(values(ring["customdata"])[0][0]) == node
 
 

@@ -67,7 +67,7 @@ def test_the_curve_is_traced_once_and_reused(traced, pima_run):
     at.switch_page(page("explore")).run()
     at.switch_page(page("tradeoff")).run()
     assert at.session_state[state.SWEEP]["result"] is result
-    assert at.button(key=state.W_TRADE_RUN).label == "Recompute the curve"
+    assert at.button(key=state.W_TRADE_RUN).label == "Recompute"
 
 
 def test_axes_and_splits(traced):

@@ -159,3 +159,16 @@ def click_point(page, trace_name: str, point: int, index: int = 0) -> None:
     page.mouse.move(p["x"], p["y"])
     page.wait_for_timeout(400)
     page.mouse.click(p["x"], p["y"])
+
+
+def point_count(page, trace_name: str, index: int = 0) -> int:
+    """Markers drawn for a named trace of a plotly figure."""
+    return page.evaluate(
+        """([name, i]) => {
+            const gd = [...document.querySelectorAll('.js-plotly-plot')][i];
+            const t = gd.data.findIndex(d => d.name === name);
+            const layer = gd.querySelectorAll('.scatterlayer .trace')[t];
+            return layer.querySelectorAll('path.point').length;
+        }""",
+        [trace_name, index],
+    )
