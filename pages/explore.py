@@ -53,9 +53,9 @@ if n_states > 16 and not show_all:
     # A fresh model or data part starts at a threshold that keeps the figure
     # readable (about 30 states); the slider then belongs to the user.
     top = max(int(graph.nodes[0].get("arrived", 1)) // 10, 2)
-    owner = (id(run), part)
-    if ss.get(state.DAG_MIN_FOR) != owner or not 1 <= ss[state.W_DAG_MIN] <= top:
-        ss[state.DAG_MIN_FOR] = owner
+    fresh = f"dag_min_{part}" not in run.cache
+    if fresh or not 1 <= ss[state.W_DAG_MIN] <= top:
+        run.cache[f"dag_min_{part}"] = True
         ss[state.W_DAG_MIN] = min(dag_view.auto_min_arrived(graph), top)
     min_arrived = st.slider(
         "Hide states reached by fewer examples than",

@@ -43,7 +43,6 @@ NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
-DAG_MIN_FOR = "dag_min_for"  # (run id, part) the Explore threshold was set for
 SWEEP = "sweep"  # {"key": sweep key, "result": TradeoffResult}: the last curve
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk

@@ -1,0 +1,60 @@
+"""Pure helpers of the app's pages (no Streamlit run needed)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pandas as pd
+import pytest
+
+from budgetdag_core import SensorSpec
+from ui.dag_view import auto_min_arrived
+from ui.whatif import decisions_table, edited_values, editor_table, probability_table
+
+
+def flow_graph(arrived: list[int]) -> nx.DiGraph:
+    g = nx.DiGraph()
+    for k, n in enumerate(arrived):
+        g.add_node(k, arrived=n)
+    return g
+
+
+def test_auto_threshold_keeps_big_graphs_readable():
+    # 256 states: a few busy ones, many with a handful of examples, most empty.
+    arrived = [200, 150, 90] + list(range(60, 0, -1)) + [0] * 193
+    threshold = auto_min_arrived(flow_graph(arrived), max_nodes=30)
+    shown = sum(n >= threshold for n in arrived)
+    assert shown <= 30
+    assert sum(n >= threshold - 1 for n in arrived) > 30  # the smallest such
+    assert auto_min_arrived(flow_graph([5, 3, 0, 1]), max_nodes=30) == 1
+
+
+def test_editor_table_and_edits():
+    spec = SensorSpec({"a": ["x", "y"], "b": ["z"]}, {"a": 1.0, "b": 2.0})
+    table = editor_table(spec, pd.Series({"x": 1.0, "y": 2.0, "z": 3.0, "w": 9.0}))
+    assert table["column"].tolist() == ["x", "y", "z"]
+    assert table["sensor"].tolist() == ["a", "a", "b"]
+    table.loc[1, "value"] = 5.0
+    values, changed = edited_values(table)
+    assert values == {"x": 1.0, "y": 5.0, "z": 3.0} and changed == ["y"]
+    table.loc[2, "value"] = None
+    with pytest.raises(ValueError, match="'z'"):
+        edited_values(table)
+
+
+def test_decisions_and_probabilities_in_words():
+    decisions = pd.DataFrame(
+        {
+            "step": [1, 2],
+            "state": [0, 1],
+            "sensors_held": [(), ("a",)],
+            "action": ["acquire", "stop"],
+            "acquired": [("a",), ()],
+            "cost_so_far": [1.0, 1.0],
+            "prediction": [0, 1],
+            "confidence": [0.6, 0.9],
+        }
+    )
+    table = decisions_table(decisions)
+    assert table["decision"].tolist() == ["buy a", "stop and classify"]
+    probs = probability_table({f"c{i}": p for i, p in enumerate([0.1] * 4 + [0.6])})
+    assert len(probs) == 5 and probs["class"].iloc[0] == "c4"
