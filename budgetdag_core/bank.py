@@ -259,7 +259,7 @@ class RegressorBank:
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    make_fingerprint = ClassifierBank.make_fingerprint
+    make_fingerprint = staticmethod(ClassifierBank.make_fingerprint)
 
     def fit(
         self,
