@@ -8,6 +8,7 @@ report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any
 
@@ -99,6 +100,13 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """``prediction`` and any task-specific columns of :meth:`trace`."""
         return {"prediction": self._predict_rows(Xv, stops)}
 
+    def _train_inputs(
+        self, Xv: np.ndarray, bank: Any, state_columns: list[np.ndarray]
+    ) -> Callable[[int], np.ndarray]:
+        """Training inputs of the policy at state k (see ``_policy_inputs``):
+        by default the columns of the state's sensors."""
+        return lambda k: Xv[:, state_columns[k]]
+
     def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         """Per-row values summed per stop state into node attributes of flow."""
         return {"loss": self._row_loss(pred, y)}
@@ -176,11 +184,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             bank = self._fit_bank(self._new_bank(), Xv, y_fit, dag, spec, progress)
         state_cols = dag.state_columns(spec.column_indices())
         result = fit_policies(
-            Xv,
+            self._train_inputs(Xv, bank, state_cols),
             self._stop_losses(bank, y_fit),
             spec.cost_vector if costs is None else costs,
             dag,
-            state_cols,
             self._make_learner(),
             cost_scale=self.cost_scale,
             n_jobs=self.n_jobs,

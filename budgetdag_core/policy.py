@@ -9,7 +9,7 @@ through :func:`fit_policies`, i.e. the one :func:`~budgetdag_core.graph_reduce`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -55,24 +55,24 @@ def build_dag(spec: SensorSpec, units: Sequence[Sequence[int]] | None) -> Sensor
 
 
 def fit_policies(
-    Xv: np.ndarray,
+    state_inputs: Callable[[int], np.ndarray],
     losses: np.ndarray,
     costs: np.ndarray,
     dag: SensorDAG,
-    state_columns: Sequence[np.ndarray],
     learner: Any,
     *,
     cost_scale: float,
     n_jobs: int | None,
     progress: Progress | None,
 ) -> GraphReduceResult:
-    """Graph-Reduce with each node seeing the columns of its acquired sensors.
-
-    The single policy-learning path of the estimators and of
+    """Graph-Reduce: the single policy-learning path of the estimators and of
     :class:`LossTablePolicy`.
+
+    ``state_inputs(k)`` are the training inputs of the policy at state k (the
+    columns of its sensors); ``losses[i, k]`` the loss of stopping row i at k.
     """
     return graph_reduce(
-        lambda k: Xv[:, state_columns[k]],
+        state_inputs,
         losses,
         costs,
         dag,
@@ -330,11 +330,10 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         state_cols = dag.state_columns(spec.column_indices())
         result = fit_policies(
-            Xv,
+            lambda k: Xv[:, state_cols[k]],
             L,
             spec.cost_vector if costs is None else costs,
             dag,
-            state_cols,
             make_learner(
                 self.policy_learner, self.policy_degree, self.max_policy_features
             ),
