@@ -43,6 +43,7 @@ def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
         "feature_columns": list(model.feature_names_in_),
         "task": "classification" if classes is not None else "regression",
         "classes": None if classes is None else list(classes),
+        "label": getattr(model, "label_name_", None),
         "model": model,
     }
 
