@@ -25,13 +25,14 @@ import resource
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import psutil
 from sklearn.datasets import make_classification
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.model_selection import train_test_split
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec
+from budgetdag_core import BudgetDAGClassifier, ClassifierBank, SensorDAG, SensorSpec
 from budgetdag_core.bank import default_classifier
 
 
@@ -73,6 +74,11 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--cost-scale", type=float, default=0.002)
     parser.add_argument("--policy-degree", type=int, default=1)
+    parser.add_argument(
+        "--bank-256",
+        action="store_true",
+        help="instead: time only a bank over 8 disjoint subsets (2^8 = 256 states)",
+    )
     args = parser.parse_args()
 
     X, y = make_classification(
@@ -91,6 +97,10 @@ def main() -> None:
     )
     spec = SensorSpec.per_column(cols, cost=1.0)
     bank = LinearDiscriminantAnalysis() if args.bank == "lda" else default_classifier()
+
+    if args.bank_256:
+        bank_256(X_tr, y_tr, cols, bank, args)
+        return
 
     stages: dict[str, list[float]] = {}
 
@@ -149,6 +159,23 @@ def main() -> None:
         f"ru_maxrss self {self_max:.2f} GiB, largest finished child "
         f"{child_max:.2f} GiB"
     )
+
+
+def bank_256(X_tr, y_tr, cols, classifier, args) -> None:
+    """The worst case of t=8: disjoint subsets, every union a distinct state."""
+    units = [list(u) for u in np.array_split(np.arange(len(cols)), 8)]
+    dag = SensorDAG(cols, units=units)
+    spec = SensorSpec.per_column(cols)
+    print(f"bank only: {dag.n_states} states x {args.cv + 1} fits, {args.bank}")
+    with PeakRSS() as peak:
+        start = time.perf_counter()
+        bank = ClassifierBank(
+            classifier, cv=args.cv, random_state=0, n_jobs=args.n_jobs
+        ).fit(X_tr.to_numpy(), np.asarray(y_tr), dag, spec.column_indices(), 2)
+        secs = time.perf_counter() - start
+    mib = bank.oof_proba_.nbytes / 2**20
+    print(f"bank fit: {secs:.1f} s; oof_proba_ {mib:.0f} MiB")
+    print(f"peak RSS, process tree (sampled): {peak.peak / 2**30:.2f} GiB")
 
 
 if __name__ == "__main__":
