@@ -68,6 +68,9 @@ class SubsetSelection:
         Rows used to score the candidates (after subsampling).
     n_evaluations : int
         Scorer fits (candidate subsets scored), over all runs.
+    runs : dict
+        Final G (rows) of each greedy run made (``"greedy"``,
+        ``"cost_benefit"``).
     """
 
     subsets: list[tuple[str, ...]]
