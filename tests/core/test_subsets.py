@@ -238,3 +238,17 @@ def test_bad_arguments_raise_value_errors():
         select_subsets(X, y, spec, n_subsets=2, strategy="best")
     with pytest.raises(ValueError, match="rows"):
         select_subsets(X, y[:10], spec, n_subsets=2)
+
+
+def test_free_sensors_do_not_use_budget_and_come_first():
+    X, y, spec = _copies_problem(cheap_noise=0.3)
+    free = SensorSpec.per_column(
+        list(X.columns), cost={"expensive": 10.0, "cheap": 0.0, "noise": 1.0}
+    )
+    sel = select_subsets(
+        X, y, free, n_subsets=1, subset_budget=0.01, strategy="cost_benefit"
+    )
+    assert sel.subsets == [("cheap",)] and sel.budget_used == 0.0
+    everything_free = SensorSpec.per_column(list(X.columns), cost=0.0)
+    sel = select_subsets(X, y, everything_free, n_subsets=2, subset_budget=1)
+    assert sum(len(s) for s in sel.subsets) == 1  # all free: the budget counts
