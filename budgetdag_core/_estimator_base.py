@@ -112,9 +112,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return {"loss": self._row_loss(pred, y)}
 
     # ---------------------------------------------------------------- fitting
-    def _make_learner(self) -> Any:
+    def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(
-            self.policy_learner, self.policy_degree, self.max_policy_features
+            self.policy_learner, self.policy_degree, self.max_policy_features, n_rows
         )
 
     def _select_subsets(
@@ -188,7 +188,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             self._stop_losses(bank, y_fit),
             spec.cost_vector if costs is None else costs,
             dag,
-            self._make_learner(),
+            self._make_learner(len(Xv)),
             cost_scale=self.cost_scale,
             n_jobs=self.n_jobs,
             progress=progress,

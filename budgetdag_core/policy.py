@@ -32,9 +32,33 @@ from .validation import (
     check_sample_costs,
 )
 
+#: Budget of a node's expanded policy features in values (rows x features):
+#: 2^25 float64 values are 256 MiB per copy, and a node fit holds a few copies.
+MAX_POLICY_VALUES = 2**25
 
-def make_learner(policy_learner: Any, degree: int, max_features: int) -> Any:
-    """The cost-sensitive learner named by ``policy_learner`` (or the object)."""
+
+def policy_feature_cap(max_features: int, n_rows: int) -> int:
+    """The expanded-feature cap of a node: ``max_features``, lowered on long
+    tables so that rows x features stays within :data:`MAX_POLICY_VALUES`.
+
+    With ``reductions.effective_degree`` this is the policy feature rule: a
+    node uses the largest degree <= ``policy_degree`` whose expansion fits the
+    cap, and degree 1 (its raw columns) when none does. Below 33 554 rows the
+    default cap of 1000 is unchanged; at 104 000 rows it is 322 (degree 2 for
+    at most 24 columns).
+    """
+    return max(1, min(int(max_features), MAX_POLICY_VALUES // max(int(n_rows), 1)))
+
+
+def make_learner(
+    policy_learner: Any, degree: int, max_features: int, n_rows: int | None = None
+) -> Any:
+    """The cost-sensitive learner named by ``policy_learner`` (or the object).
+
+    With ``n_rows`` the feature cap follows :func:`policy_feature_cap`.
+    """
+    if n_rows is not None:
+        max_features = policy_feature_cap(max_features, n_rows)
     if policy_learner == "filter_tree":
         return FilterTree(degree, max_features=max_features)
     if policy_learner == "cost_regression":
@@ -335,7 +359,10 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
             spec.cost_vector if costs is None else costs,
             dag,
             make_learner(
-                self.policy_learner, self.policy_degree, self.max_policy_features
+                self.policy_learner,
+                self.policy_degree,
+                self.max_policy_features,
+                len(Xv),
             ),
             cost_scale=self.cost_scale,
             n_jobs=self.n_jobs,

@@ -185,3 +185,21 @@ def test_policy_feature_expansion_stays_bounded_on_wide_states(model):
         assert width <= 50 or feats.degree_ == 1
         if policy.n_features > 9:  # C(9 + 2, 2) - 1 = 65 > 50
             assert feats.degree_ == 1
+
+
+def test_long_tables_lower_the_policy_feature_cap(model, many, monkeypatch):
+    from budgetdag_core import policy
+
+    assert policy.policy_feature_cap(1000, 10_000) == 1000
+    assert policy.policy_feature_cap(1000, 104_000) == 2**25 // 104_000 == 322
+    assert policy.policy_feature_cap(1000, 10**9) == 1
+    X, y, _ = many
+    # Pretend the table is long: 360 rows x 20 features fill the budget.
+    monkeypatch.setattr(policy, "MAX_POLICY_VALUES", 360 * 20)
+    capped = clone(model).set_params(policy_degree=2).fit(X, y)
+    for p in capped.policies_:
+        learner = p.learner
+        if learner is None or getattr(learner, "constant_", None) is not None:
+            continue
+        # C(5 + 2, 2) - 1 = 20: degree 2 only up to 5 columns.
+        assert learner.features_.degree_ == (2 if p.n_features <= 5 else 1)
