@@ -208,36 +208,6 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.train_cost_to_go_ = result.cost_to_go[:, 0]
         return self
 
-    def fit(
-        self,
-        X: pd.DataFrame,
-        y: Any,
-        *,
-        sample_costs: pd.DataFrame | np.ndarray | None = None,
-        bank: Any = None,
-        progress: Progress | None = None,
-    ) -> BudgetDAGBase:
-        """Select subsets (if ``n_subsets``), fit the bank (unless given) and
-        learn the policies.
-
-        Parameters
-        ----------
-        X : DataFrame with the spec's columns.
-        y : labels (classifier) or targets (regressor).
-        sample_costs : DataFrame (rows x sensor names), optional
-            Example-dependent acquisition costs (eq. 9 of the paper); default
-            the spec's costs. Subset selection uses their column means.
-        bank : fitted bank, optional
-            A bank fitted on the same data and settings (e.g.
-            ``other_model.bank_``): reused instead of refitted, so only the
-            policies are learned.
-        progress : callable(stage, done, total), optional
-            Called as the subset selection (``"subsets"``, only with
-            ``n_subsets``), the bank (``"bank"``) and the policies
-            (``"policies"``) progress.
-        """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
-
     def refit_policies(
         self,
         X: pd.DataFrame,

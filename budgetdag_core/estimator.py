@@ -198,7 +198,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         X : DataFrame with the spec's columns.
         y : labels.
         sample_costs : DataFrame (rows x sensor names), optional
-            Example-dependent acquisition costs; default the spec's costs.
+            Example-dependent acquisition costs (eq. 9 of the paper); default
+            the spec's costs. Subset selection uses their column means.
         bank : ClassifierBank, optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
             instead of refitted, so only the policies are learned.
