@@ -203,3 +203,21 @@ def test_long_tables_lower_the_policy_feature_cap(model, many, monkeypatch):
             continue
         # C(5 + 2, 2) - 1 = 20: degree 2 only up to 5 columns.
         assert learner.features_.degree_ == (2 if p.n_features <= 5 else 1)
+
+
+def test_cli_trains_with_n_subsets(many, tmp_path, capsys):
+    from budgetdag_core import load_policy
+    from budgetdag_core.cli import main
+
+    X, y, spec = many
+    X.assign(target=y).to_csv(tmp_path / "train.csv", index=False)
+    spec.to_json(tmp_path / "spec.json")
+    args = ["train", str(tmp_path / "train.csv"), "--label", "target"]
+    args += ["--sensors", str(tmp_path / "spec.json"), "--out", str(tmp_path / "m")]
+    assert main([*args[:-2], "--out", str(tmp_path / "full.pkl")]) != 0
+    assert "n_subsets" in capsys.readouterr().err  # 14 sensors: too many
+    code = main([*args, "--n-subsets", "3", "--cv", "3", "--policy-degree", "1"])
+    assert code == 0
+    model = load_policy(tmp_path / "m")
+    assert model.sensor_dag_.n_states <= 2**3
+    assert len(model.subset_selection_.subsets) <= 3
