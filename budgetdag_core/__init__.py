@@ -5,8 +5,9 @@ from .bank import ClassifierBank
 from .baselines import baseline_points, lower_convex_hull, oracle_frontier
 from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
-from .datasets import DEMOS, load_demo
+from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
+from .explain import PathResult, node_details, path_of
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -15,9 +16,16 @@ from .persist import (
     loads_policy,
     save_policy,
 )
+from .plotting import (
+    clicked_states,
+    dag_figure,
+    decision_regions_figure,
+    tradeoff_figure,
+)
 from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .session import PolicySession
+from .teaching import ReduceStep, cost_tables, graph_reduce_steps
 from .tradeoff import (
     DominanceSummary,
     TradeoffResult,
@@ -33,23 +41,34 @@ __all__ = [
     "CostRegression",
     "DominanceSummary",
     "FilterTree",
+    "PathResult",
     "PolicySession",
     "PolicyVersionWarning",
+    "ReduceStep",
     "SensorDAG",
     "SensorSpec",
     "TradeoffResult",
     "__version__",
     "baseline_points",
+    "clicked_states",
+    "cost_tables",
+    "dag_figure",
+    "decision_regions_figure",
     "dominance_summary",
     "dumps_policy",
     "fit_for_budget",
     "graph_reduce",
+    "graph_reduce_steps",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
     "loads_policy",
     "lower_convex_hull",
+    "node_details",
     "oracle_frontier",
+    "path_of",
     "save_policy",
+    "toy_dataset",
     "tradeoff_curve",
+    "tradeoff_figure",
 ]

@@ -38,7 +38,8 @@ def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
         "sklearn_version": sklearn.__version__,
         "sensor_spec": model.spec_.to_dict(),
         "feature_columns": list(model.feature_names_in_),
-        "classes": list(model.classes_),
+        "classes": list(getattr(model, "classes_", [])),
+        "label": getattr(model, "label_name_", None),
         "model": model,
     }
 
