@@ -2,6 +2,8 @@
 
 from ._version import __version__
 from .bank import ClassifierBank, RegressorBank
+from .baselines import baseline_points, lower_convex_hull, oracle_frontier
+from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
@@ -27,41 +29,54 @@ from .sensors import SensorSpec
 from .session import PolicySession
 from .subsets import SubsetSelection, select_subsets
 from .teaching import ReduceStep, cost_tables, graph_reduce_steps
+from .tradeoff import (
+    DominanceSummary,
+    TradeoffResult,
+    dominance_summary,
+    tradeoff_curve,
+)
 
 __all__ = [
-    "DEMOS",
     "BudgetDAGClassifier",
     "BudgetDAGRegressor",
+    "BudgetReport",
     "ClassifierBank",
     "CostRegression",
+    "DEMOS",
+    "DominanceSummary",
     "FilterTree",
     "LossTablePolicy",
-    "PolicySession",
-    "PolicyVersionWarning",
-    "RegressorBank",
     "PathResult",
     "PolicySession",
     "PolicyVersionWarning",
     "ReduceStep",
+    "RegressorBank",
     "SensorDAG",
     "SensorSpec",
     "SubsetSelection",
+    "TradeoffResult",
     "__version__",
+    "baseline_points",
     "clicked_states",
     "cost_tables",
     "dag_figure",
     "decision_regions_figure",
+    "dominance_summary",
     "dumps_policy",
+    "fit_for_budget",
     "graph_reduce",
     "graph_reduce_steps",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
     "loads_policy",
+    "lower_convex_hull",
     "node_details",
+    "oracle_frontier",
     "path_of",
     "save_policy",
     "select_subsets",
     "toy_dataset",
+    "tradeoff_curve",
     "tradeoff_figure",
 ]

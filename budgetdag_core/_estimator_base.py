@@ -143,6 +143,47 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             progress=progress,
         )
 
+    def _build_dag(
+        self,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+        progress: Progress | None,
+    ) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The full DAG, or with ``n_subsets`` the DAG over selected subsets."""
+        if self.n_subsets is None:
+            return build_dag(spec, None), None
+        selection = self._select_subsets(spec, Xv, y_fit, costs, progress)
+        return build_dag(spec, selection.units), selection
+
+    def _check_fit_data(
+        self, X: pd.DataFrame, y: Any
+    ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None, SensorDAG]:
+        """Checked spec, features, fit target, classes (None for regression), DAG."""
+        spec = as_spec(self.sensors)
+        Xv = check_features(X, spec)
+        y_fit, attrs = self._prepare_target(y, len(Xv))
+        dag, _ = self._build_dag(spec, Xv, y_fit, None, None)
+        return spec, Xv, y_fit, attrs.get("classes_"), dag
+
+    def fit_bank(
+        self, X: pd.DataFrame, y: Any, *, progress: Progress | None = None
+    ) -> Any:
+        """Fit only the bank, for reuse by ``fit(X, y, bank=...)``.
+
+        The bank does not depend on costs, ``cost_scale`` or the policy settings:
+        fit it once and learn policies for many cost scales (see
+        :func:`budgetdag_core.tradeoff_curve`). The estimator itself is unchanged.
+        """
+        self._validate_params()
+        spec, Xv, y_fit, _, dag = self._check_fit_data(X, y)
+        return self._fit_bank(self._new_bank(), Xv, y_fit, dag, spec, progress)
+
+    def _uses_confidence(self, state: int) -> bool:
+        """Whether the policy at ``state`` also sees model confidence."""
+        return False
+
     def _fit(
         self,
         X: pd.DataFrame,
@@ -160,11 +201,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         if dag is None:
-            if self.n_subsets is not None:
-                selection = self._select_subsets(spec, Xv, y_fit, costs, progress)
-                dag = build_dag(spec, selection.units)
-            else:
-                dag = build_dag(spec, None)
+            dag, selection = self._build_dag(spec, Xv, y_fit, costs, progress)
         if bank is not None:
             expected = bank.make_fingerprint(
                 Xv,
@@ -272,19 +309,28 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return out
 
     def evaluate_states(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+        self,
+        X: pd.DataFrame,
+        y: Any,
+        *,
+        sample_costs: Any = None,
+        states: Any = None,
     ) -> pd.DataFrame:
         """Non-adaptive baselines: every state's model applied to all rows.
 
         One row per DAG state with ``state``, ``sensors`` (names), ``n_sensors``,
         ``avg_cost`` (everyone pays for all of the state's sensors) and the task
         metrics. State 0 is the no-sensor baseline, the last state all sensors.
+
+        ``states`` restricts the rows to some states, given as state indices or
+        as collections of sensor names (e.g. greedily selected subsets); each
+        must be a state of the DAG.
         """
         Xv = self._features(X)
         y = self._check_eval_target(y, len(Xv))
         dag = self.sensor_dag_
         rows = []
-        for k in range(dag.n_states):
+        for k in self.state_indices(states):
             stops = np.full(len(Xv), k)
             rows.append(
                 {
@@ -298,6 +344,43 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 }
             )
         return pd.DataFrame(rows)
+
+    def state_indices(self, states: Any = None) -> list[int]:
+        """DAG state indices of ``states`` (indices or sensor-name collections).
+
+        ``None`` gives all states. A sensor subset that is not a state of the DAG
+        (possible when the DAG is built over selected subsets) is a ``ValueError``.
+        """
+        check_is_fitted(self)
+        dag = self.sensor_dag_
+        if states is None:
+            return list(range(dag.n_states))
+        position = {name: i for i, name in enumerate(dag.sensor_names)}
+        out = []
+        for state in states:
+            if isinstance(state, Integral):
+                if not 0 <= int(state) < dag.n_states:
+                    raise ValueError(
+                        f"State index {state} is out of range (0..{dag.n_states - 1})."
+                    )
+                out.append(int(state))
+                continue
+            names = [state] if isinstance(state, str) else list(state)
+            unknown = [n for n in names if n not in position]
+            if unknown:
+                raise ValueError(
+                    f"Unknown sensor(s) {unknown} in subset {tuple(names)}; known: "
+                    f"{list(dag.sensor_names)}."
+                )
+            mask = 0
+            for n in names:
+                mask |= 1 << position[n]
+            if mask not in dag.index:
+                raise ValueError(
+                    f"The subset {tuple(names)} is not a state of this model's DAG."
+                )
+            out.append(dag.index[mask])
+        return out
 
     def flow(self, X: pd.DataFrame, y: Any = None) -> nx.DiGraph:
         """The DAG annotated with how examples of ``X`` flow through it.

@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from ._estimator_base import BudgetDAGBase
 from .bank import ClassifierBank, Progress
+from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
 from .sensors import SensorSpec
 from .validation import check_labels
@@ -67,6 +68,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     subset_scorer : "ridge" or classifier, default="ridge"
         Cheap out-of-fold scorer of candidate subsets on at most 20000 rows
         (``"ridge"``: a least-squares classifier solved from Gram matrices).
+    policy_features : {"sensors", "sensors+confidence"}, default="sensors"
+        Inputs of each node's policy. ``"sensors"`` (the paper): the features of
+        the acquired sensors. ``"sensors+confidence"`` adds the top-class
+        probability, margin and entropy of the state's classifier (out-of-fold
+        at training, the refit bank at predict time; the root has none).
 
     Attributes
     ----------
@@ -96,6 +102,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         **BudgetDAGBase._common_constraints,
         "classifier": [HasMethods(["fit", "predict"]), None],
         "loss_matrix": ["array-like", None],
+        "policy_features": [StrOptions(set(POLICY_FEATURES))],
     }
     _task = "classification"
 
@@ -116,6 +123,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         subset_budget: float | None = None,
         include_all: bool = False,
         subset_scorer: Any = "ridge",
+        policy_features: str = "sensors",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -131,6 +139,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.subset_budget = subset_budget
         self.include_all = include_all
         self.subset_scorer = subset_scorer
+        self.policy_features = policy_features
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -145,6 +154,55 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         if not np.isfinite(lm).all() or (lm < 0).any():
             raise ValueError("loss_matrix entries must be finite and non-negative.")
         return lm
+
+    @property
+    def uses_confidence_(self) -> bool:
+        """Whether the node policies also see the classifier's confidence."""
+        # Models pickled before policy_features existed have no such parameter.
+        return getattr(self, "policy_features", "sensors") == "sensors+confidence"
+
+    def _uses_confidence(self, state: int) -> bool:
+        return self.uses_confidence_ and bool(len(self.state_columns_[state]))
+
+    def _train_inputs(
+        self, Xv: np.ndarray, bank: ClassifierBank, state_columns: list[np.ndarray]
+    ):
+        if not self.uses_confidence_:
+            return super()._train_inputs(Xv, bank, state_columns)
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                "policy_features='sensors+confidence' needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
+            )
+
+        def inputs(k: int) -> np.ndarray:
+            conf = None
+            if len(state_columns[k]):
+                conf = confidence_features(bank.oof_proba_[:, k])
+            return policy_inputs(Xv[:, state_columns[k]], conf)
+
+        return inputs
+
+    def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
+        features = super()._policy_inputs(Xv, state, rows)
+        if not self._uses_confidence(state):
+            return features
+        proba = self.bank_.predict_proba(Xv[rows], state)
+        return policy_inputs(features, confidence_features(proba))
+
+    def _route(self, Xv: np.ndarray, conf: np.ndarray | None = None) -> Any:
+        """Route all rows; ``conf`` (n, n_states, 3) are precomputed confidences
+        (e.g. out-of-fold ones), used instead of asking the bank."""
+        if conf is None or not self.uses_confidence_:
+            return super()._route(Xv)
+
+        def inputs(k: int, rows: np.ndarray) -> np.ndarray:
+            features = Xv[np.ix_(rows, self.state_columns_[k])]
+            if not self._uses_confidence(k):
+                return features
+            return policy_inputs(features, conf[rows, k])
+
+        return super()._route(Xv, inputs)
 
     def _prepare_target(self, y: Any, n_rows: int) -> tuple[np.ndarray, dict]:
         y = check_labels(y, n_rows, self.cv)

@@ -122,11 +122,16 @@ class PolicyRoutingMixin:
         """What the policy of ``state`` sees for ``rows``: its sensors' columns."""
         return Xv[np.ix_(rows, self.state_columns_[state])]
 
-    def _route(self, Xv: np.ndarray) -> Routing:
+    def _route(
+        self,
+        Xv: np.ndarray,
+        inputs: Callable[[int, np.ndarray], Any] | None = None,
+    ) -> Routing:
+        """Route all rows; ``inputs(k, rows)`` overrides ``_policy_inputs``."""
         dag = self.sensor_dag_
         return route(
             self.policies_,
-            lambda k, rows: self._policy_inputs(Xv, k, rows),
+            inputs or (lambda k, rows: self._policy_inputs(Xv, k, rows)),
             len(Xv),
             min(len(dag.units), dag.n_sensors),
         )

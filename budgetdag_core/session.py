@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .confidence import confidence_features, policy_inputs
 from .graph_reduce import STOP
 
 if TYPE_CHECKING:
@@ -50,7 +51,11 @@ class PolicySession:
         self.decisions: list[dict[str, Any]] = []
 
     def _inputs(self, state: int) -> np.ndarray:
-        return self._row[self.model.state_columns_[state]].reshape(1, -1)
+        features = self._row[self.model.state_columns_[state]].reshape(1, -1)
+        if not self.model._uses_confidence(state):
+            return features
+        proba = self.model.bank_.predict_proba(self._row.reshape(1, -1), state)
+        return policy_inputs(features, confidence_features(proba))
 
     def next_sensor(self) -> str | None:
         """The sensor to acquire next, or ``None`` to stop and classify."""
