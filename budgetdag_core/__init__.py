@@ -1,7 +1,7 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
 from ._version import __version__
-from .bank import ClassifierBank
+from .bank import ClassifierBank, RegressorBank
 from .baselines import baseline_points, lower_convex_hull, oracle_frontier
 from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
@@ -26,9 +26,12 @@ from .plotting import (
     decision_regions_figure,
     tradeoff_figure,
 )
+from .policy import LossTablePolicy
 from .reductions import CostRegression, FilterTree
+from .regressor import BudgetDAGRegressor
 from .sensors import SensorSpec
 from .session import PolicySession
+from .subsets import SubsetSelection, select_subsets
 from .teaching import ReduceStep, cost_tables, graph_reduce_steps
 from .tradeoff import (
     DominanceSummary,
@@ -38,19 +41,23 @@ from .tradeoff import (
 )
 
 __all__ = [
-    "DEMOS",
     "BudgetDAGClassifier",
+    "BudgetDAGRegressor",
     "BudgetReport",
     "ClassifierBank",
     "CostRegression",
+    "DEMOS",
     "DominanceSummary",
     "FilterTree",
+    "LossTablePolicy",
     "PathResult",
     "PolicySession",
     "PolicyVersionWarning",
     "ReduceStep",
+    "RegressorBank",
     "SensorDAG",
     "SensorSpec",
+    "SubsetSelection",
     "TradeoffResult",
     "__version__",
     "baseline_points",
@@ -76,6 +83,7 @@ __all__ = [
     "path_of",
     "save_policy",
     "save_policy_skops",
+    "select_subsets",
     "toy_dataset",
     "tradeoff_curve",
     "tradeoff_figure",

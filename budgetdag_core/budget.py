@@ -9,7 +9,6 @@ part of the training data, fit the bank once on the rest, and bisect the scale
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +16,14 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from ._sweep import (
+    Progress,
+    check_fit_data,
+    fit_point,
+    make_template,
+    split_views,
+)
 from .estimator import BudgetDAGClassifier
-from .tradeoff import check_fit_data, fit_point, make_template, split_views
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass

@@ -28,24 +28,32 @@ def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
-    if slim and hasattr(model.bank_, "oof_proba_"):
+    heavy = [a for a in ("oof_proba_", "oof_pred_") if hasattr(model.bank_, a)]
+    if slim and heavy:
         model = copy.copy(model)
         model.bank_ = copy.copy(model.bank_)
-        del model.bank_.oof_proba_
+        for attr in heavy:
+            delattr(model.bank_, attr)
+    classes = getattr(model, "classes_", None)
     return {
         "format_version": FORMAT_VERSION,
         "budgetdag_core_version": __version__,
         "sklearn_version": sklearn.__version__,
         "sensor_spec": model.spec_.to_dict(),
         "feature_columns": list(model.feature_names_in_),
-        "classes": list(getattr(model, "classes_", [])),
+        "task": "classification" if classes is not None else "regression",
+        "classes": None if classes is None else list(classes),
         "label": getattr(model, "label_name_", None),
         "model": model,
     }
 
 
 def save_policy(model: Any, path: str | Path, *, slim: bool = True) -> Path:
-    """Pickle a fitted model with format and library versions, spec and classes."""
+    """Pickle a fitted model with format and library versions, spec and classes.
+
+    Works for classifiers and regressors (``"classes"`` is ``None`` for a
+    regressor, ``"task"`` says which).
+    """
     path = Path(path)
     with path.open("wb") as fh:
         pickle.dump(
@@ -108,6 +116,7 @@ def loads_policy(data: bytes) -> Any:
 # ensembles the app offers for the bank. Anything else in a file is refused.
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank.ClassifierBank",
+    "budgetdag_core.bank.RegressorBank",
     "budgetdag_core.dag.SensorDAG",
     "budgetdag_core.estimator.BudgetDAGClassifier",
     "budgetdag_core.graph_reduce.ConstantAction",
@@ -116,6 +125,7 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.reductions._cost_regression.CostRegression",
     "budgetdag_core.reductions._filter_tree.FilterTree",
     "budgetdag_core.reductions._filter_tree._Node",
+    "budgetdag_core.regressor.BudgetDAGRegressor",
     "budgetdag_core.sensors.SensorSpec",
     "networkx.classes.digraph.DiGraph",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
@@ -131,7 +141,7 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
 
     Parameters
     ----------
-    model : fitted BudgetDAGClassifier
+    model : fitted BudgetDAGClassifier or BudgetDAGRegressor
     slim : bool, default=True
         Leave out the bank's out-of-fold training predictions.
 
@@ -147,32 +157,45 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
     return sio.dumps(_skops_bundle(model, slim), compression=zipfile.ZIP_DEFLATED)
 
 
-def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
-    """:func:`policy_bundle` with what skops cannot store made plain.
+# Fitted attributes that are dataclasses holding a ``history`` DataFrame: skops
+# does not store pandas objects, so they travel as plain dicts and are rebuilt.
+_PLAIN_ATTRS = {
+    "budget_report_": ("budget", "BudgetReport"),
+    "subset_selection_": ("subsets", "SubsetSelection"),
+}
 
-    skops does not store pandas objects: the report of ``fit_for_budget``
-    (which holds a DataFrame) travels as a dict and is rebuilt on loading.
-    """
+
+def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
+    """:func:`policy_bundle` with what skops cannot store made plain."""
     bundle = policy_bundle(model, slim=slim)
-    report = getattr(bundle["model"], "budget_report_", None)
-    if report is not None:
-        inner = copy.copy(bundle["model"])  # leave the caller's model alone
-        del inner.budget_report_
-        plain = dict(vars(report))
-        plain["history"] = report.history.to_dict(orient="list")
-        bundle["model"], bundle["budget_report"] = inner, plain
+    plain: dict[str, dict[str, Any]] = {}
+    for attr in _PLAIN_ATTRS:
+        value = getattr(bundle["model"], attr, None)
+        if value is None:
+            continue
+        if bundle["model"] is model:
+            bundle["model"] = copy.copy(model)  # leave the caller's model alone
+        delattr(bundle["model"], attr)
+        fields = dict(vars(value))
+        fields["history"] = value.history.to_dict(orient="list")
+        plain[attr] = fields
+    if plain:
+        bundle["plain_attributes"] = plain
     return bundle
 
 
-def _restore_budget_report(bundle: dict[str, Any]) -> dict[str, Any]:
-    plain = bundle.pop("budget_report", None)
-    if plain is not None:
-        import pandas as pd
+def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
+    import importlib
 
-        from .budget import BudgetReport
+    import pandas as pd
 
-        plain = {**plain, "history": pd.DataFrame(plain["history"])}
-        bundle["model"].budget_report_ = BudgetReport(**plain)
+    for attr, fields in bundle.pop("plain_attributes", {}).items():
+        if attr not in _PLAIN_ATTRS:
+            raise ValueError(f"Unknown attribute {attr!r} in the policy file.")
+        module, name = _PLAIN_ATTRS[attr]
+        cls = getattr(importlib.import_module(f".{module}", __package__), name)
+        value = cls(**{**fields, "history": pd.DataFrame(fields["history"])})
+        setattr(bundle["model"], attr, value)
     return bundle
 
 
@@ -210,7 +233,7 @@ def loads_policy_skops(data: bytes) -> Any:
 
     Returns
     -------
-    BudgetDAGClassifier
+    BudgetDAGClassifier or BudgetDAGRegressor
         With the file's metadata in ``metadata_``.
     """
     import skops.io as sio
@@ -224,7 +247,7 @@ def loads_policy_skops(data: bytes) -> Any:
         )
     bundle = sio.loads(data, trusted=found)
     if isinstance(bundle, dict) and "model" in bundle:
-        bundle = _restore_budget_report(bundle)
+        bundle = _restore_plain(bundle)
     return _check_bundle(bundle)
 
 

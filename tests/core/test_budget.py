@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tradeoff_problems import make_problem
 
 from budgetdag_core import BudgetDAGClassifier, fit_for_budget
+from tests.core.tradeoff_problems import make_problem
 
 
 @pytest.fixture(scope="module")

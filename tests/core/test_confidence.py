@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from tradeoff_problems import make_problem
 
 from budgetdag_core import BudgetDAGClassifier, FilterTree, dumps_policy, loads_policy
 from budgetdag_core.baselines import dag_point, state_predictions
 from budgetdag_core.confidence import confidence_features
+from tests.core.tradeoff_problems import make_problem
 
 
 @settings(max_examples=50, deadline=None)

@@ -6,9 +6,9 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
-from tradeoff_problems import make_problem
 
 from budgetdag_core import tradeoff_curve
+from tests.core.tradeoff_problems import make_problem
 
 
 @pytest.fixture(scope="module")

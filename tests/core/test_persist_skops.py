@@ -10,6 +10,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from budgetdag_core import (
     BudgetDAGClassifier,
+    BudgetDAGRegressor,
     PolicyVersionWarning,
     dumps_policy_skops,
     fit_for_budget,
@@ -109,4 +110,21 @@ def test_a_budget_model_keeps_its_report(data):
     report, again = model.budget_report_, loaded.budget_report_
     assert again.cost_scale == report.cost_scale and again.met == report.met
     pd.testing.assert_frame_equal(again.history, report.history)
-    assert "budget_report" not in loaded.metadata_
+    assert "plain_attributes" not in loaded.metadata_
+
+
+def test_a_subset_dag_and_a_regressor_round_trip(data):
+    X, y, X_test = data
+    model = _fit(data, n_subsets=3)
+    loaded = loads_policy_skops(dumps_policy_skops(model))
+    np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+    pd.testing.assert_frame_equal(
+        loaded.subset_selection_.history, model.subset_selection_.history
+    )
+    assert loaded.subset_selection_.subsets == model.subset_selection_.subsets
+    target = X["s1"] + X["w1"]
+    regressor = BudgetDAGRegressor(SYNTH_SPEC, cost_scale=0.05, cv=3, random_state=0)
+    regressor.fit(X.drop(columns=[]), target)
+    again = loads_policy_skops(dumps_policy_skops(regressor))
+    np.testing.assert_array_equal(again.predict(X_test), regressor.predict(X_test))
+    assert again.metadata_["task"] == "regression"

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from tradeoff_problems import make_problem
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
 from budgetdag_core.tradeoff import dominance_summary, initial_scales, refine_scales
+from tests.core.tradeoff_problems import make_problem
 
 
 @pytest.fixture(scope="module")
