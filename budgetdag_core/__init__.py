@@ -1,7 +1,7 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
 from ._version import __version__
-from .bank import ClassifierBank
+from .bank import BANK_KINDS, ClassifierBank, MaskedBank, make_bank
 from .dag import SensorDAG
 from .datasets import DEMOS, load_demo
 from .estimator import BudgetDAGClassifier
@@ -18,9 +18,11 @@ from .sensors import SensorSpec
 from .session import PolicySession
 
 __all__ = [
+    "BANK_KINDS",
     "DEMOS",
     "BudgetDAGClassifier",
     "ClassifierBank",
+    "MaskedBank",
     "CostRegression",
     "FilterTree",
     "PolicySession",
@@ -34,5 +36,6 @@ __all__ = [
     "load_demo",
     "load_policy",
     "loads_policy",
+    "make_bank",
     "save_policy",
 ]
