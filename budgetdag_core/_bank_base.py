@@ -9,6 +9,7 @@ the fit.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -16,7 +17,7 @@ import joblib
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
 from .dag import SensorDAG
@@ -24,14 +25,21 @@ from .dag import SensorDAG
 Progress = Callable[[str, int, int], None]
 
 
-def single_threaded() -> threadpool_limits:
-    """Limit OpenMP/BLAS to one thread inside a bank fit.
+@functools.cache
+def _controller() -> ThreadpoolController:
+    # Inspecting the loaded libraries costs ~30 ms; do it once per process.
+    return ThreadpoolController()
+
+
+def single_threaded() -> Any:
+    """Context limiting OpenMP/BLAS to one thread, for bank fits and predictions.
 
     The bank parallelises across fits (``n_jobs``); nested OpenMP threads in many
-    short fits only add overhead, and on a busy machine spin-waiting OpenMP threads
-    slowed one gradient-boosting fit on landsat from 1 s to 37 s.
+    short fits and small predictions only add overhead, and on a busy machine
+    spin-waiting OpenMP threads slowed one gradient-boosting fit on landsat from
+    1 s to 37 s and a one-row prediction from 7 ms to 130 ms.
     """
-    return threadpool_limits(limits=1)
+    return _controller().limit(limits=1)
 
 
 def prior_proba(y: np.ndarray, n_rows: int, n_classes: int) -> np.ndarray:
@@ -173,7 +181,8 @@ class BaseBank:
         ``X`` holds all spec columns; only the columns of the state's sensors are
         read (others may hold anything, NaN included).
         """
-        proba = self._raw_proba(np.asarray(X, dtype=float), state)
+        with single_threaded():
+            proba = self._raw_proba(np.asarray(X, dtype=float), state)
         temperatures = getattr(self, "temperatures_", None)
         if temperatures is None:  # banks pickled before calibration existed
             return proba
