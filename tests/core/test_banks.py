@@ -21,6 +21,7 @@ from budgetdag_core import (
     make_bank,
     save_policy,
 )
+from budgetdag_core._bank_base import single_threaded
 from budgetdag_core._calibration import apply_temperature, fit_temperature
 from budgetdag_core.bank import resolve_bank_kind
 
@@ -112,7 +113,8 @@ def test_hgb_oof_equals_a_model_fitted_without_the_fold(data):
     train, test = bank._folds(X, y)[0]
     state = dag.n_states - 1
     c = bank.state_columns_[state]
-    alone = clone(bank.template()).fit(X[train][:, c], y[train])
+    with single_threaded():
+        alone = clone(bank.template()).fit(X[train][:, c], y[train])
     np.testing.assert_allclose(
         bank.oof_proba_[test, state], alone.predict_proba(X[test][:, c]), rtol=1e-5
     )
