@@ -1,10 +1,13 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
 from ._version import __version__
-from .bank import BANK_KINDS, ClassifierBank, MaskedBank, make_bank
+from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
+from .baselines import baseline_points, lower_convex_hull, oracle_frontier
+from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
-from .datasets import DEMOS, load_demo
+from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
+from .explain import PathResult, node_details, path_of
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -13,29 +16,70 @@ from .persist import (
     loads_policy,
     save_policy,
 )
+from .plotting import (
+    clicked_states,
+    dag_figure,
+    decision_regions_figure,
+    tradeoff_figure,
+)
+from .policy import LossTablePolicy
 from .reductions import CostRegression, FilterTree
+from .regressor import BudgetDAGRegressor
 from .sensors import SensorSpec
 from .session import PolicySession
+from .subsets import SubsetSelection, select_subsets
+from .teaching import ReduceStep, cost_tables, graph_reduce_steps
+from .tradeoff import (
+    DominanceSummary,
+    TradeoffResult,
+    dominance_summary,
+    tradeoff_curve,
+)
 
 __all__ = [
     "BANK_KINDS",
-    "DEMOS",
     "BudgetDAGClassifier",
+    "BudgetDAGRegressor",
+    "BudgetReport",
     "ClassifierBank",
     "MaskedBank",
     "CostRegression",
+    "DEMOS",
+    "DominanceSummary",
     "FilterTree",
+    "LossTablePolicy",
+    "PathResult",
     "PolicySession",
     "PolicyVersionWarning",
+    "ReduceStep",
+    "RegressorBank",
     "SensorDAG",
     "SensorSpec",
+    "SubsetSelection",
+    "TradeoffResult",
     "__version__",
+    "baseline_points",
+    "clicked_states",
+    "cost_tables",
+    "dag_figure",
+    "decision_regions_figure",
+    "dominance_summary",
     "dumps_policy",
+    "fit_for_budget",
     "graph_reduce",
+    "graph_reduce_steps",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
     "loads_policy",
+    "lower_convex_hull",
     "make_bank",
+    "node_details",
+    "oracle_frontier",
+    "path_of",
     "save_policy",
+    "select_subsets",
+    "toy_dataset",
+    "tradeoff_curve",
+    "tradeoff_figure",
 ]

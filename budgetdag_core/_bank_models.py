@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -35,3 +36,18 @@ def boosting_classifier(random_state: int | None = None) -> Any:
         n_iter_no_change=5,
         random_state=random_state,
     )
+
+
+def fit_ready(template: Any, n_rows: int, n_classes: int) -> Any:
+    """``template``, without early stopping when its validation split is too small.
+
+    A stratified validation split of ``validation_fraction * n_rows`` rows needs
+    a couple of rows per class; on tiny tables (or folds) scikit-learn raises
+    instead, so the template then runs its full ``max_iter`` rounds.
+    """
+    params = template.get_params(deep=False) if hasattr(template, "get_params") else {}
+    fraction = params.get("validation_fraction")
+    if params.get("early_stopping") is True and isinstance(fraction, float):
+        if fraction * n_rows < 2 * n_classes:
+            return clone(template).set_params(early_stopping=False)
+    return template

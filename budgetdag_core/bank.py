@@ -16,16 +16,21 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.dummy import DummyClassifier
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._bank_base import BaseBank, Progress, single_threaded
-from ._bank_models import boosting_classifier, default_classifier
+from ._bank_models import boosting_classifier, default_classifier, fit_ready
 from .dag import SensorDAG
 from .masked_bank import MaskedBank
 
@@ -36,8 +41,10 @@ __all__ = [
     "ClassifierBank",
     "MaskedBank",
     "Progress",
+    "RegressorBank",
     "boosting_classifier",
     "default_classifier",
+    "default_regressor",
     "make_bank",
     "resolve_bank_kind",
 ]
@@ -69,6 +76,11 @@ def resolve_bank_kind(
     return DEFAULT_BANK_KIND
 
 
+def default_regressor() -> Any:
+    """Standardised ridge regression."""
+    return make_pipeline(StandardScaler(), Ridge(alpha=1.0))
+
+
 def _fit_predict(
     estimator: Any,
     X: np.ndarray,
@@ -76,17 +88,64 @@ def _fit_predict(
     cols: np.ndarray,
     train: np.ndarray | None,
     test: np.ndarray | None,
-    n_classes: int,
+    outputs: Callable[[Any, np.ndarray], np.ndarray],
+    empty: Any,
 ) -> tuple[Any, np.ndarray | None]:
-    """Fit on ``train`` rows (all when None); return the model and test probas."""
+    """Fit on ``train`` rows (all when None); return the model and test outputs.
+
+    A state without columns fits ``empty`` (class priors or the mean).
+    """
     if len(cols) == 0:
-        estimator = DummyClassifier(strategy="prior")
+        estimator = empty
     Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
     rows = slice(None) if train is None else train
     with single_threaded():
         model = clone(estimator).fit(Xs[rows], y[rows])
-        proba = None if test is None else _proba(model, Xs[test], n_classes)
-    return model, proba
+        out = None if test is None else outputs(model, Xs[test])
+    return model, out
+
+
+def _fit_states(
+    template: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    state_columns: Sequence[np.ndarray],
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    outputs: Callable[[Any, np.ndarray], np.ndarray],
+    empty: Any,
+    width: int,
+    n_jobs: int | None,
+    progress: Progress | None,
+) -> tuple[np.ndarray, list[Any]]:
+    """Out-of-fold outputs (n, K, width) float32 and full-data models per state.
+
+    The shared loop of all banks: every (state, fold) fit and every state's
+    full-data refit is one joblib task.
+    """
+    n, K = len(X), len(state_columns)
+    # Widest states first, so the longest fits do not trail at the end.
+    by_width = sorted(range(K), key=lambda k: -len(state_columns[k]))
+    jobs = [
+        (k, train, test) for k in by_width for train, test in [*folds, (None, None)]
+    ]
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_fit_predict)(
+            template, X, y, state_columns[k], train, test, outputs, empty
+        )
+        for k, train, test in jobs
+    )
+    oof = np.zeros((n, K, width), dtype=np.float32)
+    models: list[Any] = [None] * K
+    for done, ((k, _, test), (model, out)) in enumerate(
+        zip(jobs, results, strict=True), start=1
+    ):
+        if test is None:
+            models[k] = model
+        else:
+            oof[test, k] = out.reshape(len(test), width)
+        if progress is not None:
+            progress("bank", done, len(jobs))
+    return oof, models
 
 
 def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
@@ -114,7 +173,7 @@ class ClassifierBank(BaseBank):
         Seeds the fold split.
     n_jobs : int or None
         Parallel fits through joblib (honours the active joblib backend). All
-        ``n_states * (cv + 1)`` fits are independent jobs, largest states first.
+        ``n_states * (cv + 1)`` fits are independent jobs, widest states first.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities, fitted on its out-of-fold
         probabilities (see ``calibration_``).
@@ -168,33 +227,22 @@ class ClassifierBank(BaseBank):
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
         """
-        template = self.template()
-        n, K = len(X), dag.n_states
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
         folds = self._folds(X, y)
-        # Widest states first, so the longest fits do not trail at the end.
-        by_width = sorted(range(K), key=lambda k: -len(self.state_columns_[k]))
-        jobs = [
-            (k, train, test) for k in by_width for train, test in [*folds, (None, None)]
-        ]
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(_fit_predict)(
-                template, X, y, self.state_columns_[k], train, test, n_classes
-            )
-            for k, train, test in jobs
+        smallest = min(len(train) for train, _ in folds)
+        self.oof_proba_, self.models_ = _fit_states(
+            fit_ready(self.template(), smallest, n_classes),
+            X,
+            y,
+            self.state_columns_,
+            folds,
+            partial(_proba, n_classes=n_classes),
+            DummyClassifier(strategy="prior"),
+            n_classes,
+            self.n_jobs,
+            progress,
         )
-        self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
-        self.models_: list[Any] = [None] * K
-        for done, ((k, _, test), (model, proba)) in enumerate(
-            zip(jobs, results, strict=True), start=1
-        ):
-            if test is None:
-                self.models_[k] = model
-            else:
-                self.oof_proba_[test, k] = proba
-            if progress is not None:
-                progress("bank", done, len(jobs))
         self._finish(X, y, dag)
         return self
 
@@ -243,3 +291,101 @@ def make_bank(
     if kind == "masked":
         return MaskedBank(classifier, **common)
     return ClassifierBank(classifier, **common)
+
+
+def _predict(model: Any, Xs: np.ndarray) -> np.ndarray:
+    return np.asarray(model.predict(Xs), dtype=float)
+
+
+class RegressorBank:
+    """One regressor per DAG state, cloned from ``regressor``: the regression twin
+    of :class:`ClassifierBank` (same fitting loop, ``KFold`` instead of stratified
+    folds, predictions instead of probabilities).
+
+    Parameters
+    ----------
+    regressor : scikit-learn regressor, optional
+        Template cloned per state; default :func:`default_regressor`. The empty
+        state always predicts the training mean.
+    cv, random_state, n_jobs
+        As in :class:`ClassifierBank`.
+
+    Attributes
+    ----------
+    oof_pred_ : ndarray (n_samples, n_states), float32
+        Out-of-fold predictions of each state's regressor.
+    models_ : list
+        Per state, the regressor refit on all rows.
+    fingerprint_ : str
+    """
+
+    def __init__(
+        self,
+        regressor: Any = None,
+        *,
+        cv: int = 5,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.regressor = regressor
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    make_fingerprint = staticmethod(ClassifierBank.make_fingerprint)
+
+    def template(self) -> Any:
+        """The regressor cloned per state."""
+        return self.regressor if self.regressor is not None else default_regressor()
+
+    def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
+        """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``."""
+        y = np.asarray(y, dtype=float)
+        settings = (self.cv, self.random_state, repr(self.template()))
+        return self.make_fingerprint(X, y, *settings, dag.states)
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sensor_columns: Sequence[np.ndarray],
+        progress: Progress | None = None,
+    ) -> RegressorBank:
+        """Fit out-of-fold and full-data regressors for every state of ``dag``."""
+        template = self.template()
+        y = np.asarray(y, dtype=float)
+        self.state_columns_ = dag.state_columns(sensor_columns)
+        folds = list(
+            KFold(self.cv, shuffle=True, random_state=self.random_state).split(X)
+        )
+        oof, self.models_ = _fit_states(
+            template,
+            X,
+            y,
+            self.state_columns_,
+            folds,
+            _predict,
+            DummyRegressor(strategy="mean"),
+            1,
+            self.n_jobs,
+            progress,
+        )
+        self.oof_pred_ = oof[:, :, 0]
+        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+        return self
+
+    @property
+    def n_states(self) -> int:
+        return len(self.models_)
+
+    def oof_losses(self, y: np.ndarray, loss: str = "squared") -> np.ndarray:
+        """Stop loss per example and state: squared or absolute error."""
+        diff = self.oof_pred_ - np.asarray(y, dtype=float)[:, None]
+        return diff**2 if loss == "squared" else np.abs(diff)
+
+    def predict(self, X: np.ndarray, state: int) -> np.ndarray:
+        """Predictions of the full-data regressor of ``state``."""
+        cols = self.state_columns_[state]
+        Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
+        return _predict(self.models_[state], Xs)

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .sensors import SensorSpec
@@ -97,11 +98,68 @@ DEMOS = {
     "classes, unit cost per group.",
     "pima": "Pima diabetes: patient information, glucose test and insulin test "
     "with Turney's costs; 2 classes.",
+    "toy": "Teaching toy (synthetic): two cheap but noisy sensors and one expensive "
+    "but clean one, one column each, 2 classes; try cost_scale 0.03.",
 }
+
+TOY_NOISE = {"cheap_a": 0.8, "cheap_b": 0.8, "precise": 0.1}
+TOY_COSTS = {"cheap_a": 1.0, "cheap_b": 1.0, "precise": 4.0}
+
+
+def toy_dataset(
+    n_train: int = 600, n_test: int = 400, *, random_state: int = 0
+) -> Demo:
+    """A 2-D teaching toy whose decision regions can be drawn.
+
+    A hidden value ``u ~ N(0, 1)`` sets the class (``label = u > 0``). Each
+    sensor is one column measuring ``u`` plus Gaussian noise: ``cheap_a`` and
+    ``cheap_b`` cost 1 with noise 0.8, ``precise`` costs 4 with noise 0.1. A good
+    policy reads a cheap sensor first, stops when it is far from 0 and pays for
+    more only near the class boundary.
+
+    Parameters
+    ----------
+    n_train, n_test : int
+        Rows of each split.
+    random_state : int
+        Seed; the same seed gives the same rows.
+
+    Returns
+    -------
+    Demo
+        ``name="toy"``, ``label="label"``, a spec with the three sensors.
+
+    Examples
+    --------
+    >>> demo = toy_dataset(100, 50)
+    >>> demo.X_train.shape, demo.spec.names
+    ((100, 3), ('cheap_a', 'cheap_b', 'precise'))
+    """
+    if n_train < 10 or n_test < 1:
+        raise ValueError(
+            f"toy_dataset needs n_train >= 10 and n_test >= 1; got {n_train}, {n_test}."
+        )
+    rng = np.random.default_rng(random_state)
+    n = n_train + n_test
+    u = rng.normal(size=n)
+    data = {name: u + rng.normal(scale=s, size=n) for name, s in TOY_NOISE.items()}
+    frame = pd.DataFrame(data).round(4)
+    frame["label"] = (u > 0).astype(int)
+    spec = SensorSpec({name: [name] for name in TOY_NOISE}, dict(TOY_COSTS))
+    return Demo(
+        "toy",
+        frame.iloc[:n_train].reset_index(drop=True),
+        frame.iloc[n_train:].reset_index(drop=True),
+        "label",
+        spec,
+        DEMOS["toy"],
+    )
 
 
 def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) -> Demo:
-    """Load a bundled demo: landsat, letter or pima (pima is split at random)."""
+    """Load a bundled demo: landsat, letter, pima (split at random) or toy."""
+    if name == "toy":
+        return toy_dataset(random_state=random_state)
     if name == "landsat":
         train = pd.read_csv(find_file("landsat_train.csv.gz"))
         test = pd.read_csv(find_file("landsat_test.csv.gz"))

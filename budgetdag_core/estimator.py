@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
-import networkx as nx
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import ClassifierMixin
+from sklearn.utils._param_validation import HasMethods, StrOptions
 
-from .bank import BANK_KINDS, BaseBank, Progress, make_bank, resolve_bank_kind
-from .dag import SensorDAG
-from .graph_reduce import NodePolicy, Routing, graph_reduce, route
-from .reductions import CostRegression, FilterTree
-from .sensors import SensorSpec
-from .validation import (
-    MAX_FULL_DAG_SENSORS,
-    as_spec,
-    check_features,
-    check_labels,
-    check_sample_costs,
+from ._estimator_base import BudgetDAGBase
+from .bank import (
+    BANK_KINDS,
+    BaseBank,
+    ClassifierBank,
+    Progress,
+    make_bank,
+    resolve_bank_kind,
 )
+from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
+from .dag import SensorDAG
+from .sensors import SensorSpec
+from .validation import check_labels
 
 
-class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
+class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     """Learn which sensor to acquire next, or to stop and classify, per example.
 
     Implements Graph-Reduce (Wang, Trapeznikov & Saligrama, NIPS 2015): a DAG over
@@ -47,9 +45,10 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
     bank_kind : {"auto", "per_subset", "hgb", "masked"}, default="auto"
         How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
         one ``classifier`` per state, one early-stopped gradient boosting per
-        state, or one missing-value model for all states. ``"auto"`` is
-        ``"per_subset"`` when ``classifier`` is given, else the measured default
-        :data:`budgetdag_core.bank.DEFAULT_BANK_KIND`.
+        state, or one missing-value model for all states. ``"auto"``:
+        ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
+        33 states or more, else ``"hgb"`` (chosen by measurement, see the
+        README's bank benchmark).
     policy_learner : {"filter_tree", "cost_regression"} or learner object
         Cost-sensitive learner at each node.
     policy_degree : int, default=2
@@ -62,10 +61,34 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         Parallel bank fits and node fits (joblib; honours the active backend).
     max_policy_features : int, default=1000
         Cap on the expanded policy features at a node: wider states use a lower
-        polynomial degree (see ``reductions.effective_degree``).
+        polynomial degree (see ``reductions.effective_degree``), down to 1. On
+        long tables the cap is lowered so that rows x features <= 2^25
+        (``policy.policy_feature_cap``; from 33 554 rows on).
     loss_matrix : array (n_classes, n_classes), optional
         Misclassification loss of predicting class j for truth i (classes in
-        sorted order); default 0/1.
+        sorted order); default 0/1. It is the stop loss the policies learn from.
+    n_subsets : int or None, default=None
+        With many sensors: build the DAG over the unions of ``n_subsets``
+        sensor subsets chosen by greedy Alg. 2 (see
+        :func:`~budgetdag_core.select_subsets`), at most 2^n_subsets states,
+        instead of the full DAG (limited to 12 sensors). Each subset acts as one
+        "super-sensor"; its edge cost is the cost of the sensors it adds that
+        are not yet acquired. ``trace`` still lists real sensors.
+    subset_budget : float or None, default=None
+        Budget Σ_j |σj| of the greedy subsets (the paper's B/δ; with unequal
+        costs, in units of the mean sensor cost). Default: the number of
+        sensors.
+    include_all : bool, default=False
+        Make the last subset the set of all sensors (the paper's 7 greedy
+        subsets + all features for ``n_subsets=8``).
+    subset_scorer : "ridge" or classifier, default="ridge"
+        Cheap out-of-fold scorer of candidate subsets on at most 20000 rows
+        (``"ridge"``: a least-squares classifier solved from Gram matrices).
+    policy_features : {"sensors", "sensors+confidence"}, default="sensors"
+        Inputs of each node's policy. ``"sensors"`` (the paper): the features of
+        the acquired sensors. ``"sensors+confidence"`` adds the top-class
+        probability, margin and entropy of the state's classifier (out-of-fold
+        at training, the refit bank at predict time; the root has none).
 
     Attributes
     ----------
@@ -73,9 +96,11 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     dag_ : networkx.DiGraph
         States with attribute ``sensors`` (tuple of names).
-    bank_ : ClassifierBank
+    bank_ : ClassifierBank or MaskedBank
     policies_ : list of NodePolicy
     feature_names_in_ : ndarray of str
+    subset_selection_ : SubsetSelection or None
+        The greedy subsets (with ``n_subsets``), their reward and history.
 
     Examples
     --------
@@ -90,21 +115,13 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "sensors": [SensorSpec, dict, str],
-        "cost_scale": [Interval(Real, 0, None, closed="left")],
+        **BudgetDAGBase._common_constraints,
         "classifier": [HasMethods(["fit", "predict"]), None],
         "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
-        "policy_learner": [
-            StrOptions({"filter_tree", "cost_regression"}),
-            HasMethods(["fit", "predict"]),
-        ],
-        "policy_degree": [Interval(Integral, 1, 3, closed="both")],
-        "cv": [Interval(Integral, 2, None, closed="left")],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "max_policy_features": [Interval(Integral, 1, None, closed="left")],
         "loss_matrix": ["array-like", None],
+        "policy_features": [StrOptions(set(POLICY_FEATURES))],
     }
+    _task = "classification"
 
     def __init__(
         self,
@@ -120,6 +137,11 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         n_jobs: int | None = None,
         max_policy_features: int = 1000,
         loss_matrix: Any = None,
+        n_subsets: int | None = None,
+        subset_budget: float | None = None,
+        include_all: bool = False,
+        subset_scorer: Any = "ridge",
+        policy_features: str = "sensors",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -132,27 +154,13 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.max_policy_features = max_policy_features
         self.loss_matrix = loss_matrix
+        self.n_subsets = n_subsets
+        self.subset_budget = subset_budget
+        self.include_all = include_all
+        self.subset_scorer = subset_scorer
+        self.policy_features = policy_features
 
     # ------------------------------------------------------------------ fitting
-    def _make_learner(self) -> Any:
-        if self.policy_learner == "filter_tree":
-            return FilterTree(self.policy_degree, max_features=self.max_policy_features)
-        if self.policy_learner == "cost_regression":
-            return CostRegression(
-                self.policy_degree, max_features=self.max_policy_features
-            )
-        return self.policy_learner
-
-    def _build_dag(self, spec: SensorSpec) -> SensorDAG:
-        if spec.n_sensors > MAX_FULL_DAG_SENSORS:
-            raise ValueError(
-                f"The spec has {spec.n_sensors} sensors: a full DAG would have "
-                f"2^{spec.n_sensors} states. Group columns into at most "
-                f"{MAX_FULL_DAG_SENSORS} sensors, or use subset selection "
-                "(n_subsets=t) to build the DAG over t selected sensor subsets."
-            )
-        return SensorDAG(spec.names)
-
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
         if self.loss_matrix is None:
             return None
@@ -166,6 +174,92 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("loss_matrix entries must be finite and non-negative.")
         return lm
 
+    @property
+    def uses_confidence_(self) -> bool:
+        """Whether the node policies also see the classifier's confidence."""
+        # Models pickled before policy_features existed have no such parameter.
+        return getattr(self, "policy_features", "sensors") == "sensors+confidence"
+
+    def _uses_confidence(self, state: int) -> bool:
+        return self.uses_confidence_ and bool(len(self.state_columns_[state]))
+
+    def _train_inputs(
+        self, Xv: np.ndarray, bank: ClassifierBank, state_columns: list[np.ndarray]
+    ):
+        if not self.uses_confidence_:
+            return super()._train_inputs(Xv, bank, state_columns)
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                "policy_features='sensors+confidence' needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
+            )
+
+        def inputs(k: int) -> np.ndarray:
+            conf = None
+            if len(state_columns[k]):
+                conf = confidence_features(bank.oof_proba_[:, k])
+            return policy_inputs(Xv[:, state_columns[k]], conf)
+
+        return inputs
+
+    def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
+        features = super()._policy_inputs(Xv, state, rows)
+        if not self._uses_confidence(state):
+            return features
+        proba = self.bank_.predict_proba(Xv[rows], state)
+        return policy_inputs(features, confidence_features(proba))
+
+    def _route(self, Xv: np.ndarray, conf: np.ndarray | None = None) -> Any:
+        """Route all rows; ``conf`` (n, n_states, 3) are precomputed confidences
+        (e.g. out-of-fold ones), used instead of asking the bank."""
+        if conf is None or not self.uses_confidence_:
+            return super()._route(Xv)
+
+        def inputs(k: int, rows: np.ndarray) -> np.ndarray:
+            features = Xv[np.ix_(rows, self.state_columns_[k])]
+            if not self._uses_confidence(k):
+                return features
+            return policy_inputs(features, conf[rows, k])
+
+        return super()._route(Xv, inputs)
+
+    def _prepare_target(self, y: Any, n_rows: int) -> tuple[np.ndarray, dict]:
+        y = check_labels(y, n_rows, self.cv)
+        classes, y_enc = np.unique(y, return_inverse=True)
+        self._check_loss_matrix(len(classes))
+        return y_enc, {"classes_": classes}
+
+    def _bank_template(self) -> Any:
+        """The classifier the bank fits (per state, or the one masked model)."""
+        return self._new_bank().template()
+
+    def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
+        n_states = None if dag is None else dag.n_states
+        # Models pickled before bank_kind existed had per-subset banks.
+        kind = getattr(self, "bank_kind", "per_subset")
+        return make_bank(
+            resolve_bank_kind(kind, self.classifier, n_states),
+            self.classifier,
+            cv=self.cv,
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+        )
+
+    def _fit_bank(
+        self,
+        bank: ClassifierBank,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        dag: SensorDAG,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> ClassifierBank:
+        n_classes = int(y_fit.max()) + 1
+        return bank.fit(Xv, y_fit, dag, spec.column_indices(), n_classes, progress)
+
+    def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
+        return bank.oof_losses(y_fit, self._check_loss_matrix(bank.n_classes_))
+
     def fit(
         self,
         X: pd.DataFrame,
@@ -177,118 +271,64 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
     ) -> BudgetDAGClassifier:
         """Fit the classifier bank (unless ``bank`` is given) and the policies.
 
+        With ``n_subsets`` the sensor subsets are selected first.
+
         Parameters
         ----------
         X : DataFrame with the spec's columns.
         y : labels.
         sample_costs : DataFrame (rows x sensor names), optional
-            Example-dependent acquisition costs; default the spec's costs.
+            Example-dependent acquisition costs (eq. 9 of the paper); default
+            the spec's costs. Subset selection uses their column means.
         bank : fitted bank (ClassifierBank or MaskedBank), optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
             instead of refitted, so only the policies are learned.
         progress : callable(stage, done, total), optional
-            Called as the bank ("bank") and the policies ("policies") progress.
+            Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
+            bank (``"bank"``) and the policies (``"policies"``) progress.
         """
-        self._validate_params()
-        spec = as_spec(self.sensors)
-        Xv = check_features(X, spec)
-        y = check_labels(y, len(Xv), self.cv)
-        costs = check_sample_costs(sample_costs, spec, len(Xv))
-        classes, y_enc = np.unique(y, return_inverse=True)
-        loss_matrix = self._check_loss_matrix(len(classes))
-        dag = self._build_dag(spec)
-        sensor_columns = spec.column_indices()
-        if bank is not None:
-            expected = self._make_bank(dag).fingerprint_for(Xv, y_enc, dag)
-            if getattr(bank, "fingerprint_", None) != expected:
-                raise ValueError(
-                    "The given bank was fitted on other data or settings (rows, "
-                    "columns, cv, random_state, bank kind or classifier differ): "
-                    "refit it."
-                )
-        else:
-            bank = self._make_bank(dag).fit(
-                Xv, y_enc, dag, sensor_columns, len(classes), progress
-            )
-        state_cols = dag.state_columns(sensor_columns)
-        result = graph_reduce(
-            lambda k: Xv[:, state_cols[k]],
-            bank.oof_losses(y_enc, loss_matrix),
-            spec.cost_vector if costs is None else costs,
-            dag,
-            self._make_learner(),
-            cost_scale=self.cost_scale,
-            n_jobs=self.n_jobs,
-            progress=progress,
-        )
-        # Only now, with everything computed, touch the estimator's state.
-        self.spec_ = spec
-        self.classes_ = classes
-        self.feature_names_in_ = np.asarray(spec.columns, dtype=object)
-        self.n_features_in_ = len(spec.columns)
-        self.sensor_dag_ = dag
-        self.dag_ = dag.to_networkx()
-        self.state_columns_ = state_cols
-        self.bank_ = bank
-        self.policies_: list[NodePolicy] = result.policies
-        self.train_cost_to_go_ = result.cost_to_go[:, 0]
-        return self
-
-    def _make_bank(self, dag: SensorDAG) -> BaseBank:
-        """The unfitted bank of ``bank_kind`` for this DAG."""
-        return make_bank(
-            resolve_bank_kind(self.bank_kind, self.classifier, dag.n_states),
-            self.classifier,
-            cv=self.cv,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-        )
-
-    def _bank_template(self) -> Any:
-        """The classifier the bank fits (per state, or the one masked model)."""
-        kind = resolve_bank_kind(self.bank_kind, self.classifier)
-        return make_bank(
-            kind, self.classifier, random_state=self.random_state
-        ).template()
-
-    def refit_policies(
-        self,
-        X: pd.DataFrame,
-        y: Any,
-        cost_scale: float,
-        *,
-        sample_costs: Any = None,
-        progress: Progress | None = None,
-    ) -> BudgetDAGClassifier:
-        """A new model with another ``cost_scale``, reusing this model's bank."""
-        check_is_fitted(self)
-        from sklearn.base import clone
-
-        other = clone(self).set_params(cost_scale=cost_scale)
-        return other.fit(
-            X, y, sample_costs=sample_costs, bank=self.bank_, progress=progress
-        )
+        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
 
     # --------------------------------------------------------------- inference
-    def _features(self, X: pd.DataFrame) -> np.ndarray:
-        check_is_fitted(self)
-        return check_features(X, self.spec_)
-
-    def _route(self, Xv: np.ndarray) -> Routing:
-        cols = self.state_columns_
-        return route(
-            self.policies_,
-            lambda k, rows: Xv[np.ix_(rows, cols[k])],
-            len(Xv),
-            self.sensor_dag_.n_sensors,
-        )
-
     def _proba_at_stops(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
         proba = np.zeros((len(Xv), len(self.classes_)))
         for k in np.unique(stops):
             rows = np.flatnonzero(stops == k)
             proba[rows] = self.bank_.predict_proba(Xv[rows], int(k))
         return proba
+
+    def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        return self.classes_[self._proba_at_stops(Xv, stops).argmax(axis=1)]
+
+    def _trace_columns(
+        self, Xv: np.ndarray, stops: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        proba = self._proba_at_stops(Xv, stops)
+        return {
+            "prediction": self.classes_[proba.argmax(axis=1)],
+            "confidence": proba.max(axis=1),
+        }
+
+    def _check_eval_target(self, y: Any, n_rows: int) -> np.ndarray:
+        return check_labels(y, n_rows, None)
+
+    def _row_loss(self, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self.loss_matrix is None:
+            return (pred != y).astype(float)
+        lm = np.asarray(self.loss_matrix, dtype=float)
+        index = {c: i for i, c in enumerate(self.classes_)}
+        truth = np.array([index.get(v, -1) for v in y])
+        loss = np.ones(len(y))  # a label never seen in training: loss 1
+        seen = truth >= 0
+        predicted = np.searchsorted(self.classes_, pred[seen])
+        loss[seen] = lm[truth[seen], predicted]
+        return loss
+
+    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
+        return {"error": float((pred != y).mean())}
+
+    def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+        return {"errors": pred != y}
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class probabilities from the classifier of each example's stop state."""
@@ -297,143 +337,3 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
-
-    def _acquired_order(self, path: np.ndarray) -> list[tuple[str, ...]]:
-        """Names of real sensors acquired, in order, for each row's path."""
-        dag = self.sensor_dag_
-        uniq, inverse = np.unique(path, axis=0, return_inverse=True)
-        per_path = []
-        for p in uniq:
-            names: list[str] = []
-            visited = [int(s) for s in p if s >= 0]
-            for a, b in zip(visited, visited[1:], strict=False):
-                names.extend(dag.sensor_names[m] for m in dag.added_sensors(a, b))
-            per_path.append(tuple(names))
-        return [per_path[i] for i in np.asarray(inverse).ravel()]
-
-    def _costs_of(
-        self, stops: np.ndarray, sample_costs: Any, n_rows: int
-    ) -> np.ndarray:
-        member = self.sensor_dag_.membership()[stops]
-        costs = check_sample_costs(sample_costs, self.spec_, n_rows)
-        if costs is None:
-            return member @ self.spec_.cost_vector
-        return (member * costs).sum(axis=1)
-
-    def trace(self, X: pd.DataFrame, *, sample_costs: Any = None) -> pd.DataFrame:
-        """One row per example: what the policy acquired, paid and predicted.
-
-        Columns: ``prediction``, ``acquired`` (sensor names in acquisition
-        order), ``n_sensors``, ``cost`` (spec units, without ``cost_scale``),
-        ``stop_state`` (state index), ``confidence`` (top class probability).
-        """
-        Xv = self._features(X)
-        routing = self._route(Xv)
-        proba = self._proba_at_stops(Xv, routing.stop_state)
-        acquired = self._acquired_order(routing.path)
-        return pd.DataFrame(
-            {
-                "prediction": self.classes_[proba.argmax(axis=1)],
-                "acquired": acquired,
-                "n_sensors": [len(a) for a in acquired],
-                "cost": self._costs_of(routing.stop_state, sample_costs, len(Xv)),
-                "stop_state": routing.stop_state,
-                "confidence": proba.max(axis=1),
-            },
-            index=X.index,
-        )
-
-    def evaluate(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
-    ) -> dict[str, float]:
-        """Test error, average acquisition cost and average number of sensors."""
-        tr = self.trace(X, sample_costs=sample_costs)
-        y = check_labels(y, len(tr), None)
-        wrong = tr["prediction"].to_numpy() != y
-        out = {
-            "error": float(wrong.mean()),
-            "avg_cost": float(tr["cost"].mean()),
-            "avg_sensors": float(tr["n_sensors"].mean()),
-            "n_samples": len(tr),
-        }
-        out["avg_loss"] = out["error"] + self.cost_scale * out["avg_cost"]
-        return out
-
-    def evaluate_states(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
-    ) -> pd.DataFrame:
-        """Non-adaptive baselines: every state's classifier applied to all rows.
-
-        One row per DAG state with ``state``, ``sensors`` (names), ``n_sensors``,
-        ``avg_cost`` (everyone pays for all of the state's sensors) and ``error``.
-        State 0 is the no-sensor baseline, the last state all sensors.
-        """
-        Xv = self._features(X)
-        y = check_labels(y, len(Xv), None)
-        dag = self.sensor_dag_
-        rows = []
-        for k in range(dag.n_states):
-            pred = self.classes_[self.bank_.predict_proba(Xv, k).argmax(axis=1)]
-            stops = np.full(len(Xv), k)
-            rows.append(
-                {
-                    "state": k,
-                    "sensors": dag.state_names(k),
-                    "n_sensors": len(dag.sensors_in(k)),
-                    "avg_cost": float(
-                        self._costs_of(stops, sample_costs, len(Xv)).mean()
-                    ),
-                    "error": float((pred != y).mean()),
-                }
-            )
-        return pd.DataFrame(rows)
-
-    def flow(self, X: pd.DataFrame, y: Any = None) -> nx.DiGraph:
-        """The DAG annotated with how examples of ``X`` flow through it.
-
-        Node attributes: ``arrived``, ``stopped`` and, when ``y`` is given,
-        ``errors`` (misclassified among those stopping there). Edge attribute:
-        ``count``.
-        """
-        Xv = self._features(X)
-        routing = self._route(Xv)
-        g = self.dag_.copy()
-        K = self.sensor_dag_.n_states
-        visited = routing.path[routing.path >= 0]
-        arrived = np.bincount(visited, minlength=K)
-        stopped = np.bincount(routing.stop_state, minlength=K)
-        for k in range(K):
-            g.nodes[k]["arrived"] = int(arrived[k])
-            g.nodes[k]["stopped"] = int(stopped[k])
-        for u, v in g.edges:
-            g.edges[u, v]["count"] = 0
-        p = routing.path
-        for d in range(p.shape[1] - 1):
-            moved = p[:, d + 1] >= 0
-            pairs, counts = np.unique(
-                np.stack([p[moved, d], p[moved, d + 1]], axis=1),
-                axis=0,
-                return_counts=True,
-            )
-            for (u, v), c in zip(pairs, counts, strict=True):
-                g.edges[int(u), int(v)]["count"] += int(c)
-        if y is not None:
-            y = check_labels(y, len(Xv), None)
-            proba = self._proba_at_stops(Xv, routing.stop_state)
-            wrong = self.classes_[proba.argmax(axis=1)] != y
-            errors = np.bincount(routing.stop_state, weights=wrong, minlength=K)
-            for k in range(K):
-                g.nodes[k]["errors"] = int(errors[k])
-        return g
-
-    def start(self, sample_costs: dict[str, float] | None = None) -> Any:
-        """A session that decides for one example at a time, as in deployment."""
-        from .session import PolicySession
-
-        check_is_fitted(self)
-        return PolicySession(self, sample_costs)
-
-    def __sklearn_tags__(self):  # noqa: D105
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags

@@ -71,9 +71,33 @@ def edge_costs(
     return cost
 
 
+@dataclass
+class ConstantAction:
+    """A node policy that always takes one action."""
+
+    action: int
+    n_actions: int
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        return np.full(len(Z), self.action, dtype=np.intp)
+
+
 def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
+    """Fit a node's learner; fall back to the best single action if that is better.
+
+    The fallback makes a node never worse on its training rows than its best
+    constant action, so at ``cost_scale=0`` the root's training loss cannot exceed
+    that of always acquiring every sensor (approximate learners can otherwise
+    lose a little at each node).
+    """
     fitted = clone(learner).fit(Z, C)
-    return fitted, np.asarray(fitted.predict(Z), dtype=np.intp)
+    actions = np.asarray(fitted.predict(Z), dtype=np.intp)
+    totals = C.sum(axis=0)
+    best = int(np.argmin(totals))
+    learned = C[np.arange(len(C)), actions].sum()
+    if totals[best] < learned - 1e-9 * max(1.0, abs(learned)):
+        return ConstantAction(best, C.shape[1]), np.full(len(C), best, dtype=np.intp)
+    return fitted, actions
 
 
 def graph_reduce(

@@ -24,6 +24,9 @@ from .dag import SensorDAG
 
 # Rows per predict call when scoring many states at once (bounds memory).
 PREDICT_CHUNK_ROWS = 200_000
+# Cap on the stacked training rows (float64: 1e6 rows x 50 columns = 400 MB per
+# fit); long tables get fewer masks per row instead.
+MAX_STACK_ROWS = 1_000_000
 
 
 def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
@@ -134,7 +137,8 @@ class MaskedBank(BaseBank):
         masks drawn at random (with replacement): a state size is drawn uniformly,
         then a state of that size, so the few small states (which every policy
         visits first) and the full state are covered far more densely than the
-        many mid-sized ones.
+        many mid-sized ones. Long tables get fewer masks per row so that the
+        stack stays under ``MAX_STACK_ROWS`` (one million) rows.
 
     Attributes
     ----------
@@ -202,13 +206,14 @@ class MaskedBank(BaseBank):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Which (row, state) pairs the stack holds: all, or a sample per row."""
         states = np.arange(1, dag.n_states)
-        if len(states) <= self.masks_per_row:
+        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n_rows))
+        if len(states) <= per_row:
             return np.repeat(np.arange(n_rows), len(states)), np.tile(states, n_rows)
         sizes = np.array([dag.states[k].bit_count() for k in states])
         _, inverse, counts = np.unique(sizes, return_inverse=True, return_counts=True)
         weights = 1.0 / (len(counts) * counts[inverse])
-        drawn = rng.choice(states, size=(n_rows, self.masks_per_row), p=weights)
-        return np.repeat(np.arange(n_rows), self.masks_per_row), drawn.ravel()
+        drawn = rng.choice(states, size=(n_rows, per_row), p=weights)
+        return np.repeat(np.arange(n_rows), per_row), drawn.ravel()
 
     def fit(
         self,

@@ -28,23 +28,32 @@ def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
-    if slim and hasattr(model.bank_, "oof_proba_"):
+    heavy = [a for a in ("oof_proba_", "oof_pred_") if hasattr(model.bank_, a)]
+    if slim and heavy:
         model = copy.copy(model)
         model.bank_ = copy.copy(model.bank_)
-        del model.bank_.oof_proba_
+        for attr in heavy:
+            delattr(model.bank_, attr)
+    classes = getattr(model, "classes_", None)
     return {
         "format_version": FORMAT_VERSION,
         "budgetdag_core_version": __version__,
         "sklearn_version": sklearn.__version__,
         "sensor_spec": model.spec_.to_dict(),
         "feature_columns": list(model.feature_names_in_),
-        "classes": list(model.classes_),
+        "task": "classification" if classes is not None else "regression",
+        "classes": None if classes is None else list(classes),
+        "label": getattr(model, "label_name_", None),
         "model": model,
     }
 
 
 def save_policy(model: Any, path: str | Path, *, slim: bool = True) -> Path:
-    """Pickle a fitted model with format and library versions, spec and classes."""
+    """Pickle a fitted model with format and library versions, spec and classes.
+
+    Works for classifiers and regressors (``"classes"`` is ``None`` for a
+    regressor, ``"task"`` says which).
+    """
     path = Path(path)
     with path.open("wb") as fh:
         pickle.dump(

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .confidence import confidence_features, policy_inputs
 from .graph_reduce import STOP
 
 if TYPE_CHECKING:
-    from .estimator import BudgetDAGClassifier
+    from ._estimator_base import BudgetDAGBase
 
 
 class PolicySession:
@@ -23,13 +24,13 @@ class PolicySession:
 
     Parameters
     ----------
-    model : fitted BudgetDAGClassifier
+    model : fitted BudgetDAGClassifier or BudgetDAGRegressor
     sample_costs : dict sensor -> cost, optional
         This example's acquisition costs (default: the spec's costs).
     """
 
     def __init__(
-        self, model: BudgetDAGClassifier, sample_costs: Mapping[str, float] | None
+        self, model: BudgetDAGBase, sample_costs: Mapping[str, float] | None
     ) -> None:
         self.model = model
         spec = model.spec_
@@ -50,7 +51,11 @@ class PolicySession:
         self.decisions: list[dict[str, Any]] = []
 
     def _inputs(self, state: int) -> np.ndarray:
-        return self._row[self.model.state_columns_[state]].reshape(1, -1)
+        features = self._row[self.model.state_columns_[state]].reshape(1, -1)
+        if not self.model._uses_confidence(state):
+            return features
+        proba = self.model.bank_.predict_proba(self._row.reshape(1, -1), state)
+        return policy_inputs(features, confidence_features(proba))
 
     def next_sensor(self) -> str | None:
         """The sensor to acquire next, or ``None`` to stop and classify."""
@@ -111,14 +116,16 @@ class PolicySession:
 
     def predict_proba(self) -> dict[Any, float]:
         """Class probabilities of the classifier at the current state."""
+        if not hasattr(self.model, "classes_"):
+            raise ValueError("predict_proba needs a classifier; use predict().")
         Xs = self._row.reshape(1, -1)
         proba = self.model.bank_.predict_proba(Xs, self.state)[0]
         return {c: float(p) for c, p in zip(self.model.classes_, proba, strict=True)}
 
     def predict(self) -> Any:
-        """The label predicted with the sensors acquired so far."""
-        proba = self.predict_proba()
-        return max(proba, key=proba.__getitem__)
+        """The label (or value) predicted with the sensors acquired so far."""
+        stops = np.array([self.state])
+        return self.model._predict_rows(self._row.reshape(1, -1), stops)[0]
 
     def run(self, values: Mapping[str, float]) -> Any:
         """Drive the whole loop from a dict holding every column (for testing)."""

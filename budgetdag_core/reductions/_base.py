@@ -58,11 +58,45 @@ class PolicyFeatures:
         self.outer_ = StandardScaler().fit(Zs)
         return self.outer_.transform(Zs)
 
+    def scale_inputs(self, Z: np.ndarray) -> np.ndarray:
+        """The inputs after the first standardisation (before any expansion)."""
+        return (np.asarray(Z, dtype=float) - self.inner_.mean_) / self.inner_.scale_
+
+    def fold(
+        self, coef: np.ndarray, intercept: float
+    ) -> tuple[np.ndarray, np.ndarray | None, float] | None:
+        """A linear function of the features, rewritten on the scaled inputs.
+
+        ``transform(Z) @ coef + intercept`` equals ``b + Zs @ a + sum((Zs @ U) *
+        Zs, axis=1)`` with ``Zs = scale_inputs(Z)``: a quadratic form that needs no
+        expanded feature matrix (``U`` is None at degree 1). Returns None at
+        degree 3, where the expansion is used as is.
+        """
+        c = np.asarray(coef, dtype=float) / self.outer_.scale_
+        b = float(intercept - self.outer_.mean_ @ c)
+        if self.poly_ is None:
+            return c, None, b
+        if self.degree_ > 2:
+            return None
+        d = len(self.inner_.mean_)
+        a, U = np.zeros(d), np.zeros((d, d))
+        for j, powers in enumerate(self.poly_.powers_):
+            idx = np.flatnonzero(powers)
+            if powers.sum() == 1:
+                a[idx[0]] += c[j]
+            else:  # x_i^2 (one index) or x_i x_k (two)
+                U[idx[0], idx[-1]] += c[j]
+        return a, U, b
+
     def transform(self, Z: np.ndarray) -> np.ndarray:
-        Zs = self.inner_.transform(np.asarray(Z, dtype=float))
+        # The scalers' own transform validates and copies its input; on the hot
+        # prediction path the arithmetic is done directly (same operations).
+        Zs = (np.asarray(Z, dtype=float) - self.inner_.mean_) / self.inner_.scale_
         if self.poly_ is not None:
             Zs = self.poly_.transform(Zs)
-        return self.outer_.transform(Zs)
+        Zs -= self.outer_.mean_
+        Zs /= self.outer_.scale_
+        return Zs
 
 
 def constant_action(C: np.ndarray) -> int:

@@ -14,6 +14,11 @@ from sklearn.linear_model import LogisticRegression
 from ._base import PolicyFeatures, constant_action
 
 
+def _decision(model: LogisticRegression, F: np.ndarray) -> np.ndarray:
+    """``model.decision_function(F)`` without re-validating ``F`` at every node."""
+    return F @ model.coef_[0] + model.intercept_[0]
+
+
 @dataclass
 class _Node:
     """Internal tree node: left/right subtrees and a binary model (1 = right wins)."""
@@ -22,6 +27,9 @@ class _Node:
     right: _Node | int
     model: LogisticRegression | None = None
     constant: bool = False  # used when model is None
+    # The model's decision on the scaled inputs (PolicyFeatures.fold), so that
+    # prediction needs no expanded feature matrix.
+    folded: tuple | None = None
 
 
 class FilterTree(BaseEstimator):
@@ -67,7 +75,35 @@ class FilterTree(BaseEstimator):
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
         self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
+        self._fold(self.tree_)
         return self
+
+    def _fold(self, node: _Node | int) -> bool:
+        """Fold every node's model onto the scaled inputs; False if impossible."""
+        if isinstance(node, int):
+            return True
+        if node.model is not None and getattr(node, "folded", None) is None:
+            node.folded = self.features_.fold(
+                node.model.coef_[0], node.model.intercept_[0]
+            )
+            if node.folded is None:
+                return False
+        return self._fold(node.left) and self._fold(node.right)
+
+    def _predict_folded(self, node: _Node | int, Zs: np.ndarray) -> np.ndarray:
+        if isinstance(node, int):
+            return np.full(len(Zs), node, dtype=np.intp)
+        win_left = self._predict_folded(node.left, Zs)
+        win_right = self._predict_folded(node.right, Zs)
+        if node.model is None:
+            right_wins = np.full(len(Zs), node.constant)
+        else:
+            a, U, b = node.folded
+            decision = Zs @ a + b
+            if U is not None:
+                decision += np.einsum("ij,ij->i", Zs @ U, Zs)
+            right_wins = decision > 0
+        return np.where(right_wins, win_right, win_left)
 
     def _train(
         self, F: np.ndarray, C: np.ndarray, actions: np.ndarray
@@ -95,7 +131,7 @@ class FilterTree(BaseEstimator):
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model.fit(F[keep], label[keep], sample_weight=w)
             node.model = model
-            right_wins = model.decision_function(F) > 0
+            right_wins = _decision(model, F) > 0
         return node, np.where(right_wins, win_right, win_left)
 
     def _predict_node(self, node: _Node | int, F: np.ndarray) -> np.ndarray:
@@ -106,7 +142,7 @@ class FilterTree(BaseEstimator):
         if node.model is None:
             right_wins = np.full(len(F), node.constant)
         else:
-            right_wins = node.model.decision_function(F) > 0
+            right_wins = _decision(node.model, F) > 0
         return np.where(right_wins, win_right, win_left)
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
@@ -114,6 +150,7 @@ class FilterTree(BaseEstimator):
         n = Z.shape[0]
         if self.constant_ is not None:
             return np.full(n, self.constant_, dtype=np.intp)
-        return self._predict_node(
-            self.tree_, self.features_.transform(Z.reshape(n, -1))
-        )
+        Z = Z.reshape(n, -1)
+        if self._fold(self.tree_):  # degree <= 2 (also folds models pickled before)
+            return self._predict_folded(self.tree_, self.features_.scale_inputs(Z))
+        return self._predict_node(self.tree_, self.features_.transform(Z))

@@ -286,3 +286,15 @@ def test_estimator_bank_kind_and_bank_reuse(frame, models):
         )
     with pytest.raises(ValueError, match="bank_kind"):
         BudgetDAGClassifier(spec, bank_kind="forest").fit(X, y)
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_tiny_tables_fit_with_every_bank_kind(kind):
+    # 16 rows, cv=2: too few for the boosting's early-stopping split, which the
+    # bank then skips instead of failing.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=16), "b": rng.normal(size=16)})
+    y = ["x", "y"] * 8
+    spec = SensorSpec.per_column(["a", "b"])
+    model = BudgetDAGClassifier(spec, cv=2, bank_kind=kind, random_state=0)
+    assert len(model.fit(X, y).predict(X)) == 16

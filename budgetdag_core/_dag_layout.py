@@ -1,0 +1,157 @@
+"""Geometry and labels of the DAG figure: layer positions, sizes, label thinning.
+
+Kept apart from :mod:`budgetdag_core.plotting` so the plotly code only draws.
+Everything is in data units except where a name ends in ``_px``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+
+LABEL_FONT_PX = 11
+CHAR_PX = 6.4  # average glyph width at LABEL_FONT_PX
+PLOT_WIDTH_PX = 1100  # assumed drawing width when the figure width is not fixed
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[_\-\s.]+", name) if w]
+
+
+def abbreviate(names: Sequence[str], max_len: int = 5) -> dict[str, str]:
+    """Short, unique labels for sensor names.
+
+    Candidates: the names themselves; the first letter of a common prefix plus
+    the rest (``band1`` -> ``b1``); the first word cut to 3 letters plus the
+    initials of the other words (``moments_y`` -> ``mom_y``); prefixes of 3 to
+    ``max_len`` letters. Of those giving unique labels of at most ``max_len``
+    characters the shortest wins; failing all, ``s1, s2, ...``.
+
+    Examples
+    --------
+    >>> abbreviate(["band1", "band2"], max_len=4)
+    {'band1': 'b1', 'band2': 'b2'}
+    >>> abbreviate(["box", "moments", "edges"], max_len=4)
+    {'box': 'box', 'moments': 'mom', 'edges': 'edg'}
+    >>> abbreviate(["moments_x", "moments_y", "edges_x"])
+    {'moments_x': 'mom_x', 'moments_y': 'mom_y', 'edges_x': 'edg_x'}
+    """
+    names = [str(n) for n in names]
+    prefix = os.path.commonprefix(names) if len(names) > 1 else ""
+    while prefix and prefix[-1].isdigit():  # keep "band1"/"band10" apart as 1/10
+        prefix = prefix[:-1]
+    candidates = [list(names)]
+    if prefix:
+        candidates.append([prefix[0] + n[len(prefix) :] for n in names])
+    candidates.append(
+        [
+            "_".join([w[0][:3], *(x[0] for x in w[1:])])
+            if len(w) > 1
+            else (n if len(n) <= max_len else n[:3])
+            for n, w in ((n, _words(n)) for n in names)
+        ]
+    )
+    candidates.append([n if len(n) <= max_len else n[:3] for n in names])
+    candidates += [[n[:length] for n in names] for length in range(3, max_len + 1)]
+    valid = [
+        short
+        for short in candidates
+        if all(0 < len(s) <= max_len for s in short) and len(set(short)) == len(short)
+    ]
+    if valid:
+        best = min(valid, key=lambda short: max(map(len, short)))
+        return dict(zip(names, best, strict=True))
+    return {n: f"s{i + 1}" for i, n in enumerate(names)}
+
+
+def state_label(
+    members: Sequence[str],
+    all_names: Sequence[str],
+    short: Mapping[str, str],
+    allow_minus: bool = True,
+) -> str:
+    """``a+b``, or ``all−c`` when shorter and allowed; ``start`` and ``all``."""
+    if not members:
+        return "start"
+    if len(members) == len(all_names):
+        return "all"
+    plus = "+".join(short[m] for m in members)
+    missing = [n for n in all_names if n not in set(members)]
+    minus = "all−" + "−".join(short[m] for m in missing)
+    return minus if allow_minus and len(minus) < len(plus) else plus
+
+
+def order_layers(
+    g: nx.DiGraph,
+    shown: set[int],
+    layer_of: Mapping[int, int],
+    weight: str | None,
+    primary: set[int] | None = None,
+) -> dict[int, list[int]]:
+    """Shown nodes per layer, ordered by the barycentre of their parents.
+
+    One top-down barycentre pass (Sugiyama-style) is enough to untangle the
+    flow of a layered lattice; ties keep the state order. Nodes in
+    ``primary`` (the visited ones) form a block in the middle of their layer,
+    the others are split evenly above and below it.
+    """
+    layers: dict[int, list[int]] = {}
+    for k in sorted(shown):
+        layers.setdefault(layer_of[k], []).append(k)
+    pos: dict[int, float] = {}
+    for x in sorted(layers):
+        nodes = layers[x]
+        bary = {}
+        for k in nodes:
+            parents = [p for p in g.predecessors(k) if p in pos]
+            if not parents:
+                bary[k] = 0.0
+                continue
+            w = np.array(
+                [
+                    (g.edges[p, k].get(weight, 0) if weight else 0) + 1e-3
+                    for p in parents
+                ]
+            )
+            bary[k] = float(np.average([pos[p] for p in parents], weights=w))
+        if primary is None or all(k in primary for k in nodes):
+            nodes.sort(key=lambda k: (bary[k], k))
+        else:
+            core = sorted(
+                (k for k in nodes if k in primary), key=lambda k: (bary[k], k)
+            )
+            rest = sorted(
+                (k for k in nodes if k not in primary), key=lambda k: (bary[k], k)
+            )
+            half = len(rest) // 2
+            nodes[:] = rest[:half] + core + rest[half:]
+        for i, k in enumerate(nodes):
+            pos[k] = i - (len(nodes) - 1) / 2
+    return layers
+
+
+def thin_labels(
+    layers: Mapping[int, list[int]],
+    y: Mapping[int, float],
+    priority: Mapping[int, float],
+    px_per_unit: float,
+    min_gap_px: float,
+) -> set[int]:
+    """Nodes that keep a label: per layer, largest first, no two too close."""
+    keep: set[int] = set()
+    for nodes in layers.values():
+        placed: list[float] = []
+        for k in sorted(nodes, key=lambda k: (-priority[k], k)):
+            if all(abs(y[k] - other) * px_per_unit >= min_gap_px for other in placed):
+                placed.append(y[k])
+                keep.add(k)
+    return keep
+
+
+def figure_height(max_per_layer: int) -> int:
+    """Pixel height that gives a crowded layer about 11 px per node."""
+    return int(np.clip(160 + 60 * max_per_layer, 440, 900))

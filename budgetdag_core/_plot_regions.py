@@ -1,0 +1,207 @@
+"""Decision regions: what one node's policy does over a grid of its inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._plot_style import (
+    ACTION_COLORS,
+    CLASS_COLORS,
+    CLASS_SYMBOLS,
+    LEGEND_TOP,
+    STOP_COLOR,
+)
+from .explain import _action_names
+from .validation import check_labels
+
+
+def decision_regions_figure(
+    model: Any,
+    state: int,
+    X: pd.DataFrame | None = None,
+    y: Any = None,
+    *,
+    grid: int = 150,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+    max_points: int = 600,
+    title: str | None = None,
+) -> go.Figure:
+    """A node's policy action over a grid of its inputs (1 or 2 columns).
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    state : int
+        The node; its policy sees the columns of its sensors.
+    X, y : optional
+        Examples: the grid spans their range (padded) and those reaching the
+        node are drawn on top, coloured by class.
+    grid : int, default=150
+        Grid points per axis.
+    ranges : mapping column -> (low, high), optional
+        The grid range per column (needed without ``X``).
+    max_points : int
+        At most this many examples are drawn (a fixed sample).
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A heatmap ``"policy"`` of action indices (0 = stop, a = a-th child,
+        names on the colour bar) and one scatter trace per class.
+    """
+    dag = model.sensor_dag_
+    if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
+        raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
+    state = int(state)
+    if grid < 2:
+        raise ValueError(f"grid must be at least 2; got {grid}.")
+    cols = list(model.state_columns_[state])
+    col_names = [model.spec_.columns[i] for i in cols]
+    names = _action_names(model, state)
+    policy = model.policies_[state]
+    held = ", ".join(dag.state_names(state)) or "no sensors"
+    title = title or f"policy at state {state} ({held})"
+    colors = [STOP_COLOR] + [
+        ACTION_COLORS[a % len(ACTION_COLORS)] for a in range(len(names) - 1)
+    ]
+    if len(cols) == 0 or policy.learner is None:
+        # No inputs, or a leaf: one action for every example.
+        action = int(policy.predict(np.zeros((1, len(cols))))[0])
+        why = "no inputs" if len(cols) == 0 else "a leaf"
+        fig = go.Figure(
+            go.Bar(
+                x=[1.0],
+                y=[names[action]],
+                orientation="h",
+                name="policy",
+                marker={"color": colors[action]},
+                hoverinfo="skip",
+            )
+        )
+        fig.update_layout(
+            title={"text": f"{title}: {why}, one action for every example"},
+            height=260,
+            plot_bgcolor="white",
+            xaxis={
+                "title": {"text": "share of examples"},
+                "tickformat": ".0%",
+                "range": [0, 1],
+            },
+            yaxis={"automargin": True},
+            margin={"l": 140, "r": 30, "t": 80, "b": 60},
+        )
+        return fig
+    if len(cols) > 2:
+        raise ValueError(
+            f"State {state} has {len(cols)} input columns ({col_names}); decision "
+            "regions can be drawn for 1 or 2 columns only."
+        )
+    Xv = model._features(X) if X is not None else None
+    axes = []
+    for j, c in zip(cols, col_names, strict=True):
+        if ranges is not None and c in ranges:
+            lo, hi = map(float, ranges[c])
+        elif Xv is not None:
+            lo, hi = float(Xv[:, j].min()), float(Xv[:, j].max())
+            pad = 0.04 * (hi - lo or 1.0)
+            lo, hi = lo - pad, hi + pad
+        else:
+            raise ValueError(f"Give X or ranges[{c!r}] for the grid range.")
+        if not lo < hi:
+            raise ValueError(f"The range of column {c!r} is empty: ({lo}, {hi}).")
+        axes.append(np.linspace(lo, hi, grid))
+    A = len(names)
+    scale = []
+    for a, col in enumerate(colors):
+        scale += [[a / A, col], [(a + 1) / A, col]]
+    colorbar = {
+        "tickvals": list(range(A)),
+        "ticktext": names,
+        "title": {"text": "action", "side": "top"},
+        "thickness": 14,
+    }
+    heat_common = {
+        "name": "policy",
+        "colorscale": scale,
+        "zmin": -0.5,
+        "zmax": A - 0.5,
+        "colorbar": colorbar,
+        "opacity": 0.55,
+        "hoverinfo": "skip",
+    }
+    classes = list(getattr(model, "classes_", [None]))
+    if len(cols) == 2:
+        gx, gy = np.meshgrid(axes[0], axes[1])
+        Z = np.column_stack([gx.ravel(), gy.ravel()])
+        acts = policy.predict(Z).reshape(gx.shape)
+        traces: list[Any] = [go.Heatmap(x=axes[0], y=axes[1], z=acts, **heat_common)]
+        y_title = col_names[1]
+    else:
+        acts = policy.predict(axes[0].reshape(-1, 1))
+        n_rows = max(len(classes), 1)
+        traces = [
+            go.Heatmap(
+                x=axes[0],
+                y=[-0.5, n_rows - 0.5],
+                z=np.vstack([acts, acts]),
+                **heat_common,
+            )
+        ]
+        y_title = "class"
+    if Xv is not None:
+        routing = model._route(Xv)
+        reach = np.flatnonzero((routing.path == state).any(axis=1))
+        if reach.size > max_points:
+            reach = np.sort(np.random.default_rng(0).choice(reach, max_points, False))
+        y_arr = None if y is None else check_labels(y, len(Xv), None)[reach]
+        rng = np.random.default_rng(1)
+        for ci, c in enumerate(classes):
+            mask = np.ones(reach.size, bool) if y_arr is None else y_arr == c
+            pts = reach[mask]
+            if pts.size == 0:
+                continue
+            px = Xv[pts, cols[0]]
+            if len(cols) == 2:
+                py = Xv[pts, cols[1]]
+            else:
+                py = ci + rng.uniform(-0.3, 0.3, pts.size)
+            label = "examples" if y_arr is None else f"class {c}"
+            traces.append(
+                go.Scatter(
+                    x=px,
+                    y=py,
+                    mode="markers",
+                    name=label,
+                    marker={
+                        "size": 6,
+                        "color": CLASS_COLORS[ci % len(CLASS_COLORS)],
+                        "symbol": CLASS_SYMBOLS[ci % len(CLASS_SYMBOLS)],
+                        "line": {"width": 0.6, "color": "white"},
+                    },
+                    hovertemplate=f"{label}<br>{col_names[0]}=%{{x:.3g}}<extra></extra>",
+                )
+            )
+    fig = go.Figure(traces)
+    yaxis: dict[str, Any] = {"title": {"text": y_title}, "zeroline": False}
+    if len(cols) == 1:
+        yaxis.update(
+            tickvals=list(range(len(classes))),
+            ticktext=[str(c) for c in classes],
+            range=[-0.5, len(classes) - 0.5],
+        )
+    fig.update_layout(
+        title={"text": title},
+        height=480,
+        plot_bgcolor="white",
+        legend=LEGEND_TOP,
+        margin={"l": 70, "r": 30, "t": 80, "b": 60},
+        xaxis={"title": {"text": col_names[0]}, "zeroline": False},
+        yaxis=yaxis,
+    )
+    return fig

@@ -1,0 +1,371 @@
+"""Non-adaptive baselines and bounds, with the same cost accounting as the DAG.
+
+Everything here starts from one table: every state's classifier applied to every
+row of a data split (:class:`StatePredictions`). From it come the fixed-subset
+points, their lower convex hull (what randomly mixing fixed subsets achieves), the
+oracle frontier (per row, the cheapest subset whose classifier is right) and the
+DAG's own operating point (its stop state per row). A row's cost is the cost of the
+sensors of the state where it stops, per example when costs vary by example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .bank import ClassifierBank
+from .confidence import confidence_features
+from .dag import SensorDAG
+from .validation import check_features, check_labels, check_sample_costs
+
+if TYPE_CHECKING:
+    from .estimator import BudgetDAGClassifier
+
+FRAME_COLUMNS = [
+    "method",
+    "split",
+    "cost_scale",
+    "avg_cost",
+    "avg_sensors",
+    "error",
+    "state",
+    "sensors",
+]
+
+
+@dataclass
+class StatePredictions:
+    """Every state's classifier on the rows of one data split.
+
+    Attributes
+    ----------
+    split : str
+        Name of the split ("train" for out-of-fold training predictions).
+    Xv : ndarray (n, n_columns)
+        The spec's columns.
+    y : ndarray (n,)
+        Labels encoded as class indices; -1 for a class unseen in training.
+    pred : ndarray (n, n_states)
+        Predicted class index of each state's classifier.
+    costs : ndarray (n, n_states)
+        What each row pays for each state's sensors (a broadcast view when costs
+        are fixed).
+    n_sensors : ndarray (n_states,)
+        Number of real sensors in each state.
+    sensor_names : list of tuple of str
+        The sensors of each state.
+    conf : ndarray (n, n_states, 3) or None
+        Confidence features of each state's classifier, when policies use them.
+    """
+
+    split: str
+    Xv: np.ndarray
+    y: np.ndarray
+    pred: np.ndarray
+    costs: np.ndarray
+    n_sensors: np.ndarray
+    sensor_names: list[tuple[str, ...]]
+    conf: np.ndarray | None = None
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.y)
+
+    @property
+    def correct(self) -> np.ndarray:
+        """Boolean (n, n_states): the state's classifier is right on the row."""
+        return self.pred == self.y[:, None]
+
+
+def encode_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Class index of each label in sorted ``classes``; -1 for unseen labels."""
+    y = np.asarray(y)
+    pos = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
+    return np.where(classes[pos] == y, pos, -1).astype(np.intp)
+
+
+def bank_state_predictions(
+    bank: ClassifierBank,
+    Xv: np.ndarray,
+    y_enc: np.ndarray,
+    dag: SensorDAG,
+    costs: np.ndarray,
+    *,
+    out_of_fold: bool,
+    with_confidence: bool,
+    split: str,
+) -> StatePredictions:
+    """:class:`StatePredictions` from a fitted bank.
+
+    ``costs`` is the (n_sensors,) cost vector or (n, n_sensors) example costs.
+    With ``out_of_fold`` the bank's out-of-fold probabilities are used, so
+    ``Xv``/``y_enc`` must be the bank's training rows.
+    """
+    n, K = len(Xv), dag.n_states
+    if out_of_fold and (
+        not hasattr(bank, "oof_proba_") or bank.oof_proba_.shape[0] != n
+    ):
+        raise ValueError(
+            "Out-of-fold predictions need the bank's training rows "
+            f"({getattr(bank, 'oof_proba_', np.empty(0)).shape[:1]} rows) and a "
+            f"bank that kept them; got {n} rows."
+        )
+    pred = np.empty((n, K), dtype=np.intp)
+    conf = np.empty((n, K, 3)) if with_confidence else None
+    for k in range(K):
+        proba = bank.oof_proba_[:, k] if out_of_fold else bank.predict_proba(Xv, k)
+        pred[:, k] = proba.argmax(axis=1)
+        if conf is not None:
+            conf[:, k] = confidence_features(proba)
+    member = dag.membership().astype(float)  # (K, M)
+    costs = np.asarray(costs, dtype=float)
+    if costs.ndim == 1:
+        state_costs = np.broadcast_to(member @ costs, (n, K))
+    else:
+        state_costs = costs @ member.T
+    return StatePredictions(
+        split=split,
+        Xv=Xv,
+        y=np.asarray(y_enc, dtype=np.intp),
+        pred=pred,
+        costs=state_costs,
+        n_sensors=member.sum(axis=1).astype(int),
+        sensor_names=[dag.state_names(k) for k in range(K)],
+        conf=conf,
+    )
+
+
+def state_predictions(
+    model: BudgetDAGClassifier,
+    X: pd.DataFrame,
+    y: Any,
+    *,
+    sample_costs: Any = None,
+    out_of_fold: bool = False,
+    split: str | None = None,
+) -> StatePredictions:
+    """Every state's classifier of a fitted model on ``X`` (see the module doc).
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    X, y : the rows and their labels.
+    sample_costs : DataFrame or array (rows x sensors), optional
+        Example-dependent costs; default the spec's costs.
+    out_of_fold : bool
+        Use the bank's out-of-fold predictions: ``X``/``y`` must then be the
+        training data of the model's bank. This is the honest view of training
+        rows (the refit bank has seen them).
+    split : str, optional
+        Name recorded in frames; default "train" with ``out_of_fold``, else "test".
+    """
+    check_is_fitted(model)
+    Xv = check_features(X, model.spec_)
+    y = check_labels(y, len(Xv), None)
+    y_enc = encode_labels(y, model.classes_)
+    if out_of_fold:
+        bank = model.bank_
+        expected = model._bank_fingerprint(Xv, y_enc, model.sensor_dag_)
+        if (y_enc < 0).any() or getattr(bank, "fingerprint_", None) != expected:
+            raise ValueError(
+                "out_of_fold=True needs the exact training data of the model's bank."
+            )
+    costs = check_sample_costs(sample_costs, model.spec_, len(Xv))
+    return bank_state_predictions(
+        model.bank_,
+        Xv,
+        y_enc,
+        model.sensor_dag_,
+        model.spec_.cost_vector if costs is None else costs,
+        out_of_fold=out_of_fold,
+        with_confidence=getattr(model, "uses_confidence_", False),
+        split=split or ("train" if out_of_fold else "test"),
+    )
+
+
+def dag_point(model: BudgetDAGClassifier, sp: StatePredictions) -> dict[str, float]:
+    """Error, average cost and sensors of the model's policy on a split."""
+    routing = model._route(sp.Xv, conf=sp.conf)
+    rows = np.arange(sp.n_samples)
+    stop = routing.stop_state
+    return {
+        "avg_cost": float(sp.costs[rows, stop].mean()),
+        "avg_sensors": float(sp.n_sensors[stop].mean()),
+        "error": float((sp.pred[rows, stop] != sp.y).mean()),
+    }
+
+
+def fixed_points(
+    sp: StatePredictions, states: Sequence[int] | None = None
+) -> pd.DataFrame:
+    """One row per state: everyone pays for its sensors and uses its classifier."""
+    states = range(sp.pred.shape[1]) if states is None else states
+    correct = sp.correct
+    return pd.DataFrame(
+        {
+            "state": list(states),
+            "sensors": [sp.sensor_names[k] for k in states],
+            "avg_cost": [float(sp.costs[:, k].mean()) for k in states],
+            "avg_sensors": [float(sp.n_sensors[k]) for k in states],
+            "error": [float((~correct[:, k]).mean()) for k in states],
+        }
+    )
+
+
+def lower_convex_hull(cost: Sequence[float], error: Sequence[float]) -> np.ndarray:
+    """Indices of the lower-left convex hull of (cost, error) points.
+
+    The vertices run from the cheapest point to the first point of lowest
+    error, with slopes increasing (the part that pays more and errs more is
+    dropped). Between two vertices, a random mix of the two achieves the line.
+
+    Examples
+    --------
+    >>> lower_convex_hull([0, 1, 2, 3], [0.5, 0.45, 0.1, 0.1]).tolist()
+    [0, 2]
+    """
+    cost = np.asarray(cost, dtype=float)
+    error = np.asarray(error, dtype=float)
+    if cost.shape != error.shape or cost.ndim != 1 or len(cost) == 0:
+        raise ValueError("cost and error must be 1-d arrays of the same length.")
+    hull: list[int] = []
+    for i in np.lexsort((error, cost)):
+        if hull and cost[hull[-1]] == cost[i]:
+            continue  # same cost, higher error
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            cross = (cost[b] - cost[a]) * (error[i] - error[a]) - (
+                error[b] - error[a]
+            ) * (cost[i] - cost[a])
+            if cross > 0:
+                break
+            hull.pop()
+        hull.append(int(i))
+    best = int(np.argmin(error[hull]))
+    return np.asarray(hull[: best + 1], dtype=np.intp)
+
+
+def curve_at(
+    curve_cost: np.ndarray, curve_error: np.ndarray, cost: np.ndarray | float
+) -> np.ndarray:
+    """Piecewise-linear curve through sorted vertices, flat beyond its ends."""
+    return np.interp(cost, curve_cost, curve_error)
+
+
+def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
+    """The oracle bound: per row, the cheapest state whose classifier is right.
+
+    Rows the empty state already gets right cost nothing; rows no state gets
+    right stay errors at no cost. Fixing the remaining rows cheapest first traces
+    the frontier: for any policy that picks a state per row (the DAG, a fixed
+    subset, any mix), the error at its average cost is at least the frontier's.
+    The last vertex is the lowest error reachable with these classifiers.
+
+    Returns
+    -------
+    DataFrame with ``avg_cost``, ``avg_sensors``, ``error`` at the vertices.
+    """
+    n = sp.n_samples
+    correct = sp.correct
+    costs = np.where(correct, sp.costs, np.inf)
+    # Cheapest right state; among equal costs the one with fewer sensors.
+    cheapest = costs.min(axis=1, initial=np.inf)
+    best_state = np.argmin(
+        np.where(costs == cheapest[:, None], sp.n_sensors[None, :], np.iinfo(int).max),
+        axis=1,
+    )
+    rows = np.arange(n)
+    fixable = correct.any(axis=1) & ~correct[:, 0]
+    fix_cost = sp.costs[rows, best_state][fixable]
+    fix_sensors = sp.n_sensors[best_state][fixable]
+    by_cost = np.argsort(fix_cost, kind="stable")
+    fix_cost, fix_sensors = fix_cost[by_cost], fix_sensors[by_cost]
+    e0 = 1.0 - correct[:, 0].mean()
+    cum_cost = np.concatenate([[0.0], np.cumsum(fix_cost)]) / n
+    cum_sensors = np.concatenate([[0.0], np.cumsum(fix_sensors)]) / n
+    error = e0 - np.arange(len(fix_cost) + 1) / n
+    # Vertices: the start and the last row of each run of equal costs.
+    last_of_run = np.flatnonzero(np.diff(np.append(fix_cost, np.inf)) != 0) + 1
+    keep = np.concatenate([[0], last_of_run])
+    return pd.DataFrame(
+        {
+            "avg_cost": cum_cost[keep],
+            "avg_sensors": cum_sensors[keep],
+            "error": np.clip(error[keep], 0.0, 1.0),
+        }
+    )
+
+
+def baseline_frame(
+    sp: StatePredictions,
+    subsets: Mapping[str, Sequence[int]] | None = None,
+) -> pd.DataFrame:
+    """Tidy rows of every baseline on one split.
+
+    Methods: ``fixed`` (every state), ``hull`` (their lower convex hull),
+    ``no_sensors``, ``all_sensors``, ``oracle`` (frontier vertices; the last is
+    the oracle's lowest error) and one method per entry of ``subsets`` (name ->
+    state indices, e.g. greedily selected subsets).
+    """
+    fixed = fixed_points(sp)
+    parts = [fixed.assign(method="fixed")]
+    hull = fixed.iloc[lower_convex_hull(fixed["avg_cost"], fixed["error"])]
+    parts.append(hull.assign(method="hull"))
+    parts.append(fixed.iloc[[0]].assign(method="no_sensors"))
+    parts.append(fixed.iloc[[len(fixed) - 1]].assign(method="all_sensors"))
+    parts.append(oracle_frontier(sp).assign(method="oracle"))
+    for name, states in (subsets or {}).items():
+        parts.append(fixed_points(sp, list(states)).assign(method=name))
+    frame = pd.concat(parts, ignore_index=True)
+    frame["split"] = sp.split
+    frame["cost_scale"] = np.nan
+    frame["state"] = frame["state"].astype("Int64")
+    frame["sensors"] = [v if isinstance(v, tuple) else None for v in frame["sensors"]]
+    return frame[FRAME_COLUMNS]
+
+
+def baseline_points(
+    model: BudgetDAGClassifier,
+    X: pd.DataFrame,
+    y: Any,
+    *,
+    sample_costs: Any = None,
+    subsets: Mapping[str, Sequence[Any]] | None = None,
+    out_of_fold: bool = False,
+    split: str | None = None,
+) -> pd.DataFrame:
+    """All baselines of a fitted model on ``X`` as a tidy frame.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    X, y : rows and labels (the training data with ``out_of_fold=True``).
+    sample_costs : example-dependent costs, optional.
+    subsets : dict name -> list of sensor subsets, optional
+        Extra fixed baselines, e.g. ``{"greedy": selected_subsets}``; each subset
+        (sensor names or a state index) must be a state of the model's DAG.
+    out_of_fold : bool
+        Evaluate the bank's out-of-fold predictions (training data only).
+    split : str, optional
+        Name written in the ``split`` column.
+
+    Returns
+    -------
+    DataFrame with columns ``method, split, cost_scale, avg_cost, avg_sensors,
+    error, state, sensors`` (see :func:`baseline_frame` for the methods).
+    """
+    sp = state_predictions(
+        model,
+        X,
+        y,
+        sample_costs=sample_costs,
+        out_of_fold=out_of_fold,
+        split=split,
+    )
+    resolved = {name: model.state_indices(s) for name, s in (subsets or {}).items()}
+    return baseline_frame(sp, resolved)

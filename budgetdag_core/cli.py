@@ -1,0 +1,272 @@
+"""Command-line interface: ``budgetdag train | evaluate | predict | sweep``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from .persist import load_policy, save_policy
+from .sensors import SensorSpec
+
+
+class CLIError(Exception):
+    """A user-facing error: printed without a traceback, exit code 2."""
+
+
+def _read_table(path: str) -> pd.DataFrame:
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"Data file not found: {path}")
+    try:
+        return pd.read_csv(p, sep=None, engine="python")
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
+        raise CLIError(f"Could not read {path} as CSV: {e}") from None
+
+
+def _split_xy(
+    data: pd.DataFrame, label: str | None, spec: SensorSpec
+) -> tuple[pd.DataFrame, pd.Series | None]:
+    if label is not None and label not in data.columns:
+        raise CLIError(
+            f"Label column {label!r} is not in the data; columns: {list(data.columns)}"
+        )
+    y = data[label] if label is not None else None
+    return data[[c for c in data.columns if c != label]], y
+
+
+def _read_spec(path: str) -> SensorSpec:
+    if not Path(path).exists():
+        raise CLIError(f"Sensor spec file not found: {path}")
+    return SensorSpec.from_json(Path(path))
+
+
+def _progress(stage: str, done: int, total: int) -> None:
+    print(
+        f"\r{stage}: {done}/{total}",
+        end="" if done < total else "\n",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _model_params(args: argparse.Namespace) -> dict:
+    params = {
+        "cost_scale": args.cost_scale,
+        "policy_learner": args.policy_learner,
+        "policy_degree": args.policy_degree,
+        "cv": args.cv,
+        "random_state": args.seed,
+        "n_jobs": args.n_jobs,
+    }
+    if getattr(args, "n_subsets", None):
+        params["n_subsets"] = args.n_subsets
+    return params
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from .estimator import BudgetDAGClassifier
+
+    data = _read_table(args.data)
+    spec = _read_spec(args.sensors)
+    X, y = _split_xy(data, args.label, spec)
+    t0 = time.perf_counter()
+    if args.budget is not None:
+        from . import tradeoff
+
+        model = tradeoff.fit_for_budget(
+            X,
+            y,
+            spec,
+            args.budget,
+            progress=_progress,
+            **{k: v for k, v in _model_params(args).items() if k != "cost_scale"},
+        )
+        model = getattr(model, "model", model)
+    else:
+        model = BudgetDAGClassifier(spec, **_model_params(args))
+        model.fit(X, y, progress=_progress)
+    print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    model.label_name_ = args.label
+    save_policy(model, args.out)
+    report = model.evaluate(X[spec.columns], y)
+    print(json.dumps({"train": report, "model": str(args.out)}, indent=2))
+    return 0
+
+
+def _load(path: str):
+    if not Path(path).exists():
+        raise CLIError(f"Model file not found: {path}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        return load_policy(path)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    model = _load(args.model)
+    data = _read_table(args.data)
+    label = args.label or model.metadata_.get("label") or "label"
+    X, y = _split_xy(data, label, model.spec_)
+    print(json.dumps(model.evaluate(X, y), indent=2))
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    model = _load(args.model)
+    data = _read_table(args.data)
+    traces = model.trace(data)
+    traces["acquired"] = traces["acquired"].map(lambda a: "|".join(a))
+    if args.out:
+        traces.to_csv(args.out, index=False)
+        print(f"wrote {len(traces)} traces to {args.out}", file=sys.stderr)
+    else:
+        traces.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import tradeoff
+
+    data = _read_table(args.data)
+    spec = _read_spec(args.sensors)
+    X, y = _split_xy(data, args.label, spec)
+    X_test = y_test = None
+    if args.test:
+        X_test, y_test = _split_xy(_read_table(args.test), args.label, spec)
+    params = {k: v for k, v in _model_params(args).items() if k != "cost_scale"}
+    scales = (
+        [float(s) for s in args.cost_scales.split(",")] if args.cost_scales else None
+    )
+    result = tradeoff.tradeoff_curve(
+        X,
+        y,
+        spec,
+        cost_scales=scales,
+        n_points=None if scales else args.n_points,
+        X_test=X_test,
+        y_test=y_test,
+        progress=_progress,
+        **params,
+    )
+    frame = getattr(result, "frame", result)
+    frame.to_csv(args.out, index=False)
+    print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--policy-learner",
+        default="filter_tree",
+        choices=["filter_tree", "cost_regression"],
+        help="cost-sensitive learner at each DAG node (default: filter_tree)",
+    )
+    p.add_argument(
+        "--policy-degree",
+        type=int,
+        default=2,
+        help="polynomial degree 1-3 of the policy features (default: 2)",
+    )
+    p.add_argument(
+        "--cv", type=int, default=5, help="folds of the out-of-fold losses (default: 5)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="random seed of the fold split (default: 0)"
+    )
+    p.add_argument(
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="parallel jobs for bank and node fits (default: 1)",
+    )
+    p.add_argument(
+        "--n-subsets",
+        type=int,
+        default=None,
+        help="select this many sensor subsets (Alg. 2) when there are "
+        "many sensors; the DAG is built over their unions",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="budgetdag",
+        description="Adaptive sensor acquisition under a budget (Graph-Reduce on "
+        "a sensor DAG). Data files are CSV; the sensor spec is JSON as written by "
+        'SensorSpec.to_json: {"sensors": [{"name", "columns", "cost"}]}.',
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("train", help="fit a policy and save it as a pickle")
+    p.add_argument("data", help="training CSV")
+    p.add_argument("--label", required=True, help="name of the label column")
+    p.add_argument("--sensors", required=True, help="sensor spec JSON file")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--cost-scale",
+        type=float,
+        default=1.0,
+        help="weight of acquisition cost vs one error (default: 1.0)",
+    )
+    g.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="target average acquisition cost per example; the cost "
+        "scale is found by bisection on a held-out split",
+    )
+    p.add_argument("--out", required=True, help="where to write the model pickle")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("evaluate", help="error, average cost and sensors on data")
+    p.add_argument("model", help="model pickle written by 'train'")
+    p.add_argument("data", help="CSV with the feature columns and the label")
+    p.add_argument("--label", default=None, help="label column (default: 'label')")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("predict", help="per-example traces: acquired, cost, label")
+    p.add_argument("model", help="model pickle written by 'train'")
+    p.add_argument("data", help="CSV with the feature columns")
+    p.add_argument("--out", default=None, help="traces CSV (default: stdout)")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("sweep", help="cost-error trade-off curve over cost scales")
+    p.add_argument("data", help="training CSV")
+    p.add_argument("--label", required=True, help="name of the label column")
+    p.add_argument("--sensors", required=True, help="sensor spec JSON file")
+    p.add_argument("--test", default=None, help="test CSV (default: none)")
+    p.add_argument(
+        "--cost-scales",
+        default=None,
+        help="comma-separated cost scales (default: automatic range)",
+    )
+    p.add_argument(
+        "--n-points",
+        type=int,
+        default=10,
+        help="points of the automatic range (default: 10)",
+    )
+    p.add_argument("--out", required=True, help="where to write the curve CSV")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_sweep, cost_scale=None)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CLIError, ValueError, FileNotFoundError) as exc:
+        print(f"budgetdag {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

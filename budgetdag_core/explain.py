@@ -1,0 +1,261 @@
+"""What a fitted policy does: one example's path, and what happens at one node.
+
+Both are plain data (DataFrames, dicts) for the app's tables and for notebooks;
+the figures live in :mod:`budgetdag_core.plotting`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .graph_reduce import STOP
+from .validation import check_labels
+
+
+@dataclass
+class PathResult:
+    """One example walked through the policy, as deployment would do it.
+
+    Attributes
+    ----------
+    states : list of int
+        State indices visited, from the empty state to the stop state (feed it
+        to ``dag_figure(..., highlight_path=...)``).
+    decisions : DataFrame
+        One row per decision: ``step``, ``state``, ``sensors_held`` (names),
+        ``action`` ("acquire" or "stop"), ``acquired`` (sensor names bought
+        by this decision), ``cost_so_far`` (after the decision),
+        ``prediction`` and ``confidence`` of the state's classifier.
+    acquired : tuple of str
+        Sensors acquired, in order.
+    cost : float
+        Acquisition cost paid.
+    prediction : Any
+        Final prediction.
+    proba : dict
+        Final class probabilities (empty for a model without them).
+    """
+
+    states: list[int]
+    decisions: pd.DataFrame
+    acquired: tuple[str, ...]
+    cost: float
+    prediction: Any
+    proba: dict[Any, float] = field(default_factory=dict)
+
+
+def _row_values(model: Any, row: Any) -> dict[str, float]:
+    """The spec's columns of a one-row DataFrame, a Series or a mapping."""
+    if isinstance(row, pd.DataFrame):
+        if len(row) != 1:
+            raise ValueError(f"path_of needs one row; got {len(row)} rows.")
+        row = row.iloc[0]
+    if isinstance(row, pd.Series):
+        row = row.to_dict()
+    if not isinstance(row, Mapping):
+        raise ValueError(
+            "row must be a one-row DataFrame, a Series or a dict column -> value; "
+            f"got {type(row).__name__}."
+        )
+    values = {str(k): v for k, v in row.items()}
+    missing = [c for c in model.spec_.columns if c not in values]
+    if missing:
+        raise ValueError(f"The row lacks column(s) {missing[:10]}.")
+    return values
+
+
+def path_of(
+    model: Any, row: Any, *, sample_costs: Mapping[str, float] | None = None
+) -> PathResult:
+    """Run one example through the one-at-a-time session, recording each step.
+
+    Only the columns of acquired sensors are ever read, exactly as in
+    deployment (``model.start()``, ``next_sensor``, ``observe``).
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    row : one-row DataFrame, Series or dict column -> value
+        The example; values of sensors the policy never asks for may be
+        anything (they are not read).
+    sample_costs : dict sensor -> cost, optional
+        This example's acquisition costs.
+
+    Returns
+    -------
+    PathResult
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 10)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
+    ...                             random_state=0).fit(demo.X_train, demo.y_train)
+    >>> result = path_of(model, demo.X_test.iloc[[0]])
+    >>> result.states[0], result.decisions["action"].iloc[-1]
+    (0, 'stop')
+    """
+    values = _row_values(model, row)
+    session = model.start(sample_costs)
+    spec = model.spec_
+    has_proba = hasattr(model, "classes_")
+    states = [session.state]
+    rows: list[dict[str, Any]] = []
+    step_state = session.state
+    held: tuple[str, ...] = ()
+
+    def describe(state: int) -> tuple[Any, float]:
+        if not has_proba:
+            return session.predict(), float("nan")
+        proba = model.bank_.predict_proba(session._row.reshape(1, -1), state)[0]
+        return model.classes_[int(proba.argmax())], float(proba.max())
+
+    while True:
+        sensor = session.next_sensor()
+        decision = session.decisions[-1]
+        prediction, confidence = describe(step_state)
+        if sensor is None:
+            rows.append(
+                {
+                    "step": len(rows) + 1,
+                    "state": step_state,
+                    "sensors_held": held,
+                    "action": "stop",
+                    "acquired": (),
+                    "cost_so_far": session.cost,
+                    "prediction": prediction,
+                    "confidence": confidence,
+                }
+            )
+            break
+        bought = tuple(decision["sensors"])
+        for name in bought:
+            cols = spec.groups[name]
+            session.observe(name, {c: values[c] for c in cols})
+        rows.append(
+            {
+                "step": len(rows) + 1,
+                "state": step_state,
+                "sensors_held": held,
+                "action": "acquire",
+                "acquired": bought,
+                "cost_so_far": session.cost,
+                "prediction": prediction,
+                "confidence": confidence,
+            }
+        )
+        step_state = session.state
+        held = tuple(session.acquired)
+        states.append(step_state)
+    proba = session.predict_proba() if has_proba else {}
+    return PathResult(
+        states=states,
+        decisions=pd.DataFrame(rows),
+        acquired=tuple(session.acquired),
+        cost=float(session.cost),
+        prediction=session.predict(),
+        proba=proba,
+    )
+
+
+def _action_names(model: Any, state: int) -> list[str]:
+    dag = model.sensor_dag_
+    names = ["stop"]
+    for _, child in model.policies_[state].children:
+        added = [dag.sensor_names[m] for m in dag.added_sensors(state, child)]
+        names.append("acquire " + ", ".join(added))
+    return names
+
+
+def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, Any]:
+    """What happens at one DAG state for the examples of ``X`` that reach it.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    X : DataFrame
+        Examples to route (train or test).
+    y : labels or None
+        Needed for the class mix and the errors.
+    state : int
+        State index (e.g. from ``clicked_states``).
+
+    Returns
+    -------
+    dict
+        ``state``, ``sensors`` (names), ``cost`` (spec cost of the state),
+        ``arrived``, ``stopped``; ``actions``: DataFrame (``action``,
+        ``child`` state or -1, ``count``, ``share``) of what the node's policy
+        does with the arriving examples; ``classes``: DataFrame (``class``,
+        ``arrived``, ``share``, ``error_if_stopped``) or None without ``y``;
+        ``error_if_stopped``: error of this state's classifier on all arriving
+        examples; ``error_of_stops``: error on those the policy stops here.
+    """
+    dag = model.sensor_dag_
+    if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
+        raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
+    state = int(state)
+    Xv = model._features(X)
+    routing = model._route(Xv)
+    rows = np.flatnonzero((routing.path == state).any(axis=1))
+    policy = model.policies_[state]
+    names = _action_names(model, state)
+    if rows.size:
+        cols = model.state_columns_[state]
+        act = policy.predict(Xv[np.ix_(rows, cols)])
+    else:
+        act = np.zeros(0, dtype=np.intp)
+    counts = np.bincount(act, minlength=len(names))
+    children = [-1] + [c for _, c in policy.children]
+    actions = pd.DataFrame(
+        {
+            "action": names,
+            "child": children,
+            "count": counts,
+            "share": counts / max(rows.size, 1),
+        }
+    )
+    stops_here = rows[act == STOP]
+    out: dict[str, Any] = {
+        "state": state,
+        "sensors": dag.state_names(state),
+        "cost": float(dag.membership()[state] @ model.spec_.cost_vector),
+        "arrived": int(rows.size),
+        "stopped": int(stops_here.size),
+        "actions": actions,
+        "classes": None,
+        "error_if_stopped": float("nan"),
+        "error_of_stops": float("nan"),
+    }
+    if y is None or not hasattr(model, "classes_"):
+        return out
+    y = np.asarray(check_labels(y, len(Xv), None))
+    y_rows = y[rows]
+    if rows.size:
+        proba = model.bank_.predict_proba(Xv[rows], state)
+        wrong = model.classes_[proba.argmax(axis=1)] != y_rows
+        out["error_if_stopped"] = float(wrong.mean())
+        if stops_here.size:
+            out["error_of_stops"] = float(wrong[act == STOP].mean())
+    else:
+        wrong = np.zeros(0, dtype=bool)
+    class_rows = []
+    for c in model.classes_:
+        mask = y_rows == c
+        class_rows.append(
+            {
+                "class": c,
+                "arrived": int(mask.sum()),
+                "share": float(mask.mean()) if rows.size else 0.0,
+                "error_if_stopped": float(wrong[mask].mean())
+                if mask.any()
+                else float("nan"),
+            }
+        )
+    out["classes"] = pd.DataFrame(class_rows)
+    return out

@@ -1,0 +1,156 @@
+"""Tables that summarise a fitted model for people: flow, paths, baselines, traces.
+
+Pure pandas over the estimator's outputs (``flow``, ``trace``, ``evaluate``,
+``evaluate_states``), shared by the app and notebooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+NO_SENSOR = "(none)"
+
+
+def _names(sensors: Sequence[str]) -> str:
+    return " + ".join(sensors) if len(sensors) else NO_SENSOR
+
+
+def flow_table(graph: nx.DiGraph) -> pd.DataFrame:
+    """One row per DAG state of a ``model.flow(X, y)`` graph.
+
+    Columns: ``state``, ``sensors`` (names joined by ``+``), ``n_sensors``,
+    ``arrived`` (examples that reach the state), ``stopped`` (classified there),
+    ``stop_share`` (stopped / arrived) and, when the graph has them, ``errors``
+    and ``error_rate`` (among the examples that stop there).
+    """
+    rows = []
+    for k, data in graph.nodes(data=True):
+        sensors = tuple(data.get("sensors", ()))
+        row = {
+            "state": int(k),
+            "sensors": _names(sensors),
+            "n_sensors": len(sensors),
+            "arrived": int(data.get("arrived", 0)),
+            "stopped": int(data.get("stopped", 0)),
+        }
+        if "errors" in data:
+            row["errors"] = int(data["errors"])
+        rows.append(row)
+    table = pd.DataFrame(rows).sort_values(["n_sensors", "state"], ignore_index=True)
+    arrived = table["arrived"].replace(0, np.nan)
+    table["stop_share"] = table["stopped"] / arrived
+    if "errors" in table:
+        table["error_rate"] = table["errors"] / table["stopped"].replace(0, np.nan)
+    return table
+
+
+def edge_table(graph: nx.DiGraph) -> pd.DataFrame:
+    """One row per DAG edge that examples took: from, to, sensor(s) bought, count."""
+    rows = []
+    for u, v, data in graph.edges(data=True):
+        count = int(data.get("count", 0))
+        if not count:
+            continue
+        bought = data.get("added")
+        if bought is None:
+            before = set(graph.nodes[u].get("sensors", ()))
+            bought = [s for s in graph.nodes[v].get("sensors", ()) if s not in before]
+        rows.append(
+            {
+                "from": _names(tuple(graph.nodes[u].get("sensors", ()))),
+                "to": _names(tuple(graph.nodes[v].get("sensors", ()))),
+                "bought": _names(bought),
+                "examples": count,
+            }
+        )
+    columns = ["from", "to", "bought", "examples"]
+    return pd.DataFrame(rows, columns=columns).sort_values(
+        "examples", ascending=False, ignore_index=True
+    )
+
+
+def path_table(trace: pd.DataFrame, y_true: Sequence | None = None) -> pd.DataFrame:
+    """How often each acquisition sequence occurs in a ``trace``, most frequent first.
+
+    Columns: ``sequence`` (sensors in acquisition order, ``" > "``-joined),
+    ``examples``, ``share``, ``cost`` (mean) and, with ``y_true``, ``error``.
+    """
+    frame = pd.DataFrame(
+        {
+            "sequence": [
+                " > ".join(a) if len(a) else NO_SENSOR for a in trace["acquired"]
+            ],
+            "cost": trace["cost"].to_numpy(),
+        }
+    )
+    if y_true is not None:
+        frame["error"] = trace["prediction"].to_numpy() != np.asarray(y_true)
+    agg = {"examples": ("cost", "size"), "cost": ("cost", "mean")}
+    if y_true is not None:
+        agg["error"] = ("error", "mean")
+    out = frame.groupby("sequence", sort=False).agg(**agg).reset_index()
+    out.insert(2, "share", out["examples"] / max(len(frame), 1))
+    return out.sort_values(
+        ["examples", "sequence"], ascending=[False, True], ignore_index=True
+    )
+
+
+def baseline_table(metrics: Mapping[str, float], states: pd.DataFrame) -> pd.DataFrame:
+    """The policy and every fixed sensor subset, by average cost.
+
+    ``metrics`` is ``model.evaluate(X, y)``, ``states`` is
+    ``model.evaluate_states(X, y)`` on the same rows. Columns: ``model``,
+    ``sensors``, ``avg_cost``, ``error``, ``kind`` ("policy" or "fixed subset")
+    and ``policy_dominates``: the policy is at most as costly and at most as
+    wrong, and strictly better in one of the two.
+    """
+    fixed = pd.DataFrame(
+        {
+            "model": [f"fixed: {_names(s)}" for s in states["sensors"]],
+            "sensors": [_names(s) for s in states["sensors"]],
+            "avg_cost": states["avg_cost"].astype(float),
+            "error": states["error"].astype(float),
+            "kind": "fixed subset",
+        }
+    )
+    cost, error = float(metrics["avg_cost"]), float(metrics["error"])
+    fixed["policy_dominates"] = (
+        (cost <= fixed["avg_cost"])
+        & (error <= fixed["error"])
+        & ((cost < fixed["avg_cost"]) | (error < fixed["error"]))
+    )
+    policy = pd.DataFrame(
+        [
+            {
+                "model": "BudgetDAG policy",
+                "sensors": "adaptive",
+                "avg_cost": cost,
+                "error": error,
+                "kind": "policy",
+                "policy_dominates": False,
+            }
+        ]
+    )
+    return pd.concat([policy, fixed], ignore_index=True).sort_values(
+        ["avg_cost", "error"], ignore_index=True, kind="stable"
+    )
+
+
+def trace_for_export(
+    trace: pd.DataFrame, y_true: Sequence | None = None
+) -> pd.DataFrame:
+    """A model's ``trace`` made CSV-friendly: acquired sensors as ``"a > b"``.
+
+    With ``y_true``, adds ``label`` and ``correct`` columns after ``prediction``.
+    """
+    out = trace.copy()
+    out["acquired"] = [" > ".join(a) for a in out["acquired"]]
+    if y_true is not None:
+        y = np.asarray(y_true)
+        out.insert(1, "label", y)
+        out.insert(2, "correct", out["prediction"].to_numpy() == y)
+    return out

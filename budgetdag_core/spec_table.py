@@ -1,0 +1,258 @@
+"""A sensor spec as an editable table (sensor, columns, cost), with checks.
+
+The app's Sensors page edits this table; :func:`check_spec_table` turns it back
+into a :class:`SensorSpec` and lists, in words, everything that prevents it or
+that the user should know (unassigned columns are ignored, many states, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .sensors import SensorSpec
+from .validation import MAX_FULL_DAG_SENSORS
+
+TABLE_COLUMNS = ("sensor", "columns", "cost")
+DEFAULT_MAX_SENSORS = 8
+"""Sensors of a suggested spec: 2^8 = 256 DAG states train in about a minute."""
+
+
+def spec_to_table(spec: SensorSpec) -> pd.DataFrame:
+    """One row per sensor: ``sensor`` (name), ``columns`` (list of str), ``cost``."""
+    return pd.DataFrame(
+        {
+            "sensor": list(spec.names),
+            "columns": [list(spec.groups[n]) for n in spec.names],
+            "cost": [float(spec.costs[n]) for n in spec.names],
+        },
+        columns=list(TABLE_COLUMNS),
+    )
+
+
+def _as_columns(value: object) -> list[str]:
+    """A cell of the ``columns`` column: a list, or text separated by commas."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [c.strip() for c in value.split(",") if c.strip()]
+    if isinstance(value, float) and math.isnan(value):
+        return []
+    try:
+        return [str(c).strip() for c in value if str(c).strip()]  # type: ignore[union-attr]
+    except TypeError:
+        return [str(value).strip()]
+
+
+def _is_blank(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+@dataclass
+class SpecCheck:
+    """The result of :func:`check_spec_table`.
+
+    ``spec`` is None when there are ``errors``; ``notes`` never block training.
+    """
+
+    spec: SensorSpec | None
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unassigned: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.spec is not None
+
+
+def check_spec_table(
+    table: pd.DataFrame,
+    available: Sequence[str],
+    *,
+    label: str | None = None,
+    max_sensors: int = MAX_FULL_DAG_SENSORS,
+) -> SpecCheck:
+    """Validate an edited sensor table against the data's feature columns.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Columns ``sensor``, ``columns`` (list of names or comma-separated text),
+        ``cost``. Entirely empty rows are skipped.
+    available : sequence of str
+        The feature columns of the data.
+    label : str, optional
+        The label column (named in the message if a sensor uses it).
+    max_sensors : int
+        Most sensors a full DAG allows.
+
+    Returns
+    -------
+    SpecCheck
+        The spec (or None) with error messages and notes in plain words.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sensor": ["s"], "columns": [["a"]], "cost": [1.0]})
+    >>> check = check_spec_table(t, ["a", "b"])
+    >>> check.spec.names, check.unassigned
+    (('s',), ['b'])
+    """
+    missing_cols = [c for c in TABLE_COLUMNS if c not in table.columns]
+    if missing_cols:
+        return SpecCheck(None, [f"The sensor table lacks column(s) {missing_cols}."])
+    available = [str(c) for c in available]
+    known = set(available)
+    errors: list[str] = []
+    notes: list[str] = []
+    groups: dict[str, list[str]] = {}
+    costs: dict[str, float] = {}
+    owner: dict[str, str] = {}
+    for i, row in enumerate(table.itertuples(index=False), start=1):
+        name_cell, cols_cell, cost_cell = row.sensor, row.columns, row.cost
+        cols = _as_columns(cols_cell)
+        if _is_blank(name_cell) and not cols and _is_blank(cost_cell):
+            continue
+        name = "" if _is_blank(name_cell) else str(name_cell).strip()
+        where = f"Sensor {name!r}" if name else f"Row {i}"
+        if not name:
+            errors.append(f"Row {i} has no sensor name.")
+        elif name in groups:
+            errors.append(f"Two sensors are named {name!r}: names must be unique.")
+            continue
+        if not cols:
+            errors.append(f"{where} has no columns: pick at least one.")
+        for col in cols:
+            if col == label:
+                errors.append(
+                    f"{where} uses {col!r}, which is the label column, as a feature."
+                )
+            elif col not in known:
+                errors.append(f"{where} uses column {col!r}, which is not in the data.")
+            elif col in owner:
+                other = name or f"row {i}"
+                errors.append(
+                    f"Column {col!r} is in two sensors: {owner[col]!r} and "
+                    f"{other!r}. Each column may belong to one sensor only."
+                )
+            else:
+                owner[col] = name or f"row {i}"
+        try:
+            cost = float(cost_cell)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            cost = math.nan
+        if _is_blank(cost_cell) or not math.isfinite(cost):
+            errors.append(f"{where} has no valid cost: enter a number (0 or more).")
+        elif cost < 0:
+            errors.append(
+                f"{where} has a negative cost ({cost:g}): costs must be 0 or more."
+            )
+        if name:
+            groups[name] = cols
+            costs[name] = cost
+    if not groups and not errors:
+        errors.append("There are no sensors: add at least one row.")
+    unassigned = [c for c in available if c not in owner]
+    if unassigned and groups:
+        shown = ", ".join(repr(c) for c in unassigned[:10])
+        more = f" and {len(unassigned) - 10} more" if len(unassigned) > 10 else ""
+        notes.append(
+            f"{len(unassigned)} column(s) are in no sensor and will be ignored: "
+            f"{shown}{more}."
+        )
+    n = len(groups)
+    if n > max_sensors:
+        errors.append(
+            f"The spec has {n} sensors: a full DAG would have 2^{n} states. Group "
+            f"columns into at most {max_sensors} sensors, or use subset selection "
+            "(n_subsets=t) to build the DAG over t selected sensor subsets."
+        )
+    elif n > DEFAULT_MAX_SENSORS:
+        notes.append(
+            f"{n} sensors make a DAG of 2^{n} = {2**n} states: training fits one "
+            "classifier per state and fold, which can take many minutes. Grouping "
+            "columns into fewer sensors is faster."
+        )
+    if groups and all(c == 0 for c in costs.values() if math.isfinite(c)):
+        notes.append(
+            "All costs are 0: the policy will acquire every sensor that helps."
+        )
+    if errors:
+        return SpecCheck(None, errors, notes, unassigned)
+    try:
+        spec = SensorSpec(groups, costs)
+    except ValueError as exc:  # pragma: no cover - the checks above come first
+        return SpecCheck(None, [str(exc)], notes, unassigned)
+    return SpecCheck(spec, [], notes, unassigned)
+
+
+def spec_in_blocks(
+    columns: Sequence[str], n_blocks: int, cost: float = 1.0
+) -> SensorSpec:
+    """Consecutive columns in ``n_blocks`` sensors of near-equal size."""
+    columns = [str(c) for c in columns]
+    if not columns:
+        raise ValueError("There are no columns to group.")
+    n_blocks = max(1, min(int(n_blocks), len(columns)))
+    size, extra = divmod(len(columns), n_blocks)
+    groups, start = {}, 0
+    for b in range(n_blocks):
+        stop = start + size + (b < extra)
+        groups[f"block{b + 1}"] = columns[start:stop]
+        start = stop
+    return SensorSpec(groups, dict.fromkeys(groups, float(cost)))
+
+
+def suggest_spec(
+    columns: Sequence[str],
+    max_sensors: int = DEFAULT_MAX_SENSORS,
+    *,
+    together: Mapping[str, Sequence[str]] | None = None,
+) -> SensorSpec:
+    """A starting spec for new data, at most ``max_sensors`` sensors of cost 1.
+
+    One sensor per column when that is few enough (the columns of each entry of
+    ``together``, e.g. the 0/1 columns one-hot encoding made from one column,
+    form one sensor named by its key); else the name-prefix groups when they are
+    2..``max_sensors``; else consecutive blocks.
+
+    Examples
+    --------
+    >>> suggest_spec(["age", "color_red", "color_blue"],
+    ...              together={"color": ["color_red", "color_blue"]}).groups
+    {'age': ['age'], 'color': ['color_red', 'color_blue']}
+    """
+    columns = [str(c) for c in columns]
+    groups: dict[str, list[str]] = {}
+    grouped = {str(c): str(k) for k, cols in (together or {}).items() for c in cols}
+    for col in columns:
+        name = grouped.get(col, col)
+        if name != col and name in columns:  # the group's name is taken by a column
+            name = col
+        groups.setdefault(name, []).append(col)
+    if len(groups) <= max_sensors:
+        return SensorSpec(groups, dict.fromkeys(groups, 1.0))
+    by_prefix = SensorSpec.by_prefix(columns)
+    if 2 <= by_prefix.n_sensors <= max_sensors:
+        return by_prefix
+    return spec_in_blocks(columns, max_sensors)
+
+
+def suggested_cost_scale(spec: SensorSpec) -> float:
+    """A ``cost_scale`` where buying every sensor costs 0.2 misclassifications.
+
+    A starting point on the interesting part of the trade-off: the policy buys
+    sensors for hard examples and skips them for easy ones. Rounded to 2
+    significant digits; 1.0 when all costs are 0.
+    """
+    total = spec.total_cost
+    if total <= 0:
+        return 1.0
+    return float(f"{0.2 / total:.2g}")

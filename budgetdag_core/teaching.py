@@ -1,0 +1,201 @@
+"""Graph-Reduce, node by node: the cost tables a fitted model learned from.
+
+Graph-Reduce (Alg. 1 of the paper) visits the states leaf to root. At state k
+each training example has one cost per action: stopping costs its out-of-fold
+loss there, acquiring costs ``cost_scale`` x the sensor cost plus the
+cost-to-go of the child, i.e. what the already-learned policies below will
+spend and lose on it. The node's policy is a cost-sensitive classifier fitted
+on that table. :func:`graph_reduce_steps` rebuilds those tables from a fitted
+model and its training data so a teacher can step through them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .explain import _action_names
+from .graph_reduce import STOP, edge_costs
+from .validation import check_labels, check_sample_costs
+
+
+@dataclass
+class ReduceStep:
+    """One node of the leaf-to-root walk.
+
+    Attributes
+    ----------
+    state : int
+    sensors : tuple of str
+        Sensors held at the state.
+    order : int
+        Position in the walk (0 = first node reduced, a leaf).
+    actions : list of str
+        "stop", then "acquire <sensors>" per child.
+    costs : DataFrame
+        For the sample rows (index = labels of ``X``): one column per action
+        (loss units: stop loss, or ``cost_scale`` x cost + child's
+        cost-to-go), then ``picked`` (the learned policy's action), ``best``
+        (the cheapest action) and ``cost_to_go`` (cost of the picked action).
+    agreement : float
+        Share of all training rows where the policy picks a cheapest action.
+    mean_cost_to_go : float
+        Average cost-to-go at this state over the training rows.
+    action_shares : dict
+        Action name -> share of training rows the policy sends that way.
+    """
+
+    state: int
+    sensors: tuple[str, ...]
+    order: int
+    actions: list[str]
+    costs: pd.DataFrame
+    agreement: float
+    mean_cost_to_go: float
+    action_shares: dict[str, float]
+
+
+def _stop_losses(model: Any, X: pd.DataFrame, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Checked features and the bank's out-of-fold stop loss per row and state."""
+    Xv = model._features(X)
+    n_bank = model.bank_.oof_proba_.shape[0]
+    if len(Xv) != n_bank:
+        raise ValueError(
+            f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass the "
+            "training data (the out-of-fold losses exist for those rows only)."
+        )
+    y = check_labels(y, len(Xv), None)
+    unknown = ~np.isin(y, model.classes_)
+    if unknown.any():
+        raise ValueError(
+            f"y has label {y[unknown][0]!r} (row {int(np.flatnonzero(unknown)[0])}) "
+            "that the model was not trained on: pass the training labels."
+        )
+    y_enc = np.searchsorted(model.classes_, y)
+    lm = model._check_loss_matrix(len(model.classes_))
+    return Xv, model.bank_.oof_losses(y_enc, lm)
+
+
+def cost_tables(
+    model: Any, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Recompute Graph-Reduce's per-state cost tables from a fitted model.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    X, y : the training data the model was fitted on.
+    sample_costs : optional
+        The example-dependent costs given to ``fit``, if any.
+
+    Returns
+    -------
+    tables : list of ndarray
+        Per state, the (n_samples, 1 + n_children) cost table.
+    cost_to_go : ndarray (n_samples, n_states)
+        Each row's cost-to-go at each state under the learned policies; the
+        root column equals ``model.train_cost_to_go_``.
+    actions : ndarray (n_samples, n_states)
+        The action each state's policy picks for each row.
+    """
+    Xv, stop_loss = _stop_losses(model, X, y)
+    dag = model.sensor_dag_
+    costs = check_sample_costs(sample_costs, model.spec_, len(Xv))
+    cost = edge_costs(dag, model.spec_.cost_vector if costs is None else costs, len(Xv))
+    n, K = stop_loss.shape
+    cost_to_go = np.zeros((n, K))
+    actions = np.zeros((n, K), dtype=np.intp)
+    tables: list[np.ndarray] = [np.empty(0)] * K
+    for layer in reversed(dag.layers()):
+        for k in layer:
+            kids = dag.children[k]
+            C = np.empty((n, 1 + len(kids)))
+            C[:, STOP] = stop_loss[:, k]
+            for a, (_, child) in enumerate(kids, start=1):
+                C[:, a] = model.cost_scale * cost(k, child) + cost_to_go[:, child]
+            act = model.policies_[k].predict(Xv[:, model.state_columns_[k]])
+            actions[:, k] = act
+            cost_to_go[:, k] = C[np.arange(n), act]
+            tables[k] = C
+    return tables, cost_to_go, actions
+
+
+def graph_reduce_steps(
+    model: Any,
+    X: pd.DataFrame,
+    y: Any,
+    *,
+    rows: int | list[int] = 5,
+    random_state: int | None = 0,
+    sample_costs: Any = None,
+) -> list[ReduceStep]:
+    """The Graph-Reduce walk of a fitted model, leaf to root, one step per state.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    X, y : the training data the model was fitted on.
+    rows : int or list of int, default=5
+        How many sample rows to show (drawn with ``random_state``), or their
+        positions in ``X``.
+    random_state : int or None
+        Seed of the sample.
+    sample_costs : optional
+        The example-dependent costs given to ``fit``, if any.
+
+    Returns
+    -------
+    list of ReduceStep
+        In the order Graph-Reduce reduces the states (deepest layer first).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 10)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
+    ...                             random_state=0).fit(demo.X_train, demo.y_train)
+    >>> steps = graph_reduce_steps(model, demo.X_train, demo.y_train, rows=3)
+    >>> steps[-1].state, steps[-1].costs.shape[0]
+    (0, 3)
+    """
+    tables, cost_to_go, actions = cost_tables(model, X, y, sample_costs=sample_costs)
+    n = len(X)
+    if isinstance(rows, int | np.integer):
+        if rows < 1:
+            raise ValueError(f"rows must be at least 1; got {rows}.")
+        rng = np.random.default_rng(random_state)
+        picked_rows = np.sort(rng.choice(n, size=min(int(rows), n), replace=False))
+    else:
+        picked_rows = np.asarray(rows, dtype=int)
+        bad = picked_rows[(picked_rows < 0) | (picked_rows >= n)]
+        if bad.size:
+            raise ValueError(f"Row position {int(bad[0])} is outside 0..{n - 1}.")
+    dag = model.sensor_dag_
+    steps = []
+    order = [k for layer in reversed(dag.layers()) for k in layer]
+    for i, k in enumerate(order):
+        C = tables[k]
+        names = _action_names(model, k)
+        act = actions[:, k]
+        best_cost = C.min(axis=1)
+        frame = pd.DataFrame(C[picked_rows], columns=names, index=X.index[picked_rows])
+        frame["picked"] = [names[a] for a in act[picked_rows]]
+        frame["best"] = [names[a] for a in C[picked_rows].argmin(axis=1)]
+        frame["cost_to_go"] = cost_to_go[picked_rows, k]
+        shares = np.bincount(act, minlength=len(names)) / n
+        steps.append(
+            ReduceStep(
+                state=k,
+                sensors=dag.state_names(k),
+                order=i,
+                actions=names,
+                costs=frame,
+                agreement=float(np.mean(np.isclose(C[np.arange(n), act], best_cost))),
+                mean_cost_to_go=float(cost_to_go[:, k].mean()),
+                action_shares=dict(zip(names, map(float, shares), strict=True)),
+            )
+        )
+    return steps

@@ -1,0 +1,426 @@
+"""The cost-error trade-off: one bank, Graph-Reduce per cost scale, and baselines.
+
+``tradeoff_curve`` fits the classifier bank once (it does not depend on costs),
+learns policies for many ``cost_scale`` values (in parallel through joblib, so a
+Dask or Ray backend spreads them over a cluster), and evaluates each policy and
+every baseline with the same cost accounting (see :mod:`budgetdag_core.baselines`).
+
+The training split ("train") uses the bank's out-of-fold predictions: each training
+row is classified by a bank model that did not see it, as in the losses Graph-Reduce
+learns from. The policies were learned on those rows, though, so the train curve is
+optimistic; judge on a test split.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.parallel import Parallel, delayed
+
+from ._sweep import Progress, check_fit_data, fit_point, make_template, split_views
+from .bank import ClassifierBank
+from .baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
+from .budget import BudgetReport, fit_for_budget
+from .estimator import BudgetDAGClassifier
+
+__all__ = [
+    "BudgetReport",
+    "DominanceSummary",
+    "TradeoffResult",
+    "dominance_summary",
+    "fit_for_budget",
+    "tradeoff_curve",
+]
+
+
+# ------------------------------------------------------------ choosing scales
+def initial_scales(n_points: int, low: float, high: float) -> list[float]:
+    """0, ``high`` and a third of the rest spread geometrically in between.
+
+    The other points go where the curve turns out to move (:func:`refine_scales`).
+    """
+    n_inner = min(max(n_points - 2, 0), max(1, (n_points - 2) // 3))
+    inner = np.geomspace(low, high, n_inner + 1)[:-1] if n_inner else []
+    return sorted({0.0, float(high), *map(float, inner)})
+
+
+def refine_scales(
+    scales: Sequence[float], costs: Sequence[float], n_new: int
+) -> list[float]:
+    """Scales splitting the ``n_new`` widest gaps of average cost.
+
+    Gaps are between neighbouring scales; a new scale is their geometric mean
+    (or a tenth of the upper one next to 0). Gaps whose scales are within 2% of
+    each other are left alone: the curve does not resolve finer.
+    """
+    order = np.argsort(scales)
+    s = np.asarray(scales, dtype=float)[order]
+    c = np.asarray(costs, dtype=float)[order]
+    gaps = []
+    for a, b, ca, cb in zip(s[:-1], s[1:], c[:-1], c[1:], strict=True):
+        if a == 0:
+            mid = b / 10
+        elif b / a > 1.02:
+            mid = math.sqrt(a * b)
+        else:
+            continue
+        if abs(ca - cb) > 0:
+            gaps.append((abs(ca - cb), mid))
+    gaps.sort(key=lambda g: -g[0])
+    return [mid for _, mid in gaps[:n_new]]
+
+
+# ---------------------------------------------------------------- the summary
+@dataclass
+class DominanceSummary:
+    """How the DAG compares with the non-adaptive hull on one split.
+
+    Attributes
+    ----------
+    split : str
+    cost_range : (float, float)
+        Common average-cost range of the DAG curve and the fixed-subset hull.
+    area : float
+        Integral over ``cost_range`` of hull error minus DAG error (error x cost
+        units); positive when the DAG is below (better than) the hull. Both
+        curves are lower convex hulls (random mixes of their points), flat past
+        their lowest error.
+    mean_gap : float
+        ``area`` divided by the range width: the average error advantage.
+    all_sensor_error, all_sensor_cost : float
+        The all-sensor baseline.
+    tolerance : float
+        Slack on the all-sensor error for the two cost fractions.
+    dag_cost_fraction : float
+        Average cost of the cheapest DAG point (an actual policy, no mixing) with
+        error at most ``all_sensor_error + tolerance``, over the all-sensor cost;
+        NaN if no DAG point gets there.
+    hull_cost_fraction : float
+        The same for the fixed-subset hull (mixing allowed).
+    """
+
+    split: str
+    cost_range: tuple[float, float]
+    area: float
+    mean_gap: float
+    all_sensor_error: float
+    all_sensor_cost: float
+    tolerance: float
+    dag_cost_fraction: float
+    hull_cost_fraction: float
+
+    def describe(self) -> str:
+        """The summary in words."""
+        lo, hi = self.cost_range
+        if not math.isfinite(self.mean_gap):
+            gap = "The DAG curve and the fixed-subset hull share no cost range."
+        else:
+            side = "below" if self.mean_gap >= 0 else "above"
+            gap = (
+                f"Between average costs {lo:.3g} and {hi:.3g}, the DAG curve lies "
+                f"{abs(self.mean_gap) * 100:.2f} error points {side} the best mix "
+                f"of fixed sensor subsets on average (area {self.area:.4g})."
+            )
+        target = f"all-sensor error {self.all_sensor_error:.4f} + {self.tolerance:.3g}"
+        if math.isfinite(self.dag_cost_fraction):
+            match = (
+                f"The DAG reaches the {target} at "
+                f"{self.dag_cost_fraction * 100:.1f}% of the all-sensor cost"
+            )
+        else:
+            match = f"No DAG point reaches the {target}"
+        hull = (
+            f"; fixed subsets need {self.hull_cost_fraction * 100:.1f}%."
+            if math.isfinite(self.hull_cost_fraction)
+            else "."
+        )
+        return f"[{self.split}] {gap} {match}{hull}"
+
+
+def _cheapest_reaching(cost: np.ndarray, error: np.ndarray, target: float) -> float:
+    """Smallest cost at which a piecewise-linear decreasing curve is <= target."""
+    if error[0] <= target:
+        return float(cost[0])
+    for i in range(1, len(cost)):
+        if error[i] <= target:
+            e0, e1 = error[i - 1], error[i]
+            t = (e0 - target) / (e0 - e1) if e0 != e1 else 1.0
+            return float(cost[i - 1] + t * (cost[i] - cost[i - 1]))
+    return math.nan
+
+
+def dominance_summary(
+    frame: pd.DataFrame, split: str = "test", tolerance: float = 0.005
+) -> DominanceSummary:
+    """Compare the DAG rows of a trade-off frame with its fixed-subset rows.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Rows with ``method`` "dag", "fixed" and "all_sensors" (as made by
+        :func:`tradeoff_curve`).
+    split : str
+        Which split's rows to compare.
+    tolerance : float
+        Allowed excess over the all-sensor error for the cost fractions.
+    """
+    rows = frame[frame["split"] == split]
+    dag = rows[rows["method"] == "dag"]
+    fixed = rows[rows["method"] == "fixed"]
+    if dag.empty or fixed.empty:
+        raise ValueError(f"The frame has no DAG or fixed-subset rows for {split!r}.")
+    all_row = rows[rows["method"] == "all_sensors"].iloc[0]
+    all_err, all_cost = float(all_row["error"]), float(all_row["avg_cost"])
+
+    def hull_of(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
+        idx = lower_convex_hull(c, e)
+        return c[idx], e[idx]
+
+    dc, de = hull_of(dag)
+    hc, he = hull_of(fixed)
+    lo = max(float(dag["avg_cost"].min()), float(fixed["avg_cost"].min()))
+    hi = min(float(dag["avg_cost"].max()), float(fixed["avg_cost"].max()))
+    if hi > lo:
+        grid = np.unique(np.concatenate([[lo, hi], dc, hc]))
+        grid = grid[(grid >= lo) & (grid <= hi)]
+        diff = curve_at(hc, he, grid) - curve_at(dc, de, grid)
+        area = float(np.sum((diff[1:] + diff[:-1]) / 2 * np.diff(grid)))
+        mean_gap = area / (hi - lo)
+    else:
+        area, mean_gap = 0.0, math.nan
+    target = all_err + tolerance
+    reaching = dag[dag["error"] <= target + 1e-12]
+    dag_cost = float(reaching["avg_cost"].min()) if len(reaching) else math.nan
+    hull_cost = _cheapest_reaching(hc, he, target + 1e-12)
+    return DominanceSummary(
+        split=split,
+        cost_range=(lo, hi),
+        area=area,
+        mean_gap=mean_gap,
+        all_sensor_error=all_err,
+        all_sensor_cost=all_cost,
+        tolerance=tolerance,
+        dag_cost_fraction=dag_cost / all_cost if all_cost > 0 else math.nan,
+        hull_cost_fraction=hull_cost / all_cost if all_cost > 0 else math.nan,
+    )
+
+
+# ----------------------------------------------------------------- the result
+@dataclass
+class TradeoffResult:
+    """What :func:`tradeoff_curve` returns.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        Tidy rows ``method, split, cost_scale, avg_cost, avg_sensors, error,
+        state, sensors``. Methods: ``dag`` (one row per cost scale and split),
+        ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle`` and any
+        named extra subsets.
+    cost_scales : ndarray
+        The scales of the DAG points, ascending.
+    models : list of BudgetDAGClassifier
+        The fitted model of each scale (same order); they share one bank.
+    bank : ClassifierBank
+    summaries : dict split -> DominanceSummary
+    """
+
+    frame: pd.DataFrame
+    cost_scales: np.ndarray
+    models: list[BudgetDAGClassifier]
+    bank: ClassifierBank
+    summaries: dict[str, DominanceSummary] = field(default_factory=dict)
+
+    @property
+    def dag(self) -> pd.DataFrame:
+        """The DAG rows of :attr:`frame`."""
+        return self.frame[self.frame["method"] == "dag"]
+
+    @property
+    def baselines(self) -> pd.DataFrame:
+        """The non-DAG rows of :attr:`frame`."""
+        return self.frame[self.frame["method"] != "dag"]
+
+    @property
+    def summary(self) -> DominanceSummary:
+        """The dominance summary on the test split (train if there is none)."""
+        return self.summaries["test" if "test" in self.summaries else "train"]
+
+    def model_at(self, cost_scale: float) -> BudgetDAGClassifier:
+        """The model whose cost scale is nearest to ``cost_scale``."""
+        return self.models[int(np.argmin(np.abs(self.cost_scales - cost_scale)))]
+
+    def model_for_budget(
+        self, avg_cost: float, split: str = "train"
+    ) -> BudgetDAGClassifier:
+        """The most accurate model whose average cost on ``split`` is <= ``avg_cost``.
+
+        Choose on "train" (out of fold) to keep the test split for reporting.
+        """
+        dag = self.dag[self.dag["split"] == split]
+        if dag.empty:
+            raise ValueError(f"No DAG rows for split {split!r}.")
+        ok = dag[dag["avg_cost"] <= avg_cost + 1e-12]
+        if ok.empty:
+            raise ValueError(
+                f"No model has an average cost <= {avg_cost} on {split!r}; the "
+                f"cheapest costs {dag['avg_cost'].min():.4g}."
+            )
+        best = ok.sort_values(["error", "avg_cost"]).iloc[0]
+        return self.model_at(float(best["cost_scale"]))
+
+
+# ------------------------------------------------------------------ the sweep
+def tradeoff_curve(
+    X: pd.DataFrame,
+    y: Any,
+    spec: Any,
+    *,
+    cost_scales: Sequence[float] | None = None,
+    n_points: int | None = None,
+    X_test: pd.DataFrame | None = None,
+    y_test: Any = None,
+    sample_costs: Any = None,
+    test_sample_costs: Any = None,
+    bank: ClassifierBank | None = None,
+    baseline_subsets: Mapping[str, Sequence[Any]] | None = None,
+    tolerance: float = 0.005,
+    n_jobs: int | None = None,
+    progress: Progress | None = None,
+    **estimator_params: Any,
+) -> TradeoffResult:
+    """Trace the DAG's cost-error curve with its baselines, fitting the bank once.
+
+    Parameters
+    ----------
+    X, y : training data (a DataFrame with the spec's columns) and labels.
+    spec : SensorSpec, dict or BudgetDAGClassifier
+        The sensors, or an unfitted estimator used as a template.
+    cost_scales : sequence of float, optional
+        The scales to fit. Give either these or ``n_points``.
+    n_points : int, optional
+        Number of scales chosen automatically (default 10): 0, the scale above
+        which nothing is bought, and scales in between placed where the training
+        average cost changes most, so the points spread over the cost axis. Fewer
+        are fitted when the curve has no gaps left to split.
+    X_test, y_test : optional
+        A test split, evaluated with the refit bank (split "test").
+    sample_costs, test_sample_costs : DataFrame (rows x sensors), optional
+        Example-dependent costs of the training and test rows.
+    bank : ClassifierBank, optional
+        A bank already fitted on ``X, y`` with the same settings (e.g.
+        ``model.bank_`` or ``estimator.fit_bank(X, y)``).
+    baseline_subsets : dict name -> list of sensor subsets, optional
+        Extra fixed baselines (e.g. ``{"greedy": subsets}``); each subset must be
+        a state of the DAG.
+    tolerance : float, default=0.005
+        Error slack of the dominance summary's cost fractions.
+    n_jobs : int, optional
+        Parallel bank fits and sweep points through joblib; any active joblib
+        backend (``joblib.parallel_config(backend="dask")``) is honoured. Results
+        do not depend on it.
+    progress : callable(stage, done, total), optional
+        Called with stage "bank" while the bank is fitted, then "sweep" after
+        each point.
+    **estimator_params
+        Passed to :class:`BudgetDAGClassifier` (``random_state``, ``cv``,
+        ``policy_features``, ...).
+
+    Returns
+    -------
+    TradeoffResult
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from budgetdag_core import SensorSpec
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    >>> y = (X["a"] + 0.5 * X["b"] > 0).astype(int)
+    >>> spec = SensorSpec({"a": ["a"], "b": ["b"]}, {"a": 1.0, "b": 2.0})
+    >>> res = tradeoff_curve(X, y, spec, n_points=4, cv=3, random_state=0)
+    >>> sorted(res.frame["method"].unique())[:3]
+    ['all_sensors', 'dag', 'fixed']
+    >>> len(res.models) == len(res.cost_scales)
+    True
+    """
+    if cost_scales is not None and n_points is not None:
+        raise ValueError("Give either cost_scales or n_points, not both.")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("Give both X_test and y_test, or neither.")
+    if not 0 <= tolerance < 1:
+        raise ValueError(f"tolerance must be in [0, 1); got {tolerance}.")
+    template = make_template(spec, estimator_params, n_jobs)
+    data = check_fit_data(template, X, y, sample_costs)
+    low, high = data.scale_range()
+    if cost_scales is not None:
+        scales = [float(s) for s in cost_scales]
+        if not scales or any(not math.isfinite(s) or s < 0 for s in scales):
+            raise ValueError(
+                f"cost_scales must be finite and non-negative; got {list(cost_scales)}."
+            )
+        scales = sorted(set(scales))
+        n_total = len(scales)
+    else:
+        n_total = 10 if n_points is None else int(n_points)
+        if n_total < 2:
+            raise ValueError(f"n_points must be at least 2; got {n_points}.")
+        scales = initial_scales(n_total, low, high)
+    if bank is None:
+        bank = template.fit_bank(X, y, progress=progress)
+    evals = {} if X_test is None else {"test": (X_test, y_test, test_sample_costs)}
+    views = split_views(template, bank, data, evals)
+    subsets = None
+    fitted: dict[float, tuple[BudgetDAGClassifier, list[dict[str, Any]]]] = {}
+
+    def run(batch: Sequence[float]) -> None:
+        jobs = Parallel(n_jobs=template.n_jobs, return_as="generator")(
+            delayed(fit_point)(template, data, bank, s, views, 1) for s in batch
+        )
+        for s, result in zip(batch, jobs, strict=True):
+            fitted[s] = result
+            if progress is not None:
+                progress("sweep", len(fitted), n_total)
+
+    run(scales)
+    while cost_scales is None and len(fitted) < n_total:
+        done = sorted(fitted)
+        train_cost = [fitted[s][1][0]["avg_cost"] for s in done]
+        remaining = n_total - len(fitted)
+        batch = refine_scales(done, train_cost, max(1, (remaining + 1) // 2))
+        batch = [s for s in batch if s not in fitted]
+        if not batch:
+            break
+        run(batch)
+
+    done = sorted(fitted)
+    dag_rows = [
+        {**row, "method": "dag", "state": pd.NA, "sensors": None}
+        for s in done
+        for row in fitted[s][1]
+    ]
+    first_model = fitted[done[0]][0]
+    if baseline_subsets:
+        subsets = {
+            name: first_model.state_indices(s) for name, s in baseline_subsets.items()
+        }
+    frame = pd.concat(
+        [pd.DataFrame(dag_rows, columns=FRAME_COLUMNS)]
+        + [baseline_frame(v, subsets) for v in views],
+        ignore_index=True,
+    )
+    frame["state"] = frame["state"].astype("Int64")
+    summaries = {v.split: dominance_summary(frame, v.split, tolerance) for v in views}
+    return TradeoffResult(
+        frame=frame,
+        cost_scales=np.asarray(done),
+        models=[fitted[s][0] for s in done],
+        bank=bank,
+        summaries=summaries,
+    )

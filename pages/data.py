@@ -1,0 +1,354 @@
+"""Data page: a bundled demo or an uploaded CSV, checked and cleaned for training."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from budgetdag_core import DEMOS
+from budgetdag_core.tabular import (
+    FIXES,
+    MAX_UPLOAD_MB,
+    Fix,
+    Problem,
+    class_balance,
+    column_summary,
+    diagnose,
+    fix_for,
+    has_errors,
+    read_csv_bytes,
+    suggest_label,
+)
+from ui import state, widgets
+from ui.data import Upload, demo_dataset
+
+widgets.enter_page()
+ss = st.session_state
+
+st.title("BudgetDAG")
+st.markdown(
+    "Some predictions need measurements that cost money, time or risk: a lab test, "
+    "a second scan, an extra spectral band. **BudgetDAG** learns a *policy* that "
+    "decides, example by example, which measurement (*sensor*) to acquire next, or "
+    "to stop and classify with what it already has. Easy examples get the cheap "
+    "sensors only; hard ones get the expensive ones."
+)
+with st.expander("How it works, in four steps"):
+    st.markdown(
+        "1. **Data**: a table with a label column and feature columns (this page).\n"
+        "2. **Sensors**: group the feature columns into sensors and give each an "
+        "acquisition cost.\n"
+        "3. **Train**: one classifier is fitted for every subset of sensors. Then, "
+        "from the subsets with all sensors back to the empty one, a policy learns at "
+        "each subset whether paying for one more sensor lowers *errors + cost scale "
+        "x cost* for an example, or whether to stop and classify.\n"
+        "4. **Use it**: download the trained policy; in deployment it asks for one "
+        "sensor at a time and stops as soon as more measurements are not worth "
+        "their cost."
+    )
+widgets.show_notice()
+
+
+# ------------------------------------------------------------------- demos
+@widgets.guarded("loading the demo")
+def _use_demo() -> None:
+    try:
+        if state.set_dataset(demo_dataset(widgets.cached_demo(ss[state.W_DEMO]))):
+            state.notice(f"Loaded the {ss[state.W_DEMO]} demo.", "success")
+    except (OSError, ValueError) as exc:
+        state.notice(f"The demo could not be loaded: {exc}", "error")
+
+
+def demo_section() -> None:
+    st.selectbox(
+        "Demo dataset",
+        options=list(DEMOS),
+        key=state.W_DEMO,
+        persist_state=state.PERSIST,
+        format_func=str.capitalize,
+        on_change=_use_demo,
+        help="Bundled datasets with sensor groups and costs already defined.",
+    )
+    st.caption(DEMOS[ss[state.W_DEMO]])
+    current = state.get_dataset()
+    if current is None or current.token != f"demo:{ss[state.W_DEMO]}":
+        st.button(
+            f"Use the {ss[state.W_DEMO]} demo",
+            type="primary",
+            on_click=_use_demo,
+            key=state.W_USE_DEMO,
+        )
+
+
+# ------------------------------------------------------------------ upload
+def _read_new_file(file: UploadedFile) -> Upload | None:
+    """Parse a newly uploaded file; remember a refusal so it is shown, not re-read."""
+    failed = ss.get(state.UPLOAD_ERROR)
+    if failed is not None and failed[0] == file.file_id:
+        widgets.show_error(failed[1], _UPLOAD_HELP)
+        return None
+    try:
+        table = read_csv_bytes(file.getvalue(), name=f"The file {file.name!r}")
+    except ValueError as exc:
+        ss[state.UPLOAD_ERROR] = (file.file_id, str(exc))
+        widgets.show_error(str(exc), _UPLOAD_HELP)
+        return None
+    ss.pop(state.UPLOAD_ERROR, None)
+    upload = Upload(file.name, table.frame, table.description, file_id=file.file_id)
+    state.set_upload(upload)
+    ss[state.W_LABEL] = suggest_label(list(upload.work.columns))
+    return upload
+
+
+_UPLOAD_HELP = (
+    "upload a CSV file: one row per example, a header row with column names, "
+    "a label column and numeric feature columns."
+)
+
+
+@widgets.guarded("cleaning the table")
+def _apply(fix: Fix) -> None:
+    state.get_upload().add_fix(fix)
+
+
+@widgets.guarded("undoing a cleaning step")
+def _undo(all_steps: bool) -> None:
+    upload = state.get_upload()
+    del upload.fixes[0 if all_steps else -1 :]
+    upload.rebuild()
+
+
+@widgets.guarded("preparing the uploaded table")
+def _use_upload(label: str) -> None:
+    upload = state.get_upload()
+    dataset = upload.to_dataset(
+        label,
+        test_fraction=ss[state.W_TEST_FRACTION],
+        random_state=int(ss[state.W_SPLIT_SEED]),
+    )
+    if state.set_dataset(dataset):
+        state.notice(
+            f"Now using {upload.name}: {len(dataset.train)} training and "
+            f"{len(dataset.test)} test rows. Check the sensors next.",
+            "success",
+        )
+    else:
+        state.notice("This table is already the one in use.")
+
+
+def problem_box(problem: Problem, label: str) -> None:
+    show = {"error": st.error, "warning": st.warning, "info": st.info}[problem.severity]
+    show(problem.message)
+    if not problem.fixes:
+        return
+    columns = list(problem.columns)
+    if problem.kind in ("non_numeric", "missing") and len(columns) > 1:
+        columns = st.multiselect(
+            "Columns to fix",
+            options=list(problem.columns),
+            default=list(problem.columns),
+            key=f"{state.W_FIX_COLUMNS}{problem.kind}",
+        )
+    chosen = Problem(problem.kind, problem.severity, problem.message, tuple(columns))
+    cols = st.columns(len(problem.fixes))
+    for col, op in zip(cols, problem.fixes, strict=True):
+        col.button(
+            FIXES[op],
+            key=f"{state.W_FIX}{problem.kind}_{op}",
+            on_click=_apply,
+            args=(fix_for(chosen, op, label, int(ss[state.W_CV])),),
+            disabled=not columns,
+            width="stretch",
+        )
+
+
+def test_set_section(upload: Upload) -> None:
+    st.radio(
+        "Test set",
+        options=["random", "file"],
+        key=state.W_SPLIT,
+        persist_state=state.PERSIST,
+        horizontal=True,
+        format_func={
+            "random": "Random split of this table",
+            "file": "A second file",
+        }.get,
+        help="Results are measured on rows the model never saw during training.",
+    )
+    if ss[state.W_SPLIT] == "random":
+        if upload.raw_test is not None:
+            upload.set_test(None, None)
+        left, right = st.columns(2)
+        left.slider(
+            "Share of rows held out for testing",
+            min_value=0.1,
+            max_value=0.5,
+            step=0.05,
+            key=state.W_TEST_FRACTION,
+            persist_state=state.PERSIST,
+            help="Stratified by class when every class has at least two rows.",
+        )
+        right.number_input(
+            "Split seed",
+            min_value=0,
+            step=1,
+            key=state.W_SPLIT_SEED,
+            persist_state=state.PERSIST,
+            help="The same seed gives the same split.",
+        )
+        return
+    test_file = st.file_uploader(
+        "Test CSV (same columns as the training file)",
+        key=state.W_UPLOAD_TEST,
+        max_upload_size=MAX_UPLOAD_MB,
+    )
+    if test_file is not None and test_file.file_id != upload.test_file_id:
+        try:
+            table = read_csv_bytes(
+                test_file.getvalue(), name=f"The file {test_file.name!r}"
+            )
+            upload.set_test(test_file.name, table.frame, test_file.file_id)
+        except ValueError as exc:
+            widgets.show_error(str(exc), "upload a test file with the same columns.")
+    if upload.raw_test is not None:
+        st.caption(
+            f"Test rows from {upload.test_name}; cleaning steps apply to both files."
+        )
+    else:
+        st.info("Upload the test file, or switch back to a random split.")
+
+
+def upload_section() -> None:
+    file = st.file_uploader(
+        f"CSV file (up to {MAX_UPLOAD_MB} MB)",
+        key=state.W_UPLOAD,
+        max_upload_size=MAX_UPLOAD_MB,
+        help="One row per example with a header row. Comma, semicolon, tab or pipe "
+        "separated (detected), any common encoding, optionally gzip-compressed "
+        "(.csv.gz). Missing values may be empty, NA or '?'.",
+    )
+    upload = state.get_upload()
+    if file is not None and (upload is None or upload.file_id != file.file_id):
+        new = _read_new_file(file)
+        if new is None:
+            return
+        upload = new
+    if upload is None:
+        st.info(f"Choose a CSV file to start. {_UPLOAD_HELP.capitalize()}")
+        return
+    st.caption(f"**{upload.name}**: read as {upload.description}.")
+    columns = [str(c) for c in upload.work.columns]
+    if ss.get(state.W_LABEL) not in columns:
+        ss[state.W_LABEL] = suggest_label(columns)
+    label = st.selectbox(
+        "Label column (what to predict)",
+        options=columns,
+        key=state.W_LABEL,
+        persist_state=state.PERSIST,
+        help="The class of each row. All other columns are features.",
+    )
+    test_set_section(upload)
+
+    problems = diagnose(upload.work, label, cv=int(ss[state.W_CV]))
+    if problems:
+        st.subheader("Checks")
+        for problem in problems:
+            problem_box(problem, label)
+    else:
+        st.success("The table is ready for training.", icon=":material/check_circle:")
+
+    with st.expander(f"Look at the table ({len(upload.work):,} rows)"):
+        table_tabs(upload.work, label)
+    with st.expander("Drop columns"):
+        drop = st.multiselect(
+            "Columns to leave out",
+            options=[c for c in columns if c != label],
+            key=state.W_DROP_COLUMNS,
+            help="E.g. identifiers, or to keep only a subset of many columns.",
+        )
+        st.button(
+            "Drop them",
+            key=state.W_DROP_SELECTED,
+            on_click=_apply,
+            args=(
+                fix_for(
+                    Problem("drop", "info", "", tuple(drop)), "drop_columns", label
+                ),
+            ),
+            disabled=not drop,
+        )
+    if upload.fixes:
+        steps = "\n".join(
+            f"{i}. {fix.describe()}" for i, fix in enumerate(upload.fixes, start=1)
+        )
+        st.markdown(f"**Cleaning steps**\n\n{steps}")
+        left, right = st.columns(2, width=360)
+        left.button(
+            "Undo last step", key=state.W_UNDO_LAST, on_click=_undo, args=(False,)
+        )
+        right.button(
+            "Undo all steps", key=state.W_UNDO_ALL, on_click=_undo, args=(True,)
+        )
+    blocked = has_errors(problems) or (
+        ss[state.W_SPLIT] == "file" and upload.raw_test is None
+    )
+    st.button(
+        "Use this table for training",
+        type="primary",
+        key=state.W_USE_UPLOAD,
+        on_click=_use_upload,
+        args=(label,),
+        disabled=blocked,
+        help="Fix the errors above first." if blocked else None,
+    )
+
+
+# ---------------------------------------------------------------- overview
+def overview() -> None:
+    dataset = state.get_dataset()
+    if dataset is None:
+        return
+    st.subheader(f"In use: {dataset.name}")
+    if dataset.description:
+        st.caption(dataset.description)
+    y = dataset.y("train")
+    cols = st.columns(4)
+    cols[0].metric("Training rows", f"{len(dataset.train):,}")
+    cols[1].metric("Test rows", f"{len(dataset.test):,}")
+    cols[2].metric("Feature columns", len(dataset.features))
+    cols[3].metric("Classes", y.nunique())
+    table_tabs(dataset.train, dataset.label)
+
+
+def table_tabs(frame: pd.DataFrame, label: str) -> None:
+    """Rows, class balance of ``label`` and column types of ``frame``."""
+    preview, balance, types = st.tabs(["Preview", "Class balance", "Columns"])
+    with preview:
+        st.dataframe(frame.head(20), height=300)
+    with balance:
+        table = class_balance(frame[label])
+        st.bar_chart(table, x="class", y="rows", height=260)
+        st.dataframe(
+            table,
+            hide_index=True,
+            column_config={"share": st.column_config.NumberColumn(format="percent")},
+        )
+    with types:
+        st.dataframe(column_summary(frame), hide_index=True, height=300)
+
+
+st.radio(
+    "Data source",
+    options=["demo", "upload"],
+    key=state.W_SOURCE,
+    persist_state=state.PERSIST,
+    horizontal=True,
+    format_func={"demo": "Bundled demo", "upload": "Upload a CSV"}.get,
+)
+if ss[state.W_SOURCE] == "demo":
+    demo_section()
+else:
+    upload_section()
+st.divider()
+overview()

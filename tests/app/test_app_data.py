@@ -1,0 +1,260 @@
+"""Data page: demos, CSV upload, a message for every bad input, cleaning fixes."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+from app_helpers import assert_clean, texts
+
+from ui import state
+
+
+def small_csv(n: int = 40, seed: int = 0, **extra) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(20, 70, n),
+            "lab_a": rng.normal(size=n).round(3),
+            "lab_b": rng.normal(size=n).round(3),
+            "label": np.array(["sick", "healthy"])[np.arange(n) % 2],
+        }
+    )
+    return frame.assign(**extra)
+
+
+def upload(at, data: bytes, name: str = "data.csv"):
+    if at.session_state[state.W_SOURCE] != "upload":
+        at.radio(key=state.W_SOURCE).set_value("upload").run()
+    at.file_uploader(key=state.W_UPLOAD).set_value((name, data, "text/csv")).run()
+    assert_clean(at)
+    return at
+
+
+def use_button(at):
+    return at.button(key=state.W_USE_UPLOAD)
+
+
+def test_demo_choice_loads_the_demo_and_resets_sensors(app):
+    at = app.run()
+    at.selectbox(key=state.W_DEMO).set_value("letter").run()
+    assert_clean(at)
+    dataset = at.session_state[state.DATASET]
+    assert dataset.name == "letter"
+    assert dataset.default_spec.names == ("box", "moments", "edges")
+    assert at.session_state[state.SPEC_TABLE]["sensor"].tolist() == [
+        "box",
+        "moments",
+        "edges",
+    ]
+    assert "Loaded the letter demo." in texts(at, "success")
+
+
+def test_upload_a_small_csv_and_use_it(app):
+    at = upload(app.run(), small_csv().to_csv(index=False).encode())
+    assert any("ready for training" in t for t in texts(at, "success"))
+    assert at.selectbox(key=state.W_LABEL).value == "label"
+    assert "comma-separated" in " ".join(c.value for c in at.caption)
+    use_button(at).click().run()
+    assert_clean(at)
+    dataset = at.session_state[state.DATASET]
+    assert (dataset.name, dataset.kind, dataset.label) == (
+        "data.csv",
+        "upload",
+        "label",
+    )
+    assert len(dataset.train) == 30 and len(dataset.test) == 10
+    assert dataset.features == ["age", "lab_a", "lab_b"]
+    assert dataset.default_spec.names == ("age", "lab_a", "lab_b")
+    assert any("Now using data.csv" in t for t in texts(at, "success"))
+
+
+def test_uploaded_data_trains_end_to_end(app):
+    at = upload(app.run(), small_csv(60).to_csv(index=False).encode())
+    use_button(at).click().run()
+    at.switch_page("pages/train.py").run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    at.button(key=state.W_TRAIN).click().run()
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    assert run.metrics["n_samples"] == 15
+    assert run.model.spec_.names == ("age", "lab_a", "lab_b")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"PK\x03\x04\x14\x00\x06\x00",
+            "is an Excel workbook (.xlsx) or a ZIP archive",
+        ),
+        (b"\x00\x01\x02\x03binary", "is a binary file, not a CSV text file"),
+        (b"", "is empty (0 bytes)"),
+        (b"age,lab_a,label\n", "has a header but no data rows"),
+        (b"only\n1\n2\n3\n", "has only one column"),
+        (b"a,b,a,label\n1,2,3,x\n4,5,6,y\n", "duplicate column names: 'a'"),
+        (b"a,b,label\n1,2,x\n1,2,3,y\n", "as many fields as the header"),
+    ],
+    ids=[
+        "xlsx",
+        "binary",
+        "empty",
+        "header-only",
+        "one-column",
+        "duplicates",
+        "ragged",
+    ],
+)
+def test_unreadable_files_get_a_message(app, data, message):
+    at = upload(app.run(), data, "bad.csv")
+    errors = texts(at, "error")
+    assert any(message in e and "'bad.csv'" in e for e in errors), errors
+    assert any("What to do" in e for e in errors)
+    assert at.session_state[state.DATASET].name == "landsat"  # nothing replaced
+    at.run()  # the refused file is remembered, not re-read, and still explained
+    assert_clean(at)
+    assert any(message in e for e in texts(at, "error"))
+
+
+def test_label_with_one_class(app):
+    frame = small_csv().assign(label="sick")
+    at = upload(app.run(), frame.to_csv(index=False).encode())
+    assert any("single value ('sick')" in e for e in texts(at, "error"))
+    assert use_button(at).disabled
+    at.selectbox(key=state.W_LABEL).set_value("age").run()
+    assert_clean(at)
+    assert not any("single value" in e for e in texts(at, "error"))
+
+
+@pytest.mark.parametrize("fix", ["one_hot", "drop_columns"])
+def test_non_numeric_columns_are_dropped_or_one_hot_encoded(app, fix):
+    frame = small_csv(smoker=["yes", "no", "no", "yes"] * 10)
+    at = upload(app.run(), frame.to_csv(index=False).encode())
+    assert any("'smoker' (e.g. 'yes')" in e for e in texts(at, "error"))
+    assert use_button(at).disabled
+    at.button(key=f"{state.W_FIX}non_numeric_{fix}").click().run()
+    assert_clean(at)
+    assert not at.error
+    work = at.session_state[state.UPLOAD].work
+    expected = {"one_hot": {"smoker_no", "smoker_yes"}, "drop_columns": set()}[fix]
+    assert {c for c in work.columns if c.startswith("smoker")} == expected
+    use_button(at).click().run()
+    spec = at.session_state[state.DATASET].default_spec
+    if fix == "one_hot":  # the 0/1 columns of one original column form one sensor
+        assert spec.groups["smoker"] == ["smoker_no", "smoker_yes"]
+
+
+def test_missing_values_are_imputed_or_dropped(app):
+    frame = small_csv()
+    frame.loc[[2, 5, 7], "lab_a"] = np.nan
+    data = frame.to_csv(index=False).encode()
+    at = upload(app.run(), data)
+    assert any(e.startswith("3 row(s) have missing") for e in texts(at, "error"))
+    at.button(key=f"{state.W_FIX}missing_impute").click().run()
+    assert_clean(at)
+    assert not at.error
+    work = at.session_state[state.UPLOAD].work
+    assert len(work) == 40 and work["lab_a"].notna().all()
+    at.button(key=state.W_UNDO_ALL).click().run()
+    at.button(key=f"{state.W_FIX}missing_drop_missing_rows").click().run()
+    assert len(at.session_state[state.UPLOAD].work) == 37
+    assert "Drop rows with missing values: 'lab_a'" in " ".join(
+        m.value for m in at.markdown
+    )
+
+
+def test_missing_labels_and_rare_classes(app):
+    frame = small_csv()
+    frame.loc[0, "label"] = None
+    frame.loc[[1, 3], "label"] = "rare"
+    at = upload(app.run(), frame.to_csv(index=False).encode())
+    errors = " ".join(texts(at, "error"))
+    assert "1 row(s) have no value in the label column" in errors
+    assert "Class(es) 'rare' have fewer than 5 rows" in errors
+    at.button(key=f"{state.W_FIX}label_missing_drop_missing_label").click().run()
+    at.button(key=f"{state.W_FIX}rare_classes_drop_rare_classes").click().run()
+    assert_clean(at)
+    assert not at.error
+    assert set(at.session_state[state.UPLOAD].work["label"]) == {"sick", "healthy"}
+
+
+def test_many_columns_suggest_grouping_and_subset_selection(app):
+    wide = {f"px{i}": np.arange(40) % (i + 2) for i in range(16)}
+    at = upload(app.run(), small_csv(**wide).to_csv(index=False).encode())
+    warning = " ".join(texts(at, "warning"))
+    assert "19 feature columns" in warning and "subset selection" in warning
+    assert not use_button(at).disabled  # a note, not a blocker
+    use_button(at).click().run()
+    assert at.session_state[state.DATASET].default_spec.n_sensors <= 8
+
+
+def test_drop_selected_columns_and_undo(app):
+    at = upload(app.run(), small_csv().to_csv(index=False).encode())
+    at.multiselect(key=state.W_DROP_COLUMNS).set_value(["age"]).run()
+    at.button(key=state.W_DROP_SELECTED).click().run()
+    assert "age" not in at.session_state[state.UPLOAD].work.columns
+    at.button(key=state.W_UNDO_LAST).click().run()
+    assert_clean(at)
+    assert "age" in at.session_state[state.UPLOAD].work.columns
+
+
+def test_semicolons_decimal_commas_and_gzip(app):
+    text = small_csv().to_csv(index=False, sep=";", decimal=",")
+    at = upload(app.run(), gzip.compress(text.encode("cp1252")), "data.csv.gz")
+    caption = " ".join(c.value for c in at.caption)
+    assert "semicolon-separated" in caption and "decimal comma" in caption
+    assert "gzip" in caption
+    assert any("ready for training" in t for t in texts(at, "success"))
+
+
+def test_second_file_as_test_set(app):
+    train, test = small_csv(40, seed=0), small_csv(12, seed=1)
+    train.loc[3, "lab_b"] = np.nan
+    at = upload(app.run(), train.to_csv(index=False).encode(), "train.csv")
+    at.radio(key=state.W_SPLIT).set_value("file").run()
+    assert use_button(at).disabled  # no test file yet
+    at.file_uploader(key=state.W_UPLOAD_TEST).set_value(
+        ("test.csv", test.to_csv(index=False).encode(), "text/csv")
+    ).run()
+    assert_clean(at)
+    at.button(key=f"{state.W_FIX}missing_impute").click().run()
+    use_button(at).click().run()
+    assert_clean(at)
+    dataset = at.session_state[state.DATASET]
+    assert len(dataset.train) == 40 and len(dataset.test) == 12
+    pd.testing.assert_frame_equal(dataset.test, test, check_dtype=False)
+
+
+def test_test_file_with_other_columns_is_refused(app):
+    at = upload(app.run(), small_csv().to_csv(index=False).encode())
+    at.radio(key=state.W_SPLIT).set_value("file").run()
+    other = small_csv(10).drop(columns=["lab_b"])
+    at.file_uploader(key=state.W_UPLOAD_TEST).set_value(
+        ("other.csv", other.to_csv(index=False).encode(), "text/csv")
+    ).run()
+    assert_clean(at)
+    assert any("lacks column(s) 'lab_b'" in e for e in texts(at, "error"))
+    assert at.session_state[state.UPLOAD].raw_test is None
+
+
+def test_an_unexpected_error_in_a_fix_is_a_message(app, monkeypatch):
+    import budgetdag_core.tabular
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(budgetdag_core.tabular, "one_hot", broken)
+    frame = small_csv(smoker=["yes", "no"] * 20)
+    at = upload(app.run(), frame.to_csv(index=False).encode())
+    at.button(key=f"{state.W_FIX}non_numeric_one_hot").click().run()
+    assert_clean(at)
+    assert any(
+        "while cleaning the table: RuntimeError: boom" in e for e in texts(at, "error")
+    )
+    assert at.session_state[state.UPLOAD].fixes == []  # the recipe is unchanged
+    at.button(key=f"{state.W_FIX}non_numeric_drop_columns").click().run()
+    assert not at.error
+    assert "smoker" not in at.session_state[state.UPLOAD].work.columns

@@ -1,0 +1,127 @@
+"""Export page: downloads carry the real model; loading needs explicit trust."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from app_helpers import assert_clean, download_data, page, prefill, texts
+
+from budgetdag_core import SensorSpec, dumps_policy, loads_policy
+from ui import state
+
+
+def export_page(at):
+    return at.switch_page(page("export")).run()
+
+
+def test_pickle_download_predicts_like_the_app_model(app, pima, pima_run, media):
+    at = export_page(prefill(app, pima, pima_run))
+    assert_clean(at)
+    button = at.download_button(key=f"{state.W_DOWNLOAD}policy")
+    assert button.proto.ignore_rerun  # downloading does not rerun the page
+    data = download_data(at, media, f"{state.W_DOWNLOAD}policy")
+    model = loads_policy(data)
+    X = pima.X("test", pima.default_spec)
+    np.testing.assert_array_equal(model.predict(X), pima_run.model.predict(X))
+    np.testing.assert_allclose(model.predict_proba(X), pima_run.model.predict_proba(X))
+    pd.testing.assert_frame_equal(model.trace(X), pima_run.model.trace(X))
+    assert model.metadata_["sensor_spec"] == pima.default_spec.to_dict()
+    assert model.metadata_["classes"] == list(pima_run.model.classes_)
+
+
+def test_spec_and_traces_downloads(app, pima, pima_run, media):
+    at = export_page(prefill(app, pima, pima_run))
+    spec = download_data(at, media, f"{state.W_DOWNLOAD}spec")
+    assert SensorSpec.from_json(spec.decode()) == pima_run.model.spec_
+    traces = pd.read_csv(
+        io.BytesIO(download_data(at, media, f"{state.W_DOWNLOAD}traces"))
+    )
+    assert len(traces) == len(pima.test)
+    assert list(traces.columns[:3]) == ["prediction", "label", "correct"]
+    assert traces["label"].tolist() == pima.test["label"].tolist()
+    assert traces["correct"].mean() == pytest.approx(1 - pima_run.metrics["error"])
+    assert traces["cost"].mean() == pytest.approx(pima_run.metrics["avg_cost"])
+    trace = pima_run.model.trace(pima.X("test", pima.default_spec))
+    expected = [" > ".join(a) for a in trace["acquired"]]
+    assert traces["acquired"].fillna("").tolist() == expected
+
+
+def test_export_without_a_model_still_offers_loading(app, pima):
+    at = export_page(prefill(app, pima))
+    assert_clean(at)
+    assert not at.download_button
+    assert any("Train a model first" in t for t in texts(at, "info"))
+    assert at.file_uploader(key=state.W_POLICY_FILE).disabled
+
+
+def load(at, data: bytes, name: str = "policy.pkl"):
+    at.checkbox(key=state.W_TRUST).check().run()
+    uploader = at.file_uploader(key=state.W_POLICY_FILE)
+    assert not uploader.disabled
+    uploader.set_value((name, data, "application/octet-stream")).run()
+    assert_clean(at)
+    return at
+
+
+def test_loading_a_policy_needs_trust_and_replaces_the_model(app, pima, pima_run):
+    at = export_page(prefill(app, pima))
+    warning = " ".join(texts(at, "warning"))
+    assert "runs code from that file" in warning
+    assert at.file_uploader(key=state.W_POLICY_FILE).disabled
+    at = load(at, dumps_policy(pima_run.model), "mine.pkl")
+    assert any(
+        "mine.pkl: 3 sensors (patient, glucose, insulin)" in s
+        for s in texts(at, "success")
+    )
+    assert at.session_state[state.RUN] is None  # not used until asked
+    at.button(key=state.W_USE_LOADED).click().run()
+    assert_clean(at)
+    run = at.session_state[state.RUN]
+    assert run.source == "loaded from mine.pkl"
+    assert run.metrics == pima_run.metrics  # evaluated on the current test set
+    assert "Now using the policy from mine.pkl." in texts(at, "success")
+    # A loaded (slim) model cannot lend its bank: the next training refits.
+    at.switch_page(page("train")).run()
+    assert not any("already fitted" in t for t in texts(at, "info"))
+
+
+def test_a_file_that_is_not_a_policy_gets_a_message(app, pima):
+    at = export_page(prefill(app, pima))
+    at = load(at, b"definitely not a pickle", "junk.pkl")
+    assert any(
+        "'junk.pkl' is not a usable BudgetDAG policy" in e for e in texts(at, "error")
+    )
+    at = load(at, pickle.dumps({"something": "else"}), "dict.pkl")
+    assert any("no model bundle" in e for e in texts(at, "error"))
+    assert at.session_state[state.RUN] is None
+
+
+def test_version_mismatch_is_shown(app, pima, pima_run):
+    bundle = pickle.loads(dumps_policy(pima_run.model))
+    bundle["sklearn_version"] = "0.1"
+    at = export_page(prefill(app, pima))
+    at = load(at, pickle.dumps(bundle), "old.pkl")
+    assert any("scikit-learn 0.1" in w for w in texts(at, "warning"))
+
+
+def test_a_policy_for_other_columns_is_loaded_without_results(app, pima, pima_run):
+    other = pima.test.rename(columns={"insulin": "ins"})
+    dataset = type(pima)(
+        "other", "upload", other, other, "label", SensorSpec.per_column(["ins"])
+    )
+    at = export_page(prefill(app, dataset))
+    at = load(at, dumps_policy(pima_run.model))
+    at.button(key=state.W_USE_LOADED).click().run()
+    assert_clean(at)
+    run = at.session_state[state.RUN]
+    assert run.metrics is None and "'insulin'" in run.note
+    for name in ("train", "explore", "tradeoff", "export"):
+        at.switch_page(page(name)).run()
+        assert_clean(at)
+        assert not at.error, (name, texts(at, "error"))
+    assert json.loads(run.spec.to_json())["sensors"][2]["name"] == "insulin"

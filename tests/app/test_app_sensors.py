@@ -1,0 +1,171 @@
+"""Sensors page: presets, inline validation of the edited table, JSON in and out."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import assert_clean, download_data, page, prefill, texts
+
+from budgetdag_core import SensorSpec
+from ui import state
+
+
+def sensors(app, dataset=None):
+    at = app if dataset is None else prefill(app, dataset)
+    return at.switch_page(page("sensors")).run()
+
+
+def edit(at, edited_rows=None, added_rows=None, deleted_rows=None):
+    """Apply cell edits as the browser's data editor would."""
+    key = at.data_editor[0].key
+    at.session_state[key] = {
+        "edited_rows": edited_rows or {},
+        "added_rows": added_rows or [],
+        "deleted_rows": deleted_rows or [],
+    }
+    return at.run()
+
+
+def test_demo_spec_is_valid(app):
+    at = sensors(app)
+    assert_clean(at)
+    assert at.data_editor[0].value["sensor"].tolist() == [
+        f"band{b}" for b in range(1, 5)
+    ]
+    assert "4 sensors, 16 DAG states, total cost 4. Ready to train." in texts(
+        at, "success"
+    )
+
+
+def test_inline_validation_messages(app, pima):
+    at = sensors(app, pima)
+    # patient shares 'age' with glucose; insulin gets a negative cost
+    at = edit(
+        at,
+        edited_rows={1: {"columns": ["glucose", "age"]}, 2: {"cost": -3.0}},
+    )
+    assert_clean(at)
+    errors = texts(at, "error")
+    assert any(
+        "Column 'age' is in two sensors: 'patient' and 'glucose'" in e for e in errors
+    )
+    assert any("Sensor 'insulin' has a negative cost (-3)" in e for e in errors)
+    assert at.download_button(key=f"{state.W_DOWNLOAD}spec_json").disabled
+    assert "table has problems" in " ".join(c.value for c in at.sidebar.caption)
+    at.switch_page(page("train")).run()
+    assert_clean(at)
+    assert any("fix them on the Sensors page" in w for w in texts(at, "warning"))
+    assert not [b for b in at.button if b.key == state.W_TRAIN]  # page stopped
+
+
+def test_unassigned_columns_are_ignored_with_a_note(app, pima):
+    at = sensors(app, pima)
+    at = edit(at, deleted_rows=[2])  # remove the insulin sensor
+    assert not at.error
+    assert any(
+        "1 column(s) are in no sensor and will be ignored: 'insulin'" in t
+        for t in texts(at, "info")
+    )
+    spec = at.session_state[state.SPEC_TABLE]
+    assert spec["sensor"].tolist() == ["patient", "glucose"]
+
+
+def test_added_row_and_edits_survive_a_page_switch(app, pima):
+    at = sensors(app, pima)
+    at = edit(
+        at,
+        edited_rows={0: {"columns": ["pregnancies", "age"]}},
+        added_rows=[
+            {
+                "sensor": "exam",
+                "columns": ["blood_pressure", "skin_thickness", "bmi", "pedigree"],
+                "cost": 2.5,
+            }
+        ],
+    )
+    assert "4 sensors, 16 DAG states" in " ".join(texts(at, "success"))
+    at.switch_page(page("train")).run()
+    at.switch_page(page("sensors")).run()
+    assert_clean(at)
+    table = at.data_editor[0].value
+    assert table["sensor"].tolist() == ["patient", "glucose", "insulin", "exam"]
+    assert table.loc[3, "cost"] == 2.5
+
+
+def test_presets(app):
+    at = sensors(app)
+    at.button(key=f"{state.W_PRESET}per_column").click().run()
+    assert_clean(at)
+    assert len(at.data_editor[0].value) == 36
+    errors = " ".join(texts(at, "error"))
+    assert "36 sensors" in errors and "subset selection" in errors
+    at.number_input(key=state.W_BLOCKS).set_value(3).run()
+    at.number_input(key=state.W_PRESET_COST).set_value(2.0).run()
+    at.button(key=f"{state.W_PRESET}blocks").click().run()
+    table = at.data_editor[0].value
+    assert table["sensor"].tolist() == ["block1", "block2", "block3"]
+    assert table["cost"].tolist() == [2.0, 2.0, 2.0]
+    at.text_input(key=state.W_PREFIX_SEP).set_value("x").run()
+    at.button(key=f"{state.W_PRESET}prefix").click().run()
+    assert len(at.data_editor[0].value) == 36  # landsat names have no prefix
+    at.button(key=f"{state.W_PRESET}default").click().run()
+    assert at.data_editor[0].value["sensor"].tolist()[0] == "band1"
+    assert not at.error
+
+
+def test_prefix_preset_groups_by_name(app, pima):
+    from ui.data import Dataset
+
+    frame = pima.train.rename(columns={"glucose": "lab_glucose", "insulin": "lab_ins"})
+    dataset = Dataset(
+        "renamed",
+        "upload",
+        frame,
+        pima.test.rename(columns={"glucose": "lab_glucose", "insulin": "lab_ins"}),
+        "label",
+        SensorSpec.per_column([c for c in frame.columns if c != "label"]),
+    )
+    at = sensors(app, dataset)
+    at.button(key=f"{state.W_PRESET}prefix").click().run()
+    groups = dict(
+        zip(
+            at.data_editor[0].value["sensor"],
+            at.data_editor[0].value["columns"],
+            strict=True,
+        )
+    )
+    assert list(groups["lab"]) == ["lab_glucose", "lab_ins"]
+    assert not at.error
+
+
+def test_spec_json_download_and_upload(app, pima, media):
+    at = sensors(app, pima)
+    data = download_data(at, media, f"{state.W_DOWNLOAD}spec_json")
+    assert SensorSpec.from_json(data.decode()) == pima.default_spec
+    changed = json.loads(data)
+    changed["sensors"][1]["cost"] = 99
+    at.file_uploader(key=state.W_SPEC_JSON).set_value(
+        ("mine.json", json.dumps(changed).encode(), "application/json")
+    ).run()
+    assert_clean(at)
+    assert at.data_editor[0].value["cost"].tolist() == [6.0, 99.0, 22.78]
+    assert "Loaded the sensors from mine.json." in texts(at, "success")
+
+
+def test_bad_spec_json_gets_a_message(app, pima):
+    at = sensors(app, pima)
+    bad = {"sensors": [{"name": "x", "columns": ["nope"], "cost": 1}]}
+    at.file_uploader(key=state.W_SPEC_JSON).set_value(
+        ("bad.json", json.dumps(bad).encode(), "application/json")
+    ).run()
+    assert_clean(at)
+    assert any("['nope'] that are not in the data" in e for e in texts(at, "error"))
+    at.file_uploader(key=state.W_SPEC_JSON).set_value(
+        ("broken.json", b"{not json", "application/json")
+    ).run()
+    assert any("not valid JSON" in e for e in texts(at, "error"))
+    assert at.data_editor[0].value["sensor"].tolist() == [
+        "patient",
+        "glucose",
+        "insulin",
+    ]

@@ -1,0 +1,188 @@
+"""Train page: the default demo trains, the bank is reused, errors are messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from app_helpers import assert_clean, page, prefill, texts
+
+from budgetdag_core import SensorSpec
+from ui import state
+from ui.data import Dataset
+from ui.training import budget_targeting_available
+
+
+def train_page(at):
+    return at.switch_page(page("train")).run()
+
+
+def click_train(at):
+    at.button(key=state.W_TRAIN).click().run()
+    assert_clean(at)
+    return at
+
+
+def test_default_demo_trains_from_the_train_page(app):
+    at = train_page(app.run())  # landsat, as a new user sees it
+    assert at.number_input(key=state.W_COST_SCALE).value == 0.05
+    # fast settings for the test; the app's defaults are 5 folds and degree 2
+    at.number_input(key=state.W_CV).set_value(2).run()
+    at.slider(key=state.W_DEGREE).set_value(1).run()
+    click_train(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    assert run.model.spec_.names == ("band1", "band2", "band3", "band4")
+    assert not run.bank_reused
+    assert len(run.model.bank_.models_) == 16
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Test error"] == f"{run.metrics['error']:.1%}"
+    assert metrics["Average sensors"] == f"{run.metrics['avg_sensors']:.2f} of 4"
+    table = at.dataframe[0].value
+    assert list(table.index) == [
+        "BudgetDAG policy",
+        "All sensors",
+        "No sensor (class priors)",
+    ]
+    assert table.loc["All sensors", "avg cost"] == 4.0
+    assert table.loc["No sensor (class priors)", "avg sensors"] == 0
+    # The policy pays for fewer sensors than all-sensors, and beats no-sensor.
+    assert run.metrics["avg_cost"] < 4.0
+    assert run.metrics["error"] < table.loc["No sensor (class priors)", "test error"]
+    assert at.get("progress")[0].proto.value == 100
+
+
+def test_changing_only_the_cost_scale_reuses_the_bank(app, pima):
+    at = train_page(prefill(app, pima))
+    at.number_input(key=state.W_CV).set_value(3).run()
+    first = click_train(at).session_state[state.RUN]
+    assert not first.bank_reused
+    at.number_input(key=state.W_COST_SCALE).set_value(0.0005).run()
+    assert any("already fitted" in t for t in texts(at, "info"))
+    second = click_train(at).session_state[state.RUN]
+    assert second.bank_reused and second.model.bank_ is first.model.bank_
+    assert second.settings.cost_scale == 0.0005
+    assert second.metrics["avg_cost"] >= first.metrics["avg_cost"]  # cheaper sensors
+    assert "(classifier bank reused)" in " ".join(c.value for c in at.caption)
+    # The policy learner does not touch the bank either; the folds do.
+    at.selectbox(key=state.W_LEARNER).set_value("cost_regression").run()
+    third = click_train(at).session_state[state.RUN]
+    assert third.bank_reused and third.model.bank_ is first.model.bank_
+    at.number_input(key=state.W_CV).set_value(4).run()
+    assert not any("already fitted" in t for t in texts(at, "info"))
+    fourth = click_train(at).session_state[state.RUN]
+    assert not fourth.bank_reused and fourth.model.bank_ is not first.model.bank_
+
+
+def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"a": rng.normal(size=16), "b": rng.normal(size=16), "label": ["x", "y"] * 8}
+    )
+    tiny = Dataset(
+        "tiny.csv",
+        "upload",
+        frame,
+        frame.copy(),
+        "label",
+        SensorSpec.per_column(["a", "b"]),
+    )
+    at = train_page(prefill(app, tiny))
+    at.number_input(key=state.W_CV).set_value(10).run()
+    click_train(at)
+    errors = texts(at, "error")
+    assert any("fewer rows than cv=10 folds" in e and "What to do" in e for e in errors)
+    assert at.session_state[state.RUN] is None
+    at.number_input(key=state.W_CV).set_value(2).run()
+    click_train(at)
+    assert not at.error
+    assert at.session_state[state.RUN] is not None
+
+
+def test_an_interrupted_training_is_reported(app, pima, pima_run):
+    at = prefill(app, pima, pima_run)
+    at.session_state[state.TRAINING] = True  # a run that never finished
+    train_page(at)
+    assert_clean(at)
+    assert any(
+        "Training was stopped before it finished" in w for w in texts(at, "warning")
+    )
+    assert at.session_state[state.RUN] is pima_run  # the previous model is kept
+    at.run()
+    assert not any("stopped" in w for w in texts(at, "warning"))
+
+
+def test_parameters_have_plain_language_help(app, pima):
+    at = train_page(prefill(app, pima))
+    widgets = [
+        at.number_input(key=state.W_COST_SCALE),
+        at.selectbox(key=state.W_CLASSIFIER),
+        at.selectbox(key=state.W_LEARNER),
+        at.slider(key=state.W_DEGREE),
+        at.number_input(key=state.W_CV),
+        at.number_input(key=state.W_SEED),
+    ]
+    for widget in widgets:
+        assert len(widget.help) > 60, widget.label
+    assert "misclassifications" in widgets[0].help
+    assert at.selectbox(key=state.W_CLASSIFIER).options == [
+        "Logistic regression (fast; default)",
+        "Histogram gradient boosting (stronger, slower)",
+        "Random forest (robust, slower)",
+    ]
+    has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
+    assert has_budget == budget_targeting_available()
+
+
+def test_results_of_a_model_trained_with_another_spec_are_flagged(app, pima, pima_run):
+    at = prefill(app, pima, pima_run)
+    table = at.session_state[state.SPEC_TABLE].copy()
+    table.loc[0, "cost"] = 1.0
+    at.session_state[state.SPEC_TABLE] = table
+    train_page(at)
+    assert_clean(at)
+    assert any("trained with an earlier sensor table" in c.value for c in at.caption)
+
+
+def _stand_in_fit_for_budget(X, y, spec, target_avg_cost, *, progress=None, **params):
+    """The contract of the core's ``fit_for_budget`` (trade-off issue), for when it
+    is not in this checkout: a fitted model with a ``budget_report_``."""
+    from types import SimpleNamespace
+
+    from budgetdag_core import BudgetDAGClassifier
+
+    scale = 0.01
+    model = BudgetDAGClassifier(spec, cost_scale=scale, **params)
+    model.fit(X, y, progress=progress)
+    model.budget_report_ = SimpleNamespace(
+        target_avg_cost=float(target_avg_cost),
+        cost_scale=scale,
+        met=True,
+        validation_avg_cost=float(model.evaluate(X, y)["avg_cost"]),
+        n_train=len(X),
+        n_validation=0,
+    )
+    return model
+
+
+def test_target_budget_mode(app, pima, monkeypatch):
+    import budgetdag_core
+
+    if not budget_targeting_available():
+        monkeypatch.setattr(
+            budgetdag_core, "fit_for_budget", _stand_in_fit_for_budget, raising=False
+        )
+    at = train_page(prefill(app, pima))
+    at.radio(key=state.W_COST_MODE).set_value("budget").run()
+    assert not [n for n in at.number_input if n.key == state.W_COST_SCALE]
+    at.number_input(key=state.W_BUDGET).set_value(10.0).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    click_train(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    report = run.model.budget_report_
+    assert report.target_avg_cost == 10.0
+    assert run.settings.cost_scale == report.cost_scale
+    assert run.bank_key is None  # its bank saw part of the rows: not reusable
+    assert any("Target average cost 10: cost scale" in c.value for c in at.caption)
+    at.radio(key=state.W_COST_MODE).set_value("scale").run()
+    assert at.number_input(key=state.W_COST_SCALE).value == report.cost_scale

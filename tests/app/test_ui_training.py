@@ -1,0 +1,111 @@
+"""The app's training glue (ui.training), without Streamlit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+
+from budgetdag_core import SensorSpec
+from ui.data import Dataset
+from ui.training import (
+    ProgressReporter,
+    TrainSettings,
+    bank_key,
+    comparison_table,
+    make_classifier,
+    reusable_bank,
+    run_from_model,
+    train,
+)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    rng = np.random.default_rng(1)
+    n = 150
+    frame = pd.DataFrame({"u": rng.normal(size=n), "v": rng.normal(size=n)})
+    frame["label"] = np.where(frame["u"] - frame["v"] > 0, "a", "b")
+    spec = SensorSpec.per_column(["u", "v"], cost=1.0)
+    return Dataset(
+        "toy", "upload", frame[:100], frame[100:].reset_index(drop=True), "label", spec
+    )
+
+
+def test_progress_reporter_maps_stages_onto_one_bar():
+    seen = []
+    report = ProgressReporter(lambda f, t: seen.append((f, t)), bank_reused=False)
+    for done in range(1, 11):
+        report("bank", done, 10)
+    for done in range(1, 5):
+        report("policies", done, 4)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions)
+    assert fractions[9] == pytest.approx(0.8) and fractions[-1] == pytest.approx(1.0)
+    assert seen[0][1] == "Fitting the classifier bank: 1 of 10 fits"
+    assert seen[-1][1] == "Learning node policies: 4 of 4 nodes"
+
+
+def test_progress_reporter_with_reused_bank_and_throttling():
+    seen = []
+    report = ProgressReporter(
+        lambda f, t: seen.append(f), bank_reused=True, min_step=0.1
+    )
+    for done in range(1, 1001):
+        report("policies", done, 1000)
+    assert seen[0] == pytest.approx(0.001) and seen[-1] == 1.0  # first, last shown
+    assert len(seen) <= 11  # throttled, but the end is always reported
+
+
+def test_make_classifier():
+    assert make_classifier("logistic", 0) is None  # the core's default
+    assert isinstance(
+        make_classifier("hist_gradient_boosting", 3), HistGradientBoostingClassifier
+    )
+    assert make_classifier("hist_gradient_boosting", 3).random_state == 3
+    forest = make_classifier("random_forest", 3)
+    assert isinstance(forest, RandomForestClassifier) and forest.random_state == 3
+    with pytest.raises(ValueError, match="Unknown classifier 'svm'"):
+        make_classifier("svm", 0)
+
+
+# Gradient boosting is left out for speed; make_classifier covers its settings.
+@pytest.mark.parametrize("name", ["logistic", "random_forest"])
+def test_train_with_bank_classifiers(toy, name):
+    settings = TrainSettings(cost_scale=0.01, classifier=name, cv=2, random_state=0)
+    run = train(toy, toy.default_spec, settings)
+    assert run.metrics["n_samples"] == 50
+    assert run.metrics["error"] < run.states.iloc[0]["error"]
+    assert run.bank_key == bank_key(toy, toy.default_spec, settings)
+    table = comparison_table(run)
+    assert table.loc["All sensors", "avg cost"] == 2.0
+    assert table.loc["BudgetDAG policy", "cost vs all sensors"] == pytest.approx(
+        run.metrics["avg_cost"] / 2.0
+    )
+
+
+def test_bank_reuse_rules(toy):
+    settings = TrainSettings(cost_scale=0.01, cv=2, random_state=0)
+    run = train(toy, toy.default_spec, settings)
+    same_bank = TrainSettings(cost_scale=0.5, policy_degree=1, cv=2, random_state=0)
+    assert reusable_bank(run, toy, toy.default_spec, same_bank) is run.model.bank_
+    for other in (
+        TrainSettings(cv=3, random_state=0),
+        TrainSettings(cv=2, random_state=1),
+        TrainSettings(cv=2, random_state=0, classifier="random_forest"),
+    ):
+        assert reusable_bank(run, toy, toy.default_spec, other) is None
+    cheaper = SensorSpec.per_column(["u", "v"], cost=0.5)
+    assert reusable_bank(run, toy, cheaper, same_bank) is None
+    again = train(toy, toy.default_spec, same_bank, run)
+    assert again.bank_reused and again.model.bank_ is run.model.bank_
+    assert again.model.policy_degree == 1
+
+
+def test_run_from_model(toy):
+    run = train(toy, toy.default_spec, TrainSettings(cost_scale=0.01, cv=2))
+    loaded = run_from_model(run.model, toy, "loaded from x.pkl")
+    assert loaded.metrics == run.metrics
+    assert loaded.settings.cost_scale == 0.01 and loaded.settings.cv == 2
+    assert reusable_bank(loaded, toy, toy.default_spec, loaded.settings) is None

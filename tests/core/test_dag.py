@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from budgetdag_core import SensorDAG
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 6])
+def test_full_dag_is_the_subset_lattice(m: int) -> None:
+    dag = SensorDAG([f"s{i}" for i in range(m)])
+    assert dag.n_states == 2**m
+    assert dag.states[0] == 0
+    g = dag.to_networkx()
+    assert nx.is_directed_acyclic_graph(g)
+    assert g.number_of_edges() == m * 2 ** (m - 1)
+    for k in range(dag.n_states):
+        # children are one-sensor supersets, and come later in the order
+        for _, c in dag.children[k]:
+            assert c > k
+            assert len(dag.added_sensors(k, c)) == 1
+        assert len(dag.children[k]) == m - len(dag.sensors_in(k))
+
+
+def test_layers_group_by_size() -> None:
+    dag = SensorDAG(["a", "b", "c"])
+    assert [len(layer) for layer in dag.layers()] == [1, 3, 3, 1]
+
+
+def test_networkx_attributes() -> None:
+    g = SensorDAG(["a", "b"]).to_networkx()
+    assert g.nodes[0]["sensors"] == ()
+    assert g.nodes[3]["sensors"] == ("a", "b")
+    assert g.edges[1, 3]["added"] == ("b",)
+
+
+def test_units_make_states_distinct_unions() -> None:
+    # units {0,1}, {1,2}, {3}: unions -> {}, 01, 12, 3, 012, 013, 123, 0123
+    dag = SensorDAG(["a", "b", "c", "d"], units=[[0, 1], [1, 2], [3]])
+    assert dag.n_states == 8
+    # from {0,1}, unit {1,2} adds only sensor 2
+    k01 = dag.index[0b0011]
+    k012 = dag.index[0b0111]
+    assert (1, k012) in dag.children[k01]
+    assert dag.added_sensors(k01, k012) == [2]
+
+
+def test_membership_matches_states() -> None:
+    dag = SensorDAG(["a", "b", "c"])
+    mat = dag.membership()
+    for k in range(dag.n_states):
+        assert list(mat[k].nonzero()[0]) == dag.sensors_in(k)

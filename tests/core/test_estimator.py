@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    PolicyVersionWarning,
+    load_demo,
+    load_policy,
+    persist,
+    save_policy,
+)
+
+
+@pytest.fixture(scope="module")
+def landsat_small():
+    demo = load_demo("landsat")
+    train = demo.train.sample(1200, random_state=0)
+    test = demo.test.sample(400, random_state=0)
+    return demo.spec, train[demo.spec.columns], train["label"], test[demo.spec.columns]
+
+
+@pytest.fixture(scope="module")
+def landsat_model(landsat_small):
+    spec, X, y, _ = landsat_small
+    return BudgetDAGClassifier(spec, cost_scale=0.03, cv=3, random_state=0).fit(X, y)
+
+
+def test_fit_predict_trace_evaluate(synth) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(spec, cost_scale=0.05, cv=3, random_state=0).fit(X, y)
+    pred = model.predict(X)
+    assert pred.shape == (len(X),)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-6)
+    tr = model.trace(X)
+    assert {"prediction", "acquired", "cost", "n_sensors"} <= set(tr.columns)
+    np.testing.assert_array_equal(tr["prediction"], pred)
+    ev = model.evaluate(X, y)
+    assert ev["error"] == pytest.approx((pred != y).mean())
+    assert ev["avg_cost"] == pytest.approx(tr["cost"].mean())
+    assert ev["avg_sensors"] == pytest.approx(tr["n_sensors"].mean())
+    # acquired tuples are in acquisition order and match the stop state
+    for acquired, stop in zip(tr["acquired"], tr["stop_state"], strict=True):
+        assert set(acquired) == set(model.dag_.nodes[stop]["sensors"])
+
+
+def test_dag_attribute(synth) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
+    assert model.dag_.number_of_nodes() == 8
+    assert model.dag_.nodes[0]["sensors"] == ()
+    assert len(model.policies_) == 8
+
+
+def test_flow_counts_are_consistent(synth) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(spec, cost_scale=0.05, cv=3, random_state=0).fit(X, y)
+    g = model.flow(X, y)
+    assert g.nodes[0]["arrived"] == len(X)
+    assert sum(d["stopped"] for _, d in g.nodes(data=True)) == len(X)
+    for k, data in g.nodes(data=True):
+        inflow = sum(g.edges[u, k]["count"] for u in g.predecessors(k))
+        outflow = sum(g.edges[k, v]["count"] for v in g.successors(k))
+        if k:
+            assert data["arrived"] == inflow
+        assert data["arrived"] == data["stopped"] + outflow
+    errors = sum(d["errors"] for _, d in g.nodes(data=True))
+    assert errors == (model.predict(X) != y).sum()
+
+
+def test_session_equals_batch_on_real_data(landsat_small, landsat_model) -> None:
+    spec, _, _, X_test = landsat_small
+    tr = landsat_model.trace(X_test)
+    assert tr["n_sensors"].nunique() > 1  # an adaptive policy, not a constant one
+    for i in range(len(X_test)):
+        row = X_test.iloc[i]
+        session = landsat_model.start()
+        asked = []
+        while (sensor := session.next_sensor()) is not None:
+            asked.append(sensor)
+            session.observe(sensor, {c: row[c] for c in spec.groups[sensor]})
+        assert tuple(asked) == tr["acquired"].iloc[i]
+        assert session.predict() == tr["prediction"].iloc[i]
+        assert session.cost == pytest.approx(tr["cost"].iloc[i])
+
+
+def test_session_refuses_unrequested_sensor(landsat_model, landsat_small) -> None:
+    spec = landsat_small[0]
+    session = landsat_model.start()
+    first = session.next_sensor()
+    other = next(n for n in spec.names if n != first)
+    with pytest.raises(ValueError, match="not requested"):
+        session.observe(other, dict.fromkeys(spec.groups[other], 1.0))
+    if first is not None:
+        with pytest.raises(ValueError, match="lack column"):
+            session.observe(first, {})
+
+
+def test_refit_policies_reuses_bank(landsat_small, landsat_model) -> None:
+    spec, X, y, X_test = landsat_small
+    cheap = landsat_model.refit_policies(X, y, cost_scale=0.0)
+    assert cheap.bank_ is landsat_model.bank_
+    dear = landsat_model.refit_policies(X, y, cost_scale=100.0)
+    assert (dear.trace(X_test)["n_sensors"] == 0).all()
+    fresh = BudgetDAGClassifier(spec, cost_scale=0.0, cv=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(cheap.predict(X_test), fresh.predict(X_test))
+
+
+def test_foreign_bank_is_rejected(landsat_small, landsat_model) -> None:
+    spec, X, y, _ = landsat_small
+    with pytest.raises(ValueError, match="other data or settings"):
+        BudgetDAGClassifier(spec, cv=3, random_state=1).fit(
+            X, y, bank=landsat_model.bank_
+        )
+
+
+def test_determinism(synth) -> None:
+    X, y, spec = synth
+    a = BudgetDAGClassifier(spec, cost_scale=0.05, cv=3, random_state=3).fit(X, y)
+    b = BudgetDAGClassifier(spec, cost_scale=0.05, cv=3, random_state=3).fit(X, y)
+    pd.testing.assert_frame_equal(a.trace(X), b.trace(X))
+    np.testing.assert_array_equal(a.bank_.oof_proba_, b.bank_.oof_proba_)
+
+
+def test_save_load_round_trip(tmp_path, landsat_small, landsat_model) -> None:
+    spec, _, _, X_test = landsat_small
+    path = save_policy(landsat_model, tmp_path / "m.pkl")
+    loaded = load_policy(path)
+    pd.testing.assert_frame_equal(loaded.trace(X_test), landsat_model.trace(X_test))
+    assert loaded.metadata_["sensor_spec"] == spec.to_dict()
+    assert loaded.metadata_["classes"] == list(landsat_model.classes_)
+    assert loaded.metadata_["feature_columns"] == spec.columns
+    # the in-memory model keeps its training predictions (slim copies only)
+    assert hasattr(landsat_model.bank_, "oof_proba_")
+
+
+def test_load_warns_on_version_mismatch(tmp_path, monkeypatch, synth) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
+    path = save_policy(model, tmp_path / "m.pkl")
+    monkeypatch.setattr(persist, "__version__", "0.0.0-other")
+    with pytest.warns(PolicyVersionWarning, match="budgetdag_core"):
+        load_policy(path)
+
+
+def test_sklearn_conventions(synth) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(spec, cost_scale=0.2, cv=3)
+    params = model.get_params()
+    assert params["cost_scale"] == 0.2 and params["policy_degree"] == 2
+    copy = clone(model).set_params(policy_degree=1)
+    assert copy.policy_degree == 1 and model.policy_degree == 2
+    assert copy.fit(X, y) is copy
+    assert not hasattr(model, "policies_")
+
+
+@pytest.mark.parametrize("learner", ["filter_tree", "cost_regression"])
+def test_policy_learners_selectable(synth, learner) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(
+        spec, cost_scale=0.02, policy_learner=learner, cv=3, random_state=0
+    ).fit(X, y)
+    assert model.evaluate(X, y)["error"] < 0.3
+
+
+def test_evaluate_states_baselines(synth) -> None:
+    X, y, spec = synth
+    model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
+    states = model.evaluate_states(X, y)
+    assert len(states) == 8
+    assert states["avg_cost"].iloc[0] == 0
+    assert states["avg_cost"].iloc[-1] == pytest.approx(spec.total_cost)
+    assert states["error"].iloc[-1] < states["error"].iloc[0]

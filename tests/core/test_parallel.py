@@ -1,0 +1,72 @@
+"""Parallel runs change nothing but time: loky processes and a Dask cluster."""
+
+from __future__ import annotations
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+
+from budgetdag_core import tradeoff_curve
+from tests.core.tradeoff_problems import make_problem
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y, spec = make_problem(300, 0)
+    Xt, yt, _ = make_problem(200, 1)
+    return X, y, spec, Xt, yt
+
+
+def sweep(problem, **kwargs):
+    X, y, spec, Xt, yt = problem
+    return tradeoff_curve(
+        X,
+        y,
+        spec,
+        n_points=5,
+        X_test=Xt,
+        y_test=yt,
+        cv=3,
+        random_state=0,
+        policy_features="sensors+confidence",
+        **kwargs,
+    )
+
+
+@pytest.fixture(scope="module")
+def serial(problem):
+    return sweep(problem)
+
+
+def assert_same(a, b, Xt):
+    pd.testing.assert_frame_equal(a.frame, b.frame)
+    np.testing.assert_array_equal(a.cost_scales, b.cost_scales)
+    np.testing.assert_array_equal(a.bank.oof_proba_, b.bank.oof_proba_)
+    for ma, mb in zip(a.models, b.models, strict=True):
+        np.testing.assert_array_equal(ma.predict_proba(Xt), mb.predict_proba(Xt))
+
+
+def test_n_jobs_changes_nothing(problem, serial):
+    parallel = sweep(problem, n_jobs=2)
+    assert_same(serial, parallel, problem[3])
+    assert all(m.n_jobs == 2 for m in parallel.models)
+
+
+def test_dask_cluster_sweep_equals_serial(problem, serial):
+    from distributed import Client, LocalCluster, get_task_stream
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+        get_task_stream(client) as tasks,
+        joblib.parallel_config(backend="dask"),
+    ):
+        on_dask = sweep(problem, n_jobs=-1)
+    assert len(tasks.data) > 0  # the work really ran on the cluster's workers
+    assert_same(serial, on_dask, problem[3])

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from budgetdag_core.reductions import (
+    CostRegression,
+    CostSensitiveLearner,
+    FilterTree,
+    effective_degree,
+)
+
+LEARNERS = [FilterTree(degree=2), CostRegression(degree=2)]
+
+
+def _region_problem(n: int = 600, k: int = 4, seed: int = 0):
+    """Action j is free in region j of the line and costs 1 elsewhere."""
+    rng = np.random.default_rng(seed)
+    z = rng.uniform(0, k, size=n)
+    best = np.floor(z).astype(int)
+    C = np.ones((n, k))
+    C[np.arange(n), best] = 0.0
+    return z.reshape(-1, 1), C, best
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda x: type(x).__name__)
+def test_learns_region_policy(learner) -> None:
+    Z, C, best = _region_problem(k=2)
+    model = clone(learner).fit(Z, C)
+    assert isinstance(model, CostSensitiveLearner)
+    assert (model.predict(Z) == best).mean() > 0.95
+
+
+def test_filter_tree_many_actions_low_cost() -> None:
+    Z, C, best = _region_problem(k=4)
+    Z2 = np.hstack([Z, Z**2, Z**3])
+    model = FilterTree(degree=2, C=100.0).fit(Z2, C)
+    chosen = model.predict(Z2)
+    assert C[np.arange(len(C)), chosen].mean() < 0.15
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda x: type(x).__name__)
+def test_one_action_and_no_features_are_constant(learner) -> None:
+    C = np.column_stack([np.full(10, 2.0), np.full(10, 1.0)])
+    model = clone(learner).fit(np.zeros((10, 0)), C)
+    assert list(model.predict(np.zeros((3, 0)))) == [1, 1, 1]
+    model = clone(learner).fit(np.ones((10, 2)), C[:, :1])
+    assert list(model.predict(np.ones((2, 2)))) == [0, 0]
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda x: type(x).__name__)
+def test_equal_costs_and_one_sided_problems(learner) -> None:
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(50, 2))
+    equal = np.ones((50, 3))
+    assert clone(learner).fit(Z, equal).predict(Z).shape == (50,)
+    one_sided = np.column_stack([np.zeros(50), np.ones(50), np.full(50, 2.0)])
+    assert set(clone(learner).fit(Z, one_sided).predict(Z)) == {0}
+
+
+def test_filter_tree_drops_zero_weight_rows() -> None:
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(200, 1))
+    # Half the rows are ties (zero weight) and carry no signal at all.
+    C = np.column_stack([(Z[:, 0] > 0).astype(float), (Z[:, 0] <= 0).astype(float)])
+    C[:100] = 0.5
+    model = FilterTree(degree=1).fit(Z, C)
+    pred = model.predict(Z[100:])
+    assert (pred == (Z[100:, 0] > 0)).mean() > 0.95  # action 1 is free for z > 0
+
+
+def test_effective_degree_caps_expansion() -> None:
+    assert effective_degree(5, 2, 1000) == 2
+    assert effective_degree(50, 2, 1000) == 1  # 1325 features > 1000
+    assert effective_degree(10, 3, 1000) == 3  # 285
+    assert effective_degree(20, 3, 1000) == 2  # 1770 > 1000 >= 230

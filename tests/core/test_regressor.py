@@ -1,0 +1,147 @@
+"""BudgetDAGRegressor: squared/absolute stop loss, same API as the classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeRegressor
+
+from budgetdag_core import (
+    BudgetDAGRegressor,
+    RegressorBank,
+    SensorSpec,
+    dumps_policy,
+    loads_policy,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.normal(size=n),
+            "noise": rng.normal(size=n),
+        }
+    )
+    y = 2 * X["a"] + X["b"] + rng.normal(scale=0.3, size=n)
+    spec = SensorSpec.per_column(
+        list(X.columns), cost={"a": 0.05, "b": 0.05, "noise": 0.3}
+    )
+    return X, y, spec
+
+
+@pytest.fixture(scope="module")
+def model(data):
+    X, y, spec = data
+    return BudgetDAGRegressor(spec, policy_degree=1, cv=3, random_state=0).fit(X, y)
+
+
+def test_never_buys_a_pure_noise_sensor(model, data):
+    X, _, _ = data
+    tr = model.trace(X)
+    assert not tr["acquired"].map(lambda a: "noise" in a).any()
+    assert tr["acquired"].map(lambda a: {"a", "b"} <= set(a)).mean() > 0.9
+
+
+def test_evaluate_and_trace_are_consistent(model, data):
+    X, y, _ = data
+    tr = model.trace(X)
+    assert list(tr.columns[:5]) == [
+        "prediction",
+        "acquired",
+        "n_sensors",
+        "cost",
+        "stop_state",
+    ]
+    result = model.evaluate(X, y)
+    err = tr["prediction"].to_numpy() - y.to_numpy()
+    assert result["mse"] == pytest.approx(np.mean(err**2))
+    assert result["mae"] == pytest.approx(np.mean(np.abs(err)))
+    assert result["avg_cost"] == pytest.approx(tr["cost"].mean())
+    assert result["avg_sensors"] == pytest.approx(tr["n_sensors"].mean())
+    assert result["avg_loss"] == pytest.approx(result["mse"] + result["avg_cost"])
+    np.testing.assert_array_equal(model.predict(X), tr["prediction"].to_numpy())
+    assert model.score(X, y) > 0.9  # RegressorMixin's R^2 on the routed predictions
+
+
+def test_flow_counts_and_loss(model, data):
+    X, y, _ = data
+    g = model.flow(X, y)
+    assert g.nodes[0]["arrived"] == len(X)
+    assert sum(d["stopped"] for _, d in g.nodes(data=True)) == len(X)
+    total = sum(d["loss"] for _, d in g.nodes(data=True))
+    assert total == pytest.approx(model.evaluate(X, y)["mse"] * len(X))
+
+
+def test_session_and_persistence(model, data):
+    X, _, _ = data
+    row = X.iloc[3]
+    session = model.start()
+    assert session.run(row.to_dict()) == pytest.approx(model.predict(X.iloc[[3]])[0])
+    assert tuple(session.acquired) == model.trace(X.iloc[[3]])["acquired"].iloc[0]
+    with pytest.raises(ValueError, match="classifier"):
+        session.predict_proba()
+    loaded = loads_policy(dumps_policy(model))
+    assert loaded.metadata_["classes"] is None
+    assert loaded.metadata_["task"] == "regression"
+    assert not hasattr(loaded.bank_, "oof_pred_")  # slim by default
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_absolute_loss_and_any_regressor(data):
+    X, y, spec = data
+    model = BudgetDAGRegressor(
+        spec,
+        loss="absolute",
+        regressor=DecisionTreeRegressor(max_depth=4, random_state=0),
+        policy_degree=1,
+        cv=3,
+        random_state=0,
+    ).fit(X, y)
+    assert isinstance(model.bank_, RegressorBank)
+    assert isinstance(model.bank_.models_[-1], DecisionTreeRegressor)
+    np.testing.assert_allclose(
+        model.bank_.oof_losses(y.to_numpy(), "absolute"),
+        np.abs(model.bank_.oof_pred_ - y.to_numpy()[:, None]),
+    )
+    result = model.evaluate(X, y)
+    assert result["avg_loss"] == pytest.approx(result["mae"] + result["avg_cost"])
+
+
+def test_refit_policies_reuses_the_bank(model, data):
+    X, y, _ = data
+    pricey = model.refit_policies(X, y, cost_scale=100.0)
+    assert pricey.bank_ is model.bank_
+    assert pricey.evaluate(X, y)["avg_sensors"] == 0.0
+    np.testing.assert_allclose(pricey.predict(X), np.full(len(X), y.mean()))
+
+
+def test_subset_selection_for_regression():
+    rng = np.random.default_rng(1)
+    n, M = 300, 14
+    X = pd.DataFrame(rng.normal(size=(n, M)), columns=[f"s{i:02d}" for i in range(M)])
+    y = 3 * X["s03"] - 2 * X["s07"] + rng.normal(scale=0.2, size=n)
+    spec = SensorSpec.per_column(list(X.columns), cost=0.01)
+    model = BudgetDAGRegressor(
+        spec, n_subsets=2, subset_budget=3, policy_degree=1, cv=3, random_state=0
+    ).fit(X, y)
+    assert ("s03", "s07") in model.subset_selection_.subsets
+    assert model.evaluate(X, y)["mse"] < 0.2
+
+
+def test_bad_targets_name_the_row(data):
+    X, y, spec = data
+    bad = y.astype(object).copy()
+    bad.iloc[7] = "high"
+    with pytest.raises(ValueError, match="row 7"):
+        BudgetDAGRegressor(spec).fit(X, bad)
+    missing = y.copy()
+    missing.iloc[2] = np.nan
+    with pytest.raises(ValueError, match="first at row 2"):
+        BudgetDAGRegressor(spec).fit(X, missing)
+    with pytest.raises(ValueError, match="loss"):
+        BudgetDAGRegressor(spec, loss="huber").fit(X, y)

@@ -1,0 +1,156 @@
+"""The data the app trains on: a bundled demo or a cleaned upload (no Streamlit)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import joblib
+import pandas as pd
+
+from budgetdag_core import SensorSpec
+from budgetdag_core.datasets import Demo
+from budgetdag_core.spec_table import suggest_spec
+from budgetdag_core.tabular import (
+    Fix,
+    apply_fixes,
+    combine_train_test,
+    one_hot_groups,
+    split_train_test,
+)
+
+
+@dataclass
+class Dataset:
+    """A train/test pair with its label and a starting sensor spec."""
+
+    name: str
+    kind: str  # "demo" or "upload"
+    train: pd.DataFrame
+    test: pd.DataFrame
+    label: str
+    default_spec: SensorSpec
+    description: str = ""
+    token: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.token:
+            self.token = f"{self.kind}:{self.name}:" + joblib.hash(
+                (self.train, self.test, self.label)
+            )
+
+    @property
+    def features(self) -> list[str]:
+        return [str(c) for c in self.train.columns if c != self.label]
+
+    def X(self, part: str, spec: SensorSpec) -> pd.DataFrame:
+        """The spec's feature columns of the ``"train"`` or ``"test"`` part."""
+        return self._part(part)[spec.columns]
+
+    def y(self, part: str) -> pd.Series:
+        return self._part(part)[self.label]
+
+    def _part(self, part: str) -> pd.DataFrame:
+        if part not in ("train", "test"):
+            raise ValueError(f"part must be 'train' or 'test'; got {part!r}.")
+        return self.train if part == "train" else self.test
+
+
+def demo_dataset(demo: Demo) -> Dataset:
+    return Dataset(
+        demo.name,
+        "demo",
+        demo.train,
+        demo.test,
+        demo.label,
+        demo.spec,
+        demo.description,
+        token=f"demo:{demo.name}",
+    )
+
+
+@dataclass
+class Upload:
+    """Uploaded table(s), the cleaning recipe, and the cleaned result.
+
+    With a second (test) file the two tables are stacked; ``is_train`` marks the
+    rows of the first, so cleaning treats both alike and imputation learns its
+    fill values from training rows only.
+    """
+
+    name: str
+    raw: pd.DataFrame
+    description: str
+    file_id: str = ""
+    test_name: str | None = None
+    raw_test: pd.DataFrame | None = None
+    test_file_id: str = ""
+    fixes: list[Fix] = field(default_factory=list)
+    work: pd.DataFrame = field(init=False)
+    is_train: pd.Series | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Replay :attr:`fixes` on the raw table(s); ``ValueError`` if one fails."""
+        if self.raw_test is None:
+            frame, is_train = self.raw, None
+        else:
+            frame, is_train = combine_train_test(
+                self.raw, self.raw_test, name=self.test_name or "The test file"
+            )
+        self.work = apply_fixes(frame, self.fixes, fit_rows=is_train)
+        self.is_train = is_train
+
+    def add_fix(self, fix: Fix) -> None:
+        """Apply one more fix; on failure the recipe is left unchanged."""
+        self.fixes.append(fix)
+        try:
+            self.rebuild()
+        except Exception:
+            self.fixes.pop()
+            self.rebuild()
+            raise
+
+    def set_test(
+        self, name: str | None, frame: pd.DataFrame | None, file_id: str = ""
+    ) -> None:
+        """Use a second file as the test set (None: back to a random split)."""
+        old = (self.test_name, self.raw_test, self.test_file_id)
+        self.test_name, self.raw_test, self.test_file_id = name, frame, file_id
+        try:
+            self.rebuild()
+        except Exception:
+            self.test_name, self.raw_test, self.test_file_id = old
+            self.rebuild()
+            raise
+
+    def to_dataset(
+        self, label: str, *, test_fraction: float = 0.25, random_state: int = 0
+    ) -> Dataset:
+        """Split (or use the test file) and wrap as a :class:`Dataset`."""
+        frame = self.work
+        if self.is_train is None:
+            train, test = split_train_test(
+                frame, label, test_fraction=test_fraction, random_state=random_state
+            )
+            how = f"random {test_fraction:.0%} test split (seed {random_state})"
+        else:
+            mask = self.is_train.reindex(frame.index, fill_value=False).to_numpy()
+            train = frame[mask].reset_index(drop=True)
+            test = frame[~mask].reset_index(drop=True)
+            if len(train) == 0 or len(test) == 0:
+                raise ValueError(
+                    "After cleaning, the training or the test table has no rows left."
+                )
+            how = f"test set from {self.test_name}"
+        features = [str(c) for c in frame.columns if c != label]
+        return Dataset(
+            self.name,
+            "upload",
+            train,
+            test,
+            label,
+            suggest_spec(features, together=one_hot_groups(self.fixes, features)),
+            f"Uploaded table {self.name}: {how}.",
+        )

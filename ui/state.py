@@ -1,0 +1,201 @@
+"""Every ``st.session_state`` key of the app, with defaults and typed accessors.
+
+Pages read and write session state only through the names defined here. Two
+kinds of keys:
+
+- app state (``DATASET``, ``RUN``, ...): Python objects the pages share;
+- widget keys (``W_*``): widgets are created with ``key=W_...`` and no default
+  value; :func:`init` sets the defaults in :data:`DEFAULTS`. Widgets whose value
+  matters on other pages are created with ``persist_state=PERSIST`` so that
+  Streamlit keeps their value while another page is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from budgetdag_core.spec_table import (
+    SpecCheck,
+    check_spec_table,
+    spec_to_table,
+    suggested_cost_scale,
+)
+
+from .data import Dataset, Upload
+from .training import TrainedRun
+
+# ----------------------------------------------------------------- app state
+DATASET = "dataset"  # Dataset: what training uses
+UPLOAD = "upload"  # Upload: uploaded table(s), cleaning recipe, cleaned table
+SPEC_TABLE = "spec_table"  # DataFrame: the sensor table as last edited
+SPEC_BASE = "spec_base"  # DataFrame: the sensor editor's input table
+SPEC_VERSION = "spec_version"  # int: bumped to give the editor a fresh key
+SPEC_JSON_ID = "spec_json_id"  # str: file id of the last spec JSON applied
+RUN = "run"  # TrainedRun: the current model and its test results
+TRAINING = "training"  # bool: a training started and has not finished
+LOADED = "loaded_policy"  # dict: a policy file read on the Export page
+NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget next
+STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
+NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
+UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
+IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
+
+# --------------------------------------------------------------- widget keys
+# Data page
+W_SOURCE = "w_source"
+W_DEMO = "w_demo"
+W_UPLOAD = "w_upload"
+W_UPLOAD_TEST = "w_upload_test"
+W_LABEL = "w_label"
+W_SPLIT = "w_split"
+W_TEST_FRACTION = "w_test_fraction"
+W_SPLIT_SEED = "w_split_seed"
+W_FIX_COLUMNS = "w_fix_columns_"  # + problem kind
+W_FIX = "w_fix_"  # + problem kind + "_" + fix operation
+W_DROP_COLUMNS = "w_drop_columns"
+W_DROP_SELECTED = "w_drop_selected"
+W_UNDO_LAST = "w_undo_last"
+W_UNDO_ALL = "w_undo_all"
+W_USE_DEMO = "w_use_demo"
+W_USE_UPLOAD = "w_use_upload"
+# Sensors page
+W_SPEC_EDITOR = "w_spec_editor_"  # + SPEC_VERSION
+W_PRESET_COST = "w_preset_cost"
+W_PREFIX_SEP = "w_prefix_sep"
+W_BLOCKS = "w_blocks"
+W_SPEC_JSON = "w_spec_json"
+W_PRESET = "w_preset_"  # + preset name
+# Train page
+W_COST_MODE = "w_cost_mode"
+W_COST_SCALE = "w_cost_scale"
+W_BUDGET = "w_budget"
+W_CLASSIFIER = "w_classifier"
+W_LEARNER = "w_learner"
+W_DEGREE = "w_degree"
+W_CV = "w_cv"
+W_SEED = "w_seed"
+W_TRAIN = "w_train"
+W_STOP = "w_stop"
+# Explore DAG / Export pages
+W_FLOW_PART = "w_flow_part"
+W_FLOW_ALL = "w_flow_all"
+W_TRUST = "w_trust"
+W_POLICY_FILE = "w_policy_file"
+W_USE_LOADED = "w_use_loaded"
+W_DOWNLOAD = "w_download_"  # + what: policy, spec, traces
+
+PERSIST = "session"  # persist_state of widgets whose value other pages use
+
+DEFAULTS: dict[str, Any] = {
+    W_SOURCE: "demo",
+    W_DEMO: "landsat",
+    W_SPLIT: "random",
+    W_TEST_FRACTION: 0.25,
+    W_SPLIT_SEED: 0,
+    W_PRESET_COST: 1.0,
+    W_PREFIX_SEP: "_",
+    W_BLOCKS: 4,
+    W_COST_MODE: "scale",
+    W_COST_SCALE: 0.05,
+    W_BUDGET: 1.0,
+    W_CLASSIFIER: "logistic",
+    W_LEARNER: "filter_tree",
+    W_DEGREE: 2,
+    W_CV: 5,
+    W_SEED: 0,
+    W_FLOW_PART: "test",
+    W_FLOW_ALL: False,
+    W_TRUST: False,
+}
+
+
+def init(default_dataset: Any) -> None:
+    """Defaults for keys not set yet; the data to open on.
+
+    ``default_dataset`` is a callable returning the :class:`Dataset` to open on.
+    """
+    ss = st.session_state
+    for key, value in DEFAULTS.items():
+        if key not in ss:
+            ss[key] = value
+    ss.setdefault(SPEC_VERSION, 0)
+    ss.setdefault(TRAINING, False)
+    if ss.get(DATASET) is None:
+        set_dataset(default_dataset())
+
+
+# ------------------------------------------------------------------- dataset
+def get_dataset() -> Dataset | None:
+    return st.session_state.get(DATASET)
+
+
+def set_dataset(dataset: Dataset) -> bool:
+    """Make ``dataset`` current; reset the sensors and drop a model of other data.
+
+    Returns False (and changes nothing) when it is already current.
+    """
+    ss = st.session_state
+    current = ss.get(DATASET)
+    if current is not None and current.token == dataset.token:
+        return False
+    ss[DATASET] = dataset
+    set_spec_table(spec_to_table(dataset.default_spec))
+    scale = suggested_cost_scale(dataset.default_spec)
+    ss[W_COST_SCALE] = scale
+    ss[W_BUDGET] = float(f"{dataset.default_spec.total_cost / 2:.3g}")
+    run = ss.get(RUN)
+    if run is not None and run.dataset_token != dataset.token:
+        ss[RUN] = None
+        notice("The model trained on the previous data was cleared: train again.")
+    return True
+
+
+def get_upload() -> Upload | None:
+    return st.session_state.get(UPLOAD)
+
+
+def set_upload(upload: Upload | None) -> None:
+    st.session_state[UPLOAD] = upload
+
+
+# ------------------------------------------------------------------- sensors
+def spec_editor_key() -> str:
+    return f"{W_SPEC_EDITOR}{st.session_state.get(SPEC_VERSION, 0)}"
+
+
+def set_spec_table(table: pd.DataFrame) -> None:
+    """Replace the sensor table (presets, JSON upload, new data)."""
+    ss = st.session_state
+    ss[SPEC_BASE] = table
+    ss[SPEC_TABLE] = table
+    ss[SPEC_VERSION] = ss.get(SPEC_VERSION, 0) + 1
+
+
+def spec_check() -> SpecCheck | None:
+    """The current sensor table checked against the current data."""
+    dataset, table = get_dataset(), st.session_state.get(SPEC_TABLE)
+    if dataset is None or table is None:
+        return None
+    return check_spec_table(table, dataset.features, label=dataset.label)
+
+
+# --------------------------------------------------------------------- model
+def get_run() -> TrainedRun | None:
+    return st.session_state.get(RUN)
+
+
+def set_run(run: TrainedRun | None) -> None:
+    st.session_state[RUN] = run
+
+
+# ------------------------------------------------------------------ messages
+def notice(message: str, kind: str = "info") -> None:
+    """Show ``message`` once, on the next page drawn (kind: info, success, error)."""
+    st.session_state[NOTICE] = (kind, message)
+
+
+def pop_notice() -> tuple[str, str] | None:
+    return st.session_state.pop(NOTICE, None)

@@ -1,0 +1,182 @@
+"""Small Streamlit helpers shared by the pages: messages, guards, status."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from budgetdag_core import load_demo
+from budgetdag_core.datasets import Demo
+from budgetdag_core.spec_table import SpecCheck
+
+from . import state
+from .data import Dataset, demo_dataset
+from .training import TrainedRun
+
+log = logging.getLogger("budgetdag.app")
+
+PAGES = {
+    "data": "pages/data.py",
+    "sensors": "pages/sensors.py",
+    "train": "pages/train.py",
+    "explore": "pages/explore.py",
+    "tradeoff": "pages/tradeoff.py",
+    "export": "pages/export.py",
+}
+
+
+@st.cache_data(show_spinner="Loading the demo data...")
+def enter_page() -> None:
+    """Route a page that runs outside ``app.py`` back through it.
+
+    A fresh server whose first request is a page URL runs that ``pages/`` script
+    on its own (Streamlit's legacy multipage mode), without the navigation, the
+    default demo or the sidebar. Switching to ``app.py`` restores all three.
+    """
+    if not st.session_state.get(state.IN_APP):
+        st.switch_page("app.py")
+
+
+def cached_demo(name: str) -> Demo:
+    return load_demo(name)
+
+
+def default_dataset() -> Dataset:
+    return demo_dataset(cached_demo(state.DEFAULTS[state.W_DEMO]))
+
+
+def show_error(message: str, next_step: str | None = None) -> None:
+    """An error in words, with what to do about it."""
+    text = message if next_step is None else f"{message}\n\n**What to do:** {next_step}"
+    st.error(text, icon=":material/error:")
+
+
+def show_unexpected(exc: BaseException, doing: str) -> None:
+    """A bug or an unforeseen input: a readable message; details in the server log."""
+    log.exception("Unexpected error while %s", doing)
+    show_error(
+        f"Something unexpected went wrong while {doing}: {type(exc).__name__}: {exc}",
+        "try again with other settings or data; the rest of the app still works. "
+        "The full error is in the terminal that runs Streamlit.",
+    )
+
+
+def guarded(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Wrap a widget callback: an exception becomes a message on the page.
+
+    Callbacks run before the page script, outside the app's last-resort handler,
+    so without this an unforeseen error would show a raw traceback. A
+    ``ValueError`` (the core's way to name bad input) is shown as it is.
+    """
+
+    def wrap(callback: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(callback)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return callback(*args, **kwargs)
+            except ValueError as exc:
+                state.notice(str(exc), "error")
+            except Exception as exc:
+                log.exception("Unexpected error while %s", doing)
+                state.notice(
+                    f"Something unexpected went wrong while {doing}: "
+                    f"{type(exc).__name__}: {exc}. The rest of the app still works.",
+                    "error",
+                )
+            return None
+
+        return run
+
+    return wrap
+
+
+def show_notice() -> None:
+    """The message left by a callback or another page, if any."""
+    found = state.pop_notice()
+    if found is None:
+        return
+    kind, message = found
+    if kind == "error":
+        st.error(message, icon=":material/error:")
+    elif kind == "success":
+        st.success(message, icon=":material/check_circle:")
+    else:
+        st.info(message, icon=":material/info:")
+
+
+def need_dataset() -> Dataset:
+    dataset = state.get_dataset()
+    if dataset is None:
+        st.warning("No data yet: choose a demo or upload a CSV on the Data page.")
+        st.page_link(PAGES["data"], label="Go to Data", icon=":material/table_chart:")
+        st.stop()
+    return dataset
+
+
+def need_spec() -> SpecCheck:
+    check = state.spec_check()
+    if check is None or not check.ok:
+        st.warning(
+            "The sensor table has problems: fix them on the Sensors page first.",
+            icon=":material/sensors:",
+        )
+        if check is not None:
+            for err in check.errors:
+                st.markdown(f"- {err}")
+        st.page_link(PAGES["sensors"], label="Go to Sensors", icon=":material/sensors:")
+        st.stop()
+    return check
+
+
+def need_run(what: str) -> TrainedRun:
+    run = state.get_run()
+    if run is None:
+        st.info(f"Train a model first: {what}", icon=":material/model_training:")
+        st.page_link(
+            PAGES["train"], label="Go to Train", icon=":material/model_training:"
+        )
+        st.stop()
+    return run
+
+
+def need_results(run: TrainedRun) -> None:
+    if run.metrics is None:
+        st.warning(run.note or "This model has no results on the current data.")
+        st.stop()
+
+
+def refresh_status() -> None:
+    """(Re)draw the sidebar status in its slot, e.g. after training."""
+    slot = st.session_state.get(state.STATUS_SLOT)
+    if slot is not None:
+        with slot.container():
+            sidebar_status()
+
+
+def sidebar_status() -> None:
+    """Where the user stands: data, sensors, model."""
+    dataset, check, run = state.get_dataset(), state.spec_check(), state.get_run()
+    if dataset is not None:
+        st.caption(
+            f"**Data:** {dataset.name} · {len(dataset.train)} train / "
+            f"{len(dataset.test)} test rows"
+        )
+    if check is not None:
+        if check.ok:
+            n = check.spec.n_sensors
+            st.caption(f"**Sensors:** {n} · {2**n} DAG states")
+        else:
+            st.caption("**Sensors:** table has problems")
+    if run is not None and run.metrics is not None:
+        st.caption(
+            f"**Model:** test error {run.metrics['error']:.1%} · "
+            f"avg cost {run.metrics['avg_cost']:.3g}"
+        )
+    elif run is not None:
+        st.caption("**Model:** loaded (not evaluated)")
+    else:
+        st.caption("**Model:** not trained yet")
