@@ -38,6 +38,17 @@ def boosting_classifier(random_state: int | None = None) -> Any:
     )
 
 
+def masked_classifier(random_state: int | None = None) -> Any:
+    """The masked bank's model: :func:`boosting_classifier` with up to 150 rounds.
+
+    One model learns every state, a harder task than one subset's, and its
+    early stopping is sound (the bank splits validation rows by original row),
+    so it gets more rounds: on letter the 50-round cap cost 0.054 vs 0.043 test
+    error with all sensors.
+    """
+    return boosting_classifier(random_state).set_params(max_iter=150)
+
+
 def fit_ready(template: Any, n_rows: int, n_classes: int) -> Any:
     """``template``, without early stopping when its validation split is too small.
 

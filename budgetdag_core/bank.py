@@ -269,7 +269,7 @@ def make_bank(
         ``"per_subset"`` clones ``classifier`` (default logistic regression) per
         state; ``"hgb"`` is per-subset with :func:`boosting_classifier` (no
         ``classifier`` allowed); ``"masked"`` fits one model on mask-replicated
-        rows (``classifier`` must accept NaN; default :func:`boosting_classifier`).
+        rows (``classifier`` must accept NaN; default gradient boosting).
     classifier, cv, random_state, n_jobs, calibrate
         Passed to the bank.
     """

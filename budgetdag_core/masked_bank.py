@@ -19,7 +19,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._bank_base import BaseBank, Progress, prior_proba, single_threaded
-from ._bank_models import boosting_classifier
+from ._bank_models import masked_classifier
 from .dag import SensorDAG
 
 # Rows per predict call when scoring many states at once (bounds memory).
@@ -119,10 +119,11 @@ class MaskedBank(BaseBank):
     Parameters
     ----------
     classifier : scikit-learn classifier accepting NaN, optional
-        Default :func:`~budgetdag_core.bank.boosting_classifier` (gradient
-        boosting, which routes missing values natively). When it early-stops on a
-        validation fraction, the validation rows are split by original row, so no
-        replica of a training row scores the stopping rule.
+        Default: gradient boosting, which routes missing values natively
+        (:func:`~budgetdag_core.bank.boosting_classifier` with up to 150
+        rounds). When it early-stops on a validation fraction, the validation
+        rows are split by original row, so no replica of a training row scores
+        the stopping rule.
     cv : int
         Stratified folds for the out-of-fold predictions (one model per fold).
     random_state : int or None
@@ -177,7 +178,7 @@ class MaskedBank(BaseBank):
     def template(self) -> Any:
         if self.classifier is not None:
             return self.classifier
-        return boosting_classifier(self.random_state)
+        return masked_classifier(self.random_state)
 
     def _settings(self) -> tuple:
         return (*super()._settings(), self.masks_per_row)
