@@ -1,7 +1,7 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
 from ._version import __version__
-from .bank import ClassifierBank, RegressorBank
+from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
 from .baselines import baseline_points, lower_convex_hull, oracle_frontier
 from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
@@ -41,10 +41,12 @@ from .tradeoff import (
 )
 
 __all__ = [
+    "BANK_KINDS",
     "BudgetDAGClassifier",
     "BudgetDAGRegressor",
     "BudgetReport",
     "ClassifierBank",
+    "MaskedBank",
     "CostRegression",
     "DEMOS",
     "DominanceSummary",
@@ -78,6 +80,7 @@ __all__ = [
     "loads_policy",
     "loads_policy_skops",
     "lower_convex_hull",
+    "make_bank",
     "node_details",
     "oracle_frontier",
     "path_of",

@@ -62,8 +62,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def _bank_template(self) -> Any:
         raise NotImplementedError
 
-    def _new_bank(self) -> Any:
+    def _new_bank(self, dag: SensorDAG | None = None) -> Any:
+        """The unfitted bank (``dag`` lets the bank kind depend on its size)."""
         raise NotImplementedError
+
+    def _bank_fingerprint(
+        self, Xv: np.ndarray, y_fit: np.ndarray, dag: SensorDAG
+    ) -> str:
+        """The fingerprint a bank fitted by this estimator on this data has."""
+        return self._new_bank(dag).fingerprint_for(Xv, y_fit, dag)
 
     def _fit_bank(
         self,
@@ -178,7 +185,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """
         self._validate_params()
         spec, Xv, y_fit, _, dag = self._check_fit_data(X, y)
-        return self._fit_bank(self._new_bank(), Xv, y_fit, dag, spec, progress)
+        return self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
 
     def _uses_confidence(self, state: int) -> bool:
         """Whether the policy at ``state`` also sees model confidence."""
@@ -203,22 +210,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if dag is None:
             dag, selection = self._build_dag(spec, Xv, y_fit, costs, progress)
         if bank is not None:
-            expected = bank.make_fingerprint(
-                Xv,
-                y_fit,
-                self.cv,
-                self.random_state,
-                repr(self._bank_template()),
-                dag.states,
-            )
+            expected = self._bank_fingerprint(Xv, y_fit, dag)
             if getattr(bank, "fingerprint_", None) != expected:
                 raise ValueError(
                     "The given bank was fitted on other data or settings (rows, "
-                    "columns, cv, random_state, model or sensor subsets differ): "
-                    "refit it."
+                    "columns, cv, random_state, bank kind, model or sensor subsets "
+                    "differ): refit it."
                 )
         else:
-            bank = self._fit_bank(self._new_bank(), Xv, y_fit, dag, spec, progress)
+            bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
         state_cols = dag.state_columns(spec.column_indices())
         result = fit_policies(
             self._train_inputs(Xv, bank, state_cols),

@@ -1,7 +1,17 @@
-"""The classifier bank: one classifier per DAG state, with out-of-fold predictions.
+"""Classifier banks: class probabilities for every DAG state, with out-of-fold copies.
 
 The bank does not depend on acquisition costs, so one fitted bank serves every
 ``cost_scale`` (a trade-off sweep, the app's cost slider, budget targeting).
+
+Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
+
+- ``"per_subset"``: :class:`ClassifierBank` cloning any scikit-learn classifier
+  once per state (default: standardised logistic regression);
+- ``"hgb"``: the same with :func:`boosting_classifier`, a short early-stopped
+  ``HistGradientBoostingClassifier`` per state;
+- ``"masked"``: :class:`~budgetdag_core.masked_bank.MaskedBank`, one
+  missing-value-capable model for all states, trained on rows replicated under
+  sensor masks (unacquired columns set to NaN).
 """
 
 from __future__ import annotations
@@ -10,24 +20,60 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-import joblib
 import numpy as np
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier, DummyRegressor
-from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._bank_base import BaseBank, Progress, single_threaded
+from ._bank_models import boosting_classifier, default_classifier, fit_ready
 from .dag import SensorDAG
+from .masked_bank import MaskedBank
 
-Progress = Callable[[str, int, int], None]
+__all__ = [
+    "BANK_KINDS",
+    "DEFAULT_BANK_KIND",
+    "BaseBank",
+    "ClassifierBank",
+    "MaskedBank",
+    "Progress",
+    "RegressorBank",
+    "boosting_classifier",
+    "default_classifier",
+    "default_regressor",
+    "make_bank",
+    "resolve_bank_kind",
+]
+
+BANK_KINDS = ("per_subset", "hgb", "masked")
+#: What ``bank_kind="auto"`` picks without a ``classifier`` (see the README's
+#: bank benchmark for the measurements behind it).
+DEFAULT_BANK_KIND = "hgb"
+#: With more DAG states than this, ``"auto"`` switches to the masked bank: its
+#: cost is ``cv + 1`` fits whatever the number of states.
+AUTO_MASKED_MIN_STATES = 33
 
 
-def default_classifier() -> Any:
-    """Standardised multinomial logistic regression."""
-    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+def resolve_bank_kind(
+    bank_kind: str, classifier: Any = None, n_states: int | None = None
+) -> str:
+    """The concrete bank kind for ``bank_kind`` (resolves ``"auto"``).
+
+    ``"auto"`` means ``"per_subset"`` when a ``classifier`` is given, the masked
+    bank when the DAG has at least ``AUTO_MASKED_MIN_STATES`` states, and
+    ``DEFAULT_BANK_KIND`` otherwise.
+    """
+    if bank_kind != "auto":
+        return bank_kind
+    if classifier is not None:
+        return "per_subset"
+    if n_states is not None and n_states >= AUTO_MASKED_MIN_STATES:
+        return "masked"
+    return DEFAULT_BANK_KIND
 
 
 def default_regressor() -> Any:
@@ -53,8 +99,9 @@ def _fit_predict(
         estimator = empty
     Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
     rows = slice(None) if train is None else train
-    model = clone(estimator).fit(Xs[rows], y[rows])
-    out = None if test is None else outputs(model, Xs[test])
+    with single_threaded():
+        model = clone(estimator).fit(Xs[rows], y[rows])
+        out = None if test is None else outputs(model, Xs[test])
     return model, out
 
 
@@ -76,8 +123,10 @@ def _fit_states(
     full-data refit is one joblib task.
     """
     n, K = len(X), len(state_columns)
+    # Widest states first, so the longest fits do not trail at the end.
+    by_width = sorted(range(K), key=lambda k: -len(state_columns[k]))
     jobs = [
-        (k, train, test) for k in range(K) for train, test in [*folds, (None, None)]
+        (k, train, test) for k in by_width for train, test in [*folds, (None, None)]
     ]
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_predict)(
@@ -110,7 +159,7 @@ def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
-class ClassifierBank:
+class ClassifierBank(BaseBank):
     """One classifier per DAG state, cloned from ``classifier``.
 
     Parameters
@@ -123,34 +172,46 @@ class ClassifierBank:
     random_state : int or None
         Seeds the fold split.
     n_jobs : int or None
-        Parallel fits through joblib (honours the active joblib backend).
+        Parallel fits through joblib (honours the active joblib backend). All
+        ``n_states * (cv + 1)`` fits are independent jobs, widest states first.
+    calibrate : bool, default=True
+        Temperature-scale each state's probabilities, fitted on its out-of-fold
+        probabilities (see ``calibration_``).
 
     Attributes
     ----------
     oof_proba_ : ndarray (n_samples, n_states, n_classes), float32
-        Out-of-fold class probabilities of each state's classifier.
+        Out-of-fold class probabilities of each state's classifier (calibrated
+        when ``calibrate``).
     models_ : list
         Per state, the classifier refit on all rows (used at predict time).
+    state_columns_ : list of ndarray
+        Per state, the positions of its columns in ``X``.
+    temperatures_ : ndarray (n_states,)
+        Calibration temperature per state (1.0 = unchanged).
+    calibration_ : DataFrame
+        Per state: ``temperature``, ``ece_raw`` and ``ece`` (expected calibration
+        error of the out-of-fold probabilities before and after scaling).
     fingerprint_ : str
         Hash of the training data and settings; guards reuse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from budgetdag_core import SensorDAG
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> dag = SensorDAG(["a", "b"])
+    >>> bank = ClassifierBank(cv=3, random_state=0).fit(
+    ...     X, y, dag, [np.array([0]), np.array([1])], n_classes=2)
+    >>> bank.oof_losses(y).shape
+    (120, 4)
     """
 
-    def __init__(
-        self,
-        classifier: Any = None,
-        *,
-        cv: int = 5,
-        random_state: int | None = None,
-        n_jobs: int | None = None,
-    ) -> None:
-        self.classifier = classifier
-        self.cv = cv
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+    kind = "per_subset"
 
-    @staticmethod
-    def make_fingerprint(X: np.ndarray, y: np.ndarray, *settings: Any) -> str:
-        return joblib.hash((np.ascontiguousarray(X), np.asarray(y), settings))
+    def template(self) -> Any:
+        return self.classifier if self.classifier is not None else default_classifier()
 
     def fit(
         self,
@@ -166,18 +227,12 @@ class ClassifierBank:
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
         """
-        template = (
-            self.classifier if self.classifier is not None else (default_classifier())
-        )
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
-        folds = list(
-            StratifiedKFold(
-                self.cv, shuffle=True, random_state=self.random_state
-            ).split(X, y)
-        )
+        folds = self._folds(X, y)
+        smallest = min(len(train) for train, _ in folds)
         self.oof_proba_, self.models_ = _fit_states(
-            template,
+            fit_ready(self.template(), smallest, n_classes),
             X,
             y,
             self.state_columns_,
@@ -188,36 +243,54 @@ class ClassifierBank:
             self.n_jobs,
             progress,
         )
-        self.fingerprint_ = self.make_fingerprint(
-            X, y, self.cv, self.random_state, repr(template), dag.states
-        )
+        self._finish(X, y, dag)
         return self
 
-    @property
-    def n_states(self) -> int:
-        return len(self.models_)
-
-    def oof_predictions(self) -> np.ndarray:
-        """Out-of-fold predicted class index, shape (n_samples, n_states)."""
-        return self.oof_proba_.argmax(axis=2)
-
-    def oof_losses(
-        self, y: np.ndarray, loss_matrix: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Stop-and-classify loss per example and state: 0/1, or ``loss_matrix``.
-
-        ``loss_matrix[i, j]`` is the loss of predicting class j when the truth is i.
-        """
-        pred = self.oof_predictions()
-        if loss_matrix is None:
-            return (pred != np.asarray(y)[:, None]).astype(float)
-        return np.asarray(loss_matrix, dtype=float)[np.asarray(y)[:, None], pred]
-
-    def predict_proba(self, X: np.ndarray, state: int) -> np.ndarray:
-        """Class probabilities of the full-data classifier of ``state``."""
+    def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         return _proba(self.models_[state], Xs, self.n_classes_)
+
+
+def make_bank(
+    kind: str = "hgb",
+    classifier: Any = None,
+    *,
+    cv: int = 5,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    calibrate: bool = True,
+) -> BaseBank:
+    """An unfitted bank of the given kind.
+
+    Parameters
+    ----------
+    kind : {"per_subset", "hgb", "masked"}
+        ``"per_subset"`` clones ``classifier`` (default logistic regression) per
+        state; ``"hgb"`` is per-subset with :func:`boosting_classifier` (no
+        ``classifier`` allowed); ``"masked"`` fits one model on mask-replicated
+        rows (``classifier`` must accept NaN; default gradient boosting).
+    classifier, cv, random_state, n_jobs, calibrate
+        Passed to the bank.
+    """
+    if kind not in BANK_KINDS:
+        raise ValueError(f"Unknown bank kind {kind!r}; choose from {list(BANK_KINDS)}.")
+    common = {
+        "cv": cv,
+        "random_state": random_state,
+        "n_jobs": n_jobs,
+        "calibrate": calibrate,
+    }
+    if kind == "hgb":
+        if classifier is not None:
+            raise ValueError(
+                "bank kind 'hgb' uses its own gradient-boosting model; pass "
+                "classifier=... with bank kind 'per_subset' or 'masked' instead."
+            )
+        return ClassifierBank(boosting_classifier(random_state), **common)
+    if kind == "masked":
+        return MaskedBank(classifier, **common)
+    return ClassifierBank(classifier, **common)
 
 
 def _predict(model: Any, Xs: np.ndarray) -> np.ndarray:
@@ -261,6 +334,16 @@ class RegressorBank:
 
     make_fingerprint = staticmethod(ClassifierBank.make_fingerprint)
 
+    def template(self) -> Any:
+        """The regressor cloned per state."""
+        return self.regressor if self.regressor is not None else default_regressor()
+
+    def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
+        """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``."""
+        y = np.asarray(y, dtype=float)
+        settings = (self.cv, self.random_state, repr(self.template()))
+        return self.make_fingerprint(X, y, *settings, dag.states)
+
     def fit(
         self,
         X: np.ndarray,
@@ -270,7 +353,7 @@ class RegressorBank:
         progress: Progress | None = None,
     ) -> RegressorBank:
         """Fit out-of-fold and full-data regressors for every state of ``dag``."""
-        template = self.regressor if self.regressor is not None else default_regressor()
+        template = self.template()
         y = np.asarray(y, dtype=float)
         self.state_columns_ = dag.state_columns(sensor_columns)
         folds = list(
@@ -289,9 +372,7 @@ class RegressorBank:
             progress,
         )
         self.oof_pred_ = oof[:, :, 0]
-        self.fingerprint_ = self.make_fingerprint(
-            X, y, self.cv, self.random_state, repr(template), dag.states
-        )
+        self.fingerprint_ = self.fingerprint_for(X, y, dag)
         return self
 
     @property

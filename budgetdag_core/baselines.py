@@ -170,14 +170,7 @@ def state_predictions(
     y_enc = encode_labels(y, model.classes_)
     if out_of_fold:
         bank = model.bank_
-        expected = ClassifierBank.make_fingerprint(
-            Xv,
-            y_enc,
-            model.cv,
-            model.random_state,
-            repr(model._bank_template()),
-            model.sensor_dag_.states,
-        )
+        expected = model._bank_fingerprint(Xv, y_enc, model.sensor_dag_)
         if (y_enc < 0).any() or getattr(bank, "fingerprint_", None) != expected:
             raise ValueError(
                 "out_of_fold=True needs the exact training data of the model's bank."

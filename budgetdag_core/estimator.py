@@ -10,7 +10,14 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from ._estimator_base import BudgetDAGBase
-from .bank import ClassifierBank, Progress
+from .bank import (
+    BANK_KINDS,
+    BaseBank,
+    ClassifierBank,
+    Progress,
+    make_bank,
+    resolve_bank_kind,
+)
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
 from .sensors import SensorSpec
@@ -32,7 +39,16 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Weight of acquisition cost against one misclassification. 0 buys
         everything that helps; a large value buys nothing.
     classifier : scikit-learn classifier, optional
-        Cloned per state for the bank; default standardised logistic regression.
+        The bank's model: cloned per state (``bank_kind="per_subset"``, default
+        standardised logistic regression) or the one masked model (must accept
+        NaN).
+    bank_kind : {"auto", "per_subset", "hgb", "masked"}, default="auto"
+        How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
+        one ``classifier`` per state, one early-stopped gradient boosting per
+        state, or one missing-value model for all states. ``"auto"``:
+        ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
+        33 states or more, else ``"hgb"`` (chosen by measurement, see the
+        README's bank benchmark).
     policy_learner : {"filter_tree", "cost_regression"} or learner object
         Cost-sensitive learner at each node.
     policy_degree : int, default=2
@@ -80,7 +96,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     classes_ : ndarray
     dag_ : networkx.DiGraph
         States with attribute ``sensors`` (tuple of names).
-    bank_ : ClassifierBank
+    bank_ : ClassifierBank or MaskedBank
     policies_ : list of NodePolicy
     feature_names_in_ : ndarray of str
     subset_selection_ : SubsetSelection or None
@@ -101,6 +117,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     _parameter_constraints: dict = {
         **BudgetDAGBase._common_constraints,
         "classifier": [HasMethods(["fit", "predict"]), None],
+        "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
     }
@@ -112,6 +129,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         *,
         cost_scale: float = 1.0,
         classifier: Any = None,
+        bank_kind: str = "auto",
         policy_learner: str | Any = "filter_tree",
         policy_degree: int = 2,
         cv: int = 5,
@@ -128,6 +146,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.sensors = sensors
         self.cost_scale = cost_scale
         self.classifier = classifier
+        self.bank_kind = bank_kind
         self.policy_learner = policy_learner
         self.policy_degree = policy_degree
         self.cv = cv
@@ -211,13 +230,16 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return y_enc, {"classes_": classes}
 
     def _bank_template(self) -> Any:
-        from .bank import default_classifier
+        """The classifier the bank fits (per state, or the one masked model)."""
+        return self._new_bank().template()
 
-        return self.classifier if self.classifier is not None else default_classifier()
-
-    def _new_bank(self) -> ClassifierBank:
-        return ClassifierBank(
-            self._bank_template(),
+    def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
+        n_states = None if dag is None else dag.n_states
+        # Models pickled before bank_kind existed had per-subset banks.
+        kind = getattr(self, "bank_kind", "per_subset")
+        return make_bank(
+            resolve_bank_kind(kind, self.classifier, n_states),
+            self.classifier,
             cv=self.cv,
             random_state=self.random_state,
             n_jobs=self.n_jobs,
@@ -244,7 +266,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         y: Any,
         *,
         sample_costs: pd.DataFrame | np.ndarray | None = None,
-        bank: ClassifierBank | None = None,
+        bank: BaseBank | None = None,
         progress: Progress | None = None,
     ) -> BudgetDAGClassifier:
         """Fit the classifier bank (unless ``bank`` is given) and the policies.
@@ -258,7 +280,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         sample_costs : DataFrame (rows x sensor names), optional
             Example-dependent acquisition costs (eq. 9 of the paper); default
             the spec's costs. Subset selection uses their column means.
-        bank : ClassifierBank, optional
+        bank : fitted bank (ClassifierBank or MaskedBank), optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
             instead of refitted, so only the policies are learned.
         progress : callable(stage, done, total), optional

@@ -145,7 +145,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     def _bank_template(self) -> Any:
         return self.regressor if self.regressor is not None else default_regressor()
 
-    def _new_bank(self) -> RegressorBank:
+    def _new_bank(self, dag: SensorDAG | None = None) -> RegressorBank:
         return RegressorBank(
             self._bank_template(),
             cv=self.cv,

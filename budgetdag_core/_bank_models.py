@@ -1,0 +1,64 @@
+"""Model templates of the banks: the logistic default and short gradient boosting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.base import clone
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+
+def default_classifier() -> Any:
+    """Standardised multinomial logistic regression."""
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+
+
+def boosting_classifier(random_state: int | None = None) -> Any:
+    """Gradient boosting tuned for many short fits (the ``"hgb"`` bank).
+
+    At most 50 rounds at learning rate 0.2, stopped early when the log loss on a
+    10% validation split has not improved for 5 rounds (landsat fits stop after
+    20-45 rounds). The L2 penalty keeps the large steps stable with many classes:
+    without it letter (26 classes) diverged at one sensor (76% error). The cap
+    bounds the cost where the loss keeps creeping down (letter). The README's
+    bank benchmark has the measurements. Missing values are handled natively, so
+    the same template serves the masked bank.
+    """
+    return HistGradientBoostingClassifier(
+        learning_rate=0.2,
+        max_iter=50,
+        l2_regularization=1.0,
+        early_stopping=True,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        random_state=random_state,
+    )
+
+
+def masked_classifier(random_state: int | None = None) -> Any:
+    """The masked bank's model: :func:`boosting_classifier` with up to 150 rounds.
+
+    One model learns every state, a harder task than one subset's, and its
+    early stopping is sound (the bank splits validation rows by original row),
+    so it gets more rounds: on letter the 50-round cap cost 0.054 vs 0.043 test
+    error with all sensors.
+    """
+    return boosting_classifier(random_state).set_params(max_iter=150)
+
+
+def fit_ready(template: Any, n_rows: int, n_classes: int) -> Any:
+    """``template``, without early stopping when its validation split is too small.
+
+    A stratified validation split of ``validation_fraction * n_rows`` rows needs
+    a couple of rows per class; on tiny tables (or folds) scikit-learn raises
+    instead, so the template then runs its full ``max_iter`` rounds.
+    """
+    params = template.get_params(deep=False) if hasattr(template, "get_params") else {}
+    fraction = params.get("validation_fraction")
+    if params.get("early_stopping") is True and isinstance(fraction, float):
+        if fraction * n_rows < 2 * n_classes:
+            return clone(template).set_params(early_stopping=False)
+    return template
