@@ -1,7 +1,7 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
 from ._version import __version__
-from .bank import ClassifierBank
+from .bank import BANK_KINDS, ClassifierBank, MaskedBank, make_bank
 from .baselines import baseline_points, lower_convex_hull, oracle_frontier
 from .budget import BudgetReport, fit_for_budget
 from .dag import SensorDAG
@@ -34,10 +34,12 @@ from .tradeoff import (
 )
 
 __all__ = [
+    "BANK_KINDS",
     "DEMOS",
     "BudgetDAGClassifier",
     "BudgetReport",
     "ClassifierBank",
+    "MaskedBank",
     "CostRegression",
     "DominanceSummary",
     "FilterTree",
@@ -64,6 +66,7 @@ __all__ = [
     "load_policy",
     "loads_policy",
     "lower_convex_hull",
+    "make_bank",
     "node_details",
     "oracle_frontier",
     "path_of",

@@ -1,32 +1,72 @@
-"""The classifier bank: one classifier per DAG state, with out-of-fold predictions.
+"""Classifier banks: class probabilities for every DAG state, with out-of-fold copies.
 
 The bank does not depend on acquisition costs, so one fitted bank serves every
 ``cost_scale`` (a trade-off sweep, the app's cost slider, budget targeting).
+
+Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
+
+- ``"per_subset"``: :class:`ClassifierBank` cloning any scikit-learn classifier
+  once per state (default: standardised logistic regression);
+- ``"hgb"``: the same with :func:`boosting_classifier`, a short early-stopped
+  ``HistGradientBoostingClassifier`` per state;
+- ``"masked"``: :class:`~budgetdag_core.masked_bank.MaskedBank`, one
+  missing-value-capable model for all states, trained on rows replicated under
+  sensor masks (unacquired columns set to NaN).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import joblib
 import numpy as np
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._bank_base import BaseBank, Progress, single_threaded
+from ._bank_models import boosting_classifier, default_classifier
 from .dag import SensorDAG
+from .masked_bank import MaskedBank
 
-Progress = Callable[[str, int, int], None]
+__all__ = [
+    "BANK_KINDS",
+    "DEFAULT_BANK_KIND",
+    "BaseBank",
+    "ClassifierBank",
+    "MaskedBank",
+    "Progress",
+    "boosting_classifier",
+    "default_classifier",
+    "make_bank",
+    "resolve_bank_kind",
+]
+
+BANK_KINDS = ("per_subset", "hgb", "masked")
+#: What ``bank_kind="auto"`` picks without a ``classifier`` (see the README's
+#: bank benchmark for the measurements behind it).
+DEFAULT_BANK_KIND = "hgb"
+#: With more DAG states than this, ``"auto"`` switches to the masked bank: its
+#: cost is ``cv + 1`` fits whatever the number of states.
+AUTO_MASKED_MIN_STATES = 33
 
 
-def default_classifier() -> Any:
-    """Standardised multinomial logistic regression."""
-    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=500))
+def resolve_bank_kind(
+    bank_kind: str, classifier: Any = None, n_states: int | None = None
+) -> str:
+    """The concrete bank kind for ``bank_kind`` (resolves ``"auto"``).
+
+    ``"auto"`` means ``"per_subset"`` when a ``classifier`` is given, the masked
+    bank when the DAG has at least ``AUTO_MASKED_MIN_STATES`` states, and
+    ``DEFAULT_BANK_KIND`` otherwise.
+    """
+    if bank_kind != "auto":
+        return bank_kind
+    if classifier is not None:
+        return "per_subset"
+    if n_states is not None and n_states >= AUTO_MASKED_MIN_STATES:
+        return "masked"
+    return DEFAULT_BANK_KIND
 
 
 def _fit_predict(
@@ -43,8 +83,9 @@ def _fit_predict(
         estimator = DummyClassifier(strategy="prior")
     Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
     rows = slice(None) if train is None else train
-    model = clone(estimator).fit(Xs[rows], y[rows])
-    proba = None if test is None else _proba(model, Xs[test], n_classes)
+    with single_threaded():
+        model = clone(estimator).fit(Xs[rows], y[rows])
+        proba = None if test is None else _proba(model, Xs[test], n_classes)
     return model, proba
 
 
@@ -59,7 +100,7 @@ def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
-class ClassifierBank:
+class ClassifierBank(BaseBank):
     """One classifier per DAG state, cloned from ``classifier``.
 
     Parameters
@@ -72,34 +113,46 @@ class ClassifierBank:
     random_state : int or None
         Seeds the fold split.
     n_jobs : int or None
-        Parallel fits through joblib (honours the active joblib backend).
+        Parallel fits through joblib (honours the active joblib backend). All
+        ``n_states * (cv + 1)`` fits are independent jobs, largest states first.
+    calibrate : bool, default=True
+        Temperature-scale each state's probabilities, fitted on its out-of-fold
+        probabilities (see ``calibration_``).
 
     Attributes
     ----------
     oof_proba_ : ndarray (n_samples, n_states, n_classes), float32
-        Out-of-fold class probabilities of each state's classifier.
+        Out-of-fold class probabilities of each state's classifier (calibrated
+        when ``calibrate``).
     models_ : list
         Per state, the classifier refit on all rows (used at predict time).
+    state_columns_ : list of ndarray
+        Per state, the positions of its columns in ``X``.
+    temperatures_ : ndarray (n_states,)
+        Calibration temperature per state (1.0 = unchanged).
+    calibration_ : DataFrame
+        Per state: ``temperature``, ``ece_raw`` and ``ece`` (expected calibration
+        error of the out-of-fold probabilities before and after scaling).
     fingerprint_ : str
         Hash of the training data and settings; guards reuse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from budgetdag_core import SensorDAG
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> dag = SensorDAG(["a", "b"])
+    >>> bank = ClassifierBank(cv=3, random_state=0).fit(
+    ...     X, y, dag, [np.array([0]), np.array([1])], n_classes=2)
+    >>> bank.oof_losses(y).shape
+    (120, 4)
     """
 
-    def __init__(
-        self,
-        classifier: Any = None,
-        *,
-        cv: int = 5,
-        random_state: int | None = None,
-        n_jobs: int | None = None,
-    ) -> None:
-        self.classifier = classifier
-        self.cv = cv
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+    kind = "per_subset"
 
-    @staticmethod
-    def make_fingerprint(X: np.ndarray, y: np.ndarray, *settings: Any) -> str:
-        return joblib.hash((np.ascontiguousarray(X), np.asarray(y), settings))
+    def template(self) -> Any:
+        return self.classifier if self.classifier is not None else default_classifier()
 
     def fit(
         self,
@@ -115,31 +168,25 @@ class ClassifierBank:
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
         """
-        template = (
-            self.classifier if self.classifier is not None else (default_classifier())
-        )
+        template = self.template()
         n, K = len(X), dag.n_states
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
-        folds = list(
-            StratifiedKFold(
-                self.cv, shuffle=True, random_state=self.random_state
-            ).split(X, y)
-        )
+        folds = self._folds(X, y)
+        # Widest states first, so the longest fits do not trail at the end.
+        by_width = sorted(range(K), key=lambda k: -len(self.state_columns_[k]))
         jobs = [
-            (k, f, train, test)
-            for k in range(K)
-            for f, (train, test) in enumerate([*folds, (None, None)])
+            (k, train, test) for k in by_width for train, test in [*folds, (None, None)]
         ]
         results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(_fit_predict)(
                 template, X, y, self.state_columns_[k], train, test, n_classes
             )
-            for k, _, train, test in jobs
+            for k, train, test in jobs
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
         self.models_: list[Any] = [None] * K
-        for done, ((k, _, _, test), (model, proba)) in enumerate(
+        for done, ((k, _, test), (model, proba)) in enumerate(
             zip(jobs, results, strict=True), start=1
         ):
             if test is None:
@@ -148,33 +195,51 @@ class ClassifierBank:
                 self.oof_proba_[test, k] = proba
             if progress is not None:
                 progress("bank", done, len(jobs))
-        self.fingerprint_ = self.make_fingerprint(
-            X, y, self.cv, self.random_state, repr(template), dag.states
-        )
+        self._finish(X, y, dag)
         return self
 
-    @property
-    def n_states(self) -> int:
-        return len(self.models_)
-
-    def oof_predictions(self) -> np.ndarray:
-        """Out-of-fold predicted class index, shape (n_samples, n_states)."""
-        return self.oof_proba_.argmax(axis=2)
-
-    def oof_losses(
-        self, y: np.ndarray, loss_matrix: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Stop-and-classify loss per example and state: 0/1, or ``loss_matrix``.
-
-        ``loss_matrix[i, j]`` is the loss of predicting class j when the truth is i.
-        """
-        pred = self.oof_predictions()
-        if loss_matrix is None:
-            return (pred != np.asarray(y)[:, None]).astype(float)
-        return np.asarray(loss_matrix, dtype=float)[np.asarray(y)[:, None], pred]
-
-    def predict_proba(self, X: np.ndarray, state: int) -> np.ndarray:
-        """Class probabilities of the full-data classifier of ``state``."""
+    def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         return _proba(self.models_[state], Xs, self.n_classes_)
+
+
+def make_bank(
+    kind: str = "hgb",
+    classifier: Any = None,
+    *,
+    cv: int = 5,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    calibrate: bool = True,
+) -> BaseBank:
+    """An unfitted bank of the given kind.
+
+    Parameters
+    ----------
+    kind : {"per_subset", "hgb", "masked"}
+        ``"per_subset"`` clones ``classifier`` (default logistic regression) per
+        state; ``"hgb"`` is per-subset with :func:`boosting_classifier` (no
+        ``classifier`` allowed); ``"masked"`` fits one model on mask-replicated
+        rows (``classifier`` must accept NaN; default :func:`boosting_classifier`).
+    classifier, cv, random_state, n_jobs, calibrate
+        Passed to the bank.
+    """
+    if kind not in BANK_KINDS:
+        raise ValueError(f"Unknown bank kind {kind!r}; choose from {list(BANK_KINDS)}.")
+    common = {
+        "cv": cv,
+        "random_state": random_state,
+        "n_jobs": n_jobs,
+        "calibrate": calibrate,
+    }
+    if kind == "hgb":
+        if classifier is not None:
+            raise ValueError(
+                "bank kind 'hgb' uses its own gradient-boosting model; pass "
+                "classifier=... with bank kind 'per_subset' or 'masked' instead."
+            )
+        return ClassifierBank(boosting_classifier(random_state), **common)
+    if kind == "masked":
+        return MaskedBank(classifier, **common)
+    return ClassifierBank(classifier, **common)

@@ -170,13 +170,8 @@ def state_predictions(
     y_enc = encode_labels(y, model.classes_)
     if out_of_fold:
         bank = model.bank_
-        expected = ClassifierBank.make_fingerprint(
-            Xv,
-            y_enc,
-            model.cv,
-            model.random_state,
-            repr(model._bank_template()),
-            model.sensor_dag_.states,
+        expected = model._make_bank(model.sensor_dag_).fingerprint_for(
+            Xv, y_enc, model.sensor_dag_
         )
         if (y_enc < 0).any() or getattr(bank, "fingerprint_", None) != expected:
             raise ValueError(

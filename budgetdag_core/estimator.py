@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .bank import ClassifierBank, Progress
+from .bank import BANK_KINDS, BaseBank, Progress, make_bank, resolve_bank_kind
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, Routing, graph_reduce, route
@@ -42,7 +42,15 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         Weight of acquisition cost against one misclassification. 0 buys
         everything that helps; a large value buys nothing.
     classifier : scikit-learn classifier, optional
-        Cloned per state for the bank; default standardised logistic regression.
+        The bank's model: cloned per state (``bank_kind="per_subset"``, default
+        standardised logistic regression) or the one masked model (must accept
+        NaN).
+    bank_kind : {"auto", "per_subset", "hgb", "masked"}, default="auto"
+        How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
+        one ``classifier`` per state, one early-stopped gradient boosting per
+        state, or one missing-value model for all states. ``"auto"`` is
+        ``"per_subset"`` when ``classifier`` is given, else the measured default
+        :data:`budgetdag_core.bank.DEFAULT_BANK_KIND`.
     policy_learner : {"filter_tree", "cost_regression"} or learner object
         Cost-sensitive learner at each node.
     policy_degree : int, default=2
@@ -91,6 +99,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         "sensors": [SensorSpec, dict, str],
         "cost_scale": [Interval(Real, 0, None, closed="left")],
         "classifier": [HasMethods(["fit", "predict"]), None],
+        "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "policy_learner": [
             StrOptions({"filter_tree", "cost_regression"}),
             HasMethods(["fit", "predict"]),
@@ -110,6 +119,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         *,
         cost_scale: float = 1.0,
         classifier: Any = None,
+        bank_kind: str = "auto",
         policy_learner: str | Any = "filter_tree",
         policy_degree: int = 2,
         cv: int = 5,
@@ -122,6 +132,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         self.sensors = sensors
         self.cost_scale = cost_scale
         self.classifier = classifier
+        self.bank_kind = bank_kind
         self.policy_learner = policy_learner
         self.policy_degree = policy_degree
         self.cv = cv
@@ -170,7 +181,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         y: Any,
         *,
         sample_costs: pd.DataFrame | np.ndarray | None = None,
-        bank: ClassifierBank | None = None,
+        bank: BaseBank | None = None,
         progress: Progress | None = None,
     ) -> BudgetDAGClassifier:
         """Fit the classifier bank (unless ``bank`` is given) and the policies.
@@ -181,7 +192,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         y : labels.
         sample_costs : DataFrame (rows x sensor names), optional
             Example-dependent acquisition costs; default the spec's costs.
-        bank : ClassifierBank, optional
+        bank : fitted bank (ClassifierBank or MaskedBank), optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
             instead of refitted, so only the policies are learned.
         progress : callable(stage, done, total), optional
@@ -192,16 +203,16 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         loss_matrix = self._check_loss_matrix(len(classes))
         sensor_columns = spec.column_indices()
-        settings = (self.cv, self.random_state, repr(self._bank_template()))
         if bank is not None:
-            expected = ClassifierBank.make_fingerprint(Xv, y_enc, *settings, dag.states)
+            expected = self._make_bank(dag).fingerprint_for(Xv, y_enc, dag)
             if getattr(bank, "fingerprint_", None) != expected:
                 raise ValueError(
                     "The given bank was fitted on other data or settings (rows, "
-                    "columns, cv, random_state or classifier differ): refit it."
+                    "columns, cv, random_state, bank kind or classifier differ): "
+                    "refit it."
                 )
         else:
-            bank = self._new_bank().fit(
+            bank = self._make_bank(dag).fit(
                 Xv, y_enc, dag, sensor_columns, len(classes), progress
             )
         state_cols = dag.state_columns(sensor_columns)
@@ -252,9 +263,11 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         classes, y_enc = np.unique(y, return_inverse=True)
         return spec, Xv, y_enc, classes, self._build_dag(spec)
 
-    def _new_bank(self) -> ClassifierBank:
-        return ClassifierBank(
-            self._bank_template(),
+    def _make_bank(self, dag: SensorDAG) -> BaseBank:
+        """The unfitted bank of ``bank_kind`` for this DAG."""
+        return make_bank(
+            resolve_bank_kind(self.bank_kind, self.classifier, dag.n_states),
+            self.classifier,
             cv=self.cv,
             random_state=self.random_state,
             n_jobs=self.n_jobs,
@@ -262,7 +275,7 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
 
     def fit_bank(
         self, X: pd.DataFrame, y: Any, *, progress: Progress | None = None
-    ) -> ClassifierBank:
+    ) -> BaseBank:
         """Fit only the classifier bank, for reuse by ``fit(X, y, bank=...)``.
 
         The bank does not depend on costs, ``cost_scale`` or the policy settings:
@@ -271,14 +284,16 @@ class BudgetDAGClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         spec, Xv, y_enc, classes, dag = self._check_fit_data(X, y)
-        return self._new_bank().fit(
+        return self._make_bank(dag).fit(
             Xv, y_enc, dag, spec.column_indices(), len(classes), progress
         )
 
     def _bank_template(self) -> Any:
-        from .bank import default_classifier
-
-        return self.classifier if self.classifier is not None else default_classifier()
+        """The classifier the bank fits (per state, or the one masked model)."""
+        kind = resolve_bank_kind(self.bank_kind, self.classifier)
+        return make_bank(
+            kind, self.classifier, random_state=self.random_state
+        ).template()
 
     def refit_policies(
         self,

@@ -1,0 +1,236 @@
+"""Classifier banks compared: test error by number of sensors, fit seconds, calibration.
+
+For each dataset and bank kind, fits the bank (out-of-fold predictions included,
+``cv`` folds) and prints one markdown row: the test error of the best state of each
+size (the "1 band / 2 bands / ..." columns of issue 8), the error of the mean state
+of each size, the bank's wall-clock fit seconds and the test calibration error
+(top-label ECE, mean over states) without and with the bank's temperature scaling.
+
+``--curve`` adds the DAG trade-off curve on landsat with the default bank: one
+estimator fit, then ``refit_policies`` per ``cost_scale`` (the bank is reused).
+
+The machine is shared: the load average is printed before and after each fit so
+noisy timings can be recognised. ``cpu s`` is this process's CPU time: with
+``--n-jobs 1`` (all fits in-process) it is the bank's total compute, which on an
+idle machine with ``c`` cores and ``n_jobs=c`` takes about ``cpu s / c`` of wall
+time (the fits are independent).
+
+Usage::
+
+    python -m benchmarks.bench_banks                       # landsat letter pima
+    python -m benchmarks.bench_banks --datasets spam --kinds hgb masked
+    python -m benchmarks.bench_banks --datasets landsat --kinds hgb --curve
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from budgetdag_core import SensorDAG, SensorSpec, load_demo, make_bank
+from budgetdag_core._calibration import expected_calibration_error
+from budgetdag_core.bank import DEFAULT_BANK_KIND
+
+
+@dataclass
+class Data:
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    spec: SensorSpec
+
+
+def load(name: str) -> Data:
+    if name == "spam":
+        from sklearn.model_selection import train_test_split
+
+        from budgetdag_core.datasets import find_file
+
+        df = pd.read_csv(find_file("spam.csv.gz"))
+        cols = [c for c in df.columns if c != "label"]
+        # 57 single-feature sensors would make 2^57 states: 6 column blocks.
+        groups = {
+            "words_a": cols[0:12],
+            "words_b": cols[12:24],
+            "words_c": cols[24:36],
+            "words_d": cols[36:48],
+            "chars": cols[48:54],
+            "capitals": cols[54:57],
+        }
+        spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
+        train, test = train_test_split(
+            df, test_size=0.25, random_state=0, stratify=df["label"]
+        )
+    else:
+        demo = load_demo(name)
+        spec, train, test = demo.spec, demo.train, demo.test
+    classes = np.unique(train["label"])
+    return Data(
+        train[spec.columns].to_numpy(float),
+        np.searchsorted(classes, train["label"].to_numpy()),
+        test[spec.columns].to_numpy(float),
+        np.searchsorted(classes, test["label"].to_numpy()),
+        spec,
+    )
+
+
+def make(kind: str, cv: int, n_jobs: int):
+    if kind == "lgbm":  # reference only: LightGBM per state, 100 rounds, no stop
+        import lightgbm as lgb
+
+        clf = lgb.LGBMClassifier(
+            n_estimators=100, learning_rate=0.1, n_jobs=1, verbose=-1, random_state=0
+        )
+        return make_bank("per_subset", clf, cv=cv, random_state=0, n_jobs=n_jobs)
+    return make_bank(kind, cv=cv, random_state=0, n_jobs=n_jobs)
+
+
+LABELS = {
+    "per_subset": "logistic regression per subset",
+    "hgb": "HistGradientBoosting per subset (early stop)",
+    "masked": "one masked HistGradientBoosting",
+    "lgbm": "LightGBM per subset (100 rounds, reference)",
+}
+
+
+def bench_bank(data: Data, kind: str, cv: int, n_jobs: int) -> dict:
+    dag = SensorDAG(data.spec.names)
+    bank = make(kind, cv, n_jobs)
+    load0 = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), time.process_time()
+    bank.fit(
+        data.X_train,
+        data.y_train,
+        dag,
+        data.spec.column_indices(),
+        int(data.y_train.max()) + 1,
+    )
+    seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    load1 = os.getloadavg()[0]
+    by_size: dict[int, list[float]] = {}
+    ece_raw, ece_cal = [], []
+    for k in range(1, dag.n_states):
+        raw = bank._raw_proba(data.X_test, k)
+        cal = bank.predict_proba(data.X_test, k)
+        by_size.setdefault(len(dag.sensors_in(k)), []).append(
+            float((cal.argmax(1) != data.y_test).mean())
+        )
+        ece_raw.append(expected_calibration_error(raw, data.y_test))
+        ece_cal.append(expected_calibration_error(cal, data.y_test))
+    return {
+        "best": {s: min(v) for s, v in sorted(by_size.items())},
+        "mean": {s: float(np.mean(v)) for s, v in sorted(by_size.items())},
+        "seconds": seconds,
+        "cpu": cpu,
+        "load": (load0, load1),
+        "ece_raw": float(np.mean(ece_raw)),
+        "ece": float(np.mean(ece_cal)),
+        "bank": bank,
+    }
+
+
+def print_header(name: str, n_sensors: int) -> None:
+    sizes = range(1, n_sensors + 1)
+    head = " | ".join(f"{s} sensor{'s' * (s > 1)}" for s in sizes)
+    print(f"\n### {name}: best state of each size (mean over states of that size)\n")
+    print(f"| bank | {head} | fit s | cpu s | load | test ECE raw -> calibrated |")
+    print("|---|" + "---|" * (n_sensors + 4), flush=True)
+
+
+def print_row(kind: str, r: dict) -> None:
+    cells = " | ".join(f"{b:.3f} ({r['mean'][s]:.3f})" for s, b in r["best"].items())
+    print(
+        f"| {LABELS[kind]} | {cells} | {r['seconds']:.1f} | {r['cpu']:.1f} | "
+        f"{r['load'][0]:.1f}->{r['load'][1]:.1f} | "
+        f"{r['ece_raw']:.3f} -> {r['ece']:.3f} |",
+        flush=True,
+    )
+
+
+def curve(n_jobs: int, scales: list[float]) -> None:
+    from budgetdag_core import BudgetDAGClassifier
+
+    demo = load_demo("landsat")
+    print(f"\n### landsat DAG curve, default bank ({DEFAULT_BANK_KIND}), cv=5\n")
+    t0 = time.perf_counter()
+    model = BudgetDAGClassifier(
+        demo.spec, cost_scale=scales[0], random_state=0, n_jobs=n_jobs
+    )
+    timings: dict[str, float] = {}
+    last = {"stage": None, "t": t0}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if done == total:
+            timings[stage] = time.perf_counter() - last["t"]
+            last["t"] = time.perf_counter()
+
+    model.fit(demo.X_train, demo.y_train, progress=progress)
+    total = time.perf_counter() - t0
+    print(
+        f"first fit {total:.1f} s (bank {timings.get('bank', float('nan')):.1f} s, "
+        f"policies {timings.get('policies', float('nan')):.1f} s), "
+        f"load {os.getloadavg()[0]:.1f}\n"
+    )
+    print("| cost_scale | avg sensors | test error | policy refit s |")
+    print("|---|---|---|---|")
+    for i, scale in enumerate(scales):
+        t0 = time.perf_counter()
+        m = model if i == 0 else model.refit_policies(demo.X_train, demo.y_train, scale)
+        secs = time.perf_counter() - t0 if i else float("nan")
+        ev = m.evaluate(demo.X_test, demo.y_test)
+        print(
+            f"| {scale:g} | {ev['avg_sensors']:.2f} | {ev['error']:.4f} | {secs:.1f} |",
+            flush=True,
+        )
+    print(
+        "\nLightGBM cost-efficient gradient boosting (issue 8): 0.0885 error with "
+        "4 bands, 0.1245 at 3.5 bands on average."
+    )
+
+
+def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
+    """Start the joblib workers and import the models there, outside the timings."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    spec = SensorSpec.per_column(["a", "b"])
+    tiny = Data(X, y, X, y, spec)
+    for kind in kinds:
+        bench_bank(tiny, kind, cv, n_jobs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["landsat", "letter", "pima"])
+    parser.add_argument("--kinds", nargs="+", default=["per_subset", "hgb", "masked"])
+    parser.add_argument("--cv", type=int, default=5)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--curve", action="store_true")
+    parser.add_argument(
+        "--scales",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.002, 0.005, 0.01, 0.02, 0.05],
+    )
+    args = parser.parse_args()
+    print(f"cpu count {os.cpu_count()}, n_jobs {args.n_jobs}, cv {args.cv}")
+    warm_up(args.kinds, args.cv, args.n_jobs)
+    for name in args.datasets:
+        data = load(name)
+        title = f"{name} (train {len(data.y_train)}, test {len(data.y_test)})"
+        print_header(title, data.spec.n_sensors)
+        for kind in args.kinds:
+            print_row(kind, bench_bank(data, kind, args.cv, args.n_jobs))
+    if args.curve:
+        curve(args.n_jobs, args.scales)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""What every classifier bank shares: folds, out-of-fold losses, calibration.
+
+A bank maps (rows, DAG state) to class probabilities using only the columns of
+the state's sensors. Subclasses fill ``oof_proba_`` (raw out-of-fold
+probabilities) and implement ``_raw_proba``; :meth:`BaseBank._finish` then fits
+one temperature per state on those out-of-fold probabilities and fingerprints
+the fit.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import ThreadpoolController
+
+from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
+from .dag import SensorDAG
+
+Progress = Callable[[str, int, int], None]
+
+
+@functools.cache
+def _controller() -> ThreadpoolController:
+    # Inspecting the loaded libraries costs ~30 ms; do it once per process.
+    return ThreadpoolController()
+
+
+def single_threaded() -> Any:
+    """Context limiting OpenMP/BLAS to one thread, for bank fits and predictions.
+
+    The bank parallelises across fits (``n_jobs``); nested OpenMP threads in many
+    short fits and small predictions only add overhead, and on a busy machine
+    spin-waiting OpenMP threads slowed one gradient-boosting fit on landsat from
+    1 s to 37 s and a one-row prediction from 7 ms to 130 ms.
+    """
+    return _controller().limit(limits=1)
+
+
+def prior_proba(y: np.ndarray, n_rows: int, n_classes: int) -> np.ndarray:
+    """Training class frequencies repeated for ``n_rows`` rows (the empty state)."""
+    prior = np.bincount(y, minlength=n_classes) / len(y)
+    return np.tile(prior, (n_rows, 1))
+
+
+class BaseBank:
+    """Common fitted state and methods of the classifier banks.
+
+    Parameters
+    ----------
+    classifier : scikit-learn classifier or None
+        The model template; each bank kind documents its default.
+    cv : int
+        Stratified folds for the out-of-fold predictions.
+    random_state : int or None
+        Seeds the fold split (and the bank's own sampling).
+    n_jobs : int or None
+        Parallel fits through joblib (honours the active joblib backend).
+    calibrate : bool
+        Fit a temperature per state on the out-of-fold probabilities and apply it
+        to ``oof_proba_`` and :meth:`predict_proba`. It never changes the
+        predicted class.
+    """
+
+    kind: ClassVar[str] = "base"
+
+    def __init__(
+        self,
+        classifier: Any = None,
+        *,
+        cv: int = 5,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        calibrate: bool = True,
+    ) -> None:
+        self.classifier = classifier
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.calibrate = calibrate
+
+    # ------------------------------------------------------------ fingerprint
+    @staticmethod
+    def make_fingerprint(X: np.ndarray, y: np.ndarray, *settings: Any) -> str:
+        return joblib.hash((np.ascontiguousarray(X), np.asarray(y), settings))
+
+    def template(self) -> Any:
+        """The classifier this bank fits (``classifier`` or the kind's default)."""
+        raise NotImplementedError
+
+    def _settings(self) -> tuple:
+        return (
+            self.kind,
+            self.cv,
+            self.random_state,
+            repr(self.template()),
+            self.calibrate,
+        )
+
+    def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
+        """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``.
+
+        Lets an estimator check that a bank handed to it was fitted on the same
+        rows, labels, DAG and settings before reusing it.
+        """
+        return self.make_fingerprint(X, y, *self._settings(), dag.states)
+
+    # ------------------------------------------------------------------ fit
+    def _folds(self, X: np.ndarray, y: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+        splitter = StratifiedKFold(
+            self.cv, shuffle=True, random_state=self.random_state
+        )
+        return list(splitter.split(X, y))
+
+    def _finish(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> None:
+        """Calibrate per state on the out-of-fold probabilities; fingerprint."""
+        K = self.oof_proba_.shape[1]
+        rng = np.random.default_rng(self.random_state)
+        self.temperatures_ = np.ones(K)
+        rows = []
+        for k in range(K):
+            raw = self.oof_proba_[:, k]
+            ece_raw = expected_calibration_error(raw, y)
+            if self.calibrate:
+                self.temperatures_[k] = fit_temperature(raw, y, rng)
+                self.oof_proba_[:, k] = apply_temperature(raw, self.temperatures_[k])
+            rows.append(
+                {
+                    "state": k,
+                    "temperature": self.temperatures_[k],
+                    "ece_raw": ece_raw,
+                    "ece": expected_calibration_error(self.oof_proba_[:, k], y),
+                }
+            )
+        self.calibration_ = pd.DataFrame(rows)
+        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+        progress: Progress | None = None,
+    ) -> BaseBank:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ inference
+    @property
+    def n_states(self) -> int:
+        return len(self.state_columns_)
+
+    def oof_predictions(self) -> np.ndarray:
+        """Out-of-fold predicted class index, shape (n_samples, n_states)."""
+        return self.oof_proba_.argmax(axis=2)
+
+    def oof_losses(
+        self, y: np.ndarray, loss_matrix: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Stop-and-classify loss per example and state: 0/1, or ``loss_matrix``.
+
+        ``loss_matrix[i, j]`` is the loss of predicting class j when the truth is i.
+        """
+        pred = self.oof_predictions()
+        if loss_matrix is None:
+            return (pred != np.asarray(y)[:, None]).astype(float)
+        return np.asarray(loss_matrix, dtype=float)[np.asarray(y)[:, None], pred]
+
+    def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict_proba(self, X: np.ndarray, state: int) -> np.ndarray:
+        """Calibrated class probabilities at ``state``, shape (n_rows, n_classes).
+
+        ``X`` holds all spec columns; only the columns of the state's sensors are
+        read (others may hold anything, NaN included).
+        """
+        with single_threaded():
+            proba = self._raw_proba(np.asarray(X, dtype=float), state)
+        temperatures = getattr(self, "temperatures_", None)
+        if temperatures is None:  # banks pickled before calibration existed
+            return proba
+        return apply_temperature(proba, float(temperatures[state]))

@@ -1,0 +1,286 @@
+"""Classifier banks: every kind fits, predicts every state, and is out-of-fold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from budgetdag_core import (
+    BANK_KINDS,
+    BudgetDAGClassifier,
+    ClassifierBank,
+    MaskedBank,
+    SensorDAG,
+    SensorSpec,
+    load_policy,
+    make_bank,
+    save_policy,
+)
+from budgetdag_core._calibration import apply_temperature, fit_temperature
+from budgetdag_core.bank import resolve_bank_kind
+
+N_SENSORS, COLS_PER_SENSOR, N_CLASSES = 3, 2, 3
+
+
+def make_data(n: int = 240, seed: int = 0, random_labels: bool = False):
+    """Three sensors of two columns; the class depends on sensors 0 and 1."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, N_SENSORS * COLS_PER_SENSOR))
+    if random_labels:
+        y = rng.integers(0, N_CLASSES, size=n)
+    else:
+        score = X[:, 0] + 0.8 * X[:, 2] + 0.3 * rng.normal(size=n)
+        y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+    sensor_columns = [
+        np.arange(m * COLS_PER_SENSOR, (m + 1) * COLS_PER_SENSOR)
+        for m in range(N_SENSORS)
+    ]
+    dag = SensorDAG([f"s{m}" for m in range(N_SENSORS)])
+    return X, y, dag, sensor_columns
+
+
+def fit_bank(bank, data):
+    X, y, dag, cols = data
+    return bank.fit(X, y, dag, cols, N_CLASSES)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_data()
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    return {
+        kind: fit_bank(make_bank(kind, cv=3, random_state=0), data)
+        for kind in BANK_KINDS
+    }
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_each_kind_fits_and_predicts_every_state(kind, data, fitted):
+    X, y, dag, _ = data
+    bank = fitted[kind]
+    K = dag.n_states
+    assert bank.oof_proba_.shape == (len(X), K, N_CLASSES)
+    np.testing.assert_allclose(bank.oof_proba_.sum(axis=2), 1.0, atol=1e-5)
+    losses = bank.oof_losses(y)
+    assert losses.shape == (len(X), K)
+    assert set(np.unique(losses)) <= {0.0, 1.0}
+    assert bank.oof_predictions().shape == (len(X), K)
+    assert len(bank.models_) == bank.n_states == K
+    assert len(bank.state_columns_) == K
+    assert list(bank.calibration_["state"]) == list(range(K))
+    errors = []
+    for k in range(K):
+        proba = bank.predict_proba(X, k)
+        assert proba.shape == (len(X), N_CLASSES)
+        assert np.isfinite(proba).all()
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-6)
+        errors.append((proba.argmax(axis=1) != y).mean())
+    # The empty state knows only priors; the informative states must beat it.
+    full = K - 1
+    assert errors[full] < errors[0] - 0.3
+    assert losses[:, full].mean() < losses[:, 0].mean() - 0.2
+
+
+@pytest.mark.parametrize(
+    ("kind", "memoriser"),
+    [
+        ("per_subset", KNeighborsClassifier(n_neighbors=1)),
+        ("masked", DecisionTreeClassifier(random_state=0)),
+    ],
+)
+def test_oof_is_out_of_fold_with_a_memorising_classifier(kind, memoriser):
+    X, y, dag, cols = data = make_data(random_labels=True)
+    bank = fit_bank(make_bank(kind, memoriser, cv=3, random_state=0), data)
+    full = dag.n_states - 1
+    in_sample = (bank.predict_proba(X, full).argmax(axis=1) != y).mean()
+    oof = bank.oof_losses(y)[:, full].mean()
+    assert in_sample == 0.0  # it memorised the random labels
+    assert oof > 0.5  # but out of fold it is at chance (2/3 for 3 classes)
+
+
+def test_hgb_oof_equals_a_model_fitted_without_the_fold(data):
+    X, y, dag, cols = data
+    bank = fit_bank(make_bank("hgb", cv=3, random_state=0, calibrate=False), data)
+    train, test = bank._folds(X, y)[0]
+    state = dag.n_states - 1
+    c = bank.state_columns_[state]
+    alone = clone(bank.template()).fit(X[train][:, c], y[train])
+    np.testing.assert_allclose(
+        bank.oof_proba_[test, state], alone.predict_proba(X[test][:, c]), rtol=1e-5
+    )
+    in_sample = (bank.predict_proba(X, state).argmax(axis=1) != y).mean()
+    assert bank.oof_losses(y)[:, state].mean() > in_sample
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_predictions_ignore_unacquired_sensors(kind, data, fitted):
+    X, _, dag, _ = data
+    bank = fitted[kind]
+    rng = np.random.default_rng(1)
+    for k in range(dag.n_states):
+        changed = X.copy()
+        outside = np.setdiff1d(np.arange(X.shape[1]), bank.state_columns_[k])
+        changed[:, outside] = rng.normal(scale=5.0, size=(len(X), len(outside)))
+        np.testing.assert_array_equal(
+            bank.predict_proba(X, k), bank.predict_proba(changed, k)
+        )
+        nan_outside = X.copy()
+        nan_outside[:, outside] = np.nan
+        np.testing.assert_array_equal(
+            bank.predict_proba(X, k), bank.predict_proba(nan_outside, k)
+        )
+
+
+def test_masked_bank_is_one_model_per_fold(fitted):
+    bank = fitted["masked"]
+    assert isinstance(bank, MaskedBank)
+    assert all(m is bank.model_ for m in bank.models_[1:])
+
+
+def test_masked_bank_samples_masks_when_the_dag_is_large():
+    rng = np.random.default_rng(0)
+    n, M = 200, 6
+    X = rng.normal(size=(n, M))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    dag = SensorDAG([f"s{m}" for m in range(M)])
+    cols = [np.array([m]) for m in range(M)]
+    bank = MaskedBank(cv=3, random_state=0, masks_per_row=4)
+    rows, states = bank.mask_pairs(dag, n, np.random.default_rng(0))
+    assert len(rows) == len(states) == n * 4
+    assert states.min() >= 1 and states.max() < dag.n_states
+    per_state = np.bincount(states, minlength=dag.n_states)
+    sizes = np.array([s.bit_count() for s in dag.states])
+    # Uniform over sizes: each single sensor is drawn far more often than each
+    # of the twenty 3-sensor states.
+    assert per_state[sizes == 1].mean() > 2 * per_state[sizes == 3].mean()
+    fitted = bank.fit(X, y, dag, cols, 2)
+    again = MaskedBank(cv=3, random_state=0, masks_per_row=4).fit(X, y, dag, cols, 2)
+    np.testing.assert_array_equal(fitted.oof_proba_, again.oof_proba_)
+    assert fitted.oof_proba_.shape == (n, 64, 2)
+    full = dag.n_states - 1
+    assert fitted.oof_losses(y)[:, full].mean() < 0.25
+
+
+def test_masked_bank_rejects_a_classifier_without_nan_support(data):
+    with pytest.raises(ValueError, match="missing values"):
+        fit_bank(MaskedBank(LogisticRegression(), cv=3), data)
+
+
+def test_make_bank_checks_its_arguments():
+    with pytest.raises(ValueError, match="Unknown bank kind 'forest'"):
+        make_bank("forest")
+    with pytest.raises(ValueError, match="classifier"):
+        make_bank("hgb", LogisticRegression())
+    assert isinstance(make_bank("per_subset"), ClassifierBank)
+    assert resolve_bank_kind("auto", LogisticRegression()) == "per_subset"
+    assert resolve_bank_kind("auto", None, n_states=256) == "masked"
+    assert resolve_bank_kind("masked", LogisticRegression()) == "masked"
+
+
+def test_temperature_scaling_fixes_over_and_under_confidence():
+    rng = np.random.default_rng(0)
+    n = 4000
+    y = rng.integers(0, 2, size=n)
+    p_true = np.clip(0.7 + 0.2 * rng.normal(size=n), 0.55, 0.99)
+    right = rng.random(n) < p_true
+    pred = np.where(right, y, 1 - y)
+    conf = p_true**0.25  # the model claims more than it has
+    over = np.where(pred[:, None] == np.arange(2), conf[:, None], 1 - conf[:, None])
+    assert fit_temperature(over, y) > 1.5
+    under = apply_temperature(over, 8.0)  # squashed towards 0.5
+    assert fit_temperature(under, y) < 1.0
+    scaled = apply_temperature(over, 3.0)
+    np.testing.assert_array_equal(scaled.argmax(axis=1), over.argmax(axis=1))
+
+
+def test_calibration_keeps_predictions_and_lowers_log_loss(data):
+    X, y, dag, cols = data
+    raw = fit_bank(make_bank("hgb", cv=3, random_state=0, calibrate=False), data)
+    cal = fit_bank(make_bank("hgb", cv=3, random_state=0), data)
+    np.testing.assert_array_equal(raw.oof_predictions(), cal.oof_predictions())
+    rows = np.arange(len(y))
+    for k in range(1, dag.n_states):
+        nll_raw, nll_cal = (
+            -np.log(b.oof_proba_[rows, k, y] + 1e-9).mean() for b in (raw, cal)
+        )
+        assert nll_cal <= nll_raw + 1e-6
+        np.testing.assert_array_equal(
+            raw.predict_proba(X, k).argmax(axis=1), cal.predict_proba(X, k).argmax(1)
+        )
+
+
+# ------------------------------------------------------------- estimator level
+@pytest.fixture(scope="module")
+def frame():
+    X, y, _, _ = make_data(n=300, seed=3)
+    columns = [f"c{j}" for j in range(X.shape[1])]
+    groups = {
+        f"s{m}": columns[m * COLS_PER_SENSOR : (m + 1) * COLS_PER_SENSOR]
+        for m in range(N_SENSORS)
+    }
+    spec = SensorSpec(groups, {"s0": 0.02, "s1": 0.05, "s2": 0.01})
+    return (
+        pd.DataFrame(X, columns=columns),
+        pd.Series(y).map(dict(enumerate("abc"))),
+        spec,
+    )
+
+
+@pytest.fixture(scope="module")
+def models(frame):
+    X, y, spec = frame
+    return {
+        kind: BudgetDAGClassifier(
+            spec, bank_kind=kind, cv=3, random_state=0, cost_scale=0.5
+        ).fit(X, y)
+        for kind in BANK_KINDS
+    }
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_persistence_round_trip_with_every_bank_kind(kind, frame, models, tmp_path):
+    X, _, _ = frame
+    model = models[kind]
+    loaded = load_policy(save_policy(model, tmp_path / "policy.pkl"))
+    assert loaded.bank_.kind == model.bank_.kind
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    pd.testing.assert_frame_equal(loaded.trace(X), model.trace(X))
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_session_equals_batch_trace_with_every_bank_kind(kind, frame, models):
+    X, _, _ = frame
+    model = models[kind]
+    trace = model.trace(X)
+    assert trace["n_sensors"].between(0, N_SENSORS).all()
+    for i in range(0, len(X), 37):
+        session = model.start()
+        prediction = session.run(X.iloc[i].to_dict())
+        assert prediction == trace["prediction"].iloc[i]
+        assert tuple(session.acquired) == tuple(trace["acquired"].iloc[i])
+        proba = session.predict_proba()
+        assert max(proba.values()) == pytest.approx(trace["confidence"].iloc[i])
+
+
+def test_estimator_bank_kind_and_bank_reuse(frame, models):
+    X, y, spec = frame
+    assert isinstance(models["masked"].bank_, MaskedBank)
+    assert models["hgb"].bank_.template().__class__.__name__ == (
+        "HistGradientBoostingClassifier"
+    )
+    other = models["masked"].refit_policies(X, y, cost_scale=0.0)
+    assert other.bank_ is models["masked"].bank_
+    with pytest.raises(ValueError, match="bank kind"):
+        BudgetDAGClassifier(spec, bank_kind="hgb", cv=3, random_state=0).fit(
+            X, y, bank=models["masked"].bank_
+        )
+    with pytest.raises(ValueError, match="bank_kind"):
+        BudgetDAGClassifier(spec, bank_kind="forest").fit(X, y)
