@@ -90,6 +90,28 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
+def verdict(name: str, table: pd.DataFrame) -> str:
+    """One sentence: the DAG against the hull and CEGB at 25/50/75 % cost."""
+    t = table.set_index("method")
+    parts = []
+    for other in ("hull", "cegb"):
+        label = METHODS[other]
+        if label not in t.index:
+            continue
+        diffs = []
+        for f in FRACTIONS:
+            col = f"error @ {f:.0%} cost"
+            d = t.loc[METHODS["dag"], col] - t.loc[label, col]
+            if np.isfinite(d):
+                diffs.append(f"{d * 100:+.1f}")
+            else:
+                diffs.append("n/a")
+        parts.append(f"vs {label} {'/'.join(diffs)} pt")
+    return f"- **{name}**: DAG error minus other at 25/50/75 % cost: " + "; ".join(
+        parts
+    )
+
+
 def markdown_table(frame: pd.DataFrame) -> str:
     cols = list(frame.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -245,7 +267,7 @@ def machine() -> list[str]:
 def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
     out = Path(args.out)
     fig_dir = out.parent / "benchmarks" / "figures"
-    sections, figs, headline = [], {}, []
+    sections, figs, headline, verdicts = [], {}, [], []
     for name, s in summaries.items():
         if "failed" in s:
             sections.append(
@@ -258,6 +280,7 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         table, all_cost, all_err = dataset_table(curve)
         figs[name] = figure(curve, f"{name}: test error vs average cost")
         at50 = table.set_index("method")["error @ 50% cost"]
+        verdicts.append(verdict(name, table))
         sec = s["seconds"]
         headline.append(
             f"| {name} | {all_err:.4f} | "
@@ -332,6 +355,10 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "",
         "## Discussion",
         "",
+        "Differences in percentage points (negative: the DAG errs less):",
+        "",
+        *verdicts,
+        "",
         "DISCUSSION_PLACEHOLDER",
         "",
         *sections,
@@ -339,7 +366,8 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
     if missing:
         body.append(f"Figures not rendered: {', '.join(missing)}.")
     text = "\n".join(body) + "\n"
-    discussion = Path(args.work_dir) / "discussion.md"
+    # Hand-written reading of the last full run, kept next to the script.
+    discussion = Path(__file__).parent / "discussion.md"
     if discussion.exists():
         text = text.replace("DISCUSSION_PLACEHOLDER", discussion.read_text().strip())
     else:
