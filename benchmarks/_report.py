@@ -272,7 +272,7 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         if "failed" in s:
             sections.append(
                 f"## {name}\n\nNot finished: {s['failed']} "
-                f"(after {s['wall_s']:.0f} s).\n"
+                f"(after {s.get('wall_s', float('nan')):.0f} s).\n"
             )
             headline.append(f"| {name} | failed | | | | |")
             continue
@@ -304,7 +304,8 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
             f"| timing | seconds |\n|---|---|\n{timing}\n\n"
             f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
             f"test rows tiled to 20 000). Peak memory of the dataset's process: "
-            f"{s['peak_mib']:.0f} MiB. Wall time: {s['wall_s']:.0f} s.\n"
+            f"{s['peak_mib']:.0f} MiB. Wall time: "
+            f"{s.get('wall_s', float('nan')):.0f} s.\n"
         )
     rendered = render_pngs(figs, fig_dir) if figs else []
     missing = sorted(set(figs) - set(rendered))
