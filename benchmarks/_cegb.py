@@ -24,8 +24,10 @@ from sklearn.model_selection import train_test_split
 
 from budgetdag_core import SensorSpec
 
-TRADEOFFS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
-QUICK_TRADEOFFS = (0.0, 1e-3, 1e-2, 0.1, 1.0)
+TRADEOFFS = (0.0, *np.geomspace(1e-3, 10, 11).round(6))
+QUICK_TRADEOFFS = (0.0, *np.geomspace(1e-3, 10, 6).round(6))
+#: Extra settings placed in the widest gaps of average cost after the grid.
+N_REFINE = 4
 
 
 def leaf_path_features(booster, n_features: int) -> list[np.ndarray]:
@@ -113,46 +115,67 @@ def cegb_curve(
         variants["sensor cost split over columns"] = True
     rows = []
     fit_seconds = 0.0
+
+    def fit_one(variant: str, penalty: list[float], tradeoff: float) -> None:
+        nonlocal fit_seconds
+        model = lgb.LGBMClassifier(
+            n_estimators=n_estimators,
+            learning_rate=0.1,
+            num_leaves=31,
+            n_jobs=1,
+            verbose=-1,
+            random_state=0,
+            cegb_tradeoff=tradeoff,
+            cegb_penalty_feature_lazy=penalty,
+        )
+        t0 = time.perf_counter()
+        model.fit(
+            Xtr[fit_idx],
+            ytr[fit_idx],
+            eval_X=(Xtr[val_idx],),
+            eval_y=(ytr[val_idx],),
+            callbacks=[lgb.early_stopping(20, verbose=False)],
+        )
+        fit_seconds += time.perf_counter() - t0
+        booster = model.booster_
+        n_iter = model.best_iteration_ or None
+        if n_iter:
+            booster = lgb.Booster(
+                model_str=booster.model_to_string(num_iteration=n_iter)
+            )
+        pred = np.asarray(booster.predict(Xte))
+        pred = (pred > 0.5).astype(int) if pred.ndim == 1 else pred.argmax(axis=1)
+        cost, n_sensors = sensor_costs_of(features_used(booster, Xte), spec)
+        rows.append(
+            {
+                "method": "cegb",
+                "variant": variant,
+                "cegb_tradeoff": float(tradeoff),
+                "avg_cost": float(cost.mean()),
+                "avg_sensors": float(n_sensors.mean()),
+                "error": float((pred != yte).mean()),
+                "n_trees": booster.num_trees(),
+            }
+        )
+
     for variant, split in variants.items():
         penalty = _penalties(spec, split)
         for tradeoff in tradeoffs:
-            model = lgb.LGBMClassifier(
-                n_estimators=n_estimators,
-                learning_rate=0.1,
-                num_leaves=31,
-                n_jobs=1,
-                verbose=-1,
-                random_state=0,
-                cegb_tradeoff=tradeoff,
-                cegb_penalty_feature_lazy=penalty,
+            fit_one(variant, penalty, tradeoff)
+        # Refine where the cost jumps most between neighbouring settings.
+        for _ in range(N_REFINE):
+            done = sorted(
+                (r["cegb_tradeoff"], r["avg_cost"])
+                for r in rows
+                if r["variant"] == variant
             )
-            t0 = time.perf_counter()
-            model.fit(
-                Xtr[fit_idx],
-                ytr[fit_idx],
-                eval_X=(Xtr[val_idx],),
-                eval_y=(ytr[val_idx],),
-                callbacks=[lgb.early_stopping(20, verbose=False)],
-            )
-            fit_seconds += time.perf_counter() - t0
-            booster = model.booster_
-            n_iter = model.best_iteration_ or None
-            if n_iter:
-                booster = lgb.Booster(
-                    model_str=booster.model_to_string(num_iteration=n_iter)
-                )
-            pred = np.asarray(booster.predict(Xte))
-            pred = (pred > 0.5).astype(int) if pred.ndim == 1 else pred.argmax(axis=1)
-            cost, n_sensors = sensor_costs_of(features_used(booster, Xte), spec)
-            rows.append(
-                {
-                    "method": "cegb",
-                    "variant": variant,
-                    "cegb_tradeoff": tradeoff,
-                    "avg_cost": float(cost.mean()),
-                    "avg_sensors": float(n_sensors.mean()),
-                    "error": float((pred != yte).mean()),
-                    "n_trees": booster.num_trees(),
-                }
-            )
+            gaps = [
+                (abs(c0 - c1), t0, t1)
+                for (t0, c0), (t1, c1) in zip(done[:-1], done[1:], strict=True)
+                if t1 > 0 and (t0 == 0 or t1 / t0 > 1.05)
+            ]
+            if not gaps:
+                break
+            _, t0, t1 = max(gaps)
+            fit_one(variant, penalty, t1 / 10 if t0 == 0 else float(np.sqrt(t0 * t1)))
     return pd.DataFrame(rows), fit_seconds
