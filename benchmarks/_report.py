@@ -112,6 +112,12 @@ def verdict(name: str, table: pd.DataFrame) -> str:
     )
 
 
+def _wall(s: dict) -> str:
+    if "wall_s" in s:
+        return f"{s['wall_s']:.0f} s"
+    return "not measured (run as a separate `--one` process)"
+
+
 def markdown_table(frame: pd.DataFrame) -> str:
     cols = list(frame.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -271,8 +277,7 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
     for name, s in summaries.items():
         if "failed" in s:
             sections.append(
-                f"## {name}\n\nNot finished: {s['failed']} "
-                f"(after {s.get('wall_s', float('nan')):.0f} s).\n"
+                f"## {name}\n\nNot finished: {s['failed']} (wall time {_wall(s)}).\n"
             )
             headline.append(f"| {name} | failed | | | | |")
             continue
@@ -304,8 +309,7 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
             f"| timing | seconds |\n|---|---|\n{timing}\n\n"
             f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
             f"test rows tiled to 20 000). Peak memory of the dataset's process: "
-            f"{s['peak_mib']:.0f} MiB. Wall time: "
-            f"{s.get('wall_s', float('nan')):.0f} s.\n"
+            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}.\n"
         )
     rendered = render_pngs(figs, fig_dir) if figs else []
     missing = sorted(set(figs) - set(rendered))
