@@ -83,10 +83,29 @@ def _fit_predict(
         estimator = DummyClassifier(strategy="prior")
     Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
     rows = slice(None) if train is None else train
+    model = _small_fit_safe(clone(estimator), y[rows])
     with single_threaded():
-        model = clone(estimator).fit(Xs[rows], y[rows])
+        model = model.fit(Xs[rows], y[rows])
         proba = None if test is None else _proba(model, Xs[test], n_classes)
     return model, proba
+
+
+def _small_fit_safe(model: Any, y: np.ndarray) -> Any:
+    """Turn off early stopping when its validation split cannot hold every class.
+
+    Boosting's early stopping holds out a stratified ``validation_fraction``;
+    on tiny folds (a few rows per class) that split is impossible.
+    """
+    if getattr(model, "early_stopping", None) is not True:
+        return model
+    fraction = getattr(model, "validation_fraction", None)
+    if fraction is None:
+        return model
+    n_classes = len(np.unique(y))
+    n_val = int(np.ceil(fraction * len(y)))
+    if n_val < n_classes or len(y) - n_val < n_classes:
+        model.set_params(early_stopping=False)
+    return model
 
 
 def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:

@@ -284,3 +284,21 @@ def test_estimator_bank_kind_and_bank_reuse(frame, models):
         )
     with pytest.raises(ValueError, match="bank_kind"):
         BudgetDAGClassifier(spec, bank_kind="forest").fit(X, y)
+
+
+def test_boosting_bank_fits_tiny_folds() -> None:
+    # 8 rows per fold: early stopping's validation split could not hold both
+    # classes, so the bank fits without it instead of failing.
+    import numpy as np
+    import pandas as pd
+
+    from budgetdag_core import BudgetDAGClassifier, SensorSpec
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=16), "b": rng.normal(size=16)})
+    y = np.array(["x", "y"] * 8)
+    model = BudgetDAGClassifier(
+        SensorSpec.per_column(["a", "b"]), cv=2, bank_kind="hgb", random_state=0
+    ).fit(X, y)
+    assert model.bank_.oof_proba_.shape == (16, 4, 2)
+    assert set(model.predict(X)) <= {"x", "y"}
