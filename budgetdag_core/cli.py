@@ -64,8 +64,14 @@ def _model_params(args: argparse.Namespace) -> dict:
         "cv": args.cv,
         "random_state": args.seed,
         "n_jobs": args.n_jobs,
+        "bank_kind": args.bank_kind,
+        "policy_features": args.policy_features,
     }
     if getattr(args, "n_subsets", None):
+        from .estimator import BudgetDAGClassifier
+
+        if "n_subsets" not in BudgetDAGClassifier({"a": ["a"]}).get_params():
+            raise CLIError("--n-subsets needs subset selection, not in this build.")
         params["n_subsets"] = args.n_subsets
     return params
 
@@ -184,6 +190,23 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="parallel jobs for bank and node fits (default: 1)",
+    )
+    p.add_argument(
+        "--bank-kind",
+        default="auto",
+        choices=["auto", "per_subset", "hgb", "masked"],
+        help="classifier bank: one model per sensor subset (per_subset: "
+        "logistic regression; hgb: gradient boosting) or one missing-feature "
+        "model for all subsets (masked); auto picks hgb, or masked from 33 "
+        "DAG states on (default: auto)",
+    )
+    p.add_argument(
+        "--policy-features",
+        default="sensors",
+        choices=["sensors", "sensors+confidence"],
+        help="inputs of each node's policy: the acquired sensors' features "
+        "(the paper), or those plus the current classifier's confidence "
+        "(default: sensors)",
     )
     p.add_argument(
         "--n-subsets",

@@ -1,0 +1,213 @@
+"""Dataset loaders of the benchmark run: splits, sensor specs and how each is fitted.
+
+Files are looked up in ``--data-dir`` first, then in ``assets/`` and
+``../shared/datasets`` (``budgetdag_core.datasets.find_file``). The UCI MiniBooNE
+(``MiniBooNE_PID.txt``) and Covertype (``covtype.data`` or ``covtype.data.gz``)
+files are used when a user puts them into the data directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
+from budgetdag_core.datasets import find_file
+
+SEED = 0
+
+#: Datasets with few sensors (full DAG, degree chosen on a validation split) and
+#: many (greedy subsets when the estimator supports them).
+SMALL = ("letter", "pima", "landsat")
+LARGE = ("spam", "dna", "shuttle")
+OPTIONAL = ("miniboone", "covertype")
+
+
+@dataclass
+class BenchData:
+    """One benchmark problem: train/test frames, spec and fitting settings."""
+
+    name: str
+    X_train: pd.DataFrame
+    y_train: np.ndarray
+    X_test: pd.DataFrame
+    y_test: np.ndarray
+    spec: SensorSpec
+    description: str
+    #: Estimator parameters specific to this dataset (n_subsets, ...).
+    params: dict = field(default_factory=dict)
+    #: Policy degrees tried on the validation split (one: no selection).
+    degrees: tuple[int, ...] = (1, 2)
+    notes: list[str] = field(default_factory=list)
+
+
+def supports_subsets() -> bool:
+    """Whether this build's estimator has Alg. 2 subset selection (``n_subsets``)."""
+    return "n_subsets" in BudgetDAGClassifier({"a": ["a"]}).get_params()
+
+
+def use_data_dir(data_dir: str | None) -> None:
+    """Make ``find_file`` (and so ``load_demo``) look in ``data_dir`` first."""
+    if data_dir:
+        os.environ["BUDGETDAG_DATA"] = str(Path(data_dir).resolve())
+
+
+def _split(df: pd.DataFrame, test_size: float = 0.25):
+    return train_test_split(
+        df, test_size=test_size, random_state=SEED, stratify=df["label"]
+    )
+
+
+def _subsample(
+    X: pd.DataFrame, y: np.ndarray, n: int | None, what: str, notes: list[str]
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """A seeded stratified subsample of at most ``n`` rows (rare classes kept)."""
+    if n is None or len(X) <= n:
+        return X, y
+    classes, counts = np.unique(y, return_counts=True)
+    rng = np.random.default_rng(SEED)
+    keep = []
+    for c, k in zip(classes, counts, strict=True):
+        rows = np.flatnonzero(y == c)
+        take = max(min(k, 3), int(round(n * k / len(y))))
+        keep.append(rng.choice(rows, size=min(take, k), replace=False))
+    idx = np.sort(np.concatenate(keep))
+    notes.append(f"{what}: seeded stratified subsample of {len(idx)} of {len(X)} rows")
+    return X.iloc[idx].reset_index(drop=True), y[idx]
+
+
+def _many_sensor_params(
+    spec: SensorSpec, fallback_block: int, notes: list[str]
+) -> tuple[SensorSpec, dict]:
+    """t = 7 greedy subsets + all features, or sensor blocks without Alg. 2."""
+    if supports_subsets():
+        notes.append(
+            f"{spec.n_sensors} sensors; DAG over the unions of 7 greedy subsets "
+            "(Alg. 2) + all sensors (n_subsets=8, include_all=True)"
+        )
+        return spec, {"n_subsets": 8, "include_all": True}
+    names = spec.names
+    groups, costs = {}, {}
+    for start in range(0, len(names), fallback_block):
+        block = names[start : start + fallback_block]
+        key = f"{block[0]}..{block[-1]}" if len(block) > 1 else block[0]
+        groups[key] = [c for n in block for c in spec.groups[n]]
+        costs[key] = float(sum(spec.costs[n] for n in block))
+    notes.append(
+        f"this build has no Alg. 2 subset selection (the `many` branch is not "
+        f"merged here): the {spec.n_sensors} sensors are grouped into "
+        f"{len(groups)} blocks of {fallback_block} consecutive sensors (a block "
+        "costs the sum of its sensors) and the full DAG over the blocks is used"
+    )
+    return SensorSpec(groups, costs), {}
+
+
+def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
+    """Load benchmark dataset ``name`` (see module docstring)."""
+    notes: list[str] = []
+    params: dict = {}
+    degrees: tuple[int, ...] = (1, 2)
+    if name in SMALL:
+        demo = load_demo(name, random_state=SEED)
+        Xtr, ytr = demo.X_train, demo.y_train.to_numpy()
+        Xte, yte = demo.X_test, demo.y_test.to_numpy()
+        spec, desc = demo.spec, demo.description
+        if name == "pima":
+            notes.append("random stratified 75/25 split, seed 0")
+        if name == "letter" and quick and max_train is None:
+            # 26 classes: the boosting bank fits 26 trees per round; with --quick
+            # (shared 2-core machine) the 16 000 training rows are subsampled.
+            max_train = 6000
+    elif name == "spam":
+        df = pd.read_csv(find_file("spam.csv.gz"))
+        cols = [c for c in df.columns if c != "label"]
+        tr, te = _split(df)
+        spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
+        notes.append("random stratified 75/25 split, seed 0; unit cost per feature")
+        spec, params = _many_sensor_params(spec, 10, notes)
+        Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
+        yte = yte.to_numpy()
+        desc = "Spambase: 57 single-feature sensors, 2 classes."
+        degrees = (1,)
+    elif name == "dna":
+        tr = pd.read_csv(find_file("dna_train.csv.gz"))
+        te = pd.read_csv(find_file("dna_test.csv.gz"))
+        cols = [c for c in tr.columns if c != "label"]
+        groups = {f"p{p:02d}": [f"p{p:02d}_{b}" for b in "ACG"] for p in range(1, 61)}
+        spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
+        notes.append("StatLog split (2000 train / 1186 test); unit cost per position")
+        spec, params = _many_sensor_params(spec, 10, notes)
+        Xtr, ytr = tr[cols], tr["label"].to_numpy()
+        Xte, yte = te[cols], te["label"].to_numpy()
+        desc = "StatLog DNA: 60 position sensors of 3 bits, 3 classes."
+        degrees = (1,)
+    elif name == "shuttle":
+        tr = pd.read_csv(find_file("shuttle_train.csv.gz"))
+        te = pd.read_csv(find_file("shuttle_test.csv.gz"))
+        cols = [c for c in tr.columns if c != "label"]
+        spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
+        Xtr, ytr = tr[cols], tr["label"].to_numpy()
+        Xte, yte = te[cols], te["label"].to_numpy()
+        desc = "Statlog shuttle: 9 single-feature sensors, full DAG of 512 states."
+        notes.append("UCI split; unit cost per feature; full DAG (512 states)")
+        degrees = (1,)
+        if max_train is None:
+            max_train = 4000 if quick else 20000
+        if quick:
+            Xte, yte = _subsample(Xte, yte, 5000, "test", notes)
+    elif name == "miniboone":
+        path = find_file("MiniBooNE_PID.txt")
+        with open(path) as fh:
+            n_signal, n_background = map(int, fh.readline().split())
+        values = np.loadtxt(path, skiprows=1)
+        cols = [f"x{i:02d}" for i in range(values.shape[1])]
+        df = pd.DataFrame(values, columns=cols)
+        df["label"] = np.r_[np.ones(n_signal, int), np.zeros(n_background, int)]
+        tr, te = _split(df, test_size=0.3)
+        spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
+        spec, params = _many_sensor_params(spec, 10, notes)
+        Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
+        yte = yte.to_numpy()
+        desc = "MiniBooNE (UCI): 50 single-feature sensors, 2 classes."
+        degrees = (1,)
+    elif name == "covertype":
+        try:
+            path = find_file("covtype.data.gz")
+        except FileNotFoundError:
+            path = find_file("covtype.data")
+        df = pd.read_csv(path, header=None)
+        cols = [f"x{i:02d}" for i in range(54)]
+        df.columns = [*cols, "label"]
+        tr, te = _split(df, test_size=0.3)
+        # 10 quantitative features + 4 wilderness + 40 soil indicator columns.
+        groups = {c: [c] for c in cols[:10]}
+        groups["wilderness"] = cols[10:14]
+        groups["soil"] = cols[14:54]
+        spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
+        spec, params = _many_sensor_params(spec, 3, notes)
+        Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
+        yte = yte.to_numpy()
+        desc = "Forest Covertype (UCI): 12 sensors, 7 classes."
+        degrees = (1,)
+    else:
+        raise ValueError(f"Unknown benchmark dataset {name!r}.")
+    Xtr, ytr = _subsample(
+        Xtr.reset_index(drop=True), np.asarray(ytr), max_train, "train", notes
+    )
+    return BenchData(
+        name,
+        Xtr,
+        ytr,
+        Xte.reset_index(drop=True),
+        np.asarray(yte),
+        spec,
+        desc,
+        params,
+        degrees,
+        notes,
+    )

@@ -1,0 +1,388 @@
+"""BENCHMARKS.md and its figures from the per-dataset results of run_all.py.
+
+Every method's error at a budget is read off the lower convex hull of its test
+points (a random mix of two policies spends and errs in between), flat past its
+lowest error: the same rule for the DAG, the fixed-subset hull and CEGB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from budgetdag_core.baselines import lower_convex_hull
+
+FRACTIONS = (0.25, 0.5, 0.75)
+TOLERANCE = 0.005
+METHODS = {
+    "dag": "DAG (Graph-Reduce)",
+    "dag_conf": "DAG + confidence inputs",
+    "hull": "fixed-subset hull",
+    "cegb": "LightGBM CEGB",
+    "oracle": "oracle (unreachable)",
+}
+COLOURS = {
+    "dag": "#1f77b4",
+    "dag_conf": "#17becf",
+    "hull": "#7f7f7f",
+    "cegb": "#d62728",
+    "oracle": "#2ca02c",
+}
+
+
+def hull_of(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
+    idx = lower_convex_hull(c, e)
+    return c[idx], e[idx]
+
+
+def error_at(hc: np.ndarray, he: np.ndarray, budget: float) -> float:
+    """Hull error at ``budget``; NaN if the method cannot spend that little."""
+    if budget < hc[0] - 1e-12:
+        return float("nan")
+    return float(np.interp(budget, hc, he))
+
+
+def cost_to_reach(hc: np.ndarray, he: np.ndarray, target: float) -> float:
+    """Least average cost at which the hull's error is at most ``target``."""
+    if he[0] <= target:
+        return float(hc[0])
+    for i in range(1, len(hc)):
+        if he[i] <= target:
+            # linear between vertex i-1 and i
+            t = (he[i - 1] - target) / (he[i - 1] - he[i])
+            return float(hc[i - 1] + t * (hc[i] - hc[i - 1]))
+    return float("nan")
+
+
+def dataset_table(curve: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
+    """Rows per method: error at budget fractions and cost to match all sensors."""
+    alls = curve[curve["method"] == "all_sensors"].iloc[0]
+    all_cost, all_err = float(alls["avg_cost"]), float(alls["error"])
+    rows = []
+    for method, label in METHODS.items():
+        part = curve[curve["method"] == method]
+        if part.empty:
+            continue
+        hc, he = hull_of(part)
+        row = {"method": label}
+        for f in FRACTIONS:
+            row[f"error @ {f:.0%} cost"] = error_at(hc, he, f * all_cost)
+        reach = cost_to_reach(hc, he, all_err + TOLERANCE)
+        row["cost to all-sensor error + 0.5 pt"] = reach / all_cost
+        row["lowest error"] = float(he.min())
+        row["points"] = len(part)
+        rows.append(row)
+    return pd.DataFrame(rows), all_cost, all_err
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        return "n/a" if not np.isfinite(v) else f"{v:.4f}"
+    return str(v)
+
+
+def verdict(name: str, table: pd.DataFrame) -> str:
+    """One sentence: the DAG against the hull and CEGB at 25/50/75 % cost."""
+    t = table.set_index("method")
+    parts = []
+    for other in ("hull", "cegb"):
+        label = METHODS[other]
+        if label not in t.index:
+            continue
+        diffs = []
+        for f in FRACTIONS:
+            col = f"error @ {f:.0%} cost"
+            d = t.loc[METHODS["dag"], col] - t.loc[label, col]
+            if np.isfinite(d):
+                diffs.append(f"{d * 100:+.1f}")
+            else:
+                diffs.append("n/a")
+        parts.append(f"vs {label} {'/'.join(diffs)} pt")
+    return f"- **{name}**: DAG error minus other at 25/50/75 % cost: " + "; ".join(
+        parts
+    )
+
+
+def _wall(s: dict) -> str:
+    if "wall_s" in s:
+        return f"{s['wall_s']:.0f} s"
+    return "not measured (run as a separate `--one` process)"
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, r in frame.iterrows():
+        cells = []
+        for c in cols:
+            v = r[c]
+            if c.startswith("cost to") and isinstance(v, float) and np.isfinite(v):
+                cells.append(f"{v:.0%}")
+            else:
+                cells.append(_fmt(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def figure(curve: pd.DataFrame, title: str):
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fixed = curve[curve["method"] == "fixed"]
+    fig.add_trace(
+        go.Scatter(
+            x=fixed["avg_cost"],
+            y=fixed["error"],
+            mode="markers",
+            name="fixed subsets",
+            marker={"color": "#bbbbbb", "size": 6},
+        )
+    )
+    for method, label in METHODS.items():
+        part = curve[curve["method"] == method]
+        if part.empty:
+            continue
+        hc, he = hull_of(part)
+        fig.add_trace(
+            go.Scatter(
+                x=hc,
+                y=he,
+                mode="lines",
+                name=label + (" (hull of points)" if method != "hull" else ""),
+                line={
+                    "color": COLOURS[method],
+                    "dash": "dot" if method in ("oracle", "hull") else "solid",
+                },
+            )
+        )
+        if method in ("dag", "dag_conf", "cegb"):
+            fig.add_trace(
+                go.Scatter(
+                    x=part["avg_cost"],
+                    y=part["error"],
+                    mode="markers",
+                    showlegend=False,
+                    marker={"color": COLOURS[method], "size": 6, "opacity": 0.7},
+                )
+            )
+    alls = curve[curve["method"] == "all_sensors"]
+    fig.add_trace(
+        go.Scatter(
+            x=alls["avg_cost"],
+            y=alls["error"],
+            mode="markers",
+            name="all sensors",
+            marker={"color": "black", "symbol": "star", "size": 12},
+        )
+    )
+    fig.update_layout(
+        title=title,
+        xaxis_title="average acquisition cost per test example",
+        yaxis_title="test error",
+        template="plotly_white",
+        width=760,
+        height=460,
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+        legend={"x": 0.98, "xanchor": "right", "y": 0.98},
+    )
+    return fig
+
+
+def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
+    """Write figures as PNG: kaleido if present, else HTML + headless Chromium."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    try:
+        import kaleido  # noqa: F401
+
+        for name, fig in figs.items():
+            fig.write_image(out_dir / f"{name}.png")
+            written.append(name)
+        return written
+    except ImportError:
+        pass
+    from figure_gallery import ARGS, CHROMIUM  # reuse the gallery's browser setup
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 780, "height": 480})
+        for name, fig in figs.items():
+            html = Path(tmp) / f"{name}.html"
+            fig.write_html(html, include_plotlyjs=True, full_html=True)
+            page.goto(html.as_uri())
+            page.wait_for_selector(".main-svg")
+            page.wait_for_timeout(300)
+            page.locator(".plot-container").first.screenshot(
+                path=str(out_dir / f"{name}.png")
+            )
+            written.append(name)
+        browser.close()
+    return written
+
+
+def machine() -> list[str]:
+    import lightgbm
+    import sklearn
+
+    import budgetdag_core
+
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
+        mem = f"{mem_kb / 1024**2:.1f} GiB"
+    except (OSError, StopIteration):
+        mem = "unknown"
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+    except OSError:
+        commit = "unknown"
+    return [
+        f"- CPU: {cpu}; {os.cpu_count()} cores (`nproc`), shared with other "
+        f"sessions (load average at the end: {os.getloadavg()[0]:.1f})",
+        f"- memory: {mem}",
+        f"- Python {platform.python_version()}, numpy {np.__version__}, pandas "
+        f"{pd.__version__}, scikit-learn {sklearn.__version__}, lightgbm "
+        f"{lightgbm.__version__}, budgetdag_core {budgetdag_core.__version__} "
+        f"(commit {commit})",
+    ]
+
+
+def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
+    out = Path(args.out)
+    fig_dir = out.parent / "benchmarks" / "figures"
+    sections, figs, headline, verdicts = [], {}, [], []
+    for name, s in summaries.items():
+        if "failed" in s:
+            sections.append(
+                f"## {name}\n\nNot finished: {s['failed']} (wall time {_wall(s)}).\n"
+            )
+            headline.append(f"| {name} | failed | | | | |")
+            continue
+        curve = pd.read_csv(args.work_dir / f"{name}_curve.csv")
+        table, all_cost, all_err = dataset_table(curve)
+        figs[name] = figure(curve, f"{name}: test error vs average cost")
+        at50 = table.set_index("method")["error @ 50% cost"]
+        verdicts.append(verdict(name, table))
+        sec = s["seconds"]
+        headline.append(
+            f"| {name} | {all_err:.4f} | "
+            + " | ".join(
+                _fmt(at50.get(METHODS[m], float("nan")))
+                for m in ("dag", "dag_conf", "hull", "cegb")
+            )
+            + f" | {sec['fit (bank + one policy)']:.0f} s / "
+            f"{sec['sweep (bank reused)']:.0f} s |"
+        )
+        notes = "\n".join(f"- {n}" for n in s["notes"])
+        timing = "\n".join(f"| {k} | {v:.1f} |" for k, v in sec.items())
+        sections.append(
+            f"## {name}\n\n{s['description']} {s['n_train']} training / "
+            f"{s['n_test']} test rows, {s['n_sensors']} sensors, "
+            f"{s['n_states']} DAG states, bank `{s['bank_kind']}`, "
+            f"{s['n_points']} sweep points. Settings: `{json.dumps(s['params'])}`.\n\n"
+            f"{notes}\n\nAll sensors: cost {all_cost:.4g}, "
+            f"test error {all_err:.4f}.\n\n"
+            f"{markdown_table(table)}\n\n![{name}](benchmarks/figures/{name}.png)\n\n"
+            f"| timing | seconds |\n|---|---|\n{timing}\n\n"
+            f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
+            f"test rows tiled to 20 000). Peak memory of the dataset's process: "
+            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}.\n"
+        )
+    rendered = render_pngs(figs, fig_dir) if figs else []
+    missing = sorted(set(figs) - set(rendered))
+    mode = "--quick" if args.quick else "full"
+    cmd = " ".join(["python benchmarks/run_all.py", *sys.argv[1:]])
+    body = [
+        "# Benchmarks",
+        "",
+        "Generated by `python benchmarks/run_all.py` (this run: "
+        f"`{cmd}`, mode {mode}"
+        + (
+            ", report rewritten from the saved results of the last run"
+            if getattr(args, "report_only", False)
+            else f", {total_s / 60:.1f} min in total"
+        )
+        + "). Do not edit by hand: rerun the command.",
+        "",
+        "## Machine and versions",
+        "",
+        *machine(),
+        "",
+        "## How to read the tables",
+        "",
+        "- All numbers are on the test split. Costs are in the spec's units "
+        "(sum of the costs of the sensors an example acquires), averaged over "
+        "test examples.",
+        "- *error @ x% cost*: the method's error when it may spend x% of the "
+        "all-sensor cost on average, read off the lower convex hull of its "
+        "points (mixing two operating points at random spends and errs in "
+        "between), flat past its lowest error. The same rule for every "
+        "method; `n/a` means the method has no point that cheap.",
+        "- *cost to all-sensor error + 0.5 pt*: least average cost (fraction "
+        "of the all-sensor cost) at which the hull's error is at most the "
+        "all-sensor classifier's error + 0.005; `n/a`: never.",
+        "- The fixed-subset hull mixes non-adaptive subsets (every example "
+        "pays for the whole subset), classified by the same bank as the DAG. "
+        "The oracle picks, per test example, the cheapest subset whose "
+        "classifier is right: a bound nobody reaches.",
+        "- LightGBM CEGB: `cegb_penalty_feature_lazy` = sensor costs (in units "
+        "of the mean sensor cost; multi-column sensors both as full cost per "
+        "column and split over the columns, all points kept), swept over "
+        "`cegb_tradeoff`, 300 rounds at most with early stopping on a quarter "
+        "of the training rows. Cost accounting as for the DAG: a feature tested "
+        "on an example's path in any tree counts once, features map to sensors, "
+        "the example pays each touched sensor once.",
+        "",
+        "## Summary: error at 50 % of the all-sensor cost",
+        "",
+        "| dataset | all-sensor error | DAG | DAG + confidence | fixed-subset hull "
+        "| CEGB | DAG fit / sweep |",
+        "|---|---|---|---|---|---|---|",
+        *headline,
+        "",
+        "## Discussion",
+        "",
+        "Differences in percentage points (negative: the DAG errs less):",
+        "",
+        *verdicts,
+        "",
+        "DISCUSSION_PLACEHOLDER",
+        "",
+        *sections,
+    ]
+    if missing:
+        body.append(f"Figures not rendered: {', '.join(missing)}.")
+    text = "\n".join(body) + "\n"
+    # Hand-written reading of the last full run, kept next to the script.
+    discussion = Path(__file__).parent / "discussion.md"
+    if discussion.exists():
+        text = text.replace("DISCUSSION_PLACEHOLDER", discussion.read_text().strip())
+    else:
+        text = text.replace(
+            "DISCUSSION_PLACEHOLDER",
+            "(no discussion written for this run: see the tables)",
+        )
+    out.write_text(text)

@@ -1,0 +1,352 @@
+"""Run every benchmark and regenerate BENCHMARKS.md and its figures.
+
+    python benchmarks/run_all.py [--quick] [--data-dir DIR] [--datasets letter pima]
+
+For each dataset (letter, pima, landsat: full DAG; spam, dna, shuttle: many
+sensors or many states) on its test split: the DAG curve (``tradeoff_curve``),
+the confidence-aware variant, every fixed subset and their lower hull, all
+sensors, the oracle, and LightGBM's cost-efficient gradient boosting (CEGB) with
+the same cost accounting (see ``_cegb.py``); fit time, sweep time, prediction
+throughput and peak memory. Each dataset runs in its own process, so its peak
+memory (``ru_maxrss``) is its own and a failure does not stop the others.
+
+``--quick`` (3 folds, 6 sweep points, 5 CEGB settings, smaller shuttle sample)
+is the setting that finishes in well under an hour on a shared 2-core machine.
+MiniBooNE and Covertype run when named in ``--datasets`` and their UCI files
+(``MiniBooNE_PID.txt``, ``covtype.data.gz``) are in ``--data-dir``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
+
+from _bench_data import LARGE, SMALL, BenchData, load, use_data_dir  # noqa: E402
+from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
+
+from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
+from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
+from budgetdag_core.baselines import lower_convex_hull  # noqa: E402
+
+DEFAULT_DATA_DIR = HERE.parent.parent / "shared" / "datasets"
+
+
+def hull_error_mean(part: pd.DataFrame, upto: float) -> float:
+    """Mean error of the lower hull of ``part``'s points over costs [0, upto]."""
+    c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
+    idx = lower_convex_hull(c, e)
+    grid = np.linspace(0, upto, 201)
+    return float(np.interp(grid, c[idx], e[idx]).mean())
+
+
+def choose_degree(
+    d: BenchData, params: dict, n_points: int, log: list[str]
+) -> tuple[int, dict]:
+    """The policy degree with the lowest mean validation error along the curve."""
+    if len(d.degrees) == 1:
+        return d.degrees[0], {}
+    fit_idx, val_idx = train_test_split(
+        np.arange(len(d.X_train)),
+        test_size=0.25,
+        random_state=0,
+        stratify=d.y_train,
+    )
+    Xf, yf = d.X_train.iloc[fit_idx], d.y_train[fit_idx]
+    Xv, yv = d.X_train.iloc[val_idx], d.y_train[val_idx]
+    bank = BudgetDAGClassifier(d.spec, **params).fit_bank(Xf, yf)
+    scores = {}
+    for degree in d.degrees:
+        res = tradeoff_curve(
+            Xf,
+            yf,
+            d.spec,
+            n_points=n_points,
+            X_test=Xv,
+            y_test=yv,
+            bank=bank,
+            policy_degree=degree,
+            **params,
+        )
+        f = res.frame[res.frame["split"] == "test"]
+        all_cost = float(f.loc[f["method"] == "all_sensors", "avg_cost"].iloc[0])
+        scores[degree] = hull_error_mean(f[f["method"] == "dag"], all_cost)
+    best = min(scores, key=lambda k: (scores[k], k))
+    log.append(
+        "policy degree chosen on a 25% validation split of the training rows "
+        "(mean validation error along the curve: "
+        + ", ".join(f"degree {k}: {v:.4f}" for k, v in scores.items())
+        + f") -> {best}"
+    )
+    return best, scores
+
+
+def throughput(model: BudgetDAGClassifier, X: pd.DataFrame) -> float:
+    """Rows per second of ``model.predict`` on ``X`` tiled to >= 20 000 rows."""
+    reps = max(1, int(np.ceil(20000 / len(X))))
+    big = pd.concat([X] * reps, ignore_index=True)
+    model.predict(big.iloc[:100])  # warm up
+    t0 = time.perf_counter()
+    model.predict(big)
+    return len(big) / (time.perf_counter() - t0)
+
+
+def run_one(name: str, args: argparse.Namespace) -> dict:
+    """Everything for one dataset; returns the summary and writes the curve CSV."""
+    warnings.filterwarnings("ignore")
+    use_data_dir(args.data_dir)
+    cv = 3 if args.quick else 5
+    n_points = 6 if args.quick else 10
+    d = load(name, quick=args.quick, max_train=args.max_train)
+    params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs, **d.params}
+    log = list(d.notes)
+    t0 = time.perf_counter()
+    degree, degree_scores = choose_degree(d, params, max(4, n_points - 2), log)
+    select_s = time.perf_counter() - t0
+    params["policy_degree"] = degree
+
+    t0 = time.perf_counter()
+    template = BudgetDAGClassifier(d.spec, **params)
+    bank = template.fit_bank(d.X_train, d.y_train)
+    bank_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = tradeoff_curve(
+        d.X_train,
+        d.y_train,
+        d.spec,
+        n_points=n_points,
+        X_test=d.X_test,
+        y_test=d.y_test,
+        bank=bank,
+        **params,
+    )
+    sweep_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res_conf = tradeoff_curve(
+        d.X_train,
+        d.y_train,
+        d.spec,
+        cost_scales=list(res.cost_scales),
+        X_test=d.X_test,
+        y_test=d.y_test,
+        bank=bank,
+        policy_features="sensors+confidence",
+        **params,
+    )
+    conf_sweep_s = time.perf_counter() - t0
+    mid = res.cost_scales[len(res.cost_scales) // 2]
+    t0 = time.perf_counter()
+    model = BudgetDAGClassifier(d.spec, **{**params, "cost_scale": float(mid)})
+    model.fit(d.X_train, d.y_train, bank=bank)
+    policy_s = time.perf_counter() - t0
+    rows_per_s = throughput(model, d.X_test)
+
+    t0 = time.perf_counter()
+    cegb, cegb_fit_s = cegb_curve(
+        d.X_train,
+        d.y_train,
+        d.X_test,
+        d.y_test,
+        d.spec,
+        tradeoffs=QUICK_TRADEOFFS if args.quick else TRADEOFFS,
+    )
+    cegb_s = time.perf_counter() - t0
+
+    frame = res.frame[res.frame["split"] == "test"].copy()
+    conf = res_conf.frame
+    conf = conf[(conf["split"] == "test") & (conf["method"] == "dag")].copy()
+    conf["method"] = "dag_conf"
+    cegb["split"] = "test"
+    out = pd.concat([frame, conf, cegb], ignore_index=True)
+    out["sensors"] = out["sensors"].map(
+        lambda s: "|".join(s) if isinstance(s, (list, tuple)) else s
+    )
+    out.to_csv(args.work_dir / f"{name}_curve.csv", index=False)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {
+        "name": name,
+        "description": d.description,
+        "n_train": len(d.X_train),
+        "n_test": len(d.X_test),
+        "n_sensors": d.spec.n_sensors,
+        "n_states": int(model.sensor_dag_.n_states),
+        "bank_kind": resolve_bank_kind(
+            params.get("bank_kind", "auto"), None, model.sensor_dag_.n_states
+        ),
+        "params": {k: v for k, v in params.items() if k != "n_jobs"},
+        "notes": log,
+        "degree_scores": {str(k): v for k, v in degree_scores.items()},
+        "n_points": len(res.cost_scales),
+        "seconds": {
+            "degree selection": select_s,
+            "bank fit": bank_s,
+            "one policy fit (bank reused)": policy_s,
+            "fit (bank + one policy)": bank_s + policy_s,
+            "sweep (bank reused)": sweep_s,
+            "confidence sweep (bank reused)": conf_sweep_s,
+            "CEGB (all settings)": cegb_s,
+            "CEGB fits only": cegb_fit_s,
+        },
+        "predict_rows_per_s": rows_per_s,
+        "peak_mib": peak_mib,
+    }
+
+
+def rerun_cegb(name: str, args: argparse.Namespace) -> None:
+    """Recompute only the CEGB rows of a finished dataset (same data and split)."""
+    warnings.filterwarnings("ignore")
+    use_data_dir(args.data_dir)
+    d = load(name, quick=args.quick, max_train=args.max_train)
+    t0 = time.perf_counter()
+    cegb, fit_s = cegb_curve(
+        d.X_train,
+        d.y_train,
+        d.X_test,
+        d.y_test,
+        d.spec,
+        tradeoffs=QUICK_TRADEOFFS if args.quick else TRADEOFFS,
+    )
+    total = time.perf_counter() - t0
+    cegb["split"] = "test"
+    path = args.work_dir / f"{name}_curve.csv"
+    curve = pd.read_csv(path)
+    curve = pd.concat([curve[curve["method"] != "cegb"], cegb], ignore_index=True)
+    curve.to_csv(path, index=False)
+    jpath = args.work_dir / f"{name}.json"
+    summary = json.loads(jpath.read_text())
+    summary["seconds"]["CEGB (all settings)"] = total
+    summary["seconds"]["CEGB fits only"] = fit_s
+    jpath.write_text(json.dumps(summary, indent=2))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Run the BudgetDAG benchmarks and write BENCHMARKS.md."
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=str(DEFAULT_DATA_DIR),
+        help="directory with the dataset files, searched before assets/ "
+        f"(default: {DEFAULT_DATA_DIR})",
+    )
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        default=[*SMALL, *LARGE],
+        help="datasets to run (default: letter pima landsat spam dna shuttle; "
+        "also miniboone, covertype when their UCI files are in --data-dir)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 folds, 6 sweep points, 5 CEGB settings; letter subsampled to "
+        "6000 training rows, shuttle to 4000 training and 5000 test rows "
+        "(default: 5 folds, 10 points, 10 settings, shuttle 20000 training rows)",
+    )
+    parser.add_argument(
+        "--max-train",
+        type=int,
+        default=None,
+        help="subsample every training set to at most this many rows "
+        "(seeded, stratified; default: only shuttle is subsampled)",
+    )
+    parser.add_argument(
+        "--n-jobs", type=int, default=1, help="joblib jobs inside each dataset"
+    )
+    parser.add_argument(
+        "--out",
+        default=str(HERE.parent / "BENCHMARKS.md"),
+        help="report to write (default: BENCHMARKS.md at the repository root)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=3600,
+        help="seconds allowed per dataset before it is reported as not finished",
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="rewrite BENCHMARKS.md from the results of the last run",
+    )
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cegb-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--work-dir", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.work_dir = Path(args.work_dir or HERE / "results" / "run_all")
+    args.work_dir.mkdir(parents=True, exist_ok=True)
+    if args.one and args.cegb_only:
+        rerun_cegb(args.one, args)
+        return
+    if args.one:
+        summary = run_one(args.one, args)
+        (args.work_dir / f"{args.one}.json").write_text(json.dumps(summary, indent=2))
+        return
+
+    from _report import write_report
+
+    started = time.perf_counter()
+    summaries = {}
+    for name in args.datasets:
+        if args.report_only:
+            path = args.work_dir / f"{name}.json"
+            summaries[name] = (
+                json.loads(path.read_text())
+                if path.exists()
+                else {"name": name, "failed": "no result from the last run"}
+            )
+            continue
+        cmd = [
+            sys.executable,
+            __file__,
+            "--one",
+            name,
+            "--work-dir",
+            str(args.work_dir),
+        ]
+        cmd += ["--data-dir", args.data_dir, "--n-jobs", str(args.n_jobs)]
+        if args.quick:
+            cmd.append("--quick")
+        if args.max_train:
+            cmd += ["--max-train", str(args.max_train)]
+        print(f"[{time.strftime('%H:%M:%S')}] {name} ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                cmd, timeout=args.timeout, capture_output=True, text=True
+            )
+            ok = proc.returncode == 0
+            error = proc.stderr.strip().splitlines()[-1:] if not ok else []
+        except subprocess.TimeoutExpired:
+            ok, error = False, [f"timed out after {args.timeout:.0f} s"]
+        wall = time.perf_counter() - t0
+        if ok:
+            summary = json.loads((args.work_dir / f"{name}.json").read_text())
+            summary["wall_s"] = wall
+            (args.work_dir / f"{name}.json").write_text(json.dumps(summary, indent=2))
+            summaries[name] = summary
+        else:
+            summaries[name] = {"name": name, "failed": " ".join(error), "wall_s": wall}
+        print(
+            f"    {name}: {'ok' if ok else 'FAILED'} in {wall:.0f} s", file=sys.stderr
+        )
+    total = time.perf_counter() - started
+    write_report(summaries, args, total)
+    print(f"wrote {args.out} in {total / 60:.1f} min", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
