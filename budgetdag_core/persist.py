@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import sklearn
 
 from ._version import __version__
@@ -117,6 +118,7 @@ def loads_policy(data: bytes) -> Any:
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank.ClassifierBank",
     "budgetdag_core.bank.RegressorBank",
+    "budgetdag_core.masked_bank.MaskedBank",
     "budgetdag_core.dag.SensorDAG",
     "budgetdag_core.estimator.BudgetDAGClassifier",
     "budgetdag_core.graph_reduce.ConstantAction",
@@ -181,6 +183,13 @@ def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
         plain[attr] = fields
     if plain:
         bundle["plain_attributes"] = plain
+    bank = bundle["model"].bank_
+    if isinstance(getattr(bank, "calibration_", None), pd.DataFrame):
+        if bundle["model"] is model:
+            bundle["model"] = copy.copy(model)
+        bundle["model"].bank_ = bank = copy.copy(bank)
+        bundle["bank_calibration"] = bank.calibration_.to_dict(orient="list")
+        del bank.calibration_
     return bundle
 
 
@@ -196,6 +205,10 @@ def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
         cls = getattr(importlib.import_module(f".{module}", __package__), name)
         value = cls(**{**fields, "history": pd.DataFrame(fields["history"])})
         setattr(bundle["model"], attr, value)
+    if "bank_calibration" in bundle:
+        bundle["model"].bank_.calibration_ = pd.DataFrame(
+            bundle.pop("bank_calibration")
+        )
     return bundle
 
 

@@ -19,7 +19,7 @@ from budgetdag_core import (
     persist,
     save_policy_skops,
 )
-from budgetdag_core.persist import SKOPS_TRUSTED_TYPES, policy_bundle
+from budgetdag_core.persist import SKOPS_TRUSTED_TYPES
 
 from ..conftest import SYNTH_SPEC, make_synthetic
 
@@ -82,7 +82,7 @@ class Intruder:
 
 
 def test_a_file_with_a_foreign_type_is_refused(data):
-    bundle = policy_bundle(_fit(data))
+    bundle = persist._skops_bundle(_fit(data), slim=True)
     bundle["extra"] = Intruder()
     blob = sio.dumps(bundle)
     with pytest.raises(ValueError, match="Intruder"):
