@@ -18,8 +18,8 @@ from budgetdag_core import (
     dumps_policy_skops,
     loads_policy,
     loads_policy_skops,
+    persist,
 )
-from budgetdag_core.persist import policy_bundle
 from ui import state
 from ui.figures import png_problem
 
@@ -165,7 +165,7 @@ def test_a_skops_file_loads_without_the_trust_checkbox(app, pima, pima_run):
 
 
 def test_a_skops_file_with_foreign_types_is_refused(app, pima, pima_run):
-    bundle = policy_bundle(pima_run.model)
+    bundle = persist._skops_bundle(pima_run.model, slim=True)
     bundle["extra"] = Intruder()
     at = export_page(prefill(app, pima))
     uploader = at.file_uploader(key=state.W_SKOPS_FILE)
