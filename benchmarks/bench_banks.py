@@ -195,6 +195,54 @@ def curve(n_jobs: int, scales: list[float]) -> None:
     )
 
 
+def big(n_jobs: int, cv: int) -> None:
+    """The masked bank on the many-sensor worst case: 256 states, 104 000 rows.
+
+    Same synthetic table as ``bench_many_sensors`` (130 000 x 50, seeded
+    ``make_classification``), DAG over 8 disjoint column blocks (2^8 states).
+    """
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+
+    from benchmarks.bench_many_sensors import PeakRSS
+
+    X, y = make_classification(
+        n_samples=130_000,
+        n_features=50,
+        n_informative=20,
+        n_redundant=10,
+        weights=[0.72],
+        flip_y=0.02,
+        random_state=0,
+    )
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, test_size=0.2, stratify=y, random_state=0
+    )
+    names = [f"f{i:02d}" for i in range(50)]
+    units = [list(u) for u in np.array_split(np.arange(50), 8)]
+    dag = SensorDAG(names, units=units)
+    spec = SensorSpec.per_column(names)
+    bank = make_bank("masked", cv=cv, random_state=0, n_jobs=n_jobs)
+    print(f"\n### masked bank, {dag.n_states} states, train {len(y_tr)} x 50, cv={cv}")
+    with PeakRSS() as peak:
+        t0 = time.perf_counter()
+        bank.fit(X_tr, y_tr, dag, spec.column_indices(), 2)
+        secs = time.perf_counter() - t0
+    print(
+        f"fit {secs:.1f} s, peak RSS (process tree) {peak.peak / 2**30:.2f} GiB, "
+        f"oof_proba_ {bank.oof_proba_.nbytes / 2**20:.0f} MiB, load "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    per_units: dict[int, list[float]] = {}
+    for k in range(1, dag.n_states):
+        units_in = sum(1 for u in dag.unit_masks if dag.states[k] & u == u)
+        err = float((bank.predict_proba(X_te, k).argmax(1) != y_te).mean())
+        per_units.setdefault(units_in, []).append(err)
+    print("test error by number of blocks held (best / mean):")
+    for u, errs in sorted(per_units.items()):
+        print(f"  {u} blocks: {min(errs):.4f} / {np.mean(errs):.4f}")
+
+
 def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
     """Start the joblib workers and import the models there, outside the timings."""
     rng = np.random.default_rng(0)
@@ -208,11 +256,14 @@ def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["landsat", "letter", "pima"])
+    parser.add_argument("--datasets", nargs="*", default=["landsat", "letter", "pima"])
     parser.add_argument("--kinds", nargs="+", default=["per_subset", "hgb", "masked"])
     parser.add_argument("--cv", type=int, default=5)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--curve", action="store_true")
+    parser.add_argument(
+        "--big", action="store_true", help="masked bank on 256 states x 104k rows"
+    )
     parser.add_argument(
         "--scales",
         type=float,
@@ -230,6 +281,8 @@ def main() -> None:
             print_row(kind, bench_bank(data, kind, args.cv, args.n_jobs))
     if args.curve:
         curve(args.n_jobs, args.scales)
+    if args.big:
+        big(args.n_jobs, 3)
 
 
 if __name__ == "__main__":

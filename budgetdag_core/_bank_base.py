@@ -122,22 +122,15 @@ class BaseBank:
         K = self.oof_proba_.shape[1]
         rng = np.random.default_rng(self.random_state)
         self.temperatures_ = np.ones(K)
-        rows = []
+        self.oof_ece_raw_ = np.zeros(K)
+        self.oof_ece_ = np.zeros(K)
         for k in range(K):
             raw = self.oof_proba_[:, k]
-            ece_raw = expected_calibration_error(raw, y)
+            self.oof_ece_raw_[k] = expected_calibration_error(raw, y)
             if self.calibrate:
                 self.temperatures_[k] = fit_temperature(raw, y, rng)
                 self.oof_proba_[:, k] = apply_temperature(raw, self.temperatures_[k])
-            rows.append(
-                {
-                    "state": k,
-                    "temperature": self.temperatures_[k],
-                    "ece_raw": ece_raw,
-                    "ece": expected_calibration_error(self.oof_proba_[:, k], y),
-                }
-            )
-        self.calibration_ = pd.DataFrame(rows)
+            self.oof_ece_[k] = expected_calibration_error(self.oof_proba_[:, k], y)
         self.fingerprint_ = self.fingerprint_for(X, y, dag)
 
     def fit(
@@ -152,6 +145,23 @@ class BaseBank:
         raise NotImplementedError
 
     # ------------------------------------------------------------ inference
+    @property
+    def calibration_(self) -> pd.DataFrame:
+        """Per state: ``temperature``, ``ece_raw`` and ``ece``.
+
+        The expected calibration error (top label, 15 bins) of the out-of-fold
+        probabilities before and after temperature scaling. Built on demand from
+        plain arrays, so the bank stays storable by skops (no pandas inside).
+        """
+        return pd.DataFrame(
+            {
+                "state": np.arange(len(self.temperatures_)),
+                "temperature": self.temperatures_,
+                "ece_raw": self.oof_ece_raw_,
+                "ece": self.oof_ece_,
+            }
+        )
+
     @property
     def n_states(self) -> int:
         return len(self.state_columns_)

@@ -161,6 +161,7 @@ def make_model(spec: SensorSpec, settings: TrainSettings) -> BudgetDAGClassifier
         spec,
         cost_scale=settings.cost_scale,
         classifier=make_classifier(settings.classifier, settings.random_state),
+        bank_kind="per_subset",  # the app's choices are per-subset classifiers
         policy_learner=settings.policy_learner,
         policy_degree=settings.policy_degree,
         cv=settings.cv,
@@ -236,6 +237,7 @@ def _fit_for_budget(
         settings.target_budget,
         progress=progress,
         classifier=make_classifier(settings.classifier, settings.random_state),
+        bank_kind="per_subset",  # the app's choices are per-subset classifiers
         policy_learner=settings.policy_learner,
         policy_degree=settings.policy_degree,
         cv=settings.cv,

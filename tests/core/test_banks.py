@@ -298,3 +298,20 @@ def test_tiny_tables_fit_with_every_bank_kind(kind):
     spec = SensorSpec.per_column(["a", "b"])
     model = BudgetDAGClassifier(spec, cv=2, bank_kind=kind, random_state=0)
     assert len(model.fit(X, y).predict(X)) == 16
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_banks_are_storable_by_skops(kind, frame, models):
+    # skops (the safe model format) stores no pandas objects: banks keep plain
+    # arrays and build ``calibration_`` on demand.
+    import skops.io as sio
+
+    X, _, _ = frame
+    bank = models[kind].bank_
+    data = sio.dumps(bank)
+    loaded = sio.loads(data, trusted=sio.get_untrusted_types(data=data))
+    for k in range(bank.n_states):
+        np.testing.assert_array_equal(
+            loaded.predict_proba(X.to_numpy(), k), bank.predict_proba(X.to_numpy(), k)
+        )
+    pd.testing.assert_frame_equal(loaded.calibration_, bank.calibration_)
