@@ -183,20 +183,11 @@ def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
         plain[attr] = fields
     if plain:
         bundle["plain_attributes"] = plain
-    bank = bundle["model"].bank_
-    if isinstance(getattr(bank, "calibration_", None), pd.DataFrame):
-        if bundle["model"] is model:
-            bundle["model"] = copy.copy(model)
-        bundle["model"].bank_ = bank = copy.copy(bank)
-        bundle["bank_calibration"] = bank.calibration_.to_dict(orient="list")
-        del bank.calibration_
     return bundle
 
 
 def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
     import importlib
-
-    import pandas as pd
 
     for attr, fields in bundle.pop("plain_attributes", {}).items():
         if attr not in _PLAIN_ATTRS:
@@ -205,10 +196,6 @@ def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
         cls = getattr(importlib.import_module(f".{module}", __package__), name)
         value = cls(**{**fields, "history": pd.DataFrame(fields["history"])})
         setattr(bundle["model"], attr, value)
-    if "bank_calibration" in bundle:
-        bundle["model"].bank_.calibration_ = pd.DataFrame(
-            bundle.pop("bank_calibration")
-        )
     return bundle
 
 
