@@ -82,6 +82,7 @@ def compute_sweep(
             bank=bank,
             progress=progress,
             classifier=make_classifier(settings.classifier, settings.random_state),
+            bank_kind="per_subset",  # as ui.training.make_model: the bank is reused
             policy_learner=settings.policy_learner,
             policy_degree=settings.policy_degree,
             cv=settings.cv,
