@@ -154,14 +154,15 @@ def print_row(kind: str, r: dict) -> None:
     )
 
 
-def curve(n_jobs: int, scales: list[float]) -> None:
+def curve(n_jobs: int, scales: list[float], kind: str = "auto") -> None:
     from budgetdag_core import BudgetDAGClassifier
 
     demo = load_demo("landsat")
-    print(f"\n### landsat DAG curve, default bank ({DEFAULT_BANK_KIND}), cv=5\n")
+    label = f"default bank ({DEFAULT_BANK_KIND})" if kind == "auto" else kind
+    print(f"\n### landsat DAG curve, {label}, cv=5\n")
     t0 = time.perf_counter()
     model = BudgetDAGClassifier(
-        demo.spec, cost_scale=scales[0], random_state=0, n_jobs=n_jobs
+        demo.spec, cost_scale=scales[0], random_state=0, n_jobs=n_jobs, bank_kind=kind
     )
     timings: dict[str, float] = {}
     last = {"stage": None, "t": t0}
@@ -262,6 +263,9 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--curve", action="store_true")
     parser.add_argument(
+        "--curve-kind", default="auto", help="bank_kind of the --curve estimator"
+    )
+    parser.add_argument(
         "--big", action="store_true", help="masked bank on 256 states x 104k rows"
     )
     parser.add_argument(
@@ -280,7 +284,7 @@ def main() -> None:
         for kind in args.kinds:
             print_row(kind, bench_bank(data, kind, args.cv, args.n_jobs))
     if args.curve:
-        curve(args.n_jobs, args.scales)
+        curve(args.n_jobs, args.scales, args.curve_kind)
     if args.big:
         big(args.n_jobs, 3)
 
