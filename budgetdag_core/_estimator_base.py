@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .bank import Progress
 from .dag import SensorDAG
-from .graph_reduce import NodePolicy
-from .policy import PolicyRoutingMixin, build_dag, fit_policies, make_learner
+from .graph_reduce import NodePolicy, graph_reduce
+from .policy import PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
 from .validation import as_spec, check_features, check_sample_costs
@@ -220,7 +220,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         else:
             bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
         state_cols = dag.state_columns(spec.column_indices())
-        result = fit_policies(
+        result = graph_reduce(
             self._train_inputs(Xv, bank, state_cols),
             self._stop_losses(bank, y_fit),
             spec.cost_vector if costs is None else costs,

@@ -4,7 +4,7 @@ loss table alone (section 2.4 of the paper).
 :class:`PolicyRoutingMixin` holds what every fitted policy does with new rows
 (route, list the real sensors bought, add up costs, count the flow); the
 estimators and :class:`LossTablePolicy` share it. All policy learning goes
-through :func:`fit_policies`, i.e. the one :func:`~budgetdag_core.graph_reduce`.
+through the one :func:`~budgetdag_core.graph_reduce`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .bank import Progress
 from .dag import SensorDAG
-from .graph_reduce import GraphReduceResult, Routing, graph_reduce, route
+from .graph_reduce import Routing, graph_reduce, route
 from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .validation import (
@@ -76,35 +76,6 @@ def build_dag(spec: SensorSpec, units: Sequence[Sequence[int]] | None) -> Sensor
             "(n_subsets=t) to build the DAG over t selected sensor subsets."
         )
     return SensorDAG(spec.names, units=units)
-
-
-def fit_policies(
-    state_inputs: Callable[[int], np.ndarray],
-    losses: np.ndarray,
-    costs: np.ndarray,
-    dag: SensorDAG,
-    learner: Any,
-    *,
-    cost_scale: float,
-    n_jobs: int | None,
-    progress: Progress | None,
-) -> GraphReduceResult:
-    """Graph-Reduce: the single policy-learning path of the estimators and of
-    :class:`LossTablePolicy`.
-
-    ``state_inputs(k)`` are the training inputs of the policy at state k (the
-    columns of its sensors); ``losses[i, k]`` the loss of stopping row i at k.
-    """
-    return graph_reduce(
-        state_inputs,
-        losses,
-        costs,
-        dag,
-        learner,
-        cost_scale=cost_scale,
-        n_jobs=n_jobs,
-        progress=progress,
-    )
 
 
 class PolicyRoutingMixin:
@@ -358,7 +329,7 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         L = self._loss_table(losses, dag, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         state_cols = dag.state_columns(spec.column_indices())
-        result = fit_policies(
+        result = graph_reduce(
             lambda k: Xv[:, state_cols[k]],
             L,
             spec.cost_vector if costs is None else costs,
