@@ -367,7 +367,9 @@ def main() -> None:
             )
     else:
         # Slowest first, so the long runs overlap the short ones.
-        order = sorted(args.datasets, key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER)))
+        order = sorted(
+            args.datasets, key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER))
+        )
         with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
             done = dict(zip(order, pool.map(lambda n: run_child(n, args), order)))
         summaries = {name: done[name] for name in args.datasets}
