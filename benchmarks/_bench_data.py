@@ -20,6 +20,8 @@ from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
 from budgetdag_core.datasets import find_file
 
 SEED = 0
+#: Rows a subsample keeps of each class at least (the most folds used is 5).
+MIN_CLASS_ROWS = 5
 
 #: Datasets with few sensors (full DAG, degree chosen on a validation split) and
 #: many (greedy subsets when the estimator supports them).
@@ -66,7 +68,11 @@ def _split(df: pd.DataFrame, test_size: float = 0.25):
 def _subsample(
     X: pd.DataFrame, y: np.ndarray, n: int | None, what: str, notes: list[str]
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """A seeded stratified subsample of at most ``n`` rows (rare classes kept)."""
+    """A seeded stratified subsample of at most ``n`` rows.
+
+    Rare classes keep up to ``MIN_CLASS_ROWS`` rows (all they have if fewer), so
+    stratified 5-fold cross-validation still works on the subsample.
+    """
     if n is None or len(X) <= n:
         return X, y
     classes, counts = np.unique(y, return_counts=True)
@@ -74,7 +80,7 @@ def _subsample(
     keep = []
     for c, k in zip(classes, counts, strict=True):
         rows = np.flatnonzero(y == c)
-        take = max(min(k, 3), int(round(n * k / len(y))))
+        take = max(min(k, MIN_CLASS_ROWS), int(round(n * k / len(y))))
         keep.append(rng.choice(rows, size=min(take, k), replace=False))
     idx = np.sort(np.concatenate(keep))
     notes.append(f"{what}: seeded stratified subsample of {len(idx)} of {len(X)} rows")
