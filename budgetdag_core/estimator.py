@@ -20,6 +20,7 @@ from .bank import (
 )
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
+from .decisions import decide
 from .sensors import SensorSpec
 from .validation import check_labels
 
@@ -66,7 +67,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (``policy.policy_feature_cap``; from 33 554 rows on).
     loss_matrix : array (n_classes, n_classes), optional
         Misclassification loss of predicting class j for truth i (classes in
-        sorted order); default 0/1. It is the stop loss the policies learn from.
+        sorted order); default 0/1. It is the stop loss the policies learn from,
+        and predictions are the class of least expected loss under it.
     n_subsets : int or None, default=None
         With many sensors: build the DAG over the unions of ``n_subsets``
         sensor subsets chosen by greedy Alg. 2 (see
@@ -297,15 +299,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             proba[rows] = self.bank_.predict_proba(Xv[rows], int(k))
         return proba
 
+    def labels_from_proba(self, proba: np.ndarray) -> np.ndarray:
+        """Labels for rows of class probabilities: the most probable class, or with
+        ``loss_matrix`` the class of least expected loss."""
+        return self.classes_[decide(proba, self._check_loss_matrix(len(self.classes_)))]
+
     def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        return self.classes_[self._proba_at_stops(Xv, stops).argmax(axis=1)]
+        return self.labels_from_proba(self._proba_at_stops(Xv, stops))
 
     def _trace_columns(
         self, Xv: np.ndarray, stops: np.ndarray
     ) -> dict[str, np.ndarray]:
         proba = self._proba_at_stops(Xv, stops)
         return {
-            "prediction": self.classes_[proba.argmax(axis=1)],
+            "prediction": self.labels_from_proba(proba),
             "confidence": proba.max(axis=1),
         }
 
@@ -336,4 +343,6 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return self._proba_at_stops(Xv, self._route(Xv).stop_state)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        """Labels: the most probable class at each example's stop state, or with
+        ``loss_matrix`` the class of least expected loss."""
+        return self.labels_from_proba(self.predict_proba(X))
