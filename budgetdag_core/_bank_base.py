@@ -21,6 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
 from .dag import SensorDAG
+from .decisions import decide
 
 Progress = Callable[[str, int, int], None]
 
@@ -166,9 +167,13 @@ class BaseBank:
     def n_states(self) -> int:
         return len(self.state_columns_)
 
-    def oof_predictions(self) -> np.ndarray:
-        """Out-of-fold predicted class index, shape (n_samples, n_states)."""
-        return self.oof_proba_.argmax(axis=2)
+    def oof_predictions(self, loss_matrix: np.ndarray | None = None) -> np.ndarray:
+        """Out-of-fold predicted class index, shape (n_samples, n_states).
+
+        With ``loss_matrix`` the class of least expected loss, else the most
+        probable one.
+        """
+        return decide(self.oof_proba_, loss_matrix)
 
     def oof_losses(
         self, y: np.ndarray, loss_matrix: np.ndarray | None = None
@@ -177,7 +182,7 @@ class BaseBank:
 
         ``loss_matrix[i, j]`` is the loss of predicting class j when the truth is i.
         """
-        pred = self.oof_predictions()
+        pred = self.oof_predictions(loss_matrix)
         if loss_matrix is None:
             return (pred != np.asarray(y)[:, None]).astype(float)
         return np.asarray(loss_matrix, dtype=float)[np.asarray(y)[:, None], pred]

@@ -143,6 +143,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             task=self._task,
             loss=getattr(self, "loss", "squared"),
             scorer=self.subset_scorer,
+            reward=getattr(self, "subset_reward", "correct"),
             max_rows=SUBSET_MAX_ROWS,
             cv=min(self.cv, 3),
             random_state=self.random_state,

@@ -109,6 +109,7 @@ def split_views(
     """Out-of-fold "train" view, then one view per evaluation split."""
     spec, dag = data.spec, data.dag
     conf = template.policy_features == "sensors+confidence"
+    lm = template._check_loss_matrix(len(data.classes))
     views = [
         bank_state_predictions(
             bank,
@@ -119,6 +120,7 @@ def split_views(
             out_of_fold=True,
             with_confidence=conf,
             split="train",
+            loss_matrix=lm,
         )
     ]
     for name, (X, y, sample_costs) in evals.items():
@@ -135,6 +137,7 @@ def split_views(
                 out_of_fold=False,
                 with_confidence=conf,
                 split=name,
+                loss_matrix=lm,
             )
         )
     return views

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .bank import ClassifierBank
 from .confidence import confidence_features
 from .dag import SensorDAG
+from .decisions import decide
 from .validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
@@ -99,8 +100,12 @@ def bank_state_predictions(
     out_of_fold: bool,
     with_confidence: bool,
     split: str,
+    loss_matrix: np.ndarray | None = None,
 ) -> StatePredictions:
     """:class:`StatePredictions` from a fitted bank.
+
+    Each state predicts the most probable class, or with ``loss_matrix`` the
+    class of least expected loss (as the model does).
 
     ``costs`` is the (n_sensors,) cost vector or (n, n_sensors) example costs.
     With ``out_of_fold`` the bank's out-of-fold probabilities are used, so
@@ -119,7 +124,7 @@ def bank_state_predictions(
     conf = np.empty((n, K, 3)) if with_confidence else None
     for k in range(K):
         proba = bank.oof_proba_[:, k] if out_of_fold else bank.predict_proba(Xv, k)
-        pred[:, k] = proba.argmax(axis=1)
+        pred[:, k] = decide(proba, loss_matrix)
         if conf is not None:
             conf[:, k] = confidence_features(proba)
     member = dag.membership().astype(float)  # (K, M)
@@ -185,6 +190,7 @@ def state_predictions(
         out_of_fold=out_of_fold,
         with_confidence=getattr(model, "uses_confidence_", False),
         split=split or ("train" if out_of_fold else "test"),
+        loss_matrix=model._check_loss_matrix(len(model.classes_)),
     )
 
 

@@ -73,6 +73,7 @@ def _model_params(args: argparse.Namespace) -> dict:
         if "n_subsets" not in BudgetDAGClassifier({"a": ["a"]}).get_params():
             raise CLIError("--n-subsets needs subset selection, not in this build.")
         params["n_subsets"] = args.n_subsets
+        params["subset_reward"] = args.subset_reward
     return params
 
 
@@ -214,6 +215,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="select this many sensor subsets (Alg. 2) when there are "
         "many sensors; the DAG is built over their unions",
+    )
+    p.add_argument(
+        "--subset-reward",
+        default="soft",
+        choices=["soft", "correct"],
+        help="with --n-subsets: Alg. 2's per-row reward, the scorer's probability "
+        "of the true class (soft) or 1 when it is right (correct, the paper) "
+        "(default: soft)",
     )
 
 

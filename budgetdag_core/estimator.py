@@ -20,6 +20,7 @@ from .bank import (
 )
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
+from .decisions import decide
 from .sensors import SensorSpec
 from .validation import check_labels
 
@@ -66,7 +67,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (``policy.policy_feature_cap``; from 33 554 rows on).
     loss_matrix : array (n_classes, n_classes), optional
         Misclassification loss of predicting class j for truth i (classes in
-        sorted order); default 0/1. It is the stop loss the policies learn from.
+        sorted order); default 0/1. It is the stop loss the policies learn from,
+        and predictions are the class of least expected loss under it.
     n_subsets : int or None, default=None
         With many sensors: build the DAG over the unions of ``n_subsets``
         sensor subsets chosen by greedy Alg. 2 (see
@@ -84,6 +86,15 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     subset_scorer : "ridge" or classifier, default="ridge"
         Cheap out-of-fold scorer of candidate subsets on at most 20000 rows
         (``"ridge"``: a least-squares classifier solved from Gram matrices).
+    subset_reward : {"soft", "correct"}, default="soft"
+        Alg. 2's per-row reward: the subset scorer's out-of-fold probability of
+        the true class (``"soft"``), or 1 when it is right (``"correct"``, the
+        paper). The 0/1 reward saturates after a few one-sensor subsets (DNA:
+        G = 0.9995 after five single positions), so the greedy stops growing
+        subsets; the soft reward keeps G informative. Measured on spam and DNA
+        (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
+        cost from 0.055 to 0.040 and from 0.047 to 0.043. See
+        :func:`~budgetdag_core.select_subsets`.
     policy_features : {"sensors", "sensors+confidence"}, default="sensors"
         Inputs of each node's policy. ``"sensors"`` (the paper): the features of
         the acquired sensors. ``"sensors+confidence"`` adds the top-class
@@ -120,6 +131,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
+        "subset_reward": [StrOptions({"correct", "soft"})],
     }
     _task = "classification"
 
@@ -142,6 +154,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         include_all: bool = False,
         subset_scorer: Any = "ridge",
         policy_features: str = "sensors",
+        subset_reward: str = "soft",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -159,6 +172,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.include_all = include_all
         self.subset_scorer = subset_scorer
         self.policy_features = policy_features
+        self.subset_reward = subset_reward
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -297,15 +311,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             proba[rows] = self.bank_.predict_proba(Xv[rows], int(k))
         return proba
 
+    def labels_from_proba(self, proba: np.ndarray) -> np.ndarray:
+        """Labels for rows of class probabilities: the most probable class, or with
+        ``loss_matrix`` the class of least expected loss."""
+        return self.classes_[decide(proba, self._check_loss_matrix(len(self.classes_)))]
+
     def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        return self.classes_[self._proba_at_stops(Xv, stops).argmax(axis=1)]
+        return self.labels_from_proba(self._proba_at_stops(Xv, stops))
 
     def _trace_columns(
         self, Xv: np.ndarray, stops: np.ndarray
     ) -> dict[str, np.ndarray]:
         proba = self._proba_at_stops(Xv, stops)
         return {
-            "prediction": self.classes_[proba.argmax(axis=1)],
+            "prediction": self.labels_from_proba(proba),
             "confidence": proba.max(axis=1),
         }
 
@@ -336,4 +355,6 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return self._proba_at_stops(Xv, self._route(Xv).stop_state)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        """Labels: the most probable class at each example's stop state, or with
+        ``loss_matrix`` the class of least expected loss."""
+        return self.labels_from_proba(self.predict_proba(X))

@@ -113,7 +113,7 @@ def path_of(
         if not has_proba:
             return session.predict(), float("nan")
         proba = model.bank_.predict_proba(session._row.reshape(1, -1), state)[0]
-        return model.classes_[int(proba.argmax())], float(proba.max())
+        return model.labels_from_proba(proba[None])[0], float(proba.max())
 
     while True:
         sensor = session.next_sensor()
@@ -238,7 +238,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     y_rows = y[rows]
     if rows.size:
         proba = model.bank_.predict_proba(Xv[rows], state)
-        wrong = model.classes_[proba.argmax(axis=1)] != y_rows
+        wrong = model.labels_from_proba(proba) != y_rows
         out["error_if_stopped"] = float(wrong.mean())
         if stops_here.size:
             out["error_of_stops"] = float(wrong[act == STOP].mean())

@@ -80,8 +80,11 @@ class PolicySession:
         )
         return self._pending[0]
 
-    def observe(self, sensor: str, values: Mapping[str, float]) -> None:
-        """Record the measured values of ``sensor`` (column -> value)."""
+    def observe(self, sensor: str, values: Mapping[str, float] | float) -> None:
+        """Record the measured values of ``sensor`` (column -> value).
+
+        A sensor with a single column also takes its value as a plain number.
+        """
         spec = self.model.spec_
         if sensor not in spec.groups:
             raise ValueError(f"Unknown sensor {sensor!r}; known: {list(spec.names)}.")
@@ -91,6 +94,13 @@ class PolicySession:
                 f"Sensor {sensor!r} was not requested; the policy asks for {asked}."
             )
         columns = spec.groups[sensor]
+        if not isinstance(values, Mapping):
+            if len(columns) != 1 or np.ndim(values) != 0:
+                raise ValueError(
+                    f"Sensor {sensor!r} has columns {list(columns)}: pass its values "
+                    "as a mapping column -> value."
+                )
+            values = {columns[0]: values}
         missing = [c for c in columns if c not in values]
         if missing:
             raise ValueError(f"Values for sensor {sensor!r} lack column(s) {missing}.")

@@ -12,6 +12,13 @@ the total size Σ_j |σj| (the paper's B/δ). For regression ``r`` is the reduct
 of the row's loss below that of the mean predictor (clipped at 0), so G stays a
 sum of per-row maxima (a facility-location objective).
 
+With many classes the 0/1 reward saturates early: a few one-sensor subsets are
+each right on different rows, so nearly every row is "covered" and the greedy
+stops adding sensors. ``reward="soft"`` uses the scorer's out-of-fold probability
+of the row's true class instead (clipped to [0, 1]); G is still a sum of per-row
+maxima, hence monotone submodular, and keeps growing while subsets become more
+confident.
+
 Each greedy step adds one sensor to one subset. Only the subset that changed needs
 new candidate fits; every other candidate's out-of-fold reward vector is cached, so
 a step costs M scorer fits, not t x M. The default scorer is a ridge (least-squares)
@@ -106,11 +113,12 @@ class RidgeReward:
         cv: int = 3,
         alpha: float = 1e-3,
         random_state: int | None = None,
+        reward: str = "correct",
     ) -> None:
         X = np.asarray(X, dtype=float)
         mean, std = X.mean(axis=0), X.std(axis=0)
         X = (X - mean) / np.where(std > 0, std, 1.0)
-        self.task, self.loss, self.alpha = task, loss, alpha
+        self.task, self.loss, self.alpha, self.reward = task, loss, alpha, reward
         if task == "classification":
             classes, self.y = np.unique(y, return_inverse=True)
             Y = np.eye(len(classes))[self.y]
@@ -140,6 +148,9 @@ class RidgeReward:
             W = np.linalg.solve(A, cross[cols])
             pred[test] = Xte[:, cols] @ W + ybar
         if self.task == "classification":
+            if self.reward == "soft":  # least-squares estimate of P(true class)
+                true = pred[np.arange(len(self.y)), self.y]
+                return np.clip(true, 0.0, 1.0).astype(np.float32)
             return pred.argmax(axis=1) == self.y
         return _regression_reward(self.y, pred[:, 0], self.baseline, self.loss)
 
@@ -157,8 +168,10 @@ class EstimatorReward:
         loss: str = "squared",
         cv: int = 3,
         random_state: int | None = None,
+        reward: str = "correct",
     ) -> None:
         self.estimator, self.task, self.loss = estimator, task, loss
+        self.reward = reward
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y) if task == "classification" else np.asarray(y, float)
         splitter: Any = (
@@ -176,6 +189,8 @@ class EstimatorReward:
 
     def __call__(self, cols: np.ndarray) -> np.ndarray:
         cols = np.asarray(cols, dtype=int)
+        if self.task == "classification" and self.reward == "soft":
+            return self._true_class_proba(cols)
         pred = np.empty(len(self.y), dtype=self.y.dtype)
         for train, test in self.folds:
             if len(cols):
@@ -193,6 +208,27 @@ class EstimatorReward:
         if self.task == "classification":
             return pred == self.y
         return _regression_reward(self.y, pred, self.baseline, self.loss)
+
+    def _true_class_proba(self, cols: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(self.y), dtype=np.float32)
+        for train, test in self.folds:
+            model = clone(self.estimator) if len(cols) else DummyClassifier()
+            Xs = self.X[:, cols] if len(cols) else np.zeros((len(self.X), 1))
+            model.fit(Xs[train], self.y[train])
+            if not hasattr(model, "predict_proba"):
+                raise ValueError(
+                    "subset reward 'soft' needs a scorer with predict_proba; "
+                    f"{type(model).__name__} has none."
+                )
+            proba = model.predict_proba(Xs[test])
+            # A class missing from this fold's training rows has probability 0.
+            pos = np.searchsorted(model.classes_, self.y[test])
+            seen = (pos < len(model.classes_)) & (
+                model.classes_[np.minimum(pos, len(model.classes_) - 1)] == self.y[test]
+            )
+            rows = np.flatnonzero(seen)
+            out[test[rows]] = proba[rows, pos[rows]]
+        return out
 
 
 def _row_loss(y: np.ndarray, pred: Any, loss: str) -> np.ndarray:
@@ -364,6 +400,7 @@ def select_subsets(
     task: str = "classification",
     loss: str = "squared",
     scorer: Any = "ridge",
+    reward: str = "correct",
     max_rows: int | None = 20_000,
     cv: int = 3,
     random_state: int | None = None,
@@ -409,6 +446,12 @@ def select_subsets(
         ``"ridge"``: least-squares classifier/regressor from per-fold Gram
         matrices (fast, refit-free). An estimator is cloned per fold and
         candidate (slower; candidates are scored in parallel with ``n_jobs``).
+    reward : {"correct", "soft"}, default="correct"
+        Classification reward of a row: 1 when the subset's scorer is right on
+        it out-of-fold (the paper), or ``"soft"``: the scorer's probability of
+        the true class (ridge: its least-squares estimate clipped to [0, 1];
+        an estimator needs ``predict_proba``). Use "soft" with many classes,
+        where the 0/1 reward saturates after a few one-sensor subsets.
     max_rows : int or None, default=20000
         Score on a (stratified) subsample of at most this many rows.
     cv : int, default=3
@@ -444,6 +487,8 @@ def select_subsets(
         raise ValueError(
             f"strategy must be 'auto', 'greedy' or 'cost_benefit'; got {strategy!r}."
         )
+    if reward not in ("correct", "soft"):
+        raise ValueError(f"reward must be 'correct' or 'soft'; got {reward!r}.")
     if int(n_subsets) < 1:
         raise ValueError(f"n_subsets must be at least 1; got {n_subsets}.")
     n_subsets = int(n_subsets)
@@ -481,11 +526,24 @@ def select_subsets(
         if scorer != "ridge":
             raise ValueError(f"scorer must be 'ridge' or an estimator; got {scorer!r}.")
         reward_of: Any = RidgeReward(
-            Xs, ys, task=task, loss=loss, cv=cv, random_state=random_state
+            Xs,
+            ys,
+            task=task,
+            loss=loss,
+            cv=cv,
+            random_state=random_state,
+            reward=reward,
         )
     else:
         reward_of = EstimatorReward(
-            scorer, Xs, ys, task=task, loss=loss, cv=cv, random_state=random_state
+            scorer,
+            Xs,
+            ys,
+            task=task,
+            loss=loss,
+            cv=cv,
+            random_state=random_state,
+            reward=reward,
         )
     n_greedy = n_subsets - 1 if include_all else n_subsets
     greedy = _Greedy(reward_of, spec.column_indices(), costs, len(rows), n_jobs)

@@ -50,27 +50,42 @@ def initial_scales(n_points: int, low: float, high: float) -> list[float]:
 
 
 def refine_scales(
-    scales: Sequence[float], costs: Sequence[float], n_new: int
+    scales: Sequence[float],
+    costs: Sequence[float],
+    n_new: int,
+    errors: Sequence[float] | None = None,
 ) -> list[float]:
-    """Scales splitting the ``n_new`` widest gaps of average cost.
+    """Scales splitting the ``n_new`` widest gaps between neighbouring points.
 
-    Gaps are between neighbouring scales; a new scale is their geometric mean
-    (or a tenth of the upper one next to 0). Gaps whose scales are within 2% of
-    each other are left alone: the curve does not resolve finer.
+    A gap's width is its span of average cost or, with ``errors``, the length
+    of the curve segment with cost and error each scaled to their range: a
+    stretch where the error drops steeply is split before a flat one of the
+    same cost span, since reading the curve there (e.g. at a budget) depends
+    on it most. A new scale is the geometric mean of its neighbours (or a
+    tenth of the upper one next to 0). Left alone: gaps whose scales are within
+    2% of each other or of zero cost span (the curve does not resolve finer),
+    and a jump already located, i.e. a gap between two flat stretches (all
+    examples buy a sensor at once: splitting it again only finds the same two
+    costs).
     """
     order = np.argsort(scales)
     s = np.asarray(scales, dtype=float)[order]
     c = np.asarray(costs, dtype=float)[order]
+    e = np.zeros_like(c) if errors is None else np.asarray(errors, float)[order]
+    c_span = float(np.ptp(c)) or 1.0
+    e_span = float(np.ptp(e)) or 1.0
     gaps = []
-    for a, b, ca, cb in zip(s[:-1], s[1:], c[:-1], c[1:], strict=True):
+    for i, (a, b) in enumerate(zip(s[:-1], s[1:], strict=True)):
         if a == 0:
             mid = b / 10
         elif b / a > 1.02:
             mid = math.sqrt(a * b)
         else:
             continue
-        if abs(ca - cb) > 0:
-            gaps.append((abs(ca - cb), mid))
+        dc, de = abs(c[i + 1] - c[i]), abs(e[i + 1] - e[i])
+        located_jump = 0 < i < len(c) - 2 and c[i - 1] == c[i] and c[i + 1] == c[i + 2]
+        if dc > 0 and not located_jump:
+            gaps.append((math.hypot(dc / c_span, de / e_span), mid))
     gaps.sort(key=lambda g: -g[0])
     return [mid for _, mid in gaps[:n_new]]
 
@@ -392,8 +407,11 @@ def tradeoff_curve(
     while cost_scales is None and len(fitted) < n_total:
         done = sorted(fitted)
         train_cost = [fitted[s][1][0]["avg_cost"] for s in done]
+        train_error = [fitted[s][1][0]["error"] for s in done]
         remaining = n_total - len(fitted)
-        batch = refine_scales(done, train_cost, max(1, (remaining + 1) // 2))
+        batch = refine_scales(
+            done, train_cost, max(1, (remaining + 1) // 2), errors=train_error
+        )
         batch = [s for s in batch if s not in fitted]
         if not batch:
             break

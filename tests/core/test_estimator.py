@@ -98,6 +98,9 @@ def test_session_refuses_unrequested_sensor(landsat_model, landsat_small) -> Non
     if first is not None:
         with pytest.raises(ValueError, match="lack column"):
             session.observe(first, {})
+        # Landsat bands have 9 columns: a bare number is refused by name.
+        with pytest.raises(ValueError, match=f"Sensor '{first}' has columns"):
+            session.observe(first, 1.0)
 
 
 def test_refit_policies_reuses_bank(landsat_small, landsat_model) -> None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
+from budgetdag_core.decisions import decide
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +61,7 @@ def test_avg_loss_uses_the_matrix(data):
     assert result["avg_loss"] == pytest.approx(expected)
     assert result["error"] == pytest.approx(np.mean(tr["prediction"] != y))
     _, y_enc = np.unique(y, return_inverse=True)
-    pred = model.bank_.oof_predictions()
+    pred = model.bank_.oof_predictions(lm)
     np.testing.assert_array_equal(
         model.bank_.oof_losses(y_enc, lm), lm[y_enc[:, None], pred]
     )
@@ -69,3 +73,70 @@ def test_bad_matrix_raises(data):
         _fit(spec, X, y, loss_matrix=np.ones((3, 3)))
     with pytest.raises(ValueError, match="non-negative"):
         _fit(spec, X, y, loss_matrix=[[0, -1], [1, 0]])
+
+
+def _draw(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    X = pd.DataFrame(
+        {
+            "cheap": (2 * y - 1) * 0.6 + rng.normal(size=n),
+            "lab": (2 * y - 1) * 1.5 + rng.normal(scale=0.5, size=n),
+        }
+    )
+    return X, y
+
+
+def test_predictions_are_the_least_expected_loss_class(data):
+    X, y, spec = data
+    lm = np.array([[0.0, 1.0], [8.0, 0.0]])
+    model = _fit(spec, X, y, cost_scale=1.0, loss_matrix=lm)
+    X_new, _ = _draw(500, seed=1)
+    proba = model.predict_proba(X_new)
+    expected = model.classes_[(proba @ lm).argmin(axis=1)]
+    np.testing.assert_array_equal(model.predict(X_new), expected)
+    np.testing.assert_array_equal(model.trace(X_new)["prediction"], expected)
+    session = model.start()
+    for sensor in iter(session.next_sensor, None):
+        session.observe(sensor, X_new.iloc[0][sensor])
+    assert session.predict() == expected[0]
+    # Costly misses make the rare class predicted where it is merely plausible:
+    # with the cheap sensor alone many rows change.
+    (cheap,) = model.state_indices([["cheap"]])
+    cheap_proba = model.bank_.predict_proba(X_new.to_numpy(float), cheap)
+    shifted = model.labels_from_proba(cheap_proba)
+    assert (shifted == 1).mean() > (cheap_proba.argmax(axis=1) == 1).mean() + 0.1
+
+
+def test_decisions_lower_the_held_out_matrix_loss(data):
+    X, y, spec = data
+    lm = np.array([[0.0, 1.0], [8.0, 0.0]])
+    model = _fit(spec, X, y, cost_scale=1.0, loss_matrix=lm)
+    X_new, y_new = _draw(4000, seed=2)
+    proba = model.predict_proba(X_new)
+    decided = lm[y_new, np.searchsorted(model.classes_, model.predict(X_new))]
+    most_probable = lm[y_new, proba.argmax(axis=1)]
+    assert decided.mean() < most_probable.mean()
+
+
+@given(
+    arrays(float, (6, 4), elements=st.floats(0.01, 1.0)),
+    st.floats(0.1, 10.0),
+)
+def test_decide_is_argmax_under_scaled_zero_one_loss(weights, scale):
+    proba = weights / weights.sum(axis=1, keepdims=True)
+    # Skip exact ties, where both rules are right but may pick different classes.
+    top2 = np.sort(proba, axis=1)[:, -2:]
+    rows = top2[:, 1] - top2[:, 0] > 1e-9
+    lm = scale * (1 - np.eye(4))
+    np.testing.assert_array_equal(decide(proba, lm)[rows], proba.argmax(axis=1)[rows])
+
+
+@given(
+    arrays(float, (5, 3), elements=st.floats(0.0, 1.0)),
+    arrays(float, (3, 3), elements=st.floats(0.0, 20.0)),
+)
+def test_decide_minimises_expected_loss(proba, lm):
+    expected = proba @ lm
+    chosen = expected[np.arange(5), decide(proba, lm)]
+    assert np.all(chosen <= expected.min(axis=1) + 1e-12)

@@ -252,3 +252,85 @@ def test_free_sensors_do_not_use_budget_and_come_first():
     everything_free = SensorSpec.per_column(list(X.columns), cost=0.0)
     sel = select_subsets(X, y, everything_free, n_subsets=2, subset_budget=1)
     assert sum(len(s) for s in sel.subsets) == 1  # all free: the budget counts
+
+
+def _many_classes_problem(
+    n: int = 1500, n_sensors: int = 20, n_classes: int = 3, seed: int = 0
+):
+    """Each sensor a weak noisy view of one entry of the label's one-hot code."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    code = np.eye(n_classes)[y]
+    data = {
+        f"s{j:02d}": code[:, j % n_classes] + rng.normal(scale=2.0, size=n)
+        for j in range(n_sensors)
+    }
+    return pd.DataFrame(data), y
+
+
+def test_soft_reward_keeps_growing_subsets_where_zero_one_saturates():
+    X, y = _many_classes_problem()
+    spec = SensorSpec.per_column(list(X.columns))
+    hard = select_subsets(X, y, spec, n_subsets=7, reward="correct", random_state=0)
+    soft = select_subsets(X, y, spec, n_subsets=7, reward="soft", random_state=0)
+    # Weak small subsets are each right on different rows: their 0/1 coverage
+    # is nearly complete, so the greedy stops with budget left and no subset
+    # that classifies well on its own.
+    assert hard.reward > 0.99
+    assert hard.budget_used < 0.75 * len(spec.names)
+    assert soft.budget_used > hard.budget_used
+    assert max(map(len, soft.subsets)) > 2 * max(map(len, hard.subsets))
+    assert 0 < soft.reward <= 1
+    assert soft.history["G"].is_monotonic_increasing
+
+
+def test_soft_reward_with_an_estimator_scorer():
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier
+
+    X, y = _many_classes_problem(n=600, n_sensors=6)
+    spec = SensorSpec.per_column(list(X.columns))
+    sel = select_subsets(
+        X,
+        y,
+        spec,
+        n_subsets=2,
+        reward="soft",
+        scorer=LogisticRegression(),
+        random_state=0,
+    )
+    assert sel.subsets and 0 < sel.reward <= 1
+    with pytest.raises(ValueError, match="needs a scorer with predict_proba"):
+        select_subsets(X, y, spec, n_subsets=2, reward="soft", scorer=RidgeClassifier())
+    with pytest.raises(ValueError, match="reward must be 'correct' or 'soft'"):
+        select_subsets(X, y, spec, n_subsets=2, reward="probability")
+
+
+def test_soft_ridge_reward_is_the_clipped_true_class_score():
+    X, y = _many_classes_problem(n=400, n_sensors=4)
+    cols = np.arange(4)
+    hard = RidgeReward(X.to_numpy(), y, task="classification", random_state=0)
+    soft = RidgeReward(
+        X.to_numpy(), y, task="classification", random_state=0, reward="soft"
+    )
+    r = soft(cols)
+    assert r.dtype == np.float32 and r.min() >= 0 and r.max() <= 1
+    # Rows the least-squares classifier gets right have a higher true-class score.
+    right = hard(cols)
+    assert r[right].mean() > r[~right].mean()
+
+
+def test_estimator_passes_its_subset_reward():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from budgetdag_core import BudgetDAGClassifier
+
+    X, y = _many_classes_problem(n=600, n_sensors=14)
+    spec = SensorSpec.per_column(list(X.columns))
+    params = {"n_subsets": 3, "cv": 3, "random_state": 0, "bank_kind": "per_subset"}
+    model = BudgetDAGClassifier(spec, **params).fit(X, y)
+    expected = select_subsets(
+        X, y, spec, 3, reward="soft", cv=3, random_state=0
+    ).subsets
+    assert model.subset_selection_.subsets == expected
+    with pytest.raises(InvalidParameterError, match="subset_reward"):
+        BudgetDAGClassifier(spec, subset_reward="probability", **params).fit(X, y)

@@ -210,6 +210,15 @@ def test_scale_choice_helpers():
     # The widest cost gap is split first; flat stretches are left alone.
     new = refine_scales([0.0, 0.1, 1.0, 10.0], [5.0, 4.0, 1.0, 1.0], 2)
     assert new == [pytest.approx(math.sqrt(0.1)), pytest.approx(0.01)]
+    # Equal cost spans: with errors, the stretch where the error moves is first.
+    costs, errors = [5.0, 4.0, 3.0, 2.0], [0.1, 0.1, 0.5, 0.5]
+    steep = refine_scales([0.0, 0.1, 1.0, 10.0], costs, 1, errors=errors)
+    assert steep == [pytest.approx(math.sqrt(0.1))]
+    # A jump between two flat stretches is located: the other gap is split.
+    jump = refine_scales(
+        [0.0, 0.1, 0.2, 0.3, 0.4, 0.8], [3.0, 2.5, 2.5, 1.0, 1.0, 0.9], 3
+    )
+    assert jump == [pytest.approx(0.01), pytest.approx(math.sqrt(0.32))]
 
 
 def test_dominance_summary_on_a_hand_made_frame():
