@@ -60,12 +60,15 @@ class SpecCheck:
     """The result of :func:`check_spec_table`.
 
     ``spec`` is None when there are ``errors``; ``notes`` never block training.
+    ``needs_subsets`` is True when the spec has more sensors than a full DAG
+    allows, so it can only be trained with sensor-subset selection (Alg. 2).
     """
 
     spec: SensorSpec | None
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unassigned: list[str] = field(default_factory=list)
+    needs_subsets: bool = False
 
     @property
     def ok(self) -> bool:
@@ -78,6 +81,7 @@ def check_spec_table(
     *,
     label: str | None = None,
     max_sensors: int = MAX_FULL_DAG_SENSORS,
+    n_subsets: int | None = None,
 ) -> SpecCheck:
     """Validate an edited sensor table against the data's feature columns.
 
@@ -92,6 +96,10 @@ def check_spec_table(
         The label column (named in the message if a sensor uses it).
     max_sensors : int
         Most sensors a full DAG allows.
+    n_subsets : int, optional
+        The number of sensor subsets (Alg. 2) training will select when the
+        spec has more than ``max_sensors`` sensors: such a spec is then fine
+        (a note explains the subsets) instead of an error.
 
     Returns
     -------
@@ -168,7 +176,15 @@ def check_spec_table(
             f"{shown}{more}."
         )
     n = len(groups)
-    if n > max_sensors:
+    needs_subsets = n > max_sensors
+    if needs_subsets and n_subsets is not None:
+        notes.append(
+            f"The spec has {n} sensors, too many for a full DAG (2^{n} states): "
+            f"training selects {n_subsets} sensor subsets (Alg. 2) and builds the "
+            f"DAG over their unions, at most 2^{n_subsets} = {2**n_subsets} states. "
+            "Each policy step buys a whole subset."
+        )
+    elif needs_subsets:
         errors.append(
             f"The spec has {n} sensors: a full DAG would have 2^{n} states. Group "
             f"columns into at most {max_sensors} sensors, or use subset selection "
@@ -178,19 +194,21 @@ def check_spec_table(
         notes.append(
             f"{n} sensors make a DAG of 2^{n} = {2**n} states: training fits one "
             "classifier per state and fold, which can take many minutes. Grouping "
-            "columns into fewer sensors is faster."
+            "columns into fewer sensors"
+            + (", or sensor subsets," if n_subsets is not None else "")
+            + " is faster."
         )
     if groups and all(c == 0 for c in costs.values() if math.isfinite(c)):
         notes.append(
             "All costs are 0: the policy will acquire every sensor that helps."
         )
     if errors:
-        return SpecCheck(None, errors, notes, unassigned)
+        return SpecCheck(None, errors, notes, unassigned, needs_subsets)
     try:
         spec = SensorSpec(groups, costs)
     except ValueError as exc:  # pragma: no cover - the checks above come first
-        return SpecCheck(None, [str(exc)], notes, unassigned)
-    return SpecCheck(spec, [], notes, unassigned)
+        return SpecCheck(None, [str(exc)], notes, unassigned, needs_subsets)
+    return SpecCheck(spec, [], notes, unassigned, needs_subsets)
 
 
 def spec_in_blocks(

@@ -7,8 +7,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from budgetdag_core import SensorSpec
-from budgetdag_core.spec_table import spec_in_blocks, spec_to_table
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
+from budgetdag_core.spec_table import SpecCheck, spec_in_blocks, spec_to_table
 from ui import state, widgets
+from ui.training import MAX_APP_SUBSETS, SUBSET_REWARDS
 
 widgets.enter_page()
 ss = st.session_state
@@ -147,17 +149,99 @@ def messages() -> None:
         st.error(error, icon=":material/error:")
     for note in check.notes:
         st.info(note, icon=":material/info:")
-    # Issue 3 (sensor-subset selection) adds its n_subsets control here, for specs
-    # with more sensors than a full DAG allows.
+    subset_controls(check)
     if check.ok:
         spec = check.spec
+        t = int(ss[state.W_N_SUBSETS])
+        states = (
+            f"at most 2^{t} = {2**t} DAG states (over {t} sensor subsets)"
+            if state.subsets_in_use(check)
+            else f"{2**spec.n_sensors} DAG states"
+        )
         st.success(
-            f"{spec.n_sensors} sensors, {2**spec.n_sensors} DAG states, total cost "
+            f"{spec.n_sensors} sensors, {states}, total cost "
             f"{spec.total_cost:g}. Ready to train.",
             icon=":material/check_circle:",
         )
         st.page_link(
             widgets.PAGES["train"], label="Go to Train", icon=":material/arrow_forward:"
+        )
+
+
+def subset_controls(check: SpecCheck) -> None:
+    """Alg. 2 of the paper: a DAG over unions of t selected sensor subsets."""
+    required = check.needs_subsets
+    with st.container(border=True):
+        st.markdown("**Sensor subsets (Alg. 2)**")
+        if required:
+            st.caption(
+                f"Required: more than {MAX_FULL_DAG_SENSORS} sensors make too many "
+                "DAG states. Training first picks sensor subsets greedily (each "
+                "subset is chosen to classify the training rows the others get "
+                "wrong), then builds the DAG over their unions; each policy step "
+                "buys a whole subset."
+            )
+        else:
+            st.toggle(
+                "Select sensor subsets instead of the full DAG",
+                key=state.W_SUBSETS_ON,
+                persist_state=state.PERSIST,
+                help="Optional with this many sensors. The full DAG has a state "
+                "for every combination of sensors (2^sensors); with subsets, "
+                "training first picks t sensor subsets greedily and builds the "
+                "DAG over their unions (at most 2^t states). Fewer states train "
+                "faster; each policy step then buys a whole subset.",
+            )
+        used = state.subsets_in_use(check)
+        c1, c2, c3, c4 = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+        c1.number_input(
+            "Number of subsets t",
+            min_value=1,
+            max_value=MAX_APP_SUBSETS,
+            step=1,
+            key=state.W_N_SUBSETS,
+            persist_state=state.PERSIST,
+            disabled=not used,
+            help="How many sensor subsets to select. The DAG has at most 2^t "
+            f"states (t = 8: 256). The app allows up to {MAX_APP_SUBSETS}, what "
+            "the DAG figure can draw; the paper used 8.",
+        )
+        c2.checkbox(
+            "Include all sensors as the last subset",
+            key=state.W_SUBSET_ALL,
+            persist_state=state.PERSIST,
+            disabled=not used,
+            help="As in the paper: t - 1 subsets are chosen greedily and the last "
+            "one is every sensor, so the policy can always buy everything for the "
+            "hardest examples.",
+        )
+        c3.number_input(
+            "Subset budget (optional)",
+            min_value=0.5,
+            step=1.0,
+            key=state.W_SUBSET_BUDGET,
+            persist_state=state.PERSIST,
+            disabled=not used,
+            placeholder="no limit",
+            format="%g",
+            help="Limits the total size of the greedy subsets: the sum of their "
+            "costs may not exceed this many times the average sensor cost (with "
+            "unit costs: the total number of sensors over all subsets; a sensor "
+            "in two subsets counts twice). Empty: as many as there are sensors. "
+            "Smaller budgets give smaller, cheaper subsets.",
+        )
+        c4.radio(
+            "Reward of a subset",
+            options=list(SUBSET_REWARDS),
+            key=state.W_SUBSET_REWARD,
+            persist_state=state.PERSIST,
+            disabled=not used,
+            format_func=SUBSET_REWARDS.get,
+            help="How the greedy selection scores a subset on a training row, with "
+            "a quick cross-validated linear model. Correct (the paper): 1 if the "
+            "row is classified right. Soft: the predicted probability of the "
+            "true class; it keeps telling subsets apart when many classes make "
+            "every row 'covered' by some subset after a few steps.",
         )
 
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 from budgetdag_core import clicked_states, node_details
 
+from . import subsets
 from .data import Dataset
 from .training import TrainedRun
 
@@ -38,9 +39,9 @@ def sensor_costs(run: TrainedRun) -> dict[str, float]:
 
 
 def state_label(run: TrainedRun, state: int) -> str:
-    """``start (no sensors)`` or the held sensors joined by `` + ``."""
-    names = run.model.sensor_dag_.state_names(state)
-    return " + ".join(names) if names else "start (no sensors)"
+    """``start (no sensors)``, the held sensors joined by `` + ``, or for a wide
+    state of a model over sensor subsets the subsets it holds."""
+    return subsets.state_label(run.model, state)
 
 
 def auto_min_arrived(graph: nx.DiGraph, max_nodes: int = 30) -> int:

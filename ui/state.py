@@ -23,6 +23,7 @@ from budgetdag_core.spec_table import (
     spec_to_table,
     suggested_cost_scale,
 )
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 
 from .data import Dataset, Upload
 from .training import TrainedRun, TrainSettings
@@ -73,6 +74,11 @@ W_PREFIX_SEP = "w_prefix_sep"
 W_BLOCKS = "w_blocks"
 W_SPEC_JSON = "w_spec_json"
 W_PRESET = "w_preset_"  # + preset name
+W_SUBSETS_ON = "w_subsets_on"
+W_N_SUBSETS = "w_n_subsets"
+W_SUBSET_ALL = "w_subset_include_all"
+W_SUBSET_BUDGET = "w_subset_budget"
+W_SUBSET_REWARD = "w_subset_reward"
 # Train page
 W_COST_MODE = "w_cost_mode"
 W_COST_SCALE = "w_cost_scale"
@@ -132,6 +138,11 @@ DEFAULTS: dict[str, Any] = {
     W_PRESET_COST: 1.0,
     W_PREFIX_SEP: "_",
     W_BLOCKS: 4,
+    W_SUBSETS_ON: False,
+    W_N_SUBSETS: 8,
+    W_SUBSET_ALL: True,
+    W_SUBSET_BUDGET: None,
+    W_SUBSET_REWARD: "soft",
     W_COST_MODE: "scale",
     W_COST_SCALE: 0.05,
     W_BUDGET: 1.0,
@@ -188,6 +199,17 @@ def set_dataset(dataset: Dataset) -> bool:
     scale = suggested_cost_scale(dataset.default_spec)
     ss[W_COST_SCALE] = scale
     ss[W_BUDGET] = float(f"{dataset.default_spec.total_cost / 2:.3g}")
+    many = dataset.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
+    was_many = (
+        current is not None and current.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
+    )
+    if many:
+        # Subset states hold many columns: degree-2 policies on them take minutes
+        # (Spambase: 133 s against 12 s at degree 1), see the Train page's help.
+        ss[W_SUBSETS_ON] = True
+        ss[W_DEGREE] = 1
+    elif was_many:
+        ss[W_DEGREE] = DEFAULTS[W_DEGREE]
     run = ss.get(RUN)
     if run is not None and run.dataset_token != dataset.token:
         ss[RUN] = None
@@ -217,11 +239,41 @@ def set_spec_table(table: pd.DataFrame) -> None:
 
 
 def spec_check() -> SpecCheck | None:
-    """The current sensor table checked against the current data."""
+    """The current sensor table checked against the current data.
+
+    A spec with more sensors than a full DAG allows is fine: training then
+    selects sensor subsets (:func:`subsets_in_use`).
+    """
     dataset, table = get_dataset(), st.session_state.get(SPEC_TABLE)
     if dataset is None or table is None:
         return None
-    return check_spec_table(table, dataset.features, label=dataset.label)
+    return check_spec_table(
+        table,
+        dataset.features,
+        label=dataset.label,
+        n_subsets=int(st.session_state.get(W_N_SUBSETS, DEFAULTS[W_N_SUBSETS])),
+    )
+
+
+def subsets_in_use(check: SpecCheck | None = None) -> bool:
+    """Whether training selects sensor subsets: asked for, or needed by the spec."""
+    check = spec_check() if check is None else check
+    needed = check is not None and check.needs_subsets
+    return needed or bool(st.session_state.get(W_SUBSETS_ON, False))
+
+
+def subset_settings(check: SpecCheck | None = None) -> dict[str, Any]:
+    """The sensor-subset fields of :class:`TrainSettings` as they stand."""
+    ss = st.session_state
+    if not subsets_in_use(check):
+        return {"n_subsets": None}
+    budget = ss.get(W_SUBSET_BUDGET)
+    return {
+        "n_subsets": int(ss[W_N_SUBSETS]),
+        "include_all": bool(ss[W_SUBSET_ALL]),
+        "subset_budget": None if budget is None else float(budget),
+        "subset_reward": ss[W_SUBSET_REWARD],
+    }
 
 
 # --------------------------------------------------------------------- model
@@ -243,6 +295,7 @@ def train_settings() -> TrainSettings:
         policy_degree=int(ss[W_DEGREE]),
         cv=int(ss[W_CV]),
         random_state=int(ss[W_SEED]),
+        **subset_settings(),
     )
 
 

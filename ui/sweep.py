@@ -87,6 +87,9 @@ def compute_sweep(
             policy_degree=settings.policy_degree,
             cv=settings.cv,
             random_state=settings.random_state,
+            # The same subsets as the model: Alg. 2 is deterministic given the
+            # data and seed, and fit checks that the bank's DAG matches them.
+            **settings.subset_params(),
         )
 
 

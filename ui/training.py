@@ -32,6 +32,12 @@ LEARNERS = {
     "filter_tree": "Filter tree (default)",
     "cost_regression": "Cost regression",
 }
+SUBSET_REWARDS = {
+    "soft": "Soft: probability of the true class (default)",
+    "correct": "Correct: 1 if classified right (the paper)",
+}
+MAX_APP_SUBSETS = 8
+"""Most subsets the app offers: 2^8 = 256 states, what the DAG figure can draw."""
 
 
 def make_classifier(name: str, random_state: int | None) -> Any:
@@ -63,6 +69,21 @@ class TrainSettings:
     cv: int = 5
     random_state: int = 0
     target_budget: float | None = None
+    n_subsets: int | None = None  # None: the full DAG over all sensors
+    include_all: bool = True
+    subset_budget: float | None = None
+    subset_reward: str = "soft"
+
+    def subset_params(self) -> dict[str, Any]:
+        """The estimator's sensor-subset parameters (Alg. 2); none without it."""
+        if self.n_subsets is None:
+            return {}
+        return {
+            "n_subsets": int(self.n_subsets),
+            "include_all": bool(self.include_all),
+            "subset_budget": self.subset_budget,
+            "subset_reward": self.subset_reward,
+        }
 
 
 @dataclass
@@ -93,13 +114,14 @@ class TrainedRun:
 
 
 def bank_key(dataset: Dataset, spec: SensorSpec, settings: TrainSettings) -> tuple:
-    """Everything the bank depends on."""
+    """Everything the bank depends on (the sensor subsets set its states)."""
     return (
         dataset.token,
         spec.to_json(),
         settings.classifier,
         settings.cv,
         settings.random_state,
+        tuple(sorted(settings.subset_params().items())),
     )
 
 
@@ -121,9 +143,11 @@ def reusable_bank(
 class ProgressReporter:
     """Turn the core's ``progress(stage, done, total)`` into one bar's fraction.
 
-    The bank takes ``bank_share`` of the bar (0 when the bank is reused), the
-    policies the rest. Updates are passed on at most every ``min_step`` of the bar
-    (and always at the end of a stage) so big DAGs do not flood the browser.
+    With sensor subsets their selection (stage ``"subsets"``) takes
+    ``subset_share`` first. The bank takes ``bank_share`` of the bar (0 when the
+    bank is reused), the policies the rest. Updates are passed on at most every
+    ``min_step`` of the bar (and always at the end of a stage) so big DAGs do not
+    flood the browser.
     """
 
     def __init__(
@@ -133,19 +157,30 @@ class ProgressReporter:
         bank_reused: bool,
         bank_share: float = 0.8,
         min_step: float = 0.005,
+        subsets: bool = False,
+        subset_share: float = 0.05,
     ) -> None:
         self.sink = sink
-        self.bank_share = 0.0 if bank_reused else bank_share
+        self.subset_share = subset_share if subsets else 0.0
+        self.bank_share = 0.0 if bank_reused else bank_share * (1 - self.subset_share)
         self.min_step = min_step
         self.last = -1.0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         part = done / max(total, 1)
-        if stage == "bank":
-            fraction = self.bank_share * part
+        start = self.subset_share
+        if stage == "subsets":
+            fraction = self.subset_share * part
+            text = (
+                "Selecting sensor subsets (Alg. 2): greedy step "
+                f"{done} of at most {total}"
+            )
+        elif stage == "bank":
+            fraction = start + self.bank_share * part
             text = f"Fitting the classifier bank: {done} of {total} fits"
         else:
-            fraction = self.bank_share + (1 - self.bank_share) * part
+            start += self.bank_share
+            fraction = start + (1 - start) * part
             text = {
                 "budget": f"Searching the cost scale for the budget: step {done} of "
                 f"at most {total}",
@@ -166,6 +201,7 @@ def make_model(spec: SensorSpec, settings: TrainSettings) -> BudgetDAGClassifier
         policy_degree=settings.policy_degree,
         cv=settings.cv,
         random_state=settings.random_state,
+        **settings.subset_params(),
     )
 
 
@@ -242,6 +278,7 @@ def _fit_for_budget(
         policy_degree=settings.policy_degree,
         cv=settings.cv,
         random_state=settings.random_state,
+        **settings.subset_params(),
     )
     report = model.budget_report_
     note = (
@@ -282,6 +319,10 @@ def run_from_model(
         cv=int(params["cv"]),
         random_state=params["random_state"],
         classifier="custom" if params["classifier"] is not None else "logistic",
+        n_subsets=params.get("n_subsets"),
+        include_all=bool(params.get("include_all", True)),
+        subset_budget=params.get("subset_budget"),
+        subset_reward=params.get("subset_reward", "soft"),
     )
     return run
 

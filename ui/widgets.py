@@ -165,6 +165,7 @@ def train_with_progress(
         reporter = ProgressReporter(
             lambda fraction, text: bar.progress(fraction, text=text),
             bank_reused=reused,
+            subsets=settings.n_subsets is not None,
         )
         try:
             run = train(dataset, spec, settings, previous, progress=reporter)
@@ -207,7 +208,13 @@ def sidebar_status() -> None:
             f"{len(dataset.test)} test rows"
         )
     if check is not None:
-        if check.ok:
+        if check.ok and state.subsets_in_use(check):
+            t = int(st.session_state[state.W_N_SUBSETS])
+            st.caption(
+                f"**Sensors:** {check.spec.n_sensors} · {t} subsets, at most "
+                f"{2**t} DAG states"
+            )
+        elif check.ok:
             n = check.spec.n_sensors
             st.caption(f"**Sensors:** {n} · {2**n} DAG states")
         else:

@@ -1,0 +1,90 @@
+"""Sensor subsets (Alg. 2) of a model in words and tables (no Streamlit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+MAX_NAMES = 4  # a state label lists at most this many sensors by name
+
+
+def subset_table(model: Any) -> pd.DataFrame | None:
+    """One row per selected subset: ``subset`` (1-based), ``sensors``, ``n
+    sensors``, ``cost``; None for a model over the full DAG."""
+    selection = getattr(model, "subset_selection_", None)
+    if selection is None:
+        return None
+    spec = model.spec_
+    n_all = spec.n_sensors
+    rows = []
+    for j, names in enumerate(selection.subsets, start=1):
+        rows.append(
+            {
+                "subset": j,
+                "sensors": f"all {n_all} sensors"
+                if len(names) == n_all
+                else ", ".join(names),
+                "n sensors": len(names),
+                "cost": float(sum(spec.costs[n] for n in names)),
+            }
+        )
+    return pd.DataFrame(rows, columns=["subset", "sensors", "n sensors", "cost"])
+
+
+def subset_summary(model: Any) -> str | None:
+    """What Alg. 2 selected and the DAG it gives, in one paragraph (Markdown)."""
+    selection = getattr(model, "subset_selection_", None)
+    if selection is None:
+        return None
+    t = len(selection.subsets)
+    n_states = model.sensor_dag_.n_states
+    n_all = model.spec_.n_sensors
+    has_all = any(len(s) == n_all for s in selection.subsets)
+    greedy = t - 1 if has_all and model.get_params().get("include_all") else t
+    rows = f"{selection.n_rows:,} scored training rows"
+    reward = (
+        f"the best subset's out-of-fold probability of the true class, averaged "
+        f"over the {rows}"
+        if _soft(model)
+        else f"share of the {rows} that some subset classifies right out of fold"
+    )
+    text = (
+        f"Alg. 2 selected **{t} sensor subsets** ({greedy} greedily"
+        + (", then all sensors" if greedy < t else "")
+        + f"). Reward **G = {selection.reward:.1%}** ({reward}). "
+        f"The DAG over their unions has **{n_states} states** "
+        f"(at most 2^{t} = {2**t}; the full DAG of {n_all} sensors would have "
+        f"2^{n_all})."
+    )
+    if selection.budget_used and selection.budget:
+        text += (
+            f" Greedy subsets use {selection.budget_used:g} of the budget "
+            f"{selection.budget:g}."
+        )
+    return text
+
+
+def _soft(model: Any) -> bool:
+    return model.get_params().get("subset_reward", "correct") == "soft"
+
+
+def units_in(model: Any, state: int) -> list[int]:
+    """1-based numbers of the selected subsets contained in ``state``."""
+    dag = model.sensor_dag_
+    mask = dag.states[state]
+    return [j + 1 for j, um in enumerate(dag.unit_masks) if um & mask == um]
+
+
+def state_label(model: Any, state: int) -> str:
+    """A short name of a DAG state: its sensors, or its subsets when many."""
+    dag = model.sensor_dag_
+    names = dag.state_names(state)
+    if not names:
+        return "start (no sensors)"
+    if getattr(model, "subset_selection_", None) is None or len(names) <= MAX_NAMES:
+        return " + ".join(names)
+    if len(names) == dag.n_sensors:
+        return f"all {len(names)} sensors"
+    subsets = " + ".join(f"S{j}" for j in units_in(model, state))
+    return f"subsets {subsets} ({len(names)} sensors)"
