@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core import dag_figure
 from budgetdag_core.reports import edge_table, flow_table, path_table
 from ui import dag_view, state, widgets
 
@@ -21,6 +20,12 @@ st.markdown(
 run = widgets.need_run("the flow through the DAG comes from a trained policy.")
 widgets.need_results(run)
 dataset = widgets.need_dataset()
+if getattr(run.model, "subset_selection_", None) is not None:
+    st.caption(
+        "This model's DAG is built over sensor subsets (Alg. 2): a node holds "
+        "the subsets S1, S2, ... listed on the Train page, and each step buys a "
+        "whole subset. Hover a node for its sensors."
+    )
 n_states = run.model.sensor_dag_.n_states
 
 c1, c2, c3 = st.columns([4, 5, 4], vertical_alignment="bottom")
@@ -75,13 +80,13 @@ visible = [
 ]
 if ss[state.W_DAG_NODE] not in visible:
     ss[state.W_DAG_NODE] = None
-fig = dag_figure(
+fig = dag_view.figure(
+    run,
     graph,
     color=color,
     selected=ss[state.W_DAG_NODE],
     hide_unvisited=not show_all,
     min_arrived=min_arrived,
-    costs=dag_view.sensor_costs(run),
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "clicked node")

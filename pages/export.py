@@ -10,7 +10,6 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import (
-    dag_figure,
     dumps_policy,
     dumps_policy_skops,
     loads_policy,
@@ -241,14 +240,13 @@ def load_section() -> None:
 
 def figure_builders(run: TrainedRun) -> dict[str, tuple[str, Callable[[], go.Figure]]]:
     """Figure id -> (title, builder) of the figures this run can draw."""
-    costs = dag_view.sensor_costs(run)
     out: dict[str, tuple[str, Callable[[], go.Figure]]] = {}
     for part in ("test", "train"):
         title = f"The DAG with the flow of the {dag_view.PARTS[part].lower()}"
         out[f"dag_{part}"] = (
             title,
-            lambda part=part, title=title: dag_figure(
-                dag_view.flow(run, dataset, part), costs=costs, title=title
+            lambda part=part, title=title: dag_view.figure(
+                run, dag_view.flow(run, dataset, part), title=title
             ),
         )
     cached = ss.get(state.SWEEP)

@@ -193,7 +193,7 @@ def subset_controls(check: SpecCheck) -> None:
                 "faster; each policy step then buys a whole subset.",
             )
         used = state.subsets_in_use(check)
-        c1, c2, c3, c4 = st.columns([2, 2, 2, 3], vertical_alignment="bottom")
+        c1, c2, c3, c4 = st.columns([2, 3, 2, 3], vertical_alignment="bottom")
         c1.number_input(
             "Number of subsets t",
             min_value=1,

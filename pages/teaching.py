@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from budgetdag_core import dag_figure, decision_regions_figure, graph_reduce_steps
+from budgetdag_core import decision_regions_figure, graph_reduce_steps
 from ui import dag_view, links, state, widgets
 from ui.data import demo_dataset
 from ui.teaching import costs_styler, step_summary
@@ -156,11 +156,11 @@ step = steps[i]
 st.progress((i + 1) / len(steps), text=f"Step {i + 1} of {len(steps)}")
 st.markdown(step_summary(step, dag_view.state_label(run, step.state)))
 
-fig = dag_figure(
+fig = dag_view.figure(
+    run,
     dag_view.flow(run, dataset, "train"),
     selected=step.state,
     hide_unvisited=run.model.sensor_dag_.n_states > 16,
-    costs=dag_view.sensor_costs(run),
     height=400,
     width=dag_view.PAGE_WIDTH_PX,
 )

@@ -238,16 +238,16 @@ def show_subsets(run: TrainedRun) -> None:
         hide_index=True,
         width="stretch",
         column_config={
-            "subset": st.column_config.NumberColumn("subset #", width="small"),
+            "subset": st.column_config.TextColumn("subset #", width="small"),
             "sensors": st.column_config.TextColumn("sensors", width="large"),
             "n sensors": st.column_config.NumberColumn(width="small"),
             "cost": st.column_config.NumberColumn(format="%g", width="small"),
         },
     )
     st.caption(
-        "A DAG state is a union of these subsets (S1, S2, ... on the other pages); "
-        "each policy step buys one more subset, that is all of its sensors not "
-        "held yet."
+        "A DAG state is a union of these subsets (named S1, S2, ... on the other "
+        "pages); each policy step buys one more subset, that is all of its "
+        "sensors not held yet."
     )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core import dag_figure, path_of
-from ui import dag_view, state, widgets
+from budgetdag_core import path_of
+from ui import dag_view, state, subsets, widgets
 from ui.whatif import decisions_table, edited_values, editor_table, probability_table
 
 widgets.enter_page()
@@ -49,6 +49,7 @@ c2.button(
 )
 
 original = X.iloc[row]
+one_column = all(list(run.spec.groups[n]) == [n] for n in run.spec.names)
 left, right = st.columns([2, 3], gap="large")
 with left:
     st.markdown("**Sensor values** (edit the *value* column)")
@@ -58,7 +59,9 @@ with left:
         hide_index=True,
         disabled=["sensor", "column", "test value"],
         width="stretch",
-        column_order=["sensor", "column", "value", "test value"],
+        # One-column sensors named as their column: one name is enough.
+        column_order=(["sensor"] if not one_column else [])
+        + ["column", "value", "test value"],
         column_config={
             "sensor": st.column_config.TextColumn(width="small"),
             "column": st.column_config.TextColumn(width="small"),
@@ -97,7 +100,8 @@ with right:
     )
     m4.metric(
         "Sensors bought",
-        f"{len(result.acquired)} of {run.spec.n_sensors}",
+        f"{len(result.acquired)}"
+        + (f" of {n}" if (n := run.spec.n_sensors) < 10 else f"/{n}"),
         border=True,
     )
     bought = " → ".join(result.acquired) or "none"
@@ -111,7 +115,9 @@ with right:
         )
     )
     st.dataframe(
-        decisions_table(result.decisions),
+        decisions_table(
+            result.decisions, subsets.path_subsets(run.model, result.states)
+        ),
         hide_index=True,
         width="stretch",
         column_config={
@@ -134,10 +140,10 @@ with right:
             },
         )
 
-fig = dag_figure(
+fig = dag_view.figure(
+    run,
     dag_view.flow(run, dataset, "test"),
     highlight_path=result.states,
-    costs=dag_view.sensor_costs(run),
     min_arrived=dag_view.auto_min_arrived(dag_view.flow(run, dataset, "test")),
     width=dag_view.PAGE_WIDTH_PX,
 )

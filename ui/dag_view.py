@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import networkx as nx
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from budgetdag_core import clicked_states, node_details
+from budgetdag_core import clicked_states, dag_figure, node_details
 
 from . import subsets
 from .data import Dataset
@@ -31,6 +32,65 @@ def flow(run: TrainedRun, dataset: Dataset, part: str) -> nx.DiGraph:
     """The run's flow graph of the ``part`` examples (cached on the run)."""
     X, y = dataset.X(part, run.spec), dataset.y(part)
     return run.memo(f"flow_{part}", lambda: run.model.flow(X, y))
+
+
+def subset_graph(run: TrainedRun, graph: nx.DiGraph) -> nx.DiGraph:
+    """``graph`` as the figure draws it; for a model over sensor subsets, each
+    state named by the subsets it holds (S1, S2, ... as on the Train page),
+    layered by their number, with its real cost; edges by the subset bought.
+
+    Naming states by their 10-50 sensors would make labels no one can read.
+    """
+    model = run.model
+    if getattr(model, "subset_selection_", None) is None:
+        return graph
+    dag = model.sensor_dag_
+    g = graph.copy()
+    cost = dag.membership() @ np.asarray(run.spec.cost_vector, dtype=float)
+    for k in g.nodes:
+        g.nodes[k]["sensors"] = tuple(f"S{j}" for j in subsets.units_in(model, k))
+        g.nodes[k]["cost"] = float(cost[k])
+    for _, _, data in g.edges(data=True):
+        n_new = len(data.get("added", ()))
+        data["added"] = (f"S{data['unit'] + 1} ({n_new} new sensors)",)
+    g.graph["sensor_names"] = tuple(f"S{j + 1}" for j in range(len(dag.units)))
+    return g
+
+
+def figure(run: TrainedRun, graph: nx.DiGraph, **kwargs: Any) -> go.Figure:
+    """``dag_figure`` of the run's flow ``graph`` (see :func:`subset_graph`); the
+    hover of a subset state also names its real sensors."""
+    fig = dag_figure(subset_graph(run, graph), costs=sensor_costs(run), **kwargs)
+    if getattr(run.model, "subset_selection_", None) is None:
+        return fig
+    fig.update_xaxes(title_text="sensor subsets held")
+    fig.for_each_trace(
+        lambda t: (
+            t.update(name=t.name.replace("acquire a sensor", "buy a subset"))
+            if t.name
+            else None
+        )
+    )
+    for trace in fig.data:
+        if trace.name != "states" or trace.customdata is None:
+            continue
+        hover = list(trace.hovertext)
+        for i, row in enumerate(trace.customdata):
+            names = run.model.sensor_dag_.state_names(int(row[0]))
+            head, _, rest = hover[i].partition("<br>")
+            hover[i] = "<br>".join([head, sensor_lines(names), rest])
+        trace.hovertext = hover
+    return fig
+
+
+def sensor_lines(names: tuple[str, ...], per_line: int = 4, most: int = 12) -> str:
+    """Sensor names for a hover box: a few per line, at most ``most``."""
+    if not names:
+        return "no sensors"
+    shown = list(names[:most])
+    lines = [", ".join(shown[i : i + per_line]) for i in range(0, len(shown), per_line)]
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return f"{len(names)} sensors: " + "<br>".join(lines) + more
 
 
 def sensor_costs(run: TrainedRun) -> dict[str, float]:
@@ -115,7 +175,12 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**What the node's policy does**")
-        actions = details["actions"][["action", "count", "share"]]
+        actions = details["actions"].assign(
+            action=lambda t: [
+                subsets.action_label(run.model, node, int(c), a)
+                for a, c in zip(t["action"], t["child"], strict=True)
+            ]
+        )[["action", "count", "share"]]
         st.dataframe(
             actions,
             hide_index=True,

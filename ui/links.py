@@ -21,7 +21,7 @@ from budgetdag_core import DEMOS, SensorSpec
 from budgetdag_core.spec_table import spec_to_table
 
 from . import state
-from .training import CLASSIFIERS, LEARNERS
+from .training import CLASSIFIERS, LEARNERS, MAX_APP_SUBSETS, SUBSET_REWARDS
 
 # Query parameter -> (widget key, parser). Parsers raise ValueError.
 
@@ -49,6 +49,14 @@ def _number(kind: type, low: float, high: float | None = None) -> Callable[[str]
     return parse
 
 
+def _flag(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise ValueError(f"{text!r} is not true or false")
+
+
 SETTINGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "cost_scale": (state.W_COST_SCALE, _number(float, 0.0)),
     "classifier": (state.W_CLASSIFIER, _choice(CLASSIFIERS)),
@@ -56,6 +64,12 @@ SETTINGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "degree": (state.W_DEGREE, _number(int, 1, 3)),
     "cv": (state.W_CV, _number(int, 2, 10)),
     "seed": (state.W_SEED, _number(int, 0)),
+    # Sensor subsets (Alg. 2), named as the estimator's parameters.
+    "subsets": (state.W_SUBSETS_ON, _flag),
+    "n_subsets": (state.W_N_SUBSETS, _number(int, 1, MAX_APP_SUBSETS)),
+    "include_all": (state.W_SUBSET_ALL, _flag),
+    "subset_budget": (state.W_SUBSET_BUDGET, _number(float, 0.5)),
+    "subset_reward": (state.W_SUBSET_REWARD, _choice(SUBSET_REWARDS)),
 }
 ALWAYS = ("cost_scale",)  # written even when equal to the app's default
 KEYS = ("demo", "spec", *SETTINGS, "step")
@@ -88,6 +102,8 @@ def encode(
         if key not in values:
             continue
         value = values[key]
+        if value is None:  # an optional setting left empty
+            continue
         if name in ALWAYS or value != state.DEFAULTS.get(key):
             params[name] = f"{value:g}" if isinstance(value, float) else str(value)
     if step is not None:

@@ -21,7 +21,7 @@ def subset_table(model: Any) -> pd.DataFrame | None:
     for j, names in enumerate(selection.subsets, start=1):
         rows.append(
             {
-                "subset": j,
+                "subset": f"S{j}",
                 "sensors": f"all {n_all} sensors"
                 if len(names) == n_all
                 else ", ".join(names),
@@ -88,3 +88,27 @@ def state_label(model: Any, state: int) -> str:
         return f"all {len(names)} sensors"
     subsets = " + ".join(f"S{j}" for j in units_in(model, state))
     return f"subsets {subsets} ({len(names)} sensors)"
+
+
+def edge_subset(model: Any, state: int, child: int) -> str | None:
+    """``S<j>``: the subset bought on the edge ``state -> child`` (None for a
+    model over the full DAG)."""
+    if getattr(model, "subset_selection_", None) is None:
+        return None
+    return f"S{model.dag_.edges[state, child]['unit'] + 1}"
+
+
+def action_label(model: Any, state: int, child: int, default: str) -> str:
+    """An acquire action as ``buy S3 (+6 sensors): a, b, ...`` for subset
+    models; ``default`` (the core's wording) otherwise or for stop."""
+    name = None if child < 0 else edge_subset(model, state, child)
+    if name is None:
+        return default
+    dag = model.sensor_dag_
+    added = [dag.sensor_names[m] for m in dag.added_sensors(state, child)]
+    return f"buy {name} (+{len(added)} sensors): " + ", ".join(added)
+
+
+def path_subsets(model: Any, states: list[int]) -> list[str | None]:
+    """The subset bought at each step of a path of states (None: full DAG)."""
+    return [edge_subset(model, a, b) for a, b in zip(states, states[1:], strict=False)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -53,15 +53,29 @@ def _names(sensors: Any) -> str:
     return ", ".join(map(str, sensors)) or "none"
 
 
-def decisions_table(decisions: pd.DataFrame) -> pd.DataFrame:
-    """``path_of(...).decisions`` in words, one line per decision."""
+def decisions_table(
+    decisions: pd.DataFrame, subsets: Sequence[str | None] | None = None
+) -> pd.DataFrame:
+    """``path_of(...).decisions`` in words, one line per decision.
+
+    ``subsets`` names the sensor subset bought at each acquire step (models over
+    subsets, see :func:`ui.subsets.path_subsets`): ``buy S3 (6 sensors): ...``.
+    """
+    subsets = list(subsets or [])
+
+    def buy(step: int, bought: Any) -> str:
+        name = subsets[step] if step < len(subsets) else None
+        if name is None:
+            return f"buy {_names(bought)}"
+        return f"buy {name} ({len(bought)} sensors): {_names(bought)}"
+
     return pd.DataFrame(
         {
             "step": decisions["step"],
             "decision": [
-                f"buy {_names(bought)}" if action == "acquire" else "stop and classify"
-                for action, bought in zip(
-                    decisions["action"], decisions["acquired"], strict=True
+                buy(i, bought) if action == "acquire" else "stop and classify"
+                for i, (action, bought) in enumerate(
+                    zip(decisions["action"], decisions["acquired"], strict=True)
                 )
             ],
             "cost so far": decisions["cost_so_far"],
