@@ -170,6 +170,13 @@ _PLAIN_ATTRS = {
 def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
     """:func:`policy_bundle` with what skops cannot store made plain."""
     bundle = policy_bundle(model, slim=slim)
+    graph = getattr(bundle["model"], "dag_", None)
+    if graph is not None and "edges" in vars(graph):
+        # ``G.edges`` caches a view that refers back to the graph: skops would
+        # recurse forever. A copy of the graph has no cached views.
+        if bundle["model"] is model:
+            bundle["model"] = copy.copy(model)
+        bundle["model"].dag_ = graph.copy()
     plain: dict[str, dict[str, Any]] = {}
     for attr in _PLAIN_ATTRS:
         value = getattr(bundle["model"], attr, None)

@@ -20,12 +20,7 @@ st.markdown(
 run = widgets.need_run("the flow through the DAG comes from a trained policy.")
 widgets.need_results(run)
 dataset = widgets.need_dataset()
-if getattr(run.model, "subset_selection_", None) is not None:
-    st.caption(
-        "This model's DAG is built over sensor subsets (Alg. 2): a node holds "
-        "the subsets S1, S2, ... listed on the Train page, and each step buys a "
-        "whole subset. Hover a node for its sensors."
-    )
+dag_view.subsets_note(run)
 n_states = run.model.sensor_dag_.n_states
 
 c1, c2, c3 = st.columns([4, 5, 4], vertical_alignment="bottom")

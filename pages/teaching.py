@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from budgetdag_core import decision_regions_figure, graph_reduce_steps
-from ui import dag_view, links, state, widgets
+from ui import dag_view, links, state, subsets, widgets
 from ui.data import demo_dataset
 from ui.teaching import costs_styler, step_summary
 
@@ -86,6 +86,7 @@ if run is None or run.dataset_token != dataset.token:
         st.stop()
 
 X, y = dataset.X("train", run.spec), dataset.y("train")
+dag_view.subsets_note(run)
 try:
     steps = run.memo(
         "reduce_steps",
@@ -154,7 +155,8 @@ b5.slider(
 
 step = steps[i]
 st.progress((i + 1) / len(steps), text=f"Step {i + 1} of {len(steps)}")
-st.markdown(step_summary(step, dag_view.state_label(run, step.state)))
+names = subsets.action_names(run.model, step.state)
+st.markdown(step_summary(step, dag_view.state_label(run, step.state), names))
 
 fig = dag_view.figure(
     run,
@@ -173,7 +175,7 @@ with left:
         f"**Action costs of {len(step.costs)} training examples** (loss units; "
         "green: the cheapest action, red bold: what the learned policy picks)"
     )
-    st.dataframe(costs_styler(step), width="stretch")
+    st.dataframe(costs_styler(step, names), width="stretch")
 with right:
     st.markdown("**The node's decisions** over its inputs (training examples)")
     try:

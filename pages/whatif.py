@@ -23,6 +23,7 @@ run = widgets.need_run("the path comes from a trained policy.")
 widgets.need_results(run)
 dataset = widgets.need_dataset()
 X, y = dataset.X("test", run.spec), dataset.y("test")
+dag_view.subsets_note(run)
 
 
 @widgets.guarded("resetting the values")

@@ -93,6 +93,18 @@ def sensor_lines(names: tuple[str, ...], per_line: int = 4, most: int = 12) -> s
     return f"{len(names)} sensors: " + "<br>".join(lines) + more
 
 
+def subsets_note(run: TrainedRun) -> None:
+    """A caption for a model over sensor subsets: how to read its DAG."""
+    if getattr(run.model, "subset_selection_", None) is None:
+        return
+    st.caption(
+        ":material/info: This model's DAG is built over sensor subsets (Alg. 2): a "
+        "node holds the subsets S1, S2, ... listed on the Train page, and each step "
+        "buys a whole subset (all of its sensors not held yet). Hover a node for "
+        "its sensors."
+    )
+
+
 def sensor_costs(run: TrainedRun) -> dict[str, float]:
     spec = run.spec
     return {name: float(spec.costs[name]) for name in spec.names}

@@ -95,7 +95,10 @@ def edge_subset(model: Any, state: int, child: int) -> str | None:
     model over the full DAG)."""
     if getattr(model, "subset_selection_", None) is None:
         return None
-    return f"S{model.dag_.edges[state, child]['unit'] + 1}"
+    # sensor_dag_, not dag_: reading ``dag_.edges`` caches a networkx view that
+    # the skops export cannot store.
+    unit = next(u for u, c in model.sensor_dag_.children[state] if c == child)
+    return f"S{unit + 1}"
 
 
 def action_label(model: Any, state: int, child: int, default: str) -> str:
@@ -112,3 +115,16 @@ def action_label(model: Any, state: int, child: int, default: str) -> str:
 def path_subsets(model: Any, states: list[int]) -> list[str | None]:
     """The subset bought at each step of a path of states (None: full DAG)."""
     return [edge_subset(model, a, b) for a, b in zip(states, states[1:], strict=False)]
+
+
+def action_names(model: Any, state: int) -> dict[str, str]:
+    """The core's action names at ``state`` (``acquire a, b, ...``) -> short
+    ones (``buy S3``) for a model over subsets; empty for the full DAG."""
+    if getattr(model, "subset_selection_", None) is None:
+        return {}
+    dag = model.sensor_dag_
+    out = {}
+    for _, child in model.policies_[state].children:
+        added = [dag.sensor_names[m] for m in dag.added_sensors(state, child)]
+        out["acquire " + ", ".join(added)] = f"buy {edge_subset(model, state, child)}"
+    return out
