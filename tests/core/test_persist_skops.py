@@ -128,3 +128,15 @@ def test_a_subset_dag_and_a_regressor_round_trip(data):
     again = loads_policy_skops(dumps_policy_skops(regressor))
     np.testing.assert_array_equal(again.predict(X_test), regressor.predict(X_test))
     assert again.metadata_["task"] == "regression"
+
+
+def test_a_model_whose_graph_views_were_read_round_trips(data):
+    X, y, X_test = data
+    model = _fit(data)
+    # networkx caches ``G.edges`` as a view referring back to the graph, which
+    # skops cannot store (endless recursion); the export stores a clean copy.
+    assert model.dag_.edges[0, 1] is not None
+    loaded = loads_policy_skops(dumps_policy_skops(model))
+    np.testing.assert_array_equal(loaded.predict(X_test), model.predict(X_test))
+    assert sorted(loaded.dag_.edges) == sorted(model.dag_.edges)
+    assert "edges" in vars(model.dag_)  # the caller's model is left alone

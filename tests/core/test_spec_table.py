@@ -113,3 +113,19 @@ def test_suggested_cost_scale():
     assert suggested_cost_scale(SensorSpec.per_column(COLUMNS)) == 0.05
     assert suggested_cost_scale(load_demo("pima").spec) == pytest.approx(0.0043)
     assert suggested_cost_scale(SensorSpec.per_column(COLUMNS, cost=0)) == 1.0
+
+
+def test_many_sensors_need_subsets_and_are_fine_with_them():
+    cols = [f"c{i}" for i in range(14)]
+    table = spec_to_table(SensorSpec.per_column(cols))
+    blocked = check_spec_table(table, cols)
+    assert not blocked.ok and blocked.needs_subsets
+    assert "14 sensors" in blocked.errors[0] and "n_subsets" in blocked.errors[0]
+    allowed = check_spec_table(table, cols, n_subsets=6)
+    assert allowed.ok and allowed.needs_subsets and not allowed.errors
+    assert allowed.spec.n_sensors == 14
+    note = next(n for n in allowed.notes if "14 sensors" in n)
+    assert "6 sensor subsets" in note and "2^6 = 64" in note
+    few = check_spec_table(table.iloc[:4], cols, n_subsets=6)
+    assert few.ok and not few.needs_subsets
+    assert not any("subsets" in n for n in few.notes if "in no sensor" not in n)

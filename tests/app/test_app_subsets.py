@@ -1,0 +1,262 @@
+"""Sensor subsets (Alg. 2) in the app: more than 12 sensors train, every page
+works with a model over subsets, and the settings travel with the session."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from app_helpers import assert_clean, download_data, page, prefill, texts
+
+from budgetdag_core import SensorSpec, loads_policy_skops, path_of
+from ui import links, state, subsets, sweep
+from ui.data import Dataset
+from ui.training import ProgressReporter, TrainSettings, bank_key, train
+
+N_FEATURES = 16  # more than the 12 sensors a full DAG allows
+FAST = {"cv": 3, "policy_degree": 1, "random_state": 0}
+
+
+def wide_frame(n: int = 600, seed: int = 0) -> pd.DataFrame:
+    """A binary label from 3 of 16 noisy columns."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, N_FEATURES)).round(3)
+    y = X[:, 0] + X[:, 1] - X[:, 2] + 0.5 * rng.normal(size=n) > 0
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(N_FEATURES)])
+    return frame.assign(label=np.where(y, "yes", "no"))
+
+
+@pytest.fixture(scope="module")
+def wide() -> Dataset:
+    frame = wide_frame()
+    spec = SensorSpec.per_column([f"x{i}" for i in range(N_FEATURES)], cost=1.0)
+    return Dataset(
+        "wide.csv", "upload", frame[:450], frame[450:].reset_index(drop=True), "label",
+        spec,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def wide_run(wide):
+    settings = TrainSettings(cost_scale=0.01, n_subsets=5, include_all=True, **FAST)
+    return train(wide, wide.default_spec, settings)
+
+
+def prefill_wide(at, wide, run=None):
+    prefill(at, wide, run)
+    at.session_state[state.W_N_SUBSETS] = 5
+    return at
+
+
+def chart(at, key: str) -> dict:
+    charts = [c for c in at.get("plotly_chart") if c.key == key]
+    assert charts, f"no chart {key!r}"
+    return json.loads(charts[0].proto.spec)
+
+
+# ------------------------------------------------------------ the user's path
+def test_a_wide_upload_trains_with_subsets_and_shows_them(app):
+    at = app.run()
+    at.radio(key=state.W_SOURCE).set_value("upload").run()
+    data = wide_frame().to_csv(index=False).encode()
+    at.file_uploader(key=state.W_UPLOAD).set_value(("wide.csv", data, "text/csv"))
+    at.run()
+    at.button(key=state.W_USE_UPLOAD).click().run()
+    at.switch_page(page("sensors")).run()
+    at.button(key=f"{state.W_PRESET}per_column").click().run()
+    assert_clean(at)
+    # Not an error any more: a note says subsets will be used.
+    assert not at.error, texts(at, "error")
+    note = next(t for t in texts(at, "info") if "16 sensors, too many" in t)
+    assert "8 sensor subsets (Alg. 2)" in note
+    # Required: no on/off switch, the settings are there.
+    assert not [t for t in at.toggle if t.key == state.W_SUBSETS_ON]
+    at.number_input(key=state.W_N_SUBSETS).set_value(4).run()
+    assert any("at most 2^4 = 16 DAG states" in t for t in texts(at, "success"))
+    assert "4 subsets, at most 16 DAG states" in " ".join(c.value for c in at.caption)
+
+    at.switch_page(page("train")).run()
+    assert "4 sensor subsets (Alg. 2)" in at.caption[0].value
+    at.number_input(key=state.W_CV).set_value(3).run()
+    at.slider(key=state.W_DEGREE).set_value(1).run()
+    at.button(key=state.W_TRAIN).click().run()
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    selection = run.model.subset_selection_
+    assert run.settings.n_subsets == 4 and run.model.n_subsets == 4
+    assert len(selection.subsets) <= 4
+    assert selection.subsets[-1] == run.spec.names  # all sensors come last
+    assert at.get("progress")[0].proto.value == 100
+    table = at.dataframe[-1].value
+    assert list(table.columns) == ["subset", "sensors", "n sensors", "cost"]
+    assert table["subset"].tolist() == [f"S{j + 1}" for j in range(len(table))]
+    assert table["n sensors"].tolist() == [len(s) for s in selection.subsets]
+    assert table["sensors"].iloc[-1] == "all 16 sensors"
+    summary = next(m.value for m in at.markdown if "Reward **G" in m.value)
+    assert f"G = {selection.reward:.1%}" in summary
+    assert f"**{run.model.sensor_dag_.n_states} states**" in summary
+
+
+def test_subsets_are_optional_with_few_sensors(app, pima):
+    at = prefill(app, pima).switch_page(page("sensors")).run()
+    toggle = at.toggle(key=state.W_SUBSETS_ON)
+    assert not toggle.value
+    assert at.number_input(key=state.W_N_SUBSETS).disabled
+    assert any("8 DAG states" in t for t in texts(at, "success"))
+    toggle.set_value(True).run()
+    at.number_input(key=state.W_N_SUBSETS).set_value(2).run()
+    at.radio(key=state.W_SUBSET_REWARD).set_value("correct").run()
+    assert any("at most 2^2 = 4 DAG states" in t for t in texts(at, "success"))
+    at.switch_page(page("train")).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    at.button(key=state.W_TRAIN).click().run()
+    assert_clean(at)
+    model = at.session_state[state.RUN].model
+    assert model.n_subsets == 2 and model.subset_reward == "correct"
+    assert model.sensor_dag_.n_states <= 4
+    # Turned off again: the full DAG.
+    at.switch_page(page("sensors")).run()
+    at.toggle(key=state.W_SUBSETS_ON).set_value(False).run()
+    at.switch_page(page("train")).run()
+    assert "8 DAG states" in at.caption[0].value
+
+
+# ------------------------------------------------- pages with a subset model
+@pytest.mark.parametrize("name", ["explore", "whatif", "tradeoff", "teaching"])
+def test_every_page_draws_a_subset_model(app, wide, wide_run, name):
+    at = prefill_wide(app, wide, wide_run).switch_page(page(name)).run()
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+
+
+def test_the_dag_names_subsets_and_their_real_sensors(app, wide, wide_run):
+    at = prefill_wide(app, wide, wide_run).switch_page(page("explore")).run()
+    fig = chart(at, state.W_DAG_CHART)
+    nodes = next(t for t in fig["data"] if t.get("name") == "states")
+    labels = [t for t in nodes["text"] if t and t not in ("start", "all")]
+    assert labels and all(
+        t.replace("+", "").replace("−", "")[0] in "Sa" for t in labels
+    )
+    hover = " ".join(nodes["hovertext"])
+    assert "x0" in hover and "sensors:" in hover
+    assert fig["layout"]["xaxis"]["title"]["text"] == "sensor subsets held"
+    # Node details name the subset each action buys.
+    first = wide_run.model.sensor_dag_.children[0][0][1]
+    at.selectbox(key=state.W_DAG_NODE).set_value(0).run()
+    assert_clean(at)
+    actions = at.dataframe[0].value["action"].tolist()
+    assert actions[0] == "stop"
+    assert any(a.startswith(f"buy {subsets.edge_subset(wide_run.model, 0, first)}")
+               for a in actions)  # fmt: skip
+
+
+def test_whatif_buys_a_subset_per_step(app, wide, wide_run):
+    at = prefill_wide(app, wide, wide_run).switch_page(page("whatif")).run()
+    assert_clean(at)
+    steps = at.dataframe[1].value["decision"].tolist()
+    # The same walk through the session, one sensor at a time.
+    result = path_of(wide_run.model, wide.X("test", wide.default_spec).iloc[0])
+    names = subsets.path_subsets(wide_run.model, result.states)
+    bought = result.decisions["acquired"].tolist()[:-1]
+    assert steps[-1] == "stop and classify" and len(steps) == len(names) + 1
+    for step, name, sensors in zip(steps, names, bought, strict=False):
+        assert step.startswith(f"buy {name} ({len(sensors)} sensors): ")
+        assert step.endswith(", ".join(sensors))
+
+
+def test_the_sweep_uses_the_models_subsets_and_bank(wide, wide_run):
+    settings = sweep.sweep_settings(wide_run, TrainSettings())
+    assert settings.n_subsets == 5
+    result = sweep.compute_sweep(
+        wide, wide.default_spec, settings, 4, previous=wide_run
+    )
+    assert result.bank is wide_run.model.bank_
+    for model in result.models:
+        assert model.subset_selection_.subsets == (
+            wide_run.model.subset_selection_.subsets
+        )
+    picked = sweep.run_from_sweep(result, result.cost_scales[1], wide, settings)
+    assert picked.bank_key == bank_key(wide, wide.default_spec, settings)
+
+
+def test_skops_download_of_a_subset_model(app, wide, wide_run, media):
+    # Pages may have read ``dag_.edges``, which networkx caches as a view that
+    # refers back to the graph: skops recursed on it until the export copied it.
+    wide_run.model.dag_.edges  # noqa: B018
+    at = prefill_wide(app, wide, wide_run).switch_page(page("export")).run()
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    model = loads_policy_skops(download_data(at, media, f"{state.W_DOWNLOAD}skops"))
+    X = wide.X("test", wide.default_spec)
+    np.testing.assert_array_equal(model.predict(X), wide_run.model.predict(X))
+    assert model.subset_selection_.subsets == wide_run.model.subset_selection_.subsets
+
+
+# ---------------------------------------------------------- demo, URL, bar
+def test_the_spam_demo_starts_with_subsets_on(app):
+    at = app.run()
+    at.selectbox(key=state.W_DEMO).set_value("spam").run()
+    assert_clean(at)
+    assert at.session_state[state.DATASET].default_spec.n_sensors == 57
+    assert at.session_state[state.W_SUBSETS_ON]
+    assert at.session_state[state.W_DEGREE] == 1  # degree 2 takes minutes here
+    assert at.query_params["subsets"] == "True"
+    at.switch_page(page("sensors")).run()
+    assert not at.error and any("57 sensors, too many" in t for t in texts(at))
+    # Back to a small demo: the usual degree again.
+    at.switch_page(page("data")).run()
+    at.selectbox(key=state.W_DEMO).set_value("pima").run()
+    assert at.session_state[state.W_DEGREE] == 2
+
+
+def test_subset_settings_in_a_link():
+    values = {
+        state.W_COST_SCALE: 0.01,
+        state.W_SUBSETS_ON: True,
+        state.W_N_SUBSETS: 6,
+        state.W_SUBSET_ALL: False,
+        state.W_SUBSET_BUDGET: None,  # empty: left out
+        state.W_SUBSET_REWARD: "correct",
+    }
+    params = links.encode("pima", None, None, values)
+    assert "subset_budget" not in params
+    decoded, problems = links.decode(params)
+    assert problems == []
+    for key in (state.W_SUBSETS_ON, state.W_N_SUBSETS, state.W_SUBSET_ALL):
+        assert decoded[key] == values[key]
+    _, problems = links.decode({"subsets": "maybe", "n_subsets": "9"})
+    assert len(problems) == 2 and "1 to 8" in problems[1]
+
+
+def test_progress_bar_has_a_subsets_stage():
+    seen = []
+    report = ProgressReporter(
+        lambda f, t: seen.append((f, t)), bank_reused=False, subsets=True
+    )
+    for done in range(1, 4):
+        report("subsets", done, 3)
+    for done in range(1, 5):
+        report("bank", done, 4)
+    for done in range(1, 3):
+        report("policies", done, 2)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
+    assert seen[0][1].startswith("Selecting sensor subsets (Alg. 2)")
+    assert 0 < fractions[2] < fractions[3]
+
+
+def test_subset_names_of_states(wide_run):
+    model = wide_run.model
+    assert subsets.state_label(model, 0) == "start (no sensors)"
+    last = model.sensor_dag_.n_states - 1
+    assert subsets.state_label(model, last) == f"all {N_FEATURES} sensors"
+    table = subsets.subset_table(model)
+    chosen = model.subset_selection_.subsets
+    assert table["cost"].tolist() == [float(len(s)) for s in chosen]
+    for k in range(1, last):
+        held = set(model.sensor_dag_.state_names(k))
+        for j in subsets.units_in(model, k):
+            assert set(chosen[j - 1]) <= held
