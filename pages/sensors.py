@@ -207,16 +207,16 @@ def subset_controls(check: SpecCheck) -> None:
             "the DAG figure can draw; the paper used 8.",
         )
         c2.checkbox(
-            "Include all sensors as the last subset",
+            "All sensors as last subset",
             key=state.W_SUBSET_ALL,
             persist_state=state.PERSIST,
             disabled=not used,
-            help="As in the paper: t - 1 subsets are chosen greedily and the last "
-            "one is every sensor, so the policy can always buy everything for the "
-            "hardest examples.",
+            help="Include all sensors as the last subset, as in the paper: t - 1 "
+            "subsets are chosen greedily and the last one is every sensor, so the "
+            "policy can always buy everything for the hardest examples.",
         )
         c3.number_input(
-            "Subset budget (optional)",
+            "Subset budget",
             min_value=0.5,
             step=1.0,
             key=state.W_SUBSET_BUDGET,
@@ -227,7 +227,8 @@ def subset_controls(check: SpecCheck) -> None:
             help="Limits the total size of the greedy subsets: the sum of their "
             "costs may not exceed this many times the average sensor cost (with "
             "unit costs: the total number of sensors over all subsets; a sensor "
-            "in two subsets counts twice). Empty: as many as there are sensors. "
+            "in two subsets counts twice). Optional; empty: as many as there are "
+            "sensors. "
             "Smaller budgets give smaller, cheaper subsets.",
         )
         c4.radio(
@@ -238,10 +239,10 @@ def subset_controls(check: SpecCheck) -> None:
             disabled=not used,
             format_func=SUBSET_REWARDS.get,
             help="How the greedy selection scores a subset on a training row, with "
-            "a quick cross-validated linear model. Correct (the paper): 1 if the "
-            "row is classified right. Soft: the predicted probability of the "
-            "true class; it keeps telling subsets apart when many classes make "
-            "every row 'covered' by some subset after a few steps.",
+            "a quick cross-validated linear model. Soft: the predicted probability "
+            "of the row's true class; it keeps telling subsets apart when many "
+            "classes make every row 'covered' by some subset after a few steps. "
+            "Correct (the paper): 1 if the row is classified right, else 0.",
         )
 
 

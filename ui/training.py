@@ -33,8 +33,8 @@ LEARNERS = {
     "cost_regression": "Cost regression",
 }
 SUBSET_REWARDS = {
-    "soft": "Soft: probability of the true class (default)",
-    "correct": "Correct: 1 if classified right (the paper)",
+    "soft": "Soft (default)",
+    "correct": "Correct (the paper)",
 }
 MAX_APP_SUBSETS = 8
 """Most subsets the app offers: 2^8 = 256 states, what the DAG figure can draw."""
