@@ -313,6 +313,13 @@ def show_results(run: TrainedRun) -> None:
             "This model was trained with an earlier sensor table: train again to use "
             "the current one."
         )
+    elif run.settings is not None and (
+        run.settings.subset_params() != chosen.subset_params()
+    ):
+        st.caption(
+            "This model was trained with other sensor-subset settings (Sensors "
+            "page): train again to use the current ones."
+        )
     st.page_link(
         widgets.PAGES["export"],
         label="Download the policy (Export)",

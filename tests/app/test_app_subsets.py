@@ -4,6 +4,7 @@ works with a model over subsets, and the settings travel with the session."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -260,3 +261,10 @@ def test_subset_names_of_states(wide_run):
         held = set(model.sensor_dag_.state_names(k))
         for j in subsets.units_in(model, k):
             assert set(chosen[j - 1]) <= held
+
+
+def test_a_target_budget_keeps_the_subset_settings(wide, wide_run):
+    settings = replace(wide_run.settings, target_budget=4.0)
+    run = train(wide, wide.default_spec, settings)
+    assert run.model.n_subsets == 5 and run.model.subset_selection_ is not None
+    assert run.settings.n_subsets == 5 and run.settings.cost_scale > 0
