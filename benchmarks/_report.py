@@ -260,8 +260,9 @@ def machine() -> list[str]:
     except OSError:
         commit = "unknown"
     return [
-        f"- CPU: {cpu}; {os.cpu_count()} cores (`nproc`), shared with other "
-        f"sessions (load average at the end: {os.getloadavg()[0]:.1f})",
+        f"- CPU: {cpu}; {os.cpu_count()} cores (`nproc`); load average (1 min) "
+        f"when the report was written: {os.getloadavg()[0]:.1f} (each dataset's "
+        "section gives the one at its end)",
         f"- memory: {mem}",
         f"- Python {platform.python_version()}, numpy {np.__version__}, pandas "
         f"{pd.__version__}, scikit-learn {sklearn.__version__}, lightgbm "
@@ -309,7 +310,13 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
             f"| timing | seconds |\n|---|---|\n{timing}\n\n"
             f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
             f"test rows tiled to 20 000). Peak memory of the dataset's process: "
-            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}.\n"
+            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}"
+            + (
+                f"; load average (1 min) at its end: {s['load_average_1m']:.1f}"
+                if "load_average_1m" in s
+                else ""
+            )
+            + ".\n"
         )
     rendered = render_pngs(figs, fig_dir) if figs else []
     missing = sorted(set(figs) - set(rendered))
