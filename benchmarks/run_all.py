@@ -356,9 +356,17 @@ def main() -> None:
         (args.work_dir / f"{args.one}.json").write_text(json.dumps(summary, indent=2))
         return
 
-    from _report import write_report
+    from _report import current_commit, write_report
 
     started = time.perf_counter()
+    run_info = args.work_dir / "run.json"
+    if args.report_only:
+        if run_info.exists():
+            args.commit = json.loads(run_info.read_text()).get("commit")
+    else:
+        # The code that ran, even if the checkout moves on during the run.
+        args.commit = current_commit()
+        run_info.write_text(json.dumps({"commit": args.commit}))
     if args.report_only:
         summaries = {}
         for name in args.datasets:
