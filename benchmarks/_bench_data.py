@@ -94,7 +94,7 @@ def _many_sensor_params(
     if supports_subsets():
         notes.append(
             f"{spec.n_sensors} sensors; DAG over the unions of 7 greedy subsets "
-            "(Alg. 2) + all sensors (n_subsets=8, include_all=True)"
+            "(Alg. 2, soft reward) + all sensors (n_subsets=8, include_all=True)"
         )
         return spec, {"n_subsets": 8, "include_all": True}
     names = spec.names

@@ -7,6 +7,7 @@ lowest error: the same rule for the DAG, the fixed-subset hull and CEGB.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -230,7 +231,20 @@ def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
     return written
 
 
-def machine() -> list[str]:
+def current_commit() -> str:
+    """Short hash of this checkout's HEAD (with "+changes" when it is dirty)."""
+    try:
+        run = functools.partial(
+            subprocess.run, capture_output=True, text=True, cwd=Path(__file__).parent
+        )
+        commit = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
+        dirty = run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout
+    except OSError:
+        return "unknown"
+    return f"{commit}+changes" if dirty.strip() else commit or "unknown"
+
+
+def machine(commit: str | None = None) -> list[str]:
     import lightgbm
     import sklearn
 
@@ -250,18 +264,11 @@ def machine() -> list[str]:
         mem = f"{mem_kb / 1024**2:.1f} GiB"
     except (OSError, StopIteration):
         mem = "unknown"
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-    except OSError:
-        commit = "unknown"
+    commit = commit or current_commit()
     return [
-        f"- CPU: {cpu}; {os.cpu_count()} cores (`nproc`), shared with other "
-        f"sessions (load average at the end: {os.getloadavg()[0]:.1f})",
+        f"- CPU: {cpu}; {os.cpu_count()} cores (`nproc`); load average (1 min) "
+        f"when the report was written: {os.getloadavg()[0]:.1f} (each dataset's "
+        "section gives the one at its end)",
         f"- memory: {mem}",
         f"- Python {platform.python_version()}, numpy {np.__version__}, pandas "
         f"{pd.__version__}, scikit-learn {sklearn.__version__}, lightgbm "
@@ -309,7 +316,13 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
             f"| timing | seconds |\n|---|---|\n{timing}\n\n"
             f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
             f"test rows tiled to 20 000). Peak memory of the dataset's process: "
-            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}.\n"
+            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}"
+            + (
+                f"; load average (1 min) at its end: {s['load_average_1m']:.1f}"
+                if "load_average_1m" in s
+                else ""
+            )
+            + ".\n"
         )
     rendered = render_pngs(figs, fig_dir) if figs else []
     missing = sorted(set(figs) - set(rendered))
@@ -329,7 +342,7 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "",
         "## Machine and versions",
         "",
-        *machine(),
+        *machine(getattr(args, "commit", None)),
         "",
         "## How to read the tables",
         "",

@@ -522,29 +522,19 @@ def select_subsets(
         y, max_rows, stratify=task == "classification", random_state=random_state
     )
     Xs, ys = Xv[rows], y[rows]
+    reward_options: dict[str, Any] = {
+        "task": task,
+        "loss": loss,
+        "cv": cv,
+        "random_state": random_state,
+        "reward": reward,
+    }
     if isinstance(scorer, str):
         if scorer != "ridge":
             raise ValueError(f"scorer must be 'ridge' or an estimator; got {scorer!r}.")
-        reward_of: Any = RidgeReward(
-            Xs,
-            ys,
-            task=task,
-            loss=loss,
-            cv=cv,
-            random_state=random_state,
-            reward=reward,
-        )
+        reward_of: Any = RidgeReward(Xs, ys, **reward_options)
     else:
-        reward_of = EstimatorReward(
-            scorer,
-            Xs,
-            ys,
-            task=task,
-            loss=loss,
-            cv=cv,
-            random_state=random_state,
-            reward=reward,
-        )
+        reward_of = EstimatorReward(scorer, Xs, ys, **reward_options)
     n_greedy = n_subsets - 1 if include_all else n_subsets
     greedy = _Greedy(reward_of, spec.column_indices(), costs, len(rows), n_jobs)
 

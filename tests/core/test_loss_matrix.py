@@ -87,10 +87,17 @@ def _draw(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
     return X, y
 
 
-def test_predictions_are_the_least_expected_loss_class(data):
+MISSES = np.array([[0.0, 1.0], [8.0, 0.0]])  # a missed positive costs 8
+
+
+@pytest.fixture(scope="module")
+def misses_model(data):
     X, y, spec = data
-    lm = np.array([[0.0, 1.0], [8.0, 0.0]])
-    model = _fit(spec, X, y, cost_scale=1.0, loss_matrix=lm)
+    return _fit(spec, X, y, cost_scale=1.0, loss_matrix=MISSES)
+
+
+def test_predictions_are_the_least_expected_loss_class(misses_model):
+    model, lm = misses_model, MISSES
     X_new, _ = _draw(500, seed=1)
     proba = model.predict_proba(X_new)
     expected = model.classes_[(proba @ lm).argmin(axis=1)]
@@ -108,10 +115,8 @@ def test_predictions_are_the_least_expected_loss_class(data):
     assert (shifted == 1).mean() > (cheap_proba.argmax(axis=1) == 1).mean() + 0.1
 
 
-def test_decisions_lower_the_held_out_matrix_loss(data):
-    X, y, spec = data
-    lm = np.array([[0.0, 1.0], [8.0, 0.0]])
-    model = _fit(spec, X, y, cost_scale=1.0, loss_matrix=lm)
+def test_decisions_lower_the_held_out_matrix_loss(misses_model):
+    model, lm = misses_model, MISSES
     X_new, y_new = _draw(4000, seed=2)
     proba = model.predict_proba(X_new)
     decided = lm[y_new, np.searchsorted(model.classes_, model.predict(X_new))]
