@@ -183,10 +183,49 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         The bank does not depend on costs, ``cost_scale`` or the policy settings:
         fit it once and learn policies for many cost scales (see
         :func:`budgetdag_core.tradeoff_curve`). The estimator itself is unchanged.
+        With ``n_subsets`` the bank keeps the selected subsets
+        (``bank.subset_selection_``), which fits given this bank reuse.
         """
         self._validate_params()
-        spec, Xv, y_fit, _, dag = self._check_fit_data(X, y)
-        return self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
+        spec = as_spec(self.sensors)
+        Xv = check_features(X, spec)
+        y_fit, _ = self._prepare_target(y, len(Xv))
+        dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
+        bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
+        self._attach_selection(bank, selection, None)
+        return bank
+
+    def _selection_key(self, costs: np.ndarray | None) -> tuple:
+        """What a subset selection depends on besides the data."""
+        mean_costs = None if costs is None else tuple(costs.mean(axis=0).round(12))
+        return (
+            self.n_subsets,
+            self.subset_budget,
+            self.include_all,
+            getattr(self, "subset_reward", "correct"),
+            repr(self.subset_scorer),
+            min(self.cv, 3),
+            self.random_state,
+            mean_costs,
+        )
+
+    def _attach_selection(
+        self, bank: Any, selection: SubsetSelection | None, costs: np.ndarray | None
+    ) -> None:
+        """Keep the subsets on the bank (a bank serves their DAG only)."""
+        bank.subset_selection_ = selection
+        bank.subset_key_ = None if selection is None else self._selection_key(costs)
+
+    def _reusable_selection(
+        self, bank: Any, costs: np.ndarray | None
+    ) -> SubsetSelection | None:
+        """The given bank's subsets, when this estimator would select the same."""
+        selection = getattr(bank, "subset_selection_", None)
+        if self.n_subsets is None or selection is None:
+            return None
+        if getattr(bank, "subset_key_", None) != self._selection_key(costs):
+            return None
+        return selection
 
     def _uses_confidence(self, state: int) -> bool:
         """Whether the policy at ``state`` also sees model confidence."""
@@ -208,7 +247,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
-        if dag is None:
+        reused = None if dag is not None else self._reusable_selection(bank, costs)
+        if reused is not None:  # the same data is checked by the fingerprint below
+            dag, selection = build_dag(spec, reused.units), reused
+        elif dag is None:
             dag, selection = self._build_dag(spec, Xv, y_fit, costs, progress)
         if bank is not None:
             expected = self._bank_fingerprint(Xv, y_fit, dag)
@@ -220,6 +262,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 )
         else:
             bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
+            self._attach_selection(bank, selection, costs)
         state_cols = dag.state_columns(spec.column_indices())
         result = graph_reduce(
             self._train_inputs(Xv, bank, state_cols),

@@ -177,6 +177,13 @@ def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
         if bundle["model"] is model:
             bundle["model"] = copy.copy(model)
         bundle["model"].dag_ = graph.copy()
+    if getattr(bundle["model"].bank_, "subset_selection_", None) is not None:
+        # The bank's copy of the model's subset selection travels once, as the
+        # model's (restored onto the bank on load).
+        if bundle["model"] is model:
+            bundle["model"] = copy.copy(model)
+        bundle["model"].bank_ = copy.copy(bundle["model"].bank_)
+        del bundle["model"].bank_.subset_selection_
     plain: dict[str, dict[str, Any]] = {}
     for attr in _PLAIN_ATTRS:
         value = getattr(bundle["model"], attr, None)
@@ -203,6 +210,8 @@ def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
         cls = getattr(importlib.import_module(f".{module}", __package__), name)
         value = cls(**{**fields, "history": pd.DataFrame(fields["history"])})
         setattr(bundle["model"], attr, value)
+        if attr == "subset_selection_":
+            bundle["model"].bank_.subset_selection_ = value
     return bundle
 
 

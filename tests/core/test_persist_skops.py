@@ -122,6 +122,9 @@ def test_a_subset_dag_and_a_regressor_round_trip(data):
         loaded.subset_selection_.history, model.subset_selection_.history
     )
     assert loaded.subset_selection_.subsets == model.subset_selection_.subsets
+    # The bank's subsets come back too, so the loaded bank is reusable.
+    assert loaded.bank_.subset_selection_ is loaded.subset_selection_
+    assert model.bank_.subset_selection_ is model.subset_selection_  # untouched
     target = X["s1"] + X["w1"]
     regressor = BudgetDAGRegressor(SYNTH_SPEC, cost_scale=0.05, cv=3, random_state=0)
     regressor.fit(X.drop(columns=[]), target)

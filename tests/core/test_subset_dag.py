@@ -150,6 +150,25 @@ def test_given_bank_from_same_subsets_is_accepted(model, many):
         fresh.fit(X, y, bank=model.bank_)
 
 
+def test_fit_with_a_bank_reuses_its_subsets(model, many, monkeypatch):
+    X, y, _ = many
+    template = clone(model).set_params(cost_scale=0.1)
+    bank = template.fit_bank(X, y)
+    assert bank.subset_selection_.subsets == model.subset_selection_.subsets
+    fresh = clone(template).fit(X, y)
+
+    def no_selection(*args, **kwargs):
+        raise AssertionError("the bank's subsets should be reused")
+
+    monkeypatch.setattr("budgetdag_core._estimator_base.select_subsets", no_selection)
+    reused = clone(template).fit(X, y, bank=bank)
+    assert reused.subset_selection_ is bank.subset_selection_
+    pd.testing.assert_frame_equal(reused.trace(X), fresh.trace(X))
+    # Other selection settings select anew (and then the bank does not fit).
+    with pytest.raises(AssertionError, match="should be reused"):
+        clone(template).set_params(subset_reward="correct").fit(X, y, bank=bank)
+
+
 def test_progress_reports_subsets_stage_first(many):
     X, y, spec = many
     stages = []
