@@ -335,6 +335,11 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         f"`{cmd}`, mode {mode}"
         + (
             ", report rewritten from the saved results of the last run"
+            + (
+                f", which took {args.run_minutes:.1f} min in total"
+                if getattr(args, "run_minutes", None)
+                else ""
+            )
             if getattr(args, "report_only", False)
             else f", {total_s / 60:.1f} min in total"
         )

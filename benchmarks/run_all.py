@@ -362,7 +362,9 @@ def main() -> None:
     run_info = args.work_dir / "run.json"
     if args.report_only:
         if run_info.exists():
-            args.commit = json.loads(run_info.read_text()).get("commit")
+            info = json.loads(run_info.read_text())
+            args.commit = info.get("commit")
+            args.run_minutes = info.get("total_s", 0) / 60 or None
     else:
         # The code that ran, even if the checkout moves on during the run.
         args.commit = current_commit()
@@ -385,6 +387,8 @@ def main() -> None:
             done = dict(zip(order, pool.map(lambda n: run_child(n, args), order)))
         summaries = {name: done[name] for name in args.datasets}
     total = time.perf_counter() - started
+    if not args.report_only:
+        run_info.write_text(json.dumps({"commit": args.commit, "total_s": total}))
     write_report(summaries, args, total)
     print(f"wrote {args.out} in {total / 60:.1f} min", file=sys.stderr)
 
