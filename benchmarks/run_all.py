@@ -11,8 +11,9 @@ throughput and peak memory. Each dataset runs in its own process, so its peak
 memory (``ru_maxrss``) is its own and a failure does not stop the others.
 
 The default run (5 folds, 20 sweep points per curve) took 40 minutes on 2 cores,
-32 of them for shuttle's 512-state DAG, which runs alongside the others; ``--quick`` (3 folds, 6 sweep points, 7 CEGB settings,
-smaller letter and shuttle samples) is for a smoke test.
+32 of them for shuttle's 512-state DAG, which runs alongside the others.
+``--quick`` (3 folds, 6 sweep points, 7 CEGB settings, smaller letter and
+shuttle samples) is for a smoke test.
 MiniBooNE and Covertype run when named in ``--datasets`` and their UCI files
 (``MiniBooNE_PID.txt``, ``covtype.data.gz``) are in ``--data-dir``.
 """
