@@ -112,7 +112,11 @@ def model_inputs() -> None:
         format_func=CLASSIFIERS.get,
         help="The bank fits one of these per subset of sensors (and per fold). "
         "Logistic regression is fast; the tree ensembles can be more accurate but "
-        "take several times longer.",
+        "take several times longer. The masked option fits one gradient-boosting "
+        "model that sees unacquired sensors as missing and serves every subset: "
+        "with many sensor subsets it is about as fast as logistic regression and "
+        "more accurate (Spambase demo: 5.6 % against 6.3-6.7 % test error, 18 s "
+        "against 12-17 s).",
     )
     left, right = st.columns(2)
     left.selectbox(
@@ -348,19 +352,25 @@ elif reusable_bank(previous, dataset, spec, chosen) is not None:
         "already fitted: training relearns the policies only (seconds).",
         icon=":material/bolt:",
     )
-elif n_subsets is None:
-    fits = n_states * (chosen.cv + 1)
-    st.caption(
-        f"Training fits {fits:,} classifiers ({n_states} subsets x {chosen.cv + 1}), "
-        f"then {n_states} node policies. Later changes of the cost scale, policy "
-        "learner or degree reuse the classifiers."
-    )
 else:
+    selecting = (
+        ""
+        if n_subsets is None
+        else f"selects {n_subsets} sensor subsets (Alg. 2, seconds), then "
+    )
+    at_most = "" if n_subsets is None else "at most "
+    fits = (
+        f"{chosen.cv + 1} boosting models (one per fold, one on all rows) that "
+        f"serve all {at_most}{n_states} states"
+        if chosen.classifier == "masked_boosting"
+        else f"{at_most}{n_states * (chosen.cv + 1):,} classifiers ({n_states} "
+        f"states x {chosen.cv + 1})"
+    )
     st.caption(
-        f"Training selects {n_subsets} sensor subsets (Alg. 2, seconds), then fits "
-        f"at most {n_states * (chosen.cv + 1):,} classifiers ({n_states} states x "
-        f"{chosen.cv + 1}) and learns a policy per state. Later changes of the cost "
-        "scale, policy learner or degree reuse the subsets and classifiers."
+        f"Training {selecting}fits {fits}, then learns a policy per state. Later "
+        "changes of the cost scale, policy learner or degree reuse the "
+        + ("subsets and " if n_subsets is not None else "")
+        + "classifiers."
     )
 if n_subsets is not None and chosen.policy_degree > 1 and len(spec.columns) > 20:
     st.caption(

@@ -22,6 +22,7 @@ from .training import (
     TrainedRun,
     TrainSettings,
     bank_key,
+    bank_kind_of,
     evaluate,
     make_classifier,
     reusable_bank,
@@ -82,7 +83,7 @@ def compute_sweep(
             bank=bank,
             progress=progress,
             classifier=make_classifier(settings.classifier, settings.random_state),
-            bank_kind="per_subset",  # as ui.training.make_model: the bank is reused
+            bank_kind=bank_kind_of(settings.classifier),  # as make_model: reusable
             policy_learner=settings.policy_learner,
             policy_degree=settings.policy_degree,
             cv=settings.cv,

@@ -27,6 +27,7 @@ CLASSIFIERS = {
     "logistic": "Logistic regression (fast; default)",
     "hist_gradient_boosting": "Histogram gradient boosting (stronger, slower)",
     "random_forest": "Random forest (robust, slower)",
+    "masked_boosting": "One boosting model for all subsets (masked; many sensors)",
 }
 LEARNERS = {
     "filter_tree": "Filter tree (default)",
@@ -40,10 +41,16 @@ MAX_APP_SUBSETS = 8
 """Most subsets the app offers: 2^8 = 256 states, what the DAG figure can draw."""
 
 
+def bank_kind_of(name: str) -> str:
+    """The core bank kind for a :data:`CLASSIFIERS` key."""
+    # The masked bank is the core's: one NaN-aware boosting model for every state.
+    return "masked" if name == "masked_boosting" else "per_subset"
+
+
 def make_classifier(name: str, random_state: int | None) -> Any:
     """The bank's classifier template for a :data:`CLASSIFIERS` key (None: default)."""
-    if name == "logistic":
-        return None  # the core's standardised logistic regression
+    if name in ("logistic", "masked_boosting"):
+        return None  # the core's standardised logistic regression / masked booster
     if name == "hist_gradient_boosting":
         return HistGradientBoostingClassifier(max_iter=100, random_state=random_state)
     if name == "random_forest":
@@ -196,7 +203,7 @@ def make_model(spec: SensorSpec, settings: TrainSettings) -> BudgetDAGClassifier
         spec,
         cost_scale=settings.cost_scale,
         classifier=make_classifier(settings.classifier, settings.random_state),
-        bank_kind="per_subset",  # the app's choices are per-subset classifiers
+        bank_kind=bank_kind_of(settings.classifier),
         policy_learner=settings.policy_learner,
         policy_degree=settings.policy_degree,
         cv=settings.cv,
@@ -273,7 +280,7 @@ def _fit_for_budget(
         settings.target_budget,
         progress=progress,
         classifier=make_classifier(settings.classifier, settings.random_state),
-        bank_kind="per_subset",  # the app's choices are per-subset classifiers
+        bank_kind=bank_kind_of(settings.classifier),
         policy_learner=settings.policy_learner,
         policy_degree=settings.policy_degree,
         cv=settings.cv,

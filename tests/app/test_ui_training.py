@@ -10,9 +10,11 @@ from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassif
 from budgetdag_core import SensorSpec
 from ui.data import Dataset
 from ui.training import (
+    CLASSIFIERS,
     ProgressReporter,
     TrainSettings,
     bank_key,
+    bank_kind_of,
     comparison_table,
     make_classifier,
     reusable_bank,
@@ -68,13 +70,20 @@ def test_make_classifier():
     assert isinstance(forest, RandomForestClassifier) and forest.random_state == 3
     with pytest.raises(ValueError, match="Unknown classifier 'svm'"):
         make_classifier("svm", 0)
+    # The masked option is the core's masked bank with its own booster.
+    assert make_classifier("masked_boosting", 0) is None
+    assert bank_kind_of("masked_boosting") == "masked"
+    assert {bank_kind_of(n) for n in CLASSIFIERS if n != "masked_boosting"} == {
+        "per_subset"
+    }
 
 
 # Gradient boosting is left out for speed; make_classifier covers its settings.
-@pytest.mark.parametrize("name", ["logistic", "random_forest"])
+@pytest.mark.parametrize("name", ["logistic", "random_forest", "masked_boosting"])
 def test_train_with_bank_classifiers(toy, name):
     settings = TrainSettings(cost_scale=0.01, classifier=name, cv=2, random_state=0)
     run = train(toy, toy.default_spec, settings)
+    assert run.model.bank_kind == bank_kind_of(name)
     assert run.metrics["n_samples"] == 50
     assert run.metrics["error"] < run.states.iloc[0]["error"]
     assert run.bank_key == bank_key(toy, toy.default_spec, settings)
