@@ -112,7 +112,10 @@ def model_inputs() -> None:
         format_func=CLASSIFIERS.get,
         help="The bank fits one of these per subset of sensors (and per fold). "
         "Logistic regression is fast; the tree ensembles can be more accurate but "
-        "take several times longer. The masked option fits one gradient-boosting "
+        "take several times longer. Gradient boosting is the library's default "
+        "bank (early-stopped, calibrated): on landsat 10.3 % test error against "
+        "16.1 % for logistic regression, in 29 s against 6.5 s. The masked "
+        "option fits one gradient-boosting "
         "model that sees unacquired sensors as missing and serves every subset: "
         "with many sensor subsets it is about as fast as logistic regression and "
         "more accurate (Spambase demo: 5.6 % against 6.3-6.7 % test error, 18 s "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 import budgetdag_core
@@ -25,7 +25,7 @@ from .data import Dataset
 
 CLASSIFIERS = {
     "logistic": "Logistic regression (fast; default)",
-    "hist_gradient_boosting": "Histogram gradient boosting (stronger, slower)",
+    "hist_gradient_boosting": "Gradient boosting (most accurate, slower)",
     "random_forest": "Random forest (robust, slower)",
     "masked_boosting": "One boosting model for all subsets (masked; many sensors)",
 }
@@ -41,18 +41,21 @@ MAX_APP_SUBSETS = 8
 """Most subsets the app offers: 2^8 = 256 states, what the DAG figure can draw."""
 
 
+#: Choices served by a core bank kind with its own tuned model (no template).
+CORE_BANKS = {"hist_gradient_boosting": "hgb", "masked_boosting": "masked"}
+
+
 def bank_kind_of(name: str) -> str:
     """The core bank kind for a :data:`CLASSIFIERS` key."""
-    # The masked bank is the core's: one NaN-aware boosting model for every state.
-    return "masked" if name == "masked_boosting" else "per_subset"
+    # "hgb": the library's default bank, an early-stopped booster per subset;
+    # "masked": one NaN-aware booster for every state.
+    return CORE_BANKS.get(name, "per_subset")
 
 
 def make_classifier(name: str, random_state: int | None) -> Any:
     """The bank's classifier template for a :data:`CLASSIFIERS` key (None: default)."""
-    if name in ("logistic", "masked_boosting"):
-        return None  # the core's standardised logistic regression / masked booster
-    if name == "hist_gradient_boosting":
-        return HistGradientBoostingClassifier(max_iter=100, random_state=random_state)
+    if name == "logistic" or name in CORE_BANKS:
+        return None  # the core's logistic regression, or the bank kind's booster
     if name == "random_forest":
         return RandomForestClassifier(
             n_estimators=100, min_samples_leaf=2, random_state=random_state

@@ -126,7 +126,7 @@ def test_parameters_have_plain_language_help(app, pima):
     assert "misclassifications" in widgets[0].help
     assert at.selectbox(key=state.W_CLASSIFIER).options == [
         "Logistic regression (fast; default)",
-        "Histogram gradient boosting (stronger, slower)",
+        "Gradient boosting (most accurate, slower)",
         "Random forest (robust, slower)",
         "One boosting model for all subsets (masked; many sensors)",
     ]

@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import RandomForestClassifier
 
 from budgetdag_core import SensorSpec
 from ui.data import Dataset
 from ui.training import (
-    CLASSIFIERS,
     ProgressReporter,
     TrainSettings,
     bank_key,
@@ -62,24 +61,21 @@ def test_progress_reporter_with_reused_bank_and_throttling():
 
 def test_make_classifier():
     assert make_classifier("logistic", 0) is None  # the core's default
-    assert isinstance(
-        make_classifier("hist_gradient_boosting", 3), HistGradientBoostingClassifier
-    )
-    assert make_classifier("hist_gradient_boosting", 3).random_state == 3
     forest = make_classifier("random_forest", 3)
     assert isinstance(forest, RandomForestClassifier) and forest.random_state == 3
     with pytest.raises(ValueError, match="Unknown classifier 'svm'"):
         make_classifier("svm", 0)
-    # The masked option is the core's masked bank with its own booster.
+    # The boosting options are core bank kinds with their own tuned boosters.
+    assert make_classifier("hist_gradient_boosting", 3) is None
     assert make_classifier("masked_boosting", 0) is None
+    assert bank_kind_of("hist_gradient_boosting") == "hgb"
     assert bank_kind_of("masked_boosting") == "masked"
-    assert {bank_kind_of(n) for n in CLASSIFIERS if n != "masked_boosting"} == {
-        "per_subset"
-    }
+    assert bank_kind_of("logistic") == bank_kind_of("random_forest") == "per_subset"
 
 
-# Gradient boosting is left out for speed; make_classifier covers its settings.
-@pytest.mark.parametrize("name", ["logistic", "random_forest", "masked_boosting"])
+@pytest.mark.parametrize(
+    "name", ["logistic", "random_forest", "hist_gradient_boosting", "masked_boosting"]
+)
 def test_train_with_bank_classifiers(toy, name):
     settings = TrainSettings(cost_scale=0.01, classifier=name, cv=2, random_state=0)
     run = train(toy, toy.default_spec, settings)
