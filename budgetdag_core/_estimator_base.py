@@ -183,8 +183,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         The bank does not depend on costs, ``cost_scale`` or the policy settings:
         fit it once and learn policies for many cost scales (see
         :func:`budgetdag_core.tradeoff_curve`). The estimator itself is unchanged.
-        With ``n_subsets`` the bank keeps the selected subsets
-        (``bank.subset_selection_``), which fits given this bank reuse.
+        With ``n_subsets`` the bank also keeps the selected subsets
+        (``bank.subset_selection_``): a later ``fit(X, y, bank=bank)`` with the
+        same selection settings reuses them instead of selecting again.
         """
         self._validate_params()
         spec = as_spec(self.sensors)
