@@ -204,6 +204,7 @@ def test_the_spam_demo_starts_with_subsets_on(app):
     assert at.session_state[state.DATASET].default_spec.n_sensors == 57
     assert at.session_state[state.W_SUBSETS_ON]
     assert at.session_state[state.W_DEGREE] == 1  # degree 2 takes minutes here
+    assert at.session_state[state.W_CLASSIFIER] == "masked_boosting"
     assert at.query_params["subsets"] == "True"
     at.switch_page(page("sensors")).run()
     assert not at.error and any("57 sensors, too many" in t for t in texts(at))
@@ -211,6 +212,7 @@ def test_the_spam_demo_starts_with_subsets_on(app):
     at.switch_page(page("data")).run()
     at.selectbox(key=state.W_DEMO).set_value("pima").run()
     assert at.session_state[state.W_DEGREE] == 2
+    assert at.session_state[state.W_CLASSIFIER] == "logistic"
 
 
 def test_subset_settings_in_a_link():
