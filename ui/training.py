@@ -27,7 +27,7 @@ CLASSIFIERS = {
     "logistic": "Logistic regression (fast; default)",
     "hist_gradient_boosting": "Gradient boosting (most accurate, slower)",
     "random_forest": "Random forest (robust, slower)",
-    "masked_boosting": "One boosting model for all subsets (masked; many sensors)",
+    "masked_boosting": "Masked boosting (one model, many sensors)",
 }
 LEARNERS = {
     "filter_tree": "Filter tree (default)",

@@ -128,7 +128,7 @@ def test_parameters_have_plain_language_help(app, pima):
         "Logistic regression (fast; default)",
         "Gradient boosting (most accurate, slower)",
         "Random forest (robust, slower)",
-        "One boosting model for all subsets (masked; many sensors)",
+        "Masked boosting (one model, many sensors)",
     ]
     has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
     assert has_budget == budget_targeting_available()
