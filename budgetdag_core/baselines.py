@@ -34,6 +34,7 @@ FRAME_COLUMNS = [
     "avg_cost",
     "avg_sensors",
     "error",
+    "loss",
     "state",
     "sensors",
 ]
@@ -62,6 +63,9 @@ class StatePredictions:
         The sensors of each state.
     conf : ndarray (n, n_states, 3) or None
         Confidence features of each state's classifier, when policies use them.
+    loss : ndarray (n, n_states) or None
+        Each state's stop loss on the row under the model's ``loss_matrix``
+        (None without one: the 0/1 loss, see :attr:`stop_loss`).
     """
 
     split: str
@@ -72,10 +76,16 @@ class StatePredictions:
     n_sensors: np.ndarray
     sensor_names: list[tuple[str, ...]]
     conf: np.ndarray | None = None
+    loss: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
         return len(self.y)
+
+    @property
+    def stop_loss(self) -> np.ndarray:
+        """(n, n_states) loss of stopping at each state: the matrix's, else 0/1."""
+        return (~self.correct).astype(float) if self.loss is None else self.loss
 
     @property
     def correct(self) -> np.ndarray:
@@ -142,7 +152,19 @@ def bank_state_predictions(
         n_sensors=member.sum(axis=1).astype(int),
         sensor_names=[dag.state_names(k) for k in range(K)],
         conf=conf,
+        loss=None if loss_matrix is None else matrix_loss(loss_matrix, y_enc, pred),
     )
+
+
+def matrix_loss(
+    loss_matrix: np.ndarray, y_enc: np.ndarray, pred: np.ndarray
+) -> np.ndarray:
+    """``loss_matrix[y, pred]`` per row and state; 1 for a label unseen in training
+    (as ``evaluate`` counts it)."""
+    lm = np.asarray(loss_matrix, dtype=float)
+    y = np.asarray(y_enc, dtype=np.intp)
+    seen = y >= 0
+    return np.where(seen[:, None], lm[np.where(seen, y, 0)[:, None], pred], 1.0)
 
 
 def state_predictions(
@@ -203,6 +225,7 @@ def dag_point(model: BudgetDAGClassifier, sp: StatePredictions) -> dict[str, flo
         "avg_cost": float(sp.costs[rows, stop].mean()),
         "avg_sensors": float(sp.n_sensors[stop].mean()),
         "error": float((sp.pred[rows, stop] != sp.y).mean()),
+        "loss": float(sp.stop_loss[rows, stop].mean()),
     }
 
 
@@ -211,7 +234,7 @@ def fixed_points(
 ) -> pd.DataFrame:
     """One row per state: everyone pays for its sensors and uses its classifier."""
     states = range(sp.pred.shape[1]) if states is None else states
-    correct = sp.correct
+    correct, loss = sp.correct, sp.stop_loss
     return pd.DataFrame(
         {
             "state": list(states),
@@ -219,6 +242,7 @@ def fixed_points(
             "avg_cost": [float(sp.costs[:, k].mean()) for k in states],
             "avg_sensors": [float(sp.n_sensors[k]) for k in states],
             "error": [float((~correct[:, k]).mean()) for k in states],
+            "loss": [float(loss[:, k].mean()) for k in states],
         }
     )
 
@@ -274,7 +298,9 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame with ``avg_cost``, ``avg_sensors``, ``error`` at the vertices.
+    DataFrame with ``avg_cost``, ``avg_sensors``, ``error`` at the vertices, and
+    ``loss``: the same as ``error`` under 0/1 loss, NaN under a ``loss_matrix``
+    (the bound is about being right, not about the matrix).
     """
     n = sp.n_samples
     correct = sp.correct
@@ -303,6 +329,7 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
             "avg_cost": cum_cost[keep],
             "avg_sensors": cum_sensors[keep],
             "error": np.clip(error[keep], 0.0, 1.0),
+            "loss": np.clip(error[keep], 0.0, 1.0) if sp.loss is None else np.nan,
         }
     )
 

@@ -235,9 +235,13 @@ class TradeoffResult:
     ----------
     frame : DataFrame
         Tidy rows ``method, split, cost_scale, avg_cost, avg_sensors, error,
-        state, sensors``. Methods: ``dag`` (one row per cost scale and split),
-        ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle`` and any
-        named extra subsets.
+        loss, state, sensors``. Methods: ``dag`` (one row per cost scale and
+        split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``
+        and any named extra subsets. ``loss`` is the mean stop loss under the
+        estimator's ``loss_matrix`` (equal to ``error`` without one; NaN for
+        the oracle with one); the hulls and summaries are drawn on ``error``,
+        and ``lower_convex_hull(fixed.avg_cost, fixed.loss)`` gives the
+        non-adaptive bound on the matrix loss.
     cost_scales : ndarray
         The scales of the DAG points, ascending.
     models : list of BudgetDAGClassifier

@@ -145,3 +145,37 @@ def test_decide_minimises_expected_loss(proba, lm):
     expected = proba @ lm
     chosen = expected[np.arange(5), decide(proba, lm)]
     assert np.all(chosen <= expected.min(axis=1) + 1e-12)
+
+
+def test_tradeoff_frame_reports_the_matrix_loss(data):
+    from budgetdag_core import tradeoff_curve
+    from budgetdag_core.baselines import lower_convex_hull
+
+    X, y, spec = data
+    X_test, y_test = _draw(600, seed=3)
+    params = {"policy_degree": 1, "cv": 3, "random_state": 0, "bank_kind": "per_subset"}
+    res = tradeoff_curve(
+        X,
+        y,
+        spec,
+        n_points=4,
+        X_test=X_test,
+        y_test=y_test,
+        loss_matrix=MISSES,
+        **params,
+    )
+    test = res.frame[res.frame["split"] == "test"]
+    for scale, model in zip(res.cost_scales, res.models, strict=True):
+        row = test[(test["method"] == "dag") & (test["cost_scale"] == scale)].iloc[0]
+        pred = np.searchsorted(model.classes_, model.predict(X_test))
+        assert row["loss"] == pytest.approx(MISSES[y_test, pred].mean())
+        assert row["error"] == pytest.approx((model.predict(X_test) != y_test).mean())
+    fixed = test[test["method"] == "fixed"]
+    for _, row in fixed.iterrows():
+        proba = res.models[0].bank_.predict_proba(X_test.to_numpy(float), row["state"])
+        decided = (proba @ MISSES).argmin(axis=1)
+        assert row["loss"] == pytest.approx(MISSES[y_test, decided].mean())
+    assert test.loc[test["method"] == "oracle", "loss"].isna().all()
+    # The non-adaptive bound on the matrix loss, from the frame.
+    hull = lower_convex_hull(fixed["avg_cost"], fixed["loss"])
+    assert fixed["loss"].iloc[hull[-1]] == fixed["loss"].min()

@@ -52,9 +52,12 @@ def test_frame_layout_and_models(result):
         "avg_cost",
         "avg_sensors",
         "error",
+        "loss",
         "state",
         "sensors",
     ]
+    # Without a loss matrix the stop loss is the 0/1 loss: the error.
+    np.testing.assert_allclose(res.frame["loss"], res.frame["error"])
     methods = set(res.frame["method"])
     assert {"dag", "fixed", "hull", "no_sensors", "all_sensors", "oracle"} <= methods
     assert set(res.frame["split"]) == {"train", "test"}
