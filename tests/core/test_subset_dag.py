@@ -242,3 +242,7 @@ def test_cli_trains_with_n_subsets(many, tmp_path, capsys):
     model = load_policy(tmp_path / "m")
     assert model.sensor_dag_.n_states <= 2**3
     assert len(model.subset_selection_.subsets) <= 3
+    assert model.subset_reward == "soft"
+    paper = [*args[:-1], str(tmp_path / "paper"), "--n-subsets", "3", "--cv", "3"]
+    assert main([*paper, "--policy-degree", "1", "--subset-reward", "correct"]) == 0
+    assert load_policy(tmp_path / "paper").subset_reward == "correct"
