@@ -165,15 +165,30 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection = self._select_subsets(spec, Xv, y_fit, costs, progress)
         return build_dag(spec, selection.units), selection
 
+    def _dag_for(
+        self,
+        bank: Any,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+        progress: Progress | None,
+    ) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The DAG to fit: a given bank's subsets when this estimator would select
+        the same ones (a bank serves one DAG only), else :meth:`_build_dag`."""
+        reused = self._reusable_selection(bank, costs)
+        if reused is not None:
+            return build_dag(spec, reused.units), reused
+        return self._build_dag(spec, Xv, y_fit, costs, progress)
+
     def _check_fit_data(
         self, X: pd.DataFrame, y: Any
-    ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None, SensorDAG]:
-        """Checked spec, features, fit target, classes (None for regression), DAG."""
+    ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None]:
+        """Checked spec, features, fit target, classes (None for regression)."""
         spec = as_spec(self.sensors)
         Xv = check_features(X, spec)
         y_fit, attrs = self._prepare_target(y, len(Xv))
-        dag, _ = self._build_dag(spec, Xv, y_fit, None, None)
-        return spec, Xv, y_fit, attrs.get("classes_"), dag
+        return spec, Xv, y_fit, attrs.get("classes_")
 
     def fit_bank(
         self, X: pd.DataFrame, y: Any, *, progress: Progress | None = None
@@ -188,9 +203,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         same selection settings reuses them instead of selecting again.
         """
         self._validate_params()
-        spec = as_spec(self.sensors)
-        Xv = check_features(X, spec)
-        y_fit, _ = self._prepare_target(y, len(Xv))
+        spec, Xv, y_fit, _ = self._check_fit_data(X, y)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
         self._attach_selection(bank, selection, None)
@@ -248,11 +261,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
-        reused = None if dag is not None else self._reusable_selection(bank, costs)
-        if reused is not None:  # the same data is checked by the fingerprint below
-            dag, selection = build_dag(spec, reused.units), reused
-        elif dag is None:
-            dag, selection = self._build_dag(spec, Xv, y_fit, costs, progress)
+        if dag is None:  # the same data is checked by the bank's fingerprint below
+            dag, selection = self._dag_for(bank, spec, Xv, y_fit, costs, progress)
         if bank is not None:
             expected = self._bank_fingerprint(Xv, y_fit, dag)
             if getattr(bank, "fingerprint_", None) != expected:

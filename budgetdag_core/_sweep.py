@@ -17,7 +17,6 @@ from .baselines import (
     dag_point,
     encode_labels,
 )
-from .dag import SensorDAG
 from .estimator import BudgetDAGClassifier
 from .sensors import SensorSpec
 from .validation import check_features, check_labels, check_sample_costs
@@ -47,7 +46,6 @@ class FitData:
     y: np.ndarray
     sample_costs: np.ndarray | None
     spec: SensorSpec
-    dag: SensorDAG
     Xv: np.ndarray
     y_enc: np.ndarray
     classes: np.ndarray
@@ -83,7 +81,7 @@ class FitData:
 def check_fit_data(
     template: BudgetDAGClassifier, X: pd.DataFrame, y: Any, sample_costs: Any
 ) -> FitData:
-    spec, Xv, y_enc, classes, dag = template._check_fit_data(X, y)
+    spec, Xv, y_enc, classes = template._check_fit_data(X, y)
     costs = check_sample_costs(sample_costs, spec, len(Xv))
     loss_matrix = template._check_loss_matrix(len(classes))
     return FitData(
@@ -91,7 +89,6 @@ def check_fit_data(
         y=np.asarray(y),
         sample_costs=costs,
         spec=spec,
-        dag=dag,
         Xv=Xv,
         y_enc=y_enc,
         classes=classes,
@@ -107,7 +104,9 @@ def split_views(
     evals: Mapping[str, tuple[pd.DataFrame, Any, Any]],
 ) -> list[StatePredictions]:
     """Out-of-fold "train" view, then one view per evaluation split."""
-    spec, dag = data.spec, data.dag
+    spec = data.spec
+    # The bank's DAG: its own subsets, not a second selection.
+    dag, _ = template._dag_for(bank, spec, data.Xv, data.y_enc, None, None)
     conf = template.policy_features == "sensors+confidence"
     lm = template._check_loss_matrix(len(data.classes))
     views = [

@@ -22,9 +22,8 @@ from .training import (
     TrainedRun,
     TrainSettings,
     bank_key,
-    bank_kind_of,
+    estimator_params,
     evaluate,
-    make_classifier,
     reusable_bank,
 )
 
@@ -82,15 +81,9 @@ def compute_sweep(
             y_test=dataset.y("test"),
             bank=bank,
             progress=progress,
-            classifier=make_classifier(settings.classifier, settings.random_state),
-            bank_kind=bank_kind_of(settings.classifier),  # as make_model: reusable
-            policy_learner=settings.policy_learner,
-            policy_degree=settings.policy_degree,
-            cv=settings.cv,
-            random_state=settings.random_state,
-            # The same subsets as the model: Alg. 2 is deterministic given the
-            # data and seed, and fit checks that the bank's DAG matches them.
-            **settings.subset_params(),
+            # As make_model's, so the bank and its subsets are reused (fit
+            # checks that the bank's DAG matches).
+            **estimator_params(settings),
         )
 
 

@@ -201,17 +201,23 @@ class ProgressReporter:
             self.sink(min(max(fraction, 0.0), 1.0), text)
 
 
+def estimator_params(settings: TrainSettings) -> dict[str, Any]:
+    """The estimator parameters of the settings, except the cost scale (the
+    model, the budget search and the trade-off sweep each set their own)."""
+    return {
+        "classifier": make_classifier(settings.classifier, settings.random_state),
+        "bank_kind": bank_kind_of(settings.classifier),
+        "policy_learner": settings.policy_learner,
+        "policy_degree": settings.policy_degree,
+        "cv": settings.cv,
+        "random_state": settings.random_state,
+        **settings.subset_params(),
+    }
+
+
 def make_model(spec: SensorSpec, settings: TrainSettings) -> BudgetDAGClassifier:
     return BudgetDAGClassifier(
-        spec,
-        cost_scale=settings.cost_scale,
-        classifier=make_classifier(settings.classifier, settings.random_state),
-        bank_kind=bank_kind_of(settings.classifier),
-        policy_learner=settings.policy_learner,
-        policy_degree=settings.policy_degree,
-        cv=settings.cv,
-        random_state=settings.random_state,
-        **settings.subset_params(),
+        spec, cost_scale=settings.cost_scale, **estimator_params(settings)
     )
 
 
@@ -282,13 +288,7 @@ def _fit_for_budget(
         spec,
         settings.target_budget,
         progress=progress,
-        classifier=make_classifier(settings.classifier, settings.random_state),
-        bank_kind=bank_kind_of(settings.classifier),
-        policy_learner=settings.policy_learner,
-        policy_degree=settings.policy_degree,
-        cv=settings.cv,
-        random_state=settings.random_state,
-        **settings.subset_params(),
+        **estimator_params(settings),
     )
     report = model.budget_report_
     note = (
