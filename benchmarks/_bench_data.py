@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
+from budgetdag_core import SensorSpec, load_demo
 from budgetdag_core.datasets import find_file
 
 SEED = 0
@@ -46,11 +46,6 @@ class BenchData:
     #: Policy degrees tried on the validation split (one: no selection).
     degrees: tuple[int, ...] = (1, 2)
     notes: list[str] = field(default_factory=list)
-
-
-def supports_subsets() -> bool:
-    """Whether this build's estimator has Alg. 2 subset selection (``n_subsets``)."""
-    return "n_subsets" in BudgetDAGClassifier({"a": ["a"]}).get_params()
 
 
 def use_data_dir(data_dir: str | None) -> None:
@@ -87,30 +82,13 @@ def _subsample(
     return X.iloc[idx].reset_index(drop=True), y[idx]
 
 
-def _many_sensor_params(
-    spec: SensorSpec, fallback_block: int, notes: list[str]
-) -> tuple[SensorSpec, dict]:
-    """t = 7 greedy subsets + all features, or sensor blocks without Alg. 2."""
-    if supports_subsets():
-        notes.append(
-            f"{spec.n_sensors} sensors; DAG over the unions of 7 greedy subsets "
-            "(Alg. 2, soft reward) + all sensors (n_subsets=8, include_all=True)"
-        )
-        return spec, {"n_subsets": 8, "include_all": True}
-    names = spec.names
-    groups, costs = {}, {}
-    for start in range(0, len(names), fallback_block):
-        block = names[start : start + fallback_block]
-        key = f"{block[0]}..{block[-1]}" if len(block) > 1 else block[0]
-        groups[key] = [c for n in block for c in spec.groups[n]]
-        costs[key] = float(sum(spec.costs[n] for n in block))
+def _many_sensor_params(spec: SensorSpec, notes: list[str]) -> dict:
+    """t = 7 greedy subsets + all features, as in the paper's section 4.2."""
     notes.append(
-        f"this build has no Alg. 2 subset selection (the `many` branch is not "
-        f"merged here): the {spec.n_sensors} sensors are grouped into "
-        f"{len(groups)} blocks of {fallback_block} consecutive sensors (a block "
-        "costs the sum of its sensors) and the full DAG over the blocks is used"
+        f"{spec.n_sensors} sensors; DAG over the unions of 7 greedy subsets "
+        "(Alg. 2, soft reward) + all sensors (n_subsets=8, include_all=True)"
     )
-    return SensorSpec(groups, costs), {}
+    return {"n_subsets": 8, "include_all": True}
 
 
 def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
@@ -135,7 +113,7 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
         tr, te = _split(df)
         spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
         notes.append("random stratified 75/25 split, seed 0; unit cost per feature")
-        spec, params = _many_sensor_params(spec, 10, notes)
+        params = _many_sensor_params(spec, notes)
         Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
         yte = yte.to_numpy()
         desc = "Spambase: 57 single-feature sensors, 2 classes."
@@ -147,7 +125,7 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
         groups = {f"p{p:02d}": [f"p{p:02d}_{b}" for b in "ACG"] for p in range(1, 61)}
         spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
         notes.append("StatLog split (2000 train / 1186 test); unit cost per position")
-        spec, params = _many_sensor_params(spec, 10, notes)
+        params = _many_sensor_params(spec, notes)
         Xtr, ytr = tr[cols], tr["label"].to_numpy()
         Xte, yte = te[cols], te["label"].to_numpy()
         desc = "StatLog DNA: 60 position sensors of 3 bits, 3 classes."
@@ -176,7 +154,7 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
         df["label"] = np.r_[np.ones(n_signal, int), np.zeros(n_background, int)]
         tr, te = _split(df, test_size=0.3)
         spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
-        spec, params = _many_sensor_params(spec, 10, notes)
+        params = _many_sensor_params(spec, notes)
         Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
         yte = yte.to_numpy()
         desc = "MiniBooNE (UCI): 50 single-feature sensors, 2 classes."
@@ -195,7 +173,7 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
         groups["wilderness"] = cols[10:14]
         groups["soil"] = cols[14:54]
         spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
-        spec, params = _many_sensor_params(spec, 3, notes)
+        params = _many_sensor_params(spec, notes)
         Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
         yte = yte.to_numpy()
         desc = "Forest Covertype (UCI): 12 sensors, 7 classes."

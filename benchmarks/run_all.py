@@ -108,6 +108,22 @@ def throughput(model: BudgetDAGClassifier, X: pd.DataFrame) -> float:
     return len(big) / (time.perf_counter() - t0)
 
 
+def timed_cegb(
+    d: BenchData, args: argparse.Namespace
+) -> tuple[pd.DataFrame, float, float]:
+    """CEGB's curve on ``d``, its total seconds and its fit seconds."""
+    t0 = time.perf_counter()
+    cegb, fit_s = cegb_curve(
+        d.X_train,
+        d.y_train,
+        d.X_test,
+        d.y_test,
+        d.spec,
+        tradeoffs=QUICK_TRADEOFFS if args.quick else TRADEOFFS,
+    )
+    return cegb, time.perf_counter() - t0, fit_s
+
+
 def run_one(name: str, args: argparse.Namespace) -> dict:
     """Everything for one dataset; returns the summary and writes the curve CSV."""
     warnings.filterwarnings("ignore")
@@ -158,16 +174,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     policy_s = time.perf_counter() - t0
     rows_per_s = throughput(model, d.X_test)
 
-    t0 = time.perf_counter()
-    cegb, cegb_fit_s = cegb_curve(
-        d.X_train,
-        d.y_train,
-        d.X_test,
-        d.y_test,
-        d.spec,
-        tradeoffs=QUICK_TRADEOFFS if args.quick else TRADEOFFS,
-    )
-    cegb_s = time.perf_counter() - t0
+    cegb, cegb_s, cegb_fit_s = timed_cegb(d, args)
 
     frame = res.frame[res.frame["split"] == "test"].copy()
     conf = res_conf.frame
@@ -215,16 +222,7 @@ def rerun_cegb(name: str, args: argparse.Namespace) -> None:
     warnings.filterwarnings("ignore")
     use_data_dir(args.data_dir)
     d = load(name, quick=args.quick, max_train=args.max_train)
-    t0 = time.perf_counter()
-    cegb, fit_s = cegb_curve(
-        d.X_train,
-        d.y_train,
-        d.X_test,
-        d.y_test,
-        d.spec,
-        tradeoffs=QUICK_TRADEOFFS if args.quick else TRADEOFFS,
-    )
-    total = time.perf_counter() - t0
+    cegb, total, fit_s = timed_cegb(d, args)
     cegb["split"] = "test"
     path = args.work_dir / f"{name}_curve.csv"
     curve = pd.read_csv(path)
@@ -366,11 +364,6 @@ def main() -> None:
             info = json.loads(run_info.read_text())
             args.commit = info.get("commit")
             args.run_minutes = info.get("total_s", 0) / 60 or None
-    else:
-        # The code that ran, even if the checkout moves on during the run.
-        args.commit = current_commit()
-        run_info.write_text(json.dumps({"commit": args.commit}))
-    if args.report_only:
         summaries = {}
         for name in args.datasets:
             path = args.work_dir / f"{name}.json"
@@ -380,6 +373,8 @@ def main() -> None:
                 else {"name": name, "failed": "no result from the last run"}
             )
     else:
+        # The code that ran, even if the checkout moves on during the run.
+        args.commit = current_commit()
         # Slowest first, so the long runs overlap the short ones.
         order = sorted(
             args.datasets, key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER))

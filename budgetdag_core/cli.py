@@ -68,10 +68,6 @@ def _model_params(args: argparse.Namespace) -> dict:
         "policy_features": args.policy_features,
     }
     if getattr(args, "n_subsets", None):
-        from .estimator import BudgetDAGClassifier
-
-        if "n_subsets" not in BudgetDAGClassifier({"a": ["a"]}).get_params():
-            raise CLIError("--n-subsets needs subset selection, not in this build.")
         params["n_subsets"] = args.n_subsets
         params["subset_reward"] = args.subset_reward
     return params
