@@ -21,7 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
 from .dag import SensorDAG
-from .decisions import decide
+from .decisions import decide, matrix_loss
 
 Progress = Callable[[str, int, int], None]
 
@@ -185,7 +185,7 @@ class BaseBank:
         pred = self.oof_predictions(loss_matrix)
         if loss_matrix is None:
             return (pred != np.asarray(y)[:, None]).astype(float)
-        return np.asarray(loss_matrix, dtype=float)[np.asarray(y)[:, None], pred]
+        return matrix_loss(loss_matrix, y, pred)
 
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         raise NotImplementedError

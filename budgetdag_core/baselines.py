@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .bank import ClassifierBank
 from .confidence import confidence_features
 from .dag import SensorDAG
-from .decisions import decide
+from .decisions import decide, encode_labels, matrix_loss
 from .validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
@@ -93,13 +93,6 @@ class StatePredictions:
         return self.pred == self.y[:, None]
 
 
-def encode_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """Class index of each label in sorted ``classes``; -1 for unseen labels."""
-    y = np.asarray(y)
-    pos = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
-    return np.where(classes[pos] == y, pos, -1).astype(np.intp)
-
-
 def bank_state_predictions(
     bank: ClassifierBank,
     Xv: np.ndarray,
@@ -154,17 +147,6 @@ def bank_state_predictions(
         conf=conf,
         loss=None if loss_matrix is None else matrix_loss(loss_matrix, y_enc, pred),
     )
-
-
-def matrix_loss(
-    loss_matrix: np.ndarray, y_enc: np.ndarray, pred: np.ndarray
-) -> np.ndarray:
-    """``loss_matrix[y, pred]`` per row and state; 1 for a label unseen in training
-    (as ``evaluate`` counts it)."""
-    lm = np.asarray(loss_matrix, dtype=float)
-    y = np.asarray(y_enc, dtype=np.intp)
-    seen = y >= 0
-    return np.where(seen[:, None], lm[np.where(seen, y, 0)[:, None], pred], 1.0)
 
 
 def state_predictions(

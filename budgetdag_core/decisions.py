@@ -1,4 +1,4 @@
-"""Turning class probabilities into a decision: the class of least expected loss."""
+"""Class decisions and their losses: least expected loss, matrix loss of labels."""
 
 from __future__ import annotations
 
@@ -17,3 +17,21 @@ def decide(proba: np.ndarray, loss_matrix: np.ndarray | None = None) -> np.ndarr
     if loss_matrix is None:
         return proba.argmax(axis=-1)
     return (proba @ np.asarray(loss_matrix, dtype=float)).argmin(axis=-1)
+
+
+def encode_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Class index of each label in sorted ``classes``; -1 for unseen labels."""
+    y = np.asarray(y)
+    pos = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
+    return np.where(classes[pos] == y, pos, -1).astype(np.intp)
+
+
+def matrix_loss(
+    loss_matrix: np.ndarray, y_enc: np.ndarray, pred: np.ndarray
+) -> np.ndarray:
+    """``loss_matrix[y, pred]`` per row (and state: ``pred`` is (n, k)); 1 for a
+    label unseen in training (``y_enc`` -1)."""
+    lm = np.asarray(loss_matrix, dtype=float)
+    y = np.asarray(y_enc, dtype=np.intp)
+    seen = y >= 0
+    return np.where(seen[:, None], lm[np.where(seen, y, 0)[:, None], pred], 1.0)

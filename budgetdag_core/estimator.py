@@ -20,7 +20,7 @@ from .bank import (
 )
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
-from .decisions import decide
+from .decisions import decide, encode_labels, matrix_loss
 from .sensors import SensorSpec
 from .validation import check_labels
 
@@ -334,14 +334,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     def _row_loss(self, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self.loss_matrix is None:
             return (pred != y).astype(float)
-        lm = np.asarray(self.loss_matrix, dtype=float)
-        index = {c: i for i, c in enumerate(self.classes_)}
-        truth = np.array([index.get(v, -1) for v in y])
-        loss = np.ones(len(y))  # a label never seen in training: loss 1
-        seen = truth >= 0
-        predicted = np.searchsorted(self.classes_, pred[seen])
-        loss[seen] = lm[truth[seen], predicted]
-        return loss
+        truth = encode_labels(y, self.classes_)  # -1 (loss 1) if never seen
+        predicted = np.searchsorted(self.classes_, pred)[:, None]
+        return matrix_loss(self.loss_matrix, truth, predicted)[:, 0]
 
     def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
         return {"error": float((pred != y).mean())}
