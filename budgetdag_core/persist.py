@@ -170,28 +170,24 @@ _PLAIN_ATTRS = {
 def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
     """:func:`policy_bundle` with what skops cannot store made plain."""
     bundle = policy_bundle(model, slim=slim)
-    graph = getattr(bundle["model"], "dag_", None)
+    # A shallow copy to edit, so the caller's model is left alone.
+    saved = bundle["model"] = copy.copy(bundle["model"])
+    graph = getattr(saved, "dag_", None)
     if graph is not None and "edges" in vars(graph):
         # ``G.edges`` caches a view that refers back to the graph: skops would
         # recurse forever. A copy of the graph has no cached views.
-        if bundle["model"] is model:
-            bundle["model"] = copy.copy(model)
-        bundle["model"].dag_ = graph.copy()
-    if getattr(bundle["model"].bank_, "subset_selection_", None) is not None:
+        saved.dag_ = graph.copy()
+    if getattr(saved.bank_, "subset_selection_", None) is not None:
         # The bank's copy of the model's subset selection travels once, as the
         # model's (restored onto the bank on load).
-        if bundle["model"] is model:
-            bundle["model"] = copy.copy(model)
-        bundle["model"].bank_ = copy.copy(bundle["model"].bank_)
-        del bundle["model"].bank_.subset_selection_
+        saved.bank_ = copy.copy(saved.bank_)
+        del saved.bank_.subset_selection_
     plain: dict[str, dict[str, Any]] = {}
     for attr in _PLAIN_ATTRS:
-        value = getattr(bundle["model"], attr, None)
+        value = getattr(saved, attr, None)
         if value is None:
             continue
-        if bundle["model"] is model:
-            bundle["model"] = copy.copy(model)  # leave the caller's model alone
-        delattr(bundle["model"], attr)
+        delattr(saved, attr)
         fields = dict(vars(value))
         fields["history"] = value.history.to_dict(orient="list")
         plain[attr] = fields
