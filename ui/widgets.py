@@ -37,19 +37,21 @@ PAGES = {
 }
 
 
-@st.cache_data(show_spinner="Loading the demo data...")
 def enter_page() -> None:
     """Route a page that runs outside ``app.py`` back through it.
 
     A fresh server whose first request is a page URL runs that ``pages/`` script
     on its own (Streamlit's legacy multipage mode), without the navigation, the
     default demo or the sidebar. Switching to ``app.py`` restores all three.
+    Never cache this: it must look at each session's own state on every run.
     """
     if not st.session_state.get(state.IN_APP):
         st.switch_page("app.py", query_params=st.query_params.to_dict())
 
 
+@st.cache_data(show_spinner="Loading the demo data...")
 def cached_demo(name: str) -> Demo:
+    """A bundled demo, read from disk once per server (each caller gets a copy)."""
     return load_demo(name)
 
 
