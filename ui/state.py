@@ -48,6 +48,7 @@ SWEEP = "sweep"  # {"key": sweep key, "result": TradeoffResult}: the last curve
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
 TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
+TEACH_RUN = "teach_run"  # str: the id of the model whose walk TEACH_STEP is in
 
 # --------------------------------------------------------------- widget keys
 # Data page
