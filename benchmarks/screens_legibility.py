@@ -27,15 +27,16 @@ from tests.e2e.browser import (  # noqa: E402
 
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "test-artifacts" / "legibility"
 WIDTHS = (1280, 900)
+HEIGHT = 1400  # tall enough for the tables under the figures
 
 
 def shots(page, name: str) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 800})
+        page.set_viewport_size({"width": width, "height": HEIGHT})
         page.wait_for_timeout(900)
-        page.screenshot(path=str(OUT / f"{name}_{width}.png"), full_page=True)
-    page.set_viewport_size({"width": WIDTHS[0], "height": 800})
+        page.screenshot(path=str(OUT / f"{name}_{width}.png"))
+    page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
     page.wait_for_timeout(500)
     print(f"{time.strftime('%H:%M:%S')} {name}", flush=True)
 
@@ -50,6 +51,10 @@ def train(page) -> None:
 def visit(page, data: str) -> None:
     open_page(page, "Explore DAG")
     shots(page, f"{data}_explore")
+    page.get_by_text("Tables: acquisition sequences").click()
+    wait_idle(page)
+    page.get_by_text("Edges taken").scroll_into_view_if_needed()
+    shots(page, f"{data}_explore_tables")
     open_page(page, "What-if")
     shots(page, f"{data}_whatif")
 
@@ -73,7 +78,9 @@ def main() -> None:
         train(page)
         visit(page, "landsat")
 
-        open_page(page, "Data")
+        page.locator("[data-testid='stSidebarNav'] a", has_text="Data").first.click()
+        page.get_by_role("heading", name="BudgetDAG").wait_for()
+        wait_idle(page)
         page.get_by_text("Upload a CSV").click()
         wait_idle(page)
         page.locator(

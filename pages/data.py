@@ -22,6 +22,7 @@ from budgetdag_core.tabular import (
 )
 from ui import state, widgets
 from ui.data import Upload, demo_dataset
+from ui.formatting import percent_column
 
 widgets.enter_page()
 ss = st.session_state
@@ -366,7 +367,7 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         st.dataframe(
             table,
             hide_index=True,
-            column_config={"share": st.column_config.NumberColumn(format="percent")},
+            column_config={"share": percent_column()},
         )
     with types:
         st.dataframe(column_summary(frame), hide_index=True, height=300)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from budgetdag_core.reports import edge_table, flow_table, path_table
 from ui import dag_view, state, widgets
+from ui.formatting import percent_column
 
 widgets.enter_page()
 ss = st.session_state
@@ -116,10 +117,11 @@ with st.expander("Tables: acquisition sequences, states, edges"):
     st.dataframe(
         path_table(trace, y),
         hide_index=True,
+        width="stretch",
         column_config={
-            "share": st.column_config.ProgressColumn(format="percent", min_value=0.0),
+            "share": percent_column(progress=True),
             "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
-            "error": st.column_config.NumberColumn(format="percent"),
+            "error": percent_column(),
         },
     )
     st.markdown("**States**")
@@ -129,14 +131,11 @@ with st.expander("Tables: acquisition sequences, states, edges"):
     st.dataframe(
         nodes,
         hide_index=True,
+        width="stretch",
         column_config={
-            "stop_share": st.column_config.ProgressColumn(
-                "stops here", format="percent", min_value=0.0, max_value=1.0
-            ),
-            "error_rate": st.column_config.NumberColumn(
-                "error of those stopping", format="percent"
-            ),
+            "stop_share": percent_column("stops here", progress=True),
+            "error_rate": percent_column("error of those stopping"),
         },
     )
     st.markdown("**Edges taken**")
-    st.dataframe(edge_table(graph), hide_index=True)
+    st.dataframe(edge_table(graph), hide_index=True, width="stretch")

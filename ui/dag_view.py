@@ -18,6 +18,7 @@ from budgetdag_core import clicked_states, dag_figure, node_details
 
 from . import subsets
 from .data import Dataset
+from .formatting import pct, percent_column
 from .training import TrainedRun
 
 PARTS = {"test": "Test set", "train": "Training set"}
@@ -162,21 +163,21 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
     c1.metric(
         "Stop here",
         f"{stopped:,}",
-        delta=f"{stopped / arrived:.0%} of arrivals" if arrived else None,
+        delta=f"{pct(stopped / arrived)} of arrivals" if arrived else None,
         delta_color="off",
         delta_arrow="off",
         border=True,
     )
     c2.metric(
         "Error of those stopping",
-        f"{details['error_of_stops']:.1%}" if stopped else "–",
+        pct(details["error_of_stops"]) if stopped else "–",
         border=True,
         help="Share of the examples the policy stops here that this node's "
         "classifier gets wrong.",
     )
     c3.metric(
         "Error if all stopped",
-        f"{details['error_if_stopped']:.1%}" if arrived else "–",
+        pct(details["error_if_stopped"]) if arrived else "–",
         border=True,
         help="If every arriving example were classified here, with the sensors "
         "held so far: what buying more sensors is weighed against.",
@@ -199,9 +200,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
             width="stretch",
             column_config={
                 "count": st.column_config.NumberColumn("examples"),
-                "share": st.column_config.ProgressColumn(
-                    "share", format="percent", min_value=0.0, max_value=1.0
-                ),
+                "share": percent_column("share", progress=True),
             },
         )
     with right:
@@ -217,11 +216,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
                 column_config={
                     "class": st.column_config.TextColumn("class"),
                     "arrived": st.column_config.NumberColumn("examples"),
-                    "share": st.column_config.ProgressColumn(
-                        "share", format="percent", min_value=0.0, max_value=1.0
-                    ),
-                    "error_if_stopped": st.column_config.NumberColumn(
-                        "error if stopped", format="percent"
-                    ),
+                    "share": percent_column("share", progress=True),
+                    "error_if_stopped": percent_column("error if stopped"),
                 },
             )

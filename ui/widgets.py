@@ -15,6 +15,7 @@ from budgetdag_core.spec_table import SpecCheck
 
 from . import state
 from .data import Dataset, demo_dataset
+from .formatting import pct
 from .training import (
     ProgressReporter,
     TrainedRun,
@@ -223,7 +224,7 @@ def sidebar_status() -> None:
             st.caption("**Sensors:** table has problems")
     if run is not None and run.metrics is not None:
         st.caption(
-            f"**Model:** test error {run.metrics['error']:.1%} · "
+            f"**Model:** test error {pct(run.metrics['error'])} · "
             f"avg cost {run.metrics['avg_cost']:.3g}"
         )
     elif run is not None:
