@@ -93,7 +93,7 @@ def main() -> None:
         open_page(page, "Sensors")
         page.get_by_text("Image grid").click()
         wait_idle(page)
-        page.get_by_role("button", name="Apply this grouping").click()
+        page.get_by_role("button", name="Apply grouping").click()
         wait_idle(page)
         page.get_by_text("Columns of each sensor").click()
         wait_idle(page)

@@ -24,7 +24,7 @@ dataset = widgets.need_dataset()
 dag_view.subsets_note(run)
 n_states = run.model.sensor_dag_.n_states
 
-c1, c2, c3 = st.columns([4, 5, 4], vertical_alignment="bottom")
+c1, c2 = st.columns([4, 5], vertical_alignment="bottom")
 part = c1.radio(
     "Examples",
     options=list(dag_view.PARTS),
@@ -41,7 +41,8 @@ color = c2.radio(
     horizontal=True,
     format_func={"stop_share": "Share stopping", "error": "Error when stopping"}.get,
 )
-show_all = c3.toggle(
+# On a row of its own: beside the radios its label is cut on narrow windows.
+show_all = st.toggle(
     "Show unreached states",
     key=state.W_FLOW_ALL,
     persist_state=state.PERSIST,
@@ -132,9 +133,14 @@ with st.expander("Tables: acquisition sequences, states, edges"):
         nodes,
         hide_index=True,
         width="stretch",
+        # n_sensors repeats the sensors column; short headers keep the last
+        # column in view.
+        column_order=[c for c in nodes.columns if c != "n_sensors"],
         column_config={
             "stop_share": percent_column("stops here", progress=True),
-            "error_rate": percent_column("error of those stopping"),
+            "error_rate": percent_column(
+                "error of stops", help="Error of the examples that stop here."
+            ),
         },
     )
     st.markdown("**Edges taken**")

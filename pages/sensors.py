@@ -43,7 +43,7 @@ def _cost() -> float:
 
 
 def presets() -> None:
-    default_label = "Demo groups" if dataset.kind == "demo" else "Suggested groups"
+    default_label = "Demo groups" if dataset.kind == "demo" else "Suggested"
     with st.container(border=True):
         head, cost = st.columns([3, 1], vertical_alignment="bottom")
         head.markdown(
@@ -72,21 +72,21 @@ def presets() -> None:
         )
         c2.caption(f"Each of the {len(features)} columns is its own sensor.")
         c2.button(
-            "One sensor per column",
+            "Per column",
             key=f"{state.W_PRESET}per_column",
             on_click=_preset,
             args=(lambda: SensorSpec.per_column(features, cost=_cost()),),
             width="stretch",
         )
         c4.number_input(
-            "Number of blocks",
+            "Consecutive blocks",
             min_value=1,
             max_value=max(1, len(features)),
             key=state.W_BLOCKS,
             persist_state=state.PERSIST,
         )
         c4.button(
-            "Consecutive blocks",
+            "In blocks",
             key=f"{state.W_PRESET}blocks",
             on_click=_preset,
             args=(
@@ -134,7 +134,7 @@ def grouping() -> None:
             "first group) form a sensor. Image grid: columns that form an image "
             "(pixel_0_0 .. pixel_7_7) cut into blocks.",
         )
-        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        left, right = st.columns([2, 1], vertical_alignment="bottom")
         if mode == "pattern":
             left.text_input(
                 "Pattern (regular expression)",
@@ -171,7 +171,7 @@ def grouping() -> None:
         except (TypeError, ValueError) as exc:
             found, problem = None, str(exc)
         right.button(
-            "Apply this grouping",
+            "Apply grouping",
             key=f"{state.W_PRESET}name",
             on_click=_preset,
             args=(lambda: _proposal().to_spec(cost=_cost()),),
@@ -182,10 +182,10 @@ def grouping() -> None:
         if found is None:
             st.warning(problem, icon=":material/warning:")
             return
-        shown = ", ".join(
-            f"{_code(name)} ({len(cols)})" for name, cols in found.groups.items()
-        )
-        st.caption(f"Preview: {found.n_sensors} sensors (columns each): {shown}")
+        items = list(found.groups.items())
+        shown = ", ".join(f"{_code(name)} ({len(cols)})" for name, cols in items[:12])
+        more = f" and {len(items) - 12} more" if len(items) > 12 else ""
+        st.caption(f"Preview: {found.n_sensors} sensors (columns each): {shown}{more}")
         if found.leftover and found.n_sensors > len(found.leftover):
             st.caption(
                 f"{len(found.leftover)} column(s) match no group and become "
@@ -228,14 +228,16 @@ def editor() -> None:
         hide_index=True,
         width="stretch",
         column_config={
+            # The name fits itself; the column lists take what is left (all
+            # of each list is in the expander below the table).
             "sensor": st.column_config.TextColumn(
-                "Sensor", help="A unique name, e.g. 'glucose test'.", width="small"
+                "Sensor", help="A unique name, e.g. 'glucose test'."
             ),
             "columns": st.column_config.MultiselectColumn(
                 "Columns",
                 options=features,
                 help="The feature columns this sensor reveals.",
-                width="large",
+                width="medium",
             ),
             "cost": st.column_config.NumberColumn(
                 "Cost", help="Acquisition cost (0 or more).", format="%g", width="small"

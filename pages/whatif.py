@@ -32,7 +32,7 @@ def _reset() -> None:
     ss[state.WHATIF_VERSION] = ss.get(state.WHATIF_VERSION, 0) + 1
 
 
-c1, c2, _ = st.columns([2, 2, 3], vertical_alignment="bottom")
+c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
 if not 0 <= ss[state.W_WHATIF_ROW] < len(X):
     ss[state.W_WHATIF_ROW] = 0
 row = c1.number_input(
