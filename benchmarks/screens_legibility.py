@@ -1,12 +1,13 @@
 """Screenshots of the Sensors, Explore DAG and What-if pages at 1280 and 900 px.
 
-    python benchmarks/screens_legibility.py [OUT_DIR]
+    python benchmarks/screens_legibility.py [OUT_DIR] [--spam]
 
 For the landsat demo (4 band sensors) and for sklearn's 8 x 8 digits uploaded
 as a CSV and grouped into 4 image quadrants on the Sensors page: trains each
 (16 states) and saves ``<data>_<page>_<width>.png`` (default OUT_DIR:
-test-artifacts/legibility). For checking by eye that nothing is cut off or
-overlaps; a few minutes on 2 cores.
+test-artifacts/legibility). ``--spam`` also trains the spam demo (57 one-column
+sensors, 8 selected subsets, about 130 states; several more minutes). For
+checking by eye that nothing is cut off or overlaps; a few minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from tests.e2e.browser import (  # noqa: E402
     wait_idle,
 )
 
-OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "test-artifacts" / "legibility"
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+OUT = Path(ARGS[0]) if ARGS else ROOT / "test-artifacts" / "legibility"
+SPAM = "--spam" in sys.argv
 WIDTHS = (1280, 900)
 HEIGHT = 1400  # tall enough for the tables under the figures
 
@@ -68,19 +71,35 @@ def digits_csv() -> Path:
     return path
 
 
+def open_data(page) -> None:
+    page.locator("[data-testid='stSidebarNav'] a", has_text="Data").first.click()
+    page.get_by_role("heading", name="BudgetDAG").wait_for()
+    wait_idle(page)
+
+
 def main() -> None:
     with streamlit_server() as url, chromium_page() as page:
         page.goto(url)
         wait_idle(page)
+        if SPAM:
+            page.goto(f"{url}/?demo=spam")
+            wait_idle(page)
+            shots(page, "spam_data")
+            open_page(page, "Sensors")
+            shots(page, "spam_sensors")
+            train(page)
+            visit(page, "spam")
+            page.goto(url)
+            wait_idle(page)
+            page.goto(f"{url}/?demo=landsat")
+            wait_idle(page)
         shots(page, "landsat_data")
         open_page(page, "Sensors")
         shots(page, "landsat_sensors")
         train(page)
         visit(page, "landsat")
 
-        page.locator("[data-testid='stSidebarNav'] a", has_text="Data").first.click()
-        page.get_by_role("heading", name="BudgetDAG").wait_for()
-        wait_idle(page)
+        open_data(page)
         page.get_by_text("Upload a CSV").click()
         wait_idle(page)
         page.locator(
