@@ -186,7 +186,12 @@ def grouping() -> None:
         shown = ", ".join(f"{_code(name)} ({len(cols)})" for name, cols in items[:12])
         more = f" and {len(items) - 12} more" if len(items) > 12 else ""
         st.caption(f"Preview: {found.n_sensors} sensors (columns each): {shown}{more}")
-        if found.leftover and found.n_sensors > len(found.leftover):
+        if len(found.leftover) == len(features):
+            st.caption(
+                ":material/info: No two columns share a group under this rule: "
+                "each column would be a sensor of its own."
+            )
+        elif found.leftover:
             st.caption(
                 f"{len(found.leftover)} column(s) match no group and become "
                 "sensors of their own."

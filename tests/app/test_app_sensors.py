@@ -291,3 +291,16 @@ def test_each_sensor_lists_its_column_count_and_all_columns(app, digits):
     assert len(lines) == 4
     assert lines[3].startswith("**`bottom-right`** · 16 column(s)")
     assert "`pixel_7_7`" in lines[3]  # the last column is listed, not cut off
+
+
+def test_a_pattern_that_matches_nothing_says_so(app, breast_cancer):
+    at = sensors(app, breast_cancer)
+    at.radio(key=state.W_GROUP_MODE).set_value("pattern").run()
+    at.text_input(key=state.W_GROUP_PATTERN).set_value("^pixel").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Preview: 30 sensors" in captions and "and 18 more" in captions
+    assert "No two columns share a group under this rule" in captions
+    at.text_input(key=state.W_GROUP_PATTERN).set_value("^(mean)").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Preview: 21 sensors" in captions
+    assert "20 column(s) match no group and become sensors of their own" in captions
