@@ -87,7 +87,7 @@ fig = dag_view.figure(
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "clicked node")
-clicked = dag_view.clickable_chart(fig, state.W_DAG_CHART)
+clicked = dag_view.clickable_chart(fig, state.W_DAG_CHART, dag_view.PAGE_WIDTH_PX)
 if clicked is not None and clicked != ss[state.W_DAG_NODE] and clicked in visible:
     ss[state.W_DAG_NODE] = clicked
     st.rerun()  # redraw the figure with the clicked node ringed

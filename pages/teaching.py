@@ -176,7 +176,7 @@ fig = dag_view.figure(
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "node being reduced")
-st.plotly_chart(fig, key=state.W_TEACH_CHART, config=dag_view.CHART_CONFIG)
+dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
 left, right = st.columns([3, 2], gap="medium")
 with left:

@@ -145,4 +145,4 @@ fig = dag_view.figure(
     width=dag_view.PAGE_WIDTH_PX,
 )
 st.markdown("**The example's path** (red) over the flow of the test set")
-st.plotly_chart(fig, key=state.W_WHATIF_CHART, config=dag_view.CHART_CONFIG)
+dag_view.dag_chart(fig, state.W_WHATIF_CHART)

@@ -133,16 +133,47 @@ def rename_trace(fig: go.Figure, old: str, new: str) -> go.Figure:
     return fig.update_traces(name=new, selector={"name": old})
 
 
-def clickable_chart(fig: go.Figure, key: str) -> int | None:
-    """Draw ``fig`` so that a click on a node reruns; the clicked state or None."""
-    event = st.plotly_chart(
-        fig,
-        on_select="rerun",
-        selection_mode="points",
-        key=key,
-        config=CHART_CONFIG,
-        width="stretch",
+def _wide_box(key: str, min_width: int | None) -> Any:
+    """Where a chart goes: as is, or at least ``min_width`` px wide.
+
+    The DAG figure fits its labels to :data:`PAGE_WIDTH_PX`; in a narrower
+    column (a 900 px window with the sidebar open leaves about 430 px) plotly
+    would squeeze it until labels overlap. The box keeps that width and
+    scrolls sideways instead.
+    """
+    if min_width is None:
+        return st.container()
+    box = f"chart_box_{key}"
+    st.html(
+        f"<style>.st-key-{box}{{overflow-x:auto}}"
+        f".st-key-{box}>div{{min-width:{int(min_width)}px}}</style>"
     )
+    return st.container(key=box)
+
+
+def dag_chart(fig: go.Figure, key: str) -> None:
+    """Draw a DAG figure made for :data:`PAGE_WIDTH_PX` (scrolls when narrower)."""
+    with _wide_box(key, PAGE_WIDTH_PX):
+        st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
+
+
+def clickable_chart(
+    fig: go.Figure, key: str, min_width: int | None = None
+) -> int | None:
+    """Draw ``fig`` so that a click on a node reruns; the clicked state or None.
+
+    ``min_width``: see :func:`dag_chart` (the DAG figure passes
+    :data:`PAGE_WIDTH_PX`).
+    """
+    with _wide_box(key, min_width):
+        event = st.plotly_chart(
+            fig,
+            on_select="rerun",
+            selection_mode="points",
+            key=key,
+            config=CHART_CONFIG,
+            width="stretch",
+        )
     clicked = [s for s in clicked_states(event) if isinstance(s, int)]
     return clicked[0] if clicked else None
 
