@@ -135,7 +135,7 @@ def _top_proba(proba: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------- the object
-@dataclass
+@dataclass(eq=False)
 class ConfidenceCascade:
     """A fitted confidence cascade that can be deployed like a policy.
 
@@ -427,8 +427,8 @@ def fit_cascade(
     >>> cascade = fit_cascade(model, X, y)
     >>> cascade.sensor_order
     ('a', 'b')
-    >>> cascade.for_budget(1.0).trace(X.head(2))["acquired"].tolist()
-    [('a',), ('a',)]
+    >>> cascade.at(0.9).trace(X.head(3))["acquired"].tolist()
+    [('a', 'b'), ('a',), ('a',)]
     """
     check_is_fitted(model)
     train = state_predictions(model, X, y, sample_costs=sample_costs, out_of_fold=True)

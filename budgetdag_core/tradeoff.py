@@ -451,8 +451,8 @@ def tradeoff_curve(
     >>> y = (X["a"] + 0.5 * X["b"] > 0).astype(int)
     >>> spec = SensorSpec({"a": ["a"], "b": ["b"]}, {"a": 1.0, "b": 2.0})
     >>> res = tradeoff_curve(X, y, spec, n_points=4, cv=3, random_state=0)
-    >>> sorted(res.frame["method"].unique())[:3]
-    ['all_sensors', 'dag', 'fixed']
+    >>> sorted(res.frame["method"].unique())[:4]
+    ['all_sensors', 'cascade', 'dag', 'fixed']
     >>> len(res.models) == len(res.cost_scales)
     True
     """
