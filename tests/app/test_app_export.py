@@ -1,4 +1,8 @@
-"""Export page: downloads carry the real model; loading needs explicit trust."""
+"""Export page: downloads carry the real model; loading needs explicit trust.
+
+Uploaded pickles are unpickled only on a server started with
+``BUDGETDAG_TRUST_PICKLES=1`` (the ``trust_pickles`` fixture sets it).
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,13 @@ from budgetdag_core import (
 )
 from ui import state
 from ui.figures import png_problem
+from ui.trust import TRUST_PICKLES_ENV
+
+
+@pytest.fixture
+def trust_pickles(monkeypatch):
+    """A server whose operator allows pickle uploads."""
+    monkeypatch.setenv(TRUST_PICKLES_ENV, "1")
 
 
 def export_page(at):
@@ -60,7 +71,7 @@ def test_spec_and_traces_downloads(app, pima, pima_run, media):
     assert traces["acquired"].fillna("").tolist() == expected
 
 
-def test_export_without_a_model_still_offers_loading(app, pima):
+def test_export_without_a_model_still_offers_loading(app, pima, trust_pickles):
     at = export_page(prefill(app, pima))
     assert_clean(at)
     assert not at.download_button
@@ -77,7 +88,9 @@ def load(at, data: bytes, name: str = "policy.pkl"):
     return at
 
 
-def test_loading_a_policy_needs_trust_and_replaces_the_model(app, pima, pima_run):
+def test_loading_a_policy_needs_trust_and_replaces_the_model(
+    app, pima, pima_run, trust_pickles
+):
     at = export_page(prefill(app, pima))
     warning = " ".join(texts(at, "warning"))
     assert "runs code from that file" in warning
@@ -99,7 +112,7 @@ def test_loading_a_policy_needs_trust_and_replaces_the_model(app, pima, pima_run
     assert not any("already fitted" in t for t in texts(at, "info"))
 
 
-def test_a_file_that_is_not_a_policy_gets_a_message(app, pima):
+def test_a_file_that_is_not_a_policy_gets_a_message(app, pima, trust_pickles):
     at = export_page(prefill(app, pima))
     at = load(at, b"definitely not a pickle", "junk.pkl")
     assert any(
@@ -110,7 +123,7 @@ def test_a_file_that_is_not_a_policy_gets_a_message(app, pima):
     assert at.session_state[state.RUN] is None
 
 
-def test_version_mismatch_is_shown(app, pima, pima_run):
+def test_version_mismatch_is_shown(app, pima, pima_run, trust_pickles):
     bundle = pickle.loads(dumps_policy(pima_run.model))
     bundle["sklearn_version"] = "0.1"
     at = export_page(prefill(app, pima))
@@ -118,7 +131,9 @@ def test_version_mismatch_is_shown(app, pima, pima_run):
     assert any("scikit-learn 0.1" in w for w in texts(at, "warning"))
 
 
-def test_a_policy_for_other_columns_is_loaded_without_results(app, pima, pima_run):
+def test_a_policy_for_other_columns_is_loaded_without_results(
+    app, pima, pima_run, trust_pickles
+):
     other = pima.test.rename(columns={"insulin": "ins"})
     dataset = type(pima)(
         "other", "upload", other, other, "label", SensorSpec.per_column(["ins"])
@@ -136,6 +151,32 @@ def test_a_policy_for_other_columns_is_loaded_without_results(app, pima, pima_ru
     assert json.loads(run.spec.to_json())["sensors"][2]["name"] == "insulin"
 
 
+def test_pickle_uploads_are_off_unless_the_operator_opts_in(
+    app, pima, pima_run, monkeypatch
+):
+    monkeypatch.delenv(TRUST_PICKLES_ENV, raising=False)
+    prefill(app, pima, pima_run)
+    app.session_state[state.W_TRUST] = True  # a ticked box is not enough
+    at = export_page(app)
+    assert_clean(at)
+    keys = [u.key for u in at.get("file_uploader")]
+    assert keys == [state.W_SKOPS_FILE]  # the .skops uploader only
+    info = " ".join(texts(at, "info"))
+    assert "pickle files is turned off" in info and f"{TRUST_PICKLES_ENV}=1" in info
+    # Downloading a pickle stays.
+    assert at.download_button(key=f"{state.W_DOWNLOAD}policy")
+    monkeypatch.setenv(TRUST_PICKLES_ENV, "0")
+    at.run()
+    assert [u.key for u in at.get("file_uploader")] == [state.W_SKOPS_FILE]
+    monkeypatch.setenv(TRUST_PICKLES_ENV, "1")
+    at.run()
+    assert_clean(at)
+    assert {u.key for u in at.get("file_uploader")} == {
+        state.W_SKOPS_FILE,
+        state.W_POLICY_FILE,
+    }
+
+
 # ------------------------------------------------------------------ skops
 def test_skops_download_predicts_like_the_app_model(app, pima, pima_run, media):
     at = export_page(prefill(app, pima, pima_run))
@@ -151,7 +192,7 @@ def test_skops_download_predicts_like_the_app_model(app, pima, pima_run, media):
 
 def test_a_skops_file_loads_without_the_trust_checkbox(app, pima, pima_run):
     at = export_page(prefill(app, pima))
-    assert not at.checkbox(key=state.W_TRUST).value
+    assert not at.checkbox  # no pickles on this server: no trust box either
     uploader = at.file_uploader(key=state.W_SKOPS_FILE)
     assert not uploader.disabled
     data = dumps_policy_skops(pima_run.model)
