@@ -16,7 +16,7 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_figure,
 )
-from budgetdag_core.reports import trace_for_export
+from budgetdag_core.reports import to_csv_safe, trace_for_export
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.training import TrainedRun, run_from_model
@@ -103,7 +103,7 @@ def downloads() -> None:
             X, y = dataset.X("test", run.spec), dataset.y("test")
             csv = run.memo(
                 "traces_csv",
-                lambda: trace_for_export(run.model.trace(X), y).to_csv(index=False),
+                lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
             )
             st.download_button(
                 "Download traces (.csv)",

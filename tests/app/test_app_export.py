@@ -26,6 +26,7 @@ from budgetdag_core import (
 )
 from ui import state
 from ui.figures import png_problem
+from ui.training import TrainSettings, train
 from ui.trust import TRUST_PICKLES_ENV
 
 
@@ -69,6 +70,24 @@ def test_spec_and_traces_downloads(app, pima, pima_run, media):
     trace = pima_run.model.trace(pima.X("test", pima.default_spec))
     expected = [" > ".join(a) for a in trace["acquired"]]
     assert traces["acquired"].fillna("").tolist() == expected
+
+
+def test_traces_csv_escapes_formulas(app, pima, media):
+    evil = {0: "=cmd|' /C calc'!A0", 1: "@SUM(1)"}
+    train_part, test_part = (
+        part.assign(label=part["label"].map(evil)) for part in (pima.train, pima.test)
+    )
+    dataset = type(pima)(
+        "evil", "upload", train_part, test_part, "label", pima.default_spec
+    )
+    run = train(dataset, dataset.default_spec, TrainSettings(cv=2, random_state=0))
+    at = export_page(prefill(app, dataset, run))
+    assert_clean(at)
+    csv = download_data(at, media, f"{state.W_DOWNLOAD}traces").decode()
+    traces = pd.read_csv(io.StringIO(csv))
+    assert set(traces["label"]) == {"'=cmd|' /C calc'!A0", "'@SUM(1)"}
+    assert not any(line.startswith(("=", "@")) for line in csv.splitlines())
+    assert (traces["cost"] >= 0).all()
 
 
 def test_export_without_a_model_still_offers_loading(app, pima, trust_pickles):
