@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import sklearn
 
+from ._integrity import check_model_integrity
 from ._version import __version__
 
 FORMAT_VERSION = 1
@@ -91,8 +92,28 @@ def _check_bundle(bundle: Any) -> Any:
                 stacklevel=3,
             )
     model = bundle["model"]
+    check_model_integrity(model)
+    _check_metadata(bundle, model)
     model.metadata_ = {k: v for k, v in bundle.items() if k != "model"}
     return model
+
+
+def _check_metadata(bundle: dict[str, Any], model: Any) -> None:
+    """The bundle's spec, columns and classes describe the model it holds."""
+    classes = getattr(model, "classes_", None)
+    expected = {
+        "feature_columns": list(model.feature_names_in_),
+        "classes": None if classes is None else list(classes),
+    }
+    for key, value in expected.items():
+        if key in bundle and bundle[key] != value:
+            raise ValueError(
+                f"Invalid model file: the bundle's {key!r} differ from the model's."
+            )
+    if "sensor_spec" in bundle and bundle["sensor_spec"] != model.spec_.to_dict():
+        raise ValueError(
+            "Invalid model file: the bundle's 'sensor_spec' differs from the model's."
+        )
 
 
 def load_policy(path: str | Path) -> Any:
@@ -100,6 +121,8 @@ def load_policy(path: str | Path) -> Any:
 
     Unpickling runs code from the file: load only files you trust. Warns
     (``PolicyVersionWarning``) when library versions differ from the saved ones.
+    The model is then checked structurally (``check_model_integrity``): a file
+    whose arrays are inconsistent raises ``ValueError`` naming what is wrong.
     """
     with Path(path).open("rb") as fh:
         return _check_bundle(pickle.load(fh))
@@ -235,8 +258,12 @@ def loads_policy_skops(data: bytes) -> Any:
 
     Only the types skops trusts by default and those in
     :data:`SKOPS_TRUSTED_TYPES` are rebuilt; a file naming any other type is
-    refused with a ``ValueError`` listing them, before anything is built. Warns
-    (``PolicyVersionWarning``) when library versions differ from the saved ones.
+    refused with a ``ValueError`` listing them, before anything is built. The
+    rebuilt model is then checked structurally (every boosting tree's child and
+    feature indices, the DAG, state columns, node policies, classes, see
+    ``check_model_integrity``) before it is returned: a file that fails raises
+    ``ValueError`` naming what is wrong. Warns (``PolicyVersionWarning``) when
+    library versions differ from the saved ones.
 
     Parameters
     ----------
