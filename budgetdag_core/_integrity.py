@@ -206,6 +206,20 @@ def _check_hgb(model: Any, where: str, n_features: int, n_classes: int | None) -
         getattr(model, "is_categorical_", None) is not None
     ):
         raise fail(where, "categorical features are not used by BudgetDAG models")
+    # Prediction builds the known-categories bitsets from the bin mapper.
+    mapper_flags = getattr(getattr(model, "_bin_mapper", None), "is_categorical_", None)
+    if mapper_flags is not None:
+        flags = check_array(
+            mapper_flags,
+            f"{where}._bin_mapper.is_categorical_",
+            shape=(n_features,),
+            kind="iub",
+        )
+        if flags.any():
+            raise fail(
+                f"{where}._bin_mapper.is_categorical_",
+                "categorical features are not used by BudgetDAG models",
+            )
     for i, iteration in enumerate(trees):
         if not isinstance(iteration, list) or len(iteration) != per_iteration:
             raise fail(f"{where}._predictors[{i}]", f"expected {per_iteration} trees")
@@ -573,6 +587,17 @@ def check_model_integrity(model: Any) -> None:
     ValueError
         Naming the first attribute found inconsistent.
     """
+    try:
+        _check_model(model)
+    except IntegrityError:
+        raise
+    except Exception as exc:  # an attribute missing or of an unexpected type
+        raise fail(
+            type(model).__name__, f"unusable ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def _check_model(model: Any) -> None:
     from .estimator import BudgetDAGClassifier
     from .regressor import BudgetDAGRegressor
     from .sensors import SensorSpec
