@@ -6,6 +6,7 @@ Uploaded pickles are unpickled only on a server started with
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import pickle
@@ -24,6 +25,7 @@ from budgetdag_core import (
     loads_policy_skops,
     persist,
 )
+from tests.core.fuzz_model_files import tiny_model
 from ui import state
 from ui.figures import png_problem
 from ui.training import TrainSettings, train
@@ -237,6 +239,25 @@ def test_a_skops_file_with_foreign_types_is_refused(app, pima, pima_run):
         for e in texts(at, "error")
     )
     assert at.session_state[state.RUN] is None
+
+
+def test_a_skops_file_with_a_broken_tree_is_refused_not_run(app, pima):
+    # Issue 12, case 2: allowed types only, but a boosting tree's child index
+    # points past its node array; predicting with it crashed the server.
+    broken, _ = tiny_model("hgb")  # gradient boosting per state
+    broken = copy.deepcopy(broken)
+    nodes = broken.bank_.models_[-1]._predictors[0][0].nodes
+    nodes["left"][np.flatnonzero(nodes["is_leaf"] == 0)[0]] = 10**6
+    at = export_page(prefill(app, pima))
+    uploader = at.file_uploader(key=state.W_SKOPS_FILE)
+    data = dumps_policy_skops(broken)
+    uploader.set_value(("bad.skops", data, "application/octet-stream")).run()
+    assert_clean(at)
+    errors = " ".join(texts(at, "error"))
+    assert "'bad.skops' is not a usable BudgetDAG policy" in errors
+    assert "child index" in errors
+    assert at.session_state[state.RUN] is None
+    assert state.W_USE_LOADED not in [b.key for b in at.button]
 
 
 class Intruder:
