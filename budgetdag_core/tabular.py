@@ -206,8 +206,8 @@ def decode_text(data: bytes, name: str = "The file") -> tuple[str, str]:
     """
     wide = wide_encoding(data)
     if wide is not None:
-        label = wide.upper().replace("-LE", " little-endian").replace(
-            "-BE", " big-endian"
+        label = (
+            wide.upper().replace("-LE", " little-endian").replace("-BE", " big-endian")
         )
         try:
             text = data.decode(wide)
