@@ -610,6 +610,10 @@ def _check_model(model: Any) -> None:
     if not isinstance(spec, SensorSpec):
         raise fail("spec_", "missing or not a SensorSpec")
     try:
+        spec.check()  # a loaded spec was not built through its constructor
+    except ValueError as exc:
+        raise fail("spec_", str(exc).rstrip(".")) from None
+    try:
         names, columns = list(spec.names), list(spec.columns)
         sensor_columns = spec.column_indices()
     except Exception as exc:

@@ -112,7 +112,12 @@ def break_filter_tree_leaf(model):
     node.right = 9
 
 
+def break_spec_cost(model):
+    model.spec_.costs["s1"] = -5.0
+
+
 MUTATIONS = {
+    "negative sensor cost": (break_spec_cost, "is negative"),
     "child index past the node array": (break_child, "child index"),
     "child index cycle": (break_child_cycle, "child index"),
     "feature index out of range": (break_feature, "feature_idx"),
