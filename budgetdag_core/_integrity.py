@@ -409,13 +409,12 @@ def _check_policy_features(features: Any, where: str, n_inputs: int) -> int:
 
 
 def _check_linear(model: Any, where: str, n_outputs: int, width: int) -> None:
-    coef = check_array(
+    check_array(
         getattr(model, "coef_", None),
         f"{where}.coef_",
         shape=(n_outputs, width),
         kind="f",
     )
-    del coef
     check_array(
         np.atleast_1d(getattr(model, "intercept_", None)),
         f"{where}.intercept_",
