@@ -116,8 +116,8 @@ def downloads() -> None:
             )
     with st.expander("Use the policy in Python"):
         st.code(
-            "from budgetdag_core import load_policy\n\n"
-            f'model = load_policy("budgetdag_{name}.pkl")  # only files you trust\n'
+            "from budgetdag_core import load_policy_skops\n\n"
+            f'model = load_policy_skops("budgetdag_{name}.skops")  # checked on load\n'
             "model.predict(X)            # X: a DataFrame with the feature columns\n"
             "model.trace(X)              # what each example acquired and paid\n\n"
             "# In deployment, one example at a time:\n"
