@@ -7,7 +7,9 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import DEMOS
-from budgetdag_core.tabular import (
+from ui import state, widgets
+from ui.data import Upload, demo_dataset
+from ui.tabular import (
     FIXES,
     MAX_UPLOAD_MB,
     Fix,
@@ -20,8 +22,6 @@ from budgetdag_core.tabular import (
     read_csv_bytes,
     suggest_label,
 )
-from ui import state, widgets
-from ui.data import Upload, demo_dataset
 
 widgets.enter_page()
 ss = st.session_state

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core.reports import edge_table, flow_table, path_table
 from ui import dag_view, state, widgets
+from ui.reports import edge_table, flow_table, path_table
 
 widgets.enter_page()
 ss = st.session_state

@@ -16,9 +16,9 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_figure,
 )
-from budgetdag_core.reports import trace_for_export
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
+from ui.reports import trace_for_export
 from ui.training import TrainedRun, run_from_model
 
 widgets.enter_page()

@@ -7,8 +7,8 @@ from dataclasses import replace
 import streamlit as st
 
 from budgetdag_core import tradeoff_figure
-from budgetdag_core.reports import baseline_table
 from ui import dag_view, state, sweep, widgets
+from ui.reports import baseline_table
 from ui.training import ProgressReporter, reusable_bank
 
 widgets.enter_page()

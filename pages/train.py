@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core.spec_table import suggested_cost_scale
 from ui import state, subsets, widgets
+from ui.spec_table import suggested_cost_scale
 from ui.training import (
     CLASSIFIERS,
     LEARNERS,

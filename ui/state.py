@@ -17,13 +17,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from budgetdag_core.spec_table import (
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
+from ui.spec_table import (
     SpecCheck,
     check_spec_table,
     spec_to_table,
     suggested_cost_scale,
 )
-from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 
 from .data import Dataset, Upload
 from .training import TrainedRun, TrainSettings

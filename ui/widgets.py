@@ -11,7 +11,7 @@ import streamlit as st
 
 from budgetdag_core import SensorSpec, load_demo
 from budgetdag_core.datasets import Demo
-from budgetdag_core.spec_table import SpecCheck
+from ui.spec_table import SpecCheck
 
 from . import state
 from .data import Dataset, demo_dataset
