@@ -248,6 +248,9 @@ class TradeoffResult:
         The fitted model of each scale (same order); they share one bank.
     bank : ClassifierBank
     summaries : dict split -> DominanceSummary
+    row_models : dict row label -> int
+        The index in :attr:`models` of each DAG row of :attr:`frame` (see
+        :meth:`model_index`).
     """
 
     frame: pd.DataFrame
@@ -255,6 +258,21 @@ class TradeoffResult:
     models: list[BudgetDAGClassifier]
     bank: ClassifierBank
     summaries: dict[str, DominanceSummary] = field(default_factory=dict)
+    row_models: dict[Any, int] = field(default_factory=dict)
+
+    def model_index(self, label: Any) -> int:
+        """The index in :attr:`models` of the DAG row ``label`` of :attr:`frame`.
+
+        Raises ``KeyError`` naming the label when it is not a DAG row.
+        """
+        try:
+            return self.row_models[label]
+        except KeyError:
+            raise KeyError(f"Row {label!r} is not a DAG point of the curve.") from None
+
+    def model_rows(self, index: int) -> list[Any]:
+        """The labels of the DAG rows (one per split) of model ``index``."""
+        return [label for label, i in self.row_models.items() if i == index]
 
     @property
     def dag(self) -> pd.DataFrame:
@@ -282,6 +300,10 @@ class TradeoffResult:
 
         Choose on "train" (out of fold) to keep the test split for reporting.
         """
+        return self.models[self.index_for_budget(avg_cost, split)]
+
+    def index_for_budget(self, avg_cost: float, split: str = "train") -> int:
+        """The index in :attr:`models` of :meth:`model_for_budget`'s model."""
         dag = self.dag[self.dag["split"] == split]
         if dag.empty:
             raise ValueError(f"No DAG rows for split {split!r}.")
@@ -291,8 +313,8 @@ class TradeoffResult:
                 f"No model has an average cost <= {avg_cost} on {split!r}; the "
                 f"cheapest costs {dag['avg_cost'].min():.4g}."
             )
-        best = ok.sort_values(["error", "avg_cost"]).iloc[0]
-        return self.model_at(float(best["cost_scale"]))
+        best = ok.sort_values(["error", "avg_cost"]).index[0]
+        return self.model_index(best)
 
 
 # ------------------------------------------------------------------ the sweep
@@ -427,6 +449,8 @@ def tradeoff_curve(
         for s in done
         for row in fitted[s][1]
     ]
+    # The DAG rows come first in the frame (labels 0, 1, ...), point by point.
+    row_models = dict(enumerate(i for i, s in enumerate(done) for _ in fitted[s][1]))
     first_model = fitted[done[0]][0]
     if baseline_subsets:
         subsets = {
@@ -445,4 +469,5 @@ def tradeoff_curve(
         models=[fitted[s][0] for s in done],
         bank=bank,
         summaries=summaries,
+        row_models=row_models,
     )

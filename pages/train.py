@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from ui import state, subsets, widgets
@@ -9,13 +11,12 @@ from ui.spec_table import suggested_cost_scale
 from ui.training import (
     CLASSIFIERS,
     LEARNERS,
-    ProgressReporter,
     TrainedRun,
     TrainSettings,
     budget_targeting_available,
     comparison_table,
+    describe_model,
     reusable_bank,
-    train,
 )
 
 widgets.enter_page()
@@ -45,10 +46,6 @@ st.caption(
     )
     + f" · buying every sensor costs {spec.total_cost:g}"
 )
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.1f} s" if value >= 1 else f"{value:.2f} s"
 
 
 def cost_inputs() -> None:
@@ -169,69 +166,24 @@ def model_inputs() -> None:
 
 
 def settings() -> TrainSettings:
-    budget = (
-        float(ss[state.W_BUDGET])
-        if budget_targeting_available() and ss[state.W_COST_MODE] == "budget"
-        else None
-    )
-    return TrainSettings(
-        cost_scale=float(ss[state.W_COST_SCALE]),
-        classifier=ss[state.W_CLASSIFIER],
-        policy_learner=ss[state.W_LEARNER],
-        policy_degree=int(ss[state.W_DEGREE]),
-        cv=int(ss[state.W_CV]),
-        random_state=int(ss[state.W_SEED]),
-        target_budget=budget,
-        **subset_fields,
-    )
+    form = state.train_settings(check)
+    if budget_targeting_available() and ss[state.W_COST_MODE] == "budget":
+        return replace(form, target_budget=float(ss[state.W_BUDGET]))
+    return form
 
 
 def run_training(chosen: TrainSettings) -> None:
-    previous = state.get_run()
-    reused = reusable_bank(previous, dataset, spec, chosen) is not None
-    ss[state.TRAINING] = True
-    stop = stop_slot.empty()
-    stop.button(
-        "Stop",
-        key=state.W_STOP,
-        icon=":material/stop_circle:",
-        help="Stops training at the next progress step; the previous model is kept.",
+    run = widgets.train_with_progress(
+        dataset,
+        spec,
+        chosen,
+        fix="change the settings above, or fix the data (Data page) or the "
+        "sensors (Sensors page), then train again.",
+        stop_slot=stop_slot,
     )
-    with st.status("Training...", expanded=True) as status:
-        bar = st.progress(0.0, text="Starting")
-        reporter = ProgressReporter(
-            lambda fraction, text: bar.progress(fraction, text=text),
-            bank_reused=reused,
-            subsets=chosen.n_subsets is not None,
-        )
-        try:
-            run = train(dataset, spec, chosen, previous, progress=reporter)
-        except ValueError as exc:
-            status.update(label="Training failed", state="error")
-            widgets.show_error(
-                str(exc),
-                "change the settings above, or fix the data (Data page) or the "
-                "sensors (Sensors page), then train again.",
-            )
-        except Exception as exc:
-            status.update(label="Training failed", state="error")
-            widgets.show_unexpected(exc, "training")
-        else:
-            state.set_run(run)
-            widgets.refresh_status()
-            if chosen.target_budget is not None:
-                # Show the scale found when the user switches back to it.
-                ss[state.NEXT_COST_SCALE] = run.settings.cost_scale
-            how = (
-                "policies only, bank reused" if run.bank_reused else "bank and policies"
-            )
-            status.update(
-                label=f"Trained in {_seconds(run.seconds)} ({how})",
-                state="complete",
-                expanded=False,
-            )
-    stop.empty()
-    ss[state.TRAINING] = False
+    if run is not None and chosen.target_budget is not None:
+        # Show the scale found when the user switches back to it.
+        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
 
 
 def show_subsets(run: TrainedRun) -> None:
@@ -304,16 +256,13 @@ def show_results(run: TrainedRun) -> None:
         f"**{m['error']:.1%}** error while paying **{share:.0%}** of the all-sensor "
         f"cost on average (all sensors: {full['error']:.1%} error)."
     )
-    if run.settings is not None and run.seconds is not None:
-        s = run.settings
-        classifier = CLASSIFIERS.get(s.classifier, s.classifier)
-        st.caption(
-            f"Cost scale {s.cost_scale:g} · {classifier}"
-            f" · {LEARNERS.get(s.policy_learner, s.policy_learner)}, degree "
-            f"{s.policy_degree} · {s.cv} folds · seed {s.random_state} · "
-            f"trained in {_seconds(run.seconds)}"
-            + (" (classifier bank reused)" if run.bank_reused else "")
-        )
+    trained = (
+        ""
+        if run.seconds is None
+        else f" · trained in {widgets.seconds(run.seconds)}"
+        + (" (classifier bank reused)" if run.bank_reused else "")
+    )
+    st.caption(describe_model(run.model) + trained)
     if run.note:
         st.caption(run.note)
     if run.spec.to_json() != spec.to_json():
@@ -321,9 +270,7 @@ def show_results(run: TrainedRun) -> None:
             "This model was trained with an earlier sensor table: train again to use "
             "the current one."
         )
-    elif run.settings is not None and (
-        run.settings.subset_params() != chosen.subset_params()
-    ):
+    elif run.settings.subset_params() != chosen.subset_params():
         st.caption(
             "This model was trained with other sensor-subset settings (Sensors "
             "page): train again to use the current ones."

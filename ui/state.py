@@ -289,7 +289,7 @@ def set_run(run: TrainedRun | None) -> None:
     st.session_state[RUN] = run
 
 
-def train_settings() -> TrainSettings:
+def train_settings(check: SpecCheck | None = None) -> TrainSettings:
     """The Train page's settings as they stand (cost scale mode)."""
     ss = st.session_state
     return TrainSettings(
@@ -299,7 +299,7 @@ def train_settings() -> TrainSettings:
         policy_degree=int(ss[W_DEGREE]),
         cv=int(ss[W_CV]),
         random_state=int(ss[W_SEED]),
-        **subset_settings(),
+        **subset_settings(check),
     )
 
 

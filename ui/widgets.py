@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -17,11 +17,14 @@ from . import state
 from .data import Dataset, demo_dataset
 from .training import (
     ProgressReporter,
+    Settings,
     TrainedRun,
-    TrainSettings,
     reusable_bank,
     train,
+    uses_subsets,
 )
+
+T = TypeVar("T")
 
 log = logging.getLogger("budgetdag.app")
 
@@ -37,7 +40,6 @@ PAGES = {
 }
 
 
-@st.cache_data(show_spinner="Loading the demo data...")
 def enter_page() -> None:
     """Route a page that runs outside ``app.py`` back through it.
 
@@ -49,6 +51,7 @@ def enter_page() -> None:
         st.switch_page("app.py", query_params=st.query_params.to_dict())
 
 
+@st.cache_data(show_spinner="Loading the demo data...")
 def cached_demo(name: str) -> Demo:
     return load_demo(name)
 
@@ -151,37 +154,112 @@ def need_run(what: str) -> TrainedRun:
     return run
 
 
-def train_with_progress(
-    dataset: Dataset, spec: SensorSpec, settings: TrainSettings
-) -> TrainedRun | None:
-    """Train inside a status box with a progress bar; the new run, or None.
+def long_work(
+    work: Callable[[ProgressReporter], T],
+    *,
+    label: str,
+    failed: str,
+    doing: str,
+    fix: str,
+    done: Callable[[T], str],
+    bank_reused: bool,
+    subsets: bool,
+    stop_slot: Any = None,
+) -> T | None:
+    """Run ``work(progress)`` in a status box with a progress bar; its result.
 
-    The run becomes the app's current model. Errors are shown as messages.
+    The one widget for long work (training, sweeps, budget fits). With a
+    ``stop_slot`` (an empty container) a Stop button is drawn there while the
+    work runs: Streamlit stops the script at the next progress update, and
+    ``state.TRAINING`` stays set so the next page run can say so. Errors are
+    shown in words (``failed`` on the status; ``fix`` says what to do) and give
+    None; ``done(result)`` labels the status on success.
     """
-    previous = state.get_run()
-    reused = reusable_bank(previous, dataset, spec, settings) is not None
-    with st.status(f"Training on {dataset.name}...", expanded=True) as status:
+    stop = None
+    if stop_slot is not None:
+        st.session_state[state.TRAINING] = True
+        stop = stop_slot.empty()
+        stop.button(
+            "Stop",
+            key=state.W_STOP,
+            icon=":material/stop_circle:",
+            help="Stops at the next progress step; the previous model is kept.",
+        )
+    result = None
+    with st.status(label, expanded=True) as status:
         bar = st.progress(0.0, text="Starting")
         reporter = ProgressReporter(
             lambda fraction, text: bar.progress(fraction, text=text),
-            bank_reused=reused,
-            subsets=settings.n_subsets is not None,
+            bank_reused=bank_reused,
+            subsets=subsets,
         )
         try:
-            run = train(dataset, spec, settings, previous, progress=reporter)
+            result = work(reporter)
         except ValueError as exc:
-            status.update(label="Training failed", state="error")
-            show_error(str(exc), "change the settings on the Train page and retry.")
-            return None
+            status.update(label=failed, state="error")
+            show_error(str(exc), fix)
         except Exception as exc:
-            status.update(label="Training failed", state="error")
-            show_unexpected(exc, "training")
-            return None
+            status.update(label=failed, state="error")
+            show_unexpected(exc, doing)
+        else:
+            status.update(label=done(result), state="complete", expanded=False)
+    if stop is not None:
+        stop.empty()
+        st.session_state[state.TRAINING] = False
+    return result
+
+
+def trained_label(run: TrainedRun) -> str:
+    """The status label of a finished training."""
+    how = "policies only, bank reused" if run.bank_reused else "bank and policies"
+    return f"Trained in {seconds(run.seconds or 0.0)} ({how})"
+
+
+def seconds(value: float) -> str:
+    """A duration: ``"0.42 s"`` under a second, else ``"12.3 s"``."""
+    return f"{value:.1f} s" if value >= 1 else f"{value:.2f} s"
+
+
+def train_with_progress(
+    dataset: Dataset,
+    spec: SensorSpec,
+    settings: Settings,
+    *,
+    target_budget: float | None = None,
+    fix: str = "change the settings on the Train page and retry.",
+    stop_slot: Any = None,
+) -> TrainedRun | None:
+    """Train inside :func:`long_work`; the new run, or None.
+
+    ``settings``: the Train form or a model's parameters (``run.params``), as
+    for :func:`ui.training.train`. The run becomes the app's current model.
+    """
+    previous = state.get_run()
+    reused = (
+        target_budget is None
+        and reusable_bank(previous, dataset, spec, settings) is not None
+    )
+    run = long_work(
+        lambda progress: train(
+            dataset,
+            spec,
+            settings,
+            previous,
+            progress=progress,
+            target_budget=target_budget,
+        ),
+        label=f"Training on {dataset.name}...",
+        failed="Training failed",
+        doing="training",
+        fix=fix,
+        done=trained_label,
+        bank_reused=reused,
+        subsets=uses_subsets(settings),
+        stop_slot=stop_slot,
+    )
+    if run is not None:
         state.set_run(run)
         refresh_status()
-        status.update(
-            label=f"Trained in {run.seconds:.1f} s", state="complete", expanded=False
-        )
     return run
 
 
