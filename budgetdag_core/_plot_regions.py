@@ -16,7 +16,7 @@ from ._plot_style import (
     LEGEND_TOP,
     STOP_COLOR,
 )
-from .explain import _action_names
+from .explain import action_names
 from .validation import check_labels
 
 
@@ -63,7 +63,7 @@ def decision_regions_figure(
         raise ValueError(f"grid must be at least 2; got {grid}.")
     cols = list(model.state_columns_[state])
     col_names = [model.spec_.columns[i] for i in cols]
-    names = _action_names(model, state)
+    names = action_names(model, state)
     policy = model.policies_[state]
     held = ", ".join(dag.state_names(state)) or "no sensors"
     title = title or f"policy at state {state} ({held})"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,6 @@ from .baselines import (
 from .estimator import BudgetDAGClassifier
 from .sensors import SensorSpec
 from .validation import check_features, check_labels, check_sample_costs
-
-Progress = Callable[[str, int, int], None]
 
 
 def make_template(

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from ._progress import Progress
 from ._sweep import (
-    Progress,
     check_fit_data,
     fit_point,
     make_template,

@@ -11,11 +11,11 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._estimator_base import BudgetDAGBase
+from ._progress import Progress
 from .bank import (
     BANK_KINDS,
     BaseBank,
     ClassifierBank,
-    Progress,
     make_bank,
     resolve_bank_kind,
 )

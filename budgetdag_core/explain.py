@@ -112,7 +112,7 @@ def path_of(
     def describe(state: int) -> tuple[Any, float]:
         if not has_proba:
             return session.predict(), float("nan")
-        proba = model.bank_.predict_proba(session._row.reshape(1, -1), state)[0]
+        proba = model.bank_.predict_proba(session.values.reshape(1, -1), state)[0]
         return model.labels_from_proba(proba[None])[0], float(proba.max())
 
     while True:
@@ -163,7 +163,22 @@ def path_of(
     )
 
 
-def _action_names(model: Any, state: int) -> list[str]:
+def action_names(model: Any, state: int) -> list[str]:
+    """The names of the actions of the policy at ``state``, in action order.
+
+    ``"stop"`` (action 0), then ``"acquire <sensors>"`` per child state, naming
+    the real sensors the move adds. The one wording of actions: the trace,
+    the Teaching tables, the decision regions and the app's labels use it.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 10)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
+    ...                             random_state=0).fit(demo.X_train, demo.y_train)
+    >>> action_names(model, 0)
+    ['stop', 'acquire cheap_a', 'acquire cheap_b', 'acquire precise']
+    """
     dag = model.sensor_dag_
     names = ["stop"]
     for _, child in model.policies_[state].children:
@@ -204,7 +219,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     routing = model._route(Xv)
     rows = np.flatnonzero((routing.path == state).any(axis=1))
     policy = model.policies_[state]
-    names = _action_names(model, state)
+    names = action_names(model, state)
     if rows.size:
         cols = model.state_columns_[state]
         act = policy.predict(Xv[np.ix_(rows, cols)])

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._progress import Progress
 from .dag import SensorDAG
 
 STOP = 0  # action index of stop-and-classify at every node
@@ -122,7 +123,7 @@ def graph_reduce(
     *,
     cost_scale: float = 1.0,
     n_jobs: int | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
     record: bool = False,
     replay: Sequence[NodePolicy] | None = None,
 ) -> GraphReduceResult:

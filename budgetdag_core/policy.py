@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .bank import Progress
+from ._progress import Progress
 from .dag import SensorDAG
 from .graph_reduce import Routing, graph_reduce, route
 from .reductions import CostRegression, FilterTree

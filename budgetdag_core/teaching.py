@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .explain import _action_names
+from .explain import action_names
 
 
 @dataclass
@@ -141,7 +141,7 @@ def graph_reduce_steps(
     order = [k for layer in reversed(dag.layers()) for k in layer]
     for i, k in enumerate(order):
         C = tables[k]
-        names = _action_names(model, k)
+        names = action_names(model, k)
         act = actions[:, k]
         best_cost = C.min(axis=1)
         frame = pd.DataFrame(C[picked_rows], columns=names, index=X.index[picked_rows])

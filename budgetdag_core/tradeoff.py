@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._sweep import Progress, check_fit_data, fit_point, make_template, split_views
+from ._progress import Progress
+from ._sweep import check_fit_data, fit_point, make_template, split_views
 from .bank import ClassifierBank
 from .baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from .budget import BudgetReport, fit_for_budget

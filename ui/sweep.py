@@ -7,13 +7,13 @@ everything it depends on so the page can keep it in the session and reuse it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import SensorSpec, TradeoffResult, tradeoff_curve
+from budgetdag_core import Progress, SensorSpec, TradeoffResult, tradeoff_curve
 from budgetdag_core.baselines import baseline_points
 
 from .data import Dataset
@@ -58,7 +58,7 @@ def compute_sweep(
     params: Mapping[str, Any],
     n_points: int,
     previous: TrainedRun | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> TradeoffResult:
     """The trade-off curve on the train and test splits, with every baseline.
 

@@ -19,7 +19,7 @@ from sklearn.ensemble import RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 import budgetdag_core
-from budgetdag_core import BudgetDAGClassifier, SensorSpec
+from budgetdag_core import BudgetDAGClassifier, Progress, SensorSpec
 from budgetdag_core.bank import resolve_bank_kind
 
 from .data import Dataset
@@ -372,7 +372,7 @@ def train(
     spec: SensorSpec,
     settings: Settings,
     previous: TrainedRun | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
     *,
     target_budget: float | None = None,
 ) -> TrainedRun:
@@ -422,7 +422,7 @@ def _fit_for_budget(
     spec: SensorSpec,
     params: dict[str, Any],
     target_budget: float,
-    progress: Callable[[str, int, int], None] | None,
+    progress: Progress | None,
 ) -> tuple[BudgetDAGClassifier, str]:
     """The core's ``fit_for_budget``: the cost scale that spends the target.
 
