@@ -61,14 +61,13 @@ def _use_demo() -> None:
 
 
 def demo_section() -> None:
-    st.selectbox(
+    widgets.persisted(
+        st.selectbox,
         "Demo dataset",
+        state.W_DEMO,
         options=list(DEMOS),
-        key=state.W_DEMO,
-        persist_state=state.PERSIST,
         format_func=str.capitalize,
         on_change=_use_demo,
-        help="Bundled datasets with sensor groups and costs already defined.",
     )
     st.caption(DEMOS[ss[state.W_DEMO]])
     current = state.get_dataset()
@@ -164,38 +163,27 @@ def problem_box(problem: Problem, label: str) -> None:
 
 
 def test_set_section(upload: Upload) -> None:
-    st.radio(
+    widgets.choice(
+        st.radio,
         "Test set",
-        options=["random", "file"],
-        key=state.W_SPLIT,
-        persist_state=state.PERSIST,
+        {"random": "Random split of this table", "file": "A second file"},
+        state.W_SPLIT,
         horizontal=True,
-        format_func={
-            "random": "Random split of this table",
-            "file": "A second file",
-        }.get,
-        help="Results are measured on rows the model never saw during training.",
     )
     if ss[state.W_SPLIT] == "random":
         if upload.raw_test is not None:
             upload.set_test(None, None)
         left, right = st.columns(2)
-        left.slider(
+        widgets.persisted(
+            left.slider,
             "Share of rows held out for testing",
+            state.W_TEST_FRACTION,
             min_value=0.1,
             max_value=0.5,
             step=0.05,
-            key=state.W_TEST_FRACTION,
-            persist_state=state.PERSIST,
-            help="Stratified by class when every class has at least two rows.",
         )
-        right.number_input(
-            "Split seed",
-            min_value=0,
-            step=1,
-            key=state.W_SPLIT_SEED,
-            persist_state=state.PERSIST,
-            help="The same seed gives the same split.",
+        widgets.persisted(
+            right.number_input, "Split seed", state.W_SPLIT_SEED, min_value=0, step=1
         )
         return
     test_file = st.file_uploader(
@@ -241,12 +229,8 @@ def upload_section() -> None:
     columns = [str(c) for c in upload.work.columns]
     if ss.get(state.W_LABEL) not in columns:
         ss[state.W_LABEL] = suggest_label(columns)
-    label = st.selectbox(
-        "Label column (what to predict)",
-        options=columns,
-        key=state.W_LABEL,
-        persist_state=state.PERSIST,
-        help="The class of each row. All other columns are features.",
+    label = widgets.persisted(
+        st.selectbox, "Label column (what to predict)", state.W_LABEL, options=columns
     )
     test_set_section(upload)
 
@@ -338,14 +322,8 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         st.dataframe(column_summary(frame), hide_index=True, height=300)
 
 
-st.radio(
-    "Data source",
-    options=["demo", "upload"],
-    key=state.W_SOURCE,
-    persist_state=state.PERSIST,
-    horizontal=True,
-    format_func={"demo": "Bundled demo", "upload": "Upload a CSV"}.get,
-)
+SOURCES = {"demo": "Bundled demo", "upload": "Upload a CSV"}
+widgets.choice(st.radio, "Data source", SOURCES, state.W_SOURCE, horizontal=True)
 if ss[state.W_SOURCE] == "demo":
     demo_section()
 else:

@@ -19,9 +19,9 @@ st.markdown(
     "scale** moves it along a curve from buying nothing to buying what helps."
 )
 widgets.show_notice()
-run = widgets.need_run("the trade-off compares a trained policy with fixed subsets.")
-widgets.need_results(run)
-dataset = widgets.need_dataset()
+run, dataset = widgets.need_model(
+    "the trade-off compares a trained policy with fixed subsets."
+)
 spec = run.spec
 params = run.params  # the model's own: a sweep re-runs it at other cost scales
 X_LABELS = {"avg_cost": "Average cost", "avg_sensors": "Number of sensors"}
@@ -58,18 +58,11 @@ def policy_summary() -> str:
 # ---------------------------------------------------- controls, the sweep
 n_points = int(ss[state.W_TRADE_POINTS])
 key = sweep.sweep_key(dataset, spec, params, n_points)
-cached = ss.get(state.SWEEP)
-result = cached["result"] if cached is not None and cached["key"] == key else None
+result = state.get_sweep(key)
 reused = reusable_bank(run, dataset, spec, params) is not None
 
 c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-x_axis = c1.radio(
-    "x-axis",
-    options=list(X_LABELS),
-    key=state.W_TRADE_X,
-    persist_state=state.PERSIST,
-    format_func=X_LABELS.get,
-)
+x_axis = widgets.choice(c1.radio, "x-axis", X_LABELS, state.W_TRADE_X)
 if result is None:
     frame = run.memo("tradeoff_frame", lambda: sweep.current_frame(run, dataset))
     splits = ["test"]
@@ -79,22 +72,10 @@ if result is None:
     )
 else:
     frame = result.frame
-    chosen_split = c2.radio(
-        "Examples",
-        options=list(SPLITS),
-        key=state.W_TRADE_SPLIT,
-        persist_state=state.PERSIST,
-        format_func=SPLITS.get,
-    )
+    chosen_split = widgets.choice(c2.radio, "Examples", SPLITS, state.W_TRADE_SPLIT)
     splits = ["test", "train"] if chosen_split == "both" else [chosen_split]
-c3.slider(
-    "Cost scales",
-    min_value=4,
-    max_value=20,
-    key=state.W_TRADE_POINTS,
-    persist_state=state.PERSIST,
-    help="Points on the curve. Each learns the policies once more on the same "
-    "classifier bank; more points draw a finer curve and take longer.",
+widgets.persisted(
+    c3.slider, "Cost scales", state.W_TRADE_POINTS, min_value=4, max_value=20
 )
 go_sweep = c4.button(
     "Recompute" if result is not None else "Trace the curve",
@@ -124,7 +105,7 @@ if go_sweep:
         subsets=uses_subsets(params),
     )
     if result is not None:
-        ss[state.SWEEP] = {"key": key, "result": result}
+        state.set_sweep(key, dataset.token, result)
         state.notice(
             f"Traced the curve: {len(result.cost_scales)} cost scales.", "success"
         )
@@ -194,16 +175,7 @@ def _use_curve_model(point: int) -> None:
     )
 
 
-st.number_input(
-    "Target average cost per example",
-    min_value=0.0,
-    max_value=float(spec.total_cost),
-    key=state.W_BUDGET,
-    persist_state=state.PERSIST,
-    format="%g",
-    help=f"Between 0 and {spec.total_cost:g} (every sensor for every example).",
-)
-budget = float(ss[state.W_BUDGET])
+budget = widgets.budget_input(spec)
 b1, b2 = st.columns(2, gap="large")
 with b1, st.container(border=True):
     st.markdown("**From the curve** (instant)")

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from budgetdag_core import TradeoffResult
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from ui.spec_table import (
     SpecCheck,
@@ -44,7 +45,7 @@ NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
-SWEEP = "sweep"  # {"key": sweep key, "result": TradeoffResult}: the last curve
+SWEEP = "sweep"  # {"key", "dataset" (token), "result": TradeoffResult}: last curve
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
 TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
@@ -278,6 +279,25 @@ def subset_settings(check: SpecCheck | None = None) -> dict[str, Any]:
         "subset_budget": None if budget is None else float(budget),
         "subset_reward": ss[W_SUBSET_REWARD],
     }
+
+
+# --------------------------------------------------------------------- sweep
+def get_sweep(key: tuple) -> TradeoffResult | None:
+    """The last traced curve if it was traced with ``key`` (``ui.sweep.sweep_key``)."""
+    cached = st.session_state.get(SWEEP)
+    return cached["result"] if cached is not None and cached["key"] == key else None
+
+
+def set_sweep(key: tuple, dataset_token: str, result: TradeoffResult) -> None:
+    st.session_state[SWEEP] = {"key": key, "dataset": dataset_token, "result": result}
+
+
+def sweep_of_dataset(dataset_token: str) -> TradeoffResult | None:
+    """The last traced curve if it was traced on the dataset ``dataset_token``."""
+    cached = st.session_state.get(SWEEP)
+    if cached is None or cached.get("dataset") != dataset_token:
+        return None
+    return cached["result"]
 
 
 # --------------------------------------------------------------------- model

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -58,6 +60,98 @@ def cached_demo(name: str) -> Demo:
 
 def default_dataset() -> Dataset:
     return demo_dataset(cached_demo(state.DEFAULTS[state.W_DEMO]))
+
+
+@functools.cache
+def help_texts() -> dict[str, str]:
+    """The widgets' help texts by widget key (``ui/help.toml``)."""
+    with (Path(__file__).parent / "help.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def persisted(widget: Callable[..., Any], label: str, key: str, **kwargs: Any) -> Any:
+    """``widget(label, key=key, **kwargs)`` whose value survives page switches.
+
+    ``widget`` is a Streamlit input (``st.slider``, ``column.number_input``,
+    ...); its value is kept while the user is on other pages. Its help text is
+    ``ui/help.toml``'s entry for ``key`` unless ``help=`` is given.
+    """
+    kwargs.setdefault("help", help_texts().get(key))
+    return widget(label, key=key, persist_state=state.PERSIST, **kwargs)
+
+
+def choice(
+    widget: Callable[..., Any],
+    label: str,
+    names: Mapping[Any, str],
+    key: str,
+    **kwargs: Any,
+) -> Any:
+    """A :func:`persisted` radio or selectbox over ``names`` (value -> words)."""
+    return persisted(
+        widget, label, key, options=list(names), format_func=names.get, **kwargs
+    )
+
+
+def budget_input(spec: SensorSpec, help_text: str = "") -> float:
+    """The persisted target average cost per example, from 0 to every sensor."""
+    return float(
+        persisted(
+            st.number_input,
+            "Target average cost per example",
+            state.W_BUDGET,
+            min_value=0.0,
+            max_value=float(spec.total_cost),
+            format="%g",
+            help=f"{help_text}Between 0 and {spec.total_cost:g} (every sensor for "
+            "every example).",
+        )
+    )
+
+
+def download(
+    container: Any,
+    label: str,
+    data: Any,
+    file_name: str,
+    mime: str,
+    key: str,
+    *,
+    icon: str = "download",
+    **kwargs: Any,
+) -> None:
+    """A full-width download button (no rerun on click), keyed
+    ``state.W_DOWNLOAD + key``.
+
+    ``data``: bytes, or a callable building them when clicked; ``icon``: a
+    Material icon name.
+    """
+    container.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=f"{state.W_DOWNLOAD}{key}",
+        on_click="ignore",
+        icon=f":material/{icon}:",
+        width="stretch",
+        **kwargs,
+    )
+
+
+def context_metric(
+    container: Any, label: str, value: str, delta: str | None, **kwargs: Any
+) -> None:
+    """A bordered metric whose delta is context (grey, no arrow), not a verdict."""
+    container.metric(
+        label,
+        value,
+        delta=delta,
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+        **kwargs,
+    )
 
 
 def show_error(message: str, next_step: str | None = None) -> None:
@@ -261,6 +355,16 @@ def train_with_progress(
         state.set_run(run)
         refresh_status()
     return run
+
+
+def need_model(what: str) -> tuple[TrainedRun, Dataset]:
+    """The current run, with results on the current data, and that data.
+
+    Stops the page with a message saying ``what`` needs them otherwise.
+    """
+    run = need_run(what)
+    need_results(run)
+    return run, need_dataset()
 
 
 def need_results(run: TrainedRun) -> None:
