@@ -7,6 +7,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import state, subsets, widgets
+from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
     CLASSIFIERS,
@@ -14,7 +15,6 @@ from ui.training import (
     TrainedRun,
     TrainSettings,
     budget_targeting_available,
-    comparison_table,
     describe_model,
     reusable_bank,
 )
@@ -184,7 +184,7 @@ def show_results(run: TrainedRun) -> None:
         border=True,
     )
     st.dataframe(
-        comparison_table(run),
+        comparison_table(run.metrics, run.states, run.spec.n_sensors),
         column_config={
             "test error": st.column_config.NumberColumn(format="percent"),
             "avg cost": st.column_config.NumberColumn(format="%.3g"),

@@ -107,27 +107,32 @@ def curve_point(run: TrainedRun, result: TradeoffResult | None) -> int | None:
     return next((i for i, m in enumerate(result.models) if m is run.model), None)
 
 
-def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
-    """Before a sweep: the current policy and every baseline, on the test split."""
-    X, y = dataset.X("test", run.spec), dataset.y("test")
-    base = baseline_points(run.model, X, y, split="test")
+def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFrame:
+    """The current model's test point as one row of a trade-off frame
+    (``method`` "dag" before a sweep, "this model" off the curve)."""
     metrics = run.metrics or {}
-    cost_scale = float(run.model.cost_scale)
-    policy = pd.DataFrame(
+    return pd.DataFrame(
         [
             {
-                "method": "dag",
+                "method": method,
                 "split": "test",
-                "cost_scale": cost_scale,
+                "cost_scale": float(run.model.cost_scale),
                 "avg_cost": metrics.get("avg_cost"),
                 "avg_sensors": metrics.get("avg_sensors"),
                 "error": metrics.get("error"),
                 "state": pd.NA,
                 "sensors": None,
             }
-        ]
+        ],
+        index=None if index is None else [index],
     )
-    frame = pd.concat([policy, base], ignore_index=True)
+
+
+def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
+    """Before a sweep: the current policy and every baseline, on the test split."""
+    X, y = dataset.X("test", run.spec), dataset.y("test")
+    base = baseline_points(run.model, X, y, split="test")
+    frame = pd.concat([policy_point(run, "dag"), base], ignore_index=True)
     frame["state"] = frame["state"].astype("Int64")
     return frame
 
@@ -142,22 +147,7 @@ def figure_frame(frame: pd.DataFrame, run: TrainedRun, rows: list[Any]) -> pd.Da
     drawn = frame[frame["method"] != "no_sensors"]
     if rows or run.metrics is None:
         return drawn
-    point = pd.DataFrame(
-        [
-            {
-                "method": "this model",
-                "split": "test",
-                "cost_scale": float(run.model.cost_scale),
-                "avg_cost": run.metrics["avg_cost"],
-                "avg_sensors": run.metrics["avg_sensors"],
-                "error": run.metrics["error"],
-                "state": pd.NA,
-                "sensors": None,
-            }
-        ],
-        index=[CURRENT],
-    )
-    return pd.concat([drawn, point])
+    return pd.concat([drawn, policy_point(run, "this model", CURRENT)])
 
 
 def current_rows(

@@ -461,31 +461,3 @@ def run_from_model(
         return run
     run.metrics, run.states = evaluate(model, dataset)
     return run
-
-
-def comparison_table(run: TrainedRun) -> pd.DataFrame:
-    """The policy against the no-sensor and all-sensor baselines (test set)."""
-    if run.metrics is None or run.states is None:
-        raise ValueError("This model has no test results.")
-    m, states = run.metrics, run.states
-    none, full = states.iloc[0], states.iloc[-1]
-    # Over sensor subsets without the all-sensor one, the largest state is the
-    # union of the subsets, which may leave sensors out.
-    everything = (
-        "All sensors"
-        if int(full["n_sensors"]) == run.spec.n_sensors
-        else f"All selected subsets ({int(full['n_sensors'])} sensors)"
-    )
-    rows = [
-        ("BudgetDAG policy", m["error"], m["avg_cost"], m["avg_sensors"]),
-        (everything, full["error"], full["avg_cost"], full["n_sensors"]),
-        ("No sensor (class priors)", none["error"], none["avg_cost"], 0),
-    ]
-    table = pd.DataFrame(
-        rows, columns=["model", "test error", "avg cost", "avg sensors"]
-    )
-    all_cost = float(full["avg_cost"])
-    table["cost vs all sensors"] = (
-        table["avg cost"] / all_cost if all_cost > 0 else float("nan")
-    )
-    return table.set_index("model")
