@@ -17,7 +17,7 @@ from ._plot_style import (
     STOP_COLOR,
 )
 from .explain import action_names
-from .validation import check_labels
+from .validation import check_features, check_labels
 
 
 def decision_regions_figure(
@@ -102,7 +102,7 @@ def decision_regions_figure(
             f"State {state} has {len(cols)} input columns ({col_names}); decision "
             "regions can be drawn for 1 or 2 columns only."
         )
-    Xv = model._features(X) if X is not None else None
+    Xv = check_features(X, model.spec_) if X is not None else None
     axes = []
     for j, c in zip(cols, col_names, strict=True):
         if ranges is not None and c in ranges:
@@ -155,8 +155,7 @@ def decision_regions_figure(
         ]
         y_title = "class"
     if Xv is not None:
-        routing = model._route(Xv)
-        reach = np.flatnonzero((routing.path == state).any(axis=1))
+        reach, _ = model.node_actions(X, state)
         if reach.size > max_points:
             reach = np.sort(np.random.default_rng(0).choice(reach, max_points, False))
         y_arr = None if y is None else check_labels(y, len(Xv), None)[reach]
