@@ -287,13 +287,15 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
         Examples
         --------
-        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> from budgetdag_core import toy_dataset
         >>> demo = toy_dataset(200, 10)
-        >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
-        ...                             random_state=0).fit(demo.X_train, demo.y_train)
-        >>> record = model.graph_reduce_record(demo.X_train, demo.y_train)
-        >>> len(record.tables), record.tables[0].shape
-        (8, (200, 4))
+        >>> record = (
+        ...     BudgetDAGClassifier(demo.spec, cv=3, random_state=0)
+        ...     .fit(demo.X_train, demo.y_train)
+        ...     .graph_reduce_record(demo.X_train, demo.y_train)
+        ... )
+        >>> [table.shape[1] for table in record.tables]  # stop + one per child
+        [4, 3, 3, 3, 2, 2, 2, 1]
         """
         check_is_fitted(self)
         Xv = check_features(X, self.spec_)
