@@ -1,5 +1,6 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
+from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
 from .baselines import baseline_points, lower_convex_hull, oracle_frontier
@@ -8,7 +9,7 @@ from .cascade import ConfidenceCascade, cascade_points, fit_cascade
 from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
-from .explain import PathResult, node_details, path_of
+from .explain import PathResult, action_names, node_details, path_of
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -57,6 +58,7 @@ __all__ = [
     "PathResult",
     "PolicySession",
     "PolicyVersionWarning",
+    "Progress",
     "ReduceStep",
     "RegressorBank",
     "SensorDAG",
@@ -64,6 +66,7 @@ __all__ = [
     "SubsetSelection",
     "TradeoffResult",
     "__version__",
+    "action_names",
     "baseline_points",
     "cascade_points",
     "clicked_states",

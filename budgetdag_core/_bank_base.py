@@ -10,7 +10,7 @@ the fit.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import joblib
@@ -20,10 +20,9 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import ThreadpoolController
 
 from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
+from ._progress import Progress
 from .dag import SensorDAG
 from .decisions import decide, matrix_loss
-
-Progress = Callable[[str, int, int], None]
 
 
 @functools.cache

@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .bank import Progress
+from ._progress import Progress
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, graph_reduce
 from .policy import PolicyRoutingMixin, build_dag, make_learner

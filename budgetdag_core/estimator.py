@@ -8,21 +8,23 @@ import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ._estimator_base import BudgetDAGBase
+from ._progress import Progress
 from .bank import (
     BANK_KINDS,
     BaseBank,
     ClassifierBank,
-    Progress,
     make_bank,
     resolve_bank_kind,
 )
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
-from .decisions import decide, encode_labels, matrix_loss
+from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
+from .graph_reduce import GraphReduceResult, graph_reduce
 from .sensors import SensorSpec
-from .validation import check_labels
+from .validation import check_features, check_labels, check_sample_costs
 
 
 class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
@@ -176,23 +178,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
-        if self.loss_matrix is None:
-            return None
-        lm = np.asarray(self.loss_matrix, dtype=float)
-        if lm.shape != (n_classes, n_classes):
-            raise ValueError(
-                f"loss_matrix must be {n_classes}x{n_classes} (one row and column "
-                f"per class); got shape {lm.shape}."
-            )
-        if not np.isfinite(lm).all() or (lm < 0).any():
-            raise ValueError("loss_matrix entries must be finite and non-negative.")
-        return lm
+        return check_loss_matrix(self.loss_matrix, n_classes)
 
     @property
     def uses_confidence_(self) -> bool:
         """Whether the node policies also see the classifier's confidence."""
-        # Models pickled before policy_features existed have no such parameter.
-        return getattr(self, "policy_features", "sensors") == "sensors+confidence"
+        return self.policy_features == "sensors+confidence"
 
     def _uses_confidence(self, state: int) -> bool:
         return self.uses_confidence_ and bool(len(self.state_columns_[state]))
@@ -249,10 +240,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
         n_states = None if dag is None else dag.n_states
-        # Models pickled before bank_kind existed had per-subset banks.
-        kind = getattr(self, "bank_kind", "per_subset")
         return make_bank(
-            resolve_bank_kind(kind, self.classifier, n_states),
+            resolve_bank_kind(self.bank_kind, self.classifier, n_states),
             self.classifier,
             cv=self.cv,
             random_state=self.random_state,
@@ -273,6 +262,76 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
         return bank.oof_losses(y_fit, self._check_loss_matrix(bank.n_classes_))
+
+    def graph_reduce_record(
+        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+    ) -> GraphReduceResult:
+        """Graph-Reduce on the training data again, with the fitted policies.
+
+        Replays the leaf-to-root walk of ``fit`` (:func:`graph_reduce` with
+        ``replay=self.policies_, record=True``): each state's action cost
+        table, each row's cost-to-go and the action each policy picks, on the
+        policy inputs the model was trained on (confidence features included).
+        Nothing is refitted.
+
+        Parameters
+        ----------
+        X, y : the training data the model was fitted on.
+        sample_costs : optional
+            The example-dependent costs given to ``fit``, if any.
+
+        Returns
+        -------
+        GraphReduceResult
+            With ``tables``; ``cost_to_go[:, 0]`` equals ``train_cost_to_go_``.
+
+        Examples
+        --------
+        >>> from budgetdag_core import toy_dataset
+        >>> demo = toy_dataset(200, 10)
+        >>> record = (
+        ...     BudgetDAGClassifier(demo.spec, cv=3, random_state=0)
+        ...     .fit(demo.X_train, demo.y_train)
+        ...     .graph_reduce_record(demo.X_train, demo.y_train)
+        ... )
+        >>> [table.shape[1] for table in record.tables]  # stop + one per child
+        [4, 3, 3, 3, 2, 2, 2, 1]
+        """
+        check_is_fitted(self)
+        Xv = check_features(X, self.spec_)
+        bank = self.bank_
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                "This model's bank has no out-of-fold predictions (a slim, saved "
+                "model): Graph-Reduce cannot be replayed; refit the model."
+            )
+        n_bank = bank.oof_proba_.shape[0]
+        if len(Xv) != n_bank:
+            raise ValueError(
+                f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass "
+                "the training data (the out-of-fold losses exist for those rows "
+                "only)."
+            )
+        labels = check_labels(y, len(Xv), None)
+        unknown = ~np.isin(labels, self.classes_)
+        if unknown.any():
+            row = int(np.flatnonzero(unknown)[0])
+            label = labels[row].item() if hasattr(labels[row], "item") else labels[row]
+            raise ValueError(
+                f"y has label {label!r} (row {row}) that the model was not "
+                "trained on: pass the training labels."
+            )
+        costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
+        return graph_reduce(
+            self._train_inputs(Xv, bank, self.state_columns_),
+            self._stop_losses(bank, np.searchsorted(self.classes_, labels)),
+            self.spec_.cost_vector if costs is None else costs,
+            self.sensor_dag_,
+            None,
+            cost_scale=self.cost_scale,
+            replay=self.policies_,
+            record=True,
+        )
 
     def fit(
         self,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .graph_reduce import STOP
-from .validation import check_labels
+from .validation import check_features, check_labels
 
 
 @dataclass
@@ -112,7 +112,7 @@ def path_of(
     def describe(state: int) -> tuple[Any, float]:
         if not has_proba:
             return session.predict(), float("nan")
-        proba = model.bank_.predict_proba(session._row.reshape(1, -1), state)[0]
+        proba = model.bank_.predict_proba(session.values.reshape(1, -1), state)[0]
         return model.labels_from_proba(proba[None])[0], float(proba.max())
 
     while True:
@@ -163,7 +163,21 @@ def path_of(
     )
 
 
-def _action_names(model: Any, state: int) -> list[str]:
+def action_names(model: Any, state: int) -> list[str]:
+    """The names of the actions of the policy at ``state``, in action order.
+
+    ``"stop"`` (action 0), then ``"acquire <sensors>"`` per child state, naming
+    the real sensors the move adds. The one wording of actions: the trace,
+    the Teaching tables, the decision regions and the app's labels use it.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(100, 10)
+    >>> X, y = demo.X_train, demo.y_train
+    >>> action_names(BudgetDAGClassifier(demo.spec, cv=2).fit(X, y), 0)
+    ['stop', 'acquire cheap_a', 'acquire cheap_b', 'acquire precise']
+    """
     dag = model.sensor_dag_
     names = ["stop"]
     for _, child in model.policies_[state].children:
@@ -200,16 +214,10 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
         raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
     state = int(state)
-    Xv = model._features(X)
-    routing = model._route(Xv)
-    rows = np.flatnonzero((routing.path == state).any(axis=1))
+    rows, act = model.node_actions(X, state)
+    Xv = check_features(X, model.spec_)
     policy = model.policies_[state]
-    names = _action_names(model, state)
-    if rows.size:
-        cols = model.state_columns_[state]
-        act = policy.predict(Xv[np.ix_(rows, cols)])
-    else:
-        act = np.zeros(0, dtype=np.intp)
+    names = action_names(model, state)
     counts = np.bincount(act, minlength=len(names))
     children = [-1] + [c for _, c in policy.children]
     actions = pd.DataFrame(

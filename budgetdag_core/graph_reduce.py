@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._progress import Progress
 from .dag import SensorDAG
 
 STOP = 0  # action index of stop-and-classify at every node
@@ -47,9 +48,14 @@ class NodePolicy:
 
 @dataclass
 class GraphReduceResult:
+    """What :func:`graph_reduce` learned, and what it saw with ``record=True``."""
+
     policies: list[NodePolicy]
     cost_to_go: np.ndarray  # (n_samples, n_states), in loss units
     actions: np.ndarray  # (n_samples, n_states): action each state picks per row
+    #: With ``record=True``: per state, the (n_samples, 1 + n_children) action
+    #: cost table its policy was fitted on (stop first, then each child).
+    tables: list[np.ndarray] | None = None
 
 
 def edge_costs(
@@ -100,6 +106,14 @@ def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarr
     return fitted, actions
 
 
+def _replay_node(
+    policy: NodePolicy, Z: np.ndarray, C: np.ndarray
+) -> tuple[Any, np.ndarray]:
+    """A node of :func:`graph_reduce` with ``replay``: the given policy's
+    decisions instead of a fit."""
+    return policy.learner, policy.predict(Z)
+
+
 def graph_reduce(
     state_inputs: Callable[[int], np.ndarray],
     stop_loss: np.ndarray,
@@ -109,7 +123,9 @@ def graph_reduce(
     *,
     cost_scale: float = 1.0,
     n_jobs: int | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
+    record: bool = False,
+    replay: Sequence[NodePolicy] | None = None,
 ) -> GraphReduceResult:
     """Learn one cost-sensitive policy per DAG state, from the leaves to the root.
 
@@ -129,13 +145,22 @@ def graph_reduce(
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
         Nodes of one layer are independent and are fitted in parallel.
+    progress : callable(stage, done, total), optional
+        Called with stage "policies" after each layer.
+    record : bool, default=False
+        Keep each state's action cost table in ``tables`` of the result (what
+        the Teaching page steps through).
+    replay : list of NodePolicy, optional
+        Fitted policies (e.g. a model's ``policies_``) to take the decisions
+        instead of learning new ones: with the training inputs they were
+        learned on, the walk reproduces their tables and cost-to-go.
 
     Returns
     -------
     GraphReduceResult
         Policies per state, each example's cost-to-go at every state (in loss
-        units, i.e. stop loss + ``cost_scale`` x acquisition cost) and the action
-        each node picks for each example.
+        units, i.e. stop loss + ``cost_scale`` x acquisition cost), the action
+        each node picks for each example, and with ``record`` the tables.
     """
     stop_loss = np.asarray(stop_loss, dtype=float)
     n, K = stop_loss.shape
@@ -147,6 +172,8 @@ def graph_reduce(
     cost_to_go = np.zeros((n, K))
     actions = np.zeros((n, K), dtype=np.intp)
     policies: list[NodePolicy | None] = [None] * K
+    tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
+    fit_node = _fit_node if replay is None else _replay_node
     layers = dag.layers()
     total, done = K, 0
     for layer in reversed(layers):
@@ -158,10 +185,15 @@ def graph_reduce(
             for a, (_, child) in enumerate(kids, start=1):
                 C[:, a] = cost_scale * cost(k, child) + cost_to_go[:, child]
             problems.append((k, C))
+            if tables is not None:
+                tables[k] = C
         trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
         to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
         fitted = Parallel(n_jobs=n_jobs)(
-            delayed(_fit_node)(learner, state_inputs(k), C) for k, C in to_fit
+            delayed(fit_node)(
+                learner if replay is None else replay[k], state_inputs(k), C
+            )
+            for k, C in to_fit
         )
         for k, C in trivial:
             policies[k] = NodePolicy(k, dag.children[k], None, 0)
@@ -175,7 +207,7 @@ def graph_reduce(
         done += len(layer)
         if progress is not None:
             progress("policies", done, total)
-    return GraphReduceResult(policies, cost_to_go, actions)  # type: ignore[arg-type]
+    return GraphReduceResult(policies, cost_to_go, actions, tables)  # type: ignore[arg-type]
 
 
 @dataclass

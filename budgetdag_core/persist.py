@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import sklearn
 
+from ._compat import upgrade_model
 from ._integrity import check_model_integrity
 from ._version import __version__
 
@@ -125,6 +126,7 @@ def _check_bundle(bundle: Any, formats: tuple[int, ...] = (FORMAT_VERSION,)) -> 
                 stacklevel=3,
             )
     model = bundle["model"]
+    upgrade_model(model)
     check_model_integrity(model)
     try:
         _check_metadata(bundle, model)

@@ -14,7 +14,8 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from ._estimator_base import BudgetDAGBase
-from .bank import Progress, RegressorBank, default_regressor
+from ._progress import Progress
+from .bank import RegressorBank, default_regressor
 from .dag import SensorDAG
 from .sensors import SensorSpec
 

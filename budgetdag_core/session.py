@@ -124,6 +124,12 @@ class PolicySession:
         """Sensors whose values are in hand."""
         return tuple(self.acquired)
 
+    @property
+    def values(self) -> np.ndarray:
+        """The feature row observed so far (spec column order, NaN where not
+        observed yet): a copy."""
+        return self._row.copy()
+
     def predict_proba(self) -> dict[Any, float]:
         """Class probabilities of the classifier at the current state."""
         if not hasattr(self.model, "classes_"):

@@ -39,9 +39,8 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._progress import Progress
 from .sensors import SensorSpec
-
-Progress = Callable[[str, int, int], None]
 
 _TOL = 1e-9
 

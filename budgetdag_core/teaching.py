@@ -5,8 +5,9 @@ each training example has one cost per action: stopping costs its out-of-fold
 loss there, acquiring costs ``cost_scale`` x the sensor cost plus the
 cost-to-go of the child, i.e. what the already-learned policies below will
 spend and lose on it. The node's policy is a cost-sensitive classifier fitted
-on that table. :func:`graph_reduce_steps` rebuilds those tables from a fitted
-model and its training data so a teacher can step through them.
+on that table. :func:`graph_reduce_steps` replays that walk on a fitted
+model's training data (``graph_reduce(..., replay=..., record=True)``, the one
+implementation) so a teacher can step through the tables.
 """
 
 from __future__ import annotations
@@ -17,9 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .explain import _action_names
-from .graph_reduce import STOP, edge_costs
-from .validation import check_labels, check_sample_costs
+from .explain import action_names
 
 
 @dataclass
@@ -58,31 +57,13 @@ class ReduceStep:
     action_shares: dict[str, float]
 
 
-def _stop_losses(model: Any, X: pd.DataFrame, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Checked features and the bank's out-of-fold stop loss per row and state."""
-    Xv = model._features(X)
-    n_bank = model.bank_.oof_proba_.shape[0]
-    if len(Xv) != n_bank:
-        raise ValueError(
-            f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass the "
-            "training data (the out-of-fold losses exist for those rows only)."
-        )
-    y = check_labels(y, len(Xv), None)
-    unknown = ~np.isin(y, model.classes_)
-    if unknown.any():
-        raise ValueError(
-            f"y has label {y[unknown][0]!r} (row {int(np.flatnonzero(unknown)[0])}) "
-            "that the model was not trained on: pass the training labels."
-        )
-    y_enc = np.searchsorted(model.classes_, y)
-    lm = model._check_loss_matrix(len(model.classes_))
-    return Xv, model.bank_.oof_losses(y_enc, lm)
-
-
 def cost_tables(
     model: Any, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """Recompute Graph-Reduce's per-state cost tables from a fitted model.
+    """Graph-Reduce's per-state cost tables of a fitted model.
+
+    The record of ``model.graph_reduce_record`` (the fitted policies replayed
+    through :func:`~budgetdag_core.graph_reduce`), as a tuple.
 
     Parameters
     ----------
@@ -101,26 +82,8 @@ def cost_tables(
     actions : ndarray (n_samples, n_states)
         The action each state's policy picks for each row.
     """
-    Xv, stop_loss = _stop_losses(model, X, y)
-    dag = model.sensor_dag_
-    costs = check_sample_costs(sample_costs, model.spec_, len(Xv))
-    cost = edge_costs(dag, model.spec_.cost_vector if costs is None else costs, len(Xv))
-    n, K = stop_loss.shape
-    cost_to_go = np.zeros((n, K))
-    actions = np.zeros((n, K), dtype=np.intp)
-    tables: list[np.ndarray] = [np.empty(0)] * K
-    for layer in reversed(dag.layers()):
-        for k in layer:
-            kids = dag.children[k]
-            C = np.empty((n, 1 + len(kids)))
-            C[:, STOP] = stop_loss[:, k]
-            for a, (_, child) in enumerate(kids, start=1):
-                C[:, a] = model.cost_scale * cost(k, child) + cost_to_go[:, child]
-            act = model.policies_[k].predict(Xv[:, model.state_columns_[k]])
-            actions[:, k] = act
-            cost_to_go[:, k] = C[np.arange(n), act]
-            tables[k] = C
-    return tables, cost_to_go, actions
+    record = model.graph_reduce_record(X, y, sample_costs=sample_costs)
+    return record.tables, record.cost_to_go, record.actions
 
 
 def graph_reduce_steps(
@@ -178,7 +141,7 @@ def graph_reduce_steps(
     order = [k for layer in reversed(dag.layers()) for k in layer]
     for i, k in enumerate(order):
         C = tables[k]
-        names = _action_names(model, k)
+        names = action_names(model, k)
         act = actions[:, k]
         best_cost = C.min(axis=1)
         frame = pd.DataFrame(C[picked_rows], columns=names, index=X.index[picked_rows])

@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._sweep import Progress, check_fit_data, fit_point, make_template, split_views
+from ._progress import Progress
+from ._sweep import check_fit_data, fit_point, make_template, split_views
 from .bank import ClassifierBank
 from .baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from .budget import BudgetReport, fit_for_budget
@@ -324,6 +325,9 @@ class TradeoffResult:
     cascade : ConfidenceCascade or None
         The confidence cascade of the frame's ``cascade`` rows (same bank),
         ready to deploy: ``result.cascade.for_budget(c).predict(X)``.
+    row_models : dict row label -> int
+        The index in :attr:`models` of each DAG row of :attr:`frame` (see
+        :meth:`model_index`).
     """
 
     frame: pd.DataFrame
@@ -332,6 +336,21 @@ class TradeoffResult:
     bank: ClassifierBank
     summaries: dict[str, DominanceSummary] = field(default_factory=dict)
     cascade: ConfidenceCascade | None = None
+    row_models: dict[Any, int] = field(default_factory=dict)
+
+    def model_index(self, label: Any) -> int:
+        """The index in :attr:`models` of the DAG row ``label`` of :attr:`frame`.
+
+        Raises ``KeyError`` naming the label when it is not a DAG row.
+        """
+        try:
+            return self.row_models[label]
+        except KeyError:
+            raise KeyError(f"Row {label!r} is not a DAG point of the curve.") from None
+
+    def model_rows(self, index: int) -> list[Any]:
+        """The labels of the DAG rows (one per split) of model ``index``."""
+        return [label for label, i in self.row_models.items() if i == index]
 
     @property
     def dag(self) -> pd.DataFrame:
@@ -359,6 +378,10 @@ class TradeoffResult:
 
         Choose on "train" (out of fold) to keep the test split for reporting.
         """
+        return self.models[self.index_for_budget(avg_cost, split)]
+
+    def index_for_budget(self, avg_cost: float, split: str = "train") -> int:
+        """The index in :attr:`models` of :meth:`model_for_budget`'s model."""
         dag = self.dag[self.dag["split"] == split]
         if dag.empty:
             raise ValueError(f"No DAG rows for split {split!r}.")
@@ -368,8 +391,8 @@ class TradeoffResult:
                 f"No model has an average cost <= {avg_cost} on {split!r}; the "
                 f"cheapest costs {dag['avg_cost'].min():.4g}."
             )
-        best = ok.sort_values(["error", "avg_cost"]).iloc[0]
-        return self.model_at(float(best["cost_scale"]))
+        best = ok.sort_values(["error", "avg_cost"]).index[0]
+        return self.model_index(best)
 
 
 # ------------------------------------------------------------------ the sweep
@@ -517,6 +540,8 @@ def tradeoff_curve(
         for s in done
         for row in fitted[s][1]
     ]
+    # The DAG rows come first in the frame (labels 0, 1, ...), point by point.
+    row_models = dict(enumerate(i for i, s in enumerate(done) for _ in fitted[s][1]))
     first_model = fitted[done[0]][0]
     if baseline_subsets:
         subsets = {
@@ -552,4 +577,5 @@ def tradeoff_curve(
         bank=bank,
         summaries=summaries,
         cascade=fitted_cascade,
+        row_models=row_models,
     )

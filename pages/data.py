@@ -7,7 +7,10 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import DEMOS
-from budgetdag_core.tabular import (
+from ui import state, widgets
+from ui.data import Upload, demo_dataset
+from ui.formatting import percent_column
+from ui.tabular import (
     FIXES,
     MAX_UPLOAD_MB,
     Fix,
@@ -20,9 +23,6 @@ from budgetdag_core.tabular import (
     read_csv_bytes,
     suggest_label,
 )
-from ui import state, widgets
-from ui.data import Upload, demo_dataset
-from ui.formatting import percent_column
 
 widgets.enter_page()
 ss = st.session_state
@@ -62,14 +62,13 @@ def _use_demo() -> None:
 
 
 def demo_section() -> None:
-    st.selectbox(
+    widgets.persisted(
+        st.selectbox,
         "Demo dataset",
+        state.W_DEMO,
         options=list(DEMOS),
-        key=state.W_DEMO,
-        persist_state=state.PERSIST,
         format_func=str.capitalize,
         on_change=_use_demo,
-        help="Bundled datasets with sensor groups and costs already defined.",
     )
     st.caption(DEMOS[ss[state.W_DEMO]])
     current = state.get_dataset()
@@ -165,38 +164,27 @@ def problem_box(problem: Problem, label: str) -> None:
 
 
 def test_set_section(upload: Upload) -> None:
-    st.radio(
+    widgets.choice(
+        st.radio,
         "Test set",
-        options=["random", "file"],
-        key=state.W_SPLIT,
-        persist_state=state.PERSIST,
+        {"random": "Random split of this table", "file": "A second file"},
+        state.W_SPLIT,
         horizontal=True,
-        format_func={
-            "random": "Random split of this table",
-            "file": "A second file",
-        }.get,
-        help="Results are measured on rows the model never saw during training.",
     )
     if ss[state.W_SPLIT] == "random":
         if upload.raw_test is not None:
             upload.set_test(None, None)
         left, right = st.columns(2)
-        left.slider(
+        widgets.persisted(
+            left.slider,
             "Share of rows held out for testing",
+            state.W_TEST_FRACTION,
             min_value=0.1,
             max_value=0.5,
             step=0.05,
-            key=state.W_TEST_FRACTION,
-            persist_state=state.PERSIST,
-            help="Stratified by class when every class has at least two rows.",
         )
-        right.number_input(
-            "Split seed",
-            min_value=0,
-            step=1,
-            key=state.W_SPLIT_SEED,
-            persist_state=state.PERSIST,
-            help="The same seed gives the same split.",
+        widgets.persisted(
+            right.number_input, "Split seed", state.W_SPLIT_SEED, min_value=0, step=1
         )
         return
     test_file = st.file_uploader(
@@ -242,12 +230,8 @@ def upload_section() -> None:
     columns = [str(c) for c in upload.work.columns]
     if ss.get(state.W_LABEL) not in columns:
         ss[state.W_LABEL] = suggest_label(columns)
-    label = st.selectbox(
-        "Label column (what to predict)",
-        options=columns,
-        key=state.W_LABEL,
-        persist_state=state.PERSIST,
-        help="The class of each row. All other columns are features.",
+    label = widgets.persisted(
+        st.selectbox, "Label column (what to predict)", state.W_LABEL, options=columns
     )
     test_set_section(upload)
 
@@ -373,14 +357,8 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         st.dataframe(column_summary(frame), hide_index=True, height=300)
 
 
-st.radio(
-    "Data source",
-    options=["demo", "upload"],
-    key=state.W_SOURCE,
-    persist_state=state.PERSIST,
-    horizontal=True,
-    format_func={"demo": "Bundled demo", "upload": "Upload a CSV"}.get,
-)
+SOURCES = {"demo": "Bundled demo", "upload": "Upload a CSV"}
+widgets.choice(st.radio, "Data source", SOURCES, state.W_SOURCE, horizontal=True)
 # Filled after the sections below, which may read a new upload in this run.
 banner = st.empty()
 if ss[state.W_SOURCE] == "demo":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core.reports import edge_table, flow_table, path_table
 from ui import dag_view, state, widgets
 from ui.formatting import percent_column
+from ui.reports import edge_table, flow_table, path_table
 
 widgets.enter_page()
 ss = st.session_state
@@ -18,37 +18,22 @@ st.markdown(
     "taking them) or stops and classifies (dotted orange edges to the sink). "
     "**Click a node** to see what its policy does."
 )
-run = widgets.need_run("the flow through the DAG comes from a trained policy.")
-widgets.need_results(run)
-dataset = widgets.need_dataset()
+run, dataset = widgets.need_model(
+    "the flow through the DAG comes from a trained policy."
+)
 dag_view.subsets_note(run)
 n_states = run.model.sensor_dag_.n_states
 
 c1, c2 = st.columns([4, 5], vertical_alignment="bottom")
-part = c1.radio(
-    "Examples",
-    options=list(dag_view.PARTS),
-    key=state.W_FLOW_PART,
-    persist_state=state.PERSIST,
-    horizontal=True,
-    format_func=dag_view.PARTS.get,
+part = widgets.choice(
+    c1.radio, "Examples", dag_view.PARTS, state.W_FLOW_PART, horizontal=True
 )
-color = c2.radio(
-    "Node colour",
-    options=["stop_share", "error"],
-    key=state.W_DAG_COLOR,
-    persist_state=state.PERSIST,
-    horizontal=True,
-    format_func={"stop_share": "Share stopping", "error": "Error when stopping"}.get,
+COLOURS = {"stop_share": "Share stopping", "error": "Error when stopping"}
+color = widgets.choice(
+    c2.radio, "Node colour", COLOURS, state.W_DAG_COLOR, horizontal=True
 )
 # On a row of its own: beside the radios its label is cut on narrow windows.
-show_all = st.toggle(
-    "Show unreached states",
-    key=state.W_FLOW_ALL,
-    persist_state=state.PERSIST,
-    help="States no example reaches are hidden by default: the layers close up "
-    "and labels stay legible.",
-)
+show_all = widgets.persisted(st.toggle, "Show unreached states", state.W_FLOW_ALL)
 graph = dag_view.flow(run, dataset, part)
 min_arrived = 1
 if n_states > 16 and not show_all:
@@ -59,12 +44,12 @@ if n_states > 16 and not show_all:
     if fresh or not 1 <= ss[state.W_DAG_MIN] <= top:
         run.cache[f"dag_min_{part}"] = True
         ss[state.W_DAG_MIN] = min(dag_view.auto_min_arrived(graph), top)
-    min_arrived = st.slider(
+    min_arrived = widgets.persisted(
+        st.slider,
         "Hide states reached by fewer examples than",
+        state.W_DAG_MIN,
         min_value=1,
         max_value=top,
-        key=state.W_DAG_MIN,
-        persist_state=state.PERSIST,
         help=f"With {n_states} states many are reached by a handful of examples; "
         "hiding them leaves the main routes. Set 1 to see every reached state.",
     )

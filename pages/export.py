@@ -16,9 +16,9 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_figure,
 )
-from budgetdag_core.reports import to_csv_safe, trace_for_export
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
+from ui.reports import to_csv_safe, trace_for_export
 from ui.training import TrainedRun, run_from_model
 from ui.trust import TRUST_PICKLES_ENV, pickles_allowed
 
@@ -274,9 +274,9 @@ def figure_builders(run: TrainedRun) -> dict[str, tuple[str, Callable[[], go.Fig
                 run, dag_view.flow(run, dataset, part), title=title
             ),
         )
-    cached = ss.get(state.SWEEP)
-    if cached is not None and cached["key"][0] == dataset.token:
-        frame = cached["result"].frame
+    traced = state.sweep_of_dataset(dataset.token)
+    if traced is not None:
+        frame = traced.frame
         out["tradeoff"] = (
             "Trade-off curve (train and test)",
             lambda: tradeoff_figure(
@@ -308,29 +308,20 @@ def figures_section() -> None:
             if offline
             else run.memo(f"html_{fig_id}", lambda b=build: html_bytes(b()))
         )
-        with c2:
-            st.download_button(
-                "HTML",
-                data=html,
-                file_name=f"budgetdag_{name}_{fig_id}.html",
-                mime="text/html",
-                key=f"{state.W_DOWNLOAD}html_{fig_id}",
-                on_click="ignore",
-                icon=":material/code:",
-                width="stretch",
-            )
-        with c3:
-            st.download_button(
-                "PNG",
-                data=(lambda b=build: png_bytes(b())) if problem is None else b"",
-                file_name=f"budgetdag_{name}_{fig_id}.png",
-                mime="image/png",
-                key=f"{state.W_DOWNLOAD}png_{fig_id}",
-                on_click="ignore",
-                icon=":material/image:",
-                disabled=problem is not None,
-                width="stretch",
-            )
+        file = f"budgetdag_{name}_{fig_id}"
+        widgets.download(
+            c2, "HTML", html, f"{file}.html", "text/html", f"html_{fig_id}", icon="code"
+        )
+        widgets.download(
+            c3,
+            "PNG",
+            (lambda b=build: png_bytes(b())) if problem is None else b"",
+            f"{file}.png",
+            "image/png",
+            f"png_{fig_id}",
+            icon="image",
+            disabled=problem is not None,
+        )
     if "tradeoff" not in builders:
         st.caption("The trade-off curve is offered here once traced (Trade-off page).")
     if problem is not None:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from budgetdag_core import SensorSpec
-from budgetdag_core.spec_table import SpecCheck, spec_in_blocks, spec_to_table
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from ui import state, widgets
 from ui.grouping import GROUP_MODES, Grouping, propose
+from ui.spec_table import SpecCheck, spec_in_blocks, spec_to_table
 from ui.training import MAX_APP_SUBSETS, SUBSET_REWARDS
 
 widgets.enter_page()

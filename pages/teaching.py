@@ -51,8 +51,9 @@ def _use_toy() -> None:
 
 
 if dataset.name != "toy" or dataset.kind != "demo":
-    with st.container(border=True):
-        t1, t2 = st.columns([4, 1], vertical_alignment="center")
+    toy_box = st.container(border=True)
+    with toy_box:
+        t1, t2 = toy_box.columns([4, 1], vertical_alignment="center")
         t1.markdown(
             "**Toy dataset**: two cheap but noisy sensors and one expensive but "
             "clean one, one column each, so each node's decisions can be drawn."
@@ -153,13 +154,13 @@ b4.button(
     icon=":material/pause:" if playing else ":material/play_arrow:",
     width="stretch",
 )
-b5.slider(
+widgets.persisted(
+    b5.slider,
     "Seconds per step (Play)",
+    state.W_TEACH_SPEED,
     min_value=0.2,
     max_value=4.0,
     step=0.1,
-    key=state.W_TEACH_SPEED,
-    persist_state=state.PERSIST,
 )
 
 step = steps[i]

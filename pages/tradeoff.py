@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
 from budgetdag_core import tradeoff_figure
-from budgetdag_core.reports import baseline_table
 from ui import dag_view, state, sweep, widgets
-from ui.training import ProgressReporter, reusable_bank
+from ui.reports import baseline_table
+from ui.training import reusable_bank, uses_subsets
 
 widgets.enter_page()
 ss = st.session_state
@@ -23,11 +21,11 @@ st.markdown(
     "buy the sensors in one fixed order and stop once the classifier is sure."
 )
 widgets.show_notice()
-run = widgets.need_run("the trade-off compares a trained policy with fixed subsets.")
-widgets.need_results(run)
-dataset = widgets.need_dataset()
+run, dataset = widgets.need_model(
+    "the trade-off compares a trained policy with fixed subsets."
+)
 spec = run.spec
-settings = sweep.sweep_settings(run, state.train_settings())
+params = run.params  # the model's own: a sweep re-runs it at other cost scales
 X_LABELS = {"avg_cost": "Average cost", "avg_sensors": "Number of sensors"}
 SPLITS = {
     "test": "Test set",
@@ -61,19 +59,12 @@ def policy_summary() -> str:
 
 # ---------------------------------------------------- controls, the sweep
 n_points = int(ss[state.W_TRADE_POINTS])
-key = sweep.sweep_key(dataset, spec, settings, n_points)
-cached = ss.get(state.SWEEP)
-result = cached["result"] if cached is not None and cached["key"] == key else None
-reused = reusable_bank(run, dataset, spec, settings) is not None
+key = sweep.sweep_key(dataset, spec, params, n_points)
+result = state.get_sweep(key)
+reused = reusable_bank(run, dataset, spec, params) is not None
 
 c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-x_axis = c1.radio(
-    "x-axis",
-    options=list(X_LABELS),
-    key=state.W_TRADE_X,
-    persist_state=state.PERSIST,
-    format_func=X_LABELS.get,
-)
+x_axis = widgets.choice(c1.radio, "x-axis", X_LABELS, state.W_TRADE_X)
 if result is None:
     frame = run.memo("tradeoff_frame", lambda: sweep.current_frame(run, dataset))
     splits = ["test"]
@@ -83,22 +74,10 @@ if result is None:
     )
 else:
     frame = result.frame
-    chosen_split = c2.radio(
-        "Examples",
-        options=list(SPLITS),
-        key=state.W_TRADE_SPLIT,
-        persist_state=state.PERSIST,
-        format_func=SPLITS.get,
-    )
+    chosen_split = widgets.choice(c2.radio, "Examples", SPLITS, state.W_TRADE_SPLIT)
     splits = ["test", "train"] if chosen_split == "both" else [chosen_split]
-c3.slider(
-    "Cost scales",
-    min_value=4,
-    max_value=20,
-    key=state.W_TRADE_POINTS,
-    persist_state=state.PERSIST,
-    help="Points on the curve. Each learns the policies once more on the same "
-    "classifier bank; more points draw a finer curve and take longer.",
+widgets.persisted(
+    c3.slider, "Cost scales", state.W_TRADE_POINTS, min_value=4, max_value=20
 )
 go_sweep = c4.button(
     "Recompute" if result is not None else "Trace the curve",
@@ -115,36 +94,31 @@ go_sweep = c4.button(
     ),
 )
 if go_sweep:
-    with st.status("Tracing the trade-off curve...", expanded=True) as status:
-        bar = st.progress(0.0, text="Starting")
-        reporter = ProgressReporter(
-            lambda fraction, text: bar.progress(fraction, text=text),
-            bank_reused=reused,
+    result = widgets.long_work(
+        lambda progress: sweep.compute_sweep(
+            dataset, spec, params, n_points, run, progress=progress
+        ),
+        label="Tracing the trade-off curve...",
+        failed="The curve could not be traced",
+        doing="tracing the trade-off curve",
+        fix="check the settings on the Train page.",
+        done=lambda traced: f"Traced {len(traced.cost_scales)} cost scales",
+        bank_reused=reused,
+        subsets=uses_subsets(params),
+    )
+    if result is not None:
+        state.set_sweep(key, dataset.token, result)
+        state.notice(
+            f"Traced the curve: {len(result.cost_scales)} cost scales.", "success"
         )
-        try:
-            result = sweep.compute_sweep(
-                dataset, spec, settings, n_points, run, progress=reporter
-            )
-        except ValueError as exc:
-            status.update(label="The curve could not be traced", state="error")
-            widgets.show_error(str(exc), "check the settings on the Train page.")
-        except Exception as exc:
-            status.update(label="The curve could not be traced", state="error")
-            widgets.show_unexpected(exc, "tracing the trade-off curve")
-        else:
-            ss[state.SWEEP] = {"key": key, "result": result}
-            state.notice(
-                f"Traced the curve: {len(result.cost_scales)} cost scales.",
-                "success",
-            )
-            st.rerun()
+        st.rerun()
 
 # ------------------------------------------------------------ the figure
-current_scale = run.settings.cost_scale if run.settings is not None else None
-drawn = sweep.figure_frame(frame, run, current_scale)
+current = sweep.current_rows(frame, run, result)
+drawn = sweep.figure_frame(frame, run, current)
 highlight = [
     label
-    for label in sweep.current_rows(drawn, current_scale)
+    for label in current or sweep.current_rows(drawn, run, result)
     if drawn.loc[label, "split"] in splits
 ]
 fig = tradeoff_figure(
@@ -165,11 +139,9 @@ if result is not None:
     )
     if clicked is not None and clicked in frame.index:
         row = frame.loc[clicked]
-        if row["method"] == "dag" and row["cost_scale"] != current_scale:
+        if row["method"] == "dag" and clicked not in current:
             state.set_run(
-                sweep.run_from_sweep(
-                    result, float(row["cost_scale"]), dataset, settings
-                )
+                sweep.run_from_sweep(result, result.model_index(clicked), dataset)
             )
             state.notice(
                 f"Now using the model with cost scale {row['cost_scale']:.3g} "
@@ -196,23 +168,16 @@ st.subheader("A model for a budget")
 
 
 @widgets.guarded("picking the model on the curve")
-def _use_curve_model(cost_scale: float) -> None:
-    state.set_run(sweep.run_from_sweep(result, cost_scale, dataset, settings))
+def _use_curve_model(point: int) -> None:
+    picked = sweep.run_from_sweep(result, point, dataset)
+    state.set_run(picked)
     state.notice(
-        f"Now using the curve's model at cost scale {cost_scale:.3g}.", "success"
+        f"Now using the curve's model at cost scale {picked.model.cost_scale:.3g}.",
+        "success",
     )
 
 
-st.number_input(
-    "Target average cost per example",
-    min_value=0.0,
-    max_value=float(spec.total_cost),
-    key=state.W_BUDGET,
-    persist_state=state.PERSIST,
-    format="%g",
-    help=f"Between 0 and {spec.total_cost:g} (every sensor for every example).",
-)
-budget = float(ss[state.W_BUDGET])
+budget = widgets.budget_input(spec)
 b1, b2 = st.columns(2, gap="large")
 with b1, st.container(border=True):
     st.markdown("**From the curve** (instant)")
@@ -220,11 +185,12 @@ with b1, st.container(border=True):
         st.caption("Trace the curve first.")
     else:
         try:
-            picked = result.model_for_budget(budget, split="train")
+            point = result.index_for_budget(budget, split="train")
         except ValueError as exc:
             st.caption(str(exc))
         else:
-            rows = result.dag[result.dag["cost_scale"] == picked.cost_scale]
+            picked = result.models[point]
+            rows = result.frame.loc[result.model_rows(point)]
             test = rows[rows["split"] == "test"].iloc[0]
             st.markdown(
                 f"The most accurate policy of the curve spending at most {budget:g} "
@@ -236,8 +202,8 @@ with b1, st.container(border=True):
                 "Use this model",
                 key=state.W_TRADE_USE_CURVE,
                 on_click=_use_curve_model,
-                args=(float(picked.cost_scale),),
-                disabled=picked.cost_scale == current_scale,
+                args=(point,),
+                disabled=sweep.curve_point(run, result) == point,
             )
 with b2, st.container(border=True):
     st.markdown("**Fitted for this budget** (a training)")
@@ -247,7 +213,7 @@ with b2, st.container(border=True):
     )
     if st.button("Fit for this budget", key=state.W_TRADE_FIT_BUDGET):
         fitted = widgets.train_with_progress(
-            dataset, spec, replace(settings, target_budget=budget)
+            dataset, spec, params, target_budget=budget
         )
         if fitted is not None:
             state.notice(fitted.note or "Fitted for the budget.", "success")

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
-from budgetdag_core.spec_table import suggested_cost_scale
 from ui import state, subsets, widgets
 from ui.formatting import pct, percent_column
+from ui.reports import comparison_table
+from ui.spec_table import suggested_cost_scale
 from ui.training import (
     CLASSIFIERS,
     LEARNERS,
-    ProgressReporter,
     TrainedRun,
     TrainSettings,
     budget_targeting_available,
-    comparison_table,
+    describe_model,
     reusable_bank,
-    train,
 )
 
 widgets.enter_page()
@@ -48,53 +49,31 @@ st.caption(
 )
 
 
-def _seconds(value: float) -> str:
-    return f"{value:.1f} s" if value >= 1 else f"{value:.2f} s"
-
-
 def cost_inputs() -> None:
     st.markdown("**What a sensor is worth**")
     if budget_targeting_available():
-        st.radio(
-            "Set the trade-off by",
-            options=["scale", "budget"],
-            key=state.W_COST_MODE,
-            persist_state=state.PERSIST,
-            horizontal=True,
-            format_func={
-                "scale": "Cost scale",
-                "budget": "Target average cost",
-            }.get,
+        modes = {"scale": "Cost scale", "budget": "Target average cost"}
+        widgets.choice(
+            st.radio, "Set the trade-off by", modes, state.W_COST_MODE, horizontal=True
         )
     if budget_targeting_available() and ss[state.W_COST_MODE] == "budget":
-        st.number_input(
-            "Target average cost per example",
-            min_value=0.0,
-            max_value=float(spec.total_cost),
-            key=state.W_BUDGET,
-            persist_state=state.PERSIST,
-            format="%g",
-            help="The average acquisition cost you can afford per example, in the "
+        widgets.budget_input(
+            spec,
+            "The average acquisition cost you can afford per example, in the "
             "sensors' cost unit. The cost scale that meets it is searched for on a "
-            f"held-out part of the training rows. Between 0 and {spec.total_cost:g} "
-            "(every sensor for every example).",
+            "held-out part of the training rows. ",
         )
         return
     suggested = suggested_cost_scale(spec)
     if state.NEXT_COST_SCALE in ss:
         ss[state.W_COST_SCALE] = ss.pop(state.NEXT_COST_SCALE)
-    st.number_input(
+    widgets.persisted(
+        st.number_input,
         "Cost scale",
+        state.W_COST_SCALE,
         min_value=0.0,
         step=suggested / 2,
-        key=state.W_COST_SCALE,
-        persist_state=state.PERSIST,
         format="%g",
-        help="How many misclassifications one unit of cost is worth. A sensor is "
-        "bought for an example only if it is expected to remove more than "
-        "(cost scale x its cost) errors. 0: buy every sensor that helps; large: "
-        "buy nothing. Changing only this reuses the classifier bank, so "
-        "retraining takes seconds.",
     )
     st.caption(
         f"Suggested for these costs: {suggested:g} (buying every sensor is worth 0.2 "
@@ -105,134 +84,48 @@ def cost_inputs() -> None:
 
 def model_inputs() -> None:
     st.markdown("**How to learn**")
-    st.selectbox(
+    widgets.choice(
+        st.selectbox,
         "Classifier for each sensor subset",
-        options=list(CLASSIFIERS),
-        key=state.W_CLASSIFIER,
-        persist_state=state.PERSIST,
-        format_func=CLASSIFIERS.get,
-        help="The bank fits one of these per subset of sensors (and per fold). "
-        "Logistic regression is fast; the tree ensembles can be more accurate but "
-        "take several times longer. Gradient boosting is the library's default "
-        "bank (early-stopped, calibrated): on landsat 10.3 % test error against "
-        "16.1 % for logistic regression, in 29 s against 6.5 s. The masked "
-        "option fits one gradient-boosting "
-        "model that sees unacquired sensors as missing and serves every subset: "
-        "with many sensor subsets it is about as fast as logistic regression and "
-        "more accurate (Spambase demo, cost scale 0.0035: 4.7 % test error at an "
-        "average cost of 17, against 6.3 % for logistic regression; 16 s against "
-        "15 s).",
+        CLASSIFIERS,
+        state.W_CLASSIFIER,
     )
     left, right = st.columns(2)
-    left.selectbox(
-        "Policy learner",
-        options=list(LEARNERS),
-        key=state.W_LEARNER,
-        persist_state=state.PERSIST,
-        format_func=LEARNERS.get,
-        help="How each subset learns its decision. Filter tree: a tournament of "
-        "weighted logistic regressions between the actions (stop, or buy sensor "
-        "k). Cost regression: predicts the cost of each action and takes the "
-        "cheapest.",
+    widgets.choice(left.selectbox, "Policy learner", LEARNERS, state.W_LEARNER)
+    widgets.persisted(
+        right.slider, "Policy degree", state.W_DEGREE, min_value=1, max_value=3
     )
-    right.slider(
-        "Policy degree",
-        min_value=1,
-        max_value=3,
-        key=state.W_DEGREE,
-        persist_state=state.PERSIST,
-        help="Polynomial degree of the features the policies see: 1 = linear "
-        "decisions, 2-3 = curved ones (slower; wide subsets fall back to a lower "
-        "degree automatically). With sensor subsets (Alg. 2) the states hold many "
-        "columns and degree 2 is slow: on Spambase (57 sensors, 129 states) "
-        "training takes about 12 s at degree 1 and over 2 minutes at degree 2, "
-        "so the many-sensor demo starts at 1.",
-    )
-    left.number_input(
+    widgets.persisted(
+        left.number_input,
         "Cross-validation folds",
+        state.W_CV,
         min_value=2,
         max_value=10,
-        key=state.W_CV,
-        persist_state=state.PERSIST,
-        help="The policies learn from predictions on rows each classifier did not "
-        "train on. More folds: more reliable, slower (folds + 1 fits per subset). "
-        "Every class needs at least this many rows.",
     )
-    right.number_input(
-        "Random seed",
-        min_value=0,
-        step=1,
-        key=state.W_SEED,
-        persist_state=state.PERSIST,
-        help="Fixes the folds and the randomised classifiers: the same seed gives "
-        "the same model.",
+    widgets.persisted(
+        right.number_input, "Random seed", state.W_SEED, min_value=0, step=1
     )
 
 
 def settings() -> TrainSettings:
-    budget = (
-        float(ss[state.W_BUDGET])
-        if budget_targeting_available() and ss[state.W_COST_MODE] == "budget"
-        else None
-    )
-    return TrainSettings(
-        cost_scale=float(ss[state.W_COST_SCALE]),
-        classifier=ss[state.W_CLASSIFIER],
-        policy_learner=ss[state.W_LEARNER],
-        policy_degree=int(ss[state.W_DEGREE]),
-        cv=int(ss[state.W_CV]),
-        random_state=int(ss[state.W_SEED]),
-        target_budget=budget,
-        **subset_fields,
-    )
+    form = state.train_settings(check)
+    if budget_targeting_available() and ss[state.W_COST_MODE] == "budget":
+        return replace(form, target_budget=float(ss[state.W_BUDGET]))
+    return form
 
 
 def run_training(chosen: TrainSettings) -> None:
-    previous = state.get_run()
-    reused = reusable_bank(previous, dataset, spec, chosen) is not None
-    ss[state.TRAINING] = True
-    stop = stop_slot.empty()
-    stop.button(
-        "Stop",
-        key=state.W_STOP,
-        icon=":material/stop_circle:",
-        help="Stops training at the next progress step; the previous model is kept.",
+    run = widgets.train_with_progress(
+        dataset,
+        spec,
+        chosen,
+        fix="change the settings above, or fix the data (Data page) or the "
+        "sensors (Sensors page), then train again.",
+        stop_slot=stop_slot,
     )
-    with st.status("Training...", expanded=True) as status:
-        bar = st.progress(0.0, text="Starting")
-        reporter = ProgressReporter(
-            lambda fraction, text: bar.progress(fraction, text=text),
-            bank_reused=reused,
-            subsets=chosen.n_subsets is not None,
-        )
-        try:
-            run = train(dataset, spec, chosen, previous, progress=reporter)
-        except ValueError as exc:
-            status.update(label="Training failed", state="error")
-            widgets.show_error(
-                str(exc),
-                "change the settings above, or fix the data (Data page) or the "
-                "sensors (Sensors page), then train again.",
-            )
-        except Exception as exc:
-            status.update(label="Training failed", state="error")
-            widgets.show_unexpected(exc, "training")
-        else:
-            state.set_run(run)
-            widgets.refresh_status()
-            if chosen.target_budget is not None:
-                # Show the scale found when the user switches back to it.
-                ss[state.NEXT_COST_SCALE] = run.settings.cost_scale
-            how = (
-                "policies only, bank reused" if run.bank_reused else "bank and policies"
-            )
-            status.update(
-                label=f"Trained in {_seconds(run.seconds)} ({how})",
-                state="complete",
-                expanded=False,
-            )
-    stop.empty()
-    ss[state.TRAINING] = False
+    if run is not None and chosen.target_budget is not None:
+        # Show the scale found when the user switches back to it.
+        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
 
 
 def show_subsets(run: TrainedRun) -> None:
@@ -292,7 +185,7 @@ def show_results(run: TrainedRun) -> None:
         border=True,
     )
     st.dataframe(
-        comparison_table(run),
+        comparison_table(run.metrics, run.states, run.spec.n_sensors),
         column_config={
             "test error": percent_column(),
             "avg cost": st.column_config.NumberColumn(format="%.3g"),
@@ -305,16 +198,13 @@ def show_results(run: TrainedRun) -> None:
         f"**{pct(m['error'])}** error while paying **{pct(share)}** of the "
         f"all-sensor cost on average (all sensors: {pct(full['error'])} error)."
     )
-    if run.settings is not None and run.seconds is not None:
-        s = run.settings
-        classifier = CLASSIFIERS.get(s.classifier, s.classifier)
-        st.caption(
-            f"Cost scale {s.cost_scale:g} · {classifier}"
-            f" · {LEARNERS.get(s.policy_learner, s.policy_learner)}, degree "
-            f"{s.policy_degree} · {s.cv} folds · seed {s.random_state} · "
-            f"trained in {_seconds(run.seconds)}"
-            + (" (classifier bank reused)" if run.bank_reused else "")
-        )
+    trained = (
+        ""
+        if run.seconds is None
+        else f" · trained in {widgets.seconds(run.seconds)}"
+        + (" (classifier bank reused)" if run.bank_reused else "")
+    )
+    st.caption(describe_model(run.model) + trained)
     if run.note:
         st.caption(run.note)
     if run.spec.to_json() != spec.to_json():
@@ -322,9 +212,7 @@ def show_results(run: TrainedRun) -> None:
             "This model was trained with an earlier sensor table: train again to use "
             "the current one."
         )
-    elif run.settings is not None and (
-        run.settings.subset_params() != chosen.subset_params()
-    ):
+    elif run.settings.subset_params() != chosen.subset_params():
         st.caption(
             "This model was trained with other sensor-subset settings (Sensors "
             "page): train again to use the current ones."

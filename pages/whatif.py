@@ -20,9 +20,7 @@ st.markdown(
     "whether the path or the prediction changes."
 )
 widgets.show_notice()
-run = widgets.need_run("the path comes from a trained policy.")
-widgets.need_results(run)
-dataset = widgets.need_dataset()
+run, dataset = widgets.need_model("the path comes from a trained policy.")
 X, y = dataset.X("test", run.spec), dataset.y("test")
 dag_view.subsets_note(run)
 
@@ -35,13 +33,13 @@ def _reset() -> None:
 c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
 if not 0 <= ss[state.W_WHATIF_ROW] < len(X):
     ss[state.W_WHATIF_ROW] = 0
-row = c1.number_input(
+row = widgets.persisted(
+    c1.number_input,
     f"Test example (0 to {len(X) - 1})",
+    state.W_WHATIF_ROW,
     min_value=0,
     max_value=len(X) - 1,
     step=1,
-    key=state.W_WHATIF_ROW,
-    persist_state=state.PERSIST,
 )
 c2.button(
     "Back to the test values",
@@ -84,14 +82,8 @@ base = run.memo(f"path_{row}", lambda: path_of(run.model, original))
 
 m1, m3, m4 = st.columns(3)
 moved = result.prediction != base.prediction
-m1.metric(
-    "Prediction",
-    str(result.prediction),
-    delta=f"was {base.prediction}" if moved else None,
-    delta_color="off",
-    delta_arrow="off",
-    border=True,
-)
+was = f"was {base.prediction}" if moved else None
+widgets.context_metric(m1, "Prediction", str(result.prediction), was)
 m3.metric(
     "Cost paid",
     f"{result.cost:g}",

@@ -16,7 +16,7 @@ import streamlit as st
 
 from budgetdag_core import clicked_states, dag_figure, node_details
 
-from . import subsets
+from . import subsets, widgets
 from .data import Dataset
 from .formatting import pct, percent_column
 from .training import TrainedRun
@@ -191,14 +191,8 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
         f"**{details['cost']:g}**)."
     )
     c1, c2, c3 = st.columns(3)
-    c1.metric(
-        "Stop here",
-        f"{stopped:,}",
-        delta=f"{pct(stopped / arrived)} of arrivals" if arrived else None,
-        delta_color="off",
-        delta_arrow="off",
-        border=True,
-    )
+    share = f"{pct(stopped / arrived)} of arrivals" if arrived else None
+    widgets.context_metric(c1, "Stop here", f"{stopped:,}", share)
     c2.metric(
         "Error of those stopping",
         pct(details["error_of_stops"]) if stopped else "–",

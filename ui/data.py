@@ -9,8 +9,8 @@ import pandas as pd
 
 from budgetdag_core import SensorSpec
 from budgetdag_core.datasets import Demo
-from budgetdag_core.spec_table import suggest_spec
-from budgetdag_core.tabular import (
+from ui.spec_table import suggest_spec
+from ui.tabular import (
     Fix,
     apply_fixes,
     combine_train_test,

@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from budgetdag_core import DEMOS, SensorSpec
-from budgetdag_core.spec_table import spec_to_table
+from ui.spec_table import spec_to_table
 
 from . import state
 from .training import CLASSIFIERS, LEARNERS, MAX_APP_SUBSETS, SUBSET_REWARDS

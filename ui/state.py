@@ -17,13 +17,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from budgetdag_core.spec_table import (
+from budgetdag_core import TradeoffResult
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
+from ui.spec_table import (
     SpecCheck,
     check_spec_table,
     spec_to_table,
     suggested_cost_scale,
 )
-from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 
 from .data import Dataset, Upload
 from .training import TrainedRun, TrainSettings
@@ -44,7 +45,7 @@ NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
-SWEEP = "sweep"  # {"key": sweep key, "result": TradeoffResult}: the last curve
+SWEEP = "sweep"  # {"key", "dataset" (token), "result": TradeoffResult}: last curve
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
 TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
@@ -287,6 +288,25 @@ def subset_settings(check: SpecCheck | None = None) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------- sweep
+def get_sweep(key: tuple) -> TradeoffResult | None:
+    """The last traced curve if it was traced with ``key`` (``ui.sweep.sweep_key``)."""
+    cached = st.session_state.get(SWEEP)
+    return cached["result"] if cached is not None and cached["key"] == key else None
+
+
+def set_sweep(key: tuple, dataset_token: str, result: TradeoffResult) -> None:
+    st.session_state[SWEEP] = {"key": key, "dataset": dataset_token, "result": result}
+
+
+def sweep_of_dataset(dataset_token: str) -> TradeoffResult | None:
+    """The last traced curve if it was traced on the dataset ``dataset_token``."""
+    cached = st.session_state.get(SWEEP)
+    if cached is None or cached.get("dataset") != dataset_token:
+        return None
+    return cached["result"]
+
+
 # --------------------------------------------------------------------- model
 def get_run() -> TrainedRun | None:
     return st.session_state.get(RUN)
@@ -296,7 +316,7 @@ def set_run(run: TrainedRun | None) -> None:
     st.session_state[RUN] = run
 
 
-def train_settings() -> TrainSettings:
+def train_settings(check: SpecCheck | None = None) -> TrainSettings:
     """The Train page's settings as they stand (cost scale mode)."""
     ss = st.session_state
     return TrainSettings(
@@ -306,7 +326,7 @@ def train_settings() -> TrainSettings:
         policy_degree=int(ss[W_DEGREE]),
         cv=int(ss[W_CV]),
         random_state=int(ss[W_SEED]),
-        **subset_settings(),
+        **subset_settings(check),
     )
 
 

@@ -6,6 +6,8 @@ from typing import Any
 
 import pandas as pd
 
+from budgetdag_core import action_names as core_action_names
+
 from .formatting import pct
 
 MAX_NAMES = 4  # a state label lists at most this many sensors by name
@@ -124,9 +126,9 @@ def action_names(model: Any, state: int) -> dict[str, str]:
     ones (``buy S3``) for a model over subsets; empty for the full DAG."""
     if getattr(model, "subset_selection_", None) is None:
         return {}
-    dag = model.sensor_dag_
-    out = {}
-    for _, child in model.policies_[state].children:
-        added = [dag.sensor_names[m] for m in dag.added_sensors(state, child)]
-        out["acquire " + ", ".join(added)] = f"buy {edge_subset(model, state, child)}"
-    return out
+    children = [child for _, child in model.policies_[state].children]
+    core = core_action_names(model, state)[1:]  # without "stop"
+    return {
+        name: f"buy {edge_subset(model, state, child)}"
+        for name, child in zip(core, children, strict=True)
+    }

@@ -7,23 +7,22 @@ everything it depends on so the page can keep it in the session and reuse it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import SensorSpec, TradeoffResult, tradeoff_curve
+from budgetdag_core import Progress, SensorSpec, TradeoffResult, tradeoff_curve
 from budgetdag_core.baselines import baseline_points
 
 from .data import Dataset
 from .training import (
     TrainedRun,
-    TrainSettings,
     bank_key,
     estimator_params,
     evaluate,
+    model_params,
     reusable_bank,
 )
 
@@ -38,40 +37,37 @@ METHOD_NAMES = {
 }
 
 
-def sweep_settings(run: TrainedRun | None, fallback: TrainSettings) -> TrainSettings:
-    """The current model's settings (a sweep varies only the cost scale)."""
-    settings = run.settings if run is not None else None
-    if settings is None or "custom" in (settings.classifier, settings.policy_learner):
-        settings = fallback
-    return replace(settings, target_budget=None)
-
-
 def sweep_key(
-    dataset: Dataset, spec: SensorSpec, settings: TrainSettings, n_points: int
+    dataset: Dataset, spec: SensorSpec, params: Mapping[str, Any], n_points: int
 ) -> tuple:
-    """Everything a sweep depends on (not the cost scale: the sweep spans it)."""
-    return (
-        *bank_key(dataset, spec, settings),
-        settings.policy_learner,
-        settings.policy_degree,
-        int(n_points),
+    """Everything a sweep depends on (not the cost scale: the sweep spans it).
+
+    ``params`` are the current model's (``run.params``): a sweep re-runs that
+    model, bank kind, policy features and loss matrix included.
+    """
+    rest = sorted(
+        (name, repr(value))
+        for name, value in estimator_params(params).items()
+        if name != "n_jobs"
     )
+    return (*bank_key(dataset, spec, params), tuple(rest), int(n_points))
 
 
 def compute_sweep(
     dataset: Dataset,
     spec: SensorSpec,
-    settings: TrainSettings,
+    params: Mapping[str, Any],
     n_points: int,
     previous: TrainedRun | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> TradeoffResult:
     """The trade-off curve on the train and test splits, with every baseline.
 
-    Reuses ``previous``'s classifier bank when it was fitted with the same data
-    and settings (then only the policies are learned).
+    ``params`` are the estimator parameters of the model to sweep (its
+    ``run.params``); reuses ``previous``'s classifier bank when it was fitted
+    with the same data and parameters (then only the policies are learned).
     """
-    bank = reusable_bank(previous, dataset, spec, settings)
+    bank = reusable_bank(previous, dataset, spec, params)
     with threadpool_limits(limits=1):  # see ui.training.train
         return tradeoff_curve(
             dataset.X("train", spec),
@@ -82,31 +78,54 @@ def compute_sweep(
             y_test=dataset.y("test"),
             bank=bank,
             progress=progress,
-            # As make_model's, so the bank and its subsets are reused (fit
-            # checks that the bank's DAG matches).
-            **estimator_params(settings),
+            # The model's own, so its bank and subsets are reused (fit checks
+            # that the bank's DAG matches).
+            **estimator_params(params),
         )
 
 
-def run_from_sweep(
-    result: TradeoffResult,
-    cost_scale: float,
-    dataset: Dataset,
-    settings: TrainSettings,
-) -> TrainedRun:
-    """The sweep's model at ``cost_scale`` as the app's current run."""
-    model = result.model_at(cost_scale)
-    chosen = replace(settings, cost_scale=float(model.cost_scale), target_budget=None)
+def run_from_sweep(result: TradeoffResult, point: int, dataset: Dataset) -> TrainedRun:
+    """The sweep's model number ``point`` (``result.models[point]``) as the
+    app's current run (:func:`curve_point` finds it again)."""
+    model = result.models[int(point)]
     metrics, states = evaluate(model, dataset)
     return TrainedRun(
         model,
         dataset.token,
         "trade-off curve",
-        settings=chosen,
-        bank_key=bank_key(dataset, model.spec_, chosen),
+        bank_key=bank_key(dataset, model.spec_, model_params(model)),
         metrics=metrics,
         states=states,
         note=f"Picked on the trade-off curve (cost scale {model.cost_scale:.3g}).",
+    )
+
+
+def curve_point(run: TrainedRun, result: TradeoffResult | None) -> int | None:
+    """The index of the run's model on the curve ``result``, or None."""
+    if result is None:
+        return None
+    # By identity: a run picked on the curve holds the sweep's model object.
+    return next((i for i, m in enumerate(result.models) if m is run.model), None)
+
+
+def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFrame:
+    """The current model's test point as one row of a trade-off frame
+    (``method`` "dag" before a sweep, "this model" off the curve)."""
+    metrics = run.metrics or {}
+    return pd.DataFrame(
+        [
+            {
+                "method": method,
+                "split": "test",
+                "cost_scale": float(run.model.cost_scale),
+                "avg_cost": metrics.get("avg_cost"),
+                "avg_sensors": metrics.get("avg_sensors"),
+                "error": metrics.get("error"),
+                "state": pd.NA,
+                "sensors": None,
+            }
+        ],
+        index=None if index is None else [index],
     )
 
 
@@ -114,23 +133,7 @@ def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
     """Before a sweep: the current policy and every baseline, on the test split."""
     X, y = dataset.X("test", run.spec), dataset.y("test")
     base = baseline_points(run.model, X, y, split="test")
-    metrics = run.metrics or {}
-    cost_scale = run.settings.cost_scale if run.settings is not None else float("nan")
-    policy = pd.DataFrame(
-        [
-            {
-                "method": "dag",
-                "split": "test",
-                "cost_scale": cost_scale,
-                "avg_cost": metrics.get("avg_cost"),
-                "avg_sensors": metrics.get("avg_sensors"),
-                "error": metrics.get("error"),
-                "state": pd.NA,
-                "sensors": None,
-            }
-        ]
-    )
-    frame = pd.concat([policy, base], ignore_index=True)
+    frame = pd.concat([policy_point(run, "dag"), base], ignore_index=True)
     frame["state"] = frame["state"].astype("Int64")
     return frame
 
@@ -138,44 +141,31 @@ def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
 CURRENT = "current"  # row label of the current model when it is not on the curve
 
 
-def figure_frame(
-    frame: pd.DataFrame, run: TrainedRun, cost_scale: float | None
-) -> pd.DataFrame:
+def figure_frame(frame: pd.DataFrame, run: TrainedRun, rows: list[Any]) -> pd.DataFrame:
     """The rows to draw: without the no-sensor row (the empty fixed subset is
-    the same point), plus the current model's test point when the curve does
-    not pass through it (e.g. a model fitted for a budget)."""
+    the same point), plus the current model's test point when it is not on the
+    curve (``rows``, its DAG rows, is empty: e.g. a model fitted for a budget)."""
     drawn = frame[frame["method"] != "no_sensors"]
-    on_curve = [label for label in current_rows(drawn, cost_scale) if label != CURRENT]
-    if on_curve or run.metrics is None:
+    if rows or run.metrics is None:
         return drawn
-    point = pd.DataFrame(
-        [
-            {
-                "method": "this model",
-                "split": "test",
-                "cost_scale": cost_scale,
-                "avg_cost": run.metrics["avg_cost"],
-                "avg_sensors": run.metrics["avg_sensors"],
-                "error": run.metrics["error"],
-                "state": pd.NA,
-                "sensors": None,
-            }
-        ],
-        index=[CURRENT],
-    )
-    return pd.concat([drawn, point])
+    return pd.concat([drawn, policy_point(run, "this model", CURRENT)])
 
 
-def current_rows(frame: pd.DataFrame, cost_scale: float | None) -> list[Any]:
-    """Labels of the rows of the current model: DAG rows at ``cost_scale``, or
-    the extra point of :func:`figure_frame`."""
+def current_rows(
+    frame: pd.DataFrame, run: TrainedRun, result: TradeoffResult | None
+) -> list[Any]:
+    """Labels of the current model's rows in ``frame``: its DAG rows when it is
+    a point of the curve ``result``, else the frame's current-model rows (the
+    DAG row of the frame before a sweep, or :func:`figure_frame`'s extra
+    point)."""
+    point = curve_point(run, result)
+    if point is not None:
+        return result.model_rows(point)
     if CURRENT in frame.index:
         return [CURRENT]
-    if cost_scale is None:
-        return []
-    dag = frame[frame["method"] == "dag"]
-    close = (dag["cost_scale"] - cost_scale).abs() <= 1e-9 * max(1.0, cost_scale)
-    return list(dag.index[close.fillna(False)])
+    if result is None:  # before a sweep, the frame's DAG row is the current model
+        return list(frame.index[frame["method"] == "dag"])
+    return []
 
 
 def table(frame: pd.DataFrame, split: str) -> pd.DataFrame:

@@ -10,8 +10,8 @@ only relearns the policies.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -19,7 +19,8 @@ from sklearn.ensemble import RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 import budgetdag_core
-from budgetdag_core import BudgetDAGClassifier, SensorSpec
+from budgetdag_core import BudgetDAGClassifier, Progress, SensorSpec
+from budgetdag_core.bank import resolve_bank_kind
 
 from .data import Dataset
 
@@ -68,16 +69,26 @@ def budget_targeting_available() -> bool:
     return hasattr(budgetdag_core, "fit_for_budget")
 
 
+#: The estimator parameters that select sensor subsets (Alg. 2).
+SUBSET_PARAMS = ("n_subsets", "include_all", "subset_budget", "subset_reward")
+
+
 @dataclass(frozen=True)
 class TrainSettings:
-    """What the Train page asks for. ``target_budget`` replaces ``cost_scale``."""
+    """What the Train page asks for. ``target_budget`` replaces ``cost_scale``.
+
+    The form's values only: a trained or loaded model's own parameters
+    (``model.get_params()``, see :func:`model_params`) are the source of truth
+    for everything the app shows or re-runs; :meth:`of_model` is a read-only
+    view of them in the form's terms, for labels.
+    """
 
     cost_scale: float = 1.0
     classifier: str = "logistic"
     policy_learner: str = "filter_tree"
     policy_degree: int = 2
     cv: int = 5
-    random_state: int = 0
+    random_state: int | None = 0
     target_budget: float | None = None
     n_subsets: int | None = None  # None: the full DAG over all sensors
     include_all: bool = True
@@ -95,15 +106,132 @@ class TrainSettings:
             "subset_reward": self.subset_reward,
         }
 
+    def params(self) -> dict[str, Any]:
+        """The estimator parameters the form asks for (``sensors`` aside)."""
+        return {
+            "cost_scale": float(self.cost_scale),
+            "classifier": make_classifier(self.classifier, self.random_state),
+            "bank_kind": bank_kind_of(self.classifier),
+            "policy_learner": self.policy_learner,
+            "policy_degree": self.policy_degree,
+            "cv": self.cv,
+            "random_state": self.random_state,
+            **self.subset_params(),
+        }
+
+    @classmethod
+    def of_model(cls, model: BudgetDAGClassifier) -> TrainSettings:
+        """The model's parameters in the form's terms (a view, for labels).
+
+        ``classifier`` and ``policy_learner`` are ``"custom"`` when the model
+        uses an object the form does not offer; ``target_budget`` is the target
+        of a model fitted by ``fit_for_budget``.
+        """
+        params = model_params(model)
+        learner = params["policy_learner"]
+        report = getattr(model, "budget_report_", None)
+        subsets = params.get("n_subsets") is not None
+        return cls(
+            cost_scale=float(model.cost_scale),
+            classifier=classifier_name(params),
+            policy_learner=learner if isinstance(learner, str) else "custom",
+            policy_degree=int(params["policy_degree"]),
+            cv=int(params["cv"]),
+            random_state=params["random_state"],
+            target_budget=None if report is None else float(report.target_avg_cost),
+            n_subsets=params.get("n_subsets"),
+            include_all=bool(params.get("include_all")) if subsets else True,
+            subset_budget=params.get("subset_budget"),
+            subset_reward=params.get("subset_reward", "soft"),
+        )
+
+
+#: What the app trains from: the Train form, or a model's own parameters
+#: (:func:`model_params`, for re-runs of a trained or loaded model).
+Settings = TrainSettings | Mapping[str, Any]
+
+
+def classifier_name(params: Mapping[str, Any]) -> str:
+    """The :data:`CLASSIFIERS` key of estimator parameters, or ``"custom"``.
+
+    ``params["bank_kind"]`` must be resolved (not ``"auto"``), as
+    :func:`model_params` returns it.
+    """
+    by_kind = {kind: name for name, kind in CORE_BANKS.items()}
+    if params["bank_kind"] in by_kind:
+        return by_kind[params["bank_kind"]]
+    classifier = params["classifier"]
+    if classifier is None:
+        return "logistic"
+    if type(classifier) is RandomForestClassifier:
+        return "random_forest"
+    return "custom"
+
+
+def describe_model(model: BudgetDAGClassifier) -> str:
+    """The model's settings in words: cost scale, bank, policy learner, folds.
+
+    Read from the model's own parameters, so a loaded model is described as
+    it was fitted (its real bank, a custom classifier by its class name).
+    """
+    params = model_params(model)
+    name = classifier_name(params)
+    bank = (
+        CLASSIFIERS[name]
+        if name in CLASSIFIERS
+        else f"{type(params['classifier']).__name__} bank"
+    )
+    learner = params["policy_learner"]
+    learner = (
+        LEARNERS.get(learner, learner)
+        if isinstance(learner, str)
+        else type(learner).__name__
+    )
+    seed = params["random_state"]
+    return (
+        f"Cost scale {model.cost_scale:g} · {bank} · {learner}, degree "
+        f"{params['policy_degree']} · policy features {params['policy_features']} · "
+        f"{params['cv']} folds · seed {'none' if seed is None else seed}"
+    )
+
+
+def model_params(model: BudgetDAGClassifier) -> dict[str, Any]:
+    """The fitted model's estimator parameters, without ``sensors``.
+
+    The one source of truth for what a page re-runs (sweeps, budget fits) or
+    shows. ``bank_kind="auto"`` is resolved to the kind the model's bank has,
+    so a re-run builds the same kind of bank.
+    """
+    params = model.get_params(deep=False)
+    del params["sensors"]
+    params["bank_kind"] = resolve_bank_kind(
+        params["bank_kind"], params["classifier"], model.dag_.number_of_nodes()
+    )
+    return params
+
+
+def estimator_params(settings: Settings) -> dict[str, Any]:
+    """The estimator parameters of ``settings`` except the cost scale (the
+    model, the budget search and the trade-off sweep each set their own).
+
+    ``settings`` is the Train page's :class:`TrainSettings` or a model's
+    parameters (:func:`model_params`).
+    """
+    params = settings.params() if isinstance(settings, TrainSettings) else settings
+    return {k: v for k, v in params.items() if k not in ("cost_scale", "sensors")}
+
 
 @dataclass
 class TrainedRun:
-    """A model with the results the app shows for it."""
+    """A model with the results the app shows for it.
+
+    The model is the one source of truth for its settings: :attr:`params` and
+    :attr:`settings` are derived from it.
+    """
 
     model: BudgetDAGClassifier
     dataset_token: str
     source: str  # "trained" or "loaded from <file>"
-    settings: TrainSettings | None = None
     bank_key: tuple | None = None
     metrics: dict[str, float] | None = None
     states: pd.DataFrame | None = None
@@ -116,6 +244,16 @@ class TrainedRun:
     def spec(self) -> SensorSpec:
         return self.model.spec_
 
+    @property
+    def params(self) -> dict[str, Any]:
+        """The model's estimator parameters (:func:`model_params`)."""
+        return model_params(self.model)
+
+    @property
+    def settings(self) -> TrainSettings:
+        """The model's parameters in the Train form's terms (for labels)."""
+        return TrainSettings.of_model(self.model)
+
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per run (downloads, flows): reruns reuse it."""
         if key not in self.cache:
@@ -123,15 +261,27 @@ class TrainedRun:
         return self.cache[key]
 
 
-def bank_key(dataset: Dataset, spec: SensorSpec, settings: TrainSettings) -> tuple:
+def uses_subsets(settings: Settings) -> bool:
+    """Whether ``settings`` select sensor subsets (Alg. 2) before the bank."""
+    return estimator_params(settings).get("n_subsets") is not None
+
+
+def bank_key(dataset: Dataset, spec: SensorSpec, settings: Settings) -> tuple:
     """Everything the bank depends on (the sensor subsets set its states)."""
+    params = estimator_params(settings)
+    subsets = (
+        tuple((name, params.get(name)) for name in SUBSET_PARAMS)
+        if params.get("n_subsets") is not None
+        else ()
+    )
     return (
         dataset.token,
         spec.to_json(),
-        settings.classifier,
-        settings.cv,
-        settings.random_state,
-        tuple(sorted(settings.subset_params().items())),
+        params["bank_kind"],
+        repr(params["classifier"]),
+        params["cv"],
+        params["random_state"],
+        subsets,
     )
 
 
@@ -139,7 +289,7 @@ def reusable_bank(
     previous: TrainedRun | None,
     dataset: Dataset,
     spec: SensorSpec,
-    settings: TrainSettings,
+    settings: Settings,
 ) -> Any:
     """The previous run's bank if it was fitted with the same data and settings."""
     if previous is None or previous.bank_key != bank_key(dataset, spec, settings):
@@ -201,23 +351,11 @@ class ProgressReporter:
             self.sink(min(max(fraction, 0.0), 1.0), text)
 
 
-def estimator_params(settings: TrainSettings) -> dict[str, Any]:
-    """The estimator parameters of the settings, except the cost scale (the
-    model, the budget search and the trade-off sweep each set their own)."""
-    return {
-        "classifier": make_classifier(settings.classifier, settings.random_state),
-        "bank_kind": bank_kind_of(settings.classifier),
-        "policy_learner": settings.policy_learner,
-        "policy_degree": settings.policy_degree,
-        "cv": settings.cv,
-        "random_state": settings.random_state,
-        **settings.subset_params(),
-    }
-
-
-def make_model(spec: SensorSpec, settings: TrainSettings) -> BudgetDAGClassifier:
+def make_model(spec: SensorSpec, settings: Settings) -> BudgetDAGClassifier:
+    """An unfitted model of ``settings`` (form or parameters) on ``spec``."""
+    params = settings.params() if isinstance(settings, TrainSettings) else settings
     return BudgetDAGClassifier(
-        spec, cost_scale=settings.cost_scale, **estimator_params(settings)
+        spec, **{k: v for k, v in params.items() if k != "sensors"}
     )
 
 
@@ -232,14 +370,21 @@ def evaluate(
 def train(
     dataset: Dataset,
     spec: SensorSpec,
-    settings: TrainSettings,
+    settings: Settings,
     previous: TrainedRun | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
+    *,
+    target_budget: float | None = None,
 ) -> TrainedRun:
     """Fit a model (reusing ``previous``'s bank when it fits) and evaluate it.
 
+    ``settings`` is the Train form or a model's parameters (a re-run of that
+    model, e.g. fitted for a budget). With a target budget (``target_budget``,
+    else the form's) the cost scale is searched by ``fit_for_budget``.
     Raises ``ValueError`` from the core for data or settings it cannot use.
     """
+    if target_budget is None and isinstance(settings, TrainSettings):
+        target_budget = settings.target_budget
     X, y = dataset.X("train", spec), dataset.y("train")
     start = time.perf_counter()
     note, key = "", bank_key(dataset, spec, settings)
@@ -247,9 +392,11 @@ def train(
     # machine (or with several app users), contend badly. Landsat under load:
     # 103 s wall / 42 s CPU with default BLAS threads, 15 s / 7 s with one.
     with threadpool_limits(limits=1):
-        if settings.target_budget is not None:
+        if target_budget is not None:
             bank = None  # the search fits its own bank on part of the rows
-            model, note, settings = _fit_for_budget(X, y, spec, settings, progress)
+            model, note = _fit_for_budget(
+                X, y, spec, estimator_params(settings), target_budget, progress
+            )
             key = None
         else:
             bank = reusable_bank(previous, dataset, spec, settings)
@@ -260,7 +407,6 @@ def train(
         model,
         dataset.token,
         "trained",
-        settings=settings,
         bank_key=key,
         metrics=metrics,
         states=states,
@@ -274,21 +420,16 @@ def _fit_for_budget(
     X: pd.DataFrame,
     y: pd.Series,
     spec: SensorSpec,
-    settings: TrainSettings,
-    progress: Callable[[str, int, int], None] | None,
-) -> tuple[BudgetDAGClassifier, str, TrainSettings]:
+    params: dict[str, Any],
+    target_budget: float,
+    progress: Progress | None,
+) -> tuple[BudgetDAGClassifier, str]:
     """The core's ``fit_for_budget``: the cost scale that spends the target.
 
-    Returns the model, a sentence on what was found, and the settings with the
-    chosen cost scale.
+    Returns the model and a sentence on what was found.
     """
     model = budgetdag_core.fit_for_budget(
-        X,
-        y,
-        spec,
-        settings.target_budget,
-        progress=progress,
-        **estimator_params(settings),
+        X, y, spec, target_budget, progress=progress, **params
     )
     report = model.budget_report_
     note = (
@@ -302,7 +443,7 @@ def _fit_for_budget(
         )
         + f" The model was fitted on the other {report.n_train} training rows."
     )
-    return model, note, replace(settings, cost_scale=float(report.cost_scale))
+    return model, note
 
 
 def run_from_model(
@@ -319,47 +460,4 @@ def run_from_model(
         )
         return run
     run.metrics, run.states = evaluate(model, dataset)
-    params = model.get_params()
-    run.settings = TrainSettings(
-        cost_scale=float(params["cost_scale"]),
-        policy_learner=params["policy_learner"]
-        if isinstance(params["policy_learner"], str)
-        else "custom",
-        policy_degree=int(params["policy_degree"]),
-        cv=int(params["cv"]),
-        random_state=params["random_state"],
-        classifier="custom" if params["classifier"] is not None else "logistic",
-        n_subsets=params.get("n_subsets"),
-        include_all=bool(params.get("include_all", True)),
-        subset_budget=params.get("subset_budget"),
-        subset_reward=params.get("subset_reward", "soft"),
-    )
     return run
-
-
-def comparison_table(run: TrainedRun) -> pd.DataFrame:
-    """The policy against the no-sensor and all-sensor baselines (test set)."""
-    if run.metrics is None or run.states is None:
-        raise ValueError("This model has no test results.")
-    m, states = run.metrics, run.states
-    none, full = states.iloc[0], states.iloc[-1]
-    # Over sensor subsets without the all-sensor one, the largest state is the
-    # union of the subsets, which may leave sensors out.
-    everything = (
-        "All sensors"
-        if int(full["n_sensors"]) == run.spec.n_sensors
-        else f"All selected subsets ({int(full['n_sensors'])} sensors)"
-    )
-    rows = [
-        ("BudgetDAG policy", m["error"], m["avg_cost"], m["avg_sensors"]),
-        (everything, full["error"], full["avg_cost"], full["n_sensors"]),
-        ("No sensor (class priors)", none["error"], none["avg_cost"], 0),
-    ]
-    table = pd.DataFrame(
-        rows, columns=["model", "test error", "avg cost", "avg sensors"]
-    )
-    all_cost = float(full["avg_cost"])
-    table["cost vs all sensors"] = (
-        table["avg cost"] / all_cost if all_cost > 0 else float("nan")
-    )
-    return table.set_index("model")

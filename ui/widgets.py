@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
-from typing import Any
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
 
 import streamlit as st
 
 from budgetdag_core import SensorSpec, load_demo
 from budgetdag_core.datasets import Demo
-from budgetdag_core.spec_table import SpecCheck
+from ui.spec_table import SpecCheck
 
 from . import state
 from .data import Dataset, demo_dataset
 from .formatting import pct
 from .training import (
     ProgressReporter,
+    Settings,
     TrainedRun,
-    TrainSettings,
     reusable_bank,
     train,
+    uses_subsets,
 )
+
+T = TypeVar("T")
 
 log = logging.getLogger("budgetdag.app")
 
@@ -58,6 +63,98 @@ def cached_demo(name: str) -> Demo:
 
 def default_dataset() -> Dataset:
     return demo_dataset(cached_demo(state.DEFAULTS[state.W_DEMO]))
+
+
+@functools.cache
+def help_texts() -> dict[str, str]:
+    """The widgets' help texts by widget key (``ui/help.toml``)."""
+    with (Path(__file__).parent / "help.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def persisted(widget: Callable[..., Any], label: str, key: str, **kwargs: Any) -> Any:
+    """``widget(label, key=key, **kwargs)`` whose value survives page switches.
+
+    ``widget`` is a Streamlit input (``st.slider``, ``column.number_input``,
+    ...); its value is kept while the user is on other pages. Its help text is
+    ``ui/help.toml``'s entry for ``key`` unless ``help=`` is given.
+    """
+    kwargs.setdefault("help", help_texts().get(key))
+    return widget(label, key=key, persist_state=state.PERSIST, **kwargs)
+
+
+def choice(
+    widget: Callable[..., Any],
+    label: str,
+    names: Mapping[Any, str],
+    key: str,
+    **kwargs: Any,
+) -> Any:
+    """A :func:`persisted` radio or selectbox over ``names`` (value -> words)."""
+    return persisted(
+        widget, label, key, options=list(names), format_func=names.get, **kwargs
+    )
+
+
+def budget_input(spec: SensorSpec, help_text: str = "") -> float:
+    """The persisted target average cost per example, from 0 to every sensor."""
+    return float(
+        persisted(
+            st.number_input,
+            "Target average cost per example",
+            state.W_BUDGET,
+            min_value=0.0,
+            max_value=float(spec.total_cost),
+            format="%g",
+            help=f"{help_text}Between 0 and {spec.total_cost:g} (every sensor for "
+            "every example).",
+        )
+    )
+
+
+def download(
+    container: Any,
+    label: str,
+    data: Any,
+    file_name: str,
+    mime: str,
+    key: str,
+    *,
+    icon: str = "download",
+    **kwargs: Any,
+) -> None:
+    """A full-width download button (no rerun on click), keyed
+    ``state.W_DOWNLOAD + key``.
+
+    ``data``: bytes, or a callable building them when clicked; ``icon``: a
+    Material icon name.
+    """
+    container.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=f"{state.W_DOWNLOAD}{key}",
+        on_click="ignore",
+        icon=f":material/{icon}:",
+        width="stretch",
+        **kwargs,
+    )
+
+
+def context_metric(
+    container: Any, label: str, value: str, delta: str | None, **kwargs: Any
+) -> None:
+    """A bordered metric whose delta is context (grey, no arrow), not a verdict."""
+    container.metric(
+        label,
+        value,
+        delta=delta,
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+        **kwargs,
+    )
 
 
 def show_error(message: str, next_step: str | None = None) -> None:
@@ -154,38 +251,123 @@ def need_run(what: str) -> TrainedRun:
     return run
 
 
-def train_with_progress(
-    dataset: Dataset, spec: SensorSpec, settings: TrainSettings
-) -> TrainedRun | None:
-    """Train inside a status box with a progress bar; the new run, or None.
+def long_work(
+    work: Callable[[ProgressReporter], T],
+    *,
+    label: str,
+    failed: str,
+    doing: str,
+    fix: str,
+    done: Callable[[T], str],
+    bank_reused: bool,
+    subsets: bool,
+    stop_slot: Any = None,
+) -> T | None:
+    """Run ``work(progress)`` in a status box with a progress bar; its result.
 
-    The run becomes the app's current model. Errors are shown as messages.
+    The one widget for long work (training, sweeps, budget fits). With a
+    ``stop_slot`` (an empty container) a Stop button is drawn there while the
+    work runs: Streamlit stops the script at the next progress update, and
+    ``state.TRAINING`` stays set so the next page run can say so. Errors are
+    shown in words (``failed`` on the status; ``fix`` says what to do) and give
+    None; ``done(result)`` labels the status on success.
     """
-    previous = state.get_run()
-    reused = reusable_bank(previous, dataset, spec, settings) is not None
-    with st.status(f"Training on {dataset.name}...", expanded=True) as status:
+    stop = None
+    if stop_slot is not None:
+        st.session_state[state.TRAINING] = True
+        stop = stop_slot.empty()
+        stop.button(
+            "Stop",
+            key=state.W_STOP,
+            icon=":material/stop_circle:",
+            help="Stops at the next progress step; the previous model is kept.",
+        )
+    result = None
+    with st.status(label, expanded=True) as status:
         bar = st.progress(0.0, text="Starting")
         reporter = ProgressReporter(
             lambda fraction, text: bar.progress(fraction, text=text),
-            bank_reused=reused,
-            subsets=settings.n_subsets is not None,
+            bank_reused=bank_reused,
+            subsets=subsets,
         )
         try:
-            run = train(dataset, spec, settings, previous, progress=reporter)
+            result = work(reporter)
         except ValueError as exc:
-            status.update(label="Training failed", state="error")
-            show_error(str(exc), "change the settings on the Train page and retry.")
-            return None
+            status.update(label=failed, state="error")
+            show_error(str(exc), fix)
         except Exception as exc:
-            status.update(label="Training failed", state="error")
-            show_unexpected(exc, "training")
-            return None
+            status.update(label=failed, state="error")
+            show_unexpected(exc, doing)
+        else:
+            status.update(label=done(result), state="complete", expanded=False)
+    if stop is not None:
+        stop.empty()
+        st.session_state[state.TRAINING] = False
+    return result
+
+
+def trained_label(run: TrainedRun) -> str:
+    """The status label of a finished training."""
+    how = "policies only, bank reused" if run.bank_reused else "bank and policies"
+    return f"Trained in {seconds(run.seconds or 0.0)} ({how})"
+
+
+def seconds(value: float) -> str:
+    """A duration: ``"0.42 s"`` under a second, else ``"12.3 s"``."""
+    return f"{value:.1f} s" if value >= 1 else f"{value:.2f} s"
+
+
+def train_with_progress(
+    dataset: Dataset,
+    spec: SensorSpec,
+    settings: Settings,
+    *,
+    target_budget: float | None = None,
+    fix: str = "change the settings on the Train page and retry.",
+    stop_slot: Any = None,
+) -> TrainedRun | None:
+    """Train inside :func:`long_work`; the new run, or None.
+
+    ``settings``: the Train form or a model's parameters (``run.params``), as
+    for :func:`ui.training.train`. The run becomes the app's current model.
+    """
+    previous = state.get_run()
+    reused = (
+        target_budget is None
+        and reusable_bank(previous, dataset, spec, settings) is not None
+    )
+    run = long_work(
+        lambda progress: train(
+            dataset,
+            spec,
+            settings,
+            previous,
+            progress=progress,
+            target_budget=target_budget,
+        ),
+        label=f"Training on {dataset.name}...",
+        failed="Training failed",
+        doing="training",
+        fix=fix,
+        done=trained_label,
+        bank_reused=reused,
+        subsets=uses_subsets(settings),
+        stop_slot=stop_slot,
+    )
+    if run is not None:
         state.set_run(run)
         refresh_status()
-        status.update(
-            label=f"Trained in {run.seconds:.1f} s", state="complete", expanded=False
-        )
     return run
+
+
+def need_model(what: str) -> tuple[TrainedRun, Dataset]:
+    """The current run, with results on the current data, and that data.
+
+    Stops the page with a message saying ``what`` needs them otherwise.
+    """
+    run = need_run(what)
+    need_results(run)
+    return run, need_dataset()
 
 
 def need_results(run: TrainedRun) -> None:

@@ -43,7 +43,7 @@ def page(name: str) -> str:
 
 def prefill(at: AppTest, dataset, run=None) -> AppTest:
     """Session state as if the user had chosen ``dataset`` (and trained ``run``)."""
-    from budgetdag_core.spec_table import spec_to_table
+    from ui.spec_table import spec_to_table
 
     at.session_state[state.DATASET] = dataset
     at.session_state[state.SPEC_TABLE] = spec_to_table(dataset.default_spec)

@@ -241,12 +241,12 @@ def test_test_file_with_other_columns_is_refused(app):
 
 
 def test_an_unexpected_error_in_a_fix_is_a_message(app, monkeypatch):
-    import budgetdag_core.tabular
+    import ui.tabular
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(budgetdag_core.tabular, "one_hot", broken)
+    monkeypatch.setattr(ui.tabular, "one_hot", broken)
     frame = small_csv(smoker=["yes", "no"] * 20)
     at = upload(app.run(), frame.to_csv(index=False).encode())
     at.button(key=f"{state.W_FIX}non_numeric_one_hot").click().run()

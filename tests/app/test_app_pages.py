@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from app_helpers import PAGES, ROOT, assert_clean, page, prefill, texts
 
-from budgetdag_core.reports import baseline_table
 from ui import state
+from ui.reports import baseline_table
 
 
 def test_app_starts_on_the_landsat_demo(app):

@@ -169,18 +169,18 @@ def test_whatif_buys_a_subset_per_step(app, wide, wide_run):
 
 
 def test_the_sweep_uses_the_models_subsets_and_bank(wide, wide_run):
-    settings = sweep.sweep_settings(wide_run, TrainSettings())
-    assert settings.n_subsets == 5
-    result = sweep.compute_sweep(
-        wide, wide.default_spec, settings, 4, previous=wide_run
-    )
+    params = wide_run.params  # the model's own parameters
+    assert params["n_subsets"] == 5
+    result = sweep.compute_sweep(wide, wide.default_spec, params, 4, previous=wide_run)
     assert result.bank is wide_run.model.bank_
     for model in result.models:
         assert model.subset_selection_.subsets == (
             wide_run.model.subset_selection_.subsets
         )
-    picked = sweep.run_from_sweep(result, result.cost_scales[1], wide, settings)
-    assert picked.bank_key == bank_key(wide, wide.default_spec, settings)
+    picked = sweep.run_from_sweep(result, 1, wide)
+    assert picked.model is result.models[1]
+    assert picked.bank_key == bank_key(wide, wide.default_spec, params)
+    assert sweep.curve_point(picked, result) == 1
 
 
 def test_skops_download_of_a_subset_model(app, wide, wide_run, media):

@@ -1,4 +1,4 @@
-"""Human-readable tables of a fitted model (budgetdag_core.reports)."""
+"""Human-readable tables of a fitted model (ui.reports)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
-from budgetdag_core.reports import (
+from ui.reports import (
     NO_SENSOR,
     baseline_table,
     edge_table,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .validation import MAX_FULL_DAG_SENSORS
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 
 MAX_UPLOAD_MB = 50
 """Upload size limit stated in the app (megabytes, compressed size)."""

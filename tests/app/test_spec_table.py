@@ -1,4 +1,4 @@
-"""The sensor spec as an editable table (budgetdag_core.spec_table)."""
+"""The sensor spec as an editable table (ui.spec_table)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from budgetdag_core import SensorSpec, load_demo
-from budgetdag_core.spec_table import (
+from ui.spec_table import (
     check_spec_table,
     spec_in_blocks,
     spec_to_table,

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .sensors import SensorSpec
-from .validation import MAX_FULL_DAG_SENSORS
+from budgetdag_core.sensors import SensorSpec
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 
 TABLE_COLUMNS = ("sensor", "columns", "cost")
 DEFAULT_MAX_SENSORS = 8

@@ -1,4 +1,4 @@
-"""Reading, diagnosing and cleaning uploaded tables (budgetdag_core.tabular)."""
+"""Reading, diagnosing and cleaning uploaded tables (ui.tabular)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from budgetdag_core.tabular import (
+from ui.tabular import (
     Fix,
     Problem,
     apply_fix,

@@ -104,11 +104,15 @@ def path_table(trace: pd.DataFrame, y_true: Sequence | None = None) -> pd.DataFr
 def baseline_table(metrics: Mapping[str, float], states: pd.DataFrame) -> pd.DataFrame:
     """The policy and every fixed sensor subset, by average cost.
 
+    The one policy-vs-baselines table: the Trade-off page's summary and the
+    Train page's :func:`comparison_table` are read from it.
+
     ``metrics`` is ``model.evaluate(X, y)``, ``states`` is
     ``model.evaluate_states(X, y)`` on the same rows. Columns: ``model``,
-    ``sensors``, ``avg_cost``, ``error``, ``kind`` ("policy" or "fixed subset")
-    and ``policy_dominates``: the policy is at most as costly and at most as
-    wrong, and strictly better in one of the two.
+    ``sensors``, ``avg_cost``, ``error``, ``n_sensors`` (average for the
+    policy), ``kind`` ("policy" or "fixed subset") and ``policy_dominates``:
+    the policy is at most as costly and at most as wrong, and strictly better
+    in one of the two.
     """
     fixed = pd.DataFrame(
         {
@@ -116,6 +120,7 @@ def baseline_table(metrics: Mapping[str, float], states: pd.DataFrame) -> pd.Dat
             "sensors": [_names(s) for s in states["sensors"]],
             "avg_cost": states["avg_cost"].astype(float),
             "error": states["error"].astype(float),
+            "n_sensors": [len(s) for s in states["sensors"]],
             "kind": "fixed subset",
         }
     )
@@ -132,6 +137,7 @@ def baseline_table(metrics: Mapping[str, float], states: pd.DataFrame) -> pd.Dat
                 "sensors": "adaptive",
                 "avg_cost": cost,
                 "error": error,
+                "n_sensors": float(metrics.get("avg_sensors", float("nan"))),
                 "kind": "policy",
                 "policy_dominates": False,
             }
@@ -140,6 +146,44 @@ def baseline_table(metrics: Mapping[str, float], states: pd.DataFrame) -> pd.Dat
     return pd.concat([policy, fixed], ignore_index=True).sort_values(
         ["avg_cost", "error"], ignore_index=True, kind="stable"
     )
+
+
+def comparison_table(
+    metrics: Mapping[str, float], states: pd.DataFrame, n_sensors: int
+) -> pd.DataFrame:
+    """The policy against the no-sensor and the largest fixed subset, from
+    :func:`baseline_table` (same arguments; ``n_sensors``: the spec's count).
+
+    Indexed by ``model``; columns ``test error``, ``avg cost``, ``avg sensors``
+    and ``cost vs all sensors``.
+    """
+    table = baseline_table(metrics, states)
+    fixed = table[table["kind"] == "fixed subset"]
+    full = fixed.loc[fixed["n_sensors"].idxmax()]
+    none = fixed.loc[fixed["n_sensors"].idxmin()]
+    # Over sensor subsets without the all-sensor one, the largest state is the
+    # union of the subsets, which may leave sensors out.
+    everything = (
+        "All sensors"
+        if int(full["n_sensors"]) == n_sensors
+        else f"All selected subsets ({int(full['n_sensors'])} sensors)"
+    )
+    policy = table[table["kind"] == "policy"].iloc[0]
+    names = ["BudgetDAG policy", everything, "No sensor (class priors)"]
+    rows = pd.DataFrame([policy, full, none]).assign(model=names)
+    out = rows.set_index("model")[["error", "avg_cost", "n_sensors"]].astype(float)
+    out = out.rename(
+        columns={
+            "error": "test error",
+            "avg_cost": "avg cost",
+            "n_sensors": "avg sensors",
+        }
+    )
+    all_cost = float(full["avg_cost"])
+    out["cost vs all sensors"] = (
+        out["avg cost"] / all_cost if all_cost > 0 else float("nan")
+    )
+    return out
 
 
 def trace_for_export(

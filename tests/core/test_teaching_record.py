@@ -1,0 +1,137 @@
+"""Teaching replays Graph-Reduce's record (one implementation of the walk)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    FilterTree,
+    cost_tables,
+    graph_reduce,
+    graph_reduce_steps,
+    toy_dataset,
+)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return toy_dataset(240, 20, random_state=1)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"policy_features": "sensors+confidence"},
+        {"policy_features": "sensors+confidence", "policy_learner": "cost_regression"},
+        {"loss_matrix": [[0.0, 1.0], [3.0, 0.0]], "bank_kind": "masked"},
+    ],
+    ids=["default", "confidence", "confidence-regression", "loss-matrix-masked"],
+)
+def test_the_record_reproduces_the_fit(demo, params):
+    model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    model.set_params(**params).fit(demo.X_train, demo.y_train)
+    record = model.graph_reduce_record(demo.X_train, demo.y_train)
+    np.testing.assert_allclose(record.cost_to_go[:, 0], model.train_cost_to_go_)
+    # Each recorded decision is what the fitted policy picks on its table.
+    for k, table in enumerate(record.tables):
+        assert table.shape == (len(demo.X_train), 1 + len(model.policies_[k].children))
+        np.testing.assert_allclose(
+            record.cost_to_go[:, k], table[np.arange(len(table)), record.actions[:, k]]
+        )
+    steps = graph_reduce_steps(model, demo.X_train, demo.y_train, rows=3)
+    assert [s.state for s in steps][-1] == 0
+    root = steps[-1]
+    assert list(root.costs.columns[: len(root.actions)]) == root.actions
+
+
+def test_record_while_learning_equals_the_replay(demo):
+    """``record=True`` on the learning run and the replay of its policies give
+    the same tables: the replay is the same walk, not a second implementation."""
+    model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    model.fit(demo.X_train, demo.y_train)
+    Xv = demo.X_train.to_numpy(dtype=float)
+    cols = model.state_columns_
+    stop = model.bank_.oof_losses(np.asarray(demo.y_train), None)
+    learned = graph_reduce(
+        lambda k: Xv[:, cols[k]],
+        stop,
+        model.spec_.cost_vector,
+        model.sensor_dag_,
+        FilterTree(degree=2),
+        cost_scale=0.03,
+        record=True,
+    )
+    replayed = graph_reduce(
+        lambda k: Xv[:, cols[k]],
+        stop,
+        model.spec_.cost_vector,
+        model.sensor_dag_,
+        None,
+        cost_scale=0.03,
+        replay=learned.policies,
+        record=True,
+    )
+    for a, b in zip(learned.tables, replayed.tables, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(learned.actions, replayed.actions)
+    assert (
+        graph_reduce(
+            lambda k: Xv[:, cols[k]],
+            stop,
+            model.spec_.cost_vector,
+            model.sensor_dag_,
+            FilterTree(degree=2),
+        ).tables
+        is None
+    )
+
+
+@pytest.fixture(scope="module")
+def confident(demo):
+    """A model whose policies also see the bank's confidence."""
+    return BudgetDAGClassifier(
+        demo.spec,
+        cost_scale=0.01,
+        cv=3,
+        random_state=0,
+        policy_features="sensors+confidence",
+    ).fit(demo.X_train, demo.y_train)
+
+
+def test_cost_tables_of_a_confidence_policy(demo, confident):
+    """Used to crash: operands could not be broadcast (n, 7) (10,)."""
+    model = confident
+    tables, ctg, actions = cost_tables(model, demo.X_train, demo.y_train)
+    np.testing.assert_allclose(ctg[:, 0], model.train_cost_to_go_)
+    assert len(tables) == model.sensor_dag_.n_states
+
+
+def test_replay_needs_the_training_rows_and_labels(demo):
+    model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    model.fit(demo.X_train, demo.y_train)
+    with pytest.raises(ValueError, match="trained on 240"):
+        model.graph_reduce_record(demo.X_test, demo.y_test)
+    wrong = demo.y_train.replace({1: 7})
+    with pytest.raises(ValueError, match="label 7"):
+        model.graph_reduce_record(demo.X_train, wrong)
+
+
+def test_node_details_of_a_confidence_policy(demo, confident):
+    """node_details asks the policy with the inputs it was trained on."""
+    from budgetdag_core import node_details
+
+    model = confident
+    rows, actions = model.node_actions(demo.X_test, 0)
+    assert rows.tolist() == list(range(len(demo.X_test)))  # everyone starts at 0
+    stops = model.route(demo.X_test).stop_state
+    np.testing.assert_array_equal(actions == 0, stops == 0)
+    # Every state, the ones whose policy sees confidence features included
+    # (states 4 and 5 crashed before: "operands could not be broadcast").
+    path = model.route(demo.X_test).path
+    for state in range(model.sensor_dag_.n_states):
+        details = node_details(model, demo.X_test, demo.y_test, state)
+        reached = int((path == state).any(axis=1).sum())
+        assert int(details["actions"]["count"].sum()) == reached
