@@ -31,6 +31,12 @@ from .validation import as_spec, check_features, check_sample_costs
 SUBSET_MAX_ROWS = 20_000
 
 
+def _finite_mean(values: np.ndarray) -> float:
+    """Mean of non-negative finite values without overflow in the sum."""
+    top = float(values.max(initial=0.0))
+    return top * float(np.mean(values / top)) if top > 0 else 0.0
+
+
 class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     """Shared machinery of :class:`BudgetDAGClassifier` and
     :class:`BudgetDAGRegressor` (not for direct use)."""
@@ -261,6 +267,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
+        top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
+        if not np.isfinite(self.cost_scale * top):
+            raise ValueError(
+                f"cost_scale={self.cost_scale} times the largest total cost ({top:g}) "
+                "is not a finite number: lower cost_scale or rescale the costs."
+            )
         if dag is None:  # the same data is checked by the bank's fingerprint below
             dag, selection = self._dag_for(bank, spec, Xv, y_fit, costs, progress)
         if bank is not None:
@@ -354,7 +366,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         pred = tr["prediction"].to_numpy()
         out: dict[str, float] = {
             **self._metrics(pred, y),
-            "avg_cost": float(tr["cost"].mean()),
+            "avg_cost": _finite_mean(tr["cost"].to_numpy()),
             "avg_sensors": float(tr["n_sensors"].mean()),
             "n_samples": len(tr),
         }

@@ -101,13 +101,23 @@ def load_policy(path: str | Path) -> Any:
     Unpickling runs code from the file: load only files you trust. Warns
     (``PolicyVersionWarning``) when library versions differ from the saved ones.
     """
-    with Path(path).open("rb") as fh:
-        return _check_bundle(pickle.load(fh))
+    return _check_bundle(_unpickle(Path(path).read_bytes(), f"The file {str(path)!r}"))
 
 
 def loads_policy(data: bytes) -> Any:
     """:func:`load_policy` from bytes. Same trust caveat."""
-    return _check_bundle(pickle.loads(data))
+    return _check_bundle(_unpickle(data, "The model data"))
+
+
+def _unpickle(data: bytes, what: str) -> Any:
+    """``pickle.loads``, with a truncated or corrupt pickle as a ``ValueError``."""
+    try:
+        return pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, IndexError, MemoryError) as exc:
+        raise ValueError(
+            f"{what} is not a readable model pickle (truncated or corrupt: "
+            f"{type(exc).__name__}: {exc})."
+        ) from None
 
 
 # ------------------------------------------------------------------ skops

@@ -7,10 +7,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.multiclass import type_of_target
 
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
+#: Largest magnitude a feature value may have. Squares of larger values overflow
+#: float64 (1e154 ** 2 > 1.8e308) in the standardisations of the policies and the
+#: subset scorer; 1e150 leaves room for sums over a million rows.
+MAX_ABS_VALUE = 1e150
 
 
 def as_spec(sensors: Any) -> SensorSpec:
@@ -60,11 +65,27 @@ def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
             f"Column {spec.columns[j]!r} has {rows} row(s) with NaN or infinite "
             f"values (first at row {first}): drop or impute them."
         )
+    huge = np.abs(values) >= MAX_ABS_VALUE
+    if huge.any():
+        j = int(np.flatnonzero(huge.any(axis=0))[0])
+        first = int(np.flatnonzero(huge[:, j])[0])
+        raise ValueError(
+            f"Column {spec.columns[j]!r} has {int(huge[:, j].sum())} value(s) of "
+            f"magnitude >= {MAX_ABS_VALUE:g} (first at row {first}: "
+            f"{values[first, j]:g}), too large to square in float64: rescale the "
+            "column (e.g. other units) or drop those rows."
+        )
     return values
 
 
-def check_labels(y: Any, n_rows: int, cv: int | None) -> np.ndarray:
-    """Labels as a 1-d array, checked for length, gaps and class counts."""
+def check_labels(
+    y: Any, n_rows: int, cv: int | None, *, min_classes: int = 2
+) -> np.ndarray:
+    """Labels as a 1-d array, checked for length, gaps, type and class counts.
+
+    ``cv`` (when fitting) asks for that many rows per class; ``min_classes=1``
+    accepts labels of one class (evaluating on a subset of the classes).
+    """
     y = np.asarray(y)
     if y.ndim != 1:
         y = y.ravel()
@@ -76,8 +97,22 @@ def check_labels(y: Any, n_rows: int, cv: int | None) -> np.ndarray:
             f"{int(missing.sum())} label(s) are missing (first at row "
             f"{int(np.flatnonzero(missing)[0])})."
         )
+    if y.dtype == object:
+        is_text = np.array([isinstance(v, str | bytes) for v in y])
+        if is_text.any() and not is_text.all():
+            i, j = int(np.argmax(is_text)), int(np.argmin(is_text))
+            raise ValueError(
+                f"The labels mix text and numbers (row {i}: {y[i]!r}, row {j}: "
+                f"{y[j]!r}): convert them to one type, e.g. y.astype(str)."
+            )
+    if cv is not None and type_of_target(y) == "continuous":
+        raise ValueError(
+            "Unknown label type: continuous. The labels are real numbers (e.g. "
+            f"{y[0]}), not classes: use BudgetDAGRegressor for a numeric "
+            "target, or bin it into classes."
+        )
     classes, counts = np.unique(y, return_counts=True)
-    if len(classes) < 2:
+    if len(classes) < min_classes:
         raise ValueError(
             f"The label has only one class ({classes[0]!r}): need at least two."
         )
@@ -114,5 +149,12 @@ def check_sample_costs(
         raise ValueError(
             f"sample_costs of sensor {spec.names[j]!r} at row {i} is "
             f"{values[i, j]}: costs must be finite and non-negative."
+        )
+    totals = values.sum(axis=1)
+    if not np.isfinite(totals).all():
+        i = int(np.flatnonzero(~np.isfinite(totals))[0])
+        raise ValueError(
+            f"sample_costs of row {i} sum to infinity (float64 overflow): "
+            "rescale the costs (e.g. other units)."
         )
     return values
