@@ -347,7 +347,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """
         Xv, routing, frame = self._route_frame(X, sample_costs)
         extra = self._trace_columns(Xv, routing.stop_state)
-        out = pd.DataFrame({"prediction": extra.pop("prediction")}, index=X.index)
+        out = pd.DataFrame({"prediction": extra.pop("prediction")}, index=frame.index)
         out = pd.concat([out, frame], axis=1)
         for name, values in extra.items():
             out[name] = values

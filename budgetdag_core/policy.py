@@ -27,6 +27,7 @@ from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .validation import (
     MAX_FULL_DAG_SENSORS,
+    as_frame,
     as_spec,
     check_features,
     check_sample_costs,
@@ -135,6 +136,8 @@ class PolicyRoutingMixin:
     ) -> tuple[np.ndarray, Routing, pd.DataFrame]:
         """Route ``X``; the per-row ``acquired``, ``n_sensors``, ``cost``,
         ``stop_state`` table."""
+        check_is_fitted(self)
+        X = as_frame(X, self.spec_)
         Xv = self._features(X)
         routing = self._route(Xv)
         acquired = self._acquired_order(routing.path)

@@ -31,13 +31,45 @@ def as_spec(sensors: Any) -> SensorSpec:
     )
 
 
-def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
-    """The spec's columns of ``X`` as a float array, or a ``ValueError``."""
-    if not isinstance(X, pd.DataFrame):
-        raise ValueError(
-            "X must be a pandas DataFrame whose column names match the sensor spec; "
-            f"got {type(X).__name__}."
+def as_frame(X: Any, spec: SensorSpec) -> pd.DataFrame:
+    """``X`` as a DataFrame: a DataFrame as is, an array by column position.
+
+    An array (as scikit-learn passes it) must hold the spec's columns in spec
+    order (:attr:`SensorSpec.columns`), no more and no fewer.
+    """
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, str | bytes | Mapping) or not hasattr(X, "__len__"):
+        raise TypeError(
+            "X must be a pandas DataFrame whose column names match the sensor spec, "
+            f"or a 2-d array of the spec's columns in order; got {type(X).__name__}."
         )
+    try:
+        values = np.asarray(X)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"X could not be read as a 2-d array: {exc}") from None
+    if values.ndim != 2:
+        raise ValueError(
+            f"X must be 2-d (rows x columns); got an array of shape {values.shape}."
+        )
+    columns = spec.columns
+    if values.shape[1] != len(columns):
+        shown = columns if len(columns) <= 8 else [*columns[:8], "..."]
+        raise ValueError(
+            f"X is an array with {values.shape[1]} column(s) but the sensor spec has "
+            f"{len(columns)} ({shown}): pass a DataFrame, or an array of exactly "
+            "the spec's columns in spec order."
+        )
+    return pd.DataFrame(values, columns=columns)
+
+
+def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
+    """The spec's columns of ``X`` as a float array, or a ``ValueError``.
+
+    ``X`` is a DataFrame (read by column name) or a 2-d array (read by column
+    position, see :func:`as_frame`).
+    """
+    X = as_frame(X, spec)
     if len(X) == 0:
         raise ValueError("The data is empty (0 rows).")
     if X.columns.duplicated().any():
