@@ -25,7 +25,7 @@ from .graph_reduce import NodePolicy, graph_reduce
 from .policy import PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
-from .validation import as_spec, check_features, check_sample_costs
+from .validation import as_spec, check_features, check_sample_costs, spec_for
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -42,7 +42,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     :class:`BudgetDAGRegressor` (not for direct use)."""
 
     _common_constraints: dict = {
-        "sensors": [SensorSpec, dict, str],
+        "sensors": [SensorSpec, dict, str, None],
         "cost_scale": [Interval(Real, 0, None, closed="left")],
         "policy_learner": [
             StrOptions({"filter_tree", "cost_regression"}),
@@ -187,11 +187,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             return build_dag(spec, reused.units), reused
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
+    def _fit_spec(self, X: Any) -> SensorSpec:
+        """The spec to fit: ``sensors``, or one unit-cost sensor per column."""
+        if self.sensors is None:
+            return spec_for(X)
+        return as_spec(self.sensors)
+
     def _check_fit_data(
         self, X: pd.DataFrame, y: Any
     ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None]:
         """Checked spec, features, fit target, classes (None for regression)."""
-        spec = as_spec(self.sensors)
+        spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, attrs = self._prepare_target(y, len(Xv))
         return spec, Xv, y_fit, attrs.get("classes_")
@@ -263,7 +269,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
-        spec = as_spec(self.sensors)
+        spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))

@@ -35,8 +35,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec or dict
-        The sensors: groups of feature columns with acquisition costs.
+    sensors : SensorSpec, dict, JSON str or None, default=None
+        The sensors: groups of feature columns with acquisition costs. None:
+        one sensor of cost 1 per column of ``X`` (named after the DataFrame's
+        columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
+        and pipelines build estimators.
     cost_scale : float, default=1.0
         Weight of acquisition cost against one misclassification. 0 buys
         everything that helps; a large value buys nothing.
@@ -140,7 +143,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def __init__(
         self,
-        sensors: SensorSpec | dict,
+        sensors: SensorSpec | dict | str | None = None,
         *,
         cost_scale: float = 1.0,
         classifier: Any = None,

@@ -88,7 +88,7 @@ class PolicyRoutingMixin:
 
     def _features(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self)
-        return check_features(X, self.spec_)
+        return check_features(X, self.spec_, type(self).__name__)
 
     def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
         """What the policy of ``state`` sees for ``rows``: its sensors' columns."""
@@ -137,7 +137,7 @@ class PolicyRoutingMixin:
         """Route ``X``; the per-row ``acquired``, ``n_sensors``, ``cost``,
         ``stop_state`` table."""
         check_is_fitted(self)
-        X = as_frame(X, self.spec_)
+        X = as_frame(X, self.spec_, type(self).__name__)
         Xv = self._features(X)
         routing = self._route(Xv)
         acquired = self._acquired_order(routing.path)

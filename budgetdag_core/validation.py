@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d
 
 from .sensors import SensorSpec
 
@@ -31,15 +32,16 @@ def as_spec(sensors: Any) -> SensorSpec:
     )
 
 
-def as_frame(X: Any, spec: SensorSpec) -> pd.DataFrame:
-    """``X`` as a DataFrame: a DataFrame as is, an array by column position.
-
-    An array (as scikit-learn passes it) must hold the spec's columns in spec
-    order (:attr:`SensorSpec.columns`), no more and no fewer.
-    """
-    if isinstance(X, pd.DataFrame):
-        return X
-    if isinstance(X, str | bytes | Mapping) or not hasattr(X, "__len__"):
+def _as_array(X: Any) -> np.ndarray:
+    """A non-DataFrame ``X`` as a 2-d numeric array, or a clear error."""
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            "Sparse input is not supported (sparse data X): pass a dense array "
+            "(X.toarray()) or a DataFrame."
+        )
+    if isinstance(X, str | bytes | Mapping) or not (
+        hasattr(X, "__len__") or hasattr(X, "__array__")
+    ):
         raise TypeError(
             "X must be a pandas DataFrame whose column names match the sensor spec, "
             f"or a 2-d array of the spec's columns in order; got {type(X).__name__}."
@@ -48,28 +50,63 @@ def as_frame(X: Any, spec: SensorSpec) -> pd.DataFrame:
         values = np.asarray(X)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"X could not be read as a 2-d array: {exc}") from None
+    if np.iscomplexobj(values):
+        raise ValueError("Complex data not supported: X must hold real numbers.")
     if values.ndim != 2:
         raise ValueError(
-            f"X must be 2-d (rows x columns); got an array of shape {values.shape}."
+            f"X must be 2-d (rows x columns); got an array of shape {values.shape}. "
+            "Reshape your data with array.reshape(-1, 1) for a single feature or "
+            "array.reshape(1, -1) for a single sample."
         )
+    return values
+
+
+def spec_for(X: Any, cost: float = 1.0) -> SensorSpec:
+    """One sensor per column of ``X`` (names of a DataFrame, else ``x0, x1, ...``).
+
+    The spec of an estimator built with ``sensors=None`` (scikit-learn style).
+    """
+    if isinstance(X, pd.DataFrame):
+        columns = [str(c) for c in X.columns]
+        shape = X.shape
+    else:
+        values = _as_array(X)
+        columns, shape = [f"x{j}" for j in range(values.shape[1])], values.shape
+    if not columns:
+        raise ValueError(
+            f"0 feature(s) (shape={shape}) while a minimum of 1 is required."
+        )
+    return SensorSpec.per_column(columns, cost)
+
+
+def as_frame(X: Any, spec: SensorSpec, owner: str = "the model") -> pd.DataFrame:
+    """``X`` as a DataFrame: a DataFrame as is, an array by column position.
+
+    An array (as scikit-learn passes it) must hold the spec's columns in spec
+    order (:attr:`SensorSpec.columns`), no more and no fewer.
+    """
+    if isinstance(X, pd.DataFrame):
+        return X
+    values = _as_array(X)
     columns = spec.columns
     if values.shape[1] != len(columns):
         shown = columns if len(columns) <= 8 else [*columns[:8], "..."]
         raise ValueError(
-            f"X is an array with {values.shape[1]} column(s) but the sensor spec has "
-            f"{len(columns)} ({shown}): pass a DataFrame, or an array of exactly "
-            "the spec's columns in spec order."
+            f"X has {values.shape[1]} features, but {owner} is expecting "
+            f"{len(columns)} features as input (the sensor spec's columns {shown}): "
+            "pass a DataFrame, or an array of exactly the spec's columns in spec "
+            "order."
         )
     return pd.DataFrame(values, columns=columns)
 
 
-def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
+def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.ndarray:
     """The spec's columns of ``X`` as a float array, or a ``ValueError``.
 
     ``X`` is a DataFrame (read by column name) or a 2-d array (read by column
     position, see :func:`as_frame`).
     """
-    X = as_frame(X, spec)
+    X = as_frame(X, spec, owner)
     if len(X) == 0:
         raise ValueError("The data is empty (0 rows).")
     if X.columns.duplicated().any():
@@ -118,9 +155,11 @@ def check_labels(
     ``cv`` (when fitting) asks for that many rows per class; ``min_classes=1``
     accepts labels of one class (evaluating on a subset of the classes).
     """
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = y.ravel()
+    if y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
     if len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels.")
     missing = pd.isna(pd.Series(y))

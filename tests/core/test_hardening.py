@@ -281,9 +281,26 @@ def test_numpy_array_read_by_column_position() -> None:
     pd.testing.assert_frame_equal(
         traces.reset_index(drop=True), frame_model.trace(X).reset_index(drop=True)
     )
-    with pytest.raises(ValueError, match="array with 2 column.*spec has 3"):
+    with pytest.raises(ValueError, match="X has 2 features, but BudgetDAGClassifier"):
         model.predict(X.to_numpy()[:, :2])
     with pytest.raises(ValueError, match="must be 2-d"):
         model.predict(X.to_numpy()[:, 0])
     with pytest.raises(TypeError, match="DataFrame"):
         model.predict("a,b,c")
+
+
+def test_no_spec_means_one_unit_cost_sensor_per_column() -> None:
+    X, y, _ = _small()
+    model = BudgetDAGClassifier(cv=3, random_state=0, cost_scale=0.001).fit(X, y)
+    assert model.spec_.names == ("a", "b", "c")
+    assert list(model.spec_.cost_vector) == [1.0, 1.0, 1.0]
+    on_array = BudgetDAGClassifier(cv=3, random_state=0, cost_scale=0.001)
+    on_array.fit(X.to_numpy(), y)
+    assert on_array.spec_.names == ("x0", "x1", "x2")
+    np.testing.assert_array_equal(on_array.predict(X.to_numpy()), model.predict(X))
+    with pytest.raises(ValueError, match="0 feature"):
+        BudgetDAGClassifier(cv=3).fit(np.zeros((10, 0)), np.arange(10) % 2)
+    with pytest.raises(TypeError, match="Sparse input is not supported"):
+        from scipy import sparse
+
+        BudgetDAGClassifier(cv=3).fit(sparse.csr_matrix(X.to_numpy()), y)
