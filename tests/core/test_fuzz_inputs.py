@@ -136,6 +136,28 @@ def problems(draw):
     return X, y, spec, params, sample_costs
 
 
+#: Where a refusal may come from: the library's own checks, or scikit-learn's
+#: parameter and input validation (messages that name the parameter).
+CHECK_MODULES = (
+    "budgetdag_core",
+    "sklearn/utils/_param_validation.py",
+    "sklearn/utils/validation.py",
+)
+
+
+def _assert_raised_by_a_check(exc: BaseException) -> None:
+    """The error was raised by a check, not deep inside numpy or scikit-learn
+    (e.g. "Input X contains NaN" from a scaler, "'<' not supported" from
+    np.unique): those used to pass as a ValueError/TypeError too."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = tb.tb_frame.f_code.co_filename if tb is not None else ""
+    assert any(m in where.replace("\\", "/") for m in CHECK_MODULES), (
+        f"{type(exc).__name__} raised in {where}: {exc}"
+    )
+
+
 def _check_fitted(model, X, sample_costs) -> None:
     spec = model.spec_
     trace = model.trace(X, sample_costs=sample_costs)
@@ -175,6 +197,7 @@ def test_fuzzed_inputs_fit_or_fail_clearly(problem) -> None:
             )
         except (ValueError, TypeError) as exc:
             assert str(exc).strip(), f"{type(exc).__name__} without a message"
+            _assert_raised_by_a_check(exc)
             event(f"refused: {str(exc)[:40]}")
             return
         event("fitted")
