@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec
+from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor, SensorSpec
 
 FUZZ = settings(
     max_examples=40,
@@ -172,7 +172,8 @@ def _check_fitted(model, X, sample_costs) -> None:
         assert len(set(acquired)) == len(acquired)
         paid = sum(costs[i, position[s]] for s in acquired)
         assert cost == pytest.approx(paid, rel=1e-9, abs=1e-12)
-    assert set(trace["prediction"]) <= set(model.classes_.tolist())
+    if hasattr(model, "classes_"):
+        assert set(trace["prediction"]) <= set(model.classes_.tolist())
     # A session walks an example exactly as the batch trace does.
     for i in range(min(len(X), 3)):
         row_costs = None
@@ -180,7 +181,7 @@ def _check_fitted(model, X, sample_costs) -> None:
             row_costs = dict(zip(spec.names, costs[i].tolist()))
         session = model.start(row_costs)
         prediction = session.run(X.iloc[i][spec.columns].to_dict())
-        assert prediction == trace["prediction"].iloc[i]
+        assert prediction == pytest.approx(trace["prediction"].iloc[i])
         assert tuple(session.acquired) == tuple(trace["acquired"].iloc[i])
         assert session.cost == pytest.approx(trace["cost"].iloc[i], rel=1e-9)
 
@@ -193,6 +194,32 @@ def test_fuzzed_inputs_fit_or_fail_clearly(problem) -> None:
         warnings.simplefilter("ignore")
         try:
             model = BudgetDAGClassifier(spec, **params).fit(
+                X, y, sample_costs=sample_costs
+            )
+        except (ValueError, TypeError) as exc:
+            assert str(exc).strip(), f"{type(exc).__name__} without a message"
+            _assert_raised_by_a_check(exc)
+            event(f"refused: {str(exc)[:40]}")
+            return
+        event("fitted")
+        _check_fitted(model, X, sample_costs)
+
+
+#: Classifier-only parameters the regressor does not take.
+CLASSIFIER_ONLY = ("bank_kind", "policy_features")
+
+
+@settings(FUZZ, max_examples=25)
+@given(problems())
+def test_fuzzed_regressor_inputs_fit_or_fail_clearly(problem) -> None:
+    X, y, spec, params, sample_costs = problem
+    params = {k: v for k, v in params.items() if k not in CLASSIFIER_ONLY}
+    if y.dtype.kind in "iu":  # numeric class codes as a target with noise
+        y = y + np.random.default_rng(0).normal(scale=0.1, size=len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model = BudgetDAGRegressor(spec, **params).fit(
                 X, y, sample_costs=sample_costs
             )
         except (ValueError, TypeError) as exc:
