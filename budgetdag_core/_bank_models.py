@@ -49,6 +49,22 @@ def masked_classifier(random_state: int | None = None) -> Any:
     return boosting_classifier(random_state).set_params(max_iter=150)
 
 
+def stops_on_given_rows(model: Any) -> bool:
+    """True when ``model`` early-stops and accepts its validation rows in ``fit``.
+
+    HistGradientBoosting takes ``X_val``/``y_val``: a cross-fitted bank then
+    stops each fold's model on that fold's held-out rows, and the masked bank
+    validates on whole rows (replicas of one row under different masks are
+    near-duplicates, so a random split of its stack would leak).
+    """
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    if params.get("early_stopping") is not True:
+        return False
+    import inspect
+
+    return "X_val" in inspect.signature(model.fit).parameters
+
+
 def fit_ready(template: Any, n_rows: int, n_classes: int) -> Any:
     """``template``, without early stopping when its validation split is too small.
 

@@ -19,7 +19,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._bank_base import BaseBank, Progress, prior_proba, single_threaded
-from ._bank_models import masked_classifier
+from ._bank_models import masked_classifier, stops_on_given_rows
+from ._integrity import check_bank_arrays, check_model
 from .dag import SensorDAG
 
 # Rows per predict call when scoring many states at once (bounds memory).
@@ -47,21 +48,6 @@ def _stack(
     return Xs
 
 
-def _uses_early_stopping(model: Any) -> bool:
-    """True when ``model`` early-stops on a validation split it draws itself.
-
-    Replicas of one row under different masks are near-duplicates, so a random
-    validation split of the stack would leak; the bank then splits by row and
-    passes ``X_val``/``y_val`` instead (HistGradientBoosting supports both).
-    """
-    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
-    if params.get("early_stopping") is not True:
-        return False
-    import inspect
-
-    return "X_val" in inspect.signature(model.fit).parameters
-
-
 def _fit_fold(
     template: Any,
     X: np.ndarray,
@@ -73,13 +59,27 @@ def _fit_fold(
     test: np.ndarray | None,
     n_classes: int,
     seed: int,
+    stop_on_test: bool = False,
 ) -> tuple[Any, np.ndarray | None]:
-    """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state."""
+    """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state.
+
+    An early-stopping model validates on whole rows: the ``test`` rows' masks
+    with ``stop_on_test`` (cross-fitting), else a random fraction of ``train``.
+    """
     model = clone(template)
     in_train = np.zeros(len(X), dtype=bool)
     in_train[train] = True
     fit_kwargs: dict[str, Any] = {}
-    if _uses_early_stopping(model):
+    stops = stops_on_given_rows(model)
+    if stops and stop_on_test and test is not None:
+        in_val = np.zeros(len(X), dtype=bool)
+        in_val[test] = True
+        sel = in_val[pair_rows]
+        fit_kwargs = {
+            "X_val": _stack(X, pair_rows[sel], pair_states[sel], column_masks),
+            "y_val": y[pair_rows[sel]],
+        }
+    elif stops:
         rng = np.random.default_rng(seed)
         fraction = model.get_params()["validation_fraction"]
         n_val = max(1, int(round(fraction * len(train))))
@@ -132,6 +132,9 @@ class MaskedBank(BaseBank):
         Parallel fold fits through joblib.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities (see ``ClassifierBank``).
+    cross_fit : bool, default=False
+        Average the fold models at predict time instead of refitting on all
+        rows; each fold's model early-stops on its held-out rows' masks.
     masks_per_row : int, default=16
         When the DAG has at most this many non-empty states, every training row
         is replicated under every state's mask. Otherwise each row gets this many
@@ -143,8 +146,9 @@ class MaskedBank(BaseBank):
 
     Attributes
     ----------
-    model_ : classifier
-        The model refit on all training rows' masks.
+    model_ : classifier, or list of classifiers with ``cross_fit``
+        The model refit on all training rows' masks; with ``cross_fit`` the
+        fold models, whose probabilities are averaged at predict time.
     models_ : list
         Per state, the model used there (the class prior at the empty state,
         ``model_`` elsewhere).
@@ -164,6 +168,7 @@ class MaskedBank(BaseBank):
         random_state: int | None = None,
         n_jobs: int | None = None,
         calibrate: bool = True,
+        cross_fit: bool = False,
         masks_per_row: int = 16,
     ) -> None:
         super().__init__(
@@ -172,6 +177,7 @@ class MaskedBank(BaseBank):
             random_state=random_state,
             n_jobs=n_jobs,
             calibrate=calibrate,
+            cross_fit=cross_fit,
         )
         self.masks_per_row = masks_per_row
 
@@ -240,7 +246,9 @@ class MaskedBank(BaseBank):
         self.column_masks_ = masks
         rng = np.random.default_rng(self.random_state)
         pair_rows, pair_states = self.mask_pairs(dag, n, rng)
-        jobs = [*self._folds(X, y), (np.arange(n), None)]
+        jobs = self._folds(X, y)
+        if not self.cross_fit:
+            jobs.append((np.arange(n), None))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
         results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(_fit_fold)(
@@ -254,10 +262,12 @@ class MaskedBank(BaseBank):
                 test,
                 n_classes,
                 int(seed),
+                self.cross_fit,
             )
             for (train, test), seed in zip(jobs, seeds, strict=True)
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
+        fold_models = []
         for done, ((_, test), (model, proba)) in enumerate(
             zip(jobs, results, strict=True), start=1
         ):
@@ -265,8 +275,12 @@ class MaskedBank(BaseBank):
                 self.model_ = model
             else:
                 self.oof_proba_[test] = proba
+                fold_models.append(model)
             if progress is not None:
                 progress("bank", done, len(jobs))
+        if self.cross_fit:
+            self.model_ = fold_models
+        self.n_columns_ = X.shape[1]
         self.prior_ = np.bincount(y, minlength=n_classes) / n
         self.prior_model_ = DummyClassifier(strategy="prior").fit(np.zeros((n, 1)), y)
         self._finish(X, y, dag)
@@ -281,4 +295,35 @@ class MaskedBank(BaseBank):
             return np.tile(self.prior_, (len(X), 1))
         Xm = X.astype(float, copy=True)
         Xm[:, ~self.column_masks_[state]] = np.nan
+        if isinstance(self.model_, list):  # cross-fitted: the fold models' average
+            return np.mean([_proba(m, Xm, self.n_classes_) for m in self.model_], 0)
         return _proba(self.model_, Xm, self.n_classes_)
+
+    def check_integrity(self) -> None:
+        """Raise ValueError when the fitted arrays and models disagree.
+
+        As :meth:`ClassifierBank.check_integrity`, plus ``column_masks_``
+        against ``state_columns_`` and ``prior_`` against ``n_classes_``.
+        """
+        check_bank_arrays(self)
+        K, n_columns = self.n_states, int(self.n_columns_)
+        masks = np.asarray(self.column_masks_)
+        if masks.shape != (K, n_columns) or masks.dtype != bool:
+            raise ValueError(
+                f"Inconsistent classifier bank: column_masks_ of shape "
+                f"{masks.shape} ({masks.dtype}), expected ({K}, {n_columns}) bool."
+            )
+        for k, cols in enumerate(self.state_columns_):
+            if not np.array_equal(np.flatnonzero(masks[k]), np.sort(cols)):
+                raise ValueError(
+                    f"Inconsistent classifier bank: column_masks_[{k}] does not "
+                    f"match state_columns_[{k}]."
+                )
+        if np.shape(self.prior_) != (self.n_classes_,):
+            raise ValueError(
+                f"Inconsistent classifier bank: prior_ of shape "
+                f"{np.shape(self.prior_)}, expected ({self.n_classes_},)."
+            )
+        fitted = self.model_ if isinstance(self.model_, list) else [self.model_]
+        for f, model in enumerate(fitted):
+            check_model(model, n_columns, self.n_classes_, f"model {f}")
