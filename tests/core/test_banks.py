@@ -400,3 +400,25 @@ def test_banks_are_storable_by_skops(kind, frame, models):
             loaded.predict_proba(X.to_numpy(), k), bank.predict_proba(X.to_numpy(), k)
         )
     pd.testing.assert_frame_equal(loaded.calibration_, bank.calibration_)
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_saved_model_round_trips_with_identical_predictions(kind, frame, models):
+    # Pickle and skops; the skops file holds only allow-listed types, and the
+    # loaded bank passes its integrity check.
+    import pickle
+
+    import skops.io as sio
+
+    from budgetdag_core import dumps_policy_skops, loads_policy_skops
+    from budgetdag_core.persist import SKOPS_TRUSTED_TYPES
+
+    X, _, _ = frame
+    model = models[kind]
+    data = dumps_policy_skops(model)
+    assert set(sio.get_untrusted_types(data=data)) <= set(SKOPS_TRUSTED_TYPES)
+    for loaded in (loads_policy_skops(data), pickle.loads(pickle.dumps(model))):
+        loaded.bank_.check_integrity()
+        assert loaded.bank_.cross_fit == model.bank_.cross_fit
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
