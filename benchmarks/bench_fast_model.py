@@ -84,7 +84,7 @@ def bench_dataset(name: str) -> BudgetDAGClassifier:
     total, bank = timed_fit(model, data.X_train, data.y_train)
     err = all_sensor_error(model, data.X_test, data.y_test)
     print(
-        f"{name:8s} {len(data.X_train):6d} rows, {model.dag_.n_states:3d} states, "
+        f"{name:8s} {len(data.X_train):6d} rows, {model.bank_.n_states:3d} states, "
         f"bank {model.bank_.kind:10s}| reference {ref:6.2f} s err {ref_err:.4f} | "
         f"fit {total:7.1f} s = {total / ref:5.1f}x (bank {bank:6.1f} s = "
         f"{bank / ref:5.1f}x, policies {total - bank:6.1f} s) | all-sensor err "

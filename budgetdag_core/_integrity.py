@@ -128,8 +128,9 @@ def _check_sklearn_tree(tree: Any, n_features: int, where: str) -> None:
 def check_model(model: Any, n_features: int, n_classes: int, where: str) -> None:
     """A bank's fitted classifier reads ``n_features`` columns and knows its trees.
 
-    Covers HistGradientBoosting, scikit-learn trees and tree ensembles, and
-    pipelines; for other models only ``n_features_in_`` and ``classes_``.
+    Covers LightGBMTrees, HistGradientBoosting, scikit-learn trees and tree
+    ensembles, and pipelines; for other models only ``n_features_in_`` and
+    ``classes_``.
     """
     seen = getattr(model, "n_features_in_", None)
     if seen is not None and int(seen) != n_features:
@@ -137,6 +138,11 @@ def check_model(model: Any, n_features: int, n_classes: int, where: str) -> None
     _check_classes(model, n_classes, where)
     if hasattr(model, "_predictors"):
         _check_hgb(model, where)
+    if hasattr(model, "num_leaves_") and hasattr(model, "check_integrity"):
+        try:
+            model.check_integrity()
+        except ValueError as exc:
+            _fail(where, str(exc))
     if hasattr(model, "tree_"):
         _check_sklearn_tree(model.tree_, n_features, where)
     for i, sub in enumerate(getattr(model, "estimators_", None) or []):
