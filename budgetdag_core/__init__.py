@@ -8,6 +8,7 @@ from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
 from .explain import PathResult, node_details, path_of
+from .fit_time import estimate_fit_seconds
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -81,6 +82,7 @@ __all__ = [
     "loads_policy_skops",
     "lower_convex_hull",
     "make_bank",
+    "estimate_fit_seconds",
     "node_details",
     "oracle_frontier",
     "path_of",
