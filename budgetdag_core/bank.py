@@ -7,11 +7,16 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 
 - ``"per_subset"``: :class:`ClassifierBank` cloning any scikit-learn classifier
   once per state (default: standardised logistic regression);
-- ``"hgb"``: the same with :func:`boosting_classifier`, a short early-stopped
-  ``HistGradientBoostingClassifier`` per state;
+- ``"hgb"``: the same with :func:`boosting_classifier`, short early-stopped
+  LightGBM boosting per state, cross-fitted (the fold models are averaged at
+  predict time; no refit);
 - ``"masked"``: :class:`~budgetdag_core.masked_bank.MaskedBank`, one
   missing-value-capable model for all states, trained on rows replicated under
-  sensor masks (unacquired columns set to NaN).
+  sensor masks (unacquired columns set to NaN), cross-fitted likewise unless a
+  ``classifier`` is given.
+
+Every bank has ``check_integrity()``, which raises ``ValueError`` naming what is
+inconsistent (for model files: see :mod:`budgetdag_core._integrity`).
 """
 
 from __future__ import annotations

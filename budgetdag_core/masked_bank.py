@@ -119,7 +119,7 @@ class MaskedBank(BaseBank):
     Parameters
     ----------
     classifier : scikit-learn classifier accepting NaN, optional
-        Default: gradient boosting, which routes missing values natively
+        Default: LightGBM boosting, which routes missing values natively
         (:func:`~budgetdag_core.bank.boosting_classifier` with up to 150
         rounds). When it early-stops on a validation fraction, the validation
         rows are split by original row, so no replica of a training row scores
@@ -198,7 +198,8 @@ class MaskedBank(BaseBank):
             raise ValueError(
                 f"The masked bank needs a classifier that accepts missing values "
                 f"(NaN); {type(template).__name__} does not. Use "
-                "HistGradientBoostingClassifier, a decision tree, or a pipeline "
+                "the default boosting, HistGradientBoostingClassifier, a decision "
+                "tree, or a pipeline "
                 "that starts with SimpleImputer(add_indicator=True)."
             )
         if not isinstance(self.masks_per_row, int | np.integer) or (
