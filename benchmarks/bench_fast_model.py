@@ -78,6 +78,8 @@ def bench_dataset(name: str) -> BudgetDAGClassifier:
     data = load(name, quick=False, max_train=None)
     ref, ref_err = reference_fit(data.X_train, data.y_train, data.X_test, data.y_test)
     params = {"n_subsets": 8} if name == "spam" else {}
+    if data.degrees == (1,):  # as the benchmark run fits the many-sensor data
+        params["policy_degree"] = 1
     model = BudgetDAGClassifier(
         data.spec, cost_scale=0.05, random_state=0, n_jobs=2, **params
     )
