@@ -65,7 +65,8 @@ BANK_KINDS = ("per_subset", "hgb", "masked")
 #: bank benchmark for the measurements behind it).
 DEFAULT_BANK_KIND = "hgb"
 #: With more DAG states than this, ``"auto"`` switches to the masked bank: its
-#: cost is ``cv + 1`` fits whatever the number of states.
+#: cost is ``cv`` fits (``cv + 1`` with a ``classifier``) whatever the number of
+#: states.
 AUTO_MASKED_MIN_STATES = 33
 
 
@@ -203,7 +204,8 @@ class ClassifierBank(BaseBank):
         Seeds the fold split.
     n_jobs : int or None
         Parallel fits through joblib (honours the active joblib backend). All
-        ``n_states * (cv + 1)`` fits are independent jobs, widest states first.
+        ``n_states * (cv + 1)`` fits (``n_states * cv`` with ``cross_fit``) are
+        independent jobs, widest states first.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities, fitted on its out-of-fold
         probabilities (see ``calibration_``).

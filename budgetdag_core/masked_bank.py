@@ -4,7 +4,8 @@ Training rows are replicated once per state ("mask") with the columns of the
 unacquired sensors set to NaN, and one model is fitted on the stack. At a state,
 the model sees the row with the same columns blanked. Out-of-fold predictions
 need one model per fold, not one per state per fold, so a 256-state DAG costs
-``cv + 1`` fits (the paper's "missing feature capable classification system").
+``cv`` fits cross-fitted, ``cv + 1`` with a refit (the paper's "missing
+feature capable classification system").
 """
 
 from __future__ import annotations
