@@ -18,9 +18,14 @@ from .bank import (
     make_bank,
     resolve_bank_kind,
 )
-from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
+from .confidence import (
+    POLICY_FEATURES,
+    model_inputs,
+    policy_inputs,
+    uses_model_inputs,
+)
 from .dag import SensorDAG
-from .decisions import decide, encode_labels, matrix_loss
+from .decisions import STOP_LOSSES, decide, encode_labels, matrix_loss, stop_losses
 from .sensors import SensorSpec
 from .validation import check_labels
 
@@ -131,6 +136,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
+        "stop_loss": [StrOptions(set(STOP_LOSSES))],
         "subset_reward": [StrOptions({"correct", "soft"})],
     }
     _task = "classification"
@@ -155,6 +161,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         subset_scorer: Any = "ridge",
         policy_features: str = "sensors",
         subset_reward: str = "soft",
+        stop_loss: str = "zero_one",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -173,6 +180,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.subset_scorer = subset_scorer
         self.policy_features = policy_features
         self.subset_reward = subset_reward
+        self.stop_loss = stop_loss
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -189,13 +197,26 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return lm
 
     @property
+    def policy_features_(self) -> str:
+        """The kind of policy inputs (models pickled before the option: sensors)."""
+        return getattr(self, "policy_features", "sensors")
+
+    @property
     def uses_confidence_(self) -> bool:
-        """Whether the node policies also see the classifier's confidence."""
-        # Models pickled before policy_features existed have no such parameter.
-        return getattr(self, "policy_features", "sensors") == "sensors+confidence"
+        """Whether the node policies also see the state classifier's output."""
+        return uses_model_inputs(self.policy_features_)
 
     def _uses_confidence(self, state: int) -> bool:
         return self.uses_confidence_ and bool(len(self.state_columns_[state]))
+
+    def _node_inputs(
+        self, features: np.ndarray, extra: np.ndarray | None, state: int
+    ) -> np.ndarray:
+        """Inputs of the policy at ``state`` from the acquired ``features`` and
+        the state classifier's :func:`~budgetdag_core.confidence.model_inputs`."""
+        if not self._uses_confidence(state):
+            return features
+        return policy_inputs(features, extra, self.policy_features_)
 
     def _train_inputs(
         self, Xv: np.ndarray, bank: ClassifierBank, state_columns: list[np.ndarray]
@@ -204,15 +225,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             return super()._train_inputs(Xv, bank, state_columns)
         if not hasattr(bank, "oof_proba_"):
             raise ValueError(
-                "policy_features='sensors+confidence' needs the bank's out-of-fold "
-                "probabilities, which this (slim, saved) bank lacks: refit it."
+                f"policy_features={self.policy_features_!r} needs the bank's "
+                "out-of-fold probabilities, which this (slim, saved) bank lacks: "
+                "refit it."
             )
+        mode = self.policy_features_
 
         def inputs(k: int) -> np.ndarray:
-            conf = None
-            if len(state_columns[k]):
-                conf = confidence_features(bank.oof_proba_[:, k])
-            return policy_inputs(Xv[:, state_columns[k]], conf)
+            features = Xv[:, state_columns[k]]
+            if not len(state_columns[k]):  # the root: the same for every row
+                return features
+            return policy_inputs(
+                features, model_inputs(bank.oof_proba_[:, k], mode), mode
+            )
 
         return inputs
 
@@ -221,19 +246,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         if not self._uses_confidence(state):
             return features
         proba = self.bank_.predict_proba(Xv[rows], state)
-        return policy_inputs(features, confidence_features(proba))
+        return self._node_inputs(
+            features, model_inputs(proba, self.policy_features_), state
+        )
 
     def _route(self, Xv: np.ndarray, conf: np.ndarray | None = None) -> Any:
-        """Route all rows; ``conf`` (n, n_states, 3) are precomputed confidences
-        (e.g. out-of-fold ones), used instead of asking the bank."""
+        """Route all rows; ``conf`` (n, n_states, d) are precomputed
+        :func:`~budgetdag_core.confidence.model_inputs` (e.g. out-of-fold ones),
+        used instead of asking the bank."""
         if conf is None or not self.uses_confidence_:
             return super()._route(Xv)
 
         def inputs(k: int, rows: np.ndarray) -> np.ndarray:
             features = Xv[np.ix_(rows, self.state_columns_[k])]
-            if not self._uses_confidence(k):
-                return features
-            return policy_inputs(features, conf[rows, k])
+            return self._node_inputs(features, conf[rows, k], k)
 
         return super()._route(Xv, inputs)
 
@@ -272,7 +298,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return bank.fit(Xv, y_fit, dag, spec.column_indices(), n_classes, progress)
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
-        return bank.oof_losses(y_fit, self._check_loss_matrix(bank.n_classes_))
+        lm = self._check_loss_matrix(bank.n_classes_)
+        kind = getattr(self, "stop_loss", "zero_one")
+        if kind == "zero_one":
+            return bank.oof_losses(y_fit, lm)
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                f"stop_loss={kind!r} needs the bank's out-of-fold probabilities, "
+                "which this (slim, saved) bank lacks: refit it."
+            )
+        proba = bank.oof_proba_
+        out = np.empty(proba.shape[:2])
+        for k in range(proba.shape[1]):  # one state at a time: float64 copies
+            out[:, k] = stop_losses(proba[:, k], y_fit, lm, kind)
+        return out
 
     def fit(
         self,
