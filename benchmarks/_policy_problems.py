@@ -65,18 +65,29 @@ def problems(name: str, *, quick_shuttle: bool = True) -> list[Problem]:
             demo = load_demo("pima", random_state=seed)
             Xtr, ytr = demo.X_train.reset_index(drop=True), demo.y_train.to_numpy()
             Xte, yte = demo.X_test.reset_index(drop=True), demo.y_test.to_numpy()
-            out.append(Problem("pima", "val", seed, *_val_split(Xtr, ytr, seed),
-                               demo.spec))
+            out.append(
+                Problem("pima", "val", seed, *_val_split(Xtr, ytr, seed), demo.spec)
+            )
             out.append(Problem("pima", "test", seed, Xtr, ytr, Xte, yte, demo.spec))
         return out
     d = load(name, quick=name == "shuttle" and quick_shuttle, max_train=None)
     out.append(
-        Problem(name, "val", SEED, *_val_split(d.X_train, d.y_train, SEED), d.spec,
-                d.params)
+        Problem(
+            name, "val", SEED, *_val_split(d.X_train, d.y_train, SEED), d.spec, d.params
+        )
     )
     out.append(
-        Problem(name, "test", SEED, d.X_train, d.y_train, d.X_test, d.y_test, d.spec,
-                d.params)
+        Problem(
+            name,
+            "test",
+            SEED,
+            d.X_train,
+            d.y_train,
+            d.X_test,
+            d.y_test,
+            d.spec,
+            d.params,
+        )
     )
     return out
 

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .bank import Progress
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, graph_reduce
-from .policy import PolicyRoutingMixin, build_dag, make_learner
+from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
 from .validation import as_spec, check_features, check_sample_costs
@@ -39,7 +39,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         "sensors": [SensorSpec, dict, str],
         "cost_scale": [Interval(Real, 0, None, closed="left")],
         "policy_learner": [
-            StrOptions({"filter_tree", "cost_regression"}),
+            StrOptions(set(POLICY_LEARNERS)),
             HasMethods(["fit", "predict"]),
         ],
         "policy_degree": [Interval(Integral, 1, 3, closed="both")],

@@ -167,7 +167,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy-learner",
         default="filter_tree",
-        choices=["filter_tree", "cost_regression"],
+        choices=["filter_tree", "cost_regression", "boosted"],
         help="cost-sensitive learner at each DAG node (default: filter_tree)",
     )
     p.add_argument(
