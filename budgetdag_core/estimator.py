@@ -55,8 +55,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
         33 states or more, else ``"hgb"`` (chosen by measurement, see the
         README's bank benchmark).
-    policy_learner : {"filter_tree", "cost_regression"} or learner object
-        Cost-sensitive learner at each node.
+    policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
+        Cost-sensitive learner at each node: the paper's filter tree of
+        logistic regressions, one ridge regression of each action's cost, or one
+        small boosted-tree regression per action (see
+        :func:`~budgetdag_core.policy.make_learner`); or any object with
+        ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
     policy_degree : int, default=2
         Polynomial degree (1-3) of policy features.
     cv : int, default=5
@@ -100,11 +104,36 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
         cost from 0.055 to 0.040 and from 0.047 to 0.043. See
         :func:`~budgetdag_core.select_subsets`.
-    policy_features : {"sensors", "sensors+confidence"}, default="sensors"
-        Inputs of each node's policy. ``"sensors"`` (the paper): the features of
-        the acquired sensors. ``"sensors+confidence"`` adds the top-class
-        probability, margin and entropy of the state's classifier (out-of-fold
-        at training, the refit bank at predict time; the root has none).
+    policy_features : {"proba", "confidence", "sensors", "sensors+confidence"}, \
+default="proba"
+        Inputs of each node's policy (out-of-fold at training, the bank at
+        predict time; the root sees nothing, its classifier is the same for
+        every row). ``"proba"``: the state classifier's calibrated class
+        probabilities, then its top-class probability, margin and entropy.
+        ``"confidence"``: those three only. ``"sensors"`` (the paper): the
+        features of the acquired sensors. ``"sensors+confidence"``: both. The
+        probabilities use only acquired sensors, so Theorem 2.1 still holds.
+    stop_loss : {"auto", "expected", "zero_one", "soft"}, default="auto"
+        The loss of stopping at a state that the policies learn from, per
+        training row (see :func:`~budgetdag_core.decisions.stop_losses`).
+        ``"zero_one"`` (the paper): the out-of-fold decision's 0/1 (or
+        ``loss_matrix``) loss. ``"expected"``: the loss the calibrated
+        out-of-fold probabilities expect of that decision (0/1: one minus the
+        top probability), a far less noisy estimate of the same risk.
+        ``"soft"``: the expected loss of a class drawn from the probabilities
+        (0/1: one minus the probability of the true class); it is not the
+        risk of the decision and misses the Bayes optimum of
+        ``tests/core/test_optimality.py`` by 0.023. ``"auto"``: ``"zero_one"``
+        with ``policy_features="sensors"`` (the paper's configuration stays
+        reproducible), else ``"expected"``.
+
+    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
+    chosen on validation splits of the training data by
+    ``benchmarks/bench_policies.py`` (see the README, "Policies"): the policy
+    sees what a confidence cascade sees, and more (which classes are still in
+    play decides which sensor helps), and learns from smooth losses. The paper's
+    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
+    or ``"zero_one"``).
 
     Attributes
     ----------
@@ -136,7 +165,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
-        "stop_loss": [StrOptions(set(STOP_LOSSES))],
+        "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
     }
     _task = "classification"
@@ -159,9 +188,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         subset_budget: float | None = None,
         include_all: bool = False,
         subset_scorer: Any = "ridge",
-        policy_features: str = "sensors",
+        policy_features: str = "proba",
         subset_reward: str = "soft",
-        stop_loss: str = "zero_one",
+        stop_loss: str = "auto",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -199,6 +228,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     @property
     def policy_features_(self) -> str:
         """The kind of policy inputs (models pickled before the option: sensors)."""
+        # Models pickled before policy_features existed saw sensor values only.
         return getattr(self, "policy_features", "sensors")
 
     @property
@@ -297,9 +327,18 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         n_classes = int(y_fit.max()) + 1
         return bank.fit(Xv, y_fit, dag, spec.column_indices(), n_classes, progress)
 
+    @property
+    def stop_loss_(self) -> str:
+        """The stop loss the policies learn from (``"auto"`` resolved)."""
+        # Models pickled before stop_loss existed learned from 0/1 losses.
+        kind = getattr(self, "stop_loss", "zero_one")
+        if kind != "auto":
+            return kind
+        return "zero_one" if self.policy_features_ == "sensors" else "expected"
+
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
         lm = self._check_loss_matrix(bank.n_classes_)
-        kind = getattr(self, "stop_loss", "zero_one")
+        kind = self.stop_loss_
         if kind == "zero_one":
             return bank.oof_losses(y_fit, lm)
         if not hasattr(bank, "oof_proba_"):
