@@ -61,8 +61,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         small boosted-tree regression per action (see
         :func:`~budgetdag_core.policy.make_learner`); or any object with
         ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
-    policy_degree : int, default=2
-        Polynomial degree (1-3) of policy features.
+    policy_degree : int or None, default=None
+        Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
+        inputs (the paper), 1 with the classifier's probabilities.
     cv : int, default=5
         Stratified folds of the out-of-fold losses.
     random_state : int or None
@@ -178,7 +179,7 @@ default="proba"
         classifier: Any = None,
         bank_kind: str = "auto",
         policy_learner: str | Any = "filter_tree",
-        policy_degree: int = 2,
+        policy_degree: int | None = None,
         cv: int = 5,
         random_state: int | None = None,
         n_jobs: int | None = None,
