@@ -267,19 +267,31 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
 def main() -> None:
     warnings.filterwarnings("ignore")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("datasets", nargs="*")
     parser.add_argument("--configs", nargs="*", default=list(CONFIGS))
     parser.add_argument("--roles", nargs="*", default=["val", "test"])
     parser.add_argument("--n-scales", type=int, default=14)
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/h4_banks"))
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--from-csv",
+        nargs="*",
+        type=Path,
+        default=None,
+        help="only combine the per-problem rows of earlier runs (their .csv)",
+    )
     args = parser.parse_args()
-    rows = []
-    for name in args.datasets:
-        for p in problems(name):
-            if p.role in args.roles:
-                rows.extend(run_problem(p, args.configs, args.cache_dir, args.n_scales))
-    frame = pd.DataFrame(rows)
+    if args.from_csv:
+        frame = pd.concat([pd.read_csv(f) for f in args.from_csv], ignore_index=True)
+    else:
+        rows = []
+        for name in args.datasets:
+            for p in problems(name):
+                if p.role in args.roles:
+                    rows.extend(
+                        run_problem(p, args.configs, args.cache_dir, args.n_scales)
+                    )
+        frame = pd.DataFrame(rows)
     table = summarise(frame)
     text = table.round(4).to_string()
     print(text)
