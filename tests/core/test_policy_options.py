@@ -247,3 +247,17 @@ def test_paper_configuration_reproduces_the_earlier_policies(
     assert np.bincount(stops, minlength=8).tolist() == counts
     assert int((stops * np.arange(len(stops))).sum()) == weighted
     assert model.train_cost_to_go_.sum() == pytest.approx(cost_to_go, abs=1e-9)
+
+
+def test_defaults_resolve_to_the_measured_configuration(problem, bank):
+    model = _fit(problem, bank)
+    assert model.policy_features_ == "proba"
+    assert (model.stop_loss_, model.policy_degree_) == ("expected", 1)
+    paper = _fit(problem, bank, policy_features="sensors")
+    assert (paper.stop_loss_, paper.policy_degree_) == ("zero_one", 2)
+    explicit = _fit(problem, bank, policy_features="sensors", policy_degree=2)
+    np.testing.assert_array_equal(
+        paper.predict_state(problem[3]), explicit.predict_state(problem[3])
+    )
+    both = _fit(problem, bank, policy_features="sensors+confidence")
+    assert (both.stop_loss_, both.policy_degree_) == ("expected", 2)
