@@ -72,10 +72,8 @@ def long_table(n_rows: int, n_sensors: int, n_inputs: int) -> None:
     dag = SensorDAG([f"s{i}" for i in range(n_sensors)])
     losses = rng.random((n_rows, dag.n_states)).astype(float)
     Z = rng.random((n_rows, n_inputs))
-    defaults = BudgetDAGClassifier({}).get_params()
-    learner = make_learner(
-        defaults["policy_learner"], defaults["policy_degree"], 1000, n_rows
-    )
+    default = BudgetDAGClassifier({})
+    learner = make_learner(default.policy_learner, default.policy_degree_, 1000, n_rows)
     t0 = time.perf_counter()
     graph_reduce(
         lambda k: Z if k else Z[:, :0],
