@@ -5,6 +5,10 @@ fixed-subset hull, read at 25/50/75 % of the all-sensor cost.
     PYTHONPATH=. python benchmarks/bench_policies.py landsat letter pima \
         [--configs paper ft-proba-expected ...] [--out benchmarks/results/x.md]
 
+Data files are found as in ``run_all.py``; from a worktree outside the main
+checkout set ``BUDGETDAG_DATA=/work/shared/datasets``. shuttle (512 states) is
+supported but was not run (its bank takes long on a shared 2-core machine).
+
 For each dataset there is a validation problem (bank and policies fitted on 75 %
 of the TRAIN rows, evaluated on the other 25 %; pima: 5 seeded splits) and the
 test problem (fitted on all training rows, evaluated on the test split). The

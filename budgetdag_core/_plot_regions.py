@@ -139,11 +139,11 @@ def decision_regions_figure(
     if len(cols) == 2:
         gx, gy = np.meshgrid(axes[0], axes[1])
         Z = np.column_stack([gx.ravel(), gy.ravel()])
-        acts = policy.predict(Z).reshape(gx.shape)
+        acts = policy.predict(model._inputs_at(Z, state)).reshape(gx.shape)
         traces: list[Any] = [go.Heatmap(x=axes[0], y=axes[1], z=acts, **heat_common)]
         y_title = col_names[1]
     else:
-        acts = policy.predict(axes[0].reshape(-1, 1))
+        acts = policy.predict(model._inputs_at(axes[0].reshape(-1, 1), state))
         n_rows = max(len(classes), 1)
         traces = [
             go.Heatmap(

@@ -206,8 +206,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     policy = model.policies_[state]
     names = _action_names(model, state)
     if rows.size:
-        cols = model.state_columns_[state]
-        act = policy.predict(Xv[np.ix_(rows, cols)])
+        act = policy.predict(model._policy_inputs(Xv, state, rows))
     else:
         act = np.zeros(0, dtype=np.intp)
     counts = np.bincount(act, minlength=len(names))

@@ -118,6 +118,14 @@ class PolicyRoutingMixin:
         """What the policy of ``state`` sees for ``rows``: its sensors' columns."""
         return Xv[np.ix_(rows, self.state_columns_[state])]
 
+    def _inputs_at(self, Z: np.ndarray, state: int) -> Any:
+        """Policy inputs at ``state`` for rows whose state columns are ``Z``
+        (other columns are never read: they are not acquired there)."""
+        Z = np.asarray(Z, dtype=float).reshape(len(Z), -1)
+        Xv = np.zeros((len(Z), len(self.spec_.columns)))
+        Xv[:, self.state_columns_[state]] = Z
+        return self._policy_inputs(Xv, state, np.arange(len(Z)))
+
     def _route(
         self,
         Xv: np.ndarray,

@@ -75,8 +75,8 @@ def _stop_losses(model: Any, X: pd.DataFrame, y: Any) -> tuple[np.ndarray, np.nd
             "that the model was not trained on: pass the training labels."
         )
     y_enc = np.searchsorted(model.classes_, y)
-    lm = model._check_loss_matrix(len(model.classes_))
-    return Xv, model.bank_.oof_losses(y_enc, lm)
+    # The model's own stop losses (its stop_loss option: 0/1, expected, ...).
+    return Xv, model._stop_losses(model.bank_, y_enc)
 
 
 def cost_tables(
@@ -109,6 +109,8 @@ def cost_tables(
     cost_to_go = np.zeros((n, K))
     actions = np.zeros((n, K), dtype=np.intp)
     tables: list[np.ndarray] = [np.empty(0)] * K
+    # What each policy saw in training (sensor values or out-of-fold proba).
+    inputs = model._train_inputs(Xv, model.bank_, model.state_columns_)
     for layer in reversed(dag.layers()):
         for k in layer:
             kids = dag.children[k]
@@ -116,7 +118,7 @@ def cost_tables(
             C[:, STOP] = stop_loss[:, k]
             for a, (_, child) in enumerate(kids, start=1):
                 C[:, a] = model.cost_scale * cost(k, child) + cost_to_go[:, child]
-            act = model.policies_[k].predict(Xv[:, model.state_columns_[k]])
+            act = model.policies_[k].predict(inputs(k))
             actions[:, k] = act
             cost_to_go[:, k] = C[np.arange(n), act]
             tables[k] = C
