@@ -214,7 +214,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         choices=["auto", "expected", "zero_one", "soft"],
         help="stop losses the policies learn from: expected (from calibrated "
         "out-of-fold probabilities), zero_one (the paper), soft; auto: "
-        "zero_one with sensor inputs, else expected (default: auto)",
+        "zero_one with sensor inputs (sensors, sensors+confidence), else "
+        "expected (default: auto)",
     )
     p.add_argument(
         "--n-subsets",

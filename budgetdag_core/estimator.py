@@ -125,8 +125,8 @@ default="proba"
         (0/1: one minus the probability of the true class); it is not the
         risk of the decision and misses the Bayes optimum of
         ``tests/core/test_optimality.py`` by 0.023. ``"auto"``: ``"zero_one"``
-        with ``policy_features="sensors"`` (the paper's configuration stays
-        reproducible), else ``"expected"``.
+        with sensor inputs (``"sensors"``, ``"sensors+confidence"``: those
+        configurations stay reproducible), else ``"expected"``.
 
     The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
     chosen on validation splits of the training data by
@@ -335,7 +335,8 @@ default="proba"
         kind = getattr(self, "stop_loss", "zero_one")
         if kind != "auto":
             return kind
-        return "zero_one" if self.policy_features_ == "sensors" else "expected"
+        sensors = self.policy_features_.startswith("sensors")
+        return "zero_one" if sensors else "expected"
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
         lm = self._check_loss_matrix(bank.n_classes_)

@@ -260,4 +260,6 @@ def test_defaults_resolve_to_the_measured_configuration(problem, bank):
         paper.predict_state(problem[3]), explicit.predict_state(problem[3])
     )
     both = _fit(problem, bank, policy_features="sensors+confidence")
-    assert (both.stop_loss_, both.policy_degree_) == ("expected", 2)
+    assert (both.stop_loss_, both.policy_degree_) == ("zero_one", 2)
+    conf = _fit(problem, bank, policy_features="confidence")
+    assert (conf.stop_loss_, conf.policy_degree_) == ("expected", 1)
