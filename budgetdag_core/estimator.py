@@ -114,6 +114,10 @@ default="proba"
         ``"confidence"``: those three only. ``"sensors"`` (the paper): the
         features of the acquired sensors. ``"sensors+confidence"``: both. The
         probabilities use only acquired sensors, so Theorem 2.1 still holds.
+        With ``sample_costs`` that depend on an acquired sensor's value which
+        says nothing about the class (e.g. a flag for where a sensor is free),
+        only sensor inputs let the policy see it: use ``"sensors"`` or
+        ``"sensors+confidence"``.
     stop_loss : {"auto", "expected", "zero_one", "soft"}, default="auto"
         The loss of stopping at a state that the policies learn from, per
         training row (see :func:`~budgetdag_core.decisions.stop_losses`).
