@@ -16,6 +16,7 @@ LEGACY_VALUES: dict[str, Any] = {
     "bank_kind": "per_subset",  # before bank kinds, every bank was per subset
     "subset_reward": "correct",  # before the soft reward, Alg. 2 used "correct"
     "policy_features": "sensors",  # before confidence features
+    "stop_loss": "zero_one",  # before expected (calibrated) stop losses
 }
 
 

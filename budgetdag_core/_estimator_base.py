@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._progress import Progress
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, graph_reduce
-from .policy import PolicyRoutingMixin, build_dag, make_learner
+from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
 from .validation import as_spec, check_features, check_sample_costs, spec_for
@@ -45,10 +45,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         "sensors": [SensorSpec, dict, str, None],
         "cost_scale": [Interval(Real, 0, None, closed="left")],
         "policy_learner": [
-            StrOptions({"filter_tree", "cost_regression"}),
+            StrOptions(set(POLICY_LEARNERS)),
             HasMethods(["fit", "predict"]),
         ],
-        "policy_degree": [Interval(Integral, 1, 3, closed="both")],
+        "policy_degree": [Interval(Integral, 1, 3, closed="both"), None],
         "cv": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
@@ -125,9 +125,19 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return {"loss": self._row_loss(pred, y)}
 
     # ---------------------------------------------------------------- fitting
+    @property
+    def policy_degree_(self) -> int:
+        """The polynomial degree of policy features (``None`` resolved): 2 on
+        sensor values (the paper), 1 on the classifier's probabilities (chosen
+        by measurement: as accurate, and the inputs are already nonlinear)."""
+        if self.policy_degree is not None:
+            return int(self.policy_degree)
+        features = getattr(self, "policy_features", "sensors")
+        return 2 if features.startswith("sensors") else 1
+
     def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(
-            self.policy_learner, self.policy_degree, self.max_policy_features, n_rows
+            self.policy_learner, self.policy_degree_, self.max_policy_features, n_rows
         )
 
     def _select_subsets(

@@ -685,7 +685,11 @@ def _check_policies(model: Any, dag: Any, state_columns: list[np.ndarray]) -> No
     policies = getattr(model, "policies_", None)
     if not isinstance(policies, list) or len(policies) != dag.n_states:
         raise fail("policies_", f"expected a list of {dag.n_states} node policies")
+    from .confidence import policy_input_width
+
     uses_confidence = getattr(model, "_uses_confidence", lambda k: False)
+    features = getattr(model, "policy_features", "sensors")
+    n_classes = len(getattr(model, "classes_", ()))
     for k, policy in enumerate(policies):
         where = f"policies_[{k}]"
         if not isinstance(policy, NodePolicy):
@@ -695,7 +699,9 @@ def _check_policies(model: Any, dag: Any, state_columns: list[np.ndarray]) -> No
         children = [tuple(c) for c in policy.children]
         if children != list(dag.children[k]):
             raise fail(f"{where}.children", "differ from the DAG's")
-        n_inputs = len(state_columns[k]) + (3 if uses_confidence(k) else 0)
+        n_inputs = len(state_columns[k])
+        if uses_confidence(k):
+            n_inputs = policy_input_width(n_inputs, n_classes, features)
         n_actions = 1 + len(children)
         if policy.learner is None:
             if children:

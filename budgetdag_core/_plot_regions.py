@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -80,7 +80,10 @@ def decision_regions_figure(
     Xv = check_features(X, model.spec_) if X is not None else None
     axes = _grid_axes(Xv, cols, col_names, ranges, grid)
     classes = list(getattr(model, "classes_", [None]))
-    traces = [_policy_heatmap(policy, axes, names, colors, len(classes))]
+    def predict(Z: np.ndarray) -> np.ndarray:
+        return policy.predict(model._inputs_at(Z, state))
+
+    traces = [_policy_heatmap(predict, axes, names, colors, len(classes))]
     if Xv is not None:
         reach, _ = model.node_actions(X, state)
         if reach.size > max_points:
@@ -147,13 +150,14 @@ def _grid_axes(
 
 
 def _policy_heatmap(
-    policy: Any,
+    predict: Callable[[np.ndarray], np.ndarray],
     axes: list[np.ndarray],
     names: list[str],
     colors: list[str],
     n_classes: int,
 ) -> go.Heatmap:
-    """The policy's action over the grid (one column: one band per class row)."""
+    """The policy's action over the grid (one column: one band per class row);
+    ``predict`` maps grid points (values of the state's columns) to actions."""
     A = len(names)
     scale = []
     for a, col in enumerate(colors):
@@ -175,9 +179,9 @@ def _policy_heatmap(
     if len(axes) == 2:
         gx, gy = np.meshgrid(axes[0], axes[1])
         Z = np.column_stack([gx.ravel(), gy.ravel()])
-        acts = policy.predict(Z).reshape(gx.shape)
+        acts = predict(Z).reshape(gx.shape)
         return go.Heatmap(x=axes[0], y=axes[1], z=acts, **style)
-    acts = policy.predict(axes[0].reshape(-1, 1))
+    acts = predict(axes[0].reshape(-1, 1))
     n_rows = max(n_classes, 1)
     return go.Heatmap(
         x=axes[0], y=[-0.5, n_rows - 0.5], z=np.vstack([acts, acts]), **style

@@ -106,7 +106,7 @@ def split_views(
     spec = data.spec
     # The bank's DAG: its own subsets, not a second selection.
     dag, _ = template._dag_for(bank, spec, data.Xv, data.y_enc, None, None)
-    conf = template.policy_features == "sensors+confidence"
+    conf = template.policy_features
     lm = check_loss_matrix(template.loss_matrix, len(data.classes))
     views = [
         bank_state_predictions(

@@ -19,7 +19,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .bank import ClassifierBank
-from .confidence import confidence_features
+from .confidence import model_inputs
 from .dag import SensorDAG
 from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
 from .validation import check_features, check_labels, check_sample_costs
@@ -62,8 +62,9 @@ class StatePredictions:
         Number of real sensors in each state.
     sensor_names : list of tuple of str
         The sensors of each state.
-    conf : ndarray (n, n_states, 3) or None
-        Confidence features of each state's classifier, when policies use them.
+    conf : ndarray (n, n_states, d) or None
+        What policies see of each state's classifier (``confidence.model_inputs``:
+        3 confidences, or probabilities + confidences), when they use it.
     loss : ndarray (n, n_states) or None
         Each state's stop loss on the row under the model's ``loss_matrix``
         (None without one: the 0/1 loss, see :attr:`stop_loss`).
@@ -102,7 +103,7 @@ def bank_state_predictions(
     costs: np.ndarray,
     *,
     out_of_fold: bool,
-    with_confidence: bool,
+    with_confidence: bool | str,
     split: str,
     loss_matrix: np.ndarray | None = None,
 ) -> StatePredictions:
@@ -125,12 +126,17 @@ def bank_state_predictions(
             f"bank that kept them; got {n} rows."
         )
     pred = np.empty((n, K), dtype=np.intp)
-    conf = np.empty((n, K, 3)) if with_confidence else None
+    # True: the three confidences; a string: that policy_features kind's inputs.
+    mode = "sensors+confidence" if with_confidence is True else with_confidence
+    conf = None
     for k in range(K):
         proba = bank.oof_proba_[:, k] if out_of_fold else bank.predict_proba(Xv, k)
         pred[:, k] = decide(proba, loss_matrix)
-        if conf is not None:
-            conf[:, k] = confidence_features(proba)
+        extra = model_inputs(proba, mode) if mode else None
+        if extra is not None:
+            if conf is None:
+                conf = np.empty((n, K, extra.shape[-1]))
+            conf[:, k] = extra
     member = dag.membership().astype(float)  # (K, M)
     costs = np.asarray(costs, dtype=float)
     if costs.ndim == 1:
@@ -193,7 +199,7 @@ def state_predictions(
         model.sensor_dag_,
         model.spec_.cost_vector if costs is None else costs,
         out_of_fold=out_of_fold,
-        with_confidence=getattr(model, "uses_confidence_", False),
+        with_confidence=getattr(model, "policy_features_", "sensors"),
         split=split or ("train" if out_of_fold else "test"),
         loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
     )

@@ -88,6 +88,7 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
         "bank_kind": args.bank_kind,
         "policy_features": args.policy_features,
         "max_policy_features": args.max_policy_features,
+        "stop_loss": args.stop_loss,
     }
     n_subsets = _n_subsets(args, spec)
     if n_subsets:
@@ -214,14 +215,15 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy-learner",
         default="filter_tree",
-        choices=["filter_tree", "cost_regression"],
+        choices=["filter_tree", "cost_regression", "boosted"],
         help="cost-sensitive learner at each DAG node (default: filter_tree)",
     )
     p.add_argument(
         "--policy-degree",
         type=int,
-        default=2,
-        help="polynomial degree 1-3 of the policy features (default: 2)",
+        default=None,
+        help="polynomial degree 1-3 of the policy features (default: 1 with "
+        "model inputs (proba, confidence), 2 with sensor inputs)",
     )
     p.add_argument(
         "--cv", type=int, default=5, help="folds of the out-of-fold losses (default: 5)"
@@ -246,11 +248,21 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--policy-features",
-        default="sensors",
-        choices=["sensors", "sensors+confidence"],
-        help="inputs of each node's policy: the acquired sensors' features "
-        "(the paper), or those plus the current classifier's confidence "
-        "(default: sensors)",
+        default="proba",
+        choices=["proba", "confidence", "sensors", "sensors+confidence"],
+        help="inputs of each node's policy: the current classifier's class "
+        "probabilities and confidence (proba), its confidence only, the "
+        "acquired sensors' features (sensors, the paper), or both "
+        "(default: proba)",
+    )
+    p.add_argument(
+        "--stop-loss",
+        default="auto",
+        choices=["auto", "expected", "zero_one", "soft"],
+        help="stop losses the policies learn from: expected (from calibrated "
+        "out-of-fold probabilities), zero_one (the paper), soft; auto: "
+        "zero_one with sensor inputs (sensors, sensors+confidence), else "
+        "expected (default: auto)",
     )
     p.add_argument(
         "--max-policy-features",

@@ -20,9 +20,21 @@ from .bank import (
     make_bank,
     resolve_bank_kind,
 )
-from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
+from .confidence import (
+    POLICY_FEATURES,
+    model_inputs,
+    policy_inputs,
+    uses_model_inputs,
+)
 from .dag import SensorDAG
-from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
+from .decisions import (
+    STOP_LOSSES,
+    check_loss_matrix,
+    decide,
+    encode_labels,
+    matrix_loss,
+    stop_losses,
+)
 from .graph_reduce import GraphReduceResult, graph_reduce
 from .sensors import SensorSpec
 from .validation import check_features, check_labels, check_sample_costs
@@ -56,10 +68,15 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
         33 states or more, else ``"hgb"`` (chosen by measurement, see the
         README's bank benchmark).
-    policy_learner : {"filter_tree", "cost_regression"} or learner object
-        Cost-sensitive learner at each node.
-    policy_degree : int, default=2
-        Polynomial degree (1-3) of policy features.
+    policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
+        Cost-sensitive learner at each node: the paper's filter tree of
+        logistic regressions, one ridge regression of each action's cost, or one
+        small boosted-tree regression per action (see
+        :func:`~budgetdag_core.policy.make_learner`); or any object with
+        ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
+    policy_degree : int or None, default=None
+        Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
+        inputs (the paper), 1 with the classifier's probabilities.
     cv : int, default=5
         Stratified folds of the out-of-fold losses.
     random_state : int or None
@@ -101,11 +118,40 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
         cost from 0.055 to 0.040 and from 0.047 to 0.043. See
         :func:`~budgetdag_core.select_subsets`.
-    policy_features : {"sensors", "sensors+confidence"}, default="sensors"
-        Inputs of each node's policy. ``"sensors"`` (the paper): the features of
-        the acquired sensors. ``"sensors+confidence"`` adds the top-class
-        probability, margin and entropy of the state's classifier (out-of-fold
-        at training, the refit bank at predict time; the root has none).
+    policy_features : {"proba", "confidence", "sensors", "sensors+confidence"}, \
+default="proba"
+        Inputs of each node's policy (out-of-fold at training, the bank at
+        predict time; the root sees nothing, its classifier is the same for
+        every row). ``"proba"``: the state classifier's calibrated class
+        probabilities, then its top-class probability, margin and entropy.
+        ``"confidence"``: those three only. ``"sensors"`` (the paper): the
+        features of the acquired sensors. ``"sensors+confidence"``: both. The
+        probabilities use only acquired sensors, so Theorem 2.1 still holds.
+        With ``sample_costs`` that depend on an acquired sensor's value which
+        says nothing about the class (e.g. a flag for where a sensor is free),
+        only sensor inputs let the policy see it: use ``"sensors"`` or
+        ``"sensors+confidence"``.
+    stop_loss : {"auto", "expected", "zero_one", "soft"}, default="auto"
+        The loss of stopping at a state that the policies learn from, per
+        training row (see :func:`~budgetdag_core.decisions.stop_losses`).
+        ``"zero_one"`` (the paper): the out-of-fold decision's 0/1 (or
+        ``loss_matrix``) loss. ``"expected"``: the loss the calibrated
+        out-of-fold probabilities expect of that decision (0/1: one minus the
+        top probability), a far less noisy estimate of the same risk.
+        ``"soft"``: the expected loss of a class drawn from the probabilities
+        (0/1: one minus the probability of the true class); it is not the
+        risk of the decision and misses the Bayes optimum of
+        ``tests/core/test_optimality.py`` by 0.023. ``"auto"``: ``"zero_one"``
+        with sensor inputs (``"sensors"``, ``"sensors+confidence"``: those
+        configurations stay reproducible), else ``"expected"``.
+
+    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
+    chosen on validation splits of the training data by
+    ``benchmarks/bench_policies.py`` (see the README, "Policies"): the policy
+    sees what a confidence cascade sees, and more (which classes are still in
+    play decides which sensor helps), and learns from smooth losses. The paper's
+    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
+    or ``"zero_one"``).
 
     Attributes
     ----------
@@ -139,6 +185,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
+        "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
     }
     _task = "classification"
@@ -151,7 +198,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         classifier: Any = None,
         bank_kind: str = "auto",
         policy_learner: str | Any = "filter_tree",
-        policy_degree: int = 2,
+        policy_degree: int | None = None,
         cv: int = 5,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -161,8 +208,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         subset_budget: float | None = None,
         include_all: bool = False,
         subset_scorer: Any = "ridge",
-        policy_features: str = "sensors",
+        policy_features: str = "proba",
         subset_reward: str = "soft",
+        stop_loss: str = "auto",
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -181,18 +229,34 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.subset_scorer = subset_scorer
         self.policy_features = policy_features
         self.subset_reward = subset_reward
+        self.stop_loss = stop_loss
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
         return check_loss_matrix(self.loss_matrix, n_classes)
 
     @property
+    def policy_features_(self) -> str:
+        """The kind of policy inputs (models pickled before the option: sensors)."""
+        # Models pickled before policy_features existed saw sensor values only.
+        return getattr(self, "policy_features", "sensors")
+
+    @property
     def uses_confidence_(self) -> bool:
-        """Whether the node policies also see the classifier's confidence."""
-        return self.policy_features == "sensors+confidence"
+        """Whether the node policies also see the state classifier's output."""
+        return uses_model_inputs(self.policy_features_)
 
     def _uses_confidence(self, state: int) -> bool:
         return self.uses_confidence_ and bool(len(self.state_columns_[state]))
+
+    def _node_inputs(
+        self, features: np.ndarray, extra: np.ndarray | None, state: int
+    ) -> np.ndarray:
+        """Inputs of the policy at ``state`` from the acquired ``features`` and
+        the state classifier's :func:`~budgetdag_core.confidence.model_inputs`."""
+        if not self._uses_confidence(state):
+            return features
+        return policy_inputs(features, extra, self.policy_features_)
 
     def _train_inputs(
         self, Xv: np.ndarray, bank: ClassifierBank, state_columns: list[np.ndarray]
@@ -201,15 +265,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             return super()._train_inputs(Xv, bank, state_columns)
         if not hasattr(bank, "oof_proba_"):
             raise ValueError(
-                "policy_features='sensors+confidence' needs the bank's out-of-fold "
-                "probabilities, which this (slim, saved) bank lacks: refit it."
+                f"policy_features={self.policy_features_!r} needs the bank's "
+                "out-of-fold probabilities, which this (slim, saved) bank lacks: "
+                "refit it."
             )
+        mode = self.policy_features_
 
         def inputs(k: int) -> np.ndarray:
-            conf = None
-            if len(state_columns[k]):
-                conf = confidence_features(bank.oof_proba_[:, k])
-            return policy_inputs(Xv[:, state_columns[k]], conf)
+            features = Xv[:, state_columns[k]]
+            if not len(state_columns[k]):  # the root: the same for every row
+                return features
+            return policy_inputs(
+                features, model_inputs(bank.oof_proba_[:, k], mode), mode
+            )
 
         return inputs
 
@@ -218,19 +286,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         if not self._uses_confidence(state):
             return features
         proba = self.bank_.predict_proba(Xv[rows], state)
-        return policy_inputs(features, confidence_features(proba))
+        return self._node_inputs(
+            features, model_inputs(proba, self.policy_features_), state
+        )
 
     def _route(self, Xv: np.ndarray, conf: np.ndarray | None = None) -> Any:
-        """Route all rows; ``conf`` (n, n_states, 3) are precomputed confidences
-        (e.g. out-of-fold ones), used instead of asking the bank."""
+        """Route all rows; ``conf`` (n, n_states, d) are precomputed
+        :func:`~budgetdag_core.confidence.model_inputs` (e.g. out-of-fold ones),
+        used instead of asking the bank."""
         if conf is None or not self.uses_confidence_:
             return super()._route(Xv)
 
         def inputs(k: int, rows: np.ndarray) -> np.ndarray:
             features = Xv[np.ix_(rows, self.state_columns_[k])]
-            if not self._uses_confidence(k):
-                return features
-            return policy_inputs(features, conf[rows, k])
+            return self._node_inputs(features, conf[rows, k], k)
 
         return super()._route(Xv, inputs)
 
@@ -266,8 +335,31 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         n_classes = int(y_fit.max()) + 1
         return bank.fit(Xv, y_fit, dag, spec.column_indices(), n_classes, progress)
 
+    @property
+    def stop_loss_(self) -> str:
+        """The stop loss the policies learn from (``"auto"`` resolved)."""
+        # Models pickled before stop_loss existed learned from 0/1 losses.
+        kind = getattr(self, "stop_loss", "zero_one")
+        if kind != "auto":
+            return kind
+        sensors = self.policy_features_.startswith("sensors")
+        return "zero_one" if sensors else "expected"
+
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
-        return bank.oof_losses(y_fit, self._check_loss_matrix(bank.n_classes_))
+        lm = self._check_loss_matrix(bank.n_classes_)
+        kind = self.stop_loss_
+        if kind == "zero_one":
+            return bank.oof_losses(y_fit, lm)
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                f"stop_loss={kind!r} needs the bank's out-of-fold probabilities, "
+                "which this (slim, saved) bank lacks: refit it."
+            )
+        proba = bank.oof_proba_
+        out = np.empty(proba.shape[:2])
+        for k in range(proba.shape[1]):  # one state at a time: float64 copies
+            out[:, k] = stop_losses(proba[:, k], y_fit, lm, kind)
+        return out
 
     def graph_reduce_record(
         self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None

@@ -7,6 +7,7 @@ their out-of-fold losses, and users can call it with a loss table of their own
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
+from threadpoolctl import ThreadpoolController
 
 from ._progress import Progress
 from .dag import SensorDAG
@@ -88,6 +90,11 @@ class ConstantAction:
         return np.full(len(Z), self.action, dtype=np.intp)
 
 
+@functools.cache
+def _controller() -> ThreadpoolController:
+    return ThreadpoolController()  # inspecting the libraries once per process
+
+
 def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
     """Fit a node's learner; fall back to the best single action if that is better.
 
@@ -96,8 +103,11 @@ def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarr
     that of always acquiring every sensor (approximate learners can otherwise
     lose a little at each node).
     """
-    fitted = clone(learner).fit(Z, C)
-    actions = np.asarray(fitted.predict(Z), dtype=np.intp)
+    # Node problems are small: OpenMP/BLAS threads only add overhead (and
+    # spin-waiting on a busy machine), and nodes run in parallel via n_jobs.
+    with _controller().limit(limits=1):
+        fitted = clone(learner).fit(Z, C)
+        actions = np.asarray(fitted.predict(Z), dtype=np.intp)
     totals = C.sum(axis=0)
     best = int(np.argmin(totals))
     learned = C[np.arange(len(C)), actions].sum()

@@ -17,6 +17,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -51,12 +52,34 @@ def policy_feature_cap(max_features: int, n_rows: int) -> int:
     return max(1, min(int(max_features), MAX_POLICY_VALUES // max(int(n_rows), 1)))
 
 
+#: Named node learners of ``policy_learner``.
+POLICY_LEARNERS = ("filter_tree", "cost_regression", "boosted")
+
+
+def boosted_regressor() -> HistGradientBoostingRegressor:
+    """The node regressor of ``policy_learner="boosted"``: small, fixed rounds
+    (no early stopping, so no random validation split: deterministic)."""
+    return HistGradientBoostingRegressor(
+        max_iter=60,
+        learning_rate=0.1,
+        max_leaf_nodes=15,
+        min_samples_leaf=40,
+        early_stopping=False,
+        random_state=0,
+    )
+
+
 def make_learner(
     policy_learner: Any, degree: int, max_features: int, n_rows: int | None = None
 ) -> Any:
     """The cost-sensitive learner named by ``policy_learner`` (or the object).
 
-    With ``n_rows`` the feature cap follows :func:`policy_feature_cap`.
+    ``"filter_tree"``: the paper's tournament of logistic regressions on
+    degree-``degree`` polynomial features; ``"cost_regression"``: one ridge
+    regression of each action's cost-to-go; ``"boosted"``: one boosted-tree
+    regression (:func:`boosted_regressor`) of each action's cost-to-go on the
+    raw inputs (CSOAA). With ``n_rows`` the feature cap follows
+    :func:`policy_feature_cap`.
     """
     if n_rows is not None:
         max_features = policy_feature_cap(max_features, n_rows)
@@ -64,6 +87,8 @@ def make_learner(
         return FilterTree(degree, max_features=max_features)
     if policy_learner == "cost_regression":
         return CostRegression(degree, max_features=max_features)
+    if policy_learner == "boosted":
+        return CostRegression(1, estimator=boosted_regressor())
     return policy_learner
 
 
@@ -93,6 +118,14 @@ class PolicyRoutingMixin:
     def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
         """What the policy of ``state`` sees for ``rows``: its sensors' columns."""
         return Xv[np.ix_(rows, self.state_columns_[state])]
+
+    def _inputs_at(self, Z: np.ndarray, state: int) -> Any:
+        """Policy inputs at ``state`` for rows whose state columns are ``Z``
+        (other columns are never read: they are not acquired there)."""
+        Z = np.asarray(Z, dtype=float).reshape(len(Z), -1)
+        Xv = np.zeros((len(Z), len(self.spec_.columns)))
+        Xv[:, self.state_columns_[state]] = Z
+        return self._policy_inputs(Xv, state, np.arange(len(Z)))
 
     def _route(
         self,
@@ -260,7 +293,7 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         "subsets": [list, None],
         "cost_scale": [Interval(Real, 0, None, closed="left")],
         "policy_learner": [
-            StrOptions({"filter_tree", "cost_regression"}),
+            StrOptions(set(POLICY_LEARNERS)),
             HasMethods(["fit", "predict"]),
         ],
         "policy_degree": [Interval(Integral, 1, 3, closed="both")],

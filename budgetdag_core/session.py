@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .confidence import confidence_features, policy_inputs
+from .confidence import model_inputs
 from .graph_reduce import STOP
 from .validation import MAX_ABS_VALUE
 
@@ -73,7 +73,8 @@ class PolicySession:
         if not self.model._uses_confidence(state):
             return features
         proba = self.model.bank_.predict_proba(self._row.reshape(1, -1), state)
-        return policy_inputs(features, confidence_features(proba))
+        extra = model_inputs(proba, self.model.policy_features_)
+        return self.model._node_inputs(features, extra, state)
 
     def next_sensor(self) -> str | None:
         """The sensor to acquire next, or ``None`` to stop and classify."""

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import Ridge
 
 from ._base import PolicyFeatures, constant_action
 
 
 class CostRegression(BaseEstimator):
-    """Cost-sensitive classifier by one ridge regression per action (one solve).
+    """Cost-sensitive classifier by one regression of each action's cost (CSOAA).
 
-    Fast, and exact when costs are linear in the policy features; the filter tree
-    is the consistent choice of the paper.
+    By default one ridge regression for all actions (one solve): fast, and exact
+    when costs are linear in the policy features; the filter tree is the
+    consistent choice of the paper. With ``estimator`` (e.g.
+    ``HistGradientBoostingRegressor``) one clone is fitted per action, so costs
+    may be any function the regressor can learn.
 
     Parameters
     ----------
@@ -25,14 +28,23 @@ class CostRegression(BaseEstimator):
         Ridge penalty on standardised features.
     max_features : int
         Cap on the expanded feature count.
+    estimator : regressor, optional
+        Cloned once per action instead of the shared ridge regression (``alpha``
+        is then unused). Tree models need no polynomial map: use ``degree=1``.
+        Actions whose cost is the same on every row get no model.
     """
 
     def __init__(
-        self, degree: int = 2, alpha: float = 1.0, max_features: int = 1000
+        self,
+        degree: int = 2,
+        alpha: float = 1.0,
+        max_features: int = 1000,
+        estimator: Any = None,
     ) -> None:
         self.degree = degree
         self.alpha = alpha
         self.max_features = max_features
+        self.estimator = estimator
 
     def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
         C = np.asarray(C, dtype=float)
@@ -44,7 +56,16 @@ class CostRegression(BaseEstimator):
         self.constant_ = None
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
-        self.model_ = Ridge(alpha=self.alpha).fit(F, C)
+        if getattr(self, "estimator", None) is None:
+            self.model_ = Ridge(alpha=self.alpha).fit(F, C)
+            return self
+        # One regressor per action; a constant column needs none (its mean).
+        self.model_ = [
+            float(C[0, a]) if np.ptp(C[:, a]) == 0 else clone(self.estimator).fit(
+                F, C[:, a]
+            )
+            for a in range(self.n_actions_)
+        ]
         return self
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
@@ -52,5 +73,14 @@ class CostRegression(BaseEstimator):
         n = Z.shape[0]
         if self.constant_ is not None:
             return np.full(n, self.constant_, dtype=np.intp)
-        pred = self.model_.predict(self.features_.transform(Z.reshape(n, -1)))
+        F = self.features_.transform(Z.reshape(n, -1))
+        if isinstance(self.model_, list):
+            pred = np.column_stack(
+                [
+                    np.full(n, m) if isinstance(m, float) else m.predict(F)
+                    for m in self.model_
+                ]
+            )
+        else:
+            pred = self.model_.predict(F)
         return np.argmin(pred.reshape(n, -1), axis=1).astype(np.intp)

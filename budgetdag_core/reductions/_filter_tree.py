@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ._base import PolicyFeatures, constant_action
 
 
-def _decision(model: LogisticRegression, F: np.ndarray) -> np.ndarray:
-    """``model.decision_function(F)`` without re-validating ``F`` at every node."""
-    return F @ model.coef_[0] + model.intercept_[0]
+def _decision(model: Any, F: np.ndarray) -> np.ndarray:
+    """Positive where the node's model says "right wins".
+
+    For the built-in logistic regression this is ``decision_function(F)``
+    without re-validating ``F`` at every node; any other binary classifier
+    (``FilterTree(estimator=...)``) is asked for its predicted label.
+    """
+    if isinstance(model, LogisticRegression):
+        return F @ model.coef_[0] + model.intercept_[0]
+    return np.where(np.asarray(model.predict(F)).astype(bool), 1.0, -1.0)
 
 
 @dataclass
@@ -25,7 +32,7 @@ class _Node:
 
     left: _Node | int
     right: _Node | int
-    model: LogisticRegression | None = None
+    model: Any | None = None
     constant: bool = False  # used when model is None
     # The model's decision on the scaled inputs (PolicyFeatures.fold), so that
     # prediction needs no expanded feature matrix.
@@ -50,6 +57,20 @@ class FilterTree(BaseEstimator):
         Cap on the expanded feature count (see ``effective_degree``).
     max_iter : int
         Iterations of each logistic regression.
+    estimator : binary classifier, optional
+        Cloned at every internal node instead of the logistic regression (must
+        accept ``sample_weight``), e.g. ``HistGradientBoostingClassifier``; then
+        ``C`` and ``max_iter`` are unused. Tree models need no polynomial map:
+        pair them with ``degree=1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.linspace(0, 2, 80).reshape(-1, 1)
+    >>> C = np.column_stack([z[:, 0] > 1, z[:, 0] <= 1]).astype(float)
+    >>> tree = FilterTree(degree=1, C=100.0).fit(z, C)
+    >>> bool((tree.predict(z) == (z[:, 0] > 1)).mean() > 0.9)
+    True
     """
 
     def __init__(
@@ -58,11 +79,13 @@ class FilterTree(BaseEstimator):
         C: float = 1.0,
         max_features: int = 1000,
         max_iter: int = 100,
+        estimator: Any = None,
     ) -> None:
         self.degree = degree
         self.C = C
         self.max_features = max_features
         self.max_iter = max_iter
+        self.estimator = estimator
 
     def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
         C = np.asarray(C, dtype=float)
@@ -82,6 +105,8 @@ class FilterTree(BaseEstimator):
         """Fold every node's model onto the scaled inputs; False if impossible."""
         if isinstance(node, int):
             return True
+        if node.model is not None and not isinstance(node.model, LogisticRegression):
+            return False
         if node.model is not None and getattr(node, "folded", None) is None:
             node.folded = self.features_.fold(
                 node.model.coef_[0], node.model.intercept_[0]
@@ -124,15 +149,20 @@ class FilterTree(BaseEstimator):
             right_wins = np.full(len(F), node.constant)
         else:
             w = weight[keep] / weight[keep].mean()
-            model = LogisticRegression(
-                C=self.C, max_iter=self.max_iter, solver="newton-cholesky"
-            )
+            model = self._node_model()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 model.fit(F[keep], label[keep], sample_weight=w)
             node.model = model
             right_wins = _decision(model, F) > 0
         return node, np.where(right_wins, win_right, win_left)
+
+    def _node_model(self) -> Any:
+        if getattr(self, "estimator", None) is not None:
+            return clone(self.estimator)
+        return LogisticRegression(
+            C=self.C, max_iter=self.max_iter, solver="newton-cholesky"
+        )
 
     def _predict_node(self, node: _Node | int, F: np.ndarray) -> np.ndarray:
         if isinstance(node, int):

@@ -154,9 +154,10 @@ def test_sklearn_conventions(synth) -> None:
     X, y, spec = synth
     model = BudgetDAGClassifier(spec, cost_scale=0.2, cv=3)
     params = model.get_params()
-    assert params["cost_scale"] == 0.2 and params["policy_degree"] == 2
+    # policy_degree None: resolved at fit (1 on the default probability inputs).
+    assert params["cost_scale"] == 0.2 and params["policy_degree"] is None
     copy = clone(model).set_params(policy_degree=1)
-    assert copy.policy_degree == 1 and model.policy_degree == 2
+    assert copy.policy_degree == 1 and model.policy_degree is None
     assert copy.fit(X, y) is copy
     assert not hasattr(model, "policies_")
 

@@ -48,7 +48,12 @@ def _same_policies(ltp, model, X):
 def test_reproduces_the_estimators_policies_from_its_oof_losses(data, learner):
     X, y, spec = data
     model = BudgetDAGClassifier(
-        spec, cost_scale=0.5, policy_learner=learner, cv=3, random_state=0
+        spec,
+        cost_scale=0.5,
+        policy_learner=learner,
+        cv=3,
+        random_state=0,
+        policy_features="sensors",  # what a loss-table policy sees
     ).fit(X, y)
     _, y_enc = np.unique(y, return_inverse=True)
     losses = model.bank_.oof_losses(y_enc)
@@ -64,7 +69,13 @@ def test_reproduces_a_subset_dag_estimator(data):
     X, y, spec = data
     flat = SensorSpec.per_column(list(X.columns), cost=0.01)
     model = BudgetDAGClassifier(
-        flat, cost_scale=0.3, n_subsets=3, subset_budget=4, cv=3, random_state=0
+        flat,
+        cost_scale=0.3,
+        n_subsets=3,
+        subset_budget=4,
+        cv=3,
+        random_state=0,
+        policy_features="sensors",  # what a loss-table policy sees
     ).fit(X, y)
     _, y_enc = np.unique(y, return_inverse=True)
     subsets = [list(s) for s in model.subset_selection_.subsets]

@@ -14,6 +14,7 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
@@ -113,27 +114,50 @@ def test_problem_is_adaptive() -> None:
     assert bayes_value(()) < best_fixed_subset_loss() - 0.01
 
 
-def fit(n: int, seed: int) -> BudgetDAGClassifier:
+#: The paper's policies (filter tree on sensor values, 0/1 stop losses) and the
+#: estimator's defaults (policy inputs from the state classifier, soft losses).
+CONFIGS = {
+    "paper": {
+        "policy_learner": "filter_tree",
+        "policy_features": "sensors",
+        "stop_loss": "zero_one",
+        "policy_degree": 3,
+    },
+    "default": {},
+}
+
+
+def fit(n: int, seed: int, config: str = "paper", bank=None) -> BudgetDAGClassifier:
     X, y = sample(n, seed)
     return BudgetDAGClassifier(
         SPEC,
         cost_scale=1.0,
         classifier=DecisionTreeClassifier(random_state=0),
-        policy_degree=3,
         cv=5,
         random_state=seed,
-    ).fit(X, y)
+        **CONFIGS[config],
+    ).fit(X, y, bank=bank)
 
 
-def test_learned_policy_approaches_bayes_optimum() -> None:
+@cache
+def gap_table() -> dict[str, np.ndarray]:
+    """Excess expected loss over the Bayes optimum, per config, seed and size
+    (one bank per seed and size, shared by both configurations)."""
     bayes = bayes_value(())
     sizes = (40, 300, 30000)
-    gaps = np.array(
-        [
-            [exact_expected_loss(fit(n, seed)) - bayes for n in sizes]
-            for seed in range(6)
-        ]
-    )
+    gaps = {name: np.zeros((6, len(sizes))) for name in CONFIGS}
+    for seed in range(6):
+        for j, n in enumerate(sizes):
+            paper = fit(n, seed, "paper")
+            gaps["paper"][seed, j] = exact_expected_loss(paper) - bayes
+            default = fit(n, seed, "default", bank=paper.bank_)
+            gaps["default"][seed, j] = exact_expected_loss(default) - bayes
+    return gaps
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_learned_policy_approaches_bayes_optimum(config: str) -> None:
+    gaps = gap_table()[config]
     # No policy beats the Bayes optimum (up to float error) ...
     assert gaps.min() > -1e-9
     # ... small samples fall short of it, and the gap closes as data grows.
@@ -143,9 +167,10 @@ def test_learned_policy_approaches_bayes_optimum() -> None:
     assert gaps[:, -1].max() < 0.002, gaps
 
 
-def test_learned_policy_is_adaptive() -> None:
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_learned_policy_is_adaptive(config: str) -> None:
     """With enough data, different examples take different paths."""
     grid = list(itertools.product(*(VALUES[m] for m in SENSORS)))
     a, b, c = (np.array(v) for v in zip(*grid, strict=True))
-    paths = set(fit(30000, 0).trace(encode(a, b, c))["acquired"])
+    paths = set(fit(30000, 0, config).trace(encode(a, b, c))["acquired"])
     assert len(paths) >= 2, paths

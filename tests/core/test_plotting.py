@@ -24,6 +24,8 @@ from budgetdag_core import (
     tradeoff_figure,
 )
 from budgetdag_core._dag_layout import abbreviate, state_label, thin_labels
+from budgetdag_core.baselines import state_predictions
+from budgetdag_core.decisions import stop_losses
 from budgetdag_core.plotting import lower_hull
 
 
@@ -358,8 +360,12 @@ def test_cost_tables_reproduce_graph_reduce(toy) -> None:
     model, demo = toy
     tables, ctg, actions = cost_tables(model, demo.X_train, demo.y_train)
     np.testing.assert_allclose(ctg[:, 0], model.train_cost_to_go_)
-    # The learned actions route the training rows exactly as the model does.
-    tr = model.trace(demo.X_train)
+    # The learned actions route the training rows exactly as the model does on
+    # the inputs it learned from (out-of-fold probabilities with the default
+    # policy_features="proba"; the refit bank would give others on these rows).
+    oof = state_predictions(model, demo.X_train, demo.y_train, out_of_fold=True)
+    stops = model._route(oof.Xv, conf=oof.conf).stop_state
+    tr = pd.DataFrame({"stop_state": stops})
     state = np.zeros(len(tr), dtype=int)
     for _ in range(model.sensor_dag_.n_sensors + 1):
         act = actions[np.arange(len(tr)), state]
@@ -392,14 +398,25 @@ def test_graph_reduce_steps(toy) -> None:
         assert len(frame) == 4 and step.actions[0] == "stop"
         assert list(frame.columns[: len(step.actions)]) == step.actions
         rows = frame.index.to_numpy()
-        # Stop costs the out-of-fold 0/1 loss; the policy's pick is reported.
-        np.testing.assert_array_equal(
-            frame["stop"], (oof[rows, step.state] != y[rows]).astype(float)
+        # Stop costs the model's out-of-fold stop loss (by default the expected
+        # loss of the calibrated probabilities; with policy_features="sensors"
+        # the 0/1 loss of oof[rows]); the policy's pick on its training inputs
+        # is reported.
+        np.testing.assert_allclose(
+            frame["stop"],
+            stop_losses(
+                model.bank_.oof_proba_[rows, step.state],
+                np.searchsorted(model.classes_, y[rows]),
+                kind=model.stop_loss_,
+            ),
+            rtol=1e-6,
         )
-        cols = model.state_columns_[step.state]
-        picked = model.policies_[step.state].predict(
-            demo.X_train.to_numpy()[np.ix_(rows, cols)]
+        if model.stop_loss_ == "zero_one":
+            assert (frame["stop"] == (oof[rows, step.state] != y[rows])).all()
+        inputs = model._train_inputs(
+            model._features(demo.X_train), model.bank_, model.state_columns_
         )
+        picked = model.policies_[step.state].predict(inputs(step.state)[rows])
         assert list(frame["picked"]) == [step.actions[a] for a in picked]
         values = frame[step.actions].to_numpy()
         np.testing.assert_allclose(
@@ -435,7 +452,10 @@ def test_decision_regions(toy) -> None:
     z = np.asarray(heat.z)
     assert z.shape == (40, 40)
     gx, gy = np.meshgrid(heat.x, heat.y)
-    expected = model.policies_[two].predict(np.column_stack([gx.ravel(), gy.ravel()]))
+    # The policy's action at each grid point, from the inputs it sees there (the
+    # state classifier's probabilities with the default policy_features).
+    grid_points = np.column_stack([gx.ravel(), gy.ravel()])
+    expected = model.policies_[two].predict(model._inputs_at(grid_points, two))
     np.testing.assert_array_equal(z.ravel(), expected)
     assert list(heat.colorbar.ticktext) == ["stop", "acquire precise"]
     flow = model.flow(demo.X_train)

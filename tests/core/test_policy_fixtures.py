@@ -81,10 +81,19 @@ def test_a_model_pickled_before_newer_parameters_loads_with_their_old_meaning():
         cv=3,
         random_state=0,
         classifier=LogisticRegression(),
+        # What a model of that time was: sensor inputs, 0/1 stop losses.
+        policy_features="sensors",
+        stop_loss="zero_one",
     ).fit(demo.X_train, demo.y_train)
     bundle = policy_bundle(model)
     old = bundle["model"] = pickle.loads(pickle.dumps(bundle["model"]))
-    for name in ("bank_kind", "policy_features", "subset_reward", "loss_matrix"):
+    for name in (
+        "bank_kind",
+        "policy_features",
+        "subset_reward",
+        "loss_matrix",
+        "stop_loss",
+    ):
         delattr(old, name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PolicyVersionWarning)
@@ -94,6 +103,7 @@ def test_a_model_pickled_before_newer_parameters_loads_with_their_old_meaning():
     assert params["policy_features"] == "sensors"
     assert params["subset_reward"] == "correct"
     assert params["loss_matrix"] is None
+    assert params["stop_loss"] == "zero_one"
     np.testing.assert_array_equal(
         loaded.predict(demo.X_test), model.predict(demo.X_test)
     )

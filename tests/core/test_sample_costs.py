@@ -28,7 +28,16 @@ def _problem(n: int = 400, seed: int = 0):
 
 
 def _model(spec, **kw):
-    params = {"cost_scale": 1.0, "policy_degree": 1, "cv": 3, "random_state": 0}
+    # Sensor-value inputs: the costs depend on an observed sensor ("flag") that
+    # says nothing about the class, so only a policy that sees sensor values can
+    # know where "strong" is free (the default probability inputs cannot).
+    params = {
+        "cost_scale": 1.0,
+        "policy_degree": 1,
+        "cv": 3,
+        "random_state": 0,
+        "policy_features": "sensors",
+    }
     return BudgetDAGClassifier(spec, **{**params, **kw})
 
 

@@ -1,0 +1,316 @@
+"""Which learned policy beats the confidence cascade? Candidate configurations
+(node learner x policy inputs x stop loss) against the cascade and the
+fixed-subset hull, read at 25/50/75 % of the all-sensor cost.
+
+    PYTHONPATH=. python benchmarks/bench_policies.py landsat letter pima \
+        [--configs paper ft-proba-expected ...] [--out benchmarks/results/x.md]
+
+Data files are found as in ``run_all.py``; from a worktree outside the main
+checkout set ``BUDGETDAG_DATA=/work/shared/datasets``. shuttle (512 states) is
+supported but was not run (its bank takes long on a shared 2-core machine).
+
+For each dataset there is a validation problem (bank and policies fitted on 75 %
+of the TRAIN rows, evaluated on the other 25 %; pima: 5 seeded splits) and the
+test problem (fitted on all training rows, evaluated on the test split). The
+configuration is chosen on validation numbers only; test numbers are reported.
+The bank of a problem is fitted once (cached on disk, see
+``_policy_problems.py``) and reused by every configuration and cost scale.
+
+Every curve is read on the lower convex hull of its own points (cost, error):
+the DAG's points over a grid of cost scales, the cascade's over thresholds, the
+fixed subsets' (every DAG state's classifier for all rows).
+
+The cascade (issue 14): sensors (DAG units) in one order, chosen greedily on
+out-of-fold error decrease per unit cost; stop at the first state whose
+classifier's top-class probability reaches tau; tau swept over quantiles of the
+out-of-fold confidences. Same bank and cost accounting as the DAG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
+
+from _policy_problems import Problem, bank_params, cached_bank, problems  # noqa: E402
+
+from budgetdag_core import BudgetDAGClassifier  # noqa: E402
+from budgetdag_core._sweep import check_fit_data  # noqa: E402
+from budgetdag_core.baselines import (  # noqa: E402
+    StatePredictions,
+    bank_state_predictions,
+    curve_at,
+    dag_point,
+    lower_convex_hull,
+)
+from budgetdag_core.decisions import encode_labels  # noqa: E402
+
+FRACTIONS = (0.25, 0.5, 0.75)
+
+#: name -> estimator parameters of a candidate policy configuration.
+CONFIGS: dict[str, dict] = {
+    "paper": {},  # filter_tree, sensors, 0/1 stop losses, degree 2
+    "ft-sensors+conf": {"policy_features": "sensors+confidence"},
+    "ft-conf": {"policy_features": "confidence"},
+    "ft-conf-soft": {"policy_features": "confidence", "stop_loss": "soft"},
+    "ft-conf-expected": {"policy_features": "confidence", "stop_loss": "expected"},
+    "ft-proba": {"policy_features": "proba"},
+    "ft-proba-soft": {"policy_features": "proba", "stop_loss": "soft"},
+    "ft-proba-expected": {"policy_features": "proba", "stop_loss": "expected"},
+    "ft1-proba-expected": {
+        "policy_features": "proba",
+        "stop_loss": "expected",
+        "policy_degree": 1,
+    },
+    "csr-proba-expected": {
+        "policy_learner": "cost_regression",
+        "policy_features": "proba",
+        "stop_loss": "expected",
+    },
+    "boost-proba-expected": {
+        "policy_learner": "boosted",
+        "policy_features": "proba",
+        "stop_loss": "expected",
+    },
+    "boost-proba": {"policy_learner": "boosted", "policy_features": "proba"},
+}
+
+
+# ------------------------------------------------------------------ readouts
+def hull_at(cost: np.ndarray, error: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Error of the lower convex hull of the points at costs ``at``."""
+    cost, error = np.asarray(cost, float), np.asarray(error, float)
+    idx = lower_convex_hull(cost, error)
+    return curve_at(cost[idx], error[idx], at)
+
+
+# ------------------------------------------------------------------- cascade
+def cascade_order(train: StatePredictions, dag) -> list[int]:
+    """States of a greedy chain from the root: each step adds the unit with the
+    largest out-of-fold error decrease per unit of cost (ties: cheapest)."""
+    err = (~train.correct).mean(axis=0)
+    cost = train.costs.mean(axis=0)
+    chain = [0]
+    while dag.children[chain[-1]]:
+        k = chain[-1]
+        best = max(
+            dag.children[k],
+            key=lambda uc: (
+                (err[k] - err[uc[1]]) / max(cost[uc[1]] - cost[k], 1e-12),
+                -cost[uc[1]],
+            ),
+        )
+        chain.append(best[1])
+    return chain
+
+
+def cascade_points(
+    train: StatePredictions,
+    evalv: StatePredictions,
+    chain: list[int],
+    top_train: np.ndarray,
+    top_eval: np.ndarray,
+    n_tau: int = 60,
+) -> pd.DataFrame:
+    """(avg_cost, error) of the cascade on ``evalv`` for thresholds tau."""
+    qs = np.quantile(top_train[:, chain[1:]], np.linspace(0, 1, n_tau))
+    taus = np.unique(np.concatenate([[0.0], qs, [1.01]]))
+    rows = np.arange(evalv.n_samples)
+    conf = top_eval[:, chain]  # (n, len(chain))
+    out = []
+    for tau in taus:
+        ok = conf >= tau
+        ok[:, -1] = True
+        stop = np.asarray(chain)[ok.argmax(axis=1)]
+        out.append(
+            {
+                "tau": tau,
+                "avg_cost": float(evalv.costs[rows, stop].mean()),
+                "error": float((evalv.pred[rows, stop] != evalv.y).mean()),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+# ---------------------------------------------------------------- one problem
+def views(p: Problem, bank, dag) -> tuple[StatePredictions, StatePredictions]:
+    """Out-of-fold training view and evaluation view, with probabilities +
+    confidences as ``conf`` (the "proba" inputs; the last 3 are confidences)."""
+    template = BudgetDAGClassifier(p.spec, **bank_params(p))
+    data = check_fit_data(template, p.X_fit, p.y_fit, None)
+    train = bank_state_predictions(
+        bank,
+        data.Xv,
+        data.y_enc,
+        dag,
+        data.costs,
+        out_of_fold=True,
+        with_confidence="proba",
+        split="train",
+    )
+    Xe = p.X_eval[list(p.spec.columns)].to_numpy(float)
+    evalv = bank_state_predictions(
+        bank,
+        Xe,
+        encode_labels(p.y_eval, data.classes),
+        dag,
+        data.costs,
+        out_of_fold=False,
+        with_confidence="proba",
+        split="eval",
+    )
+    return train, evalv
+
+
+def view_for(sp: StatePredictions, mode: str) -> StatePredictions:
+    if mode in ("confidence", "sensors+confidence"):
+        return dataclasses.replace(sp, conf=sp.conf[..., -3:])
+    if mode == "sensors":
+        return dataclasses.replace(sp, conf=None)
+    return sp
+
+
+def run_problem(p: Problem, configs: list[str], cache_dir: Path, n_scales: int):
+    bank = cached_bank(p, cache_dir)
+    params = bank_params(p)
+    ref = BudgetDAGClassifier(p.spec, cost_scale=1e9, **params).fit(
+        p.X_fit, p.y_fit, bank=bank
+    )
+    dag = ref.sensor_dag_
+    train, evalv = views(p, bank, dag)
+    all_cost = float(evalv.costs[:, -1].mean())
+    at = np.array(FRACTIONS) * all_cost
+    rows = []
+
+    def record(method: str, pts: pd.DataFrame, seconds: float = 0.0) -> None:
+        errs = hull_at(pts["avg_cost"], pts["error"], at)
+        rows.append(
+            {
+                "dataset": p.dataset,
+                "role": p.role,
+                "seed": p.seed,
+                "method": method,
+                **{f"e{int(f * 100)}": e for f, e in zip(FRACTIONS, errs, strict=True)},
+                "n_points": len(pts),
+                "seconds": seconds,
+                "all_err": float((evalv.pred[:, -1] != evalv.y).mean()),
+            }
+        )
+
+    fixed = pd.DataFrame(
+        {
+            "avg_cost": evalv.costs.mean(axis=0),
+            "error": (~evalv.correct).mean(axis=0),
+        }
+    )
+    record("hull", fixed)
+    chain = cascade_order(train, dag)
+    top_train, top_eval = train.conf[..., -3], evalv.conf[..., -3]
+    record("cascade", cascade_points(train, evalv, chain, top_train, top_eval))
+
+    low, high = check_fit_data(ref, p.X_fit, p.y_fit, None).scale_range()
+    for name in configs:
+        cfg = CONFIGS[name]
+        mode = cfg.get("policy_features", "sensors")
+        sp, sp_train = view_for(evalv, mode), view_for(train, mode)
+        t0 = time.perf_counter()
+        pts = sweep(p, bank, params, cfg, sp, sp_train, low, high, n_scales)
+        seconds = (time.perf_counter() - t0) / len(pts)
+        record(name, pd.DataFrame(pts), seconds)
+    for r in rows:
+        print(
+            f"  {p.tag:16s} {r['method']:22s} "
+            + " ".join(f"{r[c]:.4f}" for c in ("e25", "e50", "e75", "all_err"))
+            + f" {r['seconds']:.2f}s",
+            flush=True,
+        )
+    return rows
+
+
+def sweep(p, bank, params, cfg, sp, sp_train, low, high, n_scales) -> list[dict]:
+    """DAG points over cost scales: a geometric grid, then scales placed in the
+    widest gaps of the TRAINING (out-of-fold) curve's average cost, so the
+    curve has points where it moves (the evaluation rows are not looked at)."""
+    n_grid = max(3, n_scales // 2)
+    scales = [0.0, *np.geomspace(low, high, n_grid - 1)]
+    done: dict[float, tuple[dict, dict]] = {}
+
+    def point(s: float) -> None:
+        model = BudgetDAGClassifier(p.spec, cost_scale=float(s), **params, **cfg)
+        model.fit(p.X_fit, p.y_fit, bank=bank)
+        done[s] = (dag_point(model, sp), dag_point(model, sp_train))
+
+    for s in scales:
+        point(s)
+    while len(done) < n_scales:
+        order = sorted(done)
+        costs = [done[s][1]["avg_cost"] for s in order]
+        gaps = [abs(a - b) for a, b in zip(costs, costs[1:], strict=False)]
+        i = int(np.argmax(gaps))
+        lo, hi = order[i], order[i + 1]
+        point(float(np.sqrt(lo * hi)) if lo > 0 else hi / 4)
+    return [done[s][0] for s in sorted(done)]
+
+
+def summarise(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean over seeds per (dataset, role, method)."""
+    cols = ["e25", "e50", "e75", "all_err", "seconds"]
+    return frame.groupby(["dataset", "role", "method"], sort=False)[cols].mean()
+
+
+def main() -> None:
+    warnings.filterwarnings("ignore")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("datasets", nargs="*")
+    parser.add_argument("--configs", nargs="*", default=list(CONFIGS))
+    parser.add_argument("--roles", nargs="*", default=["val", "test"])
+    parser.add_argument("--n-scales", type=int, default=14)
+    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/h4_banks"))
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--from-csv",
+        nargs="*",
+        type=Path,
+        default=None,
+        help="only combine the per-problem rows of earlier runs (their .csv)",
+    )
+    args = parser.parse_args()
+    if args.from_csv:
+        frame = pd.concat([pd.read_csv(f) for f in args.from_csv], ignore_index=True)
+    else:
+        rows = []
+        for name in args.datasets:
+            for p in problems(name):
+                if p.role in args.roles:
+                    rows.extend(
+                        run_problem(p, args.configs, args.cache_dir, args.n_scales)
+                    )
+        frame = pd.DataFrame(rows)
+    table = summarise(frame)
+    text = table.round(4).to_string()
+    print(text)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(args.out.with_suffix(".csv"), index=False)
+        args.out.write_text(
+            "Policy configurations vs cascade and fixed-subset hull: error on the "
+            "lower convex hull at 25/50/75 % of the all-sensor cost "
+            "(role val: 25 % of TRAIN held out, used to choose; role test: "
+            "reported). seconds: mean policy fit per cost scale (bank reused).\n\n"
+            + text
+            + "\n"
+        )
+
+
+if __name__ == "__main__":
+    main()
