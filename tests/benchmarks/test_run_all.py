@@ -30,7 +30,7 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     methods = set(curve["method"])
     assert {
         "dag",
-        "dag_conf",
+        "dag_paper",
         "fixed",
         "hull",
         "all_sensors",
