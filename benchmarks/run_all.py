@@ -5,7 +5,8 @@
 For each dataset (letter, pima, landsat: full DAG; spam, dna, shuttle: many
 sensors or many states) on its test split: the DAG curve (``tradeoff_curve``),
 the confidence-aware variant, every fixed subset and their lower hull, all
-sensors, the oracle, and LightGBM's cost-efficient gradient boosting (CEGB) with
+sensors, the oracle, the confidence cascade (``budgetdag_core.cascade``, from
+the same bank), and LightGBM's cost-efficient gradient boosting (CEGB) with
 the same cost accounting (see ``_cegb.py``); fit time, sweep time, prediction
 throughput and peak memory. Each dataset runs in its own process, so its peak
 memory (``ru_maxrss``) is its own and a failure does not stop the others.
@@ -83,6 +84,7 @@ def choose_degree(
             y_test=yv,
             bank=bank,
             policy_degree=degree,
+            cascade=False,  # only the DAG's curve chooses the degree
             **params,
         )
         f = res.frame[res.frame["split"] == "test"]
@@ -164,6 +166,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
         y_test=d.y_test,
         bank=bank,
         policy_features="sensors+confidence",
+        cascade=False,  # the same bank's cascade is already in res
         **params,
     )
     conf_sweep_s = time.perf_counter() - t0

@@ -5,6 +5,7 @@ from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
 from .baselines import baseline_points, lower_convex_hull, oracle_frontier
 from .budget import BudgetReport, fit_for_budget
+from .cascade import ConfidenceCascade, cascade_points, fit_cascade
 from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
@@ -47,6 +48,7 @@ __all__ = [
     "BudgetDAGRegressor",
     "BudgetReport",
     "ClassifierBank",
+    "ConfidenceCascade",
     "MaskedBank",
     "CostRegression",
     "DEMOS",
@@ -66,6 +68,7 @@ __all__ = [
     "__version__",
     "action_names",
     "baseline_points",
+    "cascade_points",
     "clicked_states",
     "cost_tables",
     "dag_figure",
@@ -73,6 +76,7 @@ __all__ = [
     "dominance_summary",
     "dumps_policy",
     "dumps_policy_skops",
+    "fit_cascade",
     "fit_for_budget",
     "graph_reduce",
     "graph_reduce_steps",

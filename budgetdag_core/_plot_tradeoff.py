@@ -46,6 +46,16 @@ METHOD_STYLE: dict[str, dict[str, Any]] = {
         "size": 9,
         "dash": "dashdot",
     },
+    "cascade": {
+        "label": "confidence cascade",
+        "color": "#ff7f0e",
+        "mode": "lines+markers",
+        "symbol": "triangle-up",
+        "size": 7,
+        "dash": "dash",
+        # On the curve: buy in this order, stop when the classifier is sure.
+        "sensors_label": "buys in order",
+    },
     "hull": {
         "label": "fixed-subset hull",
         "color": "#9a9a9a",
@@ -102,15 +112,17 @@ def tradeoff_figure(
     title: str | None = None,
     height: int = 560,
 ) -> go.Figure:
-    """Error against cost: the DAG curve, fixed subsets, hull, all sensors, oracle.
+    """Error against cost: the DAG curve, fixed subsets, hull, all sensors, oracle
+    and the confidence cascade.
 
     Parameters
     ----------
     frame : DataFrame
         Tidy rows with ``method``, ``avg_cost``, ``avg_sensors``, ``error`` and
         optionally ``split``, ``cost_scale`` and ``sensors`` (names, shown in
-        hover). Methods ``dag``, ``fixed``, ``all_sensors``, ``oracle`` and
-        ``hull`` get their own styles; any other name is drawn as a curve.
+        hover). Methods ``dag``, ``fixed``, ``all_sensors``, ``oracle``,
+        ``hull`` and ``cascade`` (its hover gives the acquisition order and the
+        ``threshold``) get their own styles; any other name is drawn as a curve.
     x : {"avg_cost", "avg_sensors"}
         The cost axis.
     split : str, sequence of str or None, default="test"
@@ -250,7 +262,16 @@ def _method_trace(
     for _, r in rows.iterrows():
         lines = [f"<b>{style['label']}</b>" + (f" ({split})" if split else "")]
         if "sensors" in rows.columns:
-            lines.append("sensors: " + _sensor_text(r["sensors"]))
+            order = style.get("sensors_label")
+            if order and isinstance(r["sensors"], tuple | list):
+                lines.append(f"{order}: " + " → ".join(map(str, r["sensors"])))
+            else:
+                lines.append("sensors: " + _sensor_text(r["sensors"]))
+        if "threshold" in rows.columns and pd.notna(r["threshold"]):
+            lines.append(
+                "stops once the classifier's top-class probability is ≥ "
+                f"{r['threshold']:.3g}"
+            )
         if "cost_scale" in rows.columns and pd.notna(r["cost_scale"]):
             lines.append(f"cost_scale: {r['cost_scale']:.4g}")
         lines += [f"error: {r['error']:.2%}"]

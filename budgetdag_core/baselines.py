@@ -37,6 +37,7 @@ FRAME_COLUMNS = [
     "loss",
     "state",
     "sensors",
+    "threshold",
 ]
 
 
@@ -339,6 +340,7 @@ def baseline_frame(
     frame = pd.concat(parts, ignore_index=True)
     frame["split"] = sp.split
     frame["cost_scale"] = np.nan
+    frame["threshold"] = np.nan
     frame["state"] = frame["state"].astype("Int64")
     frame["sensors"] = [v if isinstance(v, tuple) else None for v in frame["sensors"]]
     return frame[FRAME_COLUMNS]

@@ -160,6 +160,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     frame = getattr(result, "frame", result)
     frame.to_csv(args.out, index=False)
     print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
+    # How the DAG compares with the fixed-subset hull and the confidence
+    # cascade, in words (the rows are in the CSV: methods hull and cascade).
+    for summary in getattr(result, "summaries", {}).values():
+        print(summary.describe(), file=sys.stderr)
+    if getattr(result, "cascade", None) is not None:
+        print(
+            "confidence cascade order: " + " -> ".join(result.cascade.sensor_order),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -265,7 +274,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="traces CSV (default: stdout)")
     p.set_defaults(func=cmd_predict)
 
-    p = sub.add_parser("sweep", help="cost-error trade-off curve over cost scales")
+    p = sub.add_parser(
+        "sweep",
+        help="cost-error trade-off curve over cost scales, with the baselines "
+        "(fixed subsets, their hull, the oracle, the confidence cascade)",
+    )
     p.add_argument("data", help="training CSV")
     p.add_argument("--label", required=True, help="name of the label column")
     p.add_argument("--sensors", required=True, help="sensor spec JSON file")

@@ -27,6 +27,12 @@ from ._sweep import check_fit_data, fit_point, make_template, split_views
 from .bank import ClassifierBank
 from .baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from .budget import BudgetReport, fit_for_budget
+from .cascade import (
+    DEFAULT_N_THRESHOLDS,
+    ConfidenceCascade,
+    cascade_from_view,
+    check_n_thresholds,
+)
 from .estimator import BudgetDAGClassifier
 
 __all__ = [
@@ -94,7 +100,8 @@ def refine_scales(
 # ---------------------------------------------------------------- the summary
 @dataclass
 class DominanceSummary:
-    """How the DAG compares with the non-adaptive hull on one split.
+    """How the DAG compares with the non-adaptive hull (and the confidence
+    cascade) on one split.
 
     Attributes
     ----------
@@ -118,6 +125,12 @@ class DominanceSummary:
         NaN if no DAG point gets there.
     hull_cost_fraction : float
         The same for the fixed-subset hull (mixing allowed).
+    cascade_cost_range, cascade_area, cascade_mean_gap : (float, float), float
+        As ``cost_range``, ``area`` and ``mean_gap``, against the lower convex
+        hull of the confidence cascade's points (positive: the DAG errs less);
+        NaN when the frame has no ``cascade`` rows.
+    cascade_cost_fraction : float
+        As ``hull_cost_fraction``, for the confidence cascade's hull.
     """
 
     split: str
@@ -129,6 +142,37 @@ class DominanceSummary:
     tolerance: float
     dag_cost_fraction: float
     hull_cost_fraction: float
+    cascade_cost_range: tuple[float, float] = (math.nan, math.nan)
+    cascade_area: float = math.nan
+    cascade_mean_gap: float = math.nan
+    cascade_cost_fraction: float = math.nan
+
+    @property
+    def has_cascade(self) -> bool:
+        """Whether the frame had confidence-cascade rows for this split."""
+        return not math.isnan(self.cascade_cost_range[0])
+
+    def _cascade_words(self, target: str) -> str:
+        if not self.has_cascade:
+            return ""
+        lo, hi = self.cascade_cost_range
+        if math.isfinite(self.cascade_mean_gap):
+            side = "below" if self.cascade_mean_gap >= 0 else "above"
+            words = (
+                f" Against the confidence cascade (sensors bought in one fixed "
+                f"order, stopping once the classifier is sure enough), between "
+                f"costs {lo:.3g} and {hi:.3g} the DAG curve lies "
+                f"{abs(self.cascade_mean_gap) * 100:.2f} error points {side} it on "
+                f"average (area {self.cascade_area:.4g})"
+            )
+        else:
+            words = " The DAG curve and the confidence cascade share no cost range"
+        if math.isfinite(self.cascade_cost_fraction):
+            return (
+                f"{words}; the cascade reaches the {target} at "
+                f"{self.cascade_cost_fraction * 100:.1f}% of the all-sensor cost."
+            )
+        return f"{words}; the cascade never reaches the {target}."
 
     def describe(self) -> str:
         """The summary in words."""
@@ -155,7 +199,8 @@ class DominanceSummary:
             if math.isfinite(self.hull_cost_fraction)
             else "."
         )
-        return f"[{self.split}] {gap} {match}{hull}"
+        cascade = self._cascade_words(target)
+        return f"[{self.split}] {gap} {match}{hull}{cascade}"
 
 
 def _cheapest_reaching(cost: np.ndarray, error: np.ndarray, target: float) -> float:
@@ -170,16 +215,43 @@ def _cheapest_reaching(cost: np.ndarray, error: np.ndarray, target: float) -> fl
     return math.nan
 
 
+def _hull_of(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
+    idx = lower_convex_hull(c, e)
+    return c[idx], e[idx]
+
+
+def _gap_between(
+    dag: pd.DataFrame,
+    dc: np.ndarray,
+    de: np.ndarray,
+    other: pd.DataFrame,
+    oc: np.ndarray,
+    oe: np.ndarray,
+) -> tuple[tuple[float, float], float, float]:
+    """Common cost range, area and mean gap of ``other``'s hull above the DAG's."""
+    lo = max(float(dag["avg_cost"].min()), float(other["avg_cost"].min()))
+    hi = min(float(dag["avg_cost"].max()), float(other["avg_cost"].max()))
+    if hi <= lo:
+        return (lo, hi), 0.0, math.nan
+    grid = np.unique(np.concatenate([[lo, hi], dc, oc]))
+    grid = grid[(grid >= lo) & (grid <= hi)]
+    diff = curve_at(oc, oe, grid) - curve_at(dc, de, grid)
+    area = float(np.sum((diff[1:] + diff[:-1]) / 2 * np.diff(grid)))
+    return (lo, hi), area, area / (hi - lo)
+
+
 def dominance_summary(
     frame: pd.DataFrame, split: str = "test", tolerance: float = 0.005
 ) -> DominanceSummary:
-    """Compare the DAG rows of a trade-off frame with its fixed-subset rows.
+    """Compare the DAG rows of a trade-off frame with its fixed-subset rows
+    and, when there are ``cascade`` rows, with the confidence cascade.
 
     Parameters
     ----------
     frame : DataFrame
-        Rows with ``method`` "dag", "fixed" and "all_sensors" (as made by
-        :func:`tradeoff_curve`).
+        Rows with ``method`` "dag", "fixed" and "all_sensors", optionally
+        "cascade" (as made by :func:`tradeoff_curve`).
     split : str
         Which split's rows to compare.
     tolerance : float
@@ -192,28 +264,25 @@ def dominance_summary(
         raise ValueError(f"The frame has no DAG or fixed-subset rows for {split!r}.")
     all_row = rows[rows["method"] == "all_sensors"].iloc[0]
     all_err, all_cost = float(all_row["error"]), float(all_row["avg_cost"])
-
-    def hull_of(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
-        idx = lower_convex_hull(c, e)
-        return c[idx], e[idx]
-
-    dc, de = hull_of(dag)
-    hc, he = hull_of(fixed)
-    lo = max(float(dag["avg_cost"].min()), float(fixed["avg_cost"].min()))
-    hi = min(float(dag["avg_cost"].max()), float(fixed["avg_cost"].max()))
-    if hi > lo:
-        grid = np.unique(np.concatenate([[lo, hi], dc, hc]))
-        grid = grid[(grid >= lo) & (grid <= hi)]
-        diff = curve_at(hc, he, grid) - curve_at(dc, de, grid)
-        area = float(np.sum((diff[1:] + diff[:-1]) / 2 * np.diff(grid)))
-        mean_gap = area / (hi - lo)
-    else:
-        area, mean_gap = 0.0, math.nan
+    dc, de = _hull_of(dag)
+    hc, he = _hull_of(fixed)
+    (lo, hi), area, mean_gap = _gap_between(dag, dc, de, fixed, hc, he)
     target = all_err + tolerance
     reaching = dag[dag["error"] <= target + 1e-12]
     dag_cost = float(reaching["avg_cost"].min()) if len(reaching) else math.nan
     hull_cost = _cheapest_reaching(hc, he, target + 1e-12)
+    cascade = rows[rows["method"] == "cascade"]
+    extra: dict[str, Any] = {}
+    if len(cascade):
+        cc, ce = _hull_of(cascade)
+        c_range, c_area, c_gap = _gap_between(dag, dc, de, cascade, cc, ce)
+        c_cost = _cheapest_reaching(cc, ce, target + 1e-12)
+        extra = {
+            "cascade_cost_range": c_range,
+            "cascade_area": c_area,
+            "cascade_mean_gap": c_gap,
+            "cascade_cost_fraction": c_cost / all_cost if all_cost > 0 else math.nan,
+        }
     return DominanceSummary(
         split=split,
         cost_range=(lo, hi),
@@ -224,6 +293,7 @@ def dominance_summary(
         tolerance=tolerance,
         dag_cost_fraction=dag_cost / all_cost if all_cost > 0 else math.nan,
         hull_cost_fraction=hull_cost / all_cost if all_cost > 0 else math.nan,
+        **extra,
     )
 
 
@@ -237,8 +307,11 @@ class TradeoffResult:
     frame : DataFrame
         Tidy rows ``method, split, cost_scale, avg_cost, avg_sensors, error,
         loss, state, sensors``. Methods: ``dag`` (one row per cost scale and
-        split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``
-        and any named extra subsets. ``loss`` is the mean stop loss under the
+        split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``,
+        ``cascade`` (the confidence cascade, one row per threshold: its tau in
+        ``threshold``, its acquisition order in ``sensors``; see
+        :mod:`budgetdag_core.cascade`) and any named extra subsets. ``threshold``
+        is NaN for the other methods. ``loss`` is the mean stop loss under the
         estimator's ``loss_matrix`` (equal to ``error`` without one; NaN for
         the oracle with one); the hulls and summaries are drawn on ``error``,
         and ``lower_convex_hull(fixed.avg_cost, fixed.loss)`` gives the
@@ -252,6 +325,9 @@ class TradeoffResult:
     row_models : dict row label -> int
         The index in :attr:`models` of each DAG row of :attr:`frame` (see
         :meth:`model_index`).
+    cascade : ConfidenceCascade or None
+        The confidence cascade of the frame's ``cascade`` rows (same bank),
+        ready to deploy: ``result.cascade.for_budget(c).predict(X)``.
     """
 
     frame: pd.DataFrame
@@ -260,6 +336,7 @@ class TradeoffResult:
     bank: ClassifierBank
     summaries: dict[str, DominanceSummary] = field(default_factory=dict)
     row_models: dict[Any, int] = field(default_factory=dict)
+    cascade: ConfidenceCascade | None = None
 
     def model_index(self, label: Any) -> int:
         """The index in :attr:`models` of the DAG row ``label`` of :attr:`frame`.
@@ -333,6 +410,8 @@ def tradeoff_curve(
     bank: ClassifierBank | None = None,
     baseline_subsets: Mapping[str, Sequence[Any]] | None = None,
     tolerance: float = 0.005,
+    cascade: bool = True,
+    cascade_thresholds: int = DEFAULT_N_THRESHOLDS,
     n_jobs: int | None = None,
     progress: Progress | None = None,
     **estimator_params: Any,
@@ -363,6 +442,14 @@ def tradeoff_curve(
         a state of the DAG.
     tolerance : float, default=0.005
         Error slack of the dominance summary's cost fractions.
+    cascade : bool, default=True
+        Add the confidence cascade (method ``cascade``, see
+        :mod:`budgetdag_core.cascade`): the same bank, units bought in a greedy
+        order, each row stopping once its top-class probability reaches a
+        threshold; order and thresholds chosen on the out-of-fold training
+        predictions.
+    cascade_thresholds : int, default=20
+        Quantiles of the out-of-fold confidences swept as thresholds.
     n_jobs : int, optional
         Parallel bank fits and sweep points through joblib; any active joblib
         backend (``joblib.parallel_config(backend="dask")``) is honoured. Results
@@ -387,8 +474,8 @@ def tradeoff_curve(
     >>> y = (X["a"] + 0.5 * X["b"] > 0).astype(int)
     >>> spec = SensorSpec({"a": ["a"], "b": ["b"]}, {"a": 1.0, "b": 2.0})
     >>> res = tradeoff_curve(X, y, spec, n_points=4, cv=3, random_state=0)
-    >>> sorted(res.frame["method"].unique())[:3]
-    ['all_sensors', 'dag', 'fixed']
+    >>> sorted(res.frame["method"].unique())[:4]
+    ['all_sensors', 'cascade', 'dag', 'fixed']
     >>> len(res.models) == len(res.cost_scales)
     True
     """
@@ -398,6 +485,9 @@ def tradeoff_curve(
         raise ValueError("Give both X_test and y_test, or neither.")
     if not 0 <= tolerance < 1:
         raise ValueError(f"tolerance must be in [0, 1); got {tolerance}.")
+    if not isinstance(cascade, bool):
+        raise TypeError(f"cascade must be True or False; got {cascade!r}.")
+    check_n_thresholds(cascade_thresholds)
     template = make_template(spec, estimator_params, n_jobs)
     data = check_fit_data(template, X, y, sample_costs)
     low, high = data.scale_range()
@@ -457,9 +547,25 @@ def tradeoff_curve(
         subsets = {
             name: first_model.state_indices(s) for name, s in baseline_subsets.items()
         }
+    fitted_cascade = None
+    cascade_rows = []
+    if cascade:
+        fitted_cascade = cascade_from_view(
+            bank,
+            first_model.sensor_dag_,
+            first_model.spec_,
+            first_model.classes_,
+            views[0],
+            loss_matrix=first_model._check_loss_matrix(len(first_model.classes_)),
+            n_thresholds=cascade_thresholds,
+        )
+        cascade_rows = [fitted_cascade.train_points] + [
+            fitted_cascade.curve(v, fitted_cascade.confidences(v.Xv)) for v in views[1:]
+        ]
     frame = pd.concat(
         [pd.DataFrame(dag_rows, columns=FRAME_COLUMNS)]
-        + [baseline_frame(v, subsets) for v in views],
+        + [baseline_frame(v, subsets) for v in views]
+        + cascade_rows,
         ignore_index=True,
     )
     frame["state"] = frame["state"].astype("Int64")
@@ -471,4 +577,5 @@ def tradeoff_curve(
         bank=bank,
         summaries=summaries,
         row_models=row_models,
+        cascade=fitted_cascade,
     )

@@ -16,7 +16,9 @@ st.title("Trade-off")
 st.markdown(
     "Error against what is paid for sensors. A fixed subset buys the same sensors "
     "for every example; the policy buys them example by example, and its **cost "
-    "scale** moves it along a curve from buying nothing to buying what helps."
+    "scale** moves it along a curve from buying nothing to buying what helps. "
+    "The **confidence cascade** (on the traced curve) is what one builds first: "
+    "buy the sensors in one fixed order and stop once the classifier is sure."
 )
 widgets.show_notice()
 run, dataset = widgets.need_model(

@@ -33,6 +33,7 @@ METHOD_NAMES = {
     "no_sensors": "no sensor",
     "all_sensors": "all sensors",
     "oracle": "oracle bound",
+    "cascade": "confidence cascade",
 }
 
 

@@ -61,6 +61,9 @@ def test_the_curve_is_traced_once_and_reused(traced, pima_run):
     assert "Traced the curve" in " ".join(texts(at, "success"))
     words = " ".join(m.value for m in at.markdown)
     assert "**Test set.**" in words and "the DAG curve lies" in words
+    # The confidence cascade is drawn and compared in words.
+    assert "confidence cascade" in trace_names(at)
+    assert "Against the confidence cascade" in words
     # The bank of the current model was reused, not refitted.
     assert result.bank is pima_run.model.bank_
     # Leaving and coming back keeps the same curve (no recomputation).

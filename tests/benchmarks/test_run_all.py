@@ -28,9 +28,16 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
 
     curve = pd.read_csv(work / "pima_curve.csv")
     methods = set(curve["method"])
-    assert {"dag", "dag_conf", "fixed", "hull", "all_sensors", "oracle", "cegb"} <= (
-        methods
-    )
+    assert {
+        "dag",
+        "dag_conf",
+        "fixed",
+        "hull",
+        "all_sensors",
+        "oracle",
+        "cegb",
+        "cascade",
+    } <= methods
     assert curve["error"].between(0, 1).all() and (curve["avg_cost"] >= 0).all()
     # CEGB pays sensors with the DAG's accounting: never more than all of them.
     all_cost = curve.loc[curve["method"] == "all_sensors", "avg_cost"].iloc[0]
@@ -45,6 +52,9 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     report = out.read_text()
     assert "| pima |" in report and "## pima" in report
     assert "LightGBM CEGB" in report and "mode --quick" in report
+    # The cascade has its column in the summary and a row in pima's table.
+    assert "| confidence cascade | CEGB |" in report
+    assert "| confidence cascade | " in report[report.index("## pima") :]
     assert (tmp_path / "benchmarks" / "figures" / "pima.png").stat().st_size > 1000
 
     # --report-only rebuilds the same tables from the saved results.

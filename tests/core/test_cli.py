@@ -113,7 +113,11 @@ def test_sweep_writes_curve_with_baselines(files, capsys) -> None:
     )
     assert code == 0, capsys.readouterr().err
     curve = pd.read_csv(out)
-    assert {"dag", "all_sensors", "hull", "oracle"} <= set(curve["method"])
+    assert {"dag", "all_sensors", "hull", "oracle", "cascade"} <= set(curve["method"])
+    cascade = curve[curve["method"] == "cascade"]
+    assert set(cascade["split"]) == {"train", "test"}
+    assert cascade["threshold"].between(0, 1).all()
+    assert "confidence cascade" in capsys.readouterr().err
     assert set(curve["split"]) == {"train", "test"}
     dag = curve[(curve["method"] == "dag") & (curve["split"] == "test")]
     assert sorted(dag["cost_scale"]) == [0.0, 0.05, 100.0]

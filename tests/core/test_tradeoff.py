@@ -55,11 +55,20 @@ def test_frame_layout_and_models(result):
         "loss",
         "state",
         "sensors",
+        "threshold",
     ]
     # Without a loss matrix the stop loss is the 0/1 loss: the error.
     np.testing.assert_allclose(res.frame["loss"], res.frame["error"])
     methods = set(res.frame["method"])
-    assert {"dag", "fixed", "hull", "no_sensors", "all_sensors", "oracle"} <= methods
+    assert {
+        "dag",
+        "fixed",
+        "hull",
+        "no_sensors",
+        "all_sensors",
+        "oracle",
+        "cascade",
+    } <= methods
     assert set(res.frame["split"]) == {"train", "test"}
     assert np.all(np.diff(res.cost_scales) > 0)
     assert res.cost_scales[0] == 0.0
@@ -138,6 +147,10 @@ def test_summary_and_model_choice(result):
     assert 0 <= lo < hi <= 7.0
     assert math.isclose(summary.area, summary.mean_gap * (hi - lo))
     assert "all-sensor" in summary.describe()
+    assert summary.has_cascade and "confidence cascade" in summary.describe()
+    clo, chi = summary.cascade_cost_range
+    assert 0 <= clo < chi <= 7.0
+    assert math.isclose(summary.cascade_area, summary.cascade_mean_gap * (chi - clo))
     model = res.model_for_budget(2.0, split="train")
     train = rows(res, "dag", "train").set_index("cost_scale")
     assert train.loc[model.cost_scale, "avg_cost"] <= 2.0
@@ -241,6 +254,29 @@ def test_dominance_summary_on_a_hand_made_frame():
     assert s.hull_cost_fraction == pytest.approx(1.0)
     with pytest.raises(ValueError, match="no DAG"):
         dominance_summary(frame, "train")
+    assert not s.has_cascade and "cascade" not in s.describe()
+
+
+def test_dominance_summary_against_the_cascade():
+    frame = pd.DataFrame(
+        {
+            "method": ["dag", "dag", "fixed", "fixed", "all_sensors"] + ["cascade"] * 3,
+            "split": "test",
+            "avg_cost": [0.0, 1.0, 0.0, 2.0, 2.0, 0.0, 0.5, 1.5],
+            "error": [0.5, 0.1, 0.5, 0.1, 0.1, 0.5, 0.2, 0.1],
+        }
+    )
+    s = dominance_summary(frame, "test", tolerance=0.0)
+    # Cascade hull 0.5 -> 0.2 -> 0.1 at costs 0, 0.5, 1.5; DAG 0.5 -> 0.1 over
+    # [0, 1]. On [0, 1], cascade minus DAG is 0, -0.1, +0.05 at 0, 0.5, 1.
+    expected = (0 - 0.1) / 2 * 0.5 + (-0.1 + 0.05) / 2 * 0.5
+    assert s.has_cascade and s.cascade_cost_range == (0.0, 1.0)
+    assert s.cascade_area == pytest.approx(expected, abs=1e-6)
+    assert s.cascade_mean_gap == pytest.approx(expected, abs=1e-6)
+    assert s.cascade_cost_fraction == pytest.approx(0.75)
+    words = s.describe()
+    assert "confidence cascade" in words and "75.0% of the all-sensor cost" in words
+    assert "above it" in words  # the cascade is below the DAG here
 
 
 def test_example_dependent_costs(problem, result):
@@ -273,3 +309,10 @@ def test_example_dependent_costs(problem, result):
     dag = f[(f["method"] == "dag") & (f["split"] == "test")]
     trace = out.models[0].trace(Xt, sample_costs=test_costs)
     assert dag["avg_cost"].item() == pytest.approx(trace["cost"].mean())
+    # The cascade pays each test row's own costs too, and chooses its order on
+    # the training rows' mean costs.
+    cascade = f[(f["method"] == "cascade") & (f["split"] == "test")]
+    assert len(cascade) >= 3
+    for _, row in cascade.iterrows():
+        tr = out.cascade.at(row["threshold"]).trace(Xt, sample_costs=test_costs)
+        assert tr["cost"].mean() == pytest.approx(row["avg_cost"])
