@@ -130,6 +130,8 @@ fig = tradeoff_figure(
     height=520,
 )
 dag_view.rename_trace(fig, "selected", "current model")
+# The ring is the current model's one legend entry, on or off the curve.
+fig.update_traces(showlegend=False, selector={"name": "this model"})
 clicked = dag_view.clickable_chart(fig, state.W_TRADE_CHART)
 if result is not None:
     st.caption(
@@ -137,6 +139,16 @@ if result is not None:
         "(Explore DAG, What-if and Export then use it). The ring marks the "
         "current model."
     )
+    if sweep.CURRENT in drawn.index:
+        st.caption(
+            f"The current model (cost scale {run.model.cost_scale:.3g}) is not a "
+            "point of this curve: it was "
+            + (
+                "fitted for a budget on part of the training rows."
+                if run.bank_key is None
+                else "trained after the curve was traced. **Recompute** adds it."
+            )
+        )
     if clicked is not None and clicked in frame.index:
         row = frame.loc[clicked]
         if row["method"] == "dag" and clicked not in current:
@@ -160,7 +172,7 @@ st.markdown(policy_summary())
 if result is not None:
     for split in ("test", "train"):
         if split in result.summaries:
-            words = result.summaries[split].describe().split("] ", 1)[-1]
+            words = sweep.summary_words(result.summaries[split])
             st.markdown(f"**{SPLITS[split]}.** {words}")
 
 # ------------------------------------------------------------- budget
@@ -198,6 +210,14 @@ with b1, st.container(border=True):
                 f"error **{test['error']:.1%}** at average cost "
                 f"**{test['avg_cost']:.3g}**."
             )
+            now = run.metrics["error"]
+            if sweep.curve_point(run, result) != point and test["error"] > now:
+                st.warning(
+                    f"This model errs more on the test set than the current one "
+                    f"({test['error']:.1%} against {now:.1%}): it is picked on the "
+                    "training set, which the test set does not always agree with.",
+                    icon=":material/warning:",
+                )
             st.button(
                 "Use this model",
                 key=state.W_TRADE_USE_CURVE,

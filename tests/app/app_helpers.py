@@ -61,6 +61,21 @@ def download_data(at: AppTest, media: dict[str, bytes], key: str) -> bytes:
     return media[Path(url).stem]
 
 
+def values(array) -> list:
+    """A trace array from the figure JSON (plotly 7 may pack it as typed data)."""
+    if isinstance(array, dict) and "bdata" in array:
+        import base64
+
+        import numpy as np
+
+        raw = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+        if "shape" in array:
+            shape = [int(n) for n in str(array["shape"]).split(",")]
+            raw = raw.reshape(shape)
+        return raw.tolist()
+    return list(array)
+
+
 def texts(at: AppTest, *kinds: str) -> list[str]:
     """The text of all error/warning/info/success elements (default: all four)."""
     kinds = kinds or ("error", "warning", "info", "success")
