@@ -17,7 +17,7 @@ from ._plot_style import (
     STOP_COLOR,
 )
 from .explain import action_names
-from .validation import check_labels
+from .validation import check_features, check_labels
 
 
 def decision_regions_figure(
@@ -71,38 +71,65 @@ def decision_regions_figure(
         ACTION_COLORS[a % len(ACTION_COLORS)] for a in range(len(names) - 1)
     ]
     if len(cols) == 0 or policy.learner is None:
-        # No inputs, or a leaf: one action for every example.
-        action = int(policy.predict(np.zeros((1, len(cols))))[0])
-        why = "no inputs" if len(cols) == 0 else "a leaf"
-        fig = go.Figure(
-            go.Bar(
-                x=[1.0],
-                y=[names[action]],
-                orientation="h",
-                name="policy",
-                marker={"color": colors[action]},
-                hoverinfo="skip",
-            )
-        )
-        fig.update_layout(
-            title={"text": f"{title}: {why}, one action for every example"},
-            height=260,
-            plot_bgcolor="white",
-            xaxis={
-                "title": {"text": "share of examples"},
-                "tickformat": ".0%",
-                "range": [0, 1],
-            },
-            yaxis={"automargin": True},
-            margin={"l": 140, "r": 30, "t": 80, "b": 60},
-        )
-        return fig
+        return _one_action_figure(policy, len(cols), names, colors, title)
     if len(cols) > 2:
         raise ValueError(
             f"State {state} has {len(cols)} input columns ({col_names}); decision "
             "regions can be drawn for 1 or 2 columns only."
         )
-    Xv = model._features(X) if X is not None else None
+    Xv = check_features(X, model.spec_) if X is not None else None
+    axes = _grid_axes(Xv, cols, col_names, ranges, grid)
+    classes = list(getattr(model, "classes_", [None]))
+    traces = [_policy_heatmap(policy, axes, names, colors, len(classes))]
+    if Xv is not None:
+        reach, _ = model.node_actions(X, state)
+        if reach.size > max_points:
+            reach = np.sort(np.random.default_rng(0).choice(reach, max_points, False))
+        y_arr = None if y is None else check_labels(y, len(Xv), None)[reach]
+        traces += _example_traces(Xv, reach, y_arr, cols, col_names, classes)
+    return _regions_layout(go.Figure(traces), title, col_names, classes)
+
+
+def _one_action_figure(
+    policy: Any, n_cols: int, names: list[str], colors: list[str], title: str
+) -> go.Figure:
+    """A node without inputs, or a leaf: one bar, the action every example gets."""
+    action = int(policy.predict(np.zeros((1, n_cols)))[0])
+    why = "no inputs" if n_cols == 0 else "a leaf"
+    fig = go.Figure(
+        go.Bar(
+            x=[1.0],
+            y=[names[action]],
+            orientation="h",
+            name="policy",
+            marker={"color": colors[action]},
+            hoverinfo="skip",
+        )
+    )
+    fig.update_layout(
+        title={"text": f"{title}: {why}, one action for every example"},
+        height=260,
+        plot_bgcolor="white",
+        xaxis={
+            "title": {"text": "share of examples"},
+            "tickformat": ".0%",
+            "range": [0, 1],
+        },
+        yaxis={"automargin": True},
+        margin={"l": 140, "r": 30, "t": 80, "b": 60},
+    )
+    return fig
+
+
+def _grid_axes(
+    Xv: np.ndarray | None,
+    cols: list[int],
+    col_names: list[str],
+    ranges: Mapping[str, tuple[float, float]] | None,
+    grid: int,
+) -> list[np.ndarray]:
+    """The grid points of each input column: ``ranges``, else the padded
+    range of the examples."""
     axes = []
     for j, c in zip(cols, col_names, strict=True):
         if ranges is not None and c in ranges:
@@ -116,80 +143,95 @@ def decision_regions_figure(
         if not lo < hi:
             raise ValueError(f"The range of column {c!r} is empty: ({lo}, {hi}).")
         axes.append(np.linspace(lo, hi, grid))
+    return axes
+
+
+def _policy_heatmap(
+    policy: Any,
+    axes: list[np.ndarray],
+    names: list[str],
+    colors: list[str],
+    n_classes: int,
+) -> go.Heatmap:
+    """The policy's action over the grid (one column: one band per class row)."""
     A = len(names)
     scale = []
     for a, col in enumerate(colors):
         scale += [[a / A, col], [(a + 1) / A, col]]
-    colorbar = {
-        "tickvals": list(range(A)),
-        "ticktext": names,
-        "title": {"text": "action", "side": "top"},
-        "thickness": 14,
-    }
-    heat_common = {
+    style = {
         "name": "policy",
         "colorscale": scale,
         "zmin": -0.5,
         "zmax": A - 0.5,
-        "colorbar": colorbar,
+        "colorbar": {
+            "tickvals": list(range(A)),
+            "ticktext": names,
+            "title": {"text": "action", "side": "top"},
+            "thickness": 14,
+        },
         "opacity": 0.55,
         "hoverinfo": "skip",
     }
-    classes = list(getattr(model, "classes_", [None]))
-    if len(cols) == 2:
+    if len(axes) == 2:
         gx, gy = np.meshgrid(axes[0], axes[1])
         Z = np.column_stack([gx.ravel(), gy.ravel()])
         acts = policy.predict(Z).reshape(gx.shape)
-        traces: list[Any] = [go.Heatmap(x=axes[0], y=axes[1], z=acts, **heat_common)]
-        y_title = col_names[1]
-    else:
-        acts = policy.predict(axes[0].reshape(-1, 1))
-        n_rows = max(len(classes), 1)
-        traces = [
-            go.Heatmap(
-                x=axes[0],
-                y=[-0.5, n_rows - 0.5],
-                z=np.vstack([acts, acts]),
-                **heat_common,
+        return go.Heatmap(x=axes[0], y=axes[1], z=acts, **style)
+    acts = policy.predict(axes[0].reshape(-1, 1))
+    n_rows = max(n_classes, 1)
+    return go.Heatmap(
+        x=axes[0], y=[-0.5, n_rows - 0.5], z=np.vstack([acts, acts]), **style
+    )
+
+
+def _example_traces(
+    Xv: np.ndarray,
+    reach: np.ndarray,
+    y_arr: np.ndarray | None,
+    cols: list[int],
+    col_names: list[str],
+    classes: list[Any],
+) -> list[go.Scatter]:
+    """The examples reaching the node, one trace per class (one column: jittered
+    around the class's row)."""
+    traces = []
+    rng = np.random.default_rng(1)
+    for ci, c in enumerate(classes):
+        mask = np.ones(reach.size, bool) if y_arr is None else y_arr == c
+        pts = reach[mask]
+        if pts.size == 0:
+            continue
+        px = Xv[pts, cols[0]]
+        if len(cols) == 2:
+            py = Xv[pts, cols[1]]
+        else:
+            py = ci + rng.uniform(-0.3, 0.3, pts.size)
+        label = "examples" if y_arr is None else f"class {c}"
+        traces.append(
+            go.Scatter(
+                x=px,
+                y=py,
+                mode="markers",
+                name=label,
+                marker={
+                    "size": 6,
+                    "color": CLASS_COLORS[ci % len(CLASS_COLORS)],
+                    "symbol": CLASS_SYMBOLS[ci % len(CLASS_SYMBOLS)],
+                    "line": {"width": 0.6, "color": "white"},
+                },
+                hovertemplate=f"{label}<br>{col_names[0]}=%{{x:.3g}}<extra></extra>",
             )
-        ]
-        y_title = "class"
-    if Xv is not None:
-        routing = model._route(Xv)
-        reach = np.flatnonzero((routing.path == state).any(axis=1))
-        if reach.size > max_points:
-            reach = np.sort(np.random.default_rng(0).choice(reach, max_points, False))
-        y_arr = None if y is None else check_labels(y, len(Xv), None)[reach]
-        rng = np.random.default_rng(1)
-        for ci, c in enumerate(classes):
-            mask = np.ones(reach.size, bool) if y_arr is None else y_arr == c
-            pts = reach[mask]
-            if pts.size == 0:
-                continue
-            px = Xv[pts, cols[0]]
-            if len(cols) == 2:
-                py = Xv[pts, cols[1]]
-            else:
-                py = ci + rng.uniform(-0.3, 0.3, pts.size)
-            label = "examples" if y_arr is None else f"class {c}"
-            traces.append(
-                go.Scatter(
-                    x=px,
-                    y=py,
-                    mode="markers",
-                    name=label,
-                    marker={
-                        "size": 6,
-                        "color": CLASS_COLORS[ci % len(CLASS_COLORS)],
-                        "symbol": CLASS_SYMBOLS[ci % len(CLASS_SYMBOLS)],
-                        "line": {"width": 0.6, "color": "white"},
-                    },
-                    hovertemplate=f"{label}<br>{col_names[0]}=%{{x:.3g}}<extra></extra>",
-                )
-            )
-    fig = go.Figure(traces)
+        )
+    return traces
+
+
+def _regions_layout(
+    fig: go.Figure, title: str, col_names: list[str], classes: list[Any]
+) -> go.Figure:
+    """Axes and title: the second column, or one row per class, upwards."""
+    y_title = col_names[1] if len(col_names) == 2 else "class"
     yaxis: dict[str, Any] = {"title": {"text": y_title}, "zeroline": False}
-    if len(cols) == 1:
+    if len(col_names) == 1:
         yaxis.update(
             tickvals=list(range(len(classes))),
             ticktext=[str(c) for c in classes],

@@ -136,92 +136,22 @@ def fit_for_budget(
     >>> model.budget_report_.validation_avg_cost <= 1.0 + model.budget_report_.tolerance
     True
     """
-    target = float(target_avg_cost)
-    if not math.isfinite(target) or target < 0:
-        raise ValueError(
-            f"target_avg_cost must be finite and >= 0; got {target_avg_cost!r}."
-        )
-    if not 0 < validation_fraction < 1:
-        raise ValueError(
-            f"validation_fraction must be in (0, 1); got {validation_fraction}."
-        )
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be at least 1; got {max_iter}.")
+    target = _check_arguments(target_avg_cost, validation_fraction, max_iter)
     template = make_template(spec, estimator_params, n_jobs)
     full = check_fit_data(template, X, y, sample_costs)
     tol = 0.01 * full.mean_total_cost if tolerance is None else float(tolerance)
     if tol < 0:
         raise ValueError(f"tolerance must be >= 0; got {tolerance}.")
-    rows = np.arange(len(full.y))
-    fit_rows, val_rows = train_test_split(
-        rows,
-        test_size=validation_fraction,
-        stratify=full.y,
-        random_state=template.random_state,
+    search = _ScaleSearch.on_held_out_rows(
+        template, X, full.y, sample_costs, validation_fraction, max_iter, progress
     )
-    X_fit, y_fit = X.iloc[fit_rows], full.y[fit_rows]
-    costs_fit = _take(fit_rows, sample_costs)
-    data = check_fit_data(template, X_fit, y_fit, costs_fit)
-    bank = template.fit_bank(X_fit, y_fit, progress=progress)
-    views = split_views(
-        template,
-        bank,
-        data,
-        {
-            "validation": (
-                X.iloc[val_rows],
-                full.y[val_rows],
-                _take(val_rows, sample_costs),
-            )
-        },
-    )
-    low, high = data.scale_range()
-    tried: dict[float, tuple[BudgetDAGClassifier, dict[str, float]]] = {}
-
-    def cost_at(scale: float) -> float:
-        model, (train, val) = fit_point(
-            template, data, bank, scale, views, template.n_jobs
-        )
-        tried[scale] = (
-            model,
-            {
-                "cost_scale": scale,
-                "train_avg_cost": train["avg_cost"],
-                "train_error": train["error"],
-                "validation_avg_cost": val["avg_cost"],
-                "validation_error": val["error"],
-            },
-        )
-        if progress is not None:
-            progress("budget", len(tried), max_iter)
-        return val["avg_cost"]
-
-    # Bisection on a log axis between a (spends more than the target) and b (at
-    # most the target); at ``high`` nothing is bought, so b starts there.
-    if cost_at(0.0) > target + tol:
-        a, b, scale = None, high, low
-        while len(tried) < max_iter:
-            cost = cost_at(scale)
-            if abs(cost - target) <= tol:
-                break
-            if cost > target:
-                a = scale
-                break
-            b, scale = scale, scale / 10
-        while a is not None and len(tried) < max_iter and b / a > 1.001:
-            mid = math.sqrt(a * b)
-            cost = cost_at(mid)
-            if abs(cost - target) <= tol:
-                break
-            a, b = (mid, b) if cost > target else (a, mid)
-        if not any(r["validation_avg_cost"] <= target + tol for _, r in tried.values()):
-            cost_at(b)  # max_iter ran out above the target: take the safe end
-    history = pd.DataFrame([rec for _, rec in tried.values()])
+    _bisect(search, target, tol)
+    history = pd.DataFrame([rec for _, rec in search.tried.values()])
     ok = history[history["validation_avg_cost"] <= target + tol]
     best = ok.sort_values(
         ["validation_avg_cost", "validation_error"], ascending=[False, True]
     ).iloc[0]
-    model = tried[float(best["cost_scale"])][0]
+    model = search.tried[float(best["cost_scale"])][0]
     if refit:
         model = make_template(template, {"cost_scale": float(best["cost_scale"])}, None)
         model.fit(X, y, sample_costs=sample_costs)
@@ -237,9 +167,134 @@ def fit_for_budget(
         train_error=float(best["train_error"]),
         validation_avg_cost=float(best["validation_avg_cost"]),
         validation_error=float(best["validation_error"]),
-        n_train=len(fit_rows),
-        n_validation=len(val_rows),
+        n_train=search.n_train,
+        n_validation=search.n_validation,
         refit=refit,
         history=history,
     )
     return model
+
+
+def _check_arguments(
+    target_avg_cost: float, validation_fraction: float, max_iter: int
+) -> float:
+    """The target as a float, after checking the search's arguments."""
+    target = float(target_avg_cost)
+    if not math.isfinite(target) or target < 0:
+        raise ValueError(
+            f"target_avg_cost must be finite and >= 0; got {target_avg_cost!r}."
+        )
+    if not 0 < validation_fraction < 1:
+        raise ValueError(
+            f"validation_fraction must be in (0, 1); got {validation_fraction}."
+        )
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be at least 1; got {max_iter}.")
+    return target
+
+
+@dataclass
+class _ScaleSearch:
+    """Policies learned at trial cost scales on one bank, measured on held-out
+    rows (``tried``: scale -> (model, record), in the order tried)."""
+
+    template: BudgetDAGClassifier
+    data: Any
+    bank: Any
+    views: list[Any]
+    max_iter: int
+    progress: Progress | None
+    n_train: int
+    n_validation: int
+    scale_range: tuple[float, float]
+    tried: dict[float, tuple[BudgetDAGClassifier, dict[str, float]]]
+
+    @classmethod
+    def on_held_out_rows(
+        cls,
+        template: BudgetDAGClassifier,
+        X: pd.DataFrame,
+        y: np.ndarray,
+        sample_costs: Any,
+        validation_fraction: float,
+        max_iter: int,
+        progress: Progress | None,
+    ) -> _ScaleSearch:
+        """Hold out a stratified share of the rows; fit the bank on the rest."""
+        fit_rows, val_rows = train_test_split(
+            np.arange(len(y)),
+            test_size=validation_fraction,
+            stratify=y,
+            random_state=template.random_state,
+        )
+        X_fit, y_fit = X.iloc[fit_rows], y[fit_rows]
+        data = check_fit_data(template, X_fit, y_fit, _take(fit_rows, sample_costs))
+        bank = template.fit_bank(X_fit, y_fit, progress=progress)
+        held_out = (X.iloc[val_rows], y[val_rows], _take(val_rows, sample_costs))
+        views = split_views(template, bank, data, {"validation": held_out})
+        return cls(
+            template,
+            data,
+            bank,
+            views,
+            max_iter,
+            progress,
+            len(fit_rows),
+            len(val_rows),
+            data.scale_range(),
+            {},
+        )
+
+    @property
+    def done(self) -> bool:
+        return len(self.tried) >= self.max_iter
+
+    def cost_at(self, scale: float) -> float:
+        """Learn the policies at ``scale``; their held-out average cost."""
+        model, (train, val) = fit_point(
+            self.template, self.data, self.bank, scale, self.views, self.template.n_jobs
+        )
+        self.tried[scale] = (
+            model,
+            {
+                "cost_scale": scale,
+                "train_avg_cost": train["avg_cost"],
+                "train_error": train["error"],
+                "validation_avg_cost": val["avg_cost"],
+                "validation_error": val["error"],
+            },
+        )
+        if self.progress is not None:
+            self.progress("budget", len(self.tried), self.max_iter)
+        return val["avg_cost"]
+
+
+def _bisect(search: _ScaleSearch, target: float, tol: float) -> None:
+    """Try cost scales until one spends ``target`` (within ``tol``) or the
+    search runs out of steps.
+
+    Bisection on a log axis between a (spends more than the target) and b (at
+    most the target); at the high end of the scale range nothing is bought, so
+    b starts there.
+    """
+    if search.cost_at(0.0) <= target + tol:
+        return
+    low, high = search.scale_range
+    a, b, scale = None, high, low
+    while not search.done:
+        cost = search.cost_at(scale)
+        if abs(cost - target) <= tol:
+            break
+        if cost > target:
+            a = scale
+            break
+        b, scale = scale, scale / 10
+    while a is not None and not search.done and b / a > 1.001:
+        mid = math.sqrt(a * b)
+        cost = search.cost_at(mid)
+        if abs(cost - target) <= tol:
+            break
+        a, b = (mid, b) if cost > target else (a, mid)
+    spent = [r["validation_avg_cost"] for _, r in search.tried.values()]
+    if not any(c <= target + tol for c in spent):
+        search.cost_at(b)  # max_iter ran out above the target: take the safe end

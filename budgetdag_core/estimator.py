@@ -193,8 +193,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     @property
     def uses_confidence_(self) -> bool:
         """Whether the node policies also see the classifier's confidence."""
-        # Models pickled before policy_features existed have no such parameter.
-        return getattr(self, "policy_features", "sensors") == "sensors+confidence"
+        return self.policy_features == "sensors+confidence"
 
     def _uses_confidence(self, state: int) -> bool:
         return self.uses_confidence_ and bool(len(self.state_columns_[state]))
@@ -251,10 +250,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
         n_states = None if dag is None else dag.n_states
-        # Models pickled before bank_kind existed had per-subset banks.
-        kind = getattr(self, "bank_kind", "per_subset")
         return make_bank(
-            resolve_bank_kind(kind, self.classifier, n_states),
+            resolve_bank_kind(self.bank_kind, self.classifier, n_states),
             self.classifier,
             cv=self.cv,
             random_state=self.random_state,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .graph_reduce import STOP
-from .validation import check_labels
+from .validation import check_features, check_labels
 
 
 @dataclass
@@ -215,16 +215,10 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
         raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
     state = int(state)
-    Xv = model._features(X)
-    routing = model._route(Xv)
-    rows = np.flatnonzero((routing.path == state).any(axis=1))
+    rows, act = model.node_actions(X, state)
+    Xv = check_features(X, model.spec_)
     policy = model.policies_[state]
     names = action_names(model, state)
-    if rows.size:
-        cols = model.state_columns_[state]
-        act = policy.predict(Xv[np.ix_(rows, cols)])
-    else:
-        act = np.zeros(0, dtype=np.intp)
     counts = np.bincount(act, minlength=len(names))
     children = [-1] + [c for _, c in policy.children]
     actions = pd.DataFrame(

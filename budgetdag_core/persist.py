@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import sklearn
 
+from ._compat import upgrade_model
 from ._version import __version__
 
 FORMAT_VERSION = 1
@@ -91,6 +92,7 @@ def _check_bundle(bundle: Any) -> Any:
                 stacklevel=3,
             )
     model = bundle["model"]
+    upgrade_model(model)
     model.metadata_ = {k: v for k, v in bundle.items() if k != "model"}
     return model
 

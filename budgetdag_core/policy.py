@@ -107,6 +107,39 @@ class PolicyRoutingMixin:
             min(len(dag.units), dag.n_sensors),
         )
 
+    def route(self, X: pd.DataFrame) -> Routing:
+        """Where each row of ``X`` goes under the fitted policies.
+
+        Returns
+        -------
+        Routing
+            ``stop_state`` (n,): the state each row stops at; ``path``
+            (n, depth + 1): the states it visits from the root, -1 padded.
+        """
+        return self._route(self._features(X))
+
+    def node_actions(
+        self, X: pd.DataFrame, state: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of ``X`` whose path visits ``state``, and the action its
+        policy picks for each (0: stop, a: ``policies_[state].children[a - 1]``),
+        on the inputs the policy sees there (confidence features included).
+
+        Returns
+        -------
+        rows : ndarray of int
+            Positions in ``X``.
+        actions : ndarray of int
+            Same length as ``rows``.
+        """
+        Xv = self._features(X)
+        routing = self._route(Xv)
+        rows = np.flatnonzero((routing.path == state).any(axis=1))
+        if not rows.size:
+            return rows, np.zeros(0, dtype=np.intp)
+        inputs = self._policy_inputs(Xv, state, rows)
+        return rows, self.policies_[state].predict(inputs)
+
     def _acquired_order(self, path: np.ndarray) -> list[tuple[str, ...]]:
         """Names of real sensors acquired, in order, for each row's path."""
         dag = self.sensor_dag_

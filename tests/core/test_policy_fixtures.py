@@ -62,3 +62,39 @@ def test_old_policy_file_keeps_its_parameters(fmt):
     assert hgb["bank_kind"] == "hgb" and hgb["classifier"] is None
     assert logistic["policy_features"] == "sensors+confidence"
     assert type(logistic["classifier"]).__name__ == "LogisticRegression"
+
+
+def test_a_model_pickled_before_newer_parameters_loads_with_their_old_meaning():
+    """Parameters added later (bank kind, confidence features, the soft subset
+    reward) are filled in by the loader with the behaviour of the old model."""
+    import pickle
+
+    from sklearn.linear_model import LogisticRegression
+
+    from budgetdag_core import loads_policy
+    from budgetdag_core.persist import policy_bundle
+
+    demo = toy_dataset(200, 30, random_state=5)
+    model = BudgetDAGClassifier(
+        demo.spec,
+        cost_scale=0.03,
+        cv=3,
+        random_state=0,
+        classifier=LogisticRegression(),
+    ).fit(demo.X_train, demo.y_train)
+    bundle = policy_bundle(model)
+    old = bundle["model"] = pickle.loads(pickle.dumps(bundle["model"]))
+    for name in ("bank_kind", "policy_features", "subset_reward", "loss_matrix"):
+        delattr(old, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PolicyVersionWarning)
+        loaded = loads_policy(pickle.dumps(bundle))
+    params = loaded.get_params()
+    assert params["bank_kind"] == "per_subset"
+    assert params["policy_features"] == "sensors"
+    assert params["subset_reward"] == "correct"
+    assert params["loss_matrix"] is None
+    np.testing.assert_array_equal(
+        loaded.predict(demo.X_test), model.predict(demo.X_test)
+    )
+    assert loaded.uses_confidence_ is False

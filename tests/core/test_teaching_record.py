@@ -111,3 +111,27 @@ def test_replay_needs_the_training_rows_and_labels(demo):
     wrong = demo.y_train.replace({1: 7})
     with pytest.raises(ValueError, match="label 7"):
         model.graph_reduce_record(demo.X_train, wrong)
+
+
+def test_node_details_of_a_confidence_policy(demo):
+    """node_details asks the policy with the inputs it was trained on."""
+    from budgetdag_core import node_details
+
+    model = BudgetDAGClassifier(
+        demo.spec,
+        cost_scale=0.01,
+        cv=3,
+        random_state=0,
+        policy_features="sensors+confidence",
+    ).fit(demo.X_train, demo.y_train)
+    rows, actions = model.node_actions(demo.X_test, 0)
+    assert rows.tolist() == list(range(len(demo.X_test)))  # everyone starts at 0
+    stops = model.route(demo.X_test).stop_state
+    np.testing.assert_array_equal(actions == 0, stops == 0)
+    # Every state, the ones whose policy sees confidence features included
+    # (states 4 and 5 crashed before: "operands could not be broadcast").
+    path = model.route(demo.X_test).path
+    for state in range(model.sensor_dag_.n_states):
+        details = node_details(model, demo.X_test, demo.y_test, state)
+        reached = int((path == state).any(axis=1).sum())
+        assert int(details["actions"]["count"].sum()) == reached

@@ -1,0 +1,36 @@
+"""Bring models saved by older versions up to date (used by the loaders only).
+
+Parameters added after a model was pickled are missing from it. The loaders
+(:mod:`budgetdag_core.persist`) fill them in once, with the value that matches
+how the old model was fitted, so that the estimators' code needs no
+``getattr(self, name, default)`` fallbacks.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+#: Missing parameters whose old behaviour differs from today's default.
+LEGACY_VALUES: dict[str, Any] = {
+    "bank_kind": "per_subset",  # before bank kinds, every bank was per subset
+    "subset_reward": "correct",  # before the soft reward, Alg. 2 used "correct"
+    "policy_features": "sensors",  # before confidence features
+}
+
+
+def upgrade_model(model: Any) -> list[str]:
+    """Set the parameters ``model`` lacks; the names of those set.
+
+    A missing parameter gets its :data:`LEGACY_VALUES` entry, else the
+    estimator's current default.
+    """
+    added = []
+    signature = inspect.signature(type(model).__init__)
+    for name, param in signature.parameters.items():
+        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if name not in vars(model):
+            setattr(model, name, LEGACY_VALUES.get(name, param.default))
+            added.append(name)
+    return added
