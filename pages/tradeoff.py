@@ -79,12 +79,14 @@ else:
 widgets.persisted(
     c3.slider, "Cost scales", state.W_TRADE_POINTS, min_value=4, max_value=20
 )
+busy = widgets.running_job()
 go_sweep = c4.button(
     "Recompute" if result is not None else "Trace the curve",
     key=state.W_TRADE_RUN,
     type="primary" if result is None else "secondary",
     icon=":material/show_chart:",
     width="stretch",
+    disabled=busy is not None,
     help="Same data, sensors and settings as the current model; only the cost "
     "scale changes. "
     + (
@@ -93,25 +95,32 @@ go_sweep = c4.button(
         else "The classifier bank is fitted first (as long as a training)."
     ),
 )
+
+
+def _traced(traced, key=key, token=dataset.token) -> str:
+    state.set_sweep(key, token, traced)
+    return f"Traced the curve: {len(traced.cost_scales)} cost scales."
+
+
 if go_sweep:
-    result = widgets.long_work(
-        lambda progress: sweep.compute_sweep(
+    busy = widgets.long_work(
+        lambda progress, run=run: sweep.compute_sweep(
             dataset, spec, params, n_points, run, progress=progress
         ),
+        what="sweep",
         label="Tracing the trade-off curve...",
         failed="The curve could not be traced",
         doing="tracing the trade-off curve",
         fix="check the settings on the Train page.",
-        done=lambda traced: f"Traced {len(traced.cost_scales)} cost scales",
+        apply=_traced,
         bank_reused=reused,
         subsets=uses_subsets(params),
     )
-    if result is not None:
-        state.set_sweep(key, dataset.token, result)
-        state.notice(
-            f"Traced the curve: {len(result.cost_scales)} cost scales.", "success"
-        )
-        st.rerun()
+if busy is not None:
+    st.caption(
+        f":material/hourglass_top: {busy.label} (sidebar). The figure below stays "
+        "as it is until the new one is ready."
+    )
 
 # ------------------------------------------------------------ the figure
 current = sweep.current_rows(frame, run, result)
@@ -231,13 +240,18 @@ with b2, st.container(border=True):
         "Searches the cost scale on a held-out quarter of the training rows until "
         "the policy spends the target on average (`fit_for_budget`)."
     )
-    if st.button("Fit for this budget", key=state.W_TRADE_FIT_BUDGET):
-        fitted = widgets.train_with_progress(
-            dataset, spec, params, target_budget=budget
+    if st.button(
+        "Fit for this budget",
+        key=state.W_TRADE_FIT_BUDGET,
+        disabled=busy is not None,
+    ):
+        widgets.train_with_progress(
+            dataset,
+            spec,
+            params,
+            target_budget=budget,
+            done=lambda fitted: fitted.note or "Fitted for the budget.",
         )
-        if fitted is not None:
-            state.notice(fitted.note or "Fitted for the budget.", "success")
-            st.rerun()
 
 with st.expander("All points as a table"):
     for split in splits:

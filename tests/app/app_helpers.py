@@ -76,6 +76,17 @@ def values(array) -> list:
     return list(array)
 
 
+def finish_jobs(at: AppTest, timeout: float = TIMEOUT) -> AppTest:
+    """Wait for the session's background job (training, sweep), then rerun, as
+    the sidebar's job panel does once the job ends."""
+    from ui import jobs
+
+    job = jobs.current(at.session_state[state.TOKEN])
+    if job is not None:
+        assert job.wait(timeout), f"{job.label} still runs after {timeout} s"
+    return at.run()
+
+
 def texts(at: AppTest, *kinds: str) -> list[str]:
     """The text of all error/warning/info/success elements (default: all four)."""
     kinds = kinds or ("error", "warning", "info", "success")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import PAGES, ROOT, assert_clean, page, prefill, texts
+from app_helpers import PAGES, ROOT, assert_clean, finish_jobs, page, prefill, texts
 
 from ui import state
 from ui.reports import baseline_table
@@ -71,6 +71,7 @@ def test_sidebar_follows_a_training_on_the_same_run(app, pima):
     at = prefill(app, pima).switch_page(page("train")).run()
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     run = at.session_state[state.RUN]
     sidebar = " ".join(c.value for c in at.sidebar.caption)

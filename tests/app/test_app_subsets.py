@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, download_data, page, prefill, texts
+from app_helpers import assert_clean, download_data, finish_jobs, page, prefill, texts
 
 from budgetdag_core import SensorSpec, loads_policy_skops, path_of
 from ui import links, state, subsets, sweep
@@ -83,6 +83,7 @@ def test_a_wide_upload_trains_with_subsets_and_shows_them(app):
     at.number_input(key=state.W_CV).set_value(3).run()
     at.slider(key=state.W_DEGREE).set_value(1).run()
     at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     assert not at.error, texts(at, "error")
     run = at.session_state[state.RUN]
@@ -114,6 +115,7 @@ def test_subsets_are_optional_with_few_sensors(app, pima):
     at.switch_page(page("train")).run()
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     model = at.session_state[state.RUN].model
     assert model.n_subsets == 2 and model.subset_reward == "correct"

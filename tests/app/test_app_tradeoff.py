@@ -11,6 +11,7 @@ from app_helpers import (
     TIMEOUT,
     assert_clean,
     click_chart,
+    finish_jobs,
     page,
     prefill,
     run_app_py,
@@ -28,7 +29,7 @@ def trace_names(at) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def traced(pima, pima_run):
+def traced(pima, pima_run, tmp_path_factory):
     """The page after tracing a 5-point curve.
 
     Shared by the tests below, in order (tracing takes a while): they move
@@ -36,10 +37,12 @@ def traced(pima, pima_run):
     """
     with pytest.MonkeyPatch.context() as mp:  # as the autouse fixture does
         mp.setattr(MPA_RUNNER, run_app_py)
+        mp.setenv("BUDGETDAG_STORE_DIR", str(tmp_path_factory.mktemp("sessions")))
         at = prefill(AppTest.from_file(APP, default_timeout=TIMEOUT), pima, pima_run)
         at.switch_page(page("tradeoff")).run()
         at.slider(key=state.W_TRADE_POINTS).set_value(5).run()
         at.button(key=state.W_TRADE_RUN).click().run()
+        finish_jobs(at)
         assert_clean(at)
     return at
 
@@ -194,6 +197,7 @@ def test_fit_for_budget_from_the_page(app, pima, pima_run):
     at = prefill(app, pima, pima_run).switch_page(page("tradeoff")).run()
     at.number_input(key=state.W_BUDGET).set_value(8.0).run()
     at.button(key=state.W_TRADE_FIT_BUDGET).click().run()
+    finish_jobs(at)
     assert_clean(at)
     run = at.session_state[state.RUN]
     assert run is not pima_run

@@ -1,0 +1,125 @@
+"""The session token in the URL, and the session's work kept across reloads.
+
+:func:`begin` (first thing of every app run) gives a new browser session a
+random token in the URL (``?session=...``) or, when the URL already holds a
+valid one, restores what :func:`keep` saved under it (:mod:`ui.store`): the
+data in use, an uploaded table with its cleaning steps, the sensor table, the
+last model and the form's settings. :func:`keep` (last thing of every run)
+saves them again when one of them changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+import streamlit as st
+
+from . import state, store
+
+log = logging.getLogger("budgetdag.app")
+
+PARAM = "session"  # the query parameter holding the token
+KEPT_WHAT = (
+    f"The data in use (demo or uploaded, with its cleaning steps), the sensor table, "
+    f"the last model with its results and the Train settings are kept on this server "
+    f"for {store.EXPIRY_HOURS} hours after your last change, under the `{PARAM}=` "
+    "part of the address: reloading the tab brings them back. That part is private "
+    "to you: remove it from a link you share."
+)
+
+
+def token() -> str | None:
+    """This session's token (None before :func:`begin`)."""
+    return st.session_state.get(state.TOKEN)
+
+
+def begin() -> None:
+    """Name the session by the URL's token (new if absent or malformed); on
+    the session's first run, restore the work kept under it."""
+    ss = st.session_state
+    if state.TOKEN in ss:
+        if st.query_params.get(PARAM) != ss[state.TOKEN]:
+            st.query_params[PARAM] = ss[state.TOKEN]  # e.g. a page link dropped it
+        return
+    given = st.query_params.get(PARAM)
+    if store.valid_token(given):
+        ss[state.TOKEN] = given
+        snapshot = store.load(given)
+        if snapshot is not None:
+            _restore(snapshot)
+    else:
+        ss[state.TOKEN] = store.new_token()
+        st.query_params[PARAM] = ss[state.TOKEN]
+
+
+def _restore(snapshot: dict[str, Any]) -> None:
+    ss = st.session_state
+    dataset = snapshot.get("dataset")
+    if dataset is None:
+        return
+    ss[state.DATASET] = dataset
+    ss[state.UPLOAD] = snapshot.get("upload")
+    if snapshot.get("spec_table") is not None:
+        state.set_spec_table(snapshot["spec_table"])
+    ss[state.RUN] = snapshot.get("run")
+    for key, value in snapshot.get("settings", {}).items():
+        if key in state.DEFAULTS:
+            ss[key] = value
+    ss[state.LINK_READ] = True  # the kept work wins over the link's demo set-up
+    ss[state.KEPT] = _fingerprint()
+    run = ss[state.RUN]
+    state.notice(
+        f"Welcome back: restored {dataset.name}"
+        + ("" if run is None else " and the last model")
+        + f" (kept for {store.EXPIRY_HOURS} hours).",
+        "success",
+    )
+
+
+def _settings() -> dict[str, Any]:
+    ss = st.session_state
+    return {key: ss[key] for key in state.DEFAULTS if key in ss}
+
+
+def _fingerprint() -> tuple:
+    ss = st.session_state
+    upload = ss.get(state.UPLOAD)
+    return (
+        id(ss.get(state.DATASET)),
+        id(upload),
+        None if upload is None else len(upload.fixes),
+        id(ss.get(state.SPEC_TABLE)),
+        id(ss.get(state.RUN)),
+        repr(sorted(_settings().items())),
+    )
+
+
+def keep() -> None:
+    """Save the session's work when it changed since the last save.
+
+    A snapshot over the size cap is not kept; the sidebar says so.
+    """
+    ss = st.session_state
+    name = token()
+    if name is None or ss.get(state.DATASET) is None:
+        return
+    mark = _fingerprint()
+    if ss.get(state.KEPT) == mark:
+        return
+    run = ss.get(state.RUN)
+    snapshot = {
+        "dataset": ss.get(state.DATASET),
+        "upload": ss.get(state.UPLOAD),
+        "spec_table": ss.get(state.SPEC_TABLE),
+        # Without its memo of figures and downloads: they are rebuilt on demand.
+        "run": None if run is None else replace(run, cache={}),
+        "settings": _settings(),
+    }
+    try:
+        ss[state.STORE_PROBLEM] = store.save(name, snapshot)
+    except Exception as exc:  # a full disk must not stop the page
+        log.exception("Could not keep the session's work")
+        ss[state.STORE_PROBLEM] = f"it could not be written ({type(exc).__name__})"
+    ss[state.KEPT] = mark
