@@ -62,7 +62,12 @@ def test_each_page_runs_before_training(app, pima, name):
         assert any("Train a model first" in t for t in texts(at, "info"))
     sidebar = " ".join(c.value for c in at.sidebar.caption)
     if name == "teaching":  # small data: the walk trains a model on arrival
+        assert any("The walk appears here when" in t for t in texts(at, "info"))
+        finish_jobs(at)  # in the background; the sidebar's panel reruns the page
+        assert_clean(at)
+        sidebar = " ".join(c.value for c in at.sidebar.caption)
         assert at.session_state[state.RUN] is not None and "test error" in sidebar
+        assert at.session_state[state.TEACH_STEP] == 0  # the walk is drawn
     else:  # the status is drawn after the page, also when the page stopped early
         assert "not trained yet" in sidebar
 
