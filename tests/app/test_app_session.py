@@ -1,0 +1,51 @@
+"""Reloading the tab keeps the work: the session token in the URL (ui.session)."""
+
+from __future__ import annotations
+
+from app_helpers import APP, TIMEOUT, assert_clean, finish_jobs, page, prefill, texts
+from streamlit.testing.v1 import AppTest
+
+from ui import state, store
+
+
+def reload(token: str, where: str = "explore") -> AppTest:
+    """A new browser session opening the same address (a reload)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["session"] = token
+    return at.switch_page(page(where)).run()
+
+
+def test_a_reload_brings_back_the_data_and_the_trained_model(app, pima):
+    at = prefill(app, pima).switch_page(page("train")).run()
+    token = at.query_params["session"]
+    assert store.valid_token(token) and at.session_state[state.TOKEN] == token
+    at.number_input(key=state.W_CV).set_value(3).run()
+    at.button(key=state.W_TRAIN).click().run()
+    run = finish_jobs(at).session_state[state.RUN]
+    assert run is not None
+
+    back = reload(token)
+    assert_clean(back)
+    assert back.session_state[state.DATASET].token == pima.token
+    restored = back.session_state[state.RUN]
+    assert restored.metrics == run.metrics
+    assert restored.model.get_params()["cv"] == 3
+    assert back.session_state[state.W_CV] == 3  # the form's settings too
+    assert any("Welcome back" in t for t in texts(back, "success"))
+    sidebar = " ".join(c.value for c in back.sidebar.caption)
+    assert f"test error {run.metrics['error']:.1%}" in sidebar
+    assert "Kept for reloads" in sidebar
+
+
+def test_another_or_a_malformed_token_starts_afresh(app, pima, pima_run):
+    at = prefill(app, pima, pima_run).switch_page(page("train")).run()
+    mine = at.query_params["session"]
+    other = reload(store.new_token())
+    assert other.session_state[state.DATASET].name == "landsat"  # the default
+    assert (
+        state.RUN not in other.session_state or other.session_state[state.RUN] is None
+    )
+    bad = reload("../" + mine[3:])
+    assert bad.query_params["session"] != "../" + mine[3:]
+    assert store.valid_token(bad.query_params["session"])
+    assert bad.session_state[state.DATASET].name == "landsat"
