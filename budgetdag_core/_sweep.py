@@ -17,6 +17,7 @@ from .baselines import (
     dag_point,
     encode_labels,
 )
+from .decisions import check_loss_matrix
 from .estimator import BudgetDAGClassifier
 from .sensors import SensorSpec
 from .validation import check_features, check_labels, check_sample_costs
@@ -81,7 +82,7 @@ def check_fit_data(
 ) -> FitData:
     spec, Xv, y_enc, classes = template._check_fit_data(X, y)
     costs = check_sample_costs(sample_costs, spec, len(Xv))
-    loss_matrix = template._check_loss_matrix(len(classes))
+    loss_matrix = check_loss_matrix(template.loss_matrix, len(classes))
     return FitData(
         X=X,
         y=np.asarray(y),
@@ -106,7 +107,7 @@ def split_views(
     # The bank's DAG: its own subsets, not a second selection.
     dag, _ = template._dag_for(bank, spec, data.Xv, data.y_enc, None, None)
     conf = template.policy_features == "sensors+confidence"
-    lm = template._check_loss_matrix(len(data.classes))
+    lm = check_loss_matrix(template.loss_matrix, len(data.classes))
     views = [
         bank_state_predictions(
             bank,

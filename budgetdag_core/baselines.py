@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .bank import ClassifierBank
 from .confidence import confidence_features
 from .dag import SensorDAG
-from .decisions import decide, encode_labels, matrix_loss
+from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
 from .validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
@@ -180,7 +180,7 @@ def state_predictions(
     y_enc = encode_labels(y, model.classes_)
     if out_of_fold:
         bank = model.bank_
-        expected = model._bank_fingerprint(Xv, y_enc, model.sensor_dag_)
+        expected = bank.fingerprint_for(Xv, y_enc, model.sensor_dag_)
         if (y_enc < 0).any() or getattr(bank, "fingerprint_", None) != expected:
             raise ValueError(
                 "out_of_fold=True needs the exact training data of the model's bank."
@@ -195,7 +195,7 @@ def state_predictions(
         out_of_fold=out_of_fold,
         with_confidence=getattr(model, "uses_confidence_", False),
         split=split or ("train" if out_of_fold else "test"),
-        loss_matrix=model._check_loss_matrix(len(model.classes_)),
+        loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
     )
 
 

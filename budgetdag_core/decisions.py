@@ -2,7 +2,43 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+
+def check_loss_matrix(loss_matrix: Any, n_classes: int) -> np.ndarray | None:
+    """``loss_matrix`` as a checked float array, or None for the 0/1 loss.
+
+    Parameters
+    ----------
+    loss_matrix : array-like (n_classes, n_classes) or None
+        ``loss_matrix[i, j]``: the loss of predicting class j for truth i.
+    n_classes : int
+
+    Raises
+    ------
+    ValueError
+        Naming the shape, or non-finite or negative entries.
+
+    Examples
+    --------
+    >>> check_loss_matrix([[0, 1], [5, 0]], 2).tolist()
+    [[0.0, 1.0], [5.0, 0.0]]
+    >>> check_loss_matrix(None, 3) is None
+    True
+    """
+    if loss_matrix is None:
+        return None
+    lm = np.asarray(loss_matrix, dtype=float)
+    if lm.shape != (n_classes, n_classes):
+        raise ValueError(
+            f"loss_matrix must be {n_classes}x{n_classes} (one row and column "
+            f"per class); got shape {lm.shape}."
+        )
+    if not np.isfinite(lm).all() or (lm < 0).any():
+        raise ValueError("loss_matrix entries must be finite and non-negative.")
+    return lm
 
 
 def decide(proba: np.ndarray, loss_matrix: np.ndarray | None = None) -> np.ndarray:

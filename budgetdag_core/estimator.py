@@ -21,7 +21,7 @@ from .bank import (
 )
 from .confidence import POLICY_FEATURES, confidence_features, policy_inputs
 from .dag import SensorDAG
-from .decisions import decide, encode_labels, matrix_loss
+from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
 from .graph_reduce import GraphReduceResult, graph_reduce
 from .sensors import SensorSpec
 from .validation import check_features, check_labels, check_sample_costs
@@ -178,17 +178,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
-        if self.loss_matrix is None:
-            return None
-        lm = np.asarray(self.loss_matrix, dtype=float)
-        if lm.shape != (n_classes, n_classes):
-            raise ValueError(
-                f"loss_matrix must be {n_classes}x{n_classes} (one row and column "
-                f"per class); got shape {lm.shape}."
-            )
-        if not np.isfinite(lm).all() or (lm < 0).any():
-            raise ValueError("loss_matrix entries must be finite and non-negative.")
-        return lm
+        return check_loss_matrix(self.loss_matrix, n_classes)
 
     @property
     def uses_confidence_(self) -> bool:
@@ -297,13 +287,15 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
         Examples
         --------
-        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> from budgetdag_core import toy_dataset
         >>> demo = toy_dataset(200, 10)
-        >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
-        ...                             random_state=0).fit(demo.X_train, demo.y_train)
-        >>> record = model.graph_reduce_record(demo.X_train, demo.y_train)
-        >>> len(record.tables), record.tables[0].shape
-        (8, (200, 4))
+        >>> record = (
+        ...     BudgetDAGClassifier(demo.spec, cv=3, random_state=0)
+        ...     .fit(demo.X_train, demo.y_train)
+        ...     .graph_reduce_record(demo.X_train, demo.y_train)
+        ... )
+        >>> [table.shape[1] for table in record.tables]  # stop + one per child
+        [4, 3, 3, 3, 2, 2, 2, 1]
         """
         check_is_fitted(self)
         Xv = check_features(X, self.spec_)

@@ -173,10 +173,9 @@ def action_names(model: Any, state: int) -> list[str]:
     Examples
     --------
     >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
-    >>> demo = toy_dataset(200, 10)
-    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
-    ...                             random_state=0).fit(demo.X_train, demo.y_train)
-    >>> action_names(model, 0)
+    >>> demo = toy_dataset(100, 10)
+    >>> X, y = demo.X_train, demo.y_train
+    >>> action_names(BudgetDAGClassifier(demo.spec, cv=2).fit(X, y), 0)
     ['stop', 'acquire cheap_a', 'acquire cheap_b', 'acquire precise']
     """
     dag = model.sensor_dag_

@@ -11,10 +11,12 @@ from budgetdag_core import SensorSpec
 from ui.data import Dataset
 from ui.reports import comparison_table
 from ui.training import (
+    CLASSIFIERS,
     ProgressReporter,
     TrainSettings,
     bank_key,
     bank_kind_of,
+    describe_model,
     make_classifier,
     reusable_bank,
     run_from_model,
@@ -83,6 +85,10 @@ def test_train_with_bank_classifiers(toy, name):
     assert run.metrics["n_samples"] == 50
     assert run.metrics["error"] < run.states.iloc[0]["error"]
     assert run.bank_key == bank_key(toy, toy.default_spec, settings)
+    # The run's settings are read back from the model: the form's, exactly.
+    assert run.settings == settings
+    assert CLASSIFIERS[name] in describe_model(run.model)
+    assert bank_key(toy, toy.default_spec, run.params) == run.bank_key
     table = comparison_table(run.metrics, run.states, run.spec.n_sensors)
     assert table.loc["All sensors", "avg cost"] == 2.0
     assert table.loc["BudgetDAG policy", "cost vs all sensors"] == pytest.approx(

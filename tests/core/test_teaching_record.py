@@ -89,15 +89,21 @@ def test_record_while_learning_equals_the_replay(demo):
     )
 
 
-def test_cost_tables_of_a_confidence_policy(demo):
-    """Used to crash: operands could not be broadcast (n, 7) (10,)."""
-    model = BudgetDAGClassifier(
+@pytest.fixture(scope="module")
+def confident(demo):
+    """A model whose policies also see the bank's confidence."""
+    return BudgetDAGClassifier(
         demo.spec,
-        cost_scale=0.03,
+        cost_scale=0.01,
         cv=3,
         random_state=0,
         policy_features="sensors+confidence",
     ).fit(demo.X_train, demo.y_train)
+
+
+def test_cost_tables_of_a_confidence_policy(demo, confident):
+    """Used to crash: operands could not be broadcast (n, 7) (10,)."""
+    model = confident
     tables, ctg, actions = cost_tables(model, demo.X_train, demo.y_train)
     np.testing.assert_allclose(ctg[:, 0], model.train_cost_to_go_)
     assert len(tables) == model.sensor_dag_.n_states
@@ -113,17 +119,11 @@ def test_replay_needs_the_training_rows_and_labels(demo):
         model.graph_reduce_record(demo.X_train, wrong)
 
 
-def test_node_details_of_a_confidence_policy(demo):
+def test_node_details_of_a_confidence_policy(demo, confident):
     """node_details asks the policy with the inputs it was trained on."""
     from budgetdag_core import node_details
 
-    model = BudgetDAGClassifier(
-        demo.spec,
-        cost_scale=0.01,
-        cv=3,
-        random_state=0,
-        policy_features="sensors+confidence",
-    ).fit(demo.X_train, demo.y_train)
+    model = confident
     rows, actions = model.node_actions(demo.X_test, 0)
     assert rows.tolist() == list(range(len(demo.X_test)))  # everyone starts at 0
     stops = model.route(demo.X_test).stop_state
