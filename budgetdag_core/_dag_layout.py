@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-LABEL_FONT_PX = 11
-CHAR_PX = 6.4  # average glyph width at LABEL_FONT_PX
+LABEL_FONT_PX = 12
+CHAR_PX = 7.0  # average glyph width at LABEL_FONT_PX
 PLOT_WIDTH_PX = 1100  # assumed drawing width when the figure width is not fixed
 
 
@@ -29,7 +29,8 @@ def abbreviate(names: Sequence[str], max_len: int = 5) -> dict[str, str]:
     the rest (``band1`` -> ``b1``); the first word cut to 3 letters plus the
     initials of the other words (``moments_y`` -> ``mom_y``); prefixes of 3 to
     ``max_len`` letters. Of those giving unique labels of at most ``max_len``
-    characters the shortest wins; failing all, ``s1, s2, ...``.
+    characters the shortest wins; failing all, the initials of multi-word
+    names (``top-left`` -> ``tl``), then ``s1, s2, ...``.
 
     Examples
     --------
@@ -39,6 +40,8 @@ def abbreviate(names: Sequence[str], max_len: int = 5) -> dict[str, str]:
     {'box': 'box', 'moments': 'mom', 'edges': 'edg'}
     >>> abbreviate(["moments_x", "moments_y", "edges_x"])
     {'moments_x': 'mom_x', 'moments_y': 'mom_y', 'edges_x': 'edg_x'}
+    >>> abbreviate(["top-left", "top-right", "bottom-left"], max_len=3)
+    {'top-left': 'tl', 'top-right': 'tr', 'bottom-left': 'bl'}
     """
     names = [str(n) for n in names]
     prefix = os.path.commonprefix(names) if len(names) > 1 else ""
@@ -57,15 +60,22 @@ def abbreviate(names: Sequence[str], max_len: int = 5) -> dict[str, str]:
     )
     candidates.append([n if len(n) <= max_len else n[:3] for n in names])
     candidates += [[n[:length] for n in names] for length in range(3, max_len + 1)]
-    valid = [
-        short
-        for short in candidates
-        if all(0 < len(s) <= max_len for s in short) and len(set(short)) == len(short)
+    valid = [short for short in candidates if _fits(short, max_len)]
+    initials = [
+        "".join(x[0] for x in w) if len(w) > 1 else n[:max_len]
+        for n, w in ((n, _words(n)) for n in names)
     ]
+    if not valid and _fits(initials, max_len):
+        valid = [initials]
     if valid:
         best = min(valid, key=lambda short: max(map(len, short)))
         return dict(zip(names, best, strict=True))
     return {n: f"s{i + 1}" for i, n in enumerate(names)}
+
+
+def _fits(short: Sequence[str], max_len: int) -> bool:
+    """Unique, non-empty labels of at most ``max_len`` characters."""
+    return all(0 < len(s) <= max_len for s in short) and len(set(short)) == len(short)
 
 
 def state_label(

@@ -34,6 +34,9 @@ from ._plot_style import (
 COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
 MARGIN = {"l": 30, "r": 30, "t": 70, "b": 50}
 NOTE_PX = 18  # height of one note line under the figure
+NOTE_CHAR_PX = 6.2  # average glyph width of the 11 px note font
+KEY_SEP = "  ·  "
+LABEL_PAD_PX = 10  # free space between the labels of neighbouring layers
 BIG_GRAPH = 16  # more states than this: short sensor codes, "all−x" labels
 
 Point = tuple[float, float]
@@ -148,11 +151,15 @@ def _view(
         g, shown, layer_of, "count" if has_flow else None, visited | must_show
     )
     big = K > BIG_GRAPH
-    # Small graphs show full names; big ones short codes with a key below.
-    short = abbreviate(names, 3) if big else {n: n for n in names}
-    notes = []
-    if any(short[n] != n for n in names):
-        notes.append("  ·  ".join(f"{short[n]} = {n}" for n in names))
+    last_layer = max(layers)
+    plot_w = (width - MARGIN["l"] - MARGIN["r"]) if width else PLOT_WIDTH_PX
+    px_per_x = plot_w / (last_layer + 2.6)
+    short = _sensor_codes(g, layers, names, big, px_per_x - LABEL_PAD_PX)
+    notes = (
+        _key_lines([f"{short[n]} = {n}" for n in names], plot_w)
+        if any(short[n] != n for n in names)
+        else []
+    )
     if K > len(shown):
         why = (
             "no example reaches"
@@ -172,15 +179,12 @@ def _view(
         for x, ks in layers.items()
         for i, k in enumerate(ks)
     }
-    last_layer = max(layers)
     y_low = min(p[1] for p in pos.values())
     y_high = max(p[1] for p in pos.values())
     sink = (last_layer + 1.0, y_low - 0.6 if len(pos) > 1 else 0.0)
     y_range = (min(y_low, sink[1]) - 0.7, y_high + 0.7)
     plot_h = height - margin["t"] - margin["b"]
     px_per_y = plot_h / (y_range[1] - y_range[0])
-    plot_w = (width - margin["l"] - margin["r"]) if width else PLOT_WIDTH_PX
-    px_per_x = plot_w / (last_layer + 2.6)
     d_max = float(np.clip(min(0.8 * px_per_y, 0.45 * px_per_x), 9, 60))
     return _View(
         g=g,
@@ -205,6 +209,42 @@ def _view(
         px_per_x=px_per_x,
         d_max=d_max,
     )
+
+
+def _sensor_codes(
+    g: nx.DiGraph,
+    layers: dict[int, list[int]],
+    names: tuple[str, ...],
+    big: bool,
+    room_px: float,
+) -> dict[str, str]:
+    """Sensor names as the labels use them: whole when every label fits
+    ``room_px`` (the distance between layers), else codes of at most 5, then 3
+    characters (a key under the figure spells them out). Big graphs always
+    use codes."""
+    options = [] if big else [{n: n for n in names}]
+    options += [abbreviate(names, 5), abbreviate(names, 3)]
+    shown = [k for ks in layers.values() for k in ks]
+    for short in options:
+        longest = max(
+            len(state_label(tuple(g.nodes[k].get("sensors", ())), names, short, big))
+            for k in shown
+        )
+        if longest * CHAR_PX <= room_px:
+            return short
+    return options[-1]
+
+
+def _key_lines(items: list[str], plot_w: float) -> list[str]:
+    """The code key as note lines that each fit the drawing's width."""
+    most = max(int(plot_w / NOTE_CHAR_PX), 20)
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + len(KEY_SEP) + len(item) <= most:
+            lines[-1] += KEY_SEP + item
+        else:
+            lines.append(item)
+    return lines
 
 
 def _segments(pairs: Iterable[tuple[Point, Point]]) -> tuple[list, list]:
@@ -382,11 +422,13 @@ def _node_labels(v: _View) -> tuple[list[str], bool]:
     keep = thin_labels(v.layers, ys, priority, v.px_per_y, gap)
     if v.has_flow:
         keep = {k for k in keep if v.arrived[k] > 0 or k in v.must_show}
-    room = v.px_per_x - v.d_max / 2 - 6
+    # Above a node a label is centred, beside it it starts at the node's edge:
+    # either way it may not reach the next layer's label.
+    room = v.px_per_x - LABEL_PAD_PX - (0 if above else v.d_max / 2)
     text = []
     for k in nodes:
         label = state_label(v.sensors(k), v.names, v.short, v.big) if k in keep else ""
-        if not above and len(label) * CHAR_PX > room:
+        if len(label) * CHAR_PX > room:
             label = label[: max(int(room / CHAR_PX) - 1, 3)] + "…"
         text.append(label)
     return text, above
@@ -456,7 +498,7 @@ def _node_trace(v: _View, color: str) -> go.Scatter:
         text=text,
         textposition="top center" if above else "top right",
         textfont={
-            "size": LABEL_FONT_PX - 1 if v.big else LABEL_FONT_PX,
+            "size": LABEL_FONT_PX,
             "color": "#222222",
             "shadow": "auto",
         },

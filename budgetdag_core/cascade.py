@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -203,7 +204,9 @@ class ConfidenceCascade:
 
     def at(self, threshold: float) -> ConfidenceCascade:
         """The same cascade operating at another ``threshold`` (any float)."""
-        if not isinstance(threshold, int | float) or math.isnan(threshold):
+        if isinstance(threshold, bool) or not isinstance(threshold, Real):
+            raise TypeError(f"threshold must be a number; got {threshold!r}.")
+        if math.isnan(threshold):
             raise ValueError(f"threshold must be a number; got {threshold!r}.")
         return replace(self, threshold=float(threshold))
 

@@ -9,6 +9,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from budgetdag_core import DEMOS
 from ui import state, widgets
 from ui.data import Upload, demo_dataset
+from ui.formatting import percent_column
 from ui.tabular import (
     FIXES,
     MAX_UPLOAD_MB,
@@ -289,11 +290,45 @@ def upload_section() -> None:
 
 
 # ---------------------------------------------------------------- overview
+def _selection_pending() -> bool:
+    """Whether the table chosen above is not the one training uses (yet)."""
+    current = state.get_dataset()
+    if ss[state.W_SOURCE] == "demo":
+        return current is None or current.token != f"demo:{ss[state.W_DEMO]}"
+    upload = state.get_upload()
+    return upload is not None and (
+        current is None or current.kind != "upload" or current.name != upload.name
+    )
+
+
+def in_use_banner() -> None:
+    """Which table the other pages train on, and whether the choice above differs."""
+    dataset = state.get_dataset()
+    if dataset is None:
+        st.info("No table is in use yet: choose a demo or upload a CSV.")
+        return
+    kind = "bundled demo" if dataset.kind == "demo" else "uploaded table"
+    text = (
+        f"**In use for training:** {dataset.name} ({kind}) · "
+        f"{len(dataset.train):,} training / {len(dataset.test):,} test rows · "
+        f"label column `{dataset.label}`"
+    )
+    if _selection_pending():
+        st.warning(
+            f"{text}\n\nThe table chosen below is **not in use yet**: click its "
+            "*Use ...* button to train on it.",
+            icon=":material/swap_horiz:",
+        )
+    else:
+        st.info(text, icon=":material/table_chart:")
+
+
 def overview() -> None:
     dataset = state.get_dataset()
     if dataset is None:
         return
-    st.subheader(f"In use: {dataset.name}")
+    kind = "bundled demo" if dataset.kind == "demo" else "uploaded table"
+    st.subheader(f"In use for training: {dataset.name} ({kind})")
     if dataset.description:
         st.caption(dataset.description)
     y = dataset.y("train")
@@ -316,7 +351,7 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         st.dataframe(
             table,
             hide_index=True,
-            column_config={"share": st.column_config.NumberColumn(format="percent")},
+            column_config={"share": percent_column()},
         )
     with types:
         st.dataframe(column_summary(frame), hide_index=True, height=300)
@@ -324,9 +359,13 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
 
 SOURCES = {"demo": "Bundled demo", "upload": "Upload a CSV"}
 widgets.choice(st.radio, "Data source", SOURCES, state.W_SOURCE, horizontal=True)
+# Filled after the sections below, which may read a new upload in this run.
+banner = st.empty()
 if ss[state.W_SOURCE] == "demo":
     demo_section()
 else:
     upload_section()
+with banner.container():
+    in_use_banner()
 st.divider()
 overview()

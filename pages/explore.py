@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import dag_view, state, widgets
+from ui.formatting import percent_column
 from ui.reports import edge_table, flow_table, path_table
 
 widgets.enter_page()
@@ -24,7 +25,7 @@ run, dataset = widgets.need_model(
 dag_view.subsets_note(run)
 n_states = run.model.sensor_dag_.n_states
 
-c1, c2, c3 = st.columns([4, 5, 4], vertical_alignment="bottom")
+c1, c2 = st.columns([4, 5], vertical_alignment="bottom")
 part = widgets.choice(
     c1.radio, "Examples", dag_view.PARTS, state.W_FLOW_PART, horizontal=True
 )
@@ -32,7 +33,14 @@ COLOURS = {"stop_share": "Share stopping", "error": "Error when stopping"}
 color = widgets.choice(
     c2.radio, "Node colour", COLOURS, state.W_DAG_COLOR, horizontal=True
 )
-show_all = widgets.persisted(c3.toggle, "Show unreached states", state.W_FLOW_ALL)
+# On a row of its own: beside the radios its label is cut on narrow windows.
+show_all = widgets.persisted(
+    st.toggle,
+    "Show unreached states",
+    state.W_FLOW_ALL,
+    help="States no example reaches are hidden by default: the layers close up "
+    "and labels stay legible.",
+)
 graph = dag_view.flow(run, dataset, part)
 min_arrived = 1
 if n_states > 16 and not show_all:
@@ -71,7 +79,7 @@ fig = dag_view.figure(
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "clicked node")
-clicked = dag_view.clickable_chart(fig, state.W_DAG_CHART)
+clicked = dag_view.clickable_chart(fig, state.W_DAG_CHART, dag_view.PAGE_WIDTH_PX)
 if clicked is not None and clicked != ss[state.W_DAG_NODE] and clicked in visible:
     ss[state.W_DAG_NODE] = clicked
     st.rerun()  # redraw the figure with the clicked node ringed
@@ -102,10 +110,11 @@ with st.expander("Tables: acquisition sequences, states, edges"):
     st.dataframe(
         path_table(trace, y),
         hide_index=True,
+        width="stretch",
         column_config={
-            "share": st.column_config.ProgressColumn(format="percent", min_value=0.0),
+            "share": percent_column(progress=True),
             "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
-            "error": st.column_config.NumberColumn(format="percent"),
+            "error": percent_column(),
         },
     )
     st.markdown("**States**")
@@ -115,14 +124,16 @@ with st.expander("Tables: acquisition sequences, states, edges"):
     st.dataframe(
         nodes,
         hide_index=True,
+        width="stretch",
+        # n_sensors repeats the sensors column; short headers keep the last
+        # column in view.
+        column_order=[c for c in nodes.columns if c != "n_sensors"],
         column_config={
-            "stop_share": st.column_config.ProgressColumn(
-                "stops here", format="percent", min_value=0.0, max_value=1.0
-            ),
-            "error_rate": st.column_config.NumberColumn(
-                "error of those stopping", format="percent"
+            "stop_share": percent_column("stops here", progress=True),
+            "error_rate": percent_column(
+                "error of stops", help="Error of the examples that stop here."
             ),
         },
     )
     st.markdown("**Edges taken**")
-    st.dataframe(edge_table(graph), hide_index=True)
+    st.dataframe(edge_table(graph), hide_index=True, width="stretch")

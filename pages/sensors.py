@@ -9,6 +9,7 @@ import streamlit as st
 from budgetdag_core import SensorSpec
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from ui import state, widgets
+from ui.grouping import GROUP_MODES, Grouping, propose
 from ui.spec_table import SpecCheck, spec_in_blocks, spec_to_table
 from ui.training import MAX_APP_SUBSETS, SUBSET_REWARDS
 
@@ -42,12 +43,12 @@ def _cost() -> float:
 
 
 def presets() -> None:
-    default_label = "Demo groups" if dataset.kind == "demo" else "Suggested groups"
+    default_label = "Demo groups" if dataset.kind == "demo" else "Suggested"
     with st.container(border=True):
         head, cost = st.columns([3, 1], vertical_alignment="bottom")
         head.markdown(
-            "**Start from a preset** (replaces the table below). The last three give "
-            "every sensor the cost on the right."
+            "**Start from a preset** (replaces the table below). All but the "
+            "first give every sensor the cost on the right."
         )
         cost.number_input(
             "Cost per sensor",
@@ -56,7 +57,7 @@ def presets() -> None:
             persist_state=state.PERSIST,
             help="Used by the presets; edit single costs in the table afterwards.",
         )
-        c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
+        c1, c2, c4 = st.columns(3, vertical_alignment="bottom")
         c1.caption(
             "The groups and costs that come with the demo."
             if dataset.kind == "demo"
@@ -71,39 +72,21 @@ def presets() -> None:
         )
         c2.caption(f"Each of the {len(features)} columns is its own sensor.")
         c2.button(
-            "One sensor per column",
+            "Per column",
             key=f"{state.W_PRESET}per_column",
             on_click=_preset,
             args=(lambda: SensorSpec.per_column(features, cost=_cost()),),
             width="stretch",
         )
-        c3.text_input(
-            "Name separator",
-            key=state.W_PREFIX_SEP,
-            persist_state=state.PERSIST,
-            max_chars=3,
-            help="band1_x and band1_y form sensor band1 with separator _",
-        )
-        c3.button(
-            "Group by name prefix",
-            key=f"{state.W_PRESET}prefix",
-            on_click=_preset,
-            args=(
-                lambda: SensorSpec.by_prefix(
-                    features, ss[state.W_PREFIX_SEP] or "_", cost=_cost()
-                ),
-            ),
-            width="stretch",
-        )
         c4.number_input(
-            "Number of blocks",
+            "Consecutive blocks",
             min_value=1,
             max_value=max(1, len(features)),
             key=state.W_BLOCKS,
             persist_state=state.PERSIST,
         )
         c4.button(
-            "Consecutive blocks",
+            "In blocks",
             key=f"{state.W_PRESET}blocks",
             on_click=_preset,
             args=(
@@ -111,6 +94,131 @@ def presets() -> None:
             ),
             width="stretch",
         )
+
+
+def _proposal() -> Grouping:
+    """The grouping the name/image controls describe (ValueError if none)."""
+    return propose(
+        features,
+        ss.get(state.W_GROUP_MODE, state.DEFAULTS[state.W_GROUP_MODE]),
+        separator=ss.get(state.W_PREFIX_SEP) or "",
+        pattern=ss.get(state.W_GROUP_PATTERN) or "",
+        blocks=int(ss.get(state.W_GRID_BLOCKS, state.DEFAULTS[state.W_GRID_BLOCKS])),
+    )
+
+
+def _code(text: str) -> str:
+    """``text`` as inline code: column names may hold Markdown characters."""
+    fence = "``" if "`" in text else "`"
+    return f"{fence}{text}{fence}"
+
+
+def grouping() -> None:
+    """Group the columns by a shared name token or as an image, previewed live."""
+    with st.container(border=True):
+        st.markdown(
+            "**Group columns by name or as an image** (replaces the table below; "
+            "every sensor gets the cost per sensor above)."
+        )
+        mode = st.radio(
+            "Group by",
+            options=list(GROUP_MODES),
+            format_func=GROUP_MODES.get,
+            key=state.W_GROUP_MODE,
+            persist_state=state.PERSIST,
+            horizontal=True,
+            help="Shared word: the word most columns share, anywhere in the name, "
+            "names a sensor ('mean radius', 'radius error', 'worst radius' -> "
+            "mean, error, worst). Prefix/suffix: the first/last word. Pattern: "
+            "columns with the same match of a regular expression (or of its "
+            "first group) form a sensor. Image grid: columns that form an image "
+            "(pixel_0_0 .. pixel_7_7) cut into blocks.",
+        )
+        left, right = st.columns([2, 1], vertical_alignment="bottom")
+        if mode == "pattern":
+            left.text_input(
+                "Pattern (regular expression)",
+                key=state.W_GROUP_PATTERN,
+                persist_state=state.PERSIST,
+                placeholder="e.g. (mean|error|worst) or ^(band\\d+)",
+                help="Searched anywhere in each column name. Columns with the same "
+                "match form one sensor, named by the match (or by the pattern's "
+                "first group). Columns it does not match become sensors of their "
+                "own.",
+            )
+        elif mode == "grid":
+            left.number_input(
+                "Blocks per side",
+                min_value=1,
+                max_value=16,
+                step=1,
+                key=state.W_GRID_BLOCKS,
+                persist_state=state.PERSIST,
+                help="2 cuts the image into 4 quadrants, 3 into 9 blocks, ...",
+            )
+        else:
+            left.text_input(
+                "Word separator",
+                key=state.W_PREFIX_SEP,
+                persist_state=state.PERSIST,
+                max_chars=3,
+                placeholder="any space or punctuation",
+                help="Where column names split into words. Empty: at any space, "
+                "punctuation or underscore.",
+            )
+        try:
+            found: Grouping | None = _proposal()
+        except (TypeError, ValueError) as exc:
+            found, problem = None, str(exc)
+        right.button(
+            "Apply grouping",
+            key=f"{state.W_PRESET}name",
+            on_click=_preset,
+            args=(lambda: _proposal().to_spec(cost=_cost()),),
+            disabled=found is None,
+            type="primary",
+            width="stretch",
+        )
+        if found is None:
+            st.warning(problem, icon=":material/warning:")
+            return
+        items = list(found.groups.items())
+        shown = ", ".join(f"{_code(name)} ({len(cols)})" for name, cols in items[:12])
+        more = f" and {len(items) - 12} more" if len(items) > 12 else ""
+        st.caption(f"Preview: {found.n_sensors} sensors (columns each): {shown}{more}")
+        if len(found.leftover) == len(features):
+            st.caption(
+                ":material/info: No two columns share a group under this rule: "
+                "each column would be a sensor of its own."
+            )
+        elif found.leftover:
+            st.caption(
+                f"{len(found.leftover)} column(s) match no group and become "
+                "sensors of their own."
+            )
+
+
+def _listed(cell: object) -> list[str]:
+    """A ``columns`` cell of the editor: a list, an array, text, or empty."""
+    if cell is None or isinstance(cell, float):
+        return []
+    if isinstance(cell, str):
+        return [c.strip() for c in cell.split(",") if c.strip()]
+    return [str(c) for c in cell]  # type: ignore[union-attr]
+
+
+def column_lists() -> None:
+    """Each sensor's column count and full column list, on demand."""
+    table = ss[state.SPEC_TABLE]
+    rows = [
+        (name, _listed(cols))
+        for name, cols in zip(table["sensor"], table["columns"], strict=True)
+        if isinstance(name, str) and name.strip()
+    ]
+    with st.expander(f"Columns of each sensor ({len(rows)} sensors)"):
+        for name, cols in rows:
+            listed = ", ".join(_code(c) for c in cols) or "none"
+            st.markdown(f"**{_code(name)}** · {len(cols)} column(s): {listed}")
 
 
 def editor() -> None:
@@ -125,14 +233,16 @@ def editor() -> None:
         hide_index=True,
         width="stretch",
         column_config={
+            # The name fits itself; the column lists take what is left (all
+            # of each list is in the expander below the table).
             "sensor": st.column_config.TextColumn(
-                "Sensor", help="A unique name, e.g. 'glucose test'.", width="small"
+                "Sensor", help="A unique name, e.g. 'glucose test'."
             ),
             "columns": st.column_config.MultiselectColumn(
                 "Columns",
                 options=features,
                 help="The feature columns this sensor reveals.",
-                width="large",
+                width="medium",
             ),
             "cost": st.column_config.NumberColumn(
                 "Cost", help="Acquisition cost (0 or more).", format="%g", width="small"
@@ -286,7 +396,9 @@ def json_io() -> None:
 
 
 presets()
+grouping()
 editor()
+column_lists()
 messages()
 st.divider()
 json_io()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -113,6 +114,14 @@ except (ValueError, AttributeError) as exc:
     st.stop()
 
 last = len(steps) - 1
+# A step belongs to the walk of one model: other data or another training starts
+# at step 0. The first model a session walks keeps the step a shared link set.
+walked = run.memo("teach_id", lambda: uuid.uuid4().hex)
+if ss.get(state.TEACH_RUN, walked) != walked:
+    ss[state.TEACH_STEP] = 0
+    ss[state.TEACH_PLAYING] = False
+    links.sync(0)  # app.py wrote the URL before this page ran
+ss[state.TEACH_RUN] = walked
 ss[state.TEACH_STEP] = min(max(int(ss.get(state.TEACH_STEP, 0)), 0), last)
 ss.setdefault(state.TEACH_PLAYING, False)
 
@@ -179,7 +188,7 @@ fig = dag_view.figure(
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "node being reduced")
-st.plotly_chart(fig, key=state.W_TEACH_CHART, config=dag_view.CHART_CONFIG)
+dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
 left, right = st.columns([3, 2], gap="medium")
 with left:

@@ -7,6 +7,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import state, subsets, widgets
+from ui.formatting import pct, percent_column
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
@@ -168,7 +169,7 @@ def show_results(run: TrainedRun) -> None:
     c1, c2, c3, c4 = st.columns(4)
     c1.metric(
         "Test error",
-        f"{m['error']:.1%}",
+        pct(m["error"]),
         delta=f"{100 * (m['error'] - full['error']):+.1f} pts vs all sensors",
         delta_color="inverse",
         border=True,
@@ -177,30 +178,30 @@ def show_results(run: TrainedRun) -> None:
     c2.metric(
         "Average cost",
         f"{m['avg_cost']:.3g}",
-        delta=f"{share - 1:+.0%} vs all sensors",
+        delta=f"{pct(share - 1, signed=True)} vs all sensors",
         delta_color="inverse",
         border=True,
     )
     c3.metric("Average sensors", f"{m['avg_sensors']:.2f} of {n}", border=True)
     c4.metric(
         "No-sensor error",
-        f"{none['error']:.1%}",
+        pct(none["error"]),
         help="Always predicting by class frequencies: the floor any model must beat.",
         border=True,
     )
     st.dataframe(
         comparison_table(run.metrics, run.states, run.spec.n_sensors),
         column_config={
-            "test error": st.column_config.NumberColumn(format="percent"),
+            "test error": percent_column(),
             "avg cost": st.column_config.NumberColumn(format="%.3g"),
             "avg sensors": st.column_config.NumberColumn(format="%.2f"),
-            "cost vs all sensors": st.column_config.NumberColumn(format="percent"),
+            "cost vs all sensors": percent_column(),
         },
     )
     st.markdown(
         f"The policy classifies {m['n_samples']:,} test examples with "
-        f"**{m['error']:.1%}** error while paying **{share:.0%}** of the all-sensor "
-        f"cost on average (all sensors: {full['error']:.1%} error)."
+        f"**{pct(m['error'])}** error while paying **{pct(share)}** of the "
+        f"all-sensor cost on average (all sensors: {pct(full['error'])} error)."
     )
     trained = (
         ""

@@ -6,6 +6,7 @@ import streamlit as st
 
 from budgetdag_core import path_of
 from ui import dag_view, state, subsets, widgets
+from ui.formatting import percent_column
 from ui.whatif import decisions_table, edited_values, editor_table, probability_table
 
 widgets.enter_page()
@@ -29,7 +30,7 @@ def _reset() -> None:
     ss[state.WHATIF_VERSION] = ss.get(state.WHATIF_VERSION, 0) + 1
 
 
-c1, c2, _ = st.columns([2, 2, 3], vertical_alignment="bottom")
+c1, c2 = st.columns([2, 3], vertical_alignment="bottom")
 if not 0 <= ss[state.W_WHATIF_ROW] < len(X):
     ss[state.W_WHATIF_ROW] = 0
 row = widgets.persisted(
@@ -49,89 +50,84 @@ c2.button(
 
 original = X.iloc[row]
 one_column = all(list(run.spec.groups[n]) == [n] for n in run.spec.names)
-left, right = st.columns([2, 3], gap="large")
-with left:
-    st.markdown("**Sensor values** (edit the *value* column)")
-    edited = st.data_editor(
-        editor_table(run.spec, original),
-        key=f"{state.W_WHATIF_EDITOR}{ss.get(state.WHATIF_VERSION, 0)}_{row}",
-        hide_index=True,
-        disabled=["sensor", "column", "test value"],
-        width="stretch",
-        # One-column sensors named as their column: one name is enough.
-        column_order=(["sensor"] if not one_column else [])
-        + ["column", "value", "test value"],
-        column_config={
-            "sensor": st.column_config.TextColumn(width="small"),
-            "column": st.column_config.TextColumn(width="small"),
-            "value": st.column_config.NumberColumn(
-                "value", format="%.4g", width="small"
-            ),
-            "test value": st.column_config.NumberColumn(format="%.4g", width="small"),
-        },
-    )
+# One above the other, not side by side: names and numbers keep their full width
+# on a narrow window too (the sidebar takes 300 px of a 900 px one).
+st.markdown("**Sensor values** (edit the *value* column)")
+table = editor_table(run.spec, original)
+edited = st.data_editor(
+    table,
+    key=f"{state.W_WHATIF_EDITOR}{ss.get(state.WHATIF_VERSION, 0)}_{row}",
+    hide_index=True,
+    disabled=["sensor", "column", "test value"],
+    width="stretch",
+    height=min(36 * (len(table) + 1) + 3, 320),
+    # One-column sensors named as their column: one name is enough.
+    column_order=(["sensor"] if not one_column else [])
+    + ["column", "value", "test value"],
+    column_config={
+        # No fixed width: names are shown whole, the numbers share the rest.
+        "sensor": st.column_config.TextColumn(),
+        "column": st.column_config.TextColumn(),
+        "value": st.column_config.NumberColumn("value", format="%.4g"),
+        "test value": st.column_config.NumberColumn(format="%.4g"),
+    },
+)
 try:
     values, changed = edited_values(edited)
     result = path_of(run.model, values)
 except ValueError as exc:
-    with right:
-        widgets.show_error(str(exc), "enter a number in every value cell.")
+    widgets.show_error(str(exc), "enter a number in every value cell.")
     st.stop()
 base = run.memo(f"path_{row}", lambda: path_of(run.model, original))
 
-with right:
-    m1, m3, m4 = st.columns(3)
-    moved = result.prediction != base.prediction
-    was = f"was {base.prediction}" if moved else None
-    widgets.context_metric(m1, "Prediction", str(result.prediction), was)
-    m3.metric(
-        "Cost paid",
-        f"{result.cost:g}",
-        delta=f"{result.cost - base.cost:+g}" if result.cost != base.cost else None,
-        delta_color="inverse",
-        border=True,
+m1, m3, m4 = st.columns(3)
+moved = result.prediction != base.prediction
+was = f"was {base.prediction}" if moved else None
+widgets.context_metric(m1, "Prediction", str(result.prediction), was)
+m3.metric(
+    "Cost paid",
+    f"{result.cost:g}",
+    delta=f"{result.cost - base.cost:+g}" if result.cost != base.cost else None,
+    delta_color="inverse",
+    border=True,
+)
+m4.metric(
+    "Sensors bought",
+    f"{len(result.acquired)}"
+    + (f" of {n}" if (n := run.spec.n_sensors) < 10 else f"/{n}"),
+    border=True,
+)
+bought = " → ".join(result.acquired) or "none"
+st.markdown(
+    f"**True label:** {y.iloc[row]} · **bought, in order:** {bought}"
+    + (
+        f"  \n{len(changed)} value(s) edited: {', '.join(changed[:6])}"
+        + ("…" if len(changed) > 6 else "")
+        if changed
+        else ""
     )
-    m4.metric(
-        "Sensors bought",
-        f"{len(result.acquired)}"
-        + (f" of {n}" if (n := run.spec.n_sensors) < 10 else f"/{n}"),
-        border=True,
-    )
-    bought = " → ".join(result.acquired) or "none"
-    st.markdown(
-        f"**True label:** {y.iloc[row]} · **bought, in order:** {bought}"
-        + (
-            f"  \n{len(changed)} value(s) edited: {', '.join(changed[:6])}"
-            + ("…" if len(changed) > 6 else "")
-            if changed
-            else ""
-        )
-    )
+)
+st.dataframe(
+    decisions_table(result.decisions, subsets.path_subsets(run.model, result.states)),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "cost so far": st.column_config.NumberColumn(format="%g"),
+        "confidence": percent_column(),
+    },
+)
+if result.proba:
+    probs = probability_table(result.proba)
+    st.markdown("**Final class probabilities**")
     st.dataframe(
-        decisions_table(
-            result.decisions, subsets.path_subsets(run.model, result.states)
-        ),
+        probs,
         hide_index=True,
         width="stretch",
         column_config={
-            "cost so far": st.column_config.NumberColumn(format="%g"),
-            "confidence": st.column_config.NumberColumn(format="percent"),
+            "class": st.column_config.TextColumn(),
+            "probability": percent_column(progress=True),
         },
     )
-    if result.proba:
-        probs = probability_table(result.proba)
-        st.markdown("**Final class probabilities**")
-        st.dataframe(
-            probs,
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "class": st.column_config.TextColumn(),
-                "probability": st.column_config.ProgressColumn(
-                    format="percent", min_value=0.0, max_value=1.0
-                ),
-            },
-        )
 
 fig = dag_view.figure(
     run,
@@ -141,4 +137,4 @@ fig = dag_view.figure(
     width=dag_view.PAGE_WIDTH_PX,
 )
 st.markdown("**The example's path** (red) over the flow of the test set")
-st.plotly_chart(fig, key=state.W_WHATIF_CHART, config=dag_view.CHART_CONFIG)
+dag_view.dag_chart(fig, state.W_WHATIF_CHART)

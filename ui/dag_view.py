@@ -18,6 +18,7 @@ from budgetdag_core import clicked_states, dag_figure, node_details
 
 from . import subsets, widgets
 from .data import Dataset
+from .formatting import pct, percent_column
 from .training import TrainedRun
 
 PARTS = {"test": "Test set", "train": "Training set"}
@@ -132,16 +133,47 @@ def rename_trace(fig: go.Figure, old: str, new: str) -> go.Figure:
     return fig.update_traces(name=new, selector={"name": old})
 
 
-def clickable_chart(fig: go.Figure, key: str) -> int | None:
-    """Draw ``fig`` so that a click on a node reruns; the clicked state or None."""
-    event = st.plotly_chart(
-        fig,
-        on_select="rerun",
-        selection_mode="points",
-        key=key,
-        config=CHART_CONFIG,
-        width="stretch",
+def _wide_box(key: str, min_width: int | None) -> Any:
+    """Where a chart goes: as is, or at least ``min_width`` px wide.
+
+    The DAG figure fits its labels to :data:`PAGE_WIDTH_PX`; in a narrower
+    column (a 900 px window with the sidebar open leaves about 430 px) plotly
+    would squeeze it until labels overlap. The box keeps that width and
+    scrolls sideways instead.
+    """
+    if min_width is None:
+        return st.container()
+    box = f"chart_box_{key}"
+    st.html(
+        f"<style>.st-key-{box}{{overflow-x:auto}}"
+        f".st-key-{box}>div{{min-width:{int(min_width)}px}}</style>"
     )
+    return st.container(key=box)
+
+
+def dag_chart(fig: go.Figure, key: str) -> None:
+    """Draw a DAG figure made for :data:`PAGE_WIDTH_PX` (scrolls when narrower)."""
+    with _wide_box(key, PAGE_WIDTH_PX):
+        st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
+
+
+def clickable_chart(
+    fig: go.Figure, key: str, min_width: int | None = None
+) -> int | None:
+    """Draw ``fig`` so that a click on a node reruns; the clicked state or None.
+
+    ``min_width``: see :func:`dag_chart` (the DAG figure passes
+    :data:`PAGE_WIDTH_PX`).
+    """
+    with _wide_box(key, min_width):
+        event = st.plotly_chart(
+            fig,
+            on_select="rerun",
+            selection_mode="points",
+            key=key,
+            config=CHART_CONFIG,
+            width="stretch",
+        )
     clicked = [s for s in clicked_states(event) if isinstance(s, int)]
     return clicked[0] if clicked else None
 
@@ -159,18 +191,18 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
         f"**{details['cost']:g}**)."
     )
     c1, c2, c3 = st.columns(3)
-    share = f"{stopped / arrived:.0%} of arrivals" if arrived else None
+    share = f"{pct(stopped / arrived)} of arrivals" if arrived else None
     widgets.context_metric(c1, "Stop here", f"{stopped:,}", share)
     c2.metric(
         "Error of those stopping",
-        f"{details['error_of_stops']:.1%}" if stopped else "–",
+        pct(details["error_of_stops"]) if stopped else "–",
         border=True,
         help="Share of the examples the policy stops here that this node's "
         "classifier gets wrong.",
     )
     c3.metric(
         "Error if all stopped",
-        f"{details['error_if_stopped']:.1%}" if arrived else "–",
+        pct(details["error_if_stopped"]) if arrived else "–",
         border=True,
         help="If every arriving example were classified here, with the sensors "
         "held so far: what buying more sensors is weighed against.",
@@ -193,9 +225,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
             width="stretch",
             column_config={
                 "count": st.column_config.NumberColumn("examples"),
-                "share": st.column_config.ProgressColumn(
-                    "share", format="percent", min_value=0.0, max_value=1.0
-                ),
+                "share": percent_column("share", progress=True),
             },
         )
     with right:
@@ -211,11 +241,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
                 column_config={
                     "class": st.column_config.TextColumn("class"),
                     "arrived": st.column_config.NumberColumn("examples"),
-                    "share": st.column_config.ProgressColumn(
-                        "share", format="percent", min_value=0.0, max_value=1.0
-                    ),
-                    "error_if_stopped": st.column_config.NumberColumn(
-                        "error if stopped", format="percent"
-                    ),
+                    "share": percent_column("share", progress=True),
+                    "error_if_stopped": percent_column("error if stopped"),
                 },
             )

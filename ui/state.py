@@ -54,6 +54,7 @@ LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
 TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
 TEACH_AUTO = "teach_auto"  # str: token of the data the Teaching page trained on arrival
+TEACH_RUN = "teach_run"  # str: the id of the model whose walk TEACH_STEP is in
 
 # --------------------------------------------------------------- widget keys
 # Data page
@@ -76,8 +77,11 @@ W_USE_UPLOAD = "w_use_upload"
 # Sensors page
 W_SPEC_EDITOR = "w_spec_editor_"  # + SPEC_VERSION
 W_PRESET_COST = "w_preset_cost"
-W_PREFIX_SEP = "w_prefix_sep"
+W_PREFIX_SEP = "w_prefix_sep"  # word separator of the name groupings
 W_BLOCKS = "w_blocks"
+W_GROUP_MODE = "w_group_mode"  # a key of ui.grouping.GROUP_MODES
+W_GROUP_PATTERN = "w_group_pattern"
+W_GRID_BLOCKS = "w_grid_blocks"  # blocks per image side (2: quadrants)
 W_SPEC_JSON = "w_spec_json"
 W_PRESET = "w_preset_"  # + preset name
 W_SUBSETS_ON = "w_subsets_on"
@@ -143,8 +147,11 @@ DEFAULTS: dict[str, Any] = {
     W_TEST_FRACTION: 0.25,
     W_SPLIT_SEED: 0,
     W_PRESET_COST: 1.0,
-    W_PREFIX_SEP: "_",
+    W_PREFIX_SEP: "",
     W_BLOCKS: 4,
+    W_GROUP_MODE: "word",
+    W_GROUP_PATTERN: "",
+    W_GRID_BLOCKS: 2,
     W_SUBSETS_ON: False,
     W_N_SUBSETS: 8,
     W_SUBSET_ALL: True,

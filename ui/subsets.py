@@ -8,6 +8,8 @@ import pandas as pd
 
 from budgetdag_core import action_names as core_action_names
 
+from .formatting import pct
+
 MAX_NAMES = 4  # a state label lists at most this many sensors by name
 
 
@@ -54,7 +56,7 @@ def subset_summary(model: Any) -> str | None:
     text = (
         f"Alg. 2 selected **{t} sensor subsets** ({greedy} greedily"
         + (", then all sensors" if greedy < t else "")
-        + f"). Reward **G = {selection.reward:.1%}** ({reward}). "
+        + f"). Reward **G = {pct(selection.reward)}** ({reward}). "
         f"The DAG over their unions has **{n_states} states** "
         f"(at most 2^{t} = {2**t}; the full DAG of {n_all} sensors would have "
         f"2^{n_all})."

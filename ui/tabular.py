@@ -514,7 +514,8 @@ def diagnose(
                 f"{len(features)} feature columns. One sensor per column would need "
                 f"a DAG over 2^{len(features)} sensor subsets; the full DAG allows "
                 f"at most {max_sensors} sensors. On the Sensors page, group columns "
-                "into sensors (by name prefix or in blocks), or keep fewer columns "
+                "into sensors (by a shared word in their names, a pattern, an "
+                "image grid or in blocks), or keep fewer columns "
                 "here; with many sensors, sensor-subset selection (n_subsets) builds "
                 "the DAG over a few selected subsets instead.",
                 tuple(features),

@@ -9,6 +9,8 @@ from pandas.io.formats.style import Styler
 
 from budgetdag_core import ReduceStep
 
+from .formatting import pct
+
 CHEAPEST = "background-color: #d3f0d3"
 PICKED = "font-weight: bold; color: #b3360b"
 
@@ -31,14 +33,14 @@ def step_summary(
         )
     else:
         shares = ", ".join(
-            f"{names.get(name, name)} {share:.0%}"
+            f"{names.get(name, name)} {pct(share)}"
             for name, share in step.action_shares.items()
         )
         what = (
             f"The policy chooses between stopping and {n_children} {what_to_buy} "
             "to buy; "
             f"on the training set it sends {shares}. It picks a cheapest action for "
-            f"{step.agreement:.0%} of the training examples."
+            f"{pct(step.agreement)} of the training examples."
         )
     return (
         f"**Reducing node {step.state}: {label}.** {what} Average cost-to-go here: "

@@ -17,6 +17,7 @@ from ui.spec_table import SpecCheck
 
 from . import jobs, session, state, store
 from .data import Dataset, demo_dataset
+from .formatting import pct
 from .jobs import Job
 from .training import (
     ProgressReporter,
@@ -49,6 +50,7 @@ def enter_page() -> None:
     A fresh server whose first request is a page URL runs that ``pages/`` script
     on its own (Streamlit's legacy multipage mode), without the navigation, the
     default demo or the sidebar. Switching to ``app.py`` restores all three.
+    Never cache this: it must look at each session's own state on every run.
     """
     if not st.session_state.get(state.IN_APP):
         st.switch_page("app.py", query_params=st.query_params.to_dict())
@@ -56,6 +58,7 @@ def enter_page() -> None:
 
 @st.cache_data(show_spinner="Loading the demo data...")
 def cached_demo(name: str) -> Demo:
+    """A bundled demo, read from disk once per server (each caller gets a copy)."""
     return load_demo(name)
 
 
@@ -507,7 +510,7 @@ def sidebar_status() -> None:
             st.caption("**Sensors:** table has problems")
     if run is not None and run.metrics is not None:
         st.caption(
-            f"**Model:** test error {run.metrics['error']:.1%} · "
+            f"**Model:** test error {pct(run.metrics['error'])} · "
             f"avg cost {run.metrics['avg_cost']:.3g}"
         )
     elif run is not None:

@@ -259,3 +259,25 @@ def test_an_unexpected_error_in_a_fix_is_a_message(app, monkeypatch):
     at.button(key=f"{state.W_FIX}non_numeric_drop_columns").click().run()
     assert not at.error
     assert "smoker" not in at.session_state[state.UPLOAD].work.columns
+
+
+def test_the_page_says_which_table_is_in_use(app):
+    at = app.run()
+    assert any(
+        "In use for training:** landsat (bundled demo)" in t for t in texts(at, "info")
+    )
+    assert not at.warning
+    at.radio(key=state.W_SOURCE).set_value("upload").run()
+    assert not at.warning  # nothing uploaded: landsat stays in use, nothing pending
+    at = upload(at, small_csv().to_csv(index=False).encode(), name="mine.csv")
+    (pending,) = [w for w in texts(at, "warning") if "In use for training" in w]
+    assert "landsat (bundled demo)" in pending and "not in use yet" in pending
+    use_button(at).click().run()
+    assert any(
+        "In use for training:** mine.csv (uploaded table)" in t
+        for t in texts(at, "info")
+    )
+    assert not any("not in use yet" in w for w in texts(at, "warning"))
+    assert "In use for training: mine.csv (uploaded table)" in [
+        h.value for h in at.subheader
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from app_helpers import assert_clean, download_data, page, prefill, texts
 
 from budgetdag_core import SensorSpec
@@ -107,8 +108,9 @@ def test_presets(app):
     table = at.data_editor[0].value
     assert table["sensor"].tolist() == ["block1", "block2", "block3"]
     assert table["cost"].tolist() == [2.0, 2.0, 2.0]
+    at.radio(key=state.W_GROUP_MODE).set_value("prefix").run()
     at.text_input(key=state.W_PREFIX_SEP).set_value("x").run()
-    at.button(key=f"{state.W_PRESET}prefix").click().run()
+    at.button(key=f"{state.W_PRESET}name").click().run()
     assert len(at.data_editor[0].value) == 36  # landsat names have no prefix
     at.button(key=f"{state.W_PRESET}default").click().run()
     assert at.data_editor[0].value["sensor"].tolist()[0] == "band1"
@@ -128,7 +130,8 @@ def test_prefix_preset_groups_by_name(app, pima):
         SensorSpec.per_column([c for c in frame.columns if c != "label"]),
     )
     at = sensors(app, dataset)
-    at.button(key=f"{state.W_PRESET}prefix").click().run()
+    at.radio(key=state.W_GROUP_MODE).set_value("prefix").run()
+    at.button(key=f"{state.W_PRESET}name").click().run()
     groups = dict(
         zip(
             at.data_editor[0].value["sensor"],
@@ -171,3 +174,133 @@ def test_bad_spec_json_gets_a_message(app, pima):
         "glucose",
         "insulin",
     ]
+
+
+def uploaded(name, frame, label="label"):
+    """A Dataset as if ``frame`` had been uploaded (every column its own sensor)."""
+    from ui.data import Dataset
+
+    half = len(frame) // 2
+    features = [c for c in frame.columns if c != label]
+    return Dataset(
+        name,
+        "upload",
+        frame.iloc[:half],
+        frame.iloc[half:],
+        label,
+        SensorSpec.per_column(features),
+    )
+
+
+@pytest.fixture(scope="module")
+def breast_cancer():
+    from sklearn.datasets import load_breast_cancer
+
+    frame = load_breast_cancer(as_frame=True).frame.rename(columns={"target": "label"})
+    return uploaded("breast_cancer", frame)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from sklearn.datasets import load_digits
+
+    frame = load_digits(as_frame=True).frame.rename(columns={"target": "label"})
+    return uploaded("digits", frame)
+
+
+def sensor_groups(at):
+    table = at.data_editor[0].value
+    return {s: list(c) for s, c in zip(table["sensor"], table["columns"], strict=True)}
+
+
+def test_breast_cancer_names_group_by_pattern_in_three_interactions(app, breast_cancer):
+    at = sensors(app, breast_cancer)
+    assert len(at.data_editor[0].value) == 30
+    at.radio(key=state.W_GROUP_MODE).set_value("pattern").run()  # 1
+    at.text_input(key=state.W_GROUP_PATTERN).set_value("(mean|error|worst)").run()  # 2
+    assert_clean(at)
+    preview = " ".join(c.value for c in at.caption)
+    assert "Preview: 3 sensors" in preview and "`worst` (10)" in preview
+    assert len(at.data_editor[0].value) == 30  # a preview, not applied yet
+    at.button(key=f"{state.W_PRESET}name").click().run()  # 3
+    assert_clean(at)
+    groups = sensor_groups(at)
+    assert list(groups) == ["mean", "error", "worst"]
+    assert groups["error"][0] == "radius error" and len(groups["error"]) == 10
+    assert all(len(cols) == 10 for cols in groups.values())
+    assert "3 sensors, 8 DAG states" in " ".join(texts(at, "success"))
+
+
+def test_breast_cancer_shared_word_is_one_click(app, breast_cancer):
+    at = sensors(app, breast_cancer)
+    at.button(key=f"{state.W_PRESET}name").click().run()  # "Shared word" is default
+    assert_clean(at)
+    assert {k: len(v) for k, v in sensor_groups(at).items()} == {
+        "mean": 10,
+        "error": 10,
+        "worst": 10,
+    }
+
+
+def test_suffix_grouping_previews_the_error_sensor(app, breast_cancer):
+    at = sensors(app, breast_cancer)
+    at.radio(key=state.W_GROUP_MODE).set_value("suffix").run()
+    at.button(key=f"{state.W_PRESET}name").click().run()
+    groups = sensor_groups(at)
+    assert len(groups["error"]) == 10 and groups["radius"] == [
+        "mean radius",
+        "worst radius",
+    ]
+
+
+def test_bad_pattern_is_a_message_and_cannot_be_applied(app, breast_cancer):
+    at = sensors(app, breast_cancer)
+    at.radio(key=state.W_GROUP_MODE).set_value("pattern").run()
+    at.text_input(key=state.W_GROUP_PATTERN).set_value("(mean|").run()
+    assert_clean(at)
+    assert any("not a valid regular expression" in w for w in texts(at, "warning"))
+    assert at.button(key=f"{state.W_PRESET}name").disabled
+
+
+def test_digits_grid_into_four_quadrants(app, digits):
+    at = sensors(app, digits)
+    # 64 one-pixel sensors need subset selection: the page says so.
+    assert any("Required: more than 12 sensors" in c.value for c in at.caption)
+    at.radio(key=state.W_GROUP_MODE).set_value("grid").run()
+    assert "Preview: 4 sensors" in " ".join(c.value for c in at.caption)
+    at.button(key=f"{state.W_PRESET}name").click().run()
+    assert_clean(at)
+    groups = sensor_groups(at)
+    assert list(groups) == ["top-left", "top-right", "bottom-left", "bottom-right"]
+    assert all(len(cols) == 16 for cols in groups.values())
+    assert groups["top-right"][:2] == ["pixel_0_4", "pixel_0_5"]
+    assert groups["bottom-left"][-1] == "pixel_7_3"
+    assert "4 sensors, 16 DAG states" in " ".join(texts(at, "success"))
+    # Four sensors need no subsets: no "more than 12 sensors" warning any more.
+    assert not any("more than 12" in c.value for c in at.caption)
+    assert not any("too many for a full DAG" in t for t in texts(at))
+
+
+def test_each_sensor_lists_its_column_count_and_all_columns(app, digits):
+    at = sensors(app, digits)
+    at.radio(key=state.W_GROUP_MODE).set_value("grid").run()
+    at.button(key=f"{state.W_PRESET}name").click().run()
+    (expander,) = [e for e in at.expander if "Columns of each sensor" in e.label]
+    assert "4 sensors" in expander.label
+    lines = [m.value for m in expander.markdown]
+    assert len(lines) == 4
+    assert lines[3].startswith("**`bottom-right`** · 16 column(s)")
+    assert "`pixel_7_7`" in lines[3]  # the last column is listed, not cut off
+
+
+def test_a_pattern_that_matches_nothing_says_so(app, breast_cancer):
+    at = sensors(app, breast_cancer)
+    at.radio(key=state.W_GROUP_MODE).set_value("pattern").run()
+    at.text_input(key=state.W_GROUP_PATTERN).set_value("^pixel").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Preview: 30 sensors" in captions and "and 18 more" in captions
+    assert "No two columns share a group under this rule" in captions
+    at.text_input(key=state.W_GROUP_PATTERN).set_value("^(mean)").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "Preview: 21 sensors" in captions
+    assert "20 column(s) match no group and become sensors of their own" in captions

@@ -189,3 +189,21 @@ def test_encode_decode_round_trip():
     # The demo's own spec is not repeated in the URL.
     assert "spec" not in links.encode("letter", default, default, values)
     assert links.encode(None, spec, default, values) == {}
+
+
+def test_the_step_starts_over_for_another_model(app, pima, pima_run):
+    import dataclasses
+
+    at = prefill(app, pima, pima_run).switch_page(page("teaching")).run()
+    at.button(key=state.W_TEACH_STEP).click().run()
+    at.button(key=state.W_TEACH_STEP).click().run()
+    assert at.session_state[state.TEACH_STEP] == 2
+    at.switch_page(page("train")).run()
+    at.switch_page(page("teaching")).run()  # the same model: the same step
+    assert at.session_state[state.TEACH_STEP] == 2
+    # A newly trained model (same data and settings) walks from the first step.
+    at.session_state[state.RUN] = dataclasses.replace(pima_run, cache={})
+    at.run()
+    assert_clean(at)
+    assert at.session_state[state.TEACH_STEP] == 0
+    assert at.query_params["step"] == "0"

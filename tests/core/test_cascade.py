@@ -265,3 +265,48 @@ def test_bad_input(fitted):
         cascade_points(model, X, y, X_test=Xt)
     with pytest.raises(ValueError, match="threshold must be a number"):
         fit_cascade(model, X, y).at(float("nan"))
+    with pytest.raises(TypeError, match="threshold must be a number"):
+        fit_cascade(model, X, y).at("0.9")
+    assert fit_cascade(model, X, y).at(np.float32(0.5)).threshold == 0.5
+
+
+def test_cascade_on_a_dag_over_selected_subsets():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=360,
+        n_features=10,
+        n_informative=6,
+        n_classes=3,
+        n_clusters_per_class=1,
+        class_sep=1.5,
+        random_state=0,
+    )
+    cols = [f"x{i}" for i in range(10)]
+    costs = dict(zip(cols, np.linspace(0.01, 0.05, 10), strict=True))
+    spec = SensorSpec.per_column(cols, cost=costs)
+    X = pd.DataFrame(X, columns=cols)
+    model = BudgetDAGClassifier(
+        spec,
+        n_subsets=3,
+        subset_budget=6,
+        include_all=True,
+        policy_degree=1,
+        cv=3,
+        random_state=0,
+    ).fit(X, y)
+    cascade = fit_cascade(model, X, y)
+    dag = model.sensor_dag_
+    # The units are the selected subsets; each prefix is their union, a state.
+    bought: set[str] = set()
+    for unit, state in zip(cascade.units, cascade.states[1:], strict=True):
+        bought |= {dag.sensor_names[i] for i in dag.units[unit]}
+        assert set(dag.state_names(state)) == bought
+    assert set(cascade.sensor_order) == set(cols)  # include_all: everything
+    tr = cascade.for_budget(0.1).trace(X)
+    for acquired, cost, stop in zip(
+        tr["acquired"], tr["cost"], tr["stop_state"], strict=True
+    ):
+        assert acquired == cascade.sensor_order[: len(acquired)]
+        assert set(acquired) == set(dag.state_names(stop))
+        assert cost == pytest.approx(sum(costs[c] for c in acquired))

@@ -613,3 +613,41 @@ def test_a_narrower_drawing_gets_smaller_nodes_and_no_longer_labels() -> None:
     assert max(narrow.marker.size) < max(wide.marker.size)
     assert max(map(len, narrow.text)) <= max(map(len, wide.text))
     assert dag_figure(g, width=600).layout.width is None  # still stretches
+
+
+def label_room(fig, width: int) -> float:
+    """Pixels between two layers of a dag_figure drawn ``width`` px wide."""
+    x0, x1 = fig.layout.xaxis.range
+    return (width - fig.layout.margin.l - fig.layout.margin.r) / (x1 - x0)
+
+
+@pytest.mark.parametrize("width", [820, 600, 420])
+def test_quadrant_labels_fit_between_layers_with_full_names_on_hover(width) -> None:
+    from budgetdag_core._dag_layout import CHAR_PX
+
+    names = ["top-left", "top-right", "bottom-left", "bottom-right"]
+    fig = dag_figure(SensorDAG(names).to_networkx(), width=width)
+    nodes = trace_named(fig, "states")
+    labels = [t for t in nodes.text if t]
+    assert len(labels) >= 8
+    # No label reaches the labels of the next layer: it fits the layer spacing.
+    assert max(len(t) for t in labels) * CHAR_PX <= label_room(fig, width)
+    assert "tl+tr" in labels  # codes, not "top-left+top-right"
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert "tl = top-left" in notes and "br = bottom-right" in notes
+    # The hover names every sensor in full.
+    assert any("<b>top-left, top-right</b>" in h for h in nodes.hovertext)
+
+
+def test_short_names_stay_whole_and_a_long_key_wraps() -> None:
+    fig = dag_figure(SensorDAG(["mean", "error", "worst"]).to_networkx(), width=820)
+    assert "mean+error" in trace_named(fig, "states").text
+    assert not fig.layout.annotations  # no key needed
+    names = [f"measurement_number_{i}" for i in range(12)]
+    g = SensorDAG(names).to_networkx()
+    fig = dag_figure(g, width=600)
+    key = [a.text for a in fig.layout.annotations if "measurement_number_0" in a.text]
+    assert key  # the key is there, on as many lines as it needs
+    lines = [a.text for a in fig.layout.annotations if " = measurement" in a.text]
+    assert len(lines) > 1 and all(len(t) <= 600 / 6.2 for t in lines)
+    assert "measurement_number_11" in " ".join(lines)
