@@ -38,9 +38,7 @@ class Job:
     ``progress(stage, done, total)`` callback (raising :class:`Stopped` after
     :meth:`stop`). ``what`` names the work for the applier (``"train"``,
     ``"sweep"``, ...); ``context`` holds what the applier needs besides the
-    result (plain values: the sweep key, the dataset token, ...). ``after``,
-    when given, runs in the worker on the result (e.g. saving it to the
-    store); its failure is logged as the job's error, the result is kept.
+    result (plain values, texts, the function that applies the result).
     """
 
     what: str
@@ -49,7 +47,6 @@ class Job:
     bank_reused: bool = False
     subsets: bool = False
     context: dict[str, Any] = field(default_factory=dict)
-    after: Callable[[Any], None] | None = None
     fraction: float = 0.0
     text: str = "Starting"
     status: str = RUNNING
@@ -89,13 +86,7 @@ class Job:
         except Exception as exc:  # shown in words by the page (collect_job)
             self.error, self.status = exc, FAILED
         else:
-            self.result = result
-            if self.after is not None:
-                try:
-                    self.after(result)
-                except Exception as exc:
-                    self.error = exc
-            self.fraction, self.status = 1.0, DONE
+            self.result, self.fraction, self.status = result, 1.0, DONE
         finally:
             self.finished = time.monotonic()
 
@@ -132,6 +123,8 @@ class Job:
 
 _JOBS: dict[str, Job] = {}
 _LOCK = threading.Lock()
+STALE_SECONDS = 24 * 3600
+"""A finished job no session collected (its tab closed) is dropped after this."""
 
 
 def current(token: str | None) -> Job | None:
@@ -156,6 +149,13 @@ def submit(token: str, job: Job) -> Job:
                 "the sidebar, then try again."
             )
         _JOBS[token] = job
+        now = time.monotonic()
+        for name in [
+            name
+            for name, old in _JOBS.items()
+            if old.finished is not None and now - old.finished > STALE_SECONDS
+        ]:
+            del _JOBS[name]
     return job.start()
 
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from budgetdag_core import SensorSpec, load_demo
+from budgetdag_core import Progress, SensorSpec, load_demo
 from budgetdag_core.datasets import Demo
 from ui.spec_table import SpecCheck
 
@@ -20,7 +20,6 @@ from .data import Dataset, demo_dataset
 from .formatting import pct
 from .jobs import Job
 from .training import (
-    ProgressReporter,
     Settings,
     TrainedRun,
     reusable_bank,
@@ -253,7 +252,7 @@ def need_run(what: str) -> TrainedRun:
 
 
 def long_work(
-    work: Callable[[ProgressReporter], T],
+    work: Callable[[Progress], T],
     *,
     what: str,
     label: str,
@@ -263,7 +262,6 @@ def long_work(
     apply: Callable[[T], str],
     bank_reused: bool,
     subsets: bool,
-    after: Callable[[T], None] | None = None,
 ) -> Job | None:
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
@@ -275,8 +273,8 @@ def long_work(
     the next script run of the session (:func:`collect_job`) calls
     ``apply(result)`` (which may update the session state) and shows its
     return value as a success message; errors are shown in words (``failed``
-    and ``fix``, or ``doing`` for an unforeseen one). ``after(result)`` runs
-    in the worker (e.g. saving). ``what`` names the kind of work.
+    and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
+    of work.
     """
     job = Job(
         what=what,
@@ -284,7 +282,6 @@ def long_work(
         work=work,
         bank_reused=bank_reused,
         subsets=subsets,
-        after=after,
         context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
     )
     try:

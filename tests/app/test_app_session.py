@@ -49,3 +49,22 @@ def test_another_or_a_malformed_token_starts_afresh(app, pima, pima_run):
     assert bad.query_params["session"] != "../" + mine[3:]
     assert store.valid_token(bad.query_params["session"])
     assert bad.session_state[state.DATASET].name == "landsat"
+
+
+def test_a_reload_brings_back_an_uploaded_table_with_its_cleaning(app):
+    from test_app_data import small_csv, upload, use_button
+
+    at = upload(app.run(), small_csv(60).to_csv(index=False).encode(), "mine.csv")
+    use_button(at).click().run()
+    assert at.session_state[state.DATASET].name == "mine.csv"
+    back = reload(at.query_params["session"], where="data")
+    assert_clean(back)
+    dataset = back.session_state[state.DATASET]
+    assert (dataset.name, dataset.kind, len(dataset.train)) == (
+        "mine.csv",
+        "upload",
+        45,
+    )
+    assert back.session_state[state.UPLOAD].name == "mine.csv"
+    assert back.session_state[state.W_SOURCE] == "upload"
+    assert "mine.csv" in " ".join(c.value for c in back.caption)
