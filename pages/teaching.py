@@ -227,8 +227,10 @@ with st.expander("Share this demo"):
         base = (st.context.url or "").split("?")[0]
         st.code(f"{base}?{urlencode(params)}", language=None)
         st.caption(
-            "The address bar holds the same link: the dataset, sensors, training "
-            "settings and this step: opening it sets the app up the same way."
+            "This link holds the dataset, sensors, training settings and this "
+            "step: opening it sets the app up the same way. Share this one, not "
+            "the address bar: there, `session=...` is your private key to the "
+            "work kept for you."
         )
 
 if playing:

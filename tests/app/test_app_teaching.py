@@ -207,3 +207,11 @@ def test_the_step_starts_over_for_another_model(app, pima, pima_run):
     assert_clean(at)
     assert at.session_state[state.TEACH_STEP] == 0
     assert at.query_params["step"] == "0"
+
+
+def test_the_shared_link_leaves_out_the_private_session_token(toy):
+    at = toy
+    assert "session" in at.query_params  # the address bar has it...
+    link = at.get("code")[0].value
+    assert "demo=toy" in link and "step=0" in link
+    assert "session=" not in link  # ...the link to share does not
