@@ -1,9 +1,10 @@
 """Dataset loaders of the benchmark run: splits, sensor specs and how each is fitted.
 
-Files are looked up in ``--data-dir`` first, then in ``assets/`` and
-``../shared/datasets`` (``budgetdag_core.datasets.find_file``). The UCI MiniBooNE
-(``MiniBooNE_PID.txt``) and Covertype (``covtype.data`` or ``covtype.data.gz``)
-files are used when a user puts them into the data directory.
+Files are looked up in ``--data-dir`` first, then in the package's demo files,
+``assets/`` and ``../shared/datasets`` (``budgetdag_core.datasets.find_file``).
+The UCI MiniBooNE (``MiniBooNE_PID.txt``) and Covertype (``covtype.data`` or
+``covtype.data.gz``) files are used when a user puts them into the data
+directory.
 """
 
 from __future__ import annotations

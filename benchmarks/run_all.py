@@ -293,7 +293,8 @@ def main() -> None:
     parser.add_argument(
         "--data-dir",
         default=str(DEFAULT_DATA_DIR),
-        help="directory with the dataset files, searched before assets/ "
+        help="directory with the dataset files, searched before the package's "
+        "demo files and assets/ "
         f"(default: {DEFAULT_DATA_DIR})",
     )
     parser.add_argument(

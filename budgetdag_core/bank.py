@@ -251,6 +251,24 @@ class ClassifierBank(BaseBank):
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         return _proba(self.models_[state], Xs, self.n_classes_)
 
+    def check_integrity(self) -> None:
+        """Raise ``ValueError`` if the fitted arrays are inconsistent.
+
+        Checks the state columns, calibration, and every state's model against
+        its input width and the classes (boosting trees node by node); see
+        :func:`~budgetdag_core._integrity.check_model_integrity`.
+        """
+        from ._integrity import check_classifier_bank, check_fitted_model, fail
+
+        state_columns = check_classifier_bank(self)
+        models = getattr(self, "models_", None)
+        if not isinstance(models, list) or len(models) != len(state_columns):
+            raise fail("bank_.models_", f"expected {len(state_columns)} models")
+        for k, (model, cols) in enumerate(zip(models, state_columns, strict=True)):
+            check_fitted_model(
+                model, f"bank_.models_[{k}]", max(len(cols), 1), self.n_classes_
+            )
+
 
 def make_bank(
     kind: str = "hgb",
@@ -383,6 +401,34 @@ class RegressorBank:
         """Stop loss per example and state: squared or absolute error."""
         diff = self.oof_pred_ - np.asarray(y, dtype=float)[:, None]
         return diff**2 if loss == "squared" else np.abs(diff)
+
+    def check_integrity(self) -> None:
+        """Raise ``ValueError`` if the fitted arrays are inconsistent (state
+        columns, each state's regressor against its input width)."""
+        from ._integrity import (
+            check_array,
+            check_fitted_model,
+            check_state_columns,
+            fail,
+        )
+
+        state_columns = check_state_columns(
+            getattr(self, "state_columns_", None), "bank_.state_columns_", None
+        )
+        models = getattr(self, "models_", None)
+        if not isinstance(models, list) or len(models) != len(state_columns):
+            raise fail("bank_.models_", f"expected {len(state_columns)} models")
+        if not state_columns or len(state_columns[0]):
+            raise fail("bank_.state_columns_", "state 0 must be the empty state")
+        for k, (model, cols) in enumerate(zip(models, state_columns, strict=True)):
+            check_fitted_model(model, f"bank_.models_[{k}]", max(len(cols), 1))
+        if getattr(self, "oof_pred_", None) is not None:
+            check_array(
+                self.oof_pred_,
+                "bank_.oof_pred_",
+                shape=(None, len(state_columns)),
+                kind="f",
+            )
 
     def predict(self, X: np.ndarray, state: int) -> np.ndarray:
         """Predictions of the full-data regressor of ``state``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +15,25 @@ from .sensors import SensorSpec
 _ROOT = Path(__file__).resolve().parent.parent
 
 
+def package_data_dir() -> Path:
+    """The demo files shipped inside the package (``budgetdag_core/_data``).
+
+    Found through :mod:`importlib.resources`, so a regular (non-editable)
+    install finds them wherever it is run from.
+    """
+    return Path(str(resources.files(__package__).joinpath("_data")))
+
+
 def data_dirs() -> list[Path]:
-    """Where dataset files are looked up: $BUDGETDAG_DATA, assets/, ../shared."""
+    """Where dataset files are looked up, in order.
+
+    ``$BUDGETDAG_DATA``, the package's own demo files, then (in a source
+    checkout) ``assets/`` and ``../shared/datasets`` for the benchmark files.
+    """
     dirs = []
     if os.environ.get("BUDGETDAG_DATA"):
         dirs.append(Path(os.environ["BUDGETDAG_DATA"]))
-    dirs += [_ROOT / "assets", _ROOT.parent / "shared" / "datasets"]
+    dirs += [package_data_dir(), _ROOT / "assets", _ROOT.parent / "shared" / "datasets"]
     return dirs
 
 

@@ -276,6 +276,44 @@ class MaskedBank(BaseBank):
     def models_(self) -> list[Any]:
         return [self.prior_model_] + [self.model_] * (self.n_states - 1)
 
+    def check_integrity(self) -> None:
+        """Raise ``ValueError`` if the fitted arrays are inconsistent: state
+        columns against the column masks, the prior, and the shared model
+        against the full width (boosting trees node by node)."""
+        from ._integrity import (
+            check_array,
+            check_classifier_bank,
+            check_fitted_model,
+            check_int,
+            fail,
+        )
+
+        state_columns = check_classifier_bank(self)
+        masks = check_array(
+            getattr(self, "column_masks_", None),
+            "bank_.column_masks_",
+            shape=(len(state_columns), None),
+            kind="b",
+        )
+        n_columns = masks.shape[1]
+        for k, cols in enumerate(state_columns):
+            if cols.size and cols.max() >= n_columns:
+                raise fail(f"bank_.state_columns_[{k}]", "column out of range")
+            if not np.array_equal(np.flatnonzero(masks[k]), np.sort(cols)):
+                raise fail(f"bank_.column_masks_[{k}]", "differs from its columns")
+        prior = check_array(
+            getattr(self, "prior_", None),
+            "bank_.prior_",
+            shape=(self.n_classes_,),
+            kind="f",
+            finite=True,
+        )
+        if (prior < 0).any():
+            raise fail("bank_.prior_", "negative class frequencies")
+        check_int(n_columns, "bank_.column_masks_ width", 1)
+        check_fitted_model(self.model_, "bank_.model_", n_columns, self.n_classes_)
+        check_fitted_model(self.prior_model_, "bank_.prior_model_", 1, self.n_classes_)
+
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         if state == 0:
             return np.tile(self.prior_, (len(X), 1))

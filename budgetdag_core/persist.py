@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import pickle
 import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import sklearn
 
 from ._compat import upgrade_model
+from ._integrity import check_model_integrity
 from ._version import __version__
 
 FORMAT_VERSION = 1
+"""Format of the skops bundle (and of pickles written before the checksum)."""
+
+PICKLE_FORMAT_VERSION = 2
+"""Format of pickle files: the model pickled inside the bundle with its SHA-256,
+so a damaged file is refused before the model is unpickled."""
 
 
 class PolicyVersionWarning(UserWarning):
@@ -22,7 +30,8 @@ class PolicyVersionWarning(UserWarning):
 
 
 def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
-    """The dict that :func:`save_policy` pickles.
+    """The model with its metadata, as :func:`save_policy` and the skops
+    format store it.
 
     With ``slim`` the bank's out-of-fold training predictions are left out: they
     are needed to learn new policies, not to run this one.
@@ -57,27 +66,52 @@ def save_policy(model: Any, path: str | Path, *, slim: bool = True) -> Path:
     regressor, ``"task"`` says which).
     """
     path = Path(path)
-    with path.open("wb") as fh:
-        pickle.dump(
-            policy_bundle(model, slim=slim), fh, protocol=pickle.HIGHEST_PROTOCOL
-        )
+    path.write_bytes(dumps_policy(model, slim=slim))
     return path
 
 
 def dumps_policy(model: Any, *, slim: bool = True) -> bytes:
-    """:func:`save_policy` to bytes (for downloads)."""
-    return pickle.dumps(
-        policy_bundle(model, slim=slim), protocol=pickle.HIGHEST_PROTOCOL
-    )
+    """:func:`save_policy` to bytes (for downloads).
+
+    The model is pickled on its own and stored in the bundle with its SHA-256
+    (``model_pickle``, ``model_sha256``): a file damaged in transit is refused
+    with a ``ValueError`` instead of being unpickled (corrupted pickles can
+    crash the interpreter). This guards against accidents, not attackers: a
+    pickle runs code, so load only files you trust.
+    """
+    bundle = policy_bundle(model, slim=slim)
+    inner = pickle.dumps(bundle.pop("model"), protocol=pickle.HIGHEST_PROTOCOL)
+    if bundle["classes"] is not None:  # plain Python: no numpy outside the model
+        bundle["classes"] = np.asarray(bundle["classes"]).tolist()
+    bundle["format_version"] = PICKLE_FORMAT_VERSION
+    bundle["model_pickle"] = inner
+    bundle["model_sha256"] = hashlib.sha256(inner).hexdigest()
+    return pickle.dumps(bundle, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _check_bundle(bundle: Any) -> Any:
+def _open_pickle_bundle(bundle: Any) -> Any:
+    """A format-2 pickle bundle with its model checked and unpickled."""
+    if not isinstance(bundle, dict) or "model_pickle" not in bundle:
+        return bundle  # format 1 (the model inline) or not a bundle
+    inner = bundle["model_pickle"]
+    digest = bundle.get("model_sha256")
+    if not isinstance(inner, bytes) or hashlib.sha256(inner).hexdigest() != digest:
+        raise ValueError(
+            "This policy file is damaged: its model does not match the checksum "
+            "stored with it. Download or copy the file again."
+        )
+    opened = {k: v for k, v in bundle.items() if k not in ("model_pickle",)}
+    opened["model"] = _unpickle(inner)
+    return opened
+
+
+def _check_bundle(bundle: Any, formats: tuple[int, ...] = (FORMAT_VERSION,)) -> Any:
     if not isinstance(bundle, dict) or "model" not in bundle:
         raise ValueError("This file is not a BudgetDAG policy (no model bundle).")
-    if bundle.get("format_version") != FORMAT_VERSION:
+    if bundle.get("format_version") not in formats:
         raise ValueError(
             f"Policy file format {bundle.get('format_version')!r} is not supported "
-            f"(this library reads format {FORMAT_VERSION})."
+            f"(this library reads format {' and '.join(map(str, formats))})."
         )
     found = {
         "budgetdag_core": (bundle.get("budgetdag_core_version"), __version__),
@@ -93,8 +127,35 @@ def _check_bundle(bundle: Any) -> Any:
             )
     model = bundle["model"]
     upgrade_model(model)
+    check_model_integrity(model)
+    try:
+        _check_metadata(bundle, model)
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(
+            f"Invalid model file: unreadable metadata ({type(exc).__name__}: {exc})."
+        ) from exc
     model.metadata_ = {k: v for k, v in bundle.items() if k != "model"}
     return model
+
+
+def _check_metadata(bundle: dict[str, Any], model: Any) -> None:
+    """The bundle's spec, columns and classes describe the model it holds."""
+    classes = getattr(model, "classes_", None)
+    expected = {
+        "feature_columns": list(model.feature_names_in_),
+        "classes": None if classes is None else list(classes),
+    }
+    for key, value in expected.items():
+        if key in bundle and bundle[key] != value:
+            raise ValueError(
+                f"Invalid model file: the bundle's {key!r} differ from the model's."
+            )
+    if "sensor_spec" in bundle and bundle["sensor_spec"] != model.spec_.to_dict():
+        raise ValueError(
+            "Invalid model file: the bundle's 'sensor_spec' differs from the model's."
+        )
 
 
 def load_policy(path: str | Path) -> Any:
@@ -102,14 +163,26 @@ def load_policy(path: str | Path) -> Any:
 
     Unpickling runs code from the file: load only files you trust. Warns
     (``PolicyVersionWarning``) when library versions differ from the saved ones.
+    The model is then checked structurally (``check_model_integrity``): a file
+    whose arrays are inconsistent raises ``ValueError`` naming what is wrong.
     """
-    with Path(path).open("rb") as fh:
-        return _check_bundle(pickle.load(fh))
+    return loads_policy(Path(path).read_bytes())
 
 
 def loads_policy(data: bytes) -> Any:
     """:func:`load_policy` from bytes. Same trust caveat."""
-    return _check_bundle(pickle.loads(data))
+    bundle = _open_pickle_bundle(_unpickle(data))
+    return _check_bundle(bundle, (FORMAT_VERSION, PICKLE_FORMAT_VERSION))
+
+
+def _unpickle(data: bytes) -> Any:
+    """``pickle.loads``; a damaged file raises ``ValueError`` saying so."""
+    try:
+        return pickle.loads(data)
+    except Exception as exc:  # truncated, corrupted, or classes that are gone
+        raise ValueError(
+            f"This file is not a readable policy pickle ({type(exc).__name__}: {exc})."
+        ) from exc
 
 
 # ------------------------------------------------------------------ skops
@@ -237,8 +310,12 @@ def loads_policy_skops(data: bytes) -> Any:
 
     Only the types skops trusts by default and those in
     :data:`SKOPS_TRUSTED_TYPES` are rebuilt; a file naming any other type is
-    refused with a ``ValueError`` listing them, before anything is built. Warns
-    (``PolicyVersionWarning``) when library versions differ from the saved ones.
+    refused with a ``ValueError`` listing them, before anything is built. The
+    rebuilt model is then checked structurally (every boosting tree's child and
+    feature indices, the DAG, state columns, node policies, classes, see
+    ``check_model_integrity``) before it is returned: a file that fails raises
+    ``ValueError`` naming what is wrong. Warns (``PolicyVersionWarning``) when
+    library versions differ from the saved ones.
 
     Parameters
     ----------
@@ -259,9 +336,16 @@ def loads_policy_skops(data: bytes) -> Any:
             "The skops file holds type(s) that a BudgetDAG policy does not use: "
             f"{refused[:10]}. It was not loaded."
         )
-    bundle = sio.loads(data, trusted=found)
-    if isinstance(bundle, dict) and "model" in bundle:
-        bundle = _restore_plain(bundle)
+    try:
+        bundle = sio.loads(data, trusted=found)
+        if isinstance(bundle, dict) and "model" in bundle:
+            bundle = _restore_plain(bundle)
+    except ValueError:
+        raise
+    except Exception as exc:  # a damaged archive or schema
+        raise ValueError(
+            f"This skops file is damaged ({type(exc).__name__}: {exc})."
+        ) from exc
     return _check_bundle(bundle)
 
 

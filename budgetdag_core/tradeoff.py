@@ -335,12 +335,12 @@ class TradeoffResult:
         The fitted model of each scale (same order); they share one bank.
     bank : ClassifierBank
     summaries : dict split -> DominanceSummary
-    row_models : dict row label -> int
-        The index in :attr:`models` of each DAG row of :attr:`frame` (see
-        :meth:`model_index`).
     cascade : ConfidenceCascade or None
         The confidence cascade of the frame's ``cascade`` rows (same bank),
         ready to deploy: ``result.cascade.for_budget(c).predict(X)``.
+    row_models : dict row label -> int
+        The index in :attr:`models` of each DAG row of :attr:`frame` (see
+        :meth:`model_index`).
     """
 
     frame: pd.DataFrame
@@ -348,8 +348,8 @@ class TradeoffResult:
     models: list[BudgetDAGClassifier]
     bank: ClassifierBank
     summaries: dict[str, DominanceSummary] = field(default_factory=dict)
-    row_models: dict[Any, int] = field(default_factory=dict)
     cascade: ConfidenceCascade | None = None
+    row_models: dict[Any, int] = field(default_factory=dict)
 
     def model_index(self, label: Any) -> int:
         """The index in :attr:`models` of the DAG row ``label`` of :attr:`frame`.
@@ -597,6 +597,6 @@ def tradeoff_curve(
         models=[fitted[s][0] for s in done],
         bank=bank,
         summaries=summaries,
-        row_models=row_models,
         cascade=fitted_cascade,
+        row_models=row_models,
     )

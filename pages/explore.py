@@ -34,13 +34,7 @@ color = widgets.choice(
     c2.radio, "Node colour", COLOURS, state.W_DAG_COLOR, horizontal=True
 )
 # On a row of its own: beside the radios its label is cut on narrow windows.
-show_all = widgets.persisted(
-    st.toggle,
-    "Show unreached states",
-    state.W_FLOW_ALL,
-    help="States no example reaches are hidden by default: the layers close up "
-    "and labels stay legible.",
-)
+show_all = widgets.persisted(st.toggle, "Show unreached states", state.W_FLOW_ALL)
 graph = dag_view.flow(run, dataset, part)
 min_arrived = 1
 if n_states > 16 and not show_all:

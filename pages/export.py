@@ -18,8 +18,9 @@ from budgetdag_core import (
 )
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
-from ui.reports import trace_for_export
+from ui.reports import to_csv_safe, trace_for_export
 from ui.training import TrainedRun, run_from_model
+from ui.trust import TRUST_PICKLES_ENV, pickles_allowed
 
 widgets.enter_page()
 ss = st.session_state
@@ -102,7 +103,7 @@ def downloads() -> None:
             X, y = dataset.X("test", run.spec), dataset.y("test")
             csv = run.memo(
                 "traces_csv",
-                lambda: trace_for_export(run.model.trace(X), y).to_csv(index=False),
+                lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
             )
             st.download_button(
                 "Download traces (.csv)",
@@ -115,8 +116,8 @@ def downloads() -> None:
             )
     with st.expander("Use the policy in Python"):
         st.code(
-            "from budgetdag_core import load_policy\n\n"
-            f'model = load_policy("budgetdag_{name}.pkl")  # only files you trust\n'
+            "from budgetdag_core import load_policy_skops\n\n"
+            f'model = load_policy_skops("budgetdag_{name}.skops")  # checked on load\n'
             "model.predict(X)            # X: a DataFrame with the feature columns\n"
             "model.trace(X)              # what each example acquired and paid\n\n"
             "# In deployment, one example at a time:\n"
@@ -147,6 +148,14 @@ def read_policy(file: UploadedFile, kind: str) -> dict | None:
     loaded = ss.get(state.LOADED)
     if loaded is not None and loaded["file_id"] == file.file_id:
         return loaded
+    if kind != "skops" and not pickles_allowed():
+        # The uploader is not shown then; refuse anyway rather than unpickle.
+        widgets.show_error(
+            f"{file.name!r} was not opened: loading pickle files is turned off on "
+            "this server.",
+            "upload the .skops file of the policy instead.",
+        )
+        return None
     read = loads_policy_skops if kind == "skops" else loads_policy
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -192,6 +201,39 @@ def show_loaded(loaded: dict) -> None:
     )
 
 
+def pickle_uploader() -> UploadedFile | None:
+    """The pickle uploader, if the operator allows pickles and the user ticks trust."""
+    if not pickles_allowed():
+        st.info(
+            "Loading pickle files is turned off on this server: unpickling runs "
+            "code from the file on the server, for whoever uploads it. Use the "
+            ".skops file of the policy instead. Whoever runs the server can allow "
+            f"pickles by starting it with `{TRUST_PICKLES_ENV}=1 streamlit run "
+            "app.py`.",
+            icon=":material/block:",
+        )
+        return None
+    st.warning(
+        "Opening a pickle file runs code from that file on the computer that "
+        "runs this app: a file from an unknown source can delete data or "
+        "install malware. Load only policy files that you or someone you trust "
+        "made with BudgetDAG.",
+        icon=":material/gpp_maybe:",
+    )
+    trusted = st.checkbox(
+        "I trust this file: it was made with BudgetDAG by me or someone I trust",
+        key=state.W_TRUST,
+    )
+    file = st.file_uploader(
+        "Policy file (.pkl)",
+        type=["pkl", "pickle"],
+        key=state.W_POLICY_FILE,
+        disabled=not trusted,
+        max_upload_size=200,
+    )
+    return file if trusted else None
+
+
 def load_section() -> None:
     st.subheader("Load a policy file")
     safe, risky = st.columns(2, gap="large")
@@ -210,27 +252,10 @@ def load_section() -> None:
         )
     with risky, st.container(border=True):
         st.markdown("**Pickle (.pkl)**")
-        st.warning(
-            "Opening a pickle file runs code from that file on the computer that "
-            "runs this app: a file from an unknown source can delete data or "
-            "install malware. Load only policy files that you or someone you trust "
-            "made with BudgetDAG.",
-            icon=":material/gpp_maybe:",
-        )
-        trusted = st.checkbox(
-            "I trust this file: it was made with BudgetDAG by me or someone I trust",
-            key=state.W_TRUST,
-        )
-        pickle_file = st.file_uploader(
-            "Policy file (.pkl)",
-            type=["pkl", "pickle"],
-            key=state.W_POLICY_FILE,
-            disabled=not trusted,
-            max_upload_size=200,
-        )
+        pickle_file = pickle_uploader()
     if skops_file is not None:
         loaded = read_policy(skops_file, "skops")
-    elif pickle_file is not None and trusted:
+    elif pickle_file is not None:
         loaded = read_policy(pickle_file, "pickle")
     else:
         return

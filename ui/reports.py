@@ -6,7 +6,9 @@ Pure pandas over the estimator's outputs (``flow``, ``trace``, ``evaluate``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -198,3 +200,53 @@ def trace_for_export(
         out.insert(1, "label", y)
         out.insert(2, "correct", out["prediction"].to_numpy() == y)
     return out
+
+
+# Spreadsheets run a cell that starts with one of these as a formula
+# (``=HYPERLINK(...)``, ``=cmd|...``); tab and CR hide such a start.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _escape_cell(value: Any) -> Any:
+    if (
+        isinstance(value, str)
+        and value.startswith(_FORMULA_STARTS)
+        and not _PLAIN_NUMBER.fullmatch(value)
+    ):
+        return "'" + value
+    return value
+
+
+def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` safe to open in a spreadsheet.
+
+    String cells (and column names) that start with ``=``, ``+``, ``-``, ``@``,
+    a tab or a carriage return get a leading ``'``, so a spreadsheet shows them
+    as text instead of running them as formulas. Numbers stay numbers, and so
+    do strings that are plain numbers (``"-1.5"``): a negative number is not a
+    formula.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"label": ["=cmd|' /C calc'!A0", "-1", "ok"],
+    ...                       "cost": [-1.0, 2.0, 3.0]})
+    >>> escape_formulas(frame)["label"].tolist()
+    ["'=cmd|' /C calc'!A0", '-1', 'ok']
+    >>> escape_formulas(frame)["cost"].tolist()
+    [-1.0, 2.0, 3.0]
+    """
+    out = frame.copy()
+    out.columns = [_escape_cell(c) for c in out.columns]
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if column.dtype == object or isinstance(
+            column.dtype, (pd.StringDtype, pd.CategoricalDtype)
+        ):
+            out.isetitem(i, column.astype(object).map(_escape_cell))
+    return out
+
+
+def to_csv_safe(frame: pd.DataFrame) -> str:
+    """``frame.to_csv(index=False)`` after :func:`escape_formulas` (for downloads)."""
+    return escape_formulas(frame).to_csv(index=False)

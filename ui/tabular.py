@@ -19,7 +19,9 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import os
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,8 +34,18 @@ from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 MAX_UPLOAD_MB = 50
 """Upload size limit stated in the app (megabytes, compressed size)."""
 
-MAX_TABLE_BYTES = 4 * MAX_UPLOAD_MB * 2**20
-"""Largest table accepted after gzip decompression (bytes)."""
+MAX_TABLE_MB = 2 * MAX_UPLOAD_MB
+"""Default cap on a table after gzip decompression (megabytes); see
+:func:`max_table_bytes`."""
+
+MAX_TABLE_BYTES = MAX_TABLE_MB * 2**20
+""":data:`MAX_TABLE_MB` in bytes."""
+
+MAX_TABLE_ENV = "BUDGETDAG_MAX_TABLE_MB"
+"""Environment variable that raises (or lowers) the cap on tables, in MB."""
+
+_CHUNK = 2**20  # gunzip this many bytes at a time
+_SNIFF_BYTES = 8192  # bytes looked at to recognise binary files and encodings
 
 DELIMITERS = (",", ";", "\t", "|")
 ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
@@ -81,20 +93,89 @@ class CsvTable:
 
 
 # --------------------------------------------------------------------- reading
+def max_table_bytes() -> int:
+    """The cap on a table's size after decompression, in bytes.
+
+    :data:`MAX_TABLE_MB` megabytes unless the environment variable
+    ``BUDGETDAG_MAX_TABLE_MB`` sets another number (for a server with the memory).
+    """
+    raw = os.environ.get(MAX_TABLE_ENV, "").strip()
+    if not raw:
+        return MAX_TABLE_BYTES
+    try:
+        megabytes = float(raw)
+    except ValueError:
+        megabytes = -1.0
+    if not megabytes > 0 or not np.isfinite(megabytes):
+        raise ValueError(
+            f"{MAX_TABLE_ENV}={raw!r} is not a positive number of megabytes."
+        )
+    return int(megabytes * 2**20)
+
+
+def _too_large(name: str, max_bytes: int, what: str) -> ValueError:
+    return ValueError(
+        f"{name} is larger than {max_bytes / 2**20:g} MB{what}, the cap on tables: "
+        "use a sample of the rows, or raise the cap (Python: "
+        "read_csv_bytes(..., max_bytes=...); app: start the server with "
+        f"{MAX_TABLE_ENV}=<megabytes>)."
+    )
+
+
 def _decompress(data: bytes, name: str, max_bytes: int) -> bytes:
+    """Gunzip in chunks, stopping as soon as the output passes ``max_bytes``.
+
+    A small file can expand a thousandfold (a "gzip bomb"): memory stays within
+    the cap plus one chunk.
+    """
+    out = bytearray()
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            out = fh.read(max_bytes + 1)
-    except (OSError, EOFError) as exc:
+            while chunk := fh.read(_CHUNK):
+                out += chunk
+                if len(out) > max_bytes:
+                    raise _too_large(name, max_bytes, " once decompressed")
+    except (OSError, EOFError, zlib.error) as exc:
         raise ValueError(
             f"{name} looks gzip-compressed but is damaged: {exc}."
         ) from None
-    if len(out) > max_bytes:
-        raise ValueError(
-            f"{name} is larger than {max_bytes // 2**20} MB once decompressed: use a "
-            "sample of the rows."
-        )
-    return out
+    return bytes(out)
+
+
+def _nul_rates(data: bytes) -> np.ndarray:
+    """Share of NUL bytes at each position modulo 4 in the first bytes."""
+    sample = np.frombuffer(data[: _SNIFF_BYTES - _SNIFF_BYTES % 4], np.uint8)
+    sample = sample[: len(sample) - len(sample) % 4].reshape(-1, 4)
+    if len(sample) == 0:
+        return np.zeros(4)
+    return (sample == 0).mean(axis=0)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """UTF-32 or UTF-16 recognised by a byte-order mark or by where NULs fall.
+
+    Text that is mostly ASCII, written in UTF-16 without a byte-order mark, has
+    a NUL in every other byte (``a\0b\0``, little-endian); in UTF-32 three
+    bytes of four are NUL. Returns a codec name (``"utf-32"``, ``"utf-16-le"``,
+    ...) or ``None`` for a byte-oriented encoding.
+    """
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if len(data) < 4 or b"\x00" not in data[:_SNIFF_BYTES]:
+        return None
+    rates = _nul_rates(data)
+    high, low = rates > 0.9, rates < 0.1
+    if low[0] and high[1:].all():
+        return "utf-32-le"
+    if high[:3].all() and low[3]:
+        return "utf-32-be"
+    if low[0] and low[2] and high[1] and high[3]:
+        return "utf-16-le"
+    if high[0] and high[2] and low[1] and low[3]:
+        return "utf-16-be"
+    return None
 
 
 def _check_not_binary(data: bytes, name: str) -> None:
@@ -106,26 +187,49 @@ def _check_not_binary(data: bytes, name: str) -> None:
                 else ""
             )
             raise ValueError(f"{name} is {what}, not a CSV text file.{hint}")
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if b"\x00" in data[:_SNIFF_BYTES] and wide_encoding(data) is None:
         raise ValueError(
             f"{name} is a binary file, not a CSV text file: upload a table saved as "
-            "CSV (comma, semicolon, tab or pipe separated)."
+            "CSV (comma, semicolon, tab or pipe separated). If it is text, its "
+            "encoding was not recognised: save it as UTF-8."
         )
 
 
-def decode_text(data: bytes) -> tuple[str, str]:
+def decode_text(data: bytes, name: str = "The file") -> tuple[str, str]:
     """Decode bytes as text; return ``(text, encoding)``.
 
-    UTF-16 is recognised by its byte-order mark; otherwise UTF-8 (with or without
-    BOM) is tried first, then Windows-1252 and Latin-1 (which always succeeds).
+    UTF-32 and UTF-16 are recognised by their byte-order mark or, without one,
+    by the pattern of NUL bytes (:func:`wide_encoding`); otherwise UTF-8 (with
+    or without BOM) is tried first, then Windows-1252 and Latin-1 (which always
+    succeeds). Raises ``ValueError`` naming the encoding when wide text does not
+    decode or decodes to NUL characters.
     """
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16"), "utf-16"
+    wide = wide_encoding(data)
+    if wide is not None:
+        label = (
+            wide.upper().replace("-LE", " little-endian").replace("-BE", " big-endian")
+        )
+        try:
+            text = data.decode(wide)
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{name} looks like {label} text but does not decode as {label} "
+                f"({exc.reason} at byte {exc.start}): save it as UTF-8."
+            ) from None
+        if wide.startswith("utf-16") and text[:1] == "\ufeff":
+            text = text[1:]
+        if "\x00" in text:
+            raise ValueError(
+                f"{name} decodes as {label} with NUL characters in it: its encoding "
+                "was not recognised. Save it as UTF-8."
+            )
+        return text, wide.split("-le")[0].split("-be")[0]
     for encoding in ENCODINGS:
         try:
-            return data.decode(encoding), encoding.replace("-sig", "")
+            text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
+        return text, encoding.replace("-sig", "")
     raise AssertionError("latin-1 decodes any bytes")  # pragma: no cover
 
 
@@ -201,7 +305,7 @@ def check_header(names: Sequence[str], name: str = "The file") -> None:
 
 
 def read_csv_bytes(
-    data: bytes, *, name: str = "The file", max_bytes: int = MAX_TABLE_BYTES
+    data: bytes, *, name: str = "The file", max_bytes: int | None = None
 ) -> CsvTable:
     """Parse an uploaded CSV, or raise ``ValueError`` saying what is wrong.
 
@@ -211,8 +315,11 @@ def read_csv_bytes(
         The file's content; gzip-compressed content is decompressed.
     name : str
         How to call the file in messages (e.g. its file name).
-    max_bytes : int
-        Largest accepted size, after decompression.
+    max_bytes : int, optional
+        Largest accepted size, after decompression (default:
+        :func:`max_table_bytes`, 100 MB unless ``BUDGETDAG_MAX_TABLE_MB`` says
+        otherwise). Gzip content is decompressed in chunks and refused as soon
+        as it passes the cap.
 
     Returns
     -------
@@ -228,15 +335,15 @@ def read_csv_bytes(
     """
     if len(data) == 0:
         raise ValueError(f"{name} is empty (0 bytes).")
+    if max_bytes is None:
+        max_bytes = max_table_bytes()
     compressed = data[:2] == b"\x1f\x8b"
     if compressed:
         data = _decompress(data, name, max_bytes)
     if len(data) > max_bytes:
-        raise ValueError(
-            f"{name} is larger than {max_bytes // 2**20} MB: use a sample of the rows."
-        )
+        raise _too_large(name, max_bytes, "")
     _check_not_binary(data, name)
-    text, encoding = decode_text(data)
+    text, encoding = decode_text(data, name)
     if not text.strip():
         raise ValueError(f"{name} is empty (no text).")
     delimiter = detect_delimiter(text)

@@ -1,7 +1,12 @@
-"""Export page: downloads carry the real model; loading needs explicit trust."""
+"""Export page: downloads carry the real model; loading needs explicit trust.
+
+Uploaded pickles are unpickled only on a server started with
+``BUDGETDAG_TRUST_PICKLES=1`` (the ``trust_pickles`` fixture sets it).
+"""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import pickle
@@ -20,8 +25,17 @@ from budgetdag_core import (
     loads_policy_skops,
     persist,
 )
+from tests.core.fuzz_model_files import tiny_model
 from ui import state
 from ui.figures import png_problem
+from ui.training import TrainSettings, train
+from ui.trust import TRUST_PICKLES_ENV
+
+
+@pytest.fixture
+def trust_pickles(monkeypatch):
+    """A server whose operator allows pickle uploads."""
+    monkeypatch.setenv(TRUST_PICKLES_ENV, "1")
 
 
 def export_page(at):
@@ -60,7 +74,25 @@ def test_spec_and_traces_downloads(app, pima, pima_run, media):
     assert traces["acquired"].fillna("").tolist() == expected
 
 
-def test_export_without_a_model_still_offers_loading(app, pima):
+def test_traces_csv_escapes_formulas(app, pima, media):
+    evil = {0: "=cmd|' /C calc'!A0", 1: "@SUM(1)"}
+    train_part, test_part = (
+        part.assign(label=part["label"].map(evil)) for part in (pima.train, pima.test)
+    )
+    dataset = type(pima)(
+        "evil", "upload", train_part, test_part, "label", pima.default_spec
+    )
+    run = train(dataset, dataset.default_spec, TrainSettings(cv=2, random_state=0))
+    at = export_page(prefill(app, dataset, run))
+    assert_clean(at)
+    csv = download_data(at, media, f"{state.W_DOWNLOAD}traces").decode()
+    traces = pd.read_csv(io.StringIO(csv))
+    assert set(traces["label"]) == {"'=cmd|' /C calc'!A0", "'@SUM(1)"}
+    assert not any(line.startswith(("=", "@")) for line in csv.splitlines())
+    assert (traces["cost"] >= 0).all()
+
+
+def test_export_without_a_model_still_offers_loading(app, pima, trust_pickles):
     at = export_page(prefill(app, pima))
     assert_clean(at)
     assert not at.download_button
@@ -77,7 +109,9 @@ def load(at, data: bytes, name: str = "policy.pkl"):
     return at
 
 
-def test_loading_a_policy_needs_trust_and_replaces_the_model(app, pima, pima_run):
+def test_loading_a_policy_needs_trust_and_replaces_the_model(
+    app, pima, pima_run, trust_pickles
+):
     at = export_page(prefill(app, pima))
     warning = " ".join(texts(at, "warning"))
     assert "runs code from that file" in warning
@@ -99,7 +133,7 @@ def test_loading_a_policy_needs_trust_and_replaces_the_model(app, pima, pima_run
     assert not any("already fitted" in t for t in texts(at, "info"))
 
 
-def test_a_file_that_is_not_a_policy_gets_a_message(app, pima):
+def test_a_file_that_is_not_a_policy_gets_a_message(app, pima, trust_pickles):
     at = export_page(prefill(app, pima))
     at = load(at, b"definitely not a pickle", "junk.pkl")
     assert any(
@@ -110,7 +144,7 @@ def test_a_file_that_is_not_a_policy_gets_a_message(app, pima):
     assert at.session_state[state.RUN] is None
 
 
-def test_version_mismatch_is_shown(app, pima, pima_run):
+def test_version_mismatch_is_shown(app, pima, pima_run, trust_pickles):
     bundle = pickle.loads(dumps_policy(pima_run.model))
     bundle["sklearn_version"] = "0.1"
     at = export_page(prefill(app, pima))
@@ -118,7 +152,9 @@ def test_version_mismatch_is_shown(app, pima, pima_run):
     assert any("scikit-learn 0.1" in w for w in texts(at, "warning"))
 
 
-def test_a_policy_for_other_columns_is_loaded_without_results(app, pima, pima_run):
+def test_a_policy_for_other_columns_is_loaded_without_results(
+    app, pima, pima_run, trust_pickles
+):
     other = pima.test.rename(columns={"insulin": "ins"})
     dataset = type(pima)(
         "other", "upload", other, other, "label", SensorSpec.per_column(["ins"])
@@ -136,6 +172,32 @@ def test_a_policy_for_other_columns_is_loaded_without_results(app, pima, pima_ru
     assert json.loads(run.spec.to_json())["sensors"][2]["name"] == "insulin"
 
 
+def test_pickle_uploads_are_off_unless_the_operator_opts_in(
+    app, pima, pima_run, monkeypatch
+):
+    monkeypatch.delenv(TRUST_PICKLES_ENV, raising=False)
+    prefill(app, pima, pima_run)
+    app.session_state[state.W_TRUST] = True  # a ticked box is not enough
+    at = export_page(app)
+    assert_clean(at)
+    keys = [u.key for u in at.get("file_uploader")]
+    assert keys == [state.W_SKOPS_FILE]  # the .skops uploader only
+    info = " ".join(texts(at, "info"))
+    assert "pickle files is turned off" in info and f"{TRUST_PICKLES_ENV}=1" in info
+    # Downloading a pickle stays.
+    assert at.download_button(key=f"{state.W_DOWNLOAD}policy")
+    monkeypatch.setenv(TRUST_PICKLES_ENV, "0")
+    at.run()
+    assert [u.key for u in at.get("file_uploader")] == [state.W_SKOPS_FILE]
+    monkeypatch.setenv(TRUST_PICKLES_ENV, "1")
+    at.run()
+    assert_clean(at)
+    assert {u.key for u in at.get("file_uploader")} == {
+        state.W_SKOPS_FILE,
+        state.W_POLICY_FILE,
+    }
+
+
 # ------------------------------------------------------------------ skops
 def test_skops_download_predicts_like_the_app_model(app, pima, pima_run, media):
     at = export_page(prefill(app, pima, pima_run))
@@ -151,7 +213,7 @@ def test_skops_download_predicts_like_the_app_model(app, pima, pima_run, media):
 
 def test_a_skops_file_loads_without_the_trust_checkbox(app, pima, pima_run):
     at = export_page(prefill(app, pima))
-    assert not at.checkbox(key=state.W_TRUST).value
+    assert not at.checkbox  # no pickles on this server: no trust box either
     uploader = at.file_uploader(key=state.W_SKOPS_FILE)
     assert not uploader.disabled
     data = dumps_policy_skops(pima_run.model)
@@ -177,6 +239,25 @@ def test_a_skops_file_with_foreign_types_is_refused(app, pima, pima_run):
         for e in texts(at, "error")
     )
     assert at.session_state[state.RUN] is None
+
+
+def test_a_skops_file_with_a_broken_tree_is_refused_not_run(app, pima):
+    # Issue 12, case 2: allowed types only, but a boosting tree's child index
+    # points past its node array; predicting with it crashed the server.
+    broken, _ = tiny_model("hgb")  # gradient boosting per state
+    broken = copy.deepcopy(broken)
+    nodes = broken.bank_.models_[-1]._predictors[0][0].nodes
+    nodes["left"][np.flatnonzero(nodes["is_leaf"] == 0)[0]] = 10**6
+    at = export_page(prefill(app, pima))
+    uploader = at.file_uploader(key=state.W_SKOPS_FILE)
+    data = dumps_policy_skops(broken)
+    uploader.set_value(("bad.skops", data, "application/octet-stream")).run()
+    assert_clean(at)
+    errors = " ".join(texts(at, "error"))
+    assert "'bad.skops' is not a usable BudgetDAG policy" in errors
+    assert "child index" in errors
+    assert at.session_state[state.RUN] is None
+    assert state.W_USE_LOADED not in [b.key for b in at.button]
 
 
 class Intruder:

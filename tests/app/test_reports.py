@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,8 +13,10 @@ from ui.reports import (
     NO_SENSOR,
     baseline_table,
     edge_table,
+    escape_formulas,
     flow_table,
     path_table,
+    to_csv_safe,
     trace_for_export,
 )
 
@@ -110,3 +114,58 @@ def test_trace_for_export(fitted):
     assert all(isinstance(a, str) for a in out["acquired"])
     csv = out.to_csv(index=False)
     assert "(" not in csv.splitlines()[1]
+
+
+# ------------------------------------------------------- spreadsheet safety
+@pytest.mark.parametrize(
+    ("cell", "escaped"),
+    [
+        ("=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"),
+        ("+A1", "'+A1"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\t=1", "'\t=1"),
+        ("\r=1", "'\r=1"),
+        ("-1.5", "-1.5"),  # a plain number, even as a string
+        ("+2e-3", "+2e-3"),
+        ("a=b", "a=b"),
+        ("", ""),
+    ],
+)
+def test_escape_formulas_cells(cell, escaped):
+    frame = pd.DataFrame({"x": [cell]})
+    assert escape_formulas(frame)["x"].tolist() == [escaped]
+
+
+def test_escape_formulas_keeps_numbers_and_the_input():
+    frame = pd.DataFrame(
+        {
+            "cost": [-1.0, 2.5],
+            "n": [-3, 4],
+            "ok": [True, False],
+            "=bad": pd.Categorical(["@x", "fine"]),
+        }
+    )
+    out = escape_formulas(frame)
+    assert list(out.columns) == ["cost", "n", "ok", "'=bad"]
+    assert out["cost"].tolist() == [-1.0, 2.5] and out["n"].dtype == frame["n"].dtype
+    assert out["'=bad"].tolist() == ["'@x", "fine"]
+    assert list(frame.columns)[-1] == "=bad"  # the caller's frame is left alone
+    lines = to_csv_safe(frame).splitlines()
+    assert lines == ["cost,n,ok,'=bad", "-1.0,-3,True,'@x", "2.5,4,False,fine"]
+
+
+def test_trace_csv_escapes_formula_labels_and_sensor_names():
+    rng = np.random.default_rng(1)
+    n = 120
+    X = pd.DataFrame({"=evil": rng.normal(size=n), "b": rng.normal(size=n)})
+    y = np.where(X["=evil"] > 0, "=cmd|' /C calc'!A0", "@SUM(1)")
+    spec = SensorSpec({"=evil": ["=evil"], "b": ["b"]}, {"=evil": 1, "b": 2})
+    model = BudgetDAGClassifier(spec, cost_scale=0.01, cv=2, random_state=0)
+    model.fit(X, y)
+    csv = to_csv_safe(trace_for_export(model.trace(X), y))
+    parsed = pd.read_csv(io.StringIO(csv))
+    cells = [str(v) for v in parsed.to_numpy().ravel()] + list(parsed.columns)
+    assert not [c for c in cells if c.startswith(("=", "+", "@"))]
+    assert set(parsed["label"]) == {"'=cmd|' /C calc'!A0", "'@SUM(1)"}
+    assert (parsed["cost"] >= 0).all()  # numbers stay numbers

@@ -112,6 +112,63 @@ def test_read_size_limit():
         read_csv_bytes(big, max_bytes=2**20)
 
 
+def test_gzip_bomb_is_refused_at_the_cap_with_how_to_raise_it(monkeypatch):
+    # 150 MB of CSV in a ~150 KB gzip: refused at the default cap (100 MB)
+    # without holding the whole expansion in memory.
+    row = b"1,2,3\n"
+    bomb = gzip.compress(b"a,b,label\n" + row * (150 * 2**20 // len(row)), 9)
+    assert len(bomb) < 2**20
+    with pytest.raises(ValueError, match="once decompressed") as info:
+        read_csv_bytes(bomb, name="The file 'bomb.csv.gz'")
+    message = str(info.value)
+    assert "'bomb.csv.gz'" in message and "100 MB" in message
+    assert "BUDGETDAG_MAX_TABLE_MB" in message and "max_bytes" in message
+    # The operator raises (here lowers) the cap with the environment variable.
+    monkeypatch.setenv("BUDGETDAG_MAX_TABLE_MB", "0.5")
+    small = gzip.compress(b"a,b\n" + b"1,2\n" * 200_000)
+    with pytest.raises(ValueError, match="larger than 0.5 MB once decompressed"):
+        read_csv_bytes(small)
+    with pytest.raises(ValueError, match="larger than 0.5 MB, the cap"):
+        read_csv_bytes(b"a,b\n" + b"1,2\n" * 200_000)
+    monkeypatch.setenv("BUDGETDAG_MAX_TABLE_MB", "lots")
+    with pytest.raises(ValueError, match="BUDGETDAG_MAX_TABLE_MB='lots'"):
+        read_csv_bytes(b"a,b\n1,2\n")
+
+
+TEXT = "caf\u00e9,temp\u00e9rature,label\n1,2,a\n3,4,b\n"
+
+
+@pytest.mark.parametrize(
+    ("codec", "bom", "encoding"),
+    [
+        ("utf-16-le", b"", "utf-16"),
+        ("utf-16-be", b"", "utf-16"),
+        ("utf-16-le", b"\xff\xfe", "utf-16"),
+        ("utf-32-le", b"", "utf-32"),
+        ("utf-32-be", b"", "utf-32"),
+        ("utf-32-le", b"\xff\xfe\x00\x00", "utf-32"),
+        ("utf-32-be", b"\x00\x00\xfe\xff", "utf-32"),
+    ],
+)
+def test_read_wide_encodings_with_and_without_bom(codec, bom, encoding):
+    table = read_csv_bytes(bom + TEXT.encode(codec))
+    assert table.encoding == encoding
+    assert list(table.frame.columns) == ["caf\u00e9", "temp\u00e9rature", "label"]
+    assert table.frame["label"].tolist() == ["a", "b"]
+
+
+def test_read_refuses_wide_text_that_does_not_decode():
+    # A UTF-32 byte-order mark on a body that is not UTF-32.
+    data = b"\xff\xfe\x00\x00" + b"a\x00b\x00c\x00\x00\x00\xff\xff\xff\xff"
+    with pytest.raises(ValueError, match="UTF-32") as info:
+        read_csv_bytes(data, name="The upload")
+    assert "The upload" in str(info.value) and "\x00" not in str(info.value)
+    # UTF-16 (BOM) whose text holds NULs: refused, not read as NUL-filled names.
+    data = "a\x00,b\x00,label\n1,2,x\n".encode("utf-16")
+    with pytest.raises(ValueError, match="UTF-16 with NUL characters"):
+        read_csv_bytes(data, name="The upload")
+
+
 def test_detect_delimiter_prefers_consistent_header():
     # Commas inside numbers split data rows 3 ways but the header once.
     assert detect_delimiter("a;b\n1,5;2,5\n3,5;4,5\n") == ";"

@@ -1,0 +1,86 @@
+"""The package installed from a wheel works on its own (issue 12, case 12).
+
+The demo files ship inside the package (``budgetdag_core/_data``, read with
+``importlib.resources``): a regular install finds them from any directory,
+without the repository's folders.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import sys
+from pathlib import Path
+
+import budgetdag_core
+from budgetdag_core import load_demo
+from budgetdag_core.datasets import find_file
+
+demo = load_demo("landsat")
+print(Path(budgetdag_core.__file__).resolve())
+print(find_file("landsat_train.csv.gz").resolve())
+print(demo.X_train.shape, demo.X_test.shape, demo.spec.n_sensors)
+print(*(load_demo(name).train.shape for name in ("letter", "pima", "spam")))
+"""
+
+
+def test_wheel_install_loads_demos_from_any_directory(tmp_path):
+    # Build from a copy of the sources, so the build leaves the checkout alone.
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(
+        ROOT / "budgetdag_core",
+        src / "budgetdag_core",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    dist = tmp_path / "dist"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "-q", "-w", str(dist), str(src)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("budgetdag-*.whl")
+
+    # The venv sees the installed dependencies (offline); its own copy of the
+    # package shadows the development install, which Python finds after it.
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    python = env_dir / "bin" / "python"
+    subprocess.run(
+        [*pip, "--python", str(python), "install", "-q", "--no-deps", "--no-index"]
+        + ["--force-reinstall", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "BUDGETDAG_DATA")
+    }
+    out = subprocess.run(
+        [str(python), "-c", PROBE],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    package, data_file, shapes, others = out.stdout.strip().splitlines()
+    site = (env_dir / "lib").resolve()
+    assert Path(package).is_relative_to(site)
+    assert Path(data_file).is_relative_to(site)
+    assert Path(data_file).parent.name == "_data"
+    assert shapes == "(4435, 36) (2000, 36) 4"
+    assert others == "(16000, 17) (576, 9) (3450, 58)"

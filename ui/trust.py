@@ -1,0 +1,18 @@
+"""What the server trusts from its users: pickles only if the operator opts in."""
+
+from __future__ import annotations
+
+import os
+
+TRUST_PICKLES_ENV = "BUDGETDAG_TRUST_PICKLES"
+"""Environment variable; ``1`` lets the Export page unpickle uploaded policies."""
+
+
+def pickles_allowed() -> bool:
+    """Whether the server was started with ``BUDGETDAG_TRUST_PICKLES=1``.
+
+    Unpickling runs code from the file on the server, for whoever uploads it: a
+    tick box in the page cannot protect the server from its own users, so only
+    the operator who starts the server can allow it.
+    """
+    return os.environ.get(TRUST_PICKLES_ENV, "").strip() == "1"
