@@ -159,6 +159,13 @@ def submit(token: str, job: Job) -> Job:
     return job.start()
 
 
+def rekey(old: str, new: str) -> None:
+    """The job of session ``old`` (if any) now belongs to session ``new``."""
+    with _LOCK:
+        if old in _JOBS:
+            _JOBS[new] = _JOBS.pop(old)
+
+
 def forget(token: str, job: Job) -> None:
     """Drop ``job`` once its result was collected (if it is still the last)."""
     with _LOCK:

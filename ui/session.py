@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from . import state, store
+from . import jobs, state, store
 
 log = logging.getLogger("budgetdag.app")
 
@@ -36,22 +36,33 @@ def token() -> str | None:
 
 
 def begin() -> None:
-    """Name the session by the URL's token (new if absent or malformed); on
-    the session's first run, restore the work kept under it."""
+    """Give the session its token, in the URL; on the session's first run,
+    restore the work kept under the URL's token, if any.
+
+    A session always gets a fresh token: the kept work (and a job still
+    running) moves from the URL's token to it, so a token is never shared by
+    two people, even when one hands the other an address.
+    """
     ss = st.session_state
     if state.TOKEN in ss:
         if st.query_params.get(PARAM) != ss[state.TOKEN]:
             st.query_params[PARAM] = ss[state.TOKEN]  # e.g. a page link dropped it
         return
     given = st.query_params.get(PARAM)
+    fresh = store.new_token()
     if store.valid_token(given):
-        ss[state.TOKEN] = given
         snapshot = store.load(given)
+        # The work moves to a fresh token: whoever handed out the address
+        # (e.g. a link with a token of their own) cannot read what follows.
+        if snapshot is not None:
+            store.rename(given, fresh)
+        jobs.rekey(given, fresh)
+        ss[state.TOKEN] = fresh
         if snapshot is not None:
             _restore(snapshot)
     else:
-        ss[state.TOKEN] = store.new_token()
-        st.query_params[PARAM] = ss[state.TOKEN]
+        ss[state.TOKEN] = fresh
+    st.query_params[PARAM] = fresh
 
 
 def _restore(snapshot: dict[str, Any]) -> None:

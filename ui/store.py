@@ -106,6 +106,14 @@ def load(token: str) -> dict[str, Any] | None:
     return snapshot
 
 
+def rename(old: str, new: str) -> None:
+    """Move the snapshot of token ``old`` to token ``new`` (if it exists)."""
+    try:
+        os.replace(_path(old), _path(new))
+    except FileNotFoundError:
+        pass
+
+
 def drop(token: str) -> None:
     """Delete the session's snapshot (e.g. "Start afresh")."""
     if valid_token(token):

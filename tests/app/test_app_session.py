@@ -35,13 +35,20 @@ def test_a_reload_brings_back_the_data_and_the_trained_model(app, pima):
     sidebar = " ".join(c.value for c in back.sidebar.caption)
     assert f"test error {run.metrics['error']:.1%}" in sidebar
     assert "Kept for reloads" in sidebar
+    # The work moved to a fresh token: the old address no longer opens it.
+    moved = back.query_params["session"]
+    assert store.valid_token(moved) and moved != token
+    assert store.load(token) is None and store.load(moved) is not None
+    assert reload(token).session_state[state.DATASET].name == "landsat"
 
 
 def test_another_or_a_malformed_token_starts_afresh(app, pima, pima_run):
     at = prefill(app, pima, pima_run).switch_page(page("train")).run()
     mine = at.query_params["session"]
-    other = reload(store.new_token())
+    chosen = store.new_token()  # e.g. planted in a link by someone else
+    other = reload(chosen)
     assert other.session_state[state.DATASET].name == "landsat"  # the default
+    assert other.query_params["session"] != chosen  # not adopted
     assert (
         state.RUN not in other.session_state or other.session_state[state.RUN] is None
     )
@@ -57,7 +64,8 @@ def test_a_reload_brings_back_an_uploaded_table_with_its_cleaning(app):
     at = upload(app.run(), small_csv(60).to_csv(index=False).encode(), "mine.csv")
     use_button(at).click().run()
     assert at.session_state[state.DATASET].name == "mine.csv"
-    back = reload(at.query_params["session"], where="data")
+    token = at.query_params["session"]
+    back = reload(token, where="data")
     assert_clean(back)
     dataset = back.session_state[state.DATASET]
     assert (dataset.name, dataset.kind, len(dataset.train)) == (
@@ -68,3 +76,22 @@ def test_a_reload_brings_back_an_uploaded_table_with_its_cleaning(app):
     assert back.session_state[state.UPLOAD].name == "mine.csv"
     assert back.session_state[state.W_SOURCE] == "upload"
     assert "mine.csv" in " ".join(c.value for c in back.caption)
+
+
+def test_a_reload_during_training_gets_the_model_when_it_ends(app, pima):
+    from ui import jobs
+
+    at = prefill(app, pima).switch_page(page("train")).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    token = at.query_params["session"]
+    at.button(key=state.W_TRAIN).click().run()  # and reload at once
+    job = jobs.current(token)
+    assert job is not None
+    back = reload(token)
+    assert jobs.current(back.query_params["session"]) is job  # it followed
+    assert jobs.current(token) is None
+    back = finish_jobs(back)
+    assert_clean(back)
+    run = back.session_state[state.RUN]
+    assert run is not None and run.model.get_params()["cv"] == 3
+    assert any("Trained in" in t for t in texts(back, "success"))
