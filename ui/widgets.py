@@ -242,6 +242,14 @@ def need_spec() -> SpecCheck:
 
 def need_run(what: str) -> TrainedRun:
     run = state.get_run()
+    busy = running_job()
+    if run is None and busy is not None:
+        st.info(
+            f"{busy.label} (sidebar): the model appears here when it is done. "
+            f"{what[0].upper()}{what[1:]}",
+            icon=":material/hourglass_top:",
+        )
+        st.stop()
     if run is None:
         st.info(f"Train a model first: {what}", icon=":material/model_training:")
         st.page_link(

@@ -114,6 +114,7 @@ def test_training_runs_beside_the_pages_and_stops_from_another_page(app):
     job = jobs.current(at.session_state[state.TOKEN])
     assert job is not None and job.running  # leaving the page did not stop it
     assert "Training on landsat" in " ".join(m.value for m in at.sidebar.markdown)
+    assert any("the model appears here when it is done" in t for t in texts(at, "info"))
     at.button(key=state.W_STOP).click().run()
     assert job.wait(TIMEOUT)
     assert job.status == jobs.STOPPED
