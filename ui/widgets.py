@@ -459,7 +459,9 @@ def train_with_progress(
             target_budget=target_budget,
         ),
         what="train",
-        label=f"Training on {dataset.name}...",
+        label=f"Training on {dataset.name}..."
+        if target_budget is None
+        else f"Fitting for an average cost of {target_budget:g} on {dataset.name}...",
         failed="Training failed",
         doing="training",
         fix=fix,
