@@ -69,3 +69,15 @@ def test_the_estimate_follows_the_progress():
     job = jobs.Job(what="t", label="t", work=steps(1))
     job.fraction = 0.5
     assert job.remaining() == pytest.approx(job.elapsed(), rel=0.5)
+
+
+def test_a_running_job_follows_its_session_to_a_new_token():
+    gate = threading.Event()
+    old, new = "c" * 32, "d" * 32
+    job = jobs.submit(old, jobs.Job(what="t", label="Training", work=steps(2, gate)))
+    jobs.rekey(old, new)
+    assert jobs.current(new) is job and jobs.current(old) is None
+    assert job.running
+    gate.set()
+    assert job.wait(10) and job.status == jobs.DONE
+    jobs.forget(new, job)
