@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core import tradeoff_figure
+from budgetdag_core import TradeoffResult, tradeoff_figure
 from ui import dag_view, state, sweep, widgets
 from ui.reports import baseline_table
 from ui.training import reusable_bank, uses_subsets
@@ -97,7 +97,8 @@ go_sweep = c4.button(
 )
 
 
-def _traced(traced, key=key, token=dataset.token) -> str:
+def _traced(traced: TradeoffResult, key: tuple = key, token: str = dataset.token) -> str:
+    """Keep the finished curve (the next script run, on whichever page)."""
     state.set_sweep(key, token, traced)
     return f"Traced the curve: {len(traced.cost_scales)} cost scales."
 
