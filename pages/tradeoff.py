@@ -97,7 +97,9 @@ go_sweep = c4.button(
 )
 
 
-def _traced(traced: TradeoffResult, key: tuple = key, token: str = dataset.token) -> str:
+def _traced(
+    traced: TradeoffResult, key: tuple = key, token: str = dataset.token
+) -> str:
     """Keep the finished curve (the next script run, on whichever page)."""
     state.set_sweep(key, token, traced)
     return f"Traced the curve: {len(traced.cost_scales)} cost scales."
