@@ -49,16 +49,21 @@ def masked_classifier(random_state: int | None = None) -> Any:
     return boosting_classifier(random_state).set_params(max_iter=150)
 
 
-def fit_ready(template: Any, n_rows: int, n_classes: int) -> Any:
+def fit_ready(
+    template: Any, n_rows: int, n_classes: int, min_class_rows: int | None = None
+) -> Any:
     """``template``, without early stopping when its validation split is too small.
 
     A stratified validation split of ``validation_fraction * n_rows`` rows needs
-    a couple of rows per class; on tiny tables (or folds) scikit-learn raises
-    instead, so the template then runs its full ``max_iter`` rounds.
+    a couple of rows per class, and at least two rows of every class
+    (``min_class_rows``, the rarest class's rows in the smallest training fold);
+    on tiny tables (or folds, or rare classes) scikit-learn raises instead, so
+    the template then runs its full ``max_iter`` rounds.
     """
     params = template.get_params(deep=False) if hasattr(template, "get_params") else {}
     fraction = params.get("validation_fraction")
     if params.get("early_stopping") is True and isinstance(fraction, float):
-        if fraction * n_rows < 2 * n_classes:
+        too_rare = min_class_rows is not None and min_class_rows < 2
+        if fraction * n_rows < 2 * n_classes or too_rare:
             return clone(template).set_params(early_stopping=False)
     return template

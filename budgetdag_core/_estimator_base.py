@@ -25,10 +25,16 @@ from .graph_reduce import NodePolicy, graph_reduce
 from .policy import PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
-from .validation import as_spec, check_features, check_sample_costs
+from .validation import as_spec, check_features, check_sample_costs, spec_for
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
+
+
+def _finite_mean(values: np.ndarray) -> float:
+    """Mean of non-negative finite values without overflow in the sum."""
+    top = float(values.max(initial=0.0))
+    return top * float(np.mean(values / top)) if top > 0 else 0.0
 
 
 class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
@@ -36,7 +42,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     :class:`BudgetDAGRegressor` (not for direct use)."""
 
     _common_constraints: dict = {
-        "sensors": [SensorSpec, dict, str],
+        "sensors": [SensorSpec, dict, str, None],
         "cost_scale": [Interval(Real, 0, None, closed="left")],
         "policy_learner": [
             StrOptions({"filter_tree", "cost_regression"}),
@@ -181,11 +187,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             return build_dag(spec, reused.units), reused
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
+    def _fit_spec(self, X: Any) -> SensorSpec:
+        """The spec to fit: ``sensors``, or one unit-cost sensor per column."""
+        if self.sensors is None:
+            return spec_for(X)
+        return as_spec(self.sensors)
+
     def _check_fit_data(
         self, X: pd.DataFrame, y: Any
     ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None]:
         """Checked spec, features, fit target, classes (None for regression)."""
-        spec = as_spec(self.sensors)
+        spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, attrs = self._prepare_target(y, len(Xv))
         return spec, Xv, y_fit, attrs.get("classes_")
@@ -257,10 +269,16 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
-        spec = as_spec(self.sensors)
+        spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
+        top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
+        if not np.isfinite(self.cost_scale * top):
+            raise ValueError(
+                f"cost_scale={self.cost_scale} times the largest total cost ({top:g}) "
+                "is not a finite number: lower cost_scale or rescale the costs."
+            )
         if dag is None:  # the same data is checked by the bank's fingerprint below
             dag, selection = self._dag_for(bank, spec, Xv, y_fit, costs, progress)
         if bank is not None:
@@ -335,7 +353,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """
         Xv, routing, frame = self._route_frame(X, sample_costs)
         extra = self._trace_columns(Xv, routing.stop_state)
-        out = pd.DataFrame({"prediction": extra.pop("prediction")}, index=X.index)
+        out = pd.DataFrame({"prediction": extra.pop("prediction")}, index=frame.index)
         out = pd.concat([out, frame], axis=1)
         for name, values in extra.items():
             out[name] = values
@@ -354,7 +372,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         pred = tr["prediction"].to_numpy()
         out: dict[str, float] = {
             **self._metrics(pred, y),
-            "avg_cost": float(tr["cost"].mean()),
+            "avg_cost": _finite_mean(tr["cost"].to_numpy()),
             "avg_sensors": float(tr["n_sensors"].mean()),
             "n_samples": len(tr),
         }

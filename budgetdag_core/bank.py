@@ -231,8 +231,11 @@ class ClassifierBank(BaseBank):
         self.state_columns_ = dag.state_columns(sensor_columns)
         folds = self._folds(X, y)
         smallest = min(len(train) for train, _ in folds)
+        rarest = min(
+            int(np.bincount(y[train], minlength=n_classes).min()) for train, _ in folds
+        )
         self.oof_proba_, self.models_ = _fit_states(
-            fit_ready(self.template(), smallest, n_classes),
+            fit_ready(self.template(), smallest, n_classes, rarest),
             X,
             y,
             self.state_columns_,

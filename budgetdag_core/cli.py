@@ -14,6 +14,7 @@ import pandas as pd
 
 from .persist import load_policy, save_policy
 from .sensors import SensorSpec
+from .validation import MAX_FULL_DAG_SENSORS
 
 
 class CLIError(Exception):
@@ -56,7 +57,27 @@ def _progress(stage: str, done: int, total: int) -> None:
     )
 
 
-def _model_params(args: argparse.Namespace) -> dict:
+#: ``--n-subsets`` when the spec has too many sensors for a full DAG and none is
+#: given: 8 subsets (at most 2^8 = 256 states) is what the benchmarks use on spam
+#: and DNA (see BENCHMARKS.md).
+DEFAULT_N_SUBSETS = 8
+
+
+def _n_subsets(args: argparse.Namespace, spec: SensorSpec) -> int | None:
+    """``--n-subsets``, or the default for specs too large for a full DAG."""
+    if args.n_subsets is not None or spec.n_sensors <= MAX_FULL_DAG_SENSORS:
+        return args.n_subsets
+    print(
+        f"The spec has {spec.n_sensors} sensors (a full DAG takes at most "
+        f"{MAX_FULL_DAG_SENSORS}): selecting {DEFAULT_N_SUBSETS} sensor subsets "
+        "(Alg. 2) and building the DAG over their unions; set --n-subsets to "
+        "change this.",
+        file=sys.stderr,
+    )
+    return DEFAULT_N_SUBSETS
+
+
+def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
     params = {
         "cost_scale": args.cost_scale,
         "policy_learner": args.policy_learner,
@@ -66,10 +87,20 @@ def _model_params(args: argparse.Namespace) -> dict:
         "n_jobs": args.n_jobs,
         "bank_kind": args.bank_kind,
         "policy_features": args.policy_features,
+        "max_policy_features": args.max_policy_features,
     }
-    if getattr(args, "n_subsets", None):
-        params["n_subsets"] = args.n_subsets
+    n_subsets = _n_subsets(args, spec)
+    if n_subsets:
+        params["n_subsets"] = n_subsets
         params["subset_reward"] = args.subset_reward
+        params["subset_budget"] = args.subset_budget
+        params["include_all"] = args.include_all
+    elif args.include_all or args.subset_budget is not None:
+        raise CLIError(
+            "--include-all and --subset-budget apply to subset selection: give "
+            "--n-subsets too (or a spec with more than "
+            f"{MAX_FULL_DAG_SENSORS} sensors)."
+        )
     return params
 
 
@@ -89,16 +120,23 @@ def cmd_train(args: argparse.Namespace) -> int:
             spec,
             args.budget,
             progress=_progress,
-            **{k: v for k, v in _model_params(args).items() if k != "cost_scale"},
+            **{k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"},
         )
         model = getattr(model, "model", model)
     else:
-        model = BudgetDAGClassifier(spec, **_model_params(args))
+        model = BudgetDAGClassifier(spec, **_model_params(args, spec))
         model.fit(X, y, progress=_progress)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     model.label_name_ = args.label
     save_policy(model, args.out)
     report = model.evaluate(X[spec.columns], y)
+    if report["avg_sensors"] == 0:
+        print(
+            "The policy acquires no sensor: at this cost scale every sensor costs "
+            "more than the errors it saves on the training rows. Lower "
+            "--cost-scale, or give --budget (a target average cost).",
+            file=sys.stderr,
+        )
     print(json.dumps({"train": report, "model": str(args.out)}, indent=2))
     return 0
 
@@ -142,7 +180,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     X_test = y_test = None
     if args.test:
         X_test, y_test = _split_xy(_read_table(args.test), args.label, spec)
-    params = {k: v for k, v in _model_params(args).items() if k != "cost_scale"}
+    params = {k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"}
     scales = (
         [float(s) for s in args.cost_scales.split(",")] if args.cost_scales else None
     )
@@ -215,11 +253,32 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "(default: sensors)",
     )
     p.add_argument(
+        "--max-policy-features",
+        type=int,
+        default=1000,
+        help="cap on the polynomial features of one node's policy; wider "
+        "states fall back to a lower degree (default: 1000)",
+    )
+    p.add_argument(
         "--n-subsets",
         type=int,
         default=None,
-        help="select this many sensor subsets (Alg. 2) when there are "
-        "many sensors; the DAG is built over their unions",
+        help="select this many sensor subsets (Alg. 2, 1-16); the DAG is built "
+        f"over their unions (default: none, or {DEFAULT_N_SUBSETS} when the spec "
+        f"has more than {MAX_FULL_DAG_SENSORS} sensors)",
+    )
+    p.add_argument(
+        "--subset-budget",
+        type=float,
+        default=None,
+        help="with --n-subsets: budget on the total size of the greedy subsets "
+        "in average sensors (default: the number of sensors)",
+    )
+    p.add_argument(
+        "--include-all",
+        action="store_true",
+        help="with --n-subsets: add the subset of all sensors as the last one "
+        "(the paper's setting; the others are chosen greedily)",
     )
     p.add_argument(
         "--subset-reward",

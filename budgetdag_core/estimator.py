@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec or dict
-        The sensors: groups of feature columns with acquisition costs.
+    sensors : SensorSpec, dict, JSON str or None, default=None
+        The sensors: groups of feature columns with acquisition costs. None:
+        one sensor of cost 1 per column of ``X`` (named after the DataFrame's
+        columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
+        and pipelines build estimators.
     cost_scale : float, default=1.0
         Weight of acquisition cost against one misclassification. 0 buys
         everything that helps; a large value buys nothing.
@@ -129,7 +133,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     _parameter_constraints: dict = {
         **BudgetDAGBase._common_constraints,
-        "classifier": [HasMethods(["fit", "predict"]), None],
+        # The banks read class probabilities: a regressor (Ridge) or a classifier
+        # without predict_proba (SVC) is refused here, naming the parameter.
+        "classifier": [HasMethods(["fit", "predict_proba"]), None],
         "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
@@ -139,7 +145,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def __init__(
         self,
-        sensors: SensorSpec | dict,
+        sensors: SensorSpec | dict | str | None = None,
         *,
         cost_scale: float = 1.0,
         classifier: Any = None,
@@ -388,7 +394,16 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         }
 
     def _check_eval_target(self, y: Any, n_rows: int) -> np.ndarray:
-        return check_labels(y, n_rows, None)
+        y = check_labels(y, n_rows, None, min_classes=1)
+        unseen = [c for c in pd.unique(y) if c not in set(self.classes_.tolist())]
+        if unseen:
+            warnings.warn(
+                f"Label(s) {sorted(map(str, unseen))} were not seen in training: the "
+                "model never predicts them, so their rows all count as errors.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return y
 
     def _row_loss(self, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self.loss_matrix is None:

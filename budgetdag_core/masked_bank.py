@@ -73,18 +73,39 @@ def _fit_fold(
     test: np.ndarray | None,
     n_classes: int,
     seed: int,
-) -> tuple[Any, np.ndarray | None]:
-    """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state."""
+) -> tuple[Any, np.ndarray | None, np.ndarray]:
+    """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state.
+
+    Returns the model, the out-of-fold probabilities (None without ``test``) and
+    the columns the model reads.
+    """
     model = clone(template)
     in_train = np.zeros(len(X), dtype=bool)
     in_train[train] = True
-    fit_kwargs: dict[str, Any] = {}
+    val = np.zeros(0, dtype=int)
     if _uses_early_stopping(model):
         rng = np.random.default_rng(seed)
         fraction = model.get_params()["validation_fraction"]
         n_val = max(1, int(round(fraction * len(train))))
         val = rng.choice(train, n_val, replace=False)
         in_train[val] = False
+        # A class whose rows all went to validation would be unseen by the fit
+        # (tiny tables): keep its rows for training.
+        lost = np.setdiff1d(y[train], y[in_train])
+        if lost.size:
+            val = val[~np.isin(y[val], lost)]
+            in_train[train] = True
+            in_train[val] = False
+        if not val.size:
+            model.set_params(early_stopping=False)
+    # Columns no training mask reveals would be all NaN, which histogram boosting
+    # cannot bin (sensors outside every selected subset): the model does not get
+    # them; they are blank at every state it serves anyway.
+    used = column_masks[np.unique(pair_states[in_train[pair_rows]])].any(axis=0)
+    if not used.all():
+        X, column_masks = X[:, used], column_masks[:, used]
+    fit_kwargs: dict[str, Any] = {}
+    if val.size:
         in_val = np.zeros(len(X), dtype=bool)
         in_val[val] = True
         sel = in_val[pair_rows]
@@ -97,7 +118,7 @@ def _fit_fold(
     with single_threaded():
         model.fit(Xs, y[pair_rows[sel]], **fit_kwargs)
         if test is None:
-            return model, None
+            return model, None, used
         K = len(column_masks)
         proba = np.zeros((len(test), K, n_classes), dtype=np.float32)
         proba[:, 0] = prior_proba(y[train], len(test), n_classes)
@@ -110,7 +131,7 @@ def _fit_fold(
             proba[:, states] = p.reshape(len(states), len(test), n_classes).swapaxes(
                 0, 1
             )
-    return model, proba
+    return model, proba, used
 
 
 class MaskedBank(BaseBank):
@@ -150,6 +171,9 @@ class MaskedBank(BaseBank):
         ``model_`` elsewhere).
     column_masks_ : ndarray (n_states, n_columns) of bool
         The columns each state sees.
+    model_columns_ : ndarray of int
+        The columns ``model_`` reads: those some state sees (the others, of
+        sensors in no DAG state, would be all missing).
     oof_proba_, state_columns_, temperatures_, calibration_, fingerprint_
         As in :class:`~budgetdag_core.bank.ClassifierBank`.
     """
@@ -258,11 +282,12 @@ class MaskedBank(BaseBank):
             for (train, test), seed in zip(jobs, seeds, strict=True)
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
-        for done, ((_, test), (model, proba)) in enumerate(
+        for done, ((_, test), (model, proba, used)) in enumerate(
             zip(jobs, results, strict=True), start=1
         ):
             if test is None:
                 self.model_ = model
+                self.model_columns_ = np.flatnonzero(used)
             else:
                 self.oof_proba_[test] = proba
             if progress is not None:
@@ -284,6 +309,7 @@ class MaskedBank(BaseBank):
             check_array,
             check_classifier_bank,
             check_fitted_model,
+            check_indices,
             check_int,
             fail,
         )
@@ -311,12 +337,20 @@ class MaskedBank(BaseBank):
         if (prior < 0).any():
             raise fail("bank_.prior_", "negative class frequencies")
         check_int(n_columns, "bank_.column_masks_ width", 1)
-        check_fitted_model(self.model_, "bank_.model_", n_columns, self.n_classes_)
+        model_width = n_columns
+        if hasattr(self, "model_columns_"):
+            used = check_indices(self.model_columns_, "bank_.model_columns_", n_columns)
+            if used.size > 1 and (np.diff(used) <= 0).any():
+                raise fail("bank_.model_columns_", "not strictly increasing")
+            model_width = used.size
+        check_fitted_model(self.model_, "bank_.model_", model_width, self.n_classes_)
         check_fitted_model(self.prior_model_, "bank_.prior_model_", 1, self.n_classes_)
 
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         if state == 0:
             return np.tile(self.prior_, (len(X), 1))
-        Xm = X.astype(float, copy=True)
-        Xm[:, ~self.column_masks_[state]] = np.nan
+        # Banks saved before model_columns_ existed fed the model every column.
+        cols = getattr(self, "model_columns_", np.arange(X.shape[1]))
+        Xm = X[:, cols].astype(float, copy=True)
+        Xm[:, ~self.column_masks_[state, cols]] = np.nan
         return _proba(self.model_, Xm, self.n_classes_)

@@ -166,7 +166,11 @@ def load_policy(path: str | Path) -> Any:
     The model is then checked structurally (``check_model_integrity``): a file
     whose arrays are inconsistent raises ``ValueError`` naming what is wrong.
     """
-    return loads_policy(Path(path).read_bytes())
+    path = Path(path)
+    try:
+        return loads_policy(path.read_bytes())
+    except ValueError as exc:
+        raise ValueError(f"The file {str(path)!r}: {exc}") from None
 
 
 def loads_policy(data: bytes) -> Any:
@@ -181,8 +185,9 @@ def _unpickle(data: bytes) -> Any:
         return pickle.loads(data)
     except Exception as exc:  # truncated, corrupted, or classes that are gone
         raise ValueError(
-            f"This file is not a readable policy pickle ({type(exc).__name__}: {exc})."
-        ) from exc
+            "This file is not a readable policy pickle (truncated or corrupt: "
+            f"{type(exc).__name__}: {exc})."
+        ) from None
 
 
 # ------------------------------------------------------------------ skops

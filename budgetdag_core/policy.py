@@ -27,6 +27,7 @@ from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .validation import (
     MAX_FULL_DAG_SENSORS,
+    as_frame,
     as_spec,
     check_features,
     check_sample_costs,
@@ -87,7 +88,7 @@ class PolicyRoutingMixin:
 
     def _features(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self)
-        return check_features(X, self.spec_)
+        return check_features(X, self.spec_, type(self).__name__)
 
     def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
         """What the policy of ``state`` sees for ``rows``: its sensors' columns."""
@@ -168,6 +169,8 @@ class PolicyRoutingMixin:
     ) -> tuple[np.ndarray, Routing, pd.DataFrame]:
         """Route ``X``; the per-row ``acquired``, ``n_sensors``, ``cost``,
         ``stop_state`` table."""
+        check_is_fitted(self)
+        X = as_frame(X, self.spec_, type(self).__name__)
         Xv = self._features(X)
         routing = self._route(Xv)
         acquired = self._acquired_order(routing.path)

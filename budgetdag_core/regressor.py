@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import column_or_1d
 
 from ._estimator_base import BudgetDAGBase
 from ._progress import Progress
@@ -22,9 +23,11 @@ from .sensors import SensorSpec
 
 def check_targets(y: Any, n_rows: int) -> np.ndarray:
     """Regression targets as a finite float vector, or a ``ValueError``."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = y.ravel()
+    if y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
     if len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} targets.")
     try:
@@ -60,7 +63,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec or dict
+    sensors : SensorSpec, dict, JSON str or None, default=None
+        As in :class:`BudgetDAGClassifier` (None: one unit-cost sensor per
+        column).
     cost_scale : float, default=1.0
         Weight of acquisition cost against one unit of loss (y units squared for
         ``loss="squared"``, y units for ``"absolute"``).
@@ -105,7 +110,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     def __init__(
         self,
-        sensors: SensorSpec | dict,
+        sensors: SensorSpec | dict | str | None = None,
         *,
         cost_scale: float = 1.0,
         regressor: Any = None,
@@ -140,7 +145,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     def _prepare_target(self, y: Any, n_rows: int) -> tuple[np.ndarray, dict]:
         y = check_targets(y, n_rows)
         if n_rows < self.cv:
-            raise ValueError(f"{n_rows} rows are fewer than cv={self.cv} folds.")
+            raise ValueError(
+                f"n_samples={n_rows} rows are fewer than cv={self.cv} folds."
+            )
         return y, {}
 
     def _bank_template(self) -> Any:

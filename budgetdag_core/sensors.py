@@ -11,6 +11,45 @@ from pathlib import Path
 import numpy as np
 
 
+def _check_text_names(keys: Iterable[object]) -> None:
+    """Refuse two sensor names that are the same once written as text (1, "1")."""
+    seen: dict[str, object] = {}
+    for key in keys:
+        name = str(key)
+        if name in seen:
+            raise ValueError(
+                f"Sensor names {seen[name]!r} and {key!r} are the same once written "
+                "as text: rename one."
+            )
+        seen[name] = key
+
+
+def _column_list(sensor: object, columns: object) -> list[str]:
+    """A sensor's columns as names; one string is one column (not its letters)."""
+    if isinstance(columns, str):
+        return [columns]
+    if not isinstance(columns, Iterable) or isinstance(columns, Mapping | bytes):
+        raise ValueError(
+            f"The columns of sensor {sensor!r} must be a list of column names; got "
+            f"{type(columns).__name__} {columns!r}."
+        )
+    return [str(c) for c in columns]
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``json.loads`` hook: a key given twice in one JSON object is an error (the
+    default keeps the last silently, e.g. one of two same-named sensors)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(
+                f"The sensor spec JSON gives the key {key!r} twice in one object: "
+                "names must be unique."
+            )
+        out[key] = value
+    return out
+
+
 @dataclass(frozen=True)
 class SensorSpec:
     """Named sensors, each a list of feature columns and an acquisition cost.
@@ -36,7 +75,9 @@ class SensorSpec:
     costs: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        groups = {str(k): [str(c) for c in v] for k, v in dict(self.groups).items()}
+        _check_text_names(self.groups)
+        _check_text_names(self.costs)
+        groups = {str(k): _column_list(k, v) for k, v in dict(self.groups).items()}
         costs = {str(k): v for k, v in dict(self.costs).items()}
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "costs", costs)
@@ -79,6 +120,12 @@ class SensorSpec:
                 raise ValueError(f"Cost of sensor {name!r} is not finite: {cost!r}.")
             if value < 0:
                 raise ValueError(f"Cost of sensor {name!r} is negative: {value}.")
+        total = sum(float(c) for c in self.costs.values())
+        if not math.isfinite(total):
+            raise ValueError(
+                "The sensor costs sum to more than float64 can hold (infinity): "
+                "rescale them (e.g. other units)."
+            )
 
     def check_columns(self, columns: Iterable[str]) -> None:
         """Raise ``ValueError`` if a spec column is missing from ``columns``."""
@@ -168,16 +215,24 @@ class SensorSpec:
             items = data["sensors"]
             if not isinstance(items, list):
                 raise ValueError("'sensors' must be a list of {name, columns, cost}.")
-            groups, costs = {}, {}
+            groups, costs, entry = {}, {}, {}
             for i, item in enumerate(items):
                 try:
                     name = str(item["name"])
-                    groups[name] = list(item["columns"])
-                    costs[name] = item.get("cost", 1.0)
-                except (KeyError, TypeError):
+                    columns = item["columns"]
+                    cost = item.get("cost", 1.0)
+                except (KeyError, TypeError, AttributeError):
                     raise ValueError(
                         f"Sensor entry {i} must have 'name' and 'columns'."
                     ) from None
+                if name in entry:
+                    raise ValueError(
+                        f"Sensor name {name!r} is used by entries {entry[name]} and "
+                        f"{i}: sensor names must be unique."
+                    )
+                entry[name] = i
+                groups[name] = _column_list(name, columns)
+                costs[name] = cost
             return cls(groups, costs)
         if "groups" in data:
             return cls(dict(data["groups"]), dict(data.get("costs", {})))
@@ -197,7 +252,7 @@ class SensorSpec:
         if isinstance(text_or_path, Path) or not text.lstrip().startswith("{"):
             text = Path(text_or_path).read_text()
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as exc:
             raise ValueError(f"The sensor spec is not valid JSON: {exc}") from None
         return cls.from_dict(data)

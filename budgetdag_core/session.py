@@ -9,9 +9,26 @@ import numpy as np
 
 from .confidence import confidence_features, policy_inputs
 from .graph_reduce import STOP
+from .validation import MAX_ABS_VALUE
 
 if TYPE_CHECKING:
     from ._estimator_base import BudgetDAGBase
+
+
+def _checked_cost(sensor: str, value: Any) -> float:
+    """A per-example cost as a float, refused as ``fit``/``trace`` refuse it."""
+    try:
+        cost = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"sample_costs of sensor {sensor!r} is not a number: {value!r}."
+        ) from None
+    if not np.isfinite(cost) or cost < 0:
+        raise ValueError(
+            f"sample_costs of sensor {sensor!r} is {cost}: costs must be finite "
+            "and non-negative."
+        )
+    return cost
 
 
 class PolicySession:
@@ -39,7 +56,8 @@ class PolicySession:
             unknown = set(sample_costs) - set(spec.names)
             if unknown:
                 raise ValueError(f"sample_costs names unknown sensor(s) {unknown}.")
-            self._costs.update({k: float(v) for k, v in sample_costs.items()})
+            for name, value in sample_costs.items():
+                self._costs[name] = _checked_cost(name, value)
         self._row = np.full(len(spec.columns), np.nan)
         self._col_pos = {c: i for i, c in enumerate(spec.columns)}
         self.state = 0
@@ -111,6 +129,11 @@ class PolicySession:
                 raise ValueError(f"Value of column {c!r} is not a number.") from None
             if not np.isfinite(v):
                 raise ValueError(f"Value of column {c!r} is not finite: {v}.")
+            if abs(v) >= MAX_ABS_VALUE:
+                raise ValueError(
+                    f"Value of column {c!r} is {v:g}: magnitudes >= "
+                    f"{MAX_ABS_VALUE:g} are too large (rescale the column)."
+                )
             self._row[self._col_pos[c]] = v
         self._pending.remove(sensor)
         self.acquired.append(sensor)

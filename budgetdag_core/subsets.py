@@ -271,6 +271,8 @@ class _Run:
 
     @property
     def G(self) -> float:
+        if not self.rewards.size:  # no greedy subsets (n_subsets=1, include_all)
+            return 0.0
         return float(self.rewards.max(axis=0).sum())
 
 
@@ -546,7 +548,8 @@ def select_subsets(
         else ["greedy", "cost_benefit"]
     )
     positive = costs[costs > 0]
-    per_run = min(n_greedy * M, int(budget // positive.min()) if positive.size else M)
+    # In floats: a subnormal cost makes budget // cost infinite.
+    per_run = int(min(n_greedy * M, budget // positive.min() if positive.size else M))
     total = max(per_run * len(variants), 1)
     runs: dict[str, _Run] = {}
     for v_i, variant in enumerate(variants):

@@ -7,10 +7,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d
 
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
+#: Largest magnitude a feature value may have. Squares of larger values overflow
+#: float64 (1e154 ** 2 > 1.8e308) in the standardisations of the policies and the
+#: subset scorer; 1e150 leaves room for sums over a million rows.
+MAX_ABS_VALUE = 1e150
 
 
 def as_spec(sensors: Any) -> SensorSpec:
@@ -26,13 +32,81 @@ def as_spec(sensors: Any) -> SensorSpec:
     )
 
 
-def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
-    """The spec's columns of ``X`` as a float array, or a ``ValueError``."""
-    if not isinstance(X, pd.DataFrame):
-        raise ValueError(
-            "X must be a pandas DataFrame whose column names match the sensor spec; "
-            f"got {type(X).__name__}."
+def _as_array(X: Any) -> np.ndarray:
+    """A non-DataFrame ``X`` as a 2-d numeric array, or a clear error."""
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            "Sparse input is not supported (sparse data X): pass a dense array "
+            "(X.toarray()) or a DataFrame."
         )
+    if isinstance(X, str | bytes | Mapping) or not (
+        hasattr(X, "__len__") or hasattr(X, "__array__")
+    ):
+        raise TypeError(
+            "X must be a pandas DataFrame whose column names match the sensor spec, "
+            f"or a 2-d array of the spec's columns in order; got {type(X).__name__}."
+        )
+    try:
+        values = np.asarray(X)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"X could not be read as a 2-d array: {exc}") from None
+    if np.iscomplexobj(values):
+        raise ValueError("Complex data not supported: X must hold real numbers.")
+    if values.ndim != 2:
+        raise ValueError(
+            f"X must be 2-d (rows x columns); got an array of shape {values.shape}. "
+            "Reshape your data with array.reshape(-1, 1) for a single feature or "
+            "array.reshape(1, -1) for a single sample."
+        )
+    return values
+
+
+def spec_for(X: Any, cost: float = 1.0) -> SensorSpec:
+    """One sensor per column of ``X`` (names of a DataFrame, else ``x0, x1, ...``).
+
+    The spec of an estimator built with ``sensors=None`` (scikit-learn style).
+    """
+    if isinstance(X, pd.DataFrame):
+        columns = [str(c) for c in X.columns]
+        shape = X.shape
+    else:
+        values = _as_array(X)
+        columns, shape = [f"x{j}" for j in range(values.shape[1])], values.shape
+    if not columns:
+        raise ValueError(
+            f"0 feature(s) (shape={shape}) while a minimum of 1 is required."
+        )
+    return SensorSpec.per_column(columns, cost)
+
+
+def as_frame(X: Any, spec: SensorSpec, owner: str = "the model") -> pd.DataFrame:
+    """``X`` as a DataFrame: a DataFrame as is, an array by column position.
+
+    An array (as scikit-learn passes it) must hold the spec's columns in spec
+    order (:attr:`SensorSpec.columns`), no more and no fewer.
+    """
+    if isinstance(X, pd.DataFrame):
+        return X
+    values = _as_array(X)
+    columns = spec.columns
+    if values.shape[1] != len(columns):
+        shown = columns if len(columns) <= 8 else [*columns[:8], "..."]
+        raise ValueError(
+            f"X has {values.shape[1]} features, but {owner} is expecting "
+            f"{len(columns)} features as input (the sensor spec's columns {shown}): "
+            "pass a DataFrame, or an array of exactly the spec's columns in spec "
+            "order."
+        )
+    return pd.DataFrame(values, columns=columns)
+
+
+def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.ndarray:
+    """The spec's columns of ``X`` as a float array, or a ``ValueError``.
+
+    ``X`` is a DataFrame (read by column name) or a 2-d array (read by column
+    position, see :func:`as_frame`).
+    """
+    X = as_frame(X, spec, owner)
     if len(X) == 0:
         raise ValueError("The data is empty (0 rows).")
     if X.columns.duplicated().any():
@@ -60,14 +134,32 @@ def check_features(X: Any, spec: SensorSpec) -> np.ndarray:
             f"Column {spec.columns[j]!r} has {rows} row(s) with NaN or infinite "
             f"values (first at row {first}): drop or impute them."
         )
+    huge = np.abs(values) >= MAX_ABS_VALUE
+    if huge.any():
+        j = int(np.flatnonzero(huge.any(axis=0))[0])
+        first = int(np.flatnonzero(huge[:, j])[0])
+        raise ValueError(
+            f"Column {spec.columns[j]!r} has {int(huge[:, j].sum())} value(s) of "
+            f"magnitude >= {MAX_ABS_VALUE:g} (first at row {first}: "
+            f"{values[first, j]:g}), too large to square in float64: rescale the "
+            "column (e.g. other units) or drop those rows."
+        )
     return values
 
 
-def check_labels(y: Any, n_rows: int, cv: int | None) -> np.ndarray:
-    """Labels as a 1-d array, checked for length, gaps and class counts."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = y.ravel()
+def check_labels(
+    y: Any, n_rows: int, cv: int | None, *, min_classes: int = 2
+) -> np.ndarray:
+    """Labels as a 1-d array, checked for length, gaps, type and class counts.
+
+    ``cv`` (when fitting) asks for that many rows per class; ``min_classes=1``
+    accepts labels of one class (evaluating on a subset of the classes).
+    """
+    if y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
     if len(y) != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {len(y)} labels.")
     missing = pd.isna(pd.Series(y))
@@ -76,8 +168,22 @@ def check_labels(y: Any, n_rows: int, cv: int | None) -> np.ndarray:
             f"{int(missing.sum())} label(s) are missing (first at row "
             f"{int(np.flatnonzero(missing)[0])})."
         )
+    if y.dtype == object:
+        is_text = np.array([isinstance(v, str | bytes) for v in y])
+        if is_text.any() and not is_text.all():
+            i, j = int(np.argmax(is_text)), int(np.argmin(is_text))
+            raise ValueError(
+                f"The labels mix text and numbers (row {i}: {y[i]!r}, row {j}: "
+                f"{y[j]!r}): convert them to one type, e.g. y.astype(str)."
+            )
+    if cv is not None and type_of_target(y) == "continuous":
+        raise ValueError(
+            "Unknown label type: continuous. The labels are real numbers (e.g. "
+            f"{y[0]}), not classes: use BudgetDAGRegressor for a numeric "
+            "target, or bin it into classes."
+        )
     classes, counts = np.unique(y, return_counts=True)
-    if len(classes) < 2:
+    if len(classes) < min_classes:
         raise ValueError(
             f"The label has only one class ({classes[0]!r}): need at least two."
         )
@@ -114,5 +220,12 @@ def check_sample_costs(
         raise ValueError(
             f"sample_costs of sensor {spec.names[j]!r} at row {i} is "
             f"{values[i, j]}: costs must be finite and non-negative."
+        )
+    totals = values.sum(axis=1)
+    if not np.isfinite(totals).all():
+        i = int(np.flatnonzero(~np.isfinite(totals))[0])
+        raise ValueError(
+            f"sample_costs of row {i} sum to infinity (float64 overflow): "
+            "rescale the costs (e.g. other units)."
         )
     return values

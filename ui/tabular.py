@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
+from budgetdag_core.validation import MAX_ABS_VALUE, MAX_FULL_DAG_SENSORS
 
 MAX_UPLOAD_MB = 50
 """Upload size limit stated in the app (megabytes, compressed size)."""
@@ -388,9 +388,11 @@ def is_numeric(series: pd.Series) -> bool:
 
 
 def _missing_mask(series: pd.Series) -> pd.Series:
+    """Missing, infinite or too large values (training rejects those three)."""
     mask = series.isna()
     if pd.api.types.is_float_dtype(series):
-        mask |= np.isinf(series.to_numpy(dtype=float, na_value=np.nan))
+        values = np.abs(series.to_numpy(dtype=float, na_value=np.nan))
+        mask |= np.isinf(values) | (values >= MAX_ABS_VALUE)
     return mask
 
 
@@ -595,7 +597,8 @@ def diagnose(
             Problem(
                 "missing",
                 "error",
-                f"{rows} row(s) have missing or infinite values, in column(s) "
+                f"{rows} row(s) have missing, infinite or huge (>= "
+                f"{MAX_ABS_VALUE:g}) values, in column(s) "
                 f"{listed}{more}. Drop those rows, or fill them in (median of the "
                 "column; most frequent value for text columns).",
                 tuple(missing),
@@ -724,13 +727,14 @@ def one_hot(
 def impute(
     frame: pd.DataFrame, columns: Sequence[str], *, fit_rows: pd.Series | None = None
 ) -> pd.DataFrame:
-    """Fill missing (and infinite) values: median of numeric columns, most frequent
-    value otherwise, computed on ``fit_rows`` (a boolean mask; default all rows)."""
+    """Fill missing (and infinite or huge) values: median of numeric columns, most
+    frequent value otherwise, computed on ``fit_rows`` (a boolean mask; default all
+    rows)."""
     out = frame.copy()
     for col in columns:
         s = out[col]
         if pd.api.types.is_float_dtype(s):
-            s = s.replace([np.inf, -np.inf], np.nan)
+            s = s.mask(_missing_mask(s))
         ref = s if fit_rows is None else s[fit_rows.reindex(s.index, fill_value=False)]
         ref = ref.dropna()
         if not len(ref):
@@ -743,7 +747,7 @@ def impute(
 
 
 def drop_missing_rows(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Rows with a missing or infinite value in any of ``columns`` removed."""
+    """Rows with a missing, infinite or huge value in any of ``columns`` removed."""
     if not columns:
         return frame
     mask = pd.concat([_missing_mask(frame[c]) for c in columns], axis=1).any(axis=1)

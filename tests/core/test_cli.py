@@ -168,3 +168,114 @@ def test_help_explains_every_option(capsys) -> None:
             if action.dest == "help":
                 continue
             assert action.help, f"{name} {action.option_strings or action.dest}"
+
+
+def _wide_files(tmp_path, n_sensors: int = 14):
+    import numpy as np
+
+    from budgetdag_core import SensorSpec
+
+    rng = np.random.default_rng(0)
+    cols = [f"f{i}" for i in range(n_sensors)]
+    X = pd.DataFrame(rng.normal(size=(240, n_sensors)), columns=cols)
+    X.assign(label=(X["f0"] + X["f1"] > 0).astype(int)).to_csv(
+        tmp_path / "wide.csv", index=False
+    )
+    SensorSpec.per_column(cols, 0.01).to_json(tmp_path / "wide.json")
+    return tmp_path / "wide.csv", tmp_path / "wide.json"
+
+
+def test_train_many_sensors_picks_subsets_by_default(tmp_path, capsys) -> None:
+    data, spec = _wide_files(tmp_path)
+    out = tmp_path / "m.pkl"
+    args = ["train", str(data), "--label", "label", "--sensors", str(spec)]
+    code = main([*args, "--cv", "3", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "14 sensors" in captured.err and "selecting 8 sensor subsets" in captured.err
+    model = load_policy(out)
+    assert model.n_subsets == 8
+    assert model.subset_selection_ is not None
+    assert json.loads(captured.out)["train"]["error"] < 0.3
+
+
+def test_train_passes_subset_and_bank_options(tmp_path, capsys) -> None:
+    data, spec = _wide_files(tmp_path)
+    out = tmp_path / "m.pkl"
+    code = main(
+        [
+            "train",
+            str(data),
+            "--label",
+            "label",
+            "--sensors",
+            str(spec),
+            "--cv",
+            "2",
+            "--n-subsets",
+            "3",
+            "--subset-budget",
+            "4",
+            "--include-all",
+            "--bank-kind",
+            "masked",
+            "--max-policy-features",
+            "50",
+            "--policy-features",
+            "sensors+confidence",
+            "--out",
+            str(out),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "selecting" not in captured.err  # --n-subsets given: no default
+    model = load_policy(out)
+    params = model.get_params()
+    assert params["n_subsets"] == 3 and params["subset_budget"] == 4.0
+    assert params["include_all"] is True and params["bank_kind"] == "masked"
+    assert params["max_policy_features"] == 50
+    assert params["policy_features"] == "sensors+confidence"
+    assert model.subset_selection_.subsets[-1] == tuple(model.spec_.names)
+    assert type(model.bank_).__name__ == "MaskedBank"
+
+
+def test_subset_options_need_subset_selection(files, capsys) -> None:
+    code = main(
+        [
+            "train",
+            str(files / "train.csv"),
+            "--label",
+            "target",
+            "--sensors",
+            str(files / "spec.json"),
+            "--include-all",
+            "--out",
+            str(files / "m.pkl"),
+        ]
+    )
+    assert code == 2
+    assert "--n-subsets" in capsys.readouterr().err
+
+
+def test_train_warns_when_policy_buys_nothing(files, capsys) -> None:
+    code = main(
+        [
+            "train",
+            str(files / "train.csv"),
+            "--label",
+            "target",
+            "--sensors",
+            str(files / "spec.json"),
+            "--cost-scale",
+            "100",
+            "--cv",
+            "2",
+            "--out",
+            str(files / "m.pkl"),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    assert json.loads(captured.out)["train"]["avg_sensors"] == 0
+    assert "acquires no sensor" in captured.err
