@@ -40,7 +40,12 @@ def test_training_goes_on_while_exploring_and_survives_a_reload(server):
         token = session_of(page)
         open_page(page, "Train")
         page.get_by_role("button", name="Train", exact=True).click()
-        open_page(page, "Explore DAG")  # at once: no waiting on the Train page
+        # As soon as the click has reached the server (a page switch sent before
+        # would replace that run, click and all): the sidebar shows the job.
+        page.locator("[data-testid='stSidebar']").get_by_text(
+            re.compile("Training on pima|Trained in")
+        ).first.wait_for(timeout=LONG)
+        open_page(page, "Explore DAG")  # no waiting for the training
         page.wait_for_selector(".js-plotly-plot .scatterlayer path.point", timeout=LONG)
         wait_idle(page)
         assert "test error" in sidebar(page)
@@ -61,6 +66,9 @@ def test_stop_from_another_page(server):
         wait_idle(page)
         open_page(page, "Train")
         page.get_by_role("button", name="Train", exact=True).click()
+        page.locator("[data-testid='stSidebar']").get_by_text(
+            "Training on landsat"
+        ).wait_for(timeout=LONG)
         open_page(page, "Trade-off")
         stop = page.locator("[data-testid='stSidebar']").get_by_role(
             "button", name="Stop"
