@@ -4,8 +4,8 @@
 random token in the URL (``?session=...``) or, when the URL already holds a
 valid one, restores what :func:`keep` saved under it (:mod:`ui.store`): the
 data in use, an uploaded table with its cleaning steps, the sensor table, the
-last model and the form's settings. :func:`keep` (last thing of every run)
-saves them again when one of them changed.
+last model, the last traced curve and the form's settings. :func:`keep` (last
+thing of every run) saves them again when one of them changed.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ log = logging.getLogger("budgetdag.app")
 PARAM = "session"  # the query parameter holding the token
 KEPT_WHAT = (
     f"The data in use (demo or uploaded, with its cleaning steps), the sensor table, "
-    f"the last model with its results and the Train settings are kept on this server "
+    f"the last model with its results, the last traced trade-off curve and the Train "
+    f"settings are kept on this server "
     f"for {store.EXPIRY_HOURS} hours after your last change, under the `{PARAM}=` "
     "part of the address: reloading the tab brings them back. That part is private "
     "to you: remove it from a link you share."
@@ -75,6 +76,8 @@ def _restore(snapshot: dict[str, Any]) -> None:
     if snapshot.get("spec_table") is not None:
         state.set_spec_table(snapshot["spec_table"])
     ss[state.RUN] = snapshot.get("run")
+    if snapshot.get("sweep") is not None:
+        ss[state.SWEEP] = snapshot["sweep"]
     for key, value in snapshot.get("settings", {}).items():
         if key in state.DEFAULTS:
             ss[key] = value
@@ -103,6 +106,7 @@ def _fingerprint() -> tuple:
         None if upload is None else len(upload.fixes),
         id(ss.get(state.SPEC_TABLE)),
         id(ss.get(state.RUN)),
+        id(ss.get(state.SWEEP)),
         repr(sorted(_settings().items())),
     )
 
@@ -126,6 +130,9 @@ def keep() -> None:
         "spec_table": ss.get(state.SPEC_TABLE),
         # Without its memo of figures and downloads: they are rebuilt on demand.
         "run": None if run is None else replace(run, cache={}),
+        # In the same pickle as the run: a model picked on the curve stays
+        # the very object of the curve (ui.sweep.curve_point).
+        "sweep": ss.get(state.SWEEP),
         "settings": _settings(),
     }
     try:

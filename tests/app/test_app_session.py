@@ -97,3 +97,22 @@ def test_a_reload_during_training_gets_the_model_when_it_ends(app, pima):
     run = back.session_state[state.RUN]
     assert run is not None and run.model.get_params()["cv"] == 3
     assert any("Trained in" in t for t in texts(back, "success"))
+
+
+def test_a_reload_keeps_the_traced_curve(app, pima, pima_run):
+    at = prefill(app, pima, pima_run).switch_page(page("tradeoff")).run()
+    at.slider(key=state.W_TRADE_POINTS).set_value(4).run()
+    at.button(key=state.W_TRADE_RUN).click().run()
+    result = finish_jobs(at).session_state[state.SWEEP]["result"]
+    back = reload(at.query_params["session"], where="tradeoff")
+    assert_clean(back)
+    kept = back.session_state[state.SWEEP]["result"]
+    assert list(kept.cost_scales) == list(result.cost_scales)
+    assert back.button(key=state.W_TRADE_RUN).label == "Recompute"  # no retrace
+    # The current model is still the curve's point of its scale.
+    from ui.sweep import curve_point
+
+    run = back.session_state[state.RUN]
+    point = curve_point(run, kept)
+    assert point is not None
+    assert kept.cost_scales[point] == run.model.cost_scale
