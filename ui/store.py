@@ -3,13 +3,13 @@
 A session is named by a random token (``secrets.token_urlsafe``) that the app
 puts in the URL (``?session=...``). Its snapshot (the data in use, an uploaded
 table with its cleaning steps, the sensor table, the last model with its
-results, the last traced curve and the form's settings) is one pickle file
-in :func:`store_dir`, whose name is derived from the token only after :func:`valid_token` checked it
-against a strict pattern: no user text reaches a path, and only files this
-module wrote are ever read (the folder is private to the server's user). A
-snapshot larger than :data:`MAX_BYTES` is not kept; snapshots untouched for
-:data:`EXPIRY_HOURS` are deleted, as are the oldest ones past
-:data:`MAX_TOTAL_BYTES` in all.
+results, the last traced curve and the form's settings) is one pickle file in
+:func:`store_dir`, whose name is derived from the token only after
+:func:`valid_token` checked it against a strict pattern: no user text reaches
+a path, and only files this module wrote are ever read (the folder is private
+to the server's user). A snapshot larger than :data:`MAX_BYTES` is not kept;
+snapshots untouched for :data:`EXPIRY_HOURS` are deleted, as are the oldest
+ones past :data:`MAX_TOTAL_BYTES` in all.
 """
 
 from __future__ import annotations
