@@ -10,6 +10,7 @@ from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
 from .estimator import BudgetDAGClassifier
 from .explain import PathResult, action_names, node_details, path_of
+from .fit_time import estimate_fit_seconds
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -88,6 +89,7 @@ __all__ = [
     "loads_policy_skops",
     "lower_convex_hull",
     "make_bank",
+    "estimate_fit_seconds",
     "node_details",
     "oracle_frontier",
     "path_of",

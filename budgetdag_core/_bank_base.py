@@ -65,6 +65,13 @@ class BaseBank:
         Fit a temperature per state on the out-of-fold probabilities and apply it
         to ``oof_proba_`` and :meth:`predict_proba`. It never changes the
         predicted class.
+    cross_fit : bool
+        Predict with the average of the fold models instead of a model refit on
+        all rows (as ``CalibratedClassifierCV(ensemble=True)`` does): one fit
+        fewer per state, and the probabilities at predict time come from the
+        models whose out-of-fold predictions the policies learned from. Models
+        that early-stop on a validation split then stop on their fold's
+        held-out rows.
     """
 
     kind: ClassVar[str] = "base"
@@ -77,12 +84,14 @@ class BaseBank:
         random_state: int | None = None,
         n_jobs: int | None = None,
         calibrate: bool = True,
+        cross_fit: bool = False,
     ) -> None:
         self.classifier = classifier
         self.cv = cv
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.calibrate = calibrate
+        self.cross_fit = cross_fit
 
     # ------------------------------------------------------------ fingerprint
     @staticmethod
@@ -100,6 +109,7 @@ class BaseBank:
             self.random_state,
             repr(self.template()),
             self.calibrate,
+            self.cross_fit,
         )
 
     def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sklearn.base import clone
-from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from ._lgbm_trees import LightGBMTrees
 
 
 def default_classifier() -> Any:
@@ -19,21 +20,23 @@ def default_classifier() -> Any:
 def boosting_classifier(random_state: int | None = None) -> Any:
     """Gradient boosting tuned for many short fits (the ``"hgb"`` bank).
 
-    At most 50 rounds at learning rate 0.2, stopped early when the log loss on a
-    10% validation split has not improved for 5 rounds (landsat fits stop after
-    20-45 rounds). The L2 penalty keeps the large steps stable with many classes:
-    without it letter (26 classes) diverged at one sensor (76% error). The cap
-    bounds the cost where the loss keeps creeping down (letter). The README's
-    bank benchmark has the measurements. Missing values are handled natively, so
-    the same template serves the masked bank.
+    LightGBM (:class:`~budgetdag_core._lgbm_trees.LightGBMTrees`, stored as
+    validated arrays): at most 100 rounds at learning rate 0.2, stopped when
+    the log loss on the validation rows (a cross-fitted bank's held-out fold)
+    has not improved for 10 rounds. The L2 penalty keeps the large steps stable
+    with many classes (without it letter, 26 classes, diverged at one sensor
+    with scikit-learn's boosting). LightGBM fits these small problems about 3x
+    faster than ``HistGradientBoostingClassifier`` at the same accuracy
+    (``benchmarks/bench_fast_model.py``). Missing values are handled natively,
+    so the same template serves the masked bank.
     """
-    return HistGradientBoostingClassifier(
+    return LightGBMTrees(
         learning_rate=0.2,
-        max_iter=50,
+        max_iter=100,
         l2_regularization=1.0,
         early_stopping=True,
         validation_fraction=0.1,
-        n_iter_no_change=5,
+        n_iter_no_change=10,
         random_state=random_state,
     )
 
@@ -47,6 +50,22 @@ def masked_classifier(random_state: int | None = None) -> Any:
     error with all sensors.
     """
     return boosting_classifier(random_state).set_params(max_iter=150)
+
+
+def stops_on_given_rows(model: Any) -> bool:
+    """True when ``model`` early-stops and accepts its validation rows in ``fit``.
+
+    HistGradientBoosting takes ``X_val``/``y_val``: a cross-fitted bank then
+    stops each fold's model on that fold's held-out rows, and the masked bank
+    validates on whole rows (replicas of one row under different masks are
+    near-duplicates, so a random split of its stack would leak).
+    """
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    if params.get("early_stopping") is not True:
+        return False
+    import inspect
+
+    return "X_val" in inspect.signature(model.fit).parameters
 
 
 def fit_ready(

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ._lgbm_trees import LightGBMTrees
+
 # Deepest filter-tree tournament accepted: log2 of the actions of a node is
 # far below this for any DAG the library builds (at most a few hundred actions).
 _MAX_TREE_DEPTH = 64
@@ -254,6 +256,21 @@ def _check_sklearn_tree(tree: Any, where: str, n_features: int) -> None:
         raise fail(f"{where}.feature", f"feature index out of range [0, {n_features})")
 
 
+def _check_lgbm_trees(
+    model: Any, where: str, n_features: int | None, n_classes: int | None
+) -> None:
+    """The bank's LightGBM trees: their own node checks, width and classes."""
+    try:
+        model.check_integrity()
+    except (ValueError, TypeError, AttributeError, IndexError) as exc:
+        raise fail(where, f"{type(exc).__name__}: {exc}") from None
+    seen = getattr(model, "n_features_in_", None)
+    if n_features is not None and seen != n_features:
+        raise fail(where, f"{seen} input features, expected {n_features}")
+    if n_classes is not None:
+        _check_label_codes(model.classes_, f"{where}.classes_", n_classes)
+
+
 def check_fitted_model(
     model: Any, where: str, n_features: int | None, n_classes: int | None = None
 ) -> None:
@@ -274,6 +291,15 @@ def check_fitted_model(
 
     if model is None:
         raise fail(where, "missing model")
+    if isinstance(model, list):  # cross-fitted: the fold models, averaged
+        if not model:
+            raise fail(where, "an empty list of fold models")
+        for f, member in enumerate(model):
+            check_fitted_model(member, f"{where}[{f}]", n_features, n_classes)
+        return
+    if isinstance(model, LightGBMTrees):
+        _check_lgbm_trees(model, where, n_features, n_classes)
+        return
     if isinstance(model, Pipeline):
         steps = getattr(model, "steps", None)
         if not isinstance(steps, list) or not steps:
@@ -335,8 +361,11 @@ def check_classifier_bank(bank: Any, where: str = "bank_") -> list[np.ndarray]:
     """What every classifier bank holds: state columns, classes, temperatures,
     and any out-of-fold probabilities. Returns the state columns."""
     n_classes = check_int(getattr(bank, "n_classes_", None), f"{where}.n_classes_", 1)
+    n_columns = getattr(bank, "n_columns_", None)  # banks saved before it: None
+    if n_columns is not None:
+        n_columns = check_int(n_columns, f"{where}.n_columns_", 1)
     state_columns = check_state_columns(
-        getattr(bank, "state_columns_", None), f"{where}.state_columns_", None
+        getattr(bank, "state_columns_", None), f"{where}.state_columns_", n_columns
     )
     n_states = len(state_columns)
     if n_states == 0 or len(state_columns[0]):

@@ -7,11 +7,16 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 
 - ``"per_subset"``: :class:`ClassifierBank` cloning any scikit-learn classifier
   once per state (default: standardised logistic regression);
-- ``"hgb"``: the same with :func:`boosting_classifier`, a short early-stopped
-  ``HistGradientBoostingClassifier`` per state;
+- ``"hgb"``: the same with :func:`boosting_classifier`, short early-stopped
+  LightGBM boosting per state, cross-fitted (the fold models are averaged at
+  predict time; no refit);
 - ``"masked"``: :class:`~budgetdag_core.masked_bank.MaskedBank`, one
   missing-value-capable model for all states, trained on rows replicated under
-  sensor masks (unacquired columns set to NaN).
+  sensor masks (unacquired columns set to NaN), cross-fitted likewise unless a
+  ``classifier`` is given.
+
+Every bank has ``check_integrity()``, which raises ``ValueError`` naming what is
+inconsistent (for model files: see :mod:`budgetdag_core._integrity`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._bank_base import BaseBank, Progress, single_threaded
-from ._bank_models import boosting_classifier, default_classifier, fit_ready
+from ._bank_models import (
+    boosting_classifier,
+    default_classifier,
+    fit_ready,
+    stops_on_given_rows,
+)
 from .dag import SensorDAG
 from .masked_bank import MaskedBank
 
@@ -54,7 +64,8 @@ BANK_KINDS = ("per_subset", "hgb", "masked")
 #: bank benchmark for the measurements behind it).
 DEFAULT_BANK_KIND = "hgb"
 #: With more DAG states than this, ``"auto"`` switches to the masked bank: its
-#: cost is ``cv + 1`` fits whatever the number of states.
+#: cost is ``cv`` fits (``cv + 1`` with a ``classifier``) whatever the number of
+#: states.
 AUTO_MASKED_MIN_STATES = 33
 
 
@@ -90,17 +101,29 @@ def _fit_predict(
     test: np.ndarray | None,
     outputs: Callable[[Any, np.ndarray], np.ndarray],
     empty: Any,
+    stop_on_test: bool = False,
 ) -> tuple[Any, np.ndarray | None]:
     """Fit on ``train`` rows (all when None); return the model and test outputs.
 
-    A state without columns fits ``empty`` (class priors or the mean).
+    A state without columns fits ``empty`` (class priors or the mean). With
+    ``stop_on_test`` a model that early-stops on a validation split stops on the
+    ``test`` rows instead (see :func:`stops_on_given_rows`).
     """
     if len(cols) == 0:
         estimator = empty
     Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
     rows = slice(None) if train is None else train
+    kwargs: dict[str, Any] = {}
+    if (
+        stop_on_test
+        and test is not None
+        and train is not None
+        and stops_on_given_rows(estimator)
+        and np.isin(y[test], y[train]).all()
+    ):
+        kwargs = {"X_val": Xs[test], "y_val": y[test]}
     with single_threaded():
-        model = clone(estimator).fit(Xs[rows], y[rows])
+        model = clone(estimator).fit(Xs[rows], y[rows], **kwargs)
         out = None if test is None else outputs(model, Xs[test])
     return model, out
 
@@ -116,33 +139,40 @@ def _fit_states(
     width: int,
     n_jobs: int | None,
     progress: Progress | None,
+    cross_fit: bool = False,
 ) -> tuple[np.ndarray, list[Any]]:
-    """Out-of-fold outputs (n, K, width) float32 and full-data models per state.
+    """Out-of-fold outputs (n, K, width) float32 and the models per state.
 
-    The shared loop of all banks: every (state, fold) fit and every state's
-    full-data refit is one joblib task.
+    The shared loop of all banks: every (state, fold) fit, and without
+    ``cross_fit`` every state's full-data refit, is one joblib task. With
+    ``cross_fit`` a state's models are its fold models (a list, one per fold,
+    averaged at predict time) and each fold's model early-stops on its held-out
+    rows.
     """
     n, K = len(X), len(state_columns)
     # Widest states first, so the longest fits do not trail at the end.
     by_width = sorted(range(K), key=lambda k: -len(state_columns[k]))
+    splits = list(folds) if cross_fit else [*folds, (None, None)]
     jobs = [
-        (k, train, test) for k in by_width for train, test in [*folds, (None, None)]
+        (k, f, train, test) for k in by_width for f, (train, test) in enumerate(splits)
     ]
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_predict)(
-            template, X, y, state_columns[k], train, test, outputs, empty
+            template, X, y, state_columns[k], train, test, outputs, empty, cross_fit
         )
-        for k, train, test in jobs
+        for k, _, train, test in jobs
     )
     oof = np.zeros((n, K, width), dtype=np.float32)
-    models: list[Any] = [None] * K
-    for done, ((k, _, test), (model, out)) in enumerate(
+    models: list[Any] = [[None] * len(folds) if cross_fit else None for _ in range(K)]
+    for done, ((k, f, _, test), (model, out)) in enumerate(
         zip(jobs, results, strict=True), start=1
     ):
-        if test is None:
-            models[k] = model
-        else:
+        if test is not None:
             oof[test, k] = out.reshape(len(test), width)
+        if cross_fit:
+            models[k][f] = model
+        elif test is None:
+            models[k] = model
         if progress is not None:
             progress("bank", done, len(jobs))
     return oof, models
@@ -173,10 +203,14 @@ class ClassifierBank(BaseBank):
         Seeds the fold split.
     n_jobs : int or None
         Parallel fits through joblib (honours the active joblib backend). All
-        ``n_states * (cv + 1)`` fits are independent jobs, widest states first.
+        ``n_states * (cv + 1)`` fits (``n_states * cv`` with ``cross_fit``) are
+        independent jobs, widest states first.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities, fitted on its out-of-fold
         probabilities (see ``calibration_``).
+    cross_fit : bool, default=False
+        Keep the fold models and average them at predict time instead of
+        refitting on all rows (the ``"hgb"`` bank does; see :class:`BaseBank`).
 
     Attributes
     ----------
@@ -184,7 +218,8 @@ class ClassifierBank(BaseBank):
         Out-of-fold class probabilities of each state's classifier (calibrated
         when ``calibrate``).
     models_ : list
-        Per state, the classifier refit on all rows (used at predict time).
+        Per state, the classifier refit on all rows (used at predict time); with
+        ``cross_fit``, the list of its fold models, averaged at predict time.
     state_columns_ : list of ndarray
         Per state, the positions of its columns in ``X``.
     temperatures_ : ndarray (n_states,)
@@ -245,14 +280,19 @@ class ClassifierBank(BaseBank):
             n_classes,
             self.n_jobs,
             progress,
+            cross_fit=self.cross_fit,
         )
+        self.n_columns_ = X.shape[1]
         self._finish(X, y, dag)
         return self
 
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
-        return _proba(self.models_[state], Xs, self.n_classes_)
+        model = self.models_[state]
+        if isinstance(model, list):  # cross-fitted: the fold models' average
+            return np.mean([_proba(m, Xs, self.n_classes_) for m in model], axis=0)
+        return _proba(model, Xs, self.n_classes_)
 
     def check_integrity(self) -> None:
         """Raise ``ValueError`` if the fitted arrays are inconsistent.
@@ -281,6 +321,7 @@ def make_bank(
     random_state: int | None = None,
     n_jobs: int | None = None,
     calibrate: bool = True,
+    cross_fit: bool | None = None,
 ) -> BaseBank:
     """An unfitted bank of the given kind.
 
@@ -293,14 +334,21 @@ def make_bank(
         rows (``classifier`` must accept NaN; default gradient boosting).
     classifier, cv, random_state, n_jobs, calibrate
         Passed to the bank.
+    cross_fit : bool, optional
+        Average the fold models at predict time instead of refitting (see
+        :class:`BaseBank`). Default: on for the bank's own boosting (``"hgb"``,
+        and ``"masked"`` without a ``classifier``), off for a given classifier.
     """
     if kind not in BANK_KINDS:
         raise ValueError(f"Unknown bank kind {kind!r}; choose from {list(BANK_KINDS)}.")
+    if cross_fit is None:
+        cross_fit = classifier is None and kind != "per_subset"
     common = {
         "cv": cv,
         "random_state": random_state,
         "n_jobs": n_jobs,
         "calibrate": calibrate,
+        "cross_fit": cross_fit,
     }
     if kind == "hgb":
         if classifier is not None:

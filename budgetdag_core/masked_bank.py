@@ -4,7 +4,8 @@ Training rows are replicated once per state ("mask") with the columns of the
 unacquired sensors set to NaN, and one model is fitted on the stack. At a state,
 the model sees the row with the same columns blanked. Out-of-fold predictions
 need one model per fold, not one per state per fold, so a 256-state DAG costs
-``cv + 1`` fits (the paper's "missing feature capable classification system").
+``cv`` fits cross-fitted, ``cv + 1`` with a refit (the paper's "missing
+feature capable classification system").
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._bank_base import BaseBank, Progress, prior_proba, single_threaded
-from ._bank_models import masked_classifier
+from ._bank_models import masked_classifier, stops_on_given_rows
 from .dag import SensorDAG
 
 # Rows per predict call when scoring many states at once (bounds memory).
@@ -47,21 +48,6 @@ def _stack(
     return Xs
 
 
-def _uses_early_stopping(model: Any) -> bool:
-    """True when ``model`` early-stops on a validation split it draws itself.
-
-    Replicas of one row under different masks are near-duplicates, so a random
-    validation split of the stack would leak; the bank then splits by row and
-    passes ``X_val``/``y_val`` instead (HistGradientBoosting supports both).
-    """
-    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
-    if params.get("early_stopping") is not True:
-        return False
-    import inspect
-
-    return "X_val" in inspect.signature(model.fit).parameters
-
-
 def _fit_fold(
     template: Any,
     X: np.ndarray,
@@ -73,17 +59,23 @@ def _fit_fold(
     test: np.ndarray | None,
     n_classes: int,
     seed: int,
+    stop_on_test: bool = False,
 ) -> tuple[Any, np.ndarray | None, np.ndarray]:
     """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state.
 
+    An early-stopping model validates on whole rows: the ``test`` rows' masks
+    with ``stop_on_test`` (cross-fitting), else a random fraction of ``train``.
     Returns the model, the out-of-fold probabilities (None without ``test``) and
-    the columns the model reads.
+    the columns the model reads (a boolean mask over ``X``'s columns).
     """
     model = clone(template)
     in_train = np.zeros(len(X), dtype=bool)
     in_train[train] = True
     val = np.zeros(0, dtype=int)
-    if _uses_early_stopping(model):
+    stops = stops_on_given_rows(model)
+    if stops and stop_on_test and test is not None:
+        val = np.asarray(test)
+    elif stops:
         rng = np.random.default_rng(seed)
         fraction = model.get_params()["validation_fraction"]
         n_val = max(1, int(round(fraction * len(train))))
@@ -140,7 +132,7 @@ class MaskedBank(BaseBank):
     Parameters
     ----------
     classifier : scikit-learn classifier accepting NaN, optional
-        Default: gradient boosting, which routes missing values natively
+        Default: LightGBM boosting, which routes missing values natively
         (:func:`~budgetdag_core.bank.boosting_classifier` with up to 150
         rounds). When it early-stops on a validation fraction, the validation
         rows are split by original row, so no replica of a training row scores
@@ -153,6 +145,9 @@ class MaskedBank(BaseBank):
         Parallel fold fits through joblib.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities (see ``ClassifierBank``).
+    cross_fit : bool, default=False
+        Average the fold models at predict time instead of refitting on all
+        rows; each fold's model early-stops on its held-out rows' masks.
     masks_per_row : int, default=16
         When the DAG has at most this many non-empty states, every training row
         is replicated under every state's mask. Otherwise each row gets this many
@@ -164,8 +159,9 @@ class MaskedBank(BaseBank):
 
     Attributes
     ----------
-    model_ : classifier
-        The model refit on all training rows' masks.
+    model_ : classifier, or list of classifiers with ``cross_fit``
+        The model refit on all training rows' masks; with ``cross_fit`` the
+        fold models, whose probabilities are averaged at predict time.
     models_ : list
         Per state, the model used there (the class prior at the empty state,
         ``model_`` elsewhere).
@@ -188,6 +184,7 @@ class MaskedBank(BaseBank):
         random_state: int | None = None,
         n_jobs: int | None = None,
         calibrate: bool = True,
+        cross_fit: bool = False,
         masks_per_row: int = 16,
     ) -> None:
         super().__init__(
@@ -196,6 +193,7 @@ class MaskedBank(BaseBank):
             random_state=random_state,
             n_jobs=n_jobs,
             calibrate=calibrate,
+            cross_fit=cross_fit,
         )
         self.masks_per_row = masks_per_row
 
@@ -216,7 +214,8 @@ class MaskedBank(BaseBank):
             raise ValueError(
                 f"The masked bank needs a classifier that accepts missing values "
                 f"(NaN); {type(template).__name__} does not. Use "
-                "HistGradientBoostingClassifier, a decision tree, or a pipeline "
+                "the default boosting, HistGradientBoostingClassifier, a decision "
+                "tree, or a pipeline "
                 "that starts with SimpleImputer(add_indicator=True)."
             )
         if not isinstance(self.masks_per_row, int | np.integer) or (
@@ -264,7 +263,9 @@ class MaskedBank(BaseBank):
         self.column_masks_ = masks
         rng = np.random.default_rng(self.random_state)
         pair_rows, pair_states = self.mask_pairs(dag, n, rng)
-        jobs = [*self._folds(X, y), (np.arange(n), None)]
+        jobs = self._folds(X, y)
+        if not self.cross_fit:
+            jobs.append((np.arange(n), None))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
         results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(_fit_fold)(
@@ -278,10 +279,12 @@ class MaskedBank(BaseBank):
                 test,
                 n_classes,
                 int(seed),
+                self.cross_fit,
             )
             for (train, test), seed in zip(jobs, seeds, strict=True)
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
+        fold_models, fold_columns = [], []
         for done, ((_, test), (model, proba, used)) in enumerate(
             zip(jobs, results, strict=True), start=1
         ):
@@ -290,8 +293,14 @@ class MaskedBank(BaseBank):
                 self.model_columns_ = np.flatnonzero(used)
             else:
                 self.oof_proba_[test] = proba
+                fold_models.append(model)
+                fold_columns.append(np.flatnonzero(used))
             if progress is not None:
                 progress("bank", done, len(jobs))
+        if self.cross_fit:
+            self.model_ = fold_models
+            self.model_columns_ = fold_columns
+        self.n_columns_ = X.shape[1]
         self.prior_ = np.bincount(y, minlength=n_classes) / n
         self.prior_model_ = DummyClassifier(strategy="prior").fit(np.zeros((n, 1)), y)
         self._finish(X, y, dag)
@@ -318,7 +327,7 @@ class MaskedBank(BaseBank):
         masks = check_array(
             getattr(self, "column_masks_", None),
             "bank_.column_masks_",
-            shape=(len(state_columns), None),
+            shape=(len(state_columns), getattr(self, "n_columns_", None)),
             kind="b",
         )
         n_columns = masks.shape[1]
@@ -337,20 +346,37 @@ class MaskedBank(BaseBank):
         if (prior < 0).any():
             raise fail("bank_.prior_", "negative class frequencies")
         check_int(n_columns, "bank_.column_masks_ width", 1)
-        model_width = n_columns
-        if hasattr(self, "model_columns_"):
-            used = check_indices(self.model_columns_, "bank_.model_columns_", n_columns)
+        models = self.model_ if isinstance(self.model_, list) else [self.model_]
+        columns = getattr(self, "model_columns_", None)
+        if columns is None:  # banks saved before model_columns_ existed
+            columns = [np.arange(n_columns)] * len(models)
+        elif not isinstance(columns, list):
+            columns = [columns]
+        if len(columns) != len(models):
+            raise fail("bank_.model_columns_", f"expected {len(models)} entries")
+        for f, (model, cols) in enumerate(zip(models, columns, strict=True)):
+            where = "bank_.model_columns_" + (f"[{f}]" if len(models) > 1 else "")
+            used = check_indices(cols, where, n_columns)
             if used.size > 1 and (np.diff(used) <= 0).any():
-                raise fail("bank_.model_columns_", "not strictly increasing")
-            model_width = used.size
-        check_fitted_model(self.model_, "bank_.model_", model_width, self.n_classes_)
+                raise fail(where, "not strictly increasing")
+            name = "bank_.model_" + (f"[{f}]" if len(models) > 1 else "")
+            check_fitted_model(model, name, used.size, self.n_classes_)
         check_fitted_model(self.prior_model_, "bank_.prior_model_", 1, self.n_classes_)
 
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         if state == 0:
             return np.tile(self.prior_, (len(X), 1))
+        models = self.model_ if isinstance(self.model_, list) else [self.model_]
         # Banks saved before model_columns_ existed fed the model every column.
-        cols = getattr(self, "model_columns_", np.arange(X.shape[1]))
-        Xm = X[:, cols].astype(float, copy=True)
-        Xm[:, ~self.column_masks_[state, cols]] = np.nan
-        return _proba(self.model_, Xm, self.n_classes_)
+        columns = getattr(self, "model_columns_", None)
+        if columns is None:
+            columns = [np.arange(X.shape[1])] * len(models)
+        elif not isinstance(columns, list):
+            columns = [columns]
+        probas = []
+        for model, cols in zip(models, columns, strict=True):
+            Xm = X[:, cols].astype(float, copy=True)
+            Xm[:, ~self.column_masks_[state, cols]] = np.nan
+            probas.append(_proba(model, Xm, self.n_classes_))
+        # Cross-fitted: the fold models' average.
+        return probas[0] if len(probas) == 1 else np.mean(probas, axis=0)

@@ -196,6 +196,7 @@ def _unpickle(data: bytes) -> Any:
 # the networkx graph of the DAG, and the scikit-learn internals of the tree
 # ensembles the app offers for the bank. Anything else in a file is refused.
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
+    "budgetdag_core._lgbm_trees.LightGBMTrees",
     "budgetdag_core.bank.ClassifierBank",
     "budgetdag_core.bank.RegressorBank",
     "budgetdag_core.masked_bank.MaskedBank",

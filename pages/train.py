@@ -6,15 +6,18 @@ from dataclasses import replace
 
 import streamlit as st
 
+from budgetdag_core import estimate_fit_seconds
 from ui import state, subsets, widgets
 from ui.formatting import pct, percent_column
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
     CLASSIFIERS,
+    CORE_BANKS,
     LEARNERS,
     TrainedRun,
     TrainSettings,
+    bank_kind_of,
     budget_targeting_available,
     describe_model,
     reusable_bank,
@@ -257,15 +260,27 @@ else:
         else f"selects {n_subsets} sensor subsets (Alg. 2, seconds), then "
     )
     at_most = "" if n_subsets is None else "at most "
+    # The boosting banks are cross-fitted (fold models averaged): no refit.
+    per_state = chosen.cv + (0 if chosen.classifier in CORE_BANKS else 1)
     fits = (
-        f"{chosen.cv + 1} boosting models (one per fold, one on all rows) that "
-        f"serve all {at_most}{n_states} states"
+        f"{chosen.cv} boosting models (one per fold) that serve all "
+        f"{at_most}{n_states} states"
         if chosen.classifier == "masked_boosting"
-        else f"{at_most}{n_states * (chosen.cv + 1):,} classifiers ({n_states} "
-        f"states x {chosen.cv + 1})"
+        else f"{at_most}{n_states * per_state:,} classifiers ({n_states} "
+        f"states x {per_state})"
+    )
+    seconds = estimate_fit_seconds(
+        len(dataset.train),
+        n_states,
+        max(2, dataset.train[dataset.label].nunique()),
+        bank_kind_of(chosen.classifier),
+        cv=chosen.cv,
     )
     st.caption(
-        f"Training {selecting}fits {fits}, then learns a policy per state. Later "
+        f"Training {selecting}fits {fits}, then learns a policy per state "
+        "(roughly "
+        + (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min")
+        + " on 2 cores). Later "
         "changes of the cost scale, policy learner or degree reuse the "
         + ("subsets and " if n_subsets is not None else "")
         + "classifiers."

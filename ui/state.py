@@ -160,7 +160,7 @@ DEFAULTS: dict[str, Any] = {
     W_COST_MODE: "scale",
     W_COST_SCALE: 0.05,
     W_BUDGET: 1.0,
-    W_CLASSIFIER: "logistic",
+    W_CLASSIFIER: "hist_gradient_boosting",
     W_LEARNER: "filter_tree",
     W_DEGREE: 2,
     W_CV: 5,

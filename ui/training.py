@@ -25,8 +25,8 @@ from budgetdag_core.bank import resolve_bank_kind
 from .data import Dataset
 
 CLASSIFIERS = {
-    "logistic": "Logistic regression (fast; default)",
-    "hist_gradient_boosting": "Gradient boosting (most accurate, slower)",
+    "logistic": "Logistic regression (fastest)",
+    "hist_gradient_boosting": "Gradient boosting (most accurate; default)",
     "random_forest": "Random forest (robust, slower)",
     "masked_boosting": "Masked boosting (one model, many sensors)",
 }
@@ -84,7 +84,7 @@ class TrainSettings:
     """
 
     cost_scale: float = 1.0
-    classifier: str = "logistic"
+    classifier: str = "hist_gradient_boosting"
     policy_learner: str = "filter_tree"
     policy_degree: int = 2
     cv: int = 5

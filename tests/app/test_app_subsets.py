@@ -214,7 +214,8 @@ def test_the_spam_demo_starts_with_subsets_on(app):
     at.switch_page(page("data")).run()
     at.selectbox(key=state.W_DEMO).set_value("pima").run()
     assert at.session_state[state.W_DEGREE] == 2
-    assert at.session_state[state.W_CLASSIFIER] == "logistic"
+    # The app's default bank (gradient boosting since issue 13).
+    assert at.session_state[state.W_CLASSIFIER] == "hist_gradient_boosting"
 
 
 def test_subset_settings_in_a_link():

@@ -140,13 +140,15 @@ def test_parameters_have_plain_language_help(app, pima):
         assert len(widget.help) > 60, widget.label
     assert "misclassifications" in widgets[0].help
     assert at.selectbox(key=state.W_CLASSIFIER).options == [
-        "Logistic regression (fast; default)",
-        "Gradient boosting (most accurate, slower)",
+        "Logistic regression (fastest)",
+        "Gradient boosting (most accurate; default)",
         "Random forest (robust, slower)",
         "Masked boosting (one model, many sensors)",
     ]
     has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
     assert has_budget == budget_targeting_available()
+    # The training caption estimates the time (estimate_fit_seconds).
+    assert any("on 2 cores" in c.value and "roughly" in c.value for c in at.caption)
 
 
 def test_results_of_a_model_trained_with_another_spec_are_flagged(app, pima, pima_run):

@@ -108,18 +108,101 @@ def test_oof_is_out_of_fold_with_a_memorising_classifier(kind, memoriser):
 
 
 def test_hgb_oof_equals_a_model_fitted_without_the_fold(data):
+    # Cross-fitting (the "hgb" default since the fast-bank issue): each fold's
+    # model is fitted without its fold and early-stops on the fold's rows.
     X, y, dag, cols = data
     bank = fit_bank(make_bank("hgb", cv=3, random_state=0, calibrate=False), data)
-    train, test = bank._folds(X, y)[0]
+    assert bank.cross_fit
     state = dag.n_states - 1
     c = bank.state_columns_[state]
-    with single_threaded():
-        alone = clone(bank.template()).fit(X[train][:, c], y[train])
-    np.testing.assert_allclose(
-        bank.oof_proba_[test, state], alone.predict_proba(X[test][:, c]), rtol=1e-5
-    )
+    for f, (train, test) in enumerate(bank._folds(X, y)):
+        with single_threaded():
+            alone = clone(bank.template()).fit(
+                X[train][:, c], y[train], X_val=X[test][:, c], y_val=y[test]
+            )
+        np.testing.assert_allclose(
+            bank.oof_proba_[test, state], alone.predict_proba(X[test][:, c]), rtol=1e-5
+        )
+        assert bank.models_[state][f].n_iter_ == alone.n_iter_
     in_sample = (bank.predict_proba(X, state).argmax(axis=1) != y).mean()
     assert bank.oof_losses(y)[:, state].mean() > in_sample
+
+
+@pytest.mark.parametrize("kind", ["hgb", "masked"])
+def test_cross_fitted_probabilities_are_the_fold_models_average(kind, data):
+    X, y, dag, cols = data
+    bank = fit_bank(make_bank(kind, cv=3, random_state=0, calibrate=False), data)
+    assert bank.cross_fit
+    folds = bank.models_[1] if kind == "hgb" else bank.model_
+    assert isinstance(folds, list) and len(folds) == 3
+    rng = np.random.default_rng(5)
+    X_new = rng.normal(size=(50, X.shape[1]))
+    for k in range(1, dag.n_states):
+        c = bank.state_columns_[k]
+        if kind == "hgb":
+            fold_proba = [m.predict_proba(X_new[:, c]) for m in bank.models_[k]]
+        else:
+            blanked = X_new.copy()
+            blanked[:, ~bank.column_masks_[k]] = np.nan
+            fold_proba = [m.predict_proba(blanked) for m in bank.model_]
+        np.testing.assert_allclose(
+            bank.predict_proba(X_new, k), np.mean(fold_proba, axis=0), rtol=1e-6
+        )
+    # Averaging is not picking one model: the folds disagree somewhere.
+    assert not np.allclose(fold_proba[0], fold_proba[1])
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_bank_does_not_depend_on_n_jobs(kind, data):
+    one = fit_bank(make_bank(kind, cv=3, random_state=0, n_jobs=1), data)
+    two = fit_bank(make_bank(kind, cv=3, random_state=0, n_jobs=2), data)
+    np.testing.assert_array_equal(one.oof_proba_, two.oof_proba_)
+    X = data[0]
+    for k in range(one.n_states):
+        np.testing.assert_array_equal(one.predict_proba(X, k), two.predict_proba(X, k))
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_check_integrity_passes_on_a_fitted_bank(kind, fitted):
+    fitted[kind].check_integrity()
+
+
+def _corrupt_hgb_child(bank):
+    """A deep copy of ``bank`` with one tree's child index past its node array."""
+    import copy
+
+    bad = copy.deepcopy(bank)
+    models = bad.models_[-1] if isinstance(bad, ClassifierBank) else bad.model_
+    model = models[0] if isinstance(models, list) else models
+    model.left_child_[0] = model.node_offsets_[1] + 7  # past the first tree
+    return bad
+
+
+@pytest.mark.parametrize("kind", ["hgb", "masked"])
+def test_check_integrity_refuses_a_child_index_past_the_nodes(kind, fitted):
+    with pytest.raises(ValueError, match="left_child node index out of range"):
+        _corrupt_hgb_child(fitted[kind]).check_integrity()
+
+
+def test_check_integrity_names_inconsistent_arrays(fitted):
+    import copy
+
+    bank = copy.deepcopy(fitted["hgb"])
+    bank.state_columns_[3] = np.array([0, 99])
+    with pytest.raises(ValueError, match=r"state_columns_\[3\].*out of range"):
+        bank.check_integrity()
+    bank = copy.deepcopy(fitted["per_subset"])
+    bank.temperatures_ = bank.temperatures_[:-1]
+    with pytest.raises(ValueError, match="temperatures_"):
+        bank.check_integrity()
+    bank = copy.deepcopy(fitted["masked"])
+    bank.column_masks_ = bank.column_masks_[:, :-1]
+    with pytest.raises(ValueError, match="column_masks_"):
+        bank.check_integrity()
+    bank = copy.deepcopy(fitted["per_subset"])
+    bank.models_ = bank.models_[:-1]
+    with pytest.raises(ValueError, match="models_"):
+        bank.check_integrity()
 
 
 @pytest.mark.parametrize("kind", BANK_KINDS)
@@ -275,9 +358,8 @@ def test_session_equals_batch_trace_with_every_bank_kind(kind, frame, models):
 def test_estimator_bank_kind_and_bank_reuse(frame, models):
     X, y, spec = frame
     assert isinstance(models["masked"].bank_, MaskedBank)
-    assert models["hgb"].bank_.template().__class__.__name__ == (
-        "HistGradientBoostingClassifier"
-    )
+    # "hgb" is LightGBM boosting since the fast-bank issue (issue 13).
+    assert models["hgb"].bank_.template().__class__.__name__ == "LightGBMTrees"
     other = models["masked"].refit_policies(X, y, cost_scale=0.0)
     assert other.bank_ is models["masked"].bank_
     with pytest.raises(ValueError, match="bank kind"):
@@ -315,3 +397,25 @@ def test_banks_are_storable_by_skops(kind, frame, models):
             loaded.predict_proba(X.to_numpy(), k), bank.predict_proba(X.to_numpy(), k)
         )
     pd.testing.assert_frame_equal(loaded.calibration_, bank.calibration_)
+
+
+@pytest.mark.parametrize("kind", BANK_KINDS)
+def test_saved_model_round_trips_with_identical_predictions(kind, frame, models):
+    # Pickle and skops; the skops file holds only allow-listed types, and the
+    # loaded bank passes its integrity check.
+    import pickle
+
+    import skops.io as sio
+
+    from budgetdag_core import dumps_policy_skops, loads_policy_skops
+    from budgetdag_core.persist import SKOPS_TRUSTED_TYPES
+
+    X, _, _ = frame
+    model = models[kind]
+    data = dumps_policy_skops(model)
+    assert set(sio.get_untrusted_types(data=data)) <= set(SKOPS_TRUSTED_TYPES)
+    for loaded in (loads_policy_skops(data), pickle.loads(pickle.dumps(model))):
+        loaded.bank_.check_integrity()
+        assert loaded.bank_.cross_fit == model.bank_.cross_fit
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

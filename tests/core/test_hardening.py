@@ -48,9 +48,15 @@ def test_masked_bank_with_sensors_outside_every_subset() -> None:
     chosen = {s for subset in model.subset_selection_.subsets for s in subset}
     assert len(chosen) < spec.n_sensors  # the case that crashed: unused sensors
     bank = model.bank_
-    used = set(np.asarray(spec.columns)[bank.model_columns_])
-    assert used == {c for s in chosen for c in spec.groups[s]}
-    assert bank.model_.n_features_in_ == len(used)
+    # The default masked bank is cross-fitted: one model (and column set) per fold.
+    models = bank.model_ if isinstance(bank.model_, list) else [bank.model_]
+    columns = bank.model_columns_
+    columns = columns if isinstance(columns, list) else [columns]
+    wanted = {c for s in chosen for c in spec.groups[s]}
+    for fold_model, cols in zip(models, columns, strict=True):
+        used = set(np.asarray(spec.columns)[cols])
+        assert used == wanted
+        assert fold_model.n_features_in_ == len(used)
     # Predictions at a state read that state's columns only: the others (the
     # unused ones included) may hold anything.
     Xv = X.to_numpy(dtype=float)
@@ -63,7 +69,8 @@ def test_masked_bank_with_sensors_outside_every_subset() -> None:
 
 
 def test_masked_bank_state_predictions_match_fold_stack() -> None:
-    """The refit model on the kept columns predicts what the bank reports."""
+    """The fold models on their kept columns predict what the bank reports
+    (the default masked bank is cross-fitted: their average)."""
     X, y, spec = _wide(n=150, m=8)
     model = BudgetDAGClassifier(
         spec, n_subsets=3, subset_budget=3, bank_kind="masked", cv=2, random_state=0
@@ -71,12 +78,14 @@ def test_masked_bank_state_predictions_match_fold_stack() -> None:
     bank = model.bank_
     assert isinstance(bank, MaskedBank)
     Xv = X.to_numpy(dtype=float)
+    assert isinstance(bank.model_, list) and len(bank.model_) == 2
     for k in range(1, bank.n_states):
-        cols = bank.model_columns_
-        Xm = Xv[:, cols].copy()
-        Xm[:, ~bank.column_masks_[k, cols]] = np.nan
-        raw = bank.model_.predict_proba(Xm)
-        np.testing.assert_allclose(bank._raw_proba(Xv, k), raw)
+        raw = []
+        for fold_model, cols in zip(bank.model_, bank.model_columns_, strict=True):
+            Xm = Xv[:, cols].copy()
+            Xm[:, ~bank.column_masks_[k, cols]] = np.nan
+            raw.append(fold_model.predict_proba(Xm))
+        np.testing.assert_allclose(bank._raw_proba(Xv, k), np.mean(raw, axis=0))
 
 
 # ------------------------------------------------- item 5: one subset + all sensors

@@ -1,0 +1,177 @@
+"""Acceptance numbers of the fast-model issue, measured (not asserted), in one run.
+
+Every time is printed with its ratio to ONE single-threaded
+``HistGradientBoostingClassifier(max_iter=200, early_stopping=True)`` fitted on
+all features of the same data in the same run (the reference), so the ratios
+stay comparable on a busy machine:
+
+- the default ``BudgetDAGClassifier`` fit (bank and policies timed apart) on
+  landsat, letter, spam (``n_subsets=8``, masked bank) and shuttle (20 000
+  stratified rows, full 512-state DAG), and the all-sensor state's test error
+  beside the reference's;
+- on landsat: batch ``predict`` rows/s, the session's next_sensor/observe/predict
+  time per step, ``refit_policies`` for a new cost scale and a 10-point
+  ``tradeoff_curve`` sweep reusing the bank;
+- ``--stretch``: the masked bank on a 100 000 x 50 ``make_classification``
+  table with ``n_subsets=8`` (issue 17).
+
+Run ``PYTHONPATH=. python benchmarks/bench_fast_model.py`` (``--only landsat``
+etc. to run part of it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+from threadpoolctl import threadpool_limits
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
+
+from _bench_data import load  # noqa: E402
+
+from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # noqa: E402
+
+DATASETS = ("landsat", "letter", "spam", "shuttle")
+
+
+def reference_fit(X: pd.DataFrame, y, X_test, y_test) -> tuple[float, float]:
+    """Seconds and test error of one single-threaded boosting model, all features."""
+    model = HistGradientBoostingClassifier(
+        max_iter=200, early_stopping=True, random_state=0
+    )
+    with threadpool_limits(1):
+        t = time.perf_counter()
+        model.fit(X, y)
+        seconds = time.perf_counter() - t
+    return seconds, float(np.mean(model.predict(X_test) != np.asarray(y_test)))
+
+
+def timed_fit(model: BudgetDAGClassifier, X, y) -> tuple[float, float]:
+    """Total and bank seconds of ``model.fit`` (bank end read from progress)."""
+    marks: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "bank" and done == total:
+            marks["bank"] = time.perf_counter()
+
+    t = time.perf_counter()
+    model.fit(X, y, progress=progress)
+    total = time.perf_counter() - t
+    return total, marks.get("bank", t) - t
+
+
+def all_sensor_error(model: BudgetDAGClassifier, X_test, y_test) -> float:
+    bank = model.bank_
+    Xv = X_test[model.spec_.columns].to_numpy(dtype=float)
+    proba = bank.predict_proba(Xv, bank.n_states - 1)
+    return float(np.mean(model.classes_[proba.argmax(axis=1)] != np.asarray(y_test)))
+
+
+def bench_dataset(name: str) -> BudgetDAGClassifier:
+    data = load(name, quick=False, max_train=None)
+    ref, ref_err = reference_fit(data.X_train, data.y_train, data.X_test, data.y_test)
+    params = {"n_subsets": 8} if name == "spam" else {}
+    if data.degrees == (1,):  # as the benchmark run fits the many-sensor data
+        params["policy_degree"] = 1
+    model = BudgetDAGClassifier(
+        data.spec, cost_scale=0.05, random_state=0, n_jobs=2, **params
+    )
+    total, bank = timed_fit(model, data.X_train, data.y_train)
+    err = all_sensor_error(model, data.X_test, data.y_test)
+    print(
+        f"{name:8s} {len(data.X_train):6d} rows, {model.bank_.n_states:3d} states, "
+        f"bank {model.bank_.kind:10s}| reference {ref:6.2f} s err {ref_err:.4f} | "
+        f"fit {total:7.1f} s = {total / ref:5.1f}x (bank {bank:6.1f} s = "
+        f"{bank / ref:5.1f}x, policies {total - bank:6.1f} s) | all-sensor err "
+        f"{err:.4f} ({err - ref_err:+.4f})",
+        flush=True,
+    )
+    model.reference_seconds_ = ref
+    return model
+
+
+def bench_landsat_use(model: BudgetDAGClassifier) -> None:
+    data = load("landsat", quick=False, max_train=None)
+    ref = model.reference_seconds_
+    reps = -(-100_000 // len(data.X_test))
+    big = pd.concat([data.X_test] * reps, ignore_index=True).iloc[:100_000]
+    model.predict(big.iloc[:1000])  # warm up
+    best = min(_seconds(lambda: model.predict(big)) for _ in range(3))
+    print(f"landsat predict: {len(big) / best:10,.0f} rows/s (batch of {len(big)})")
+    rows = data.X_test.iloc[:200]
+    steps, t = 0, time.perf_counter()
+    for _, row in rows.iterrows():
+        session = model.start()
+        while (sensor := session.next_sensor()) is not None:
+            session.observe(sensor, {c: row[c] for c in data.spec.groups[sensor]})
+            steps += 1
+        session.predict()
+        steps += 1
+    per_step = (time.perf_counter() - t) / steps * 1000
+    print(f"landsat session: {per_step:.2f} ms per step ({steps} steps, 200 rows)")
+    dt = _seconds(lambda: model.refit_policies(data.X_train, data.y_train, 0.1))
+    print(f"landsat refit_policies (new cost scale): {dt:6.2f} s = {dt / ref:.2f}x")
+    dt = _seconds(
+        lambda: tradeoff_curve(
+            data.X_train,
+            data.y_train,
+            data.spec,
+            n_points=10,
+            bank=model.bank_,
+            random_state=0,
+            n_jobs=2,
+        )
+    )
+    print(f"landsat 10-point sweep (bank reused): {dt:6.1f} s = {dt / ref:.1f}x")
+
+
+def bench_stretch(n_rows: int = 100_000, n_features: int = 50) -> None:
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_rows + 26_000, n_features, n_informative=20, random_state=0
+    )
+    cols = [f"x{i:02d}" for i in range(n_features)]
+    frame = pd.DataFrame(X, columns=cols)
+    Xtr, Xte = frame.iloc[:n_rows], frame.iloc[n_rows:]
+    ytr, yte = y[:n_rows], y[n_rows:]
+    ref, ref_err = reference_fit(Xtr, ytr, Xte, yte)
+    model = BudgetDAGClassifier(
+        SensorSpec.per_column(cols), n_subsets=8, random_state=0, n_jobs=2
+    )
+    total, bank = timed_fit(model, Xtr, ytr)
+    err = all_sensor_error(model, Xte, yte)
+    print(
+        f"stretch {n_rows}x{n_features}: reference {ref:.1f} s err {ref_err:.4f} | "
+        f"bank {bank:.1f} s = {bank / ref:.1f}x | fit {total:.1f} s = "
+        f"{total / ref:.1f}x | all-sensor err {err:.4f}"
+    )
+
+
+def _seconds(call) -> float:
+    t = time.perf_counter()
+    call()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=DATASETS, nargs="*")
+    parser.add_argument("--stretch", action="store_true")
+    args = parser.parse_args()
+    models = {name: bench_dataset(name) for name in args.only or DATASETS}
+    if "landsat" in models:
+        bench_landsat_use(models["landsat"])
+    if args.stretch:
+        bench_stretch()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""estimate_fit_seconds: grows with the work, follows the bank kind, checks input."""
+
+from __future__ import annotations
+
+import pytest
+
+from budgetdag_core import estimate_fit_seconds
+
+
+def test_estimate_grows_with_rows_states_and_classes():
+    base = estimate_fit_seconds(4000, 16, 6, "hgb")
+    assert estimate_fit_seconds(8000, 16, 6, "hgb") > 1.8 * base
+    assert estimate_fit_seconds(4000, 32, 6, "hgb") > 1.8 * base
+    assert estimate_fit_seconds(4000, 16, 26, "hgb") > 3 * base
+    # Two classes need one tree per round, three need three.
+    assert estimate_fit_seconds(4000, 16, 3, "hgb") > estimate_fit_seconds(
+        4000, 16, 2, "hgb"
+    )
+    assert estimate_fit_seconds(4000, 16, 6, "hgb", n_jobs=2) < base
+
+
+def test_auto_follows_the_estimator_and_the_masked_bank_scales_with_masks():
+    assert estimate_fit_seconds(4000, 16, 6) == estimate_fit_seconds(4000, 16, 6, "hgb")
+    assert estimate_fit_seconds(4000, 512, 6) == estimate_fit_seconds(
+        4000, 512, 6, "masked"
+    )
+    few = estimate_fit_seconds(4000, 512, 6, "masked", masks_per_row=4)
+    assert few < estimate_fit_seconds(4000, 512, 6, "masked", masks_per_row=16)
+    # The logistic bank is the cheap one.
+    assert estimate_fit_seconds(4000, 16, 6, "per_subset") < estimate_fit_seconds(
+        4000, 16, 6, "hgb"
+    )
+
+
+def test_landsat_estimate_is_in_the_measured_range():
+    # bench_fast_model.py on the busy 2-core machine: bank 51 s + policies 9 s.
+    assert 20 < estimate_fit_seconds(4435, 16, 6) < 120
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((0, 16, 6), "n_rows"),
+        ((100, 0, 6), "n_states"),
+        ((100, 16, 1), "n_classes"),
+        ((100, 16, 3, "forest"), "Unknown bank kind 'forest'"),
+    ],
+)
+def test_bad_arguments_are_named(args, message):
+    with pytest.raises(ValueError, match=message):
+        estimate_fit_seconds(*args)
