@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import links, state, widgets
+from ui import links, session, state, widgets
 from ui.data import demo_dataset
 
 st.set_page_config(
@@ -47,14 +47,19 @@ navigation = st.navigation(
 )
 
 try:
+    session.begin()  # the URL's session token: restores the work kept under it
     state.init(widgets.default_dataset)
     links.apply_once(lambda name: demo_dataset(widgets.cached_demo(name)))
 except Exception as exc:  # e.g. the bundled demo files are missing
     widgets.show_unexpected(exc, "loading the default demo")
 
+widgets.collect_job()  # a job that ended while another page (or tab) was shown
 # Pages that change the data, sensors or model redraw this slot.
 st.session_state[state.STATUS_SLOT] = st.sidebar.empty()
 widgets.refresh_status()
+# Long work of this session, from every page; pages that start some redraw it.
+st.session_state[state.JOB_SLOT] = st.sidebar.empty()
+widgets.refresh_job_panel()
 
 st.session_state[state.IN_APP] = True
 # The URL carries the demo set-up (and the teaching step) for sharing.
@@ -67,3 +72,5 @@ try:
     navigation.run()
 except Exception as exc:  # last resort: no raw tracebacks, the other pages still work
     widgets.show_unexpected(exc, f"drawing the {navigation.title} page")
+finally:  # also after st.stop() or st.rerun() (page changes often end that way)
+    session.keep()

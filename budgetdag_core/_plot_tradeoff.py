@@ -102,6 +102,36 @@ def _sensor_text(value: Any) -> str:
     return str(value)
 
 
+def _hover_text(row: pd.Series, style: dict[str, Any], split: Any) -> str:
+    """One point's hover in words: method, sensors bought, cost, error."""
+    title = f"<b>{style['label']}</b>" + (f" ({split})" if split else "")
+    scale = row.get("cost_scale")
+    if scale is not None and pd.notna(scale):
+        title += f" · cost scale {scale:.3g}"
+    lines = [title]
+    sensors = row.get("sensors")
+    listed = isinstance(sensors, str | tuple | list | np.ndarray)
+    order = style.get("sensors_label")
+    if order and listed and not isinstance(sensors, str):
+        lines.append(f"{order}: " + " → ".join(map(str, sensors)))
+    elif listed:
+        lines.append("sensors bought: " + _sensor_text(sensors))
+    elif pd.notna(row.get("avg_sensors", np.nan)):
+        lines.append(
+            f"sensors bought: {row['avg_sensors']:.2f} on average, chosen per example"
+        )
+    threshold = row.get("threshold")
+    if threshold is not None and pd.notna(threshold):
+        lines.append(
+            f"stops once the classifier's top-class probability is ≥ {threshold:.3g}"
+        )
+    cost = row.get("avg_cost")
+    if cost is not None and pd.notna(cost):
+        lines.append(f"average cost: {cost:.3g}")
+    lines.append(f"error: {row['error']:.1%}")
+    return "<br>".join(lines)
+
+
 def tradeoff_figure(
     frame: pd.DataFrame,
     *,
@@ -258,27 +288,7 @@ def tradeoff_figure(
 def _method_trace(
     rows: pd.DataFrame, x: str, style: dict[str, Any], split: Any, suffix: str
 ) -> go.Scatter:
-    hover = []
-    for _, r in rows.iterrows():
-        lines = [f"<b>{style['label']}</b>" + (f" ({split})" if split else "")]
-        if "sensors" in rows.columns:
-            order = style.get("sensors_label")
-            if order and isinstance(r["sensors"], tuple | list):
-                lines.append(f"{order}: " + " → ".join(map(str, r["sensors"])))
-            else:
-                lines.append("sensors: " + _sensor_text(r["sensors"]))
-        if "threshold" in rows.columns and pd.notna(r["threshold"]):
-            lines.append(
-                "stops once the classifier's top-class probability is ≥ "
-                f"{r['threshold']:.3g}"
-            )
-        if "cost_scale" in rows.columns and pd.notna(r["cost_scale"]):
-            lines.append(f"cost_scale: {r['cost_scale']:.4g}")
-        lines += [f"error: {r['error']:.2%}"]
-        for col, name in (("avg_cost", "avg cost"), ("avg_sensors", "avg sensors")):
-            if col in rows.columns and pd.notna(r[col]):
-                lines.append(f"{name}: {r[col]:.3g}")
-        hover.append("<br>".join(lines))
+    hover = [_hover_text(r, style, split) for _, r in rows.iterrows()]
     train = split == "train"
     line = {
         "color": style["color"],

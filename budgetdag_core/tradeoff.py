@@ -203,6 +203,19 @@ class DominanceSummary:
         return f"[{self.split}] {gap} {match}{hull}{cascade}"
 
 
+def _check_scales(scales: Sequence[float], name: str) -> list[float]:
+    """Sorted distinct cost scales; ValueError naming ``name`` for a bad one."""
+    try:
+        values = [float(s) for s in scales]
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a sequence of numbers; got {scales!r}."
+        ) from None
+    if any(not math.isfinite(s) or s < 0 for s in values):
+        raise ValueError(f"{name} must be finite and non-negative; got {list(scales)}.")
+    return sorted(set(values))
+
+
 def _cheapest_reaching(cost: np.ndarray, error: np.ndarray, target: float) -> float:
     """Smallest cost at which a piecewise-linear decreasing curve is <= target."""
     if error[0] <= target:
@@ -403,6 +416,7 @@ def tradeoff_curve(
     *,
     cost_scales: Sequence[float] | None = None,
     n_points: int | None = None,
+    include_scales: Sequence[float] = (),
     X_test: pd.DataFrame | None = None,
     y_test: Any = None,
     sample_costs: Any = None,
@@ -430,6 +444,10 @@ def tradeoff_curve(
         which nothing is bought, and scales in between placed where the training
         average cost changes most, so the points spread over the cost axis. Fewer
         are fitted when the curve has no gaps left to split.
+    include_scales : sequence of float, default=()
+        Scales fitted in addition to the automatic ones (``n_points``), e.g.
+        the cost scale of a model already in use, so that it is a point of its
+        own curve. Not with ``cost_scales`` (put them there).
     X_test, y_test : optional
         A test split, evaluated with the refit bank (split "test").
     sample_costs, test_sample_costs : DataFrame (rows x sensors), optional
@@ -488,22 +506,25 @@ def tradeoff_curve(
     if not isinstance(cascade, bool):
         raise TypeError(f"cascade must be True or False; got {cascade!r}.")
     check_n_thresholds(cascade_thresholds)
+    extra = _check_scales(include_scales, "include_scales")
+    if cost_scales is not None and extra:
+        raise ValueError("Give include_scales with n_points, not with cost_scales.")
     template = make_template(spec, estimator_params, n_jobs)
     data = check_fit_data(template, X, y, sample_costs)
     low, high = data.scale_range()
     if cost_scales is not None:
-        scales = [float(s) for s in cost_scales]
-        if not scales or any(not math.isfinite(s) or s < 0 for s in scales):
-            raise ValueError(
-                f"cost_scales must be finite and non-negative; got {list(cost_scales)}."
-            )
-        scales = sorted(set(scales))
+        scales = _check_scales(cost_scales, "cost_scales")
+        if not scales:
+            raise ValueError("cost_scales must hold at least one scale; got none.")
         n_total = len(scales)
     else:
         n_total = 10 if n_points is None else int(n_points)
         if n_total < 2:
             raise ValueError(f"n_points must be at least 2; got {n_points}.")
         scales = initial_scales(n_total, low, high)
+        added = [s for s in extra if s not in scales]
+        scales = sorted(set(scales) | set(added))
+        n_total += len(added)
     if bank is None:
         bank = template.fit_bank(X, y, progress=progress)
     evals = {} if X_test is None else {"test": (X_test, y_test, test_sample_costs)}

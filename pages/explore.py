@@ -18,6 +18,7 @@ st.markdown(
     "taking them) or stops and classifies (dotted orange edges to the sink). "
     "**Click a node** to see what its policy does."
 )
+widgets.show_notice()
 run, dataset = widgets.need_model(
     "the flow through the DAG comes from a trained policy."
 )

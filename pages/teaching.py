@@ -70,22 +70,33 @@ spec = widgets.need_spec().spec
 run = state.get_run()
 if run is None or run.dataset_token != dataset.token:
     small = len(dataset.train) <= SMALL[0] and spec.n_sensors <= SMALL[1]
-    if small or st.button(
-        "Train with the current settings",
-        key=state.W_TEACH_TRAIN,
-        type="primary",
-        icon=":material/play_arrow:",
+    busy = widgets.running_job()
+    # Small data trains on arrival, once per dataset (not again after a Stop).
+    auto = small and ss.get(state.TEACH_AUTO) != dataset.token
+    if busy is None and (
+        auto
+        or st.button(
+            "Train with the current settings",
+            key=state.W_TEACH_TRAIN,
+            type="primary",
+            icon=":material/play_arrow:",
+        )
     ):
-        run = widgets.train_with_progress(dataset, spec, state.train_settings())
-        if run is not None:
-            st.rerun()  # draw the walk without the finished status box
-    if run is None:
+        ss[state.TEACH_AUTO] = dataset.token
+        busy = widgets.train_with_progress(dataset, spec, state.train_settings())
+    if busy is not None:
+        st.info(
+            f"{busy.label} The walk appears here when it is done (progress and "
+            "Stop in the sidebar).",
+            icon=":material/hourglass_top:",
+        )
+    else:
         st.info(
             "The walk replays the training of a model: train one here or on the "
             "Train page.",
             icon=":material/model_training:",
         )
-        st.stop()
+    st.stop()
 
 X, y = dataset.X("train", run.spec), dataset.y("train")
 dag_view.subsets_note(run)
@@ -216,8 +227,10 @@ with st.expander("Share this demo"):
         base = (st.context.url or "").split("?")[0]
         st.code(f"{base}?{urlencode(params)}", language=None)
         st.caption(
-            "The address bar holds the same link: the dataset, sensors, training "
-            "settings and this step: opening it sets the app up the same way."
+            "This link holds the dataset, sensors, training settings and this "
+            "step: opening it sets the app up the same way. Share this one, not "
+            "the address bar: there, `session=...` is your private key to the "
+            "work kept for you."
         )
 
 if playing:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core import tradeoff_figure
+from budgetdag_core import TradeoffResult, tradeoff_figure
 from ui import dag_view, state, sweep, widgets
 from ui.reports import baseline_table
 from ui.training import reusable_bank, uses_subsets
@@ -79,12 +79,14 @@ else:
 widgets.persisted(
     c3.slider, "Cost scales", state.W_TRADE_POINTS, min_value=4, max_value=20
 )
+busy = widgets.running_job()
 go_sweep = c4.button(
     "Recompute" if result is not None else "Trace the curve",
     key=state.W_TRADE_RUN,
     type="primary" if result is None else "secondary",
     icon=":material/show_chart:",
     width="stretch",
+    disabled=busy is not None,
     help="Same data, sensors and settings as the current model; only the cost "
     "scale changes. "
     + (
@@ -93,25 +95,35 @@ go_sweep = c4.button(
         else "The classifier bank is fitted first (as long as a training)."
     ),
 )
+
+
+def _traced(
+    traced: TradeoffResult, key: tuple = key, token: str = dataset.token
+) -> str:
+    """Keep the finished curve (the next script run, on whichever page)."""
+    state.set_sweep(key, token, traced)
+    return f"Traced the curve: {len(traced.cost_scales)} cost scales."
+
+
 if go_sweep:
-    result = widgets.long_work(
-        lambda progress: sweep.compute_sweep(
+    busy = widgets.long_work(
+        lambda progress, run=run: sweep.compute_sweep(
             dataset, spec, params, n_points, run, progress=progress
         ),
+        what="sweep",
         label="Tracing the trade-off curve...",
         failed="The curve could not be traced",
         doing="tracing the trade-off curve",
         fix="check the settings on the Train page.",
-        done=lambda traced: f"Traced {len(traced.cost_scales)} cost scales",
+        apply=_traced,
         bank_reused=reused,
         subsets=uses_subsets(params),
     )
-    if result is not None:
-        state.set_sweep(key, dataset.token, result)
-        state.notice(
-            f"Traced the curve: {len(result.cost_scales)} cost scales.", "success"
-        )
-        st.rerun()
+if busy is not None:
+    st.caption(
+        f":material/hourglass_top: {busy.label} (sidebar). The figure below stays "
+        "as it is until the new one is ready."
+    )
 
 # ------------------------------------------------------------ the figure
 current = sweep.current_rows(frame, run, result)
@@ -130,6 +142,8 @@ fig = tradeoff_figure(
     height=520,
 )
 dag_view.rename_trace(fig, "selected", "current model")
+# The ring is the current model's one legend entry, on or off the curve.
+fig.update_traces(showlegend=False, selector={"name": "this model"})
 clicked = dag_view.clickable_chart(fig, state.W_TRADE_CHART)
 if result is not None:
     st.caption(
@@ -137,6 +151,16 @@ if result is not None:
         "(Explore DAG, What-if and Export then use it). The ring marks the "
         "current model."
     )
+    if sweep.CURRENT in drawn.index:
+        st.caption(
+            f"The current model (cost scale {run.model.cost_scale:.3g}) is not a "
+            "point of this curve: it was "
+            + (
+                "fitted for a budget on part of the training rows."
+                if run.bank_key is None
+                else "trained after the curve was traced. **Recompute** adds it."
+            )
+        )
     if clicked is not None and clicked in frame.index:
         row = frame.loc[clicked]
         if row["method"] == "dag" and clicked not in current:
@@ -160,7 +184,7 @@ st.markdown(policy_summary())
 if result is not None:
     for split in ("test", "train"):
         if split in result.summaries:
-            words = result.summaries[split].describe().split("] ", 1)[-1]
+            words = sweep.summary_words(result.summaries[split])
             st.markdown(f"**{SPLITS[split]}.** {words}")
 
 # ------------------------------------------------------------- budget
@@ -198,6 +222,14 @@ with b1, st.container(border=True):
                 f"error **{test['error']:.1%}** at average cost "
                 f"**{test['avg_cost']:.3g}**."
             )
+            now = run.metrics["error"]
+            if sweep.curve_point(run, result) != point and test["error"] > now:
+                st.warning(
+                    f"This model errs more on the test set than the current one "
+                    f"({test['error']:.1%} against {now:.1%}): it is picked on the "
+                    "training set, which the test set does not always agree with.",
+                    icon=":material/warning:",
+                )
             st.button(
                 "Use this model",
                 key=state.W_TRADE_USE_CURVE,
@@ -211,13 +243,18 @@ with b2, st.container(border=True):
         "Searches the cost scale on a held-out quarter of the training rows until "
         "the policy spends the target on average (`fit_for_budget`)."
     )
-    if st.button("Fit for this budget", key=state.W_TRADE_FIT_BUDGET):
-        fitted = widgets.train_with_progress(
-            dataset, spec, params, target_budget=budget
+    if st.button(
+        "Fit for this budget",
+        key=state.W_TRADE_FIT_BUDGET,
+        disabled=busy is not None,
+    ):
+        widgets.train_with_progress(
+            dataset,
+            spec,
+            params,
+            target_budget=budget,
+            done=lambda fitted: fitted.note or "Fitted for the budget.",
         )
-        if fitted is not None:
-            state.notice(fitted.note or "Fitted for the budget.", "success")
-            st.rerun()
 
 with st.expander("All points as a table"):
     for split in splits:

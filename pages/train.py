@@ -117,18 +117,23 @@ def settings() -> TrainSettings:
     return form
 
 
+def trained(run: TrainedRun) -> str:
+    """What the finished training says (the next run of any page)."""
+    if chosen.target_budget is not None:
+        # Show the scale found when the user switches back to it.
+        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
+    return widgets.trained_label(run)
+
+
 def run_training(chosen: TrainSettings) -> None:
-    run = widgets.train_with_progress(
+    widgets.train_with_progress(
         dataset,
         spec,
         chosen,
         fix="change the settings above, or fix the data (Data page) or the "
         "sensors (Sensors page), then train again.",
-        stop_slot=stop_slot,
+        done=trained,
     )
-    if run is not None and chosen.target_budget is not None:
-        # Show the scale found when the user switches back to it.
-        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
 
 
 def show_subsets(run: TrainedRun) -> None:
@@ -287,19 +292,24 @@ if n_subsets is not None and chosen.policy_degree > 1 and len(spec.columns) > 20
         "is several times faster."
     )
 
-train_slot, stop_slot = st.columns([1, 8], vertical_alignment="center")
+busy = widgets.running_job()
+train_slot, note_slot = st.columns([1, 8], vertical_alignment="center")
 clicked = train_slot.button(
-    "Train", type="primary", key=state.W_TRAIN, icon=":material/play_arrow:"
+    "Train",
+    type="primary",
+    key=state.W_TRAIN,
+    icon=":material/play_arrow:",
+    disabled=busy is not None,
 )
 if clicked:
     run_training(chosen)
-elif ss.get(state.TRAINING):
-    st.warning(
-        "Training was stopped before it finished (Stop, or you left the page). "
-        "The previous model, if any, is kept.",
-        icon=":material/stop_circle:",
+    busy = widgets.running_job()
+if busy is not None:
+    note_slot.caption(
+        f":material/hourglass_top: {busy.label} Follow it (or stop it) in the "
+        "sidebar; you can switch pages meanwhile. The results below are the "
+        "previous model's until it finishes."
     )
-    ss[state.TRAINING] = False
 
 run = state.get_run()
 if run is not None:

@@ -37,7 +37,11 @@ SPEC_BASE = "spec_base"  # DataFrame: the sensor editor's input table
 SPEC_VERSION = "spec_version"  # int: bumped to give the editor a fresh key
 SPEC_JSON_ID = "spec_json_id"  # str: file id of the last spec JSON applied
 RUN = "run"  # TrainedRun: the current model and its test results
-TRAINING = "training"  # bool: a training started and has not finished
+TOKEN = "session_token"  # str: this session's random token (ui.session, URL)
+JOB_SLOT = "job_slot"  # st.empty in the sidebar for the running job (ui.widgets)
+JOB_OUTCOME = "job_outcome"  # (kind, text): how the last job ended (sidebar)
+KEPT = "kept"  # tuple: what ui.session.keep saved last (a fingerprint)
+STORE_PROBLEM = "store_problem"  # str | None: why the work could not be kept
 LOADED = "loaded_policy"  # dict: a policy file read on the Export page
 NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget next
 STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
@@ -49,6 +53,7 @@ SWEEP = "sweep"  # {"key", "dataset" (token), "result": TradeoffResult}: last cu
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
 TEACH_PLAYING = "teach_playing"  # bool: the walk advances by itself
+TEACH_AUTO = "teach_auto"  # str: token of the data the Teaching page trained on arrival
 TEACH_RUN = "teach_run"  # str: the id of the model whose walk TEACH_STEP is in
 
 # --------------------------------------------------------------- widget keys
@@ -95,6 +100,7 @@ W_CV = "w_cv"
 W_SEED = "w_seed"
 W_TRAIN = "w_train"
 W_STOP = "w_stop"
+W_JOB_DISMISS = "w_job_dismiss"
 # Explore DAG page
 W_FLOW_PART = "w_flow_part"
 W_FLOW_ALL = "w_flow_all"
@@ -183,7 +189,6 @@ def init(default_dataset: Any) -> None:
         if key not in ss:
             ss[key] = value
     ss.setdefault(SPEC_VERSION, 0)
-    ss.setdefault(TRAINING, False)
     if ss.get(DATASET) is None:
         set_dataset(default_dataset())
 

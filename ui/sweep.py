@@ -7,6 +7,7 @@ everything it depends on so the page can keep it in the session and reuse it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from budgetdag_core import Progress, SensorSpec, TradeoffResult, tradeoff_curve
 from budgetdag_core.baselines import baseline_points
+from budgetdag_core.tradeoff import DominanceSummary
 
 from .data import Dataset
 from .training import (
@@ -68,12 +70,15 @@ def compute_sweep(
     with the same data and parameters (then only the policies are learned).
     """
     bank = reusable_bank(previous, dataset, spec, params)
+    # The current model's own scale is traced too: it is a point of its curve.
+    own = [] if previous is None else [float(previous.model.cost_scale)]
     with threadpool_limits(limits=1):  # see ui.training.train
         return tradeoff_curve(
             dataset.X("train", spec),
             dataset.y("train"),
             spec,
             n_points=int(n_points),
+            include_scales=own,
             X_test=dataset.X("test", spec),
             y_test=dataset.y("test"),
             bank=bank,
@@ -105,7 +110,16 @@ def curve_point(run: TrainedRun, result: TradeoffResult | None) -> int | None:
     if result is None:
         return None
     # By identity: a run picked on the curve holds the sweep's model object.
-    return next((i for i, m in enumerate(result.models) if m is run.model), None)
+    same = next((i for i, m in enumerate(result.models) if m is run.model), None)
+    if same is not None or run.bank_key is None:
+        return same
+    # A run trained on the whole training split with the sweep's parameters
+    # (the page keys sweeps by them) is the sweep's model of its scale: fits
+    # are deterministic. Not a model fitted for a budget (bank_key None): it
+    # saw part of the rows only.
+    scales = [float(m.cost_scale) for m in result.models]
+    scale = float(run.model.cost_scale)
+    return scales.index(scale) if scale in scales else None
 
 
 def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFrame:
@@ -166,6 +180,45 @@ def current_rows(
     if result is None:  # before a sweep, the frame's DAG row is the current model
         return list(frame.index[frame["method"] == "dag"])
     return []
+
+
+def summary_words(summary: DominanceSummary) -> str:
+    """One split's :class:`~budgetdag_core.tradeoff.DominanceSummary` in plain
+    percentages: error points and shares of the all-sensor cost."""
+    lo, hi = summary.cost_range
+    if math.isfinite(summary.mean_gap):
+        side = "below" if summary.mean_gap >= 0 else "above"
+        text = (
+            f"Between average costs {lo:.3g} and {hi:.3g}, the DAG curve lies "
+            f"{abs(summary.mean_gap):.1%} {side} the best mix of fixed sensor "
+            "subsets on average (in error)."
+        )
+    else:
+        text = "The DAG curve and the fixed-subset hull share no cost range."
+    target = (
+        f"the all-sensor error ({summary.all_sensor_error:.1%}, give or take "
+        f"{summary.tolerance:.1%})"
+    )
+    reach = {
+        "the DAG": summary.dag_cost_fraction,
+        "fixed subsets": summary.hull_cost_fraction,
+    }
+    if summary.has_cascade:
+        reach["the confidence cascade"] = summary.cascade_cost_fraction
+    parts = [
+        f"{who} needs {share:.0%} of the all-sensor cost"
+        if math.isfinite(share)
+        else f"{who} never gets there"
+        for who, share in reach.items()
+    ]
+    text += f" To reach {target}: " + "; ".join(parts) + "."
+    if summary.has_cascade and math.isfinite(summary.cascade_mean_gap):
+        side = "below" if summary.cascade_mean_gap >= 0 else "above"
+        text += (
+            " Against the confidence cascade, the DAG curve lies "
+            f"{abs(summary.cascade_mean_gap):.1%} {side} it on average."
+        )
+    return text
 
 
 def table(frame: pd.DataFrame, split: str) -> pd.DataFrame:

@@ -11,15 +11,15 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from budgetdag_core import SensorSpec, load_demo
+from budgetdag_core import Progress, SensorSpec, load_demo
 from budgetdag_core.datasets import Demo
 from ui.spec_table import SpecCheck
 
-from . import state
+from . import jobs, session, state, store
 from .data import Dataset, demo_dataset
 from .formatting import pct
+from .jobs import Job
 from .training import (
-    ProgressReporter,
     Settings,
     TrainedRun,
     reusable_bank,
@@ -242,6 +242,14 @@ def need_spec() -> SpecCheck:
 
 def need_run(what: str) -> TrainedRun:
     run = state.get_run()
+    busy = running_job()
+    if run is None and busy is not None:
+        st.info(
+            f"{busy.label} (sidebar): the model appears here when it is done. "
+            f"{what[0].upper()}{what[1:]}",
+            icon=":material/hourglass_top:",
+        )
+        st.stop()
     if run is None:
         st.info(f"Train a model first: {what}", icon=":material/model_training:")
         st.page_link(
@@ -252,64 +260,156 @@ def need_run(what: str) -> TrainedRun:
 
 
 def long_work(
-    work: Callable[[ProgressReporter], T],
+    work: Callable[[Progress], T],
     *,
+    what: str,
     label: str,
     failed: str,
     doing: str,
     fix: str,
-    done: Callable[[T], str],
+    apply: Callable[[T], str],
     bank_reused: bool,
     subsets: bool,
-    stop_slot: Any = None,
-) -> T | None:
-    """Run ``work(progress)`` in a status box with a progress bar; its result.
+) -> Job | None:
+    """Start ``work(progress)`` beside the page; the job, or None if refused.
 
-    The one widget for long work (training, sweeps, budget fits). With a
-    ``stop_slot`` (an empty container) a Stop button is drawn there while the
-    work runs: Streamlit stops the script at the next progress update, and
-    ``state.TRAINING`` stays set so the next page run can say so. Errors are
-    shown in words (``failed`` on the status; ``fix`` says what to do) and give
-    None; ``done(result)`` labels the status on success.
+    The one widget for long work (training, sweeps, budget fits): the work
+    runs in the session's background job (:mod:`ui.jobs`) and the sidebar
+    (:func:`job_panel`) shows its progress, elapsed time, an estimate and a
+    Stop button on every page; switching pages does not stop it. ``work``
+    must not touch the session state: it gets plain values only. When it ends,
+    the next script run of the session (:func:`collect_job`) calls
+    ``apply(result)`` (which may update the session state) and shows its
+    return value as a success message; errors are shown in words (``failed``
+    and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
+    of work.
     """
-    stop = None
-    if stop_slot is not None:
-        st.session_state[state.TRAINING] = True
-        stop = stop_slot.empty()
-        stop.button(
-            "Stop",
+    job = Job(
+        what=what,
+        label=label,
+        work=work,
+        bank_reused=bank_reused,
+        subsets=subsets,
+        context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
+    )
+    try:
+        jobs.submit(session.token(), job)
+    except ValueError as exc:
+        show_error(str(exc))
+        return None
+    refresh_job_panel()
+    return job
+
+
+def running_job() -> Job | None:
+    """The session's job while it runs (pages disable their start buttons)."""
+    job = jobs.current(session.token())
+    return job if job is not None and job.running else None
+
+
+def collect_job() -> None:
+    """Apply the session's finished job, once (``app.py``, every run)."""
+    token = session.token()
+    job = jobs.current(token)
+    if job is None or job.running or job.collected:
+        return
+    job.collected = True
+    jobs.forget(token, job)
+    took = seconds(job.elapsed())
+    ctx = job.context
+    if job.status == jobs.STOPPED:
+        outcome = (
+            "info",
+            f"{job.label.rstrip('.')} was stopped after {took}: nothing changed "
+            "(the previous model, if any, is kept).",
+        )
+    elif job.status == jobs.FAILED:
+        exc = job.error
+        if isinstance(exc, ValueError):
+            text = f"{ctx['failed']}: {exc}\n\n**What to do:** {ctx['fix']}"
+        else:
+            log.error("Unexpected error while %s", ctx["doing"], exc_info=exc)
+            text = (
+                f"Something unexpected went wrong while {ctx['doing']}: "
+                f"{type(exc).__name__}: {exc}. The rest of the app still works; "
+                "the full error is in the terminal that runs Streamlit."
+            )
+        outcome = ("error", text)
+    else:
+        try:
+            outcome = ("success", ctx["apply"](job.result))
+        except ValueError as exc:
+            outcome = ("error", str(exc))
+    # Shown in the sidebar (every page) until dismissed or the next job.
+    st.session_state[state.JOB_OUTCOME] = outcome
+
+
+def refresh_job_panel() -> None:
+    """(Re)draw the sidebar job panel in its slot, e.g. after starting a job."""
+    slot = st.session_state.get(state.JOB_SLOT)
+    if slot is not None:
+        with slot.container():
+            job_panel()
+
+
+def job_panel() -> None:
+    """The running job in the sidebar: progress, time, estimate, Stop.
+
+    A fragment that redraws itself every second while the job runs; when the
+    job ends it reruns the whole app, whose :func:`collect_job` applies it.
+    """
+    job = running_job()
+    if job is not None:
+        st.session_state.pop(state.JOB_OUTCOME, None)
+        st.fragment(_job_panel, run_every=1.0)()
+        return
+    outcome = st.session_state.get(state.JOB_OUTCOME)
+    if outcome is None:
+        return
+    kind, text = outcome
+    {"error": st.error, "success": st.success}.get(kind, st.info)(text)
+    st.button(
+        "Dismiss",
+        key=state.W_JOB_DISMISS,
+        on_click=st.session_state.pop,
+        args=(state.JOB_OUTCOME, None),
+        type="tertiary",
+        icon=":material/close:",
+    )
+
+
+def _job_panel() -> None:
+    job = jobs.current(session.token())
+    if job is None:
+        return
+    if not job.running:
+        if not job.collected:
+            st.rerun()  # the whole app: the page under it picks up the result
+        return
+    with st.container(border=True):
+        st.markdown(f"**{job.label}**")
+        st.progress(job.fraction, text=job.text)
+        left = job.remaining()
+        st.caption(
+            f"{seconds(job.elapsed())} so far"
+            + ("" if left is None else f" · about {seconds(left)} left")
+            + " · runs on while you switch pages"
+        )
+        st.button(
+            "Stopping..." if job.stopping else "Stop",
             key=state.W_STOP,
+            on_click=job.stop,
+            disabled=job.stopping,
             icon=":material/stop_circle:",
+            width="stretch",
             help="Stops at the next progress step; the previous model is kept.",
         )
-    result = None
-    with st.status(label, expanded=True) as status:
-        bar = st.progress(0.0, text="Starting")
-        reporter = ProgressReporter(
-            lambda fraction, text: bar.progress(fraction, text=text),
-            bank_reused=bank_reused,
-            subsets=subsets,
-        )
-        try:
-            result = work(reporter)
-        except ValueError as exc:
-            status.update(label=failed, state="error")
-            show_error(str(exc), fix)
-        except Exception as exc:
-            status.update(label=failed, state="error")
-            show_unexpected(exc, doing)
-        else:
-            status.update(label=done(result), state="complete", expanded=False)
-    if stop is not None:
-        stop.empty()
-        st.session_state[state.TRAINING] = False
-    return result
 
 
 def trained_label(run: TrainedRun) -> str:
-    """The status label of a finished training."""
+    """The message of a finished training."""
     how = "policies only, bank reused" if run.bank_reused else "bank and policies"
-    return f"Trained in {seconds(run.seconds or 0.0)} ({how})"
+    return f"Trained in {seconds(run.seconds or 0.0)} ({how})."
 
 
 def seconds(value: float) -> str:
@@ -324,19 +424,32 @@ def train_with_progress(
     *,
     target_budget: float | None = None,
     fix: str = "change the settings on the Train page and retry.",
-    stop_slot: Any = None,
-) -> TrainedRun | None:
-    """Train inside :func:`long_work`; the new run, or None.
+    done: Callable[[TrainedRun], str] | None = None,
+) -> Job | None:
+    """Start training beside the page (:func:`long_work`); the job, or None.
 
     ``settings``: the Train form or a model's parameters (``run.params``), as
-    for :func:`ui.training.train`. The run becomes the app's current model.
+    for :func:`ui.training.train`. The finished run becomes the app's current
+    model (if the data in use is still the one it was trained on);
+    ``done(run)`` is the message then (default: :func:`trained_label`).
     """
     previous = state.get_run()
     reused = (
         target_budget is None
         and reusable_bank(previous, dataset, spec, settings) is not None
     )
-    run = long_work(
+
+    def apply(run: TrainedRun) -> str:
+        current = state.get_dataset()
+        if current is None or current.token != run.dataset_token:
+            raise ValueError(
+                f"The model trained on {dataset.name} was not kept: other data is "
+                "in use now. Train again."
+            )
+        state.set_run(run)
+        return (done or trained_label)(run)
+
+    return long_work(
         lambda progress: train(
             dataset,
             spec,
@@ -345,19 +458,17 @@ def train_with_progress(
             progress=progress,
             target_budget=target_budget,
         ),
-        label=f"Training on {dataset.name}...",
+        what="train",
+        label=f"Training on {dataset.name}..."
+        if target_budget is None
+        else f"Fitting for an average cost of {target_budget:g} on {dataset.name}...",
         failed="Training failed",
         doing="training",
         fix=fix,
-        done=trained_label,
+        apply=apply,
         bank_reused=reused,
         subsets=uses_subsets(settings),
-        stop_slot=stop_slot,
     )
-    if run is not None:
-        state.set_run(run)
-        refresh_status()
-    return run
 
 
 def need_model(what: str) -> tuple[TrainedRun, Dataset]:
@@ -413,3 +524,11 @@ def sidebar_status() -> None:
         st.caption("**Model:** loaded (not evaluated)")
     else:
         st.caption("**Model:** not trained yet")
+    problem = st.session_state.get(state.STORE_PROBLEM)
+    if problem:
+        st.caption(f":material/warning: Not kept for reloads: {problem}.")
+    else:
+        st.caption(
+            f":material/save: Kept for reloads ({store.EXPIRY_HOURS} h)",
+            help=session.KEPT_WHAT,
+        )

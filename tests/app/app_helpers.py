@@ -61,6 +61,32 @@ def download_data(at: AppTest, media: dict[str, bytes], key: str) -> bytes:
     return media[Path(url).stem]
 
 
+def values(array) -> list:
+    """A trace array from the figure JSON (plotly 7 may pack it as typed data)."""
+    if isinstance(array, dict) and "bdata" in array:
+        import base64
+
+        import numpy as np
+
+        raw = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+        if "shape" in array:
+            shape = [int(n) for n in str(array["shape"]).split(",")]
+            raw = raw.reshape(shape)
+        return raw.tolist()
+    return list(array)
+
+
+def finish_jobs(at: AppTest, timeout: float = TIMEOUT) -> AppTest:
+    """Wait for the session's background job (training, sweep), then rerun, as
+    the sidebar's job panel does once the job ends."""
+    from ui import jobs
+
+    job = jobs.current(at.session_state[state.TOKEN])
+    if job is not None:
+        assert job.wait(timeout), f"{job.label} still runs after {timeout} s"
+    return at.run()
+
+
 def texts(at: AppTest, *kinds: str) -> list[str]:
     """The text of all error/warning/info/success elements (default: all four)."""
     kinds = kinds or ("error", "warning", "info", "success")

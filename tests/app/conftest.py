@@ -25,6 +25,12 @@ def _run_app_py_as_a_server_does(monkeypatch):
     monkeypatch.setattr(MPA_RUNNER, run_app_py)
 
 
+@pytest.fixture(autouse=True)
+def _private_store(monkeypatch, tmp_path):
+    """Each test keeps its sessions' work in its own folder (ui.store)."""
+    monkeypatch.setenv("BUDGETDAG_STORE_DIR", str(tmp_path / "sessions"))
+
+
 @pytest.fixture
 def app() -> AppTest:
     """The app, not yet run."""

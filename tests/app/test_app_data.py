@@ -7,7 +7,7 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, texts
+from app_helpers import assert_clean, finish_jobs, texts
 
 from ui import state
 
@@ -77,6 +77,7 @@ def test_uploaded_data_trains_end_to_end(app):
     at.switch_page("pages/train.py").run()
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     assert not at.error, texts(at, "error")
     run = at.session_state[state.RUN]

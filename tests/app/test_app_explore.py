@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
-from app_helpers import assert_clean, click_chart, page, prefill, texts
+from app_helpers import assert_clean, click_chart, page, prefill, texts, values
 
 from budgetdag_core import node_details, path_of
 from ui import state
@@ -23,19 +22,6 @@ def trace(fig: dict, name: str) -> dict:
     found = [t for t in fig["data"] if t.get("name") == name]
     assert found, f"no trace {name!r} in {[t.get('name') for t in fig['data']]}"
     return found[0]
-
-
-def values(array) -> list:
-    """A trace array from the figure JSON (plotly 7 may pack it as typed data)."""
-    if isinstance(array, dict) and "bdata" in array:
-        import base64
-
-        raw = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
-        if "shape" in array:
-            shape = [int(n) for n in str(array["shape"]).split(",")]
-            raw = raw.reshape(shape)
-        return raw.tolist()
-    return list(array)
 
 
 def table_with(at, column: str):

@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from app_helpers import assert_clean, page, prefill
+from app_helpers import assert_clean, finish_jobs, page, prefill
 
 from budgetdag_core import PolicyVersionWarning, load_policy, toy_dataset
 from ui import state, sweep
@@ -57,6 +57,7 @@ def test_tracing_a_loaded_boosting_model_reuses_its_bank_kind(app, toy):
     at.switch_page(page("tradeoff")).run()
     at.slider(key=state.W_TRADE_POINTS).set_value(4).run()
     at.button(key=state.W_TRADE_RUN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     result = at.session_state[state.SWEEP]["result"]
     loaded = at.session_state[state.RUN].model

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import PAGES, ROOT, assert_clean, page, prefill, texts
+from app_helpers import PAGES, ROOT, assert_clean, finish_jobs, page, prefill, texts
 
 from ui import state
 from ui.reports import baseline_table
@@ -62,7 +62,12 @@ def test_each_page_runs_before_training(app, pima, name):
         assert any("Train a model first" in t for t in texts(at, "info"))
     sidebar = " ".join(c.value for c in at.sidebar.caption)
     if name == "teaching":  # small data: the walk trains a model on arrival
+        assert any("The walk appears here when" in t for t in texts(at, "info"))
+        finish_jobs(at)  # in the background; the sidebar's panel reruns the page
+        assert_clean(at)
+        sidebar = " ".join(c.value for c in at.sidebar.caption)
         assert at.session_state[state.RUN] is not None and "test error" in sidebar
+        assert at.session_state[state.TEACH_STEP] == 0  # the walk is drawn
     else:  # the status is drawn after the page, also when the page stopped early
         assert "not trained yet" in sidebar
 
@@ -71,6 +76,7 @@ def test_sidebar_follows_a_training_on_the_same_run(app, pima):
     at = prefill(app, pima).switch_page(page("train")).run()
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     run = at.session_state[state.RUN]
     sidebar = " ".join(c.value for c in at.sidebar.caption)

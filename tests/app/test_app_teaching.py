@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, page, prefill, texts
+from app_helpers import assert_clean, finish_jobs, page, prefill, texts
 
 from budgetdag_core import SensorSpec, dumps_policy, graph_reduce_steps, loads_policy
 from ui import links, state
@@ -27,7 +27,7 @@ def toy(app):
     """The Teaching page opened from a link to the toy demo (trains on arrival)."""
     at = open_link(app, TOY_LINK)
     assert_clean(at)
-    return at
+    return finish_jobs(at)  # the training runs beside the page
 
 
 def walk(at):
@@ -90,7 +90,7 @@ def test_step_back_reset_and_play(toy):
 
 
 def test_a_link_to_a_step(app):
-    at = open_link(app, {**TOY_LINK, "step": "3"})
+    at = finish_jobs(open_link(app, {**TOY_LINK, "step": "3"}))
     assert at.session_state[state.TEACH_STEP] == 3
     assert summary(at).startswith(f"**Reducing node {walk(at)[3].state}:")
 
@@ -103,7 +103,7 @@ def test_the_toy_button_switches_data_and_trains(app, pima, pima_run):
     at.button(key=state.W_TEACH_TOY).click().run()
     assert_clean(at)
     assert at.session_state[state.DATASET].name == "toy"
-    run = at.session_state[state.RUN]
+    run = finish_jobs(at).session_state[state.RUN]
     assert run is not None and run.model.spec_.names == (
         "cheap_a",
         "cheap_b",
@@ -207,3 +207,11 @@ def test_the_step_starts_over_for_another_model(app, pima, pima_run):
     assert_clean(at)
     assert at.session_state[state.TEACH_STEP] == 0
     assert at.query_params["step"] == "0"
+
+
+def test_the_shared_link_leaves_out_the_private_session_token(toy):
+    at = toy
+    assert "session" in at.query_params  # the address bar has it...
+    link = at.get("code")[0].value
+    assert "demo=toy" in link and "step=0" in link
+    assert "session=" not in link  # ...the link to share does not

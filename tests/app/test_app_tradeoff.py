@@ -11,10 +11,12 @@ from app_helpers import (
     TIMEOUT,
     assert_clean,
     click_chart,
+    finish_jobs,
     page,
     prefill,
     run_app_py,
     texts,
+    values,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -27,7 +29,7 @@ def trace_names(at) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def traced(pima, pima_run):
+def traced(pima, pima_run, tmp_path_factory):
     """The page after tracing a 5-point curve.
 
     Shared by the tests below, in order (tracing takes a while): they move
@@ -35,10 +37,12 @@ def traced(pima, pima_run):
     """
     with pytest.MonkeyPatch.context() as mp:  # as the autouse fixture does
         mp.setattr(MPA_RUNNER, run_app_py)
+        mp.setenv("BUDGETDAG_STORE_DIR", str(tmp_path_factory.mktemp("sessions")))
         at = prefill(AppTest.from_file(APP, default_timeout=TIMEOUT), pima, pima_run)
         at.switch_page(page("tradeoff")).run()
         at.slider(key=state.W_TRADE_POINTS).set_value(5).run()
         at.button(key=state.W_TRADE_RUN).click().run()
+        finish_jobs(at)
         assert_clean(at)
     return at
 
@@ -73,6 +77,56 @@ def test_the_curve_is_traced_once_and_reused(traced, pima_run):
     assert at.button(key=state.W_TRADE_RUN).label == "Recompute"
 
 
+def chart_data(at) -> list[dict]:
+    chart = [c for c in at.get("plotly_chart") if c.key == state.W_TRADE_CHART][0]
+    return json.loads(chart.proto.spec)["data"]
+
+
+def test_the_current_model_is_one_point_of_its_own_curve(traced, pima_run):
+    at = traced
+    result = at.session_state[state.SWEEP]["result"]
+    # Its scale (0.0043, not one the automatic spread would pick) is traced.
+    assert pima_run.model.cost_scale in set(result.cost_scales)
+    data = chart_data(at)
+    names = [t.get("name") for t in data]
+    assert names.count("current model") == 1 and "this model" not in names
+    ring = data[names.index("current model")]
+    dag = data[names.index("DAG policy")]
+    on_curve = set(zip(values(dag["x"]), values(dag["y"]), strict=True))
+    ring_x, ring_y = values(ring["x"])[0], values(ring["y"])[0]
+    assert (ring_x, ring_y) in on_curve
+    # ... and it is the current model's own test result.
+    assert ring_x == pytest.approx(pima_run.metrics["avg_cost"])
+    assert ring_y == pytest.approx(pima_run.metrics["error"])
+    # Hovers and the summary in words and percentages.
+    hover = " ".join(dag["hovertext"])
+    assert "None" not in hover and "cost_scale" not in hover
+    assert "sensors bought: " in hover
+    summary = [m.value for m in at.markdown if m.value.startswith("**Test set.**")]
+    assert len(summary) == 1, summary
+    assert "area" not in summary[0] and "0.0" not in summary[0]
+    assert "% of the all-sensor cost" in summary[0]
+
+
+def test_a_worse_model_from_the_curve_is_flagged(traced, pima_run):
+    at = traced
+    result = at.session_state[state.SWEEP]["result"]
+    now = pima_run.metrics["error"]
+    train = result.dag[result.dag["split"] == "train"]
+    verdicts = {}
+    for budget in sorted(set(train["avg_cost"].round(6) + 1e-6)):
+        point = result.index_for_budget(budget, split="train")
+        rows = result.frame.loc[result.model_rows(point)]
+        test_error = float(rows[rows["split"] == "test"]["error"].iloc[0])
+        if test_error != now:
+            verdicts[test_error > now] = budget
+    assert set(verdicts) == {True, False}, "pima's curve should have both kinds"
+    at.number_input(key=state.W_BUDGET).set_value(verdicts[True]).run()
+    assert any("errs more on the test set" in w for w in texts(at, "warning"))
+    at.number_input(key=state.W_BUDGET).set_value(verdicts[False]).run()
+    assert not any("errs more on the test set" in w for w in texts(at, "warning"))
+
+
 def test_axes_and_splits(traced):
     at = traced
     at.radio(key=state.W_TRADE_SPLIT).set_value("both").run()
@@ -87,11 +141,13 @@ def test_axes_and_splits(traced):
     at.radio(key=state.W_TRADE_X).set_value("avg_cost").run()
 
 
-def test_clicking_a_dag_point_makes_it_the_current_model(traced, pima):
+def test_clicking_a_dag_point_makes_it_the_current_model(traced, pima, pima_run):
     at = traced
     frame = at.session_state[state.SWEEP]["result"].frame
     dag = frame[(frame["method"] == "dag") & (frame["split"] == "test")]
-    label = dag.index[2]
+    # Another point than the current model's (its scale is on the curve now).
+    others = dag[dag["cost_scale"] != pima_run.model.cost_scale]
+    label = others.index[2]
     at = click_chart(at, state.W_TRADE_CHART, [int(label)], typed=False)
     assert_clean(at)
     run = at.session_state[state.RUN]
@@ -114,13 +170,12 @@ def test_clicking_a_dag_point_makes_it_the_current_model(traced, pima):
 def test_a_budget_picks_the_curve_model(traced):
     at = traced
     result = at.session_state[state.SWEEP]["result"]
-    # A budget whose curve model is not the current one (its button would be
-    # disabled): which budgets qualify depends on the curve's points.
-    current = at.session_state[state.RUN].model.cost_scale
-    budget = next(
+    current = at.session_state[state.RUN].model
+    train_costs = result.dag[result.dag["split"] == "train"]["avg_cost"]
+    budget = next(  # a budget whose model is not already the current one
         b
-        for b in (10.0, 8.0, 12.0, 6.0, 15.0, 4.0, 20.0)
-        if result.model_for_budget(b, split="train").cost_scale != current
+        for b in [10.0, *sorted(train_costs + 1e-6)]
+        if result.model_for_budget(b, split="train") is not current
     )
     expected = result.model_for_budget(budget, split="train")
     at.number_input(key=state.W_BUDGET).set_value(budget).run()
@@ -142,6 +197,7 @@ def test_fit_for_budget_from_the_page(app, pima, pima_run):
     at = prefill(app, pima, pima_run).switch_page(page("tradeoff")).run()
     at.number_input(key=state.W_BUDGET).set_value(8.0).run()
     at.button(key=state.W_TRADE_FIT_BUDGET).click().run()
+    finish_jobs(at)
     assert_clean(at)
     run = at.session_state[state.RUN]
     assert run is not pima_run

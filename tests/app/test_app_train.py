@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from app_helpers import assert_clean, page, prefill, texts
+from app_helpers import TIMEOUT, assert_clean, finish_jobs, page, prefill, texts
 
 from budgetdag_core import SensorSpec
 from ui import state
@@ -18,6 +18,7 @@ def train_page(at):
 
 def click_train(at):
     at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
     assert_clean(at)
     return at
 
@@ -48,7 +49,9 @@ def test_default_demo_trains_from_the_train_page(app):
     # The policy pays for fewer sensors than all-sensors, and beats no-sensor.
     assert run.metrics["avg_cost"] < 4.0
     assert run.metrics["error"] < table.loc["No sensor (class priors)", "test error"]
-    assert at.get("progress")[0].proto.value == 100
+    # The job ended: its message replaces the sidebar's progress bar.
+    assert any("Trained in" in t for t in texts(at, "success"))
+    assert not at.get("progress")
 
 
 def test_changing_only_the_cost_scale_reuses_the_bank(app, pima):
@@ -98,17 +101,29 @@ def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
     assert at.session_state[state.RUN] is not None
 
 
-def test_an_interrupted_training_is_reported(app, pima, pima_run):
-    at = prefill(app, pima, pima_run)
-    at.session_state[state.TRAINING] = True  # a run that never finished
-    train_page(at)
+def test_training_runs_beside_the_pages_and_stops_from_another_page(app):
+    """Training goes on while another page is shown; Stop (sidebar) from there
+    ends it and changes nothing."""
+    at = train_page(app.run())  # landsat at the app's defaults: many seconds
+    at.button(key=state.W_TRAIN).click().run()
     assert_clean(at)
-    assert any(
-        "Training was stopped before it finished" in w for w in texts(at, "warning")
-    )
-    assert at.session_state[state.RUN] is pima_run  # the previous model is kept
+    assert at.run().button(key=state.W_TRAIN).disabled  # one job at a time
+    at.switch_page(page("explore")).run()
+    from ui import jobs
+
+    job = jobs.current(at.session_state[state.TOKEN])
+    assert job is not None and job.running  # leaving the page did not stop it
+    assert "Training on landsat" in " ".join(m.value for m in at.sidebar.markdown)
+    assert any("the model appears here when it is done" in t for t in texts(at, "info"))
+    at.button(key=state.W_STOP).click().run()
+    assert job.wait(TIMEOUT)
+    assert job.status == jobs.STOPPED
     at.run()
-    assert not any("stopped" in w for w in texts(at, "warning"))
+    assert_clean(at)
+    assert any("was stopped after" in t for t in texts(at, "info"))
+    assert state.RUN not in at.session_state  # nothing half-trained
+    assert jobs.current(at.session_state[state.TOKEN]) is None
+    assert not [b for b in at.button if b.key == state.W_STOP]
 
 
 def test_parameters_have_plain_language_help(app, pima):

@@ -526,8 +526,13 @@ def test_tradeoff_figure(frame) -> None:
         assert frame.loc[label, "avg_cost"] == x and frame.loc[label, "error"] == err
     fixed = trace_named(fig, "fixed subsets")
     assert fixed.mode == "markers"
-    assert any("sensors: a, b" in h for h in fixed.hovertext)
-    assert any("sensors: none" in h for h in fixed.hovertext)
+    assert any("sensors bought: a, b" in h for h in fixed.hovertext)
+    assert any("sensors bought: none" in h for h in fixed.hovertext)
+    # Hovers in words: no "None" sensors on the DAG, no raw column names.
+    for h in dag.hovertext:
+        assert "sensors bought: " in h and "on average" in h and "cost scale " in h
+        assert "None" not in h and "cost_scale" not in h and "avg_" not in h
+        assert "average cost: " in h and "error: " in h
     hull = trace_named(fig, "fixed-subset hull")
     assert hull.line.dash == "dash"
     # The hull lies on or below every fixed point it spans.

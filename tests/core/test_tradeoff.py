@@ -185,6 +185,37 @@ def test_explicit_scales_reuse_a_bank_and_match_direct_fits(problem, result):
     assert again.summary.split == "train"
 
 
+def test_included_scale_is_a_point_of_the_curve(problem, result):
+    """A model in use (its scale) is traced with the automatic scales."""
+    res, _ = result
+    X, y, spec, Xt, yt = problem
+    odd = 0.0123
+    assert odd not in set(res.cost_scales)
+    out = tradeoff_curve(
+        X,
+        y,
+        spec,
+        n_points=4,
+        include_scales=[odd],
+        X_test=Xt,
+        y_test=yt,
+        bank=res.bank,
+        cv=3,
+        random_state=0,
+    )
+    assert odd in set(out.cost_scales)
+    direct = BudgetDAGClassifier(spec, cost_scale=odd, cv=3, random_state=0)
+    direct.fit(X, y, bank=res.bank)
+    point = list(out.cost_scales).index(odd)
+    test = out.frame.loc[out.model_rows(point)]
+    test = test[test["split"] == "test"].iloc[0]
+    assert test["error"] == pytest.approx(direct.evaluate(Xt, yt)["error"])
+    with pytest.raises(ValueError, match="include_scales must be finite"):
+        tradeoff_curve(X, y, spec, n_points=3, include_scales=[math.nan])
+    with pytest.raises(ValueError, match="not with cost_scales"):
+        tradeoff_curve(X, y, spec, cost_scales=[0.1], include_scales=[0.2])
+
+
 def test_named_baseline_subsets(problem, result):
     res, _ = result
     X, y, spec, _, _ = problem

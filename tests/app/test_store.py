@@ -1,0 +1,77 @@
+"""ui.store: a session's work on disk, by random token only, capped and expiring."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from ui import store
+
+
+def test_tokens_are_random_and_strictly_checked():
+    a, b = store.new_token(), store.new_token()
+    assert a != b and store.valid_token(a) and store.valid_token(b)
+    for bad in [
+        "",
+        "short",
+        a + "x",
+        a[:-1] + "/",
+        "../" + a[3:],
+        a[:-1] + ".",
+        None,
+        5,
+    ]:
+        assert not store.valid_token(bad), bad
+    with pytest.raises(ValueError, match="Not a session token"):
+        store.save("../../etc/passwd", {"x": 1})
+    assert store.load("../../etc/passwd") is None
+
+
+def test_save_and_load_round_trip_per_token(tmp_path):
+    token, other = store.new_token(), store.new_token()
+    assert store.save(token, {"dataset": "d", "run": [1, 2]}) is None
+    back = store.load(token)
+    assert back["dataset"] == "d" and back["run"] == [1, 2]
+    assert store.load(other) is None  # another token never reads it
+    files = list(store.store_dir().glob("*.pkl"))
+    assert [f.name for f in files] == [f"{token}.pkl"]
+    assert os.stat(store.store_dir()).st_mode & 0o077 == 0  # private folder
+    store.drop(token)
+    assert store.load(token) is None
+
+
+def test_expired_snapshots_are_gone(tmp_path):
+    token = store.new_token()
+    store.save(token, {"dataset": "d"})
+    path = store.store_dir() / f"{token}.pkl"
+    old = time.time() - (store.EXPIRY_HOURS * 3600 + 60)
+    os.utime(path, (old, old))
+    assert store.load(token) is None
+    assert not path.exists()
+
+
+def test_size_caps(monkeypatch):
+    token = store.new_token()
+    monkeypatch.setattr(store, "MAX_BYTES", 1000)
+    why = store.save(token, {"dataset": "x" * 5000})
+    assert why is not None and "over the" in why
+    assert store.load(token) is None
+    # Past the total cap the oldest snapshots go first.
+    monkeypatch.setattr(store, "MAX_BYTES", 10**6)
+    monkeypatch.setattr(store, "MAX_TOTAL_BYTES", 2500)
+    tokens = [store.new_token() for _ in range(3)]
+    for i, t in enumerate(tokens):
+        store.save(t, {"dataset": "y" * 1000})
+        path = store.store_dir() / f"{t}.pkl"
+        os.utime(path, (time.time() - 100 + i, time.time() - 100 + i))
+    store.prune()
+    assert store.load(tokens[0]) is None
+    assert store.load(tokens[2]) is not None
+
+
+def test_a_foreign_or_damaged_file_is_not_used():
+    token = store.new_token()
+    (store.store_dir() / f"{token}.pkl").write_bytes(b"not a pickle")
+    assert store.load(token) is None

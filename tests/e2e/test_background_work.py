@@ -1,0 +1,82 @@
+"""Long work beside the page, in a real browser (Chromium driven by Playwright).
+
+Training runs in the session's background job: the user switches to Explore
+DAG at once and the model appears there; a reload of the tab brings it back
+(the session token in the URL); Stop in the sidebar works from another page.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .browser import chromium_page, open_page, streamlit_server, wait_idle
+
+pytestmark = pytest.mark.e2e
+LONG = 300_000  # ms: generous for a loaded 2-core machine
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
+
+
+def sidebar(page) -> str:
+    return page.locator("[data-testid='stSidebar']").inner_text()
+
+
+def session_of(page) -> str:
+    found = re.search(r"[?&]session=([A-Za-z0-9_-]{32})", page.url)
+    assert found, page.url
+    return found.group(1)
+
+
+def test_training_goes_on_while_exploring_and_survives_a_reload(server):
+    with chromium_page() as page:
+        page.goto(f"{server}/?demo=pima&cv=3&degree=1")  # trains in about a second
+        wait_idle(page)
+        token = session_of(page)
+        open_page(page, "Train")
+        page.get_by_role("button", name="Train", exact=True).click()
+        # As soon as the click has reached the server (a page switch sent before
+        # would replace that run, click and all): the sidebar shows the job.
+        page.locator("[data-testid='stSidebar']").get_by_text(
+            re.compile("Training on pima|Trained in")
+        ).first.wait_for(timeout=LONG)
+        open_page(page, "Explore DAG")  # no waiting for the training
+        page.wait_for_selector(".js-plotly-plot .scatterlayer path.point", timeout=LONG)
+        wait_idle(page)
+        assert "test error" in sidebar(page)
+        assert "/explore" in page.url and session_of(page) == token
+        assert page.locator("[data-testid='stException']").count() == 0
+
+        page.reload()
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .scatterlayer path.point", timeout=LONG)
+        assert "Welcome back" in page.locator("[data-testid='stMain']").inner_text()
+        assert "pima" in sidebar(page) and "test error" in sidebar(page)
+        assert session_of(page) != token  # the work moved to a fresh token
+
+
+def test_stop_from_another_page(server):
+    with chromium_page() as page:
+        page.goto(server)  # a new session: landsat at the default settings (slow)
+        wait_idle(page)
+        open_page(page, "Train")
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.locator("[data-testid='stSidebar']").get_by_text(
+            "Training on landsat"
+        ).wait_for(timeout=LONG)
+        open_page(page, "Trade-off")
+        stop = page.locator("[data-testid='stSidebar']").get_by_role(
+            "button", name="Stop"
+        )
+        stop.wait_for(timeout=60_000)
+        assert "Training on landsat" in sidebar(page)
+        assert re.search(r"\d+(\.\d+)? s so far", sidebar(page))
+        stop.click()
+        page.get_by_text(re.compile("was stopped after")).wait_for(timeout=LONG)
+        assert "not trained yet" in sidebar(page)
+        assert page.locator("[data-testid='stException']").count() == 0

@@ -1,0 +1,143 @@
+"""The session token in the URL, and the session's work kept across reloads.
+
+:func:`begin` (first thing of every app run) gives a new browser session a
+random token in the URL (``?session=...``) or, when the URL already holds a
+valid one, restores what :func:`keep` saved under it (:mod:`ui.store`): the
+data in use, an uploaded table with its cleaning steps, the sensor table, the
+last model, the last traced curve and the form's settings. :func:`keep` (last
+thing of every run) saves them again when one of them changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+import streamlit as st
+
+from . import jobs, state, store
+
+log = logging.getLogger("budgetdag.app")
+
+PARAM = "session"  # the query parameter holding the token
+KEPT_WHAT = (
+    f"The data in use (demo or uploaded, with its cleaning steps), the sensor table, "
+    f"the last model with its results, the last traced trade-off curve and the Train "
+    f"settings are kept on this server "
+    f"for {store.EXPIRY_HOURS} hours after your last change, under the `{PARAM}=` "
+    "part of the address: reloading the tab brings them back. That part is private "
+    "to you: remove it from a link you share."
+)
+
+
+def token() -> str | None:
+    """This session's token (None before :func:`begin`)."""
+    return st.session_state.get(state.TOKEN)
+
+
+def begin() -> None:
+    """Give the session its token, in the URL; on the session's first run,
+    restore the work kept under the URL's token, if any.
+
+    A session always gets a fresh token: the kept work (and a job still
+    running) moves from the URL's token to it, so a token is never shared by
+    two people, even when one hands the other an address.
+    """
+    ss = st.session_state
+    if state.TOKEN in ss:
+        if st.query_params.get(PARAM) != ss[state.TOKEN]:
+            st.query_params[PARAM] = ss[state.TOKEN]  # e.g. a page link dropped it
+        return
+    given = st.query_params.get(PARAM)
+    fresh = store.new_token()
+    if store.valid_token(given):
+        snapshot = store.load(given)
+        # The work moves to a fresh token: whoever handed out the address
+        # (e.g. a link with a token of their own) cannot read what follows.
+        if snapshot is not None:
+            store.rename(given, fresh)
+        jobs.rekey(given, fresh)
+        ss[state.TOKEN] = fresh
+        if snapshot is not None:
+            _restore(snapshot)
+    else:
+        ss[state.TOKEN] = fresh
+    st.query_params[PARAM] = fresh
+
+
+def _restore(snapshot: dict[str, Any]) -> None:
+    ss = st.session_state
+    dataset = snapshot.get("dataset")
+    if dataset is None:
+        return
+    ss[state.DATASET] = dataset
+    ss[state.UPLOAD] = snapshot.get("upload")
+    if snapshot.get("spec_table") is not None:
+        state.set_spec_table(snapshot["spec_table"])
+    ss[state.RUN] = snapshot.get("run")
+    if snapshot.get("sweep") is not None:
+        ss[state.SWEEP] = snapshot["sweep"]
+    for key, value in snapshot.get("settings", {}).items():
+        if key in state.DEFAULTS:
+            ss[key] = value
+    ss[state.LINK_READ] = True  # the kept work wins over the link's demo set-up
+    ss[state.KEPT] = _fingerprint()
+    run = ss[state.RUN]
+    state.notice(
+        f"Welcome back: restored {dataset.name}"
+        + ("" if run is None else " and the last model")
+        + f" (kept for {store.EXPIRY_HOURS} hours).",
+        "success",
+    )
+
+
+def _settings() -> dict[str, Any]:
+    ss = st.session_state
+    return {key: ss[key] for key in state.DEFAULTS if key in ss}
+
+
+def _fingerprint() -> tuple:
+    ss = st.session_state
+    upload = ss.get(state.UPLOAD)
+    return (
+        id(ss.get(state.DATASET)),
+        id(upload),
+        None if upload is None else len(upload.fixes),
+        id(ss.get(state.SPEC_TABLE)),
+        id(ss.get(state.RUN)),
+        id(ss.get(state.SWEEP)),
+        repr(sorted(_settings().items())),
+    )
+
+
+def keep() -> None:
+    """Save the session's work when it changed since the last save.
+
+    A snapshot over the size cap is not kept; the sidebar says so.
+    """
+    ss = st.session_state
+    name = token()
+    if name is None or ss.get(state.DATASET) is None:
+        return
+    mark = _fingerprint()
+    if ss.get(state.KEPT) == mark:
+        return
+    run = ss.get(state.RUN)
+    snapshot = {
+        "dataset": ss.get(state.DATASET),
+        "upload": ss.get(state.UPLOAD),
+        "spec_table": ss.get(state.SPEC_TABLE),
+        # Without its memo of figures and downloads: they are rebuilt on demand.
+        "run": None if run is None else replace(run, cache={}),
+        # In the same pickle as the run: a model picked on the curve stays
+        # the very object of the curve (ui.sweep.curve_point).
+        "sweep": ss.get(state.SWEEP),
+        "settings": _settings(),
+    }
+    try:
+        ss[state.STORE_PROBLEM] = store.save(name, snapshot)
+    except Exception as exc:  # a full disk must not stop the page
+        log.exception("Could not keep the session's work")
+        ss[state.STORE_PROBLEM] = f"it could not be written ({type(exc).__name__})"
+    ss[state.KEPT] = mark
