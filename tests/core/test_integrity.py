@@ -10,6 +10,7 @@ The loaders now check every array that indexes another one and raise
 from __future__ import annotations
 
 import copy
+import os
 import pickle
 import subprocess
 import sys
@@ -214,6 +215,8 @@ def test_fuzzed_model_files_load_or_raise_value_error(kind, n_bytes, n_arrays):
         text=True,
         timeout=600,
         cwd=ROOT,
+        # This checkout's package, also when another one is installed.
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     lines = out.stdout.splitlines()
     cases = [ln for ln in lines if ln.startswith("CASE ")]
