@@ -193,20 +193,24 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
     c1, c2, c3 = st.columns(3)
     share = f"{pct(stopped / arrived)} of arrivals" if arrived else None
     widgets.context_metric(c1, "Stop here", f"{stopped:,}", share)
-    c2.metric(
-        "Error of those stopping",
-        pct(details["error_of_stops"]) if stopped else "–",
-        border=True,
-        help="Share of the examples the policy stops here that this node's "
-        "classifier gets wrong.",
-    )
-    c3.metric(
-        "Error if all stopped",
-        pct(details["error_if_stopped"]) if arrived else "–",
-        border=True,
-        help="If every arriving example were classified here, with the sensors "
-        "held so far: what buying more sensors is weighed against.",
-    )
+    errors = [
+        (
+            c2,
+            "Error of those stopping",
+            pct(details["error_of_stops"]) if stopped else "–",
+            "Share of the examples the policy stops here that this node's "
+            "classifier gets wrong.",
+        ),
+        (
+            c3,
+            "Error if all stopped",
+            pct(details["error_if_stopped"]) if arrived else "–",
+            "If every arriving example were classified here, with the sensors "
+            "held so far: what buying more sensors is weighed against.",
+        ),
+    ]
+    for column, label, value, help_text in errors:
+        column.metric(label, value, border=True, help=help_text)
     if not arrived:
         st.caption("No example of this set reaches this node.")
         return

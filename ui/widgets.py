@@ -344,12 +344,17 @@ def collect_job() -> None:
     st.session_state[state.JOB_OUTCOME] = outcome
 
 
-def refresh_job_panel() -> None:
-    """(Re)draw the sidebar job panel in its slot, e.g. after starting a job."""
-    slot = st.session_state.get(state.JOB_SLOT)
+def _redraw(slot_key: str, draw: Callable[[], None]) -> None:
+    """Draw ``draw`` again in the sidebar slot kept under ``slot_key``."""
+    slot = st.session_state.get(slot_key)
     if slot is not None:
         with slot.container():
-            job_panel()
+            draw()
+
+
+def refresh_job_panel() -> None:
+    """(Re)draw the sidebar job panel in its slot, e.g. after starting a job."""
+    _redraw(state.JOB_SLOT, job_panel)
 
 
 def job_panel() -> None:
@@ -489,10 +494,7 @@ def need_results(run: TrainedRun) -> None:
 
 def refresh_status() -> None:
     """(Re)draw the sidebar status in its slot, e.g. after training."""
-    slot = st.session_state.get(state.STATUS_SLOT)
-    if slot is not None:
-        with slot.container():
-            sidebar_status()
+    _redraw(state.STATUS_SLOT, sidebar_status)
 
 
 def sidebar_status() -> None:
