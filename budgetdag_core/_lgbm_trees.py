@@ -150,15 +150,12 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         # min_data_in_bin=1: LightGBM's default (3) merges the few distinct values
         # of a small table into shared bins, so a perfectly separating column
         # could not be split exactly (90 rows: 97.8 % instead of 100 % on it).
-        train = lgb.Dataset(
-            X[train_rows],
-            y_enc[train_rows],
-            params={"verbose": -1, "min_data_in_bin": 1},
-        )
+        binning = {"verbose": -1, "min_data_in_bin": 1}
+        train = lgb.Dataset(X[train_rows], y_enc[train_rows], params=binning)
         callbacks = []
         valid_sets = []
         if valid is not None:
-            valid_sets = [train.create_valid(valid[0], valid[1])]
+            valid_sets = [train.create_valid(valid[0], valid[1], params=binning)]
             callbacks.append(lgb.early_stopping(self.n_iter_no_change, verbose=False))
         booster = lgb.train(
             params,
