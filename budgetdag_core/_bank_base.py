@@ -95,7 +95,10 @@ class BaseBank:
     random_state : int or None
         Seeds the fold split (and the bank's own sampling).
     n_jobs : int or None
-        Parallel fits through joblib (honours the active joblib backend).
+        Parallel fits through joblib (honours the active joblib backend). A
+        cross-fitted bank also scores its fold models in up to ``n_jobs``
+        threads on batches of ``PARALLEL_PREDICT_ROWS`` rows or more (same
+        probabilities as with one thread; see :func:`fold_average`).
     calibrate : bool
         Fit a temperature per state on the out-of-fold probabilities and apply it
         to ``oof_proba_`` and :meth:`predict_proba`. It never changes the

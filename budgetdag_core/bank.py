@@ -204,7 +204,8 @@ class ClassifierBank(BaseBank):
     n_jobs : int or None
         Parallel fits through joblib (honours the active joblib backend). All
         ``n_states * (cv + 1)`` fits (``n_states * cv`` with ``cross_fit``) are
-        independent jobs, widest states first.
+        independent jobs, widest states first. With ``cross_fit``, large
+        prediction batches score the fold models in up to ``n_jobs`` threads.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities, fitted on its out-of-fold
         probabilities (see ``calibration_``).
