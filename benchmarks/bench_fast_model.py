@@ -9,9 +9,10 @@ stay comparable on a busy machine:
   landsat, letter, spam (``n_subsets=8``, masked bank) and shuttle (20 000
   stratified rows, full 512-state DAG), and the all-sensor state's test error
   beside the reference's;
-- on landsat: batch ``predict`` rows/s, the session's next_sensor/observe/predict
-  time per step, ``refit_policies`` for a new cost scale and a 10-point
-  ``tradeoff_curve`` sweep reusing the bank;
+- on landsat: batch ``predict`` rows/s (and apart: the routing's, and the
+  bank's with one thread and with ``n_jobs=2``), the session's
+  next_sensor/observe/predict time per step, ``refit_policies`` for a new
+  cost scale and a 10-point ``tradeoff_curve`` sweep reusing the bank;
 - ``--stretch``: the masked bank on a 100 000 x 50 ``make_classification``
   table with ``n_subsets=8`` (issue 17).
 
@@ -105,6 +106,7 @@ def bench_landsat_use(model: BudgetDAGClassifier) -> None:
     model.predict(big.iloc[:1000])  # warm up
     best = min(_seconds(lambda: model.predict(big)) for _ in range(3))
     print(f"landsat predict: {len(big) / best:10,.0f} rows/s (batch of {len(big)})")
+    bench_predict_parts(model, big)
     rows = data.X_test.iloc[:200]
     steps, t = 0, time.perf_counter()
     for _, row in rows.iterrows():
@@ -130,6 +132,32 @@ def bench_landsat_use(model: BudgetDAGClassifier) -> None:
         )
     )
     print(f"landsat 10-point sweep (bank reused): {dt:6.1f} s = {dt / ref:.1f}x")
+
+
+def bench_predict_parts(model: BudgetDAGClassifier, big: pd.DataFrame) -> None:
+    """Where ``predict``'s time goes: routing (the policies) and the bank's
+    probabilities at the stop states, the bank with one thread and with its
+    fold models scored in threads (``n_jobs=2``), alternated in the same run."""
+    Xv = model._features(big)
+    route = min(_seconds(lambda: model._route(Xv)) for _ in range(3))
+    stops = model._route(Xv).stop_state
+    bank, n_jobs = model.bank_, model.bank_.n_jobs
+    seconds: dict[int, list[float]] = {1: [], 2: []}
+    try:
+        for _ in range(3):
+            for threads in (1, 2):
+                bank.n_jobs = threads
+                seconds[threads].append(
+                    _seconds(lambda: model._proba_at_stops(Xv, stops))
+                )
+    finally:
+        bank.n_jobs = n_jobs
+    one, two = min(seconds[1]), min(seconds[2])
+    print(
+        f"landsat predict parts: routing {len(big) / route:10,.0f} rows/s | bank "
+        f"{len(big) / one:10,.0f} rows/s (n_jobs=1), {len(big) / two:10,.0f} rows/s "
+        f"(n_jobs=2, {one / two:.2f}x)"
+    )
 
 
 def bench_stretch(n_rows: int = 100_000, n_features: int = 50) -> None:

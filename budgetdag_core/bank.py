@@ -34,7 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._bank_base import BaseBank, Progress, single_threaded
+from ._bank_base import BaseBank, Progress, fold_average, single_threaded
 from ._bank_models import (
     boosting_classifier,
     default_classifier,
@@ -204,7 +204,8 @@ class ClassifierBank(BaseBank):
     n_jobs : int or None
         Parallel fits through joblib (honours the active joblib backend). All
         ``n_states * (cv + 1)`` fits (``n_states * cv`` with ``cross_fit``) are
-        independent jobs, widest states first.
+        independent jobs, widest states first. With ``cross_fit``, large
+        prediction batches score the fold models in up to ``n_jobs`` threads.
     calibrate : bool, default=True
         Temperature-scale each state's probabilities, fitted on its out-of-fold
         probabilities (see ``calibration_``).
@@ -291,7 +292,12 @@ class ClassifierBank(BaseBank):
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         model = self.models_[state]
         if isinstance(model, list):  # cross-fitted: the fold models' average
-            return np.mean([_proba(m, Xs, self.n_classes_) for m in model], axis=0)
+            return fold_average(
+                partial(_proba, Xs=Xs, n_classes=self.n_classes_),
+                model,
+                len(Xs),
+                getattr(self, "n_jobs", None),
+            )
         return _proba(model, Xs, self.n_classes_)
 
     def check_integrity(self) -> None:

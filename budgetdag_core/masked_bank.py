@@ -19,7 +19,13 @@ from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._bank_base import BaseBank, Progress, prior_proba, single_threaded
+from ._bank_base import (
+    BaseBank,
+    Progress,
+    fold_average,
+    prior_proba,
+    single_threaded,
+)
 from ._bank_models import masked_classifier, stops_on_given_rows
 from .dag import SensorDAG
 
@@ -373,10 +379,15 @@ class MaskedBank(BaseBank):
             columns = [np.arange(X.shape[1])] * len(models)
         elif not isinstance(columns, list):
             columns = [columns]
-        probas = []
-        for model, cols in zip(models, columns, strict=True):
+
+        def proba(pair: tuple[Any, np.ndarray]) -> np.ndarray:
+            model, cols = pair
             Xm = X[:, cols].astype(float, copy=True)
             Xm[:, ~self.column_masks_[state, cols]] = np.nan
-            probas.append(_proba(model, Xm, self.n_classes_))
+            return _proba(model, Xm, self.n_classes_)
+
+        pairs = list(zip(models, columns, strict=True))
+        if len(pairs) == 1:
+            return proba(pairs[0])
         # Cross-fitted: the fold models' average.
-        return probas[0] if len(probas) == 1 else np.mean(probas, axis=0)
+        return fold_average(proba, pairs, len(X), getattr(self, "n_jobs", None))

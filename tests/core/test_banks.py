@@ -162,6 +162,39 @@ def test_bank_does_not_depend_on_n_jobs(kind, data):
         np.testing.assert_array_equal(one.predict_proba(X, k), two.predict_proba(X, k))
 
 
+@pytest.mark.parametrize("kind", ["hgb", "masked"])
+def test_threaded_fold_average_equals_the_sequential_one(kind, fitted, monkeypatch):
+    # Large batches score the fold models in threads when n_jobs > 1.
+    import copy
+
+    from budgetdag_core import _bank_base
+    from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
+
+    pools = []
+
+    class CountingPool(_bank_base.ThreadPoolExecutor):
+        def __init__(self, max_workers):
+            pools.append(max_workers)
+            super().__init__(max_workers=max_workers)
+
+    monkeypatch.setattr(_bank_base, "ThreadPoolExecutor", CountingPool)
+
+    one = copy.deepcopy(fitted[kind])
+    one.n_jobs = 1
+    two = copy.deepcopy(one)
+    two.n_jobs = 2
+    rng = np.random.default_rng(7)
+    X_new = rng.normal(size=(PARALLEL_PREDICT_ROWS + 1, N_SENSORS * COLS_PER_SENSOR))
+    X_new[rng.random(X_new.shape) < 0.05] = np.nan
+    for k in range(one.n_states):
+        expected = one.predict_proba(X_new, k)
+        np.testing.assert_array_equal(two.predict_proba(X_new, k), expected)
+        np.testing.assert_allclose(expected.sum(axis=1), 1.0)
+    # Threads at every state with fold models (the masked bank's empty state is
+    # the class prior).
+    assert set(pools) == {2} and len(pools) >= one.n_states - 1
+
+
 @pytest.mark.parametrize("kind", BANK_KINDS)
 def test_check_integrity_passes_on_a_fitted_bank(kind, fitted):
     fitted[kind].check_integrity()
