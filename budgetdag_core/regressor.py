@@ -16,7 +16,8 @@ from sklearn.utils.validation import column_or_1d
 
 from ._estimator_base import BudgetDAGBase
 from ._progress import Progress
-from .bank import RegressorBank, default_regressor
+from ._regressor_models import REGRESSOR_KINDS, regressor_template
+from .bank import RegressorBank
 from .dag import SensorDAG
 from .sensors import SensorSpec
 
@@ -69,8 +70,12 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     cost_scale : float, default=1.0
         Weight of acquisition cost against one unit of loss (y units squared for
         ``loss="squared"``, y units for ``"absolute"``).
-    regressor : scikit-learn regressor, optional
-        Cloned per state for the bank; default standardised ridge regression.
+    regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
+        Cloned per state for the bank. None or ``"boosting"``: early-stopped
+        gradient boosting with small trees, fitted single-threaded
+        (:func:`~budgetdag_core._regressor_models.boosting_regressor`, seeded by
+        ``random_state``); ``"ridge"``: standardised ridge regression (the
+        default before boosting; much faster, weaker on nonlinear targets).
     loss : {"squared", "absolute"}, default="squared"
         Stop loss of a state's prediction.
     policy_learner, policy_degree, random_state, n_jobs, max_policy_features
@@ -102,7 +107,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     _parameter_constraints: dict = {
         **BudgetDAGBase._common_constraints,
-        "regressor": [HasMethods(["fit", "predict"]), None],
+        "regressor": [
+            StrOptions(set(REGRESSOR_KINDS)),
+            HasMethods(["fit", "predict"]),
+            None,
+        ],
         "loss": [StrOptions({"squared", "absolute"})],
         "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
     }
@@ -151,7 +160,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         return y, {}
 
     def _bank_template(self) -> Any:
-        return self.regressor if self.regressor is not None else default_regressor()
+        return regressor_template(self.regressor, self.random_state)
 
     def _new_bank(self, dag: SensorDAG | None = None) -> RegressorBank:
         return RegressorBank(

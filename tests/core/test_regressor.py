@@ -126,8 +126,16 @@ def test_subset_selection_for_regression():
     X = pd.DataFrame(rng.normal(size=(n, M)), columns=[f"s{i:02d}" for i in range(M)])
     y = 3 * X["s03"] - 2 * X["s07"] + rng.normal(scale=0.2, size=n)
     spec = SensorSpec.per_column(list(X.columns), cost=0.01)
+    # A linear target on 300 rows: the ridge bank fits it best, and this test
+    # is about the subset selection, not the bank.
     model = BudgetDAGRegressor(
-        spec, n_subsets=2, subset_budget=3, policy_degree=1, cv=3, random_state=0
+        spec,
+        n_subsets=2,
+        subset_budget=3,
+        policy_degree=1,
+        cv=3,
+        random_state=0,
+        regressor="ridge",
     ).fit(X, y)
     assert ("s03", "s07") in model.subset_selection_.subsets
     assert model.evaluate(X, y)["mse"] < 0.2
@@ -145,3 +153,68 @@ def test_bad_targets_name_the_row(data):
         BudgetDAGRegressor(spec).fit(X, missing)
     with pytest.raises(ValueError, match="loss"):
         BudgetDAGRegressor(spec, loss="huber").fit(X, y)
+
+
+# ----------------------------------------------------- the default (boosting) bank
+@pytest.fixture(scope="module")
+def friedman():
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=1200, n_features=6, noise=0.5, random_state=0)
+    X = pd.DataFrame(X, columns=[f"x{i}" for i in range(6)])
+    units = {"x01": ["x0", "x1"], "x23": ["x2", "x3"], "x45": ["x4", "x5"]}
+    spec = SensorSpec.from_dict(
+        {"sensors": [{"name": k, "columns": v, "cost": 0.01} for k, v in units.items()]}
+    )
+    return X.iloc[:900], y[:900], X.iloc[900:], y[900:], spec
+
+
+@pytest.fixture(scope="module")
+def boosted(friedman):
+    X, y, _, _, spec = friedman
+    return BudgetDAGRegressor(spec, cv=3, random_state=0).fit(X, y)
+
+
+def test_default_bank_is_early_stopped_boosting(boosted):
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    full = boosted.bank_.models_[-1]
+    assert isinstance(full, HistGradientBoostingRegressor)
+    assert full.early_stopping is True and full.random_state == 0
+    assert boosted.bank_.n_states == 8
+
+
+def test_boosting_bank_beats_ridge_on_a_nonlinear_target(boosted, friedman):
+    X, y, X_te, y_te, spec = friedman
+    ridge = BudgetDAGRegressor(spec, cv=3, random_state=0, regressor="ridge")
+    ridge.fit(X, y)
+    boost_mse = boosted.evaluate(X_te, y_te)["mse"]
+    ridge_mse = ridge.evaluate(X_te, y_te)["mse"]
+    # Friedman #1 has sin(pi x0 x1) and (x2 - 0.5)^2 terms a linear model misses.
+    assert boost_mse < 0.5 * ridge_mse
+    assert boosted.predict(X_te).shape == (len(X_te),)
+
+
+def test_boosting_bank_is_deterministic(boosted, friedman):
+    X, y, X_te, _, spec = friedman
+    again = BudgetDAGRegressor(spec, cv=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.predict(X_te), boosted.predict(X_te))
+
+
+@pytest.mark.parametrize("fmt", ["pickle", "skops"])
+def test_boosting_bank_round_trips(boosted, friedman, fmt):
+    from budgetdag_core import dumps_policy_skops, loads_policy_skops
+
+    _, _, X_te, _, _ = friedman
+    if fmt == "pickle":
+        loaded = loads_policy(dumps_policy(boosted))
+    else:
+        loaded = loads_policy_skops(dumps_policy_skops(boosted))
+    np.testing.assert_array_equal(loaded.predict(X_te), boosted.predict(X_te))
+    pd.testing.assert_frame_equal(loaded.trace(X_te), boosted.trace(X_te))
+
+
+def test_unknown_regressor_kind_is_a_value_error(data):
+    X, y, spec = data
+    with pytest.raises(ValueError, match="regressor"):
+        BudgetDAGRegressor(spec, regressor="forest").fit(X, y)
