@@ -66,8 +66,9 @@ def downloads() -> None:
         return
     name = dataset.name.split(".")[0]
     st.subheader("Download")
-    c1, c2, c3 = st.columns([2, 1, 1])
-    with c1, st.container(border=True):
+    # The policy on a row of its own: three cards in a row leave the spec and
+    # traces buttons too narrow for their labels below ~1300 px.
+    with st.container(border=True):
         st.markdown("**Trained policy** with its sensor spec, columns and classes")
         st.caption(
             "**.skops** is the safe format: loading it runs no code from the file "
@@ -79,11 +80,12 @@ def downloads() -> None:
             policy_download(run, name, "skops")
         with b2:
             policy_download(run, name, "pickle")
-    with c2, st.container(border=True):
+    c2, c3 = st.columns(2)
+    with c2, st.container(border=True, height="stretch"):
         st.markdown("**Sensor spec** (JSON)")
         st.caption("Sensor names, their columns and costs, as used by this model.")
         st.download_button(
-            "Download spec (.json)",
+            "Spec (.json)",
             data=run.spec.to_json(),
             file_name=f"budgetdag_{name}_sensors.json",
             mime="application/json",
@@ -91,7 +93,7 @@ def downloads() -> None:
             on_click="ignore",
             icon=":material/download:",
         )
-    with c3, st.container(border=True):
+    with c3, st.container(border=True, height="stretch"):
         st.markdown("**Test-set traces** (CSV)")
         st.caption(
             "Per test example: prediction, true label, sensors acquired in order, "
@@ -106,7 +108,7 @@ def downloads() -> None:
                 lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
             )
             st.download_button(
-                "Download traces (.csv)",
+                "Traces (.csv)",
                 data=csv,
                 file_name=f"budgetdag_{name}_test_traces.csv",
                 mime="text/csv",

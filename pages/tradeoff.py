@@ -63,29 +63,37 @@ key = sweep.sweep_key(dataset, spec, params, n_points)
 result = state.get_sweep(key)
 reused = reusable_bank(run, dataset, spec, params) is not None
 
-c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-x_axis = widgets.choice(c1.radio, "x-axis", X_LABELS, state.W_TRADE_X)
+# A wrapping row, not columns: at 900 px four columns cut the button's label.
+controls = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+x_axis = widgets.choice(controls.radio, "x-axis", X_LABELS, state.W_TRADE_X)
 if result is None:
     frame = run.memo("tradeoff_frame", lambda: sweep.current_frame(run, dataset))
     splits = ["test"]
-    c2.caption(
+    controls.caption(
         "Now: the current model (test set). **Trace the curve** to see the policy "
         "at every cost scale, on the training and the test set."
     )
 else:
     frame = result.frame
-    chosen_split = widgets.choice(c2.radio, "Examples", SPLITS, state.W_TRADE_SPLIT)
+    chosen_split = widgets.choice(
+        controls.radio, "Examples", SPLITS, state.W_TRADE_SPLIT
+    )
     splits = ["test", "train"] if chosen_split == "both" else [chosen_split]
 widgets.persisted(
-    c3.slider, "Cost scales", state.W_TRADE_POINTS, min_value=4, max_value=20
+    controls.slider,
+    "Cost scales",
+    state.W_TRADE_POINTS,
+    min_value=4,
+    max_value=20,
+    width=200,
 )
 busy = widgets.running_job()
-go_sweep = c4.button(
+go_sweep = controls.button(
     "Recompute" if result is not None else "Trace the curve",
     key=state.W_TRADE_RUN,
     type="primary" if result is None else "secondary",
     icon=":material/show_chart:",
-    width="stretch",
+    width="content",
     disabled=busy is not None,
     help="Same data, sensors and settings as the current model; only the cost "
     "scale changes. "
