@@ -8,7 +8,7 @@ import streamlit as st
 
 from budgetdag_core import estimate_fit_seconds
 from ui import state, subsets, widgets
-from ui.formatting import pct, percent_column
+from ui.formatting import pct, percent_column, percent_table
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
@@ -193,14 +193,17 @@ def show_results(run: TrainedRun) -> None:
         help="Always predicting by class frequencies: the floor any model must beat.",
         border=True,
     )
+    config = {
+        "test error": percent_column(),
+        "avg cost": st.column_config.NumberColumn(format="%.3g"),
+        "avg sensors": st.column_config.NumberColumn(format="%.2f"),
+        "cost vs all sensors": percent_column(),
+    }
     st.dataframe(
-        comparison_table(run.metrics, run.states, run.spec.n_sensors),
-        column_config={
-            "test error": percent_column(),
-            "avg cost": st.column_config.NumberColumn(format="%.3g"),
-            "avg sensors": st.column_config.NumberColumn(format="%.2f"),
-            "cost vs all sensors": percent_column(),
-        },
+        percent_table(
+            comparison_table(run.metrics, run.states, run.spec.n_sensors), config
+        ),
+        column_config=config,
     )
     st.markdown(
         f"The policy classifies {m['n_samples']:,} test examples with "
