@@ -62,7 +62,9 @@ def parse_args() -> argparse.Namespace:
 def shots(page, out: Path, name: str) -> None:
     """One full-page view of the current page per width."""
     out.mkdir(parents=True, exist_ok=True)
-    page.mouse.move(1, 1)  # no tooltip of the button clicked last over the page
+    # No tooltip of the button clicked last (hovered or focused) over the page.
+    page.mouse.move(1, 1)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHT})
         page.wait_for_timeout(900)  # plotly redraws at the new width

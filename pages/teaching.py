@@ -57,7 +57,8 @@ if dataset.name != "toy" or dataset.kind != "demo":
     with toy_box:
         toy_box.markdown(
             "**Toy dataset**: two cheap but noisy sensors and one expensive but "
-            "clean one, one column each, so each node's decisions can be drawn."
+            "clean one, one column each, so each node's decisions can be drawn.",
+            width=560,  # leaves the button beside it at 1280 px
         )
         toy_box.button(
             "Use the toy data",
@@ -191,7 +192,7 @@ dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
 # Side by side at 1280 px, one under the other when that leaves too little.
 row = st.container(horizontal=True, gap="medium")
-left, right = row.container(width=470), row.container(width=320)
+left, right = row.container(width=440), row.container(width=300)
 with left:
     st.markdown(
         f"**Action costs of {len(step.costs)} training examples** (loss units; "
