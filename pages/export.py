@@ -238,8 +238,9 @@ def pickle_uploader() -> UploadedFile | None:
 
 def load_section() -> None:
     st.subheader("Load a policy file")
-    safe, risky = st.columns(2, gap="large")
-    with safe, st.container(border=True):
+    # Side by side at 1280 px, one under the other when narrower.
+    cards = st.container(horizontal=True, gap="large")
+    with cards.container(border=True, width=390):
         st.markdown("**Safe format (.skops)**")
         st.caption(
             "Loading a skops file runs no code from it: only the types a BudgetDAG "
@@ -252,7 +253,7 @@ def load_section() -> None:
             key=state.W_SKOPS_FILE,
             max_upload_size=200,
         )
-    with risky, st.container(border=True):
+    with cards.container(border=True, width=390):
         st.markdown("**Pickle (.pkl)**")
         pickle_file = pickle_uploader()
     if skops_file is not None:
