@@ -147,6 +147,8 @@ def show_subsets(run: TrainedRun) -> None:
         table,
         hide_index=True,
         width="stretch",
+        # The long sensor list last: on a narrow page it runs off, not the counts.
+        column_order=["subset", "n sensors", "cost", "sensors"],
         column_config={
             "subset": st.column_config.TextColumn("subset #", width="small"),
             "sensors": st.column_config.TextColumn("sensors", width="large"),
