@@ -94,6 +94,9 @@ def train(page, data: str) -> None:
 def trace(page, data: str) -> None:
     start = time.perf_counter()
     page.get_by_role("button", name="Trace the curve").click()
+    # Off the button before it is redrawn as "Recompute": its tooltip would
+    # otherwise open and cover the controls in the screenshots.
+    page.mouse.move(1, 1)
     page.get_by_role("button", name="Recompute").first.wait_for(timeout=LONG)
     wait_idle(page)
     page.wait_for_timeout(1500)  # let plotly draw

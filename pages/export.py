@@ -239,8 +239,8 @@ def pickle_uploader() -> UploadedFile | None:
 def load_section() -> None:
     st.subheader("Load a policy file")
     # Side by side at 1280 px, one under the other when narrower.
-    cards = st.container(horizontal=True, gap="large")
-    with cards.container(border=True, width=390):
+    cards = st.container(horizontal=True, gap="medium")
+    with cards.container(border=True, width=380):
         st.markdown("**Safe format (.skops)**")
         st.caption(
             "Loading a skops file runs no code from it: only the types a BudgetDAG "
@@ -253,7 +253,7 @@ def load_section() -> None:
             key=state.W_SKOPS_FILE,
             max_upload_size=200,
         )
-    with cards.container(border=True, width=390):
+    with cards.container(border=True, width=380):
         st.markdown("**Pickle (.pkl)**")
         pickle_file = pickle_uploader()
     if skops_file is not None:

@@ -212,8 +212,8 @@ def _use_curve_model(point: int) -> None:
 budget = widgets.budget_input(spec)
 # Side by side at 1280 px, one under the other when narrower (two columns
 # at 900 px squeeze the worse-model warning into a tall strip).
-cards = st.container(horizontal=True, gap="large")
-with cards.container(border=True, width=390):
+cards = st.container(horizontal=True, gap="medium")
+with cards.container(border=True, width=380):
     st.markdown("**From the curve** (instant)")
     if result is None:
         st.caption("Trace the curve first.")
@@ -247,7 +247,7 @@ with cards.container(border=True, width=390):
                 args=(point,),
                 disabled=sweep.curve_point(run, result) == point,
             )
-with cards.container(border=True, width=390):
+with cards.container(border=True, width=380):
     st.markdown("**Fitted for this budget** (a training)")
     st.caption(
         "Searches the cost scale on a held-out quarter of the training rows until "
