@@ -85,7 +85,7 @@ def downloads() -> None:
         st.markdown("**Sensor spec** (JSON)")
         st.caption("Sensor names, their columns and costs, as used by this model.")
         st.download_button(
-            "Spec (.json)",
+            "Download spec (.json)",
             data=run.spec.to_json(),
             file_name=f"budgetdag_{name}_sensors.json",
             mime="application/json",
@@ -108,7 +108,7 @@ def downloads() -> None:
                 lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
             )
             st.download_button(
-                "Traces (.csv)",
+                "Download traces (.csv)",
                 data=csv,
                 file_name=f"budgetdag_{name}_test_traces.csv",
                 mime="text/csv",
