@@ -120,9 +120,6 @@ st.dataframe(
     ),
     hide_index=True,
     width="stretch",
-    # The decision (a long sensor list with subsets) last: on a narrow page it
-    # runs off, not the numbers.
-    column_order=["step", "cost so far", "predicts", "confidence", "decision"],
     column_config=config,
 )
 if result.proba:
