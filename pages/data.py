@@ -9,7 +9,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from budgetdag_core import DEMOS
 from ui import state, widgets
 from ui.data import Upload, demo_dataset
-from ui.formatting import percent_column
+from ui.formatting import percent_column, percent_table
 from ui.tabular import (
     FIXES,
     MAX_UPLOAD_MB,
@@ -348,10 +348,9 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
     with balance:
         table = class_balance(frame[label])
         st.bar_chart(table, x="class", y="rows", height=260)
+        config = {"share": percent_column()}
         st.dataframe(
-            table,
-            hide_index=True,
-            column_config={"share": percent_column()},
+            percent_table(table, config), hide_index=True, column_config=config
         )
     with types:
         st.dataframe(column_summary(frame), hide_index=True, height=300)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import dag_view, state, widgets
-from ui.formatting import percent_column
+from ui.formatting import percent_column, percent_table
 from ui.reports import edge_table, flow_table, path_table
 
 widgets.enter_page()
@@ -101,33 +101,35 @@ with st.expander("Tables: acquisition sequences, states, edges"):
     X, y = dataset.X(part, run.spec), dataset.y(part)
     trace = run.memo(f"trace_{part}", lambda: run.model.trace(X))
     st.markdown("**Acquisition sequences**: the sensors bought, in order.")
+    config = {
+        "share": percent_column(progress=True),
+        "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
+        "error": percent_column(),
+    }
     st.dataframe(
-        path_table(trace, y),
+        percent_table(path_table(trace, y), config),
         hide_index=True,
         width="stretch",
-        column_config={
-            "share": percent_column(progress=True),
-            "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
-            "error": percent_column(),
-        },
+        column_config=config,
     )
     st.markdown("**States**")
     nodes = flow_table(graph)
     if not show_all:
         nodes = nodes[nodes["arrived"] > 0]
+    config = {
+        "stop_share": percent_column("stops here", progress=True),
+        "error_rate": percent_column(
+            "error of stops", help="Error of the examples that stop here."
+        ),
+    }
     st.dataframe(
-        nodes,
+        percent_table(nodes, config),
         hide_index=True,
         width="stretch",
         # n_sensors repeats the sensors column; short headers keep the last
         # column in view.
         column_order=[c for c in nodes.columns if c != "n_sensors"],
-        column_config={
-            "stop_share": percent_column("stops here", progress=True),
-            "error_rate": percent_column(
-                "error of stops", help="Error of the examples that stop here."
-            ),
-        },
+        column_config=config,
     )
     st.markdown("**Edges taken**")
     st.dataframe(edge_table(graph), hide_index=True, width="stretch")

@@ -66,8 +66,9 @@ def downloads() -> None:
         return
     name = dataset.name.split(".")[0]
     st.subheader("Download")
-    c1, c2, c3 = st.columns([2, 1, 1])
-    with c1, st.container(border=True):
+    # The policy on a row of its own: three cards in a row leave the spec and
+    # traces buttons too narrow for their labels below ~1300 px.
+    with st.container(border=True):
         st.markdown("**Trained policy** with its sensor spec, columns and classes")
         st.caption(
             "**.skops** is the safe format: loading it runs no code from the file "
@@ -79,7 +80,8 @@ def downloads() -> None:
             policy_download(run, name, "skops")
         with b2:
             policy_download(run, name, "pickle")
-    with c2, st.container(border=True):
+    c2, c3 = st.columns(2)
+    with c2, st.container(border=True, height="stretch"):
         st.markdown("**Sensor spec** (JSON)")
         st.caption("Sensor names, their columns and costs, as used by this model.")
         st.download_button(
@@ -91,7 +93,7 @@ def downloads() -> None:
             on_click="ignore",
             icon=":material/download:",
         )
-    with c3, st.container(border=True):
+    with c3, st.container(border=True, height="stretch"):
         st.markdown("**Test-set traces** (CSV)")
         st.caption(
             "Per test example: prediction, true label, sensors acquired in order, "
@@ -236,8 +238,9 @@ def pickle_uploader() -> UploadedFile | None:
 
 def load_section() -> None:
     st.subheader("Load a policy file")
-    safe, risky = st.columns(2, gap="large")
-    with safe, st.container(border=True):
+    # Side by side at 1280 px, one under the other when narrower.
+    cards = st.container(horizontal=True, gap="medium")
+    with cards.container(border=True, width=380):
         st.markdown("**Safe format (.skops)**")
         st.caption(
             "Loading a skops file runs no code from it: only the types a BudgetDAG "
@@ -250,7 +253,7 @@ def load_section() -> None:
             key=state.W_SKOPS_FILE,
             max_upload_size=200,
         )
-    with risky, st.container(border=True):
+    with cards.container(border=True, width=380):
         st.markdown("**Pickle (.pkl)**")
         pickle_file = pickle_uploader()
     if skops_file is not None:

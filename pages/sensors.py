@@ -303,7 +303,9 @@ def subset_controls(check: SpecCheck) -> None:
                 "faster; each policy step then buys a whole subset.",
             )
         used = state.subsets_in_use(check)
-        c1, c2, c3, c4 = st.columns([2, 3, 2, 3], vertical_alignment="bottom")
+        # Two rows of two: four in a row cut the labels short at 1280 px and less.
+        c1, c3 = st.columns(2, vertical_alignment="bottom")
+        c2, c4 = st.columns(2)
         c1.number_input(
             "Number of subsets t",
             min_value=1,
@@ -348,6 +350,7 @@ def subset_controls(check: SpecCheck) -> None:
             persist_state=state.PERSIST,
             disabled=not used,
             format_func=SUBSET_REWARDS.get,
+            horizontal=True,
             help="How the greedy selection scores a subset on a training row, with "
             "a quick cross-validated linear model. Soft: the predicted probability "
             "of the row's true class; it keeps telling subsets apart when many "

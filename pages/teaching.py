@@ -51,19 +51,21 @@ def _use_toy() -> None:
 
 
 if dataset.name != "toy" or dataset.kind != "demo":
-    toy_box = st.container(border=True)
+    # Wrapping rows, not columns, here and below: narrow columns cut button
+    # labels and squeeze the tables and figures at 900 px.
+    toy_box = st.container(border=True, horizontal=True, vertical_alignment="center")
     with toy_box:
-        t1, t2 = toy_box.columns([4, 1], vertical_alignment="center")
-        t1.markdown(
+        toy_box.markdown(
             "**Toy dataset**: two cheap but noisy sensors and one expensive but "
-            "clean one, one column each, so each node's decisions can be drawn."
+            "clean one, one column each, so each node's decisions can be drawn.",
+            width=560,  # leaves the button beside it at 1280 px
         )
-        t2.button(
+        toy_box.button(
             "Use the toy data",
             key=state.W_TEACH_TOY,
             on_click=_use_toy,
             icon=":material/school:",
-            width="stretch",
+            width="content",
         )
 
 spec = widgets.need_spec().spec
@@ -139,39 +141,37 @@ def _play() -> None:
 
 i = ss[state.TEACH_STEP]
 playing = ss[state.TEACH_PLAYING]
-b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 3], vertical_alignment="bottom")
-b1.button("Reset", key=state.W_TEACH_RESET, on_click=_move, args=(0,), width="stretch")
-b2.button(
+walk = st.container(horizontal=True, vertical_alignment="bottom")
+walk.button("Reset", key=state.W_TEACH_RESET, on_click=_move, args=(0,))
+walk.button(
     "Back",
     key=state.W_TEACH_BACK,
     on_click=_move,
     args=(i - 1,),
     disabled=i == 0,
-    width="stretch",
 )
-b3.button(
+walk.button(
     "Step",
     key=state.W_TEACH_STEP,
     on_click=_move,
     args=(i + 1,),
     disabled=i == last,
     type="primary",
-    width="stretch",
 )
-b4.button(
+walk.button(
     "Pause" if playing else "Play",
     key=state.W_TEACH_PLAY,
     on_click=_play,
     icon=":material/pause:" if playing else ":material/play_arrow:",
-    width="stretch",
 )
 widgets.persisted(
-    b5.slider,
+    walk.slider,
     "Seconds per step (Play)",
     state.W_TEACH_SPEED,
     min_value=0.2,
     max_value=4.0,
     step=0.1,
+    width=260,
 )
 
 step = steps[i]
@@ -190,7 +190,9 @@ fig = dag_view.figure(
 dag_view.rename_trace(fig, "selected", "node being reduced")
 dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
-left, right = st.columns([3, 2], gap="medium")
+# Side by side at 1280 px, one under the other when that leaves too little.
+row = st.container(horizontal=True, gap="medium")
+left, right = row.container(width=440), row.container(width=300)
 with left:
     st.markdown(
         f"**Action costs of {len(step.costs)} training examples** (loss units; "

@@ -63,29 +63,37 @@ key = sweep.sweep_key(dataset, spec, params, n_points)
 result = state.get_sweep(key)
 reused = reusable_bank(run, dataset, spec, params) is not None
 
-c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
-x_axis = widgets.choice(c1.radio, "x-axis", X_LABELS, state.W_TRADE_X)
+# A wrapping row, not columns: at 900 px four columns cut the button's label.
+controls = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+x_axis = widgets.choice(controls.radio, "x-axis", X_LABELS, state.W_TRADE_X)
 if result is None:
     frame = run.memo("tradeoff_frame", lambda: sweep.current_frame(run, dataset))
     splits = ["test"]
-    c2.caption(
+    controls.caption(
         "Now: the current model (test set). **Trace the curve** to see the policy "
         "at every cost scale, on the training and the test set."
     )
 else:
     frame = result.frame
-    chosen_split = widgets.choice(c2.radio, "Examples", SPLITS, state.W_TRADE_SPLIT)
+    chosen_split = widgets.choice(
+        controls.radio, "Examples", SPLITS, state.W_TRADE_SPLIT
+    )
     splits = ["test", "train"] if chosen_split == "both" else [chosen_split]
 widgets.persisted(
-    c3.slider, "Cost scales", state.W_TRADE_POINTS, min_value=4, max_value=20
+    controls.slider,
+    "Cost scales",
+    state.W_TRADE_POINTS,
+    min_value=4,
+    max_value=20,
+    width=200,
 )
 busy = widgets.running_job()
-go_sweep = c4.button(
+go_sweep = controls.button(
     "Recompute" if result is not None else "Trace the curve",
     key=state.W_TRADE_RUN,
     type="primary" if result is None else "secondary",
     icon=":material/show_chart:",
-    width="stretch",
+    width="content",
     disabled=busy is not None,
     help="Same data, sensors and settings as the current model; only the cost "
     "scale changes. "
@@ -202,8 +210,10 @@ def _use_curve_model(point: int) -> None:
 
 
 budget = widgets.budget_input(spec)
-b1, b2 = st.columns(2, gap="large")
-with b1, st.container(border=True):
+# Side by side at 1280 px, one under the other when narrower (two columns
+# at 900 px squeeze the worse-model warning into a tall strip).
+cards = st.container(horizontal=True, gap="medium")
+with cards.container(border=True, width=380):
     st.markdown("**From the curve** (instant)")
     if result is None:
         st.caption("Trace the curve first.")
@@ -237,7 +247,7 @@ with b1, st.container(border=True):
                 args=(point,),
                 disabled=sweep.curve_point(run, result) == point,
             )
-with b2, st.container(border=True):
+with cards.container(border=True, width=380):
     st.markdown("**Fitted for this budget** (a training)")
     st.caption(
         "Searches the cost scale on a held-out quarter of the training rows until "

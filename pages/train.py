@@ -8,7 +8,7 @@ import streamlit as st
 
 from budgetdag_core import estimate_fit_seconds
 from ui import state, subsets, widgets
-from ui.formatting import pct, percent_column
+from ui.formatting import pct, percent_column, percent_table
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
@@ -147,6 +147,8 @@ def show_subsets(run: TrainedRun) -> None:
         table,
         hide_index=True,
         width="stretch",
+        # The long sensor list last: on a narrow page it runs off, not the counts.
+        column_order=["subset", "n sensors", "cost", "sensors"],
         column_config={
             "subset": st.column_config.TextColumn("subset #", width="small"),
             "sensors": st.column_config.TextColumn("sensors", width="large"),
@@ -169,8 +171,9 @@ def show_results(run: TrainedRun) -> None:
     m, states = run.metrics, run.states
     full, none = states.iloc[-1], states.iloc[0]
     n = run.spec.n_sensors
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric(
+    # A wrapping row: four fixed columns cut the numbers short below ~1100 px.
+    row = st.container(horizontal=True)
+    row.metric(
         "Test error",
         pct(m["error"]),
         delta=f"{100 * (m['error'] - full['error']):+.1f} pts vs all sensors",
@@ -178,28 +181,31 @@ def show_results(run: TrainedRun) -> None:
         border=True,
     )
     share = m["avg_cost"] / full["avg_cost"] if full["avg_cost"] > 0 else float("nan")
-    c2.metric(
+    row.metric(
         "Average cost",
         f"{m['avg_cost']:.3g}",
         delta=f"{pct(share - 1, signed=True)} vs all sensors",
         delta_color="inverse",
         border=True,
     )
-    c3.metric("Average sensors", f"{m['avg_sensors']:.2f} of {n}", border=True)
-    c4.metric(
+    row.metric("Average sensors", f"{m['avg_sensors']:.2f} of {n}", border=True)
+    row.metric(
         "No-sensor error",
         pct(none["error"]),
         help="Always predicting by class frequencies: the floor any model must beat.",
         border=True,
     )
+    config = {
+        "test error": percent_column(),
+        "avg cost": st.column_config.NumberColumn(format="%.3g"),
+        "avg sensors": st.column_config.NumberColumn(format="%.2f"),
+        "cost vs all sensors": percent_column(),
+    }
     st.dataframe(
-        comparison_table(run.metrics, run.states, run.spec.n_sensors),
-        column_config={
-            "test error": percent_column(),
-            "avg cost": st.column_config.NumberColumn(format="%.3g"),
-            "avg sensors": st.column_config.NumberColumn(format="%.2f"),
-            "cost vs all sensors": percent_column(),
-        },
+        percent_table(
+            comparison_table(run.metrics, run.states, run.spec.n_sensors), config
+        ),
+        column_config=config,
     )
     st.markdown(
         f"The policy classifies {m['n_samples']:,} test examples with "
@@ -293,8 +299,9 @@ if n_subsets is not None and chosen.policy_degree > 1 and len(spec.columns) > 20
     )
 
 busy = widgets.running_job()
-train_slot, note_slot = st.columns([1, 8], vertical_alignment="center")
-clicked = train_slot.button(
+# A wrapping row, not columns: a narrow column hides the button's label.
+train_row = st.container(horizontal=True, vertical_alignment="center")
+clicked = train_row.button(
     "Train",
     type="primary",
     key=state.W_TRAIN,
@@ -305,7 +312,7 @@ if clicked:
     run_training(chosen)
     busy = widgets.running_job()
 if busy is not None:
-    note_slot.caption(
+    train_row.caption(
         f":material/hourglass_top: {busy.label} Follow it (or stop it) in the "
         "sidebar; you can switch pages meanwhile. The results below are the "
         "previous model's until it finishes."

@@ -6,7 +6,7 @@ import streamlit as st
 
 from budgetdag_core import path_of
 from ui import dag_view, state, subsets, widgets
-from ui.formatting import percent_column
+from ui.formatting import percent_column, percent_table
 from ui.whatif import decisions_table, edited_values, editor_table, probability_table
 
 widgets.enter_page()
@@ -107,14 +107,20 @@ st.markdown(
         else ""
     )
 )
+config = {
+    "cost so far": st.column_config.NumberColumn(format="%g"),
+    "confidence": percent_column(),
+}
 st.dataframe(
-    decisions_table(result.decisions, subsets.path_subsets(run.model, result.states)),
+    percent_table(
+        decisions_table(
+            result.decisions, subsets.path_subsets(run.model, result.states)
+        ),
+        config,
+    ),
     hide_index=True,
     width="stretch",
-    column_config={
-        "cost so far": st.column_config.NumberColumn(format="%g"),
-        "confidence": percent_column(),
-    },
+    column_config=config,
 )
 if result.proba:
     probs = probability_table(result.proba)

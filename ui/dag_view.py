@@ -18,7 +18,7 @@ from budgetdag_core import clicked_states, dag_figure, node_details
 
 from . import subsets, widgets
 from .data import Dataset
-from .formatting import pct, percent_column
+from .formatting import pct, percent_column, percent_table
 from .training import TrainedRun
 
 PARTS = {"test": "Test set", "train": "Training set"}
@@ -238,14 +238,15 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
         if classes is None:
             st.caption("No labels for this set.")
         else:
+            config = {
+                "class": st.column_config.TextColumn("class"),
+                "arrived": st.column_config.NumberColumn("examples"),
+                "share": percent_column("share", progress=True),
+                "error_if_stopped": percent_column("error if stopped"),
+            }
             st.dataframe(
-                classes[classes["arrived"] > 0],
+                percent_table(classes[classes["arrived"] > 0], config),
                 hide_index=True,
                 width="stretch",
-                column_config={
-                    "class": st.column_config.TextColumn("class"),
-                    "arrived": st.column_config.NumberColumn("examples"),
-                    "share": percent_column("share", progress=True),
-                    "error_if_stopped": percent_column("error if stopped"),
-                },
+                column_config=config,
             )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pandas as pd
+
 PERCENT_DECIMALS = 1
 PERCENT_STEP = 10.0 ** -(PERCENT_DECIMALS + 2)
 """A table column's ``step``: with ``format="percent"`` it sets the decimals."""
@@ -56,3 +58,25 @@ def percent_column(
     return st.column_config.NumberColumn(
         label, format="percent", step=PERCENT_STEP, help=help, width=width
     )
+
+
+def percent_table(frame: pd.DataFrame, column_config: dict[str, Any]) -> pd.DataFrame:
+    """``frame`` with the columns shown by a number :func:`percent_column` rounded
+    as :func:`pct` rounds them.
+
+    Streamlit cuts a number column's extra decimals off instead of rounding
+    (0.0495 shows as 4.9%, where the text says 5.0%); a value rounded to the
+    column's step first shows as the text does. Progress columns round
+    themselves and are left as they are.
+    """
+    out = frame.copy()
+    for name, config in column_config.items():
+        kind = config.get("type_config", {}) if isinstance(config, dict) else {}
+        if (
+            kind.get("type") == "number"
+            and kind.get("format") == "percent"
+            and name in out.columns
+            and pd.api.types.is_numeric_dtype(out[name])
+        ):
+            out[name] = out[name].round(PERCENT_DECIMALS + 2)
+    return out

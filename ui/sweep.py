@@ -182,6 +182,13 @@ def current_rows(
     return []
 
 
+def _points(gap: float) -> str:
+    """A difference of two error rates, as the Train page says it: in points
+    (9.7% against 9.4% is 0.3 points, not 0.3%)."""
+    n = abs(100 * gap)
+    return f"{n:.1f} error point{'' if round(n, 1) == 1 else 's'}"
+
+
 def summary_words(summary: DominanceSummary) -> str:
     """One split's :class:`~budgetdag_core.tradeoff.DominanceSummary` in plain
     percentages: error points and shares of the all-sensor cost."""
@@ -190,14 +197,14 @@ def summary_words(summary: DominanceSummary) -> str:
         side = "below" if summary.mean_gap >= 0 else "above"
         text = (
             f"Between average costs {lo:.3g} and {hi:.3g}, the DAG curve lies "
-            f"{abs(summary.mean_gap):.1%} {side} the best mix of fixed sensor "
+            f"{_points(summary.mean_gap)} {side} the best mix of fixed sensor "
             "subsets on average (in error)."
         )
     else:
         text = "The DAG curve and the fixed-subset hull share no cost range."
     target = (
         f"the all-sensor error ({summary.all_sensor_error:.1%}, give or take "
-        f"{summary.tolerance:.1%})"
+        f"{_points(summary.tolerance)})"
     )
     reach = {
         "the DAG": summary.dag_cost_fraction,
@@ -216,7 +223,7 @@ def summary_words(summary: DominanceSummary) -> str:
         side = "below" if summary.cascade_mean_gap >= 0 else "above"
         text += (
             " Against the confidence cascade, the DAG curve lies "
-            f"{abs(summary.cascade_mean_gap):.1%} {side} it on average."
+            f"{_points(summary.cascade_mean_gap)} {side} it on average."
         )
     return text
 

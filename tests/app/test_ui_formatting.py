@@ -26,3 +26,27 @@ def test_table_columns_use_the_same_precision():
         0.0,
         1.0,
     )
+
+
+def test_percent_tables_are_rounded_as_the_text_is():
+    # Streamlit cuts a number column's extra decimals: 0.049522 would show as
+    # 4.9% beside a "5.0%" written by pct. Rounded first, it shows as 5.0%.
+    import pandas as pd
+
+    from ui.formatting import percent_table
+
+    frame = pd.DataFrame(
+        {"error": [0.049522, 1.00499999, 0.034752], "share": [0.049522] * 3}
+    )
+    frame["name"] = ["a", "b", "c"]
+    config = {
+        "error": percent_column("error"),
+        "share": percent_column("share", progress=True),
+        "name": None,
+        "absent": percent_column(),
+    }
+    out = percent_table(frame, config)
+    assert out["error"].tolist() == [0.05, 1.005, 0.035]
+    assert [pct(v) for v in out["error"]] == [pct(v) for v in frame["error"]]
+    assert out["share"].equals(frame["share"])  # progress bars round themselves
+    assert frame["error"].iloc[0] == 0.049522  # the input is not changed

@@ -58,3 +58,31 @@ def test_decisions_and_probabilities_in_words():
     assert table["decision"].tolist() == ["buy a", "stop and classify"]
     probs = probability_table({f"c{i}": p for i, p in enumerate([0.1] * 4 + [0.6])})
     assert len(probs) == 5 and probs["class"].iloc[0] == "c4"
+
+
+def test_tradeoff_summary_speaks_of_error_gaps_in_points():
+    from budgetdag_core.tradeoff import DominanceSummary
+    from ui.sweep import summary_words
+
+    summary = DominanceSummary(
+        split="test",
+        cost_range=(0.0, 2.5),
+        area=0.035,
+        mean_gap=0.014,
+        all_sensor_error=0.094,
+        all_sensor_cost=4.0,
+        tolerance=0.005,
+        dag_cost_fraction=0.51,
+        hull_cost_fraction=0.67,
+        cascade_cost_range=(0.0, 2.5),
+        cascade_area=-0.025,
+        cascade_mean_gap=-0.01,
+        cascade_cost_fraction=0.59,
+    )
+    words = summary_words(summary)
+    # Gaps between error rates are points; rates and cost shares are percentages.
+    assert "lies 1.4 error points below the best mix" in words
+    assert "(9.4%, give or take 0.5 error points)" in words
+    assert "the DAG curve lies 1.0 error point above it" in words
+    assert "the DAG needs 51% of the all-sensor cost" in words
+    assert "1.4%" not in words
