@@ -392,24 +392,30 @@ def check_temperatures(bank: Any, where: str, n_states: int) -> None:
 
 
 # ---------------------------------------------------------------- policies
+def _check_scaler(scaler: Any, where: str, width: int) -> None:
+    """A fitted StandardScaler of ``width`` columns with finite, non-zero scales."""
+    from sklearn.preprocessing import StandardScaler
+
+    if not isinstance(scaler, StandardScaler):
+        raise fail(where, "expected a fitted StandardScaler")
+    check_array(scaler.mean_, f"{where}.mean_", shape=(width,), kind="f")
+    scale = check_array(
+        scaler.scale_, f"{where}.scale_", shape=(width,), kind="f", finite=True
+    )
+    if (scale == 0).any():
+        raise fail(f"{where}.scale_", "zero scale")
+
+
 def _check_policy_features(features: Any, where: str, n_inputs: int) -> int:
     """A fitted PolicyFeatures; returns its output width."""
-    from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+    from sklearn.preprocessing import PolynomialFeatures
 
     from .reductions._base import PolicyFeatures
 
     if not isinstance(features, PolicyFeatures):
         raise fail(where, f"expected PolicyFeatures, got {type(features).__name__}")
     degree = check_int(getattr(features, "degree_", None), f"{where}.degree_", 1, 4)
-    inner = getattr(features, "inner_", None)
-    if not isinstance(inner, StandardScaler):
-        raise fail(f"{where}.inner_", "expected a fitted StandardScaler")
-    check_array(inner.mean_, f"{where}.inner_.mean_", shape=(n_inputs,), kind="f")
-    scale = check_array(
-        inner.scale_, f"{where}.inner_.scale_", shape=(n_inputs,), kind="f", finite=True
-    )
-    if (scale == 0).any():
-        raise fail(f"{where}.inner_.scale_", "zero scale")
+    _check_scaler(getattr(features, "inner_", None), f"{where}.inner_", n_inputs)
     poly = getattr(features, "poly_", None)
     if degree == 1:
         if poly is not None:
@@ -425,15 +431,7 @@ def _check_policy_features(features: Any, where: str, n_inputs: int) -> int:
         width = len(poly.powers_)
         if poly.n_output_features_ != width:
             raise fail(f"{where}.poly_", "output width differs from its powers")
-    outer = getattr(features, "outer_", None)
-    if not isinstance(outer, StandardScaler):
-        raise fail(f"{where}.outer_", "expected a fitted StandardScaler")
-    check_array(outer.mean_, f"{where}.outer_.mean_", shape=(width,), kind="f")
-    scale = check_array(
-        outer.scale_, f"{where}.outer_.scale_", shape=(width,), kind="f", finite=True
-    )
-    if (scale == 0).any():
-        raise fail(f"{where}.outer_.scale_", "zero scale")
+    _check_scaler(getattr(features, "outer_", None), f"{where}.outer_", width)
     return width
 
 

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from .bank import BANK_KINDS
+from .confidence import POLICY_FEATURES
+from .decisions import STOP_LOSSES
 from .persist import load_policy, save_policy
 from .sensors import SensorSpec
 from .validation import MAX_FULL_DAG_SENSORS
@@ -240,7 +243,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bank-kind",
         default="auto",
-        choices=["auto", "per_subset", "hgb", "masked"],
+        choices=["auto", *BANK_KINDS],
         help="classifier bank: one model per sensor subset (per_subset: "
         "logistic regression; hgb: gradient boosting) or one missing-feature "
         "model for all subsets (masked); auto picks hgb, or masked from 33 "
@@ -249,7 +252,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy-features",
         default="proba",
-        choices=["proba", "confidence", "sensors", "sensors+confidence"],
+        choices=sorted(POLICY_FEATURES),
         help="inputs of each node's policy: the current classifier's class "
         "probabilities and confidence (proba), its confidence only, the "
         "acquired sensors' features (sensors, the paper), or both "
@@ -258,7 +261,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--stop-loss",
         default="auto",
-        choices=["auto", "expected", "zero_one", "soft"],
+        choices=["auto", *STOP_LOSSES],
         help="stop losses the policies learn from: expected (from calibrated "
         "out-of-fold probabilities), zero_one (the paper), soft; auto: "
         "zero_one with sensor inputs (sensors, sensors+confidence), else "
