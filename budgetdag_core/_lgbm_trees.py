@@ -51,6 +51,8 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         else a stratified ``validation_fraction`` of the training rows.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=10
+    max_bins : int, default=255
+        Histogram bins per feature (LightGBM's ``max_bin``).
     random_state : int or None
 
     Attributes
@@ -82,6 +84,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         early_stopping: bool = True,
         validation_fraction: float = 0.1,
         n_iter_no_change: int = 10,
+        max_bins: int = 255,
         random_state: int | None = None,
     ) -> None:
         self.learning_rate = learning_rate
@@ -92,6 +95,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.max_bins = max_bins
         self.random_state = random_state
 
     def __sklearn_tags__(self) -> Any:
@@ -150,7 +154,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         # min_data_in_bin=1: LightGBM's default (3) merges the few distinct values
         # of a small table into shared bins, so a perfectly separating column
         # could not be split exactly (90 rows: 97.8 % instead of 100 % on it).
-        binning = {"verbose": -1, "min_data_in_bin": 1}
+        binning = {"verbose": -1, "min_data_in_bin": 1, "max_bin": self.max_bins}
         train = lgb.Dataset(X[train_rows], y_enc[train_rows], params=binning)
         callbacks = []
         valid_sets = []
