@@ -13,6 +13,8 @@ stay comparable on a busy machine:
   bank's with one thread and with ``n_jobs=2``), the session's
   next_sensor/observe/predict time per step, ``refit_policies`` for a new
   cost scale and a 10-point ``tradeoff_curve`` sweep reusing the bank;
+- landsat again with ``bank_serve="refit"`` (one model per state refit on
+  all rows instead of the fold models' average): fit, error and the above;
 - ``--stretch``: the masked bank on a 100 000 x 50 ``make_classification``
   table with ``n_subsets=8`` (issue 17).
 
@@ -75,10 +77,11 @@ def all_sensor_error(model: BudgetDAGClassifier, X_test, y_test) -> float:
     return float(np.mean(model.classes_[proba.argmax(axis=1)] != np.asarray(y_test)))
 
 
-def bench_dataset(name: str) -> BudgetDAGClassifier:
+def bench_dataset(name: str, bank_serve: str = "folds") -> BudgetDAGClassifier:
     data = load(name, quick=False, max_train=None)
     ref, ref_err = reference_fit(data.X_train, data.y_train, data.X_test, data.y_test)
-    params = {"n_subsets": 8} if name == "spam" else {}
+    params: dict = {"n_subsets": 8} if name == "spam" else {}
+    params["bank_serve"] = bank_serve
     if data.degrees == (1,):  # as the benchmark run fits the many-sensor data
         params["policy_degree"] = 1
     model = BudgetDAGClassifier(
@@ -87,7 +90,8 @@ def bench_dataset(name: str) -> BudgetDAGClassifier:
     total, bank = timed_fit(model, data.X_train, data.y_train)
     err = all_sensor_error(model, data.X_test, data.y_test)
     print(
-        f"{name:8s} {len(data.X_train):6d} rows, {model.bank_.n_states:3d} states, "
+        f"{name:8s} serve={bank_serve:5s} {len(data.X_train):6d} rows, "
+        f"{model.bank_.n_states:3d} states, "
         f"bank {model.bank_.kind:10s}| reference {ref:6.2f} s err {ref_err:.4f} | "
         f"fit {total:7.1f} s = {total / ref:5.1f}x (bank {bank:6.1f} s = "
         f"{bank / ref:5.1f}x, policies {total - bank:6.1f} s) | all-sensor err "
@@ -105,7 +109,10 @@ def bench_landsat_use(model: BudgetDAGClassifier) -> None:
     big = pd.concat([data.X_test] * reps, ignore_index=True).iloc[:100_000]
     model.predict(big.iloc[:1000])  # warm up
     best = min(_seconds(lambda: model.predict(big)) for _ in range(3))
-    print(f"landsat predict: {len(big) / best:10,.0f} rows/s (batch of {len(big)})")
+    print(
+        f"landsat predict (serve={model.bank_serve}): {len(big) / best:10,.0f} "
+        f"rows/s (batch of {len(big)})"
+    )
     bench_predict_parts(model, big)
     rows = data.X_test.iloc[:200]
     steps, t = 0, time.perf_counter()
@@ -197,6 +204,9 @@ def main() -> None:
     models = {name: bench_dataset(name) for name in args.only or DATASETS}
     if "landsat" in models:
         bench_landsat_use(models["landsat"])
+        # the same with one refit model per state (bank_serve="refit")
+        refit = bench_dataset("landsat", bank_serve="refit")
+        bench_landsat_use(refit)
     if args.stretch:
         bench_stretch()
 

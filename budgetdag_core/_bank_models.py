@@ -21,9 +21,12 @@ def boosting_classifier(random_state: int | None = None) -> Any:
     """Gradient boosting tuned for many short fits (the ``"hgb"`` bank).
 
     LightGBM (:class:`~budgetdag_core._lgbm_trees.LightGBMTrees`, stored as
-    validated arrays): at most 100 rounds at learning rate 0.2, stopped when
-    the log loss on the validation rows (a cross-fitted bank's held-out fold)
-    has not improved for 10 rounds. The L2 penalty keeps the large steps stable
+    validated arrays): at most 100 rounds at learning rate 0.25 on 63 bins per
+    feature, stopped when the log loss on the validation rows (a cross-fitted
+    bank's held-out fold) has not improved for 5 rounds. Against learning rate
+    0.2, 255 bins and 10 rounds of patience this fits 1.3-1.5x faster for an
+    out-of-fold log loss 0.6 % higher on landsat and letter (chosen on the
+    training rows' out-of-fold predictions). The L2 penalty keeps the large steps stable
     with many classes (without it letter, 26 classes, diverged at one sensor
     with scikit-learn's boosting). LightGBM fits these small problems about 3x
     faster than ``HistGradientBoostingClassifier`` at the same accuracy
@@ -31,12 +34,13 @@ def boosting_classifier(random_state: int | None = None) -> Any:
     so the same template serves the masked bank.
     """
     return LightGBMTrees(
-        learning_rate=0.2,
+        learning_rate=0.25,
         max_iter=100,
         l2_regularization=1.0,
         early_stopping=True,
         validation_fraction=0.1,
-        n_iter_no_change=10,
+        n_iter_no_change=5,
+        max_bins=63,
         random_state=random_state,
     )
 

@@ -17,15 +17,39 @@ LEGACY_VALUES: dict[str, Any] = {
     "subset_reward": "correct",  # before the soft reward, Alg. 2 used "correct"
     "policy_features": "sensors",  # before confidence features
     "stop_loss": "zero_one",  # before expected (calibrated) stop losses
+    "serve": "folds",  # cross-fitted banks predicted with their fold models
 }
 
 
 def upgrade_model(model: Any) -> list[str]:
-    """Set the parameters ``model`` lacks; the names of those set.
+    """Set the parameters ``model`` and its parts lack; the names of those set.
 
     A missing parameter gets its :data:`LEGACY_VALUES` entry, else the
-    estimator's current default.
+    estimator's current default. The parts are the objects of this package the
+    model holds: its bank, and the bank's template and fitted models (nested in
+    lists).
     """
+    added = _upgrade_one(model)
+    for part in _package_parts(getattr(model, "bank_", None)):
+        added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
+    return added
+
+
+def _package_parts(bank: Any) -> list[Any]:
+    """``bank`` and the package's objects among its attributes (lists searched)."""
+    if bank is None:
+        return []
+    parts, todo = [bank], list(vars(bank).values())
+    while todo:
+        value = todo.pop()
+        if isinstance(value, list | tuple):
+            todo.extend(value)
+        elif type(value).__module__.startswith("budgetdag_core"):
+            parts.append(value)
+    return parts
+
+
+def _upgrade_one(model: Any) -> list[str]:
     added = []
     signature = inspect.signature(type(model).__init__)
     for name, param in signature.parameters.items():

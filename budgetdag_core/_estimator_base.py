@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._progress import Progress
 from .dag import SensorDAG
-from .graph_reduce import NodePolicy, graph_reduce
+from .graph_reduce import NodePolicy, Routing, graph_reduce
 from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
@@ -108,10 +108,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         raise NotImplementedError
 
     def _trace_columns(
-        self, Xv: np.ndarray, stops: np.ndarray
+        self, Xv: np.ndarray, routing: Routing
     ) -> dict[str, np.ndarray]:
         """``prediction`` and any task-specific columns of :meth:`trace`."""
-        return {"prediction": self._predict_rows(Xv, stops)}
+        return {"prediction": self._predict_rows(Xv, routing.stop_state)}
 
     def _train_inputs(
         self, Xv: np.ndarray, bank: Any, state_columns: list[np.ndarray]
@@ -362,7 +362,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         ``confidence`` (top class probability).
         """
         Xv, routing, frame = self._route_frame(X, sample_costs)
-        extra = self._trace_columns(Xv, routing.stop_state)
+        extra = self._trace_columns(Xv, routing)
         out = pd.DataFrame({"prediction": extra.pop("prediction")}, index=frame.index)
         out = pd.concat([out, frame], axis=1)
         for name, values in extra.items():

@@ -167,6 +167,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             num_boost_round=self.max_iter,
             valid_sets=valid_sets,
             callbacks=callbacks,
+            keep_training_booster=True,  # no text round trip: the arrays are kept
         )
         best = booster.best_iteration if valid is not None else 0
         self.n_iter_ = int(best or booster.current_iteration())

@@ -34,13 +34,22 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._bank_base import BaseBank, Progress, fold_average, single_threaded
+from ._bank_base import (
+    BaseBank,
+    Progress,
+    check_serve,
+    fold_average,
+    refit_template,
+    row_chunked,
+    single_threaded,
+)
 from ._bank_models import (
     boosting_classifier,
     default_classifier,
     fit_ready,
     stops_on_given_rows,
 )
+from ._lgbm_trees import LightGBMTrees
 from .dag import SensorDAG
 from .masked_bank import MaskedBank
 
@@ -140,14 +149,16 @@ def _fit_states(
     n_jobs: int | None,
     progress: Progress | None,
     cross_fit: bool = False,
+    serve: str = "folds",
 ) -> tuple[np.ndarray, list[Any]]:
     """Out-of-fold outputs (n, K, width) float32 and the models per state.
 
     The shared loop of all banks: every (state, fold) fit, and without
     ``cross_fit`` every state's full-data refit, is one joblib task. With
-    ``cross_fit`` a state's models are its fold models (a list, one per fold,
-    averaged at predict time) and each fold's model early-stops on its held-out
-    rows.
+    ``cross_fit`` each fold's model early-stops on its held-out rows, and a
+    state's models are its fold models (a list, averaged at predict time), or
+    with ``serve="refit"`` one model refit on all rows afterwards (see
+    :func:`refit_template`).
     """
     n, K = len(X), len(state_columns)
     # Widest states first, so the longest fits do not trail at the end.
@@ -156,6 +167,8 @@ def _fit_states(
     jobs = [
         (k, f, train, test) for k in by_width for f, (train, test) in enumerate(splits)
     ]
+    refit = cross_fit and serve == "refit"
+    total = len(jobs) + (K if refit else 0)
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_predict)(
             template, X, y, state_columns[k], train, test, outputs, empty, cross_fit
@@ -164,17 +177,36 @@ def _fit_states(
     )
     oof = np.zeros((n, K, width), dtype=np.float32)
     models: list[Any] = [[None] * len(folds) if cross_fit else None for _ in range(K)]
-    for done, ((k, f, _, test), (model, out)) in enumerate(
-        zip(jobs, results, strict=True), start=1
-    ):
+    done = 0
+    for (k, f, _, test), (model, out) in zip(jobs, results, strict=True):
         if test is not None:
             oof[test, k] = out.reshape(len(test), width)
         if cross_fit:
             models[k][f] = model
         elif test is None:
             models[k] = model
+        done += 1
         if progress is not None:
-            progress("bank", done, len(jobs))
+            progress("bank", done, total)
+    if refit:
+        refits = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_fit_predict)(
+                refit_template(template, models[k]),
+                X,
+                y,
+                state_columns[k],
+                None,
+                None,
+                outputs,
+                empty,
+            )
+            for k in by_width
+        )
+        for k, (model, _) in zip(by_width, refits, strict=True):
+            models[k] = model
+            done += 1
+            if progress is not None:
+                progress("bank", done, total)
     return oof, models
 
 
@@ -212,6 +244,9 @@ class ClassifierBank(BaseBank):
     cross_fit : bool, default=False
         Keep the fold models and average them at predict time instead of
         refitting on all rows (the ``"hgb"`` bank does; see :class:`BaseBank`).
+    serve : {"folds", "refit"}, default="folds"
+        With ``cross_fit``: predict with the fold models' average, or with one
+        model per state refit on all rows after the folds (see :class:`BaseBank`).
 
     Attributes
     ----------
@@ -263,6 +298,7 @@ class ClassifierBank(BaseBank):
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
         """
+        check_serve(self.serve)
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
         folds = self._folds(X, y)
@@ -282,6 +318,7 @@ class ClassifierBank(BaseBank):
             self.n_jobs,
             progress,
             cross_fit=self.cross_fit,
+            serve=self.serve,
         )
         self.n_columns_ = X.shape[1]
         self._finish(X, y, dag)
@@ -298,7 +335,13 @@ class ClassifierBank(BaseBank):
                 len(Xs),
                 getattr(self, "n_jobs", None),
             )
-        return _proba(model, Xs, self.n_classes_)
+        if not isinstance(model, LightGBMTrees):
+            return _proba(model, Xs, self.n_classes_)
+        return row_chunked(
+            partial(_proba, model, n_classes=self.n_classes_),
+            Xs,
+            getattr(self, "n_jobs", None),
+        )
 
     def check_integrity(self) -> None:
         """Raise ``ValueError`` if the fitted arrays are inconsistent.
@@ -328,6 +371,7 @@ def make_bank(
     n_jobs: int | None = None,
     calibrate: bool = True,
     cross_fit: bool | None = None,
+    serve: str = "folds",
 ) -> BaseBank:
     """An unfitted bank of the given kind.
 
@@ -344,6 +388,8 @@ def make_bank(
         Average the fold models at predict time instead of refitting (see
         :class:`BaseBank`). Default: on for the bank's own boosting (``"hgb"``,
         and ``"masked"`` without a ``classifier``), off for a given classifier.
+    serve : {"folds", "refit"}
+        What a cross-fitted bank predicts with (see :class:`BaseBank`).
     """
     if kind not in BANK_KINDS:
         raise ValueError(f"Unknown bank kind {kind!r}; choose from {list(BANK_KINDS)}.")
@@ -355,6 +401,7 @@ def make_bank(
         "n_jobs": n_jobs,
         "calibrate": calibrate,
         "cross_fit": cross_fit,
+        "serve": serve,
     }
     if kind == "hgb":
         if classifier is not None:

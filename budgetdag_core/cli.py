@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ._bank_base import SERVE_MODES
 from .bank import BANK_KINDS
 from .confidence import POLICY_FEATURES
 from .decisions import STOP_LOSSES
@@ -92,6 +93,7 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
         "policy_features": args.policy_features,
         "max_policy_features": args.max_policy_features,
         "stop_loss": args.stop_loss,
+        "bank_serve": args.bank_serve,
     }
     n_subsets = _n_subsets(args, spec)
     if n_subsets:
@@ -266,6 +268,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "out-of-fold probabilities), zero_one (the paper), soft; auto: "
         "zero_one with sensor inputs (sensors, sensors+confidence), else "
         "expected (default: auto)",
+    )
+    p.add_argument(
+        "--bank-serve",
+        default="folds",
+        choices=list(SERVE_MODES),
+        help="what the boosting bank predicts with: the average of its fold "
+        "models (folds), or one model per state refit on all rows, cv times "
+        "faster to predict (default: folds)",
     )
     p.add_argument(
         "--max-policy-features",

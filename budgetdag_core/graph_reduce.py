@@ -226,6 +226,9 @@ class Routing:
 
     stop_state: np.ndarray  # (n,) state index where each example stops
     path: np.ndarray  # (n, depth+1) state indices visited, -1 padded
+    # (n, n_classes) class probabilities at the stop state where the routing
+    # already computed them (policy inputs), NaN rows elsewhere; None if unknown.
+    stop_proba: np.ndarray | None = None
 
 
 def route(

@@ -22,11 +22,15 @@ from sklearn.utils.parallel import Parallel, delayed
 from ._bank_base import (
     BaseBank,
     Progress,
+    check_serve,
     fold_average,
     prior_proba,
+    refit_template,
+    row_chunked,
     single_threaded,
 )
 from ._bank_models import masked_classifier, stops_on_given_rows
+from ._lgbm_trees import LightGBMTrees
 from .dag import SensorDAG
 
 # Rows per predict call when scoring many states at once (bounds memory).
@@ -154,6 +158,10 @@ class MaskedBank(BaseBank):
     cross_fit : bool, default=False
         Average the fold models at predict time instead of refitting on all
         rows; each fold's model early-stops on its held-out rows' masks.
+    serve : {"folds", "refit"}, default="folds"
+        With ``cross_fit``: predict with the fold models' average, or with one
+        model refit on all rows' masks after the folds (the fold models' mean
+        number of rounds; see ``BaseBank``).
     masks_per_row : int, default=16
         When the DAG has at most this many non-empty states, every training row
         is replicated under every state's mask. Otherwise each row gets this many
@@ -191,6 +199,7 @@ class MaskedBank(BaseBank):
         n_jobs: int | None = None,
         calibrate: bool = True,
         cross_fit: bool = False,
+        serve: str = "folds",
         masks_per_row: int = 16,
     ) -> None:
         super().__init__(
@@ -200,6 +209,7 @@ class MaskedBank(BaseBank):
             n_jobs=n_jobs,
             calibrate=calibrate,
             cross_fit=cross_fit,
+            serve=serve,
         )
         self.masks_per_row = masks_per_row
 
@@ -260,6 +270,7 @@ class MaskedBank(BaseBank):
         """
         template = self.template()
         self._check_template(template)
+        check_serve(self.serve)
         n, K = len(X), dag.n_states
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
@@ -273,6 +284,7 @@ class MaskedBank(BaseBank):
         if not self.cross_fit:
             jobs.append((np.arange(n), None))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
+        total = len(jobs) + int(self.cross_fit and self.serve == "refit")
         results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(_fit_fold)(
                 template,
@@ -302,8 +314,24 @@ class MaskedBank(BaseBank):
                 fold_models.append(model)
                 fold_columns.append(np.flatnonzero(used))
             if progress is not None:
-                progress("bank", done, len(jobs))
-        if self.cross_fit:
+                progress("bank", done, total)
+        if self.cross_fit and self.serve == "refit":
+            model, _, used = _fit_fold(
+                refit_template(template, fold_models),
+                X,
+                y,
+                pair_rows,
+                pair_states,
+                masks,
+                np.arange(n),
+                None,
+                n_classes,
+                int(seeds[0]),
+            )
+            self.model_, self.model_columns_ = model, np.flatnonzero(used)
+            if progress is not None:
+                progress("bank", total, total)
+        elif self.cross_fit:
             self.model_ = fold_models
             self.model_columns_ = fold_columns
         self.n_columns_ = X.shape[1]
@@ -380,7 +408,7 @@ class MaskedBank(BaseBank):
         elif not isinstance(columns, list):
             columns = [columns]
 
-        def proba(pair: tuple[Any, np.ndarray]) -> np.ndarray:
+        def proba(pair: tuple[Any, np.ndarray], X: np.ndarray = X) -> np.ndarray:
             model, cols = pair
             Xm = X[:, cols].astype(float, copy=True)
             Xm[:, ~self.column_masks_[state, cols]] = np.nan
@@ -388,6 +416,13 @@ class MaskedBank(BaseBank):
 
         pairs = list(zip(models, columns, strict=True))
         if len(pairs) == 1:
-            return proba(pairs[0])
+            model, cols = pairs[0]
+            if not isinstance(model, LightGBMTrees):
+                return proba(pairs[0])
+            return row_chunked(
+                lambda rows: proba((model, cols), rows),
+                X,
+                getattr(self, "n_jobs", None),
+            )
         # Cross-fitted: the fold models' average.
         return fold_average(proba, pairs, len(X), getattr(self, "n_jobs", None))

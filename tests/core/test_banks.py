@@ -152,6 +152,54 @@ def test_cross_fitted_probabilities_are_the_fold_models_average(kind, data):
     assert not np.allclose(fold_proba[0], fold_proba[1])
 
 
+@pytest.mark.parametrize("kind", ["hgb", "masked"])
+def test_refit_serving_refits_with_the_fold_models_mean_rounds(kind, data):
+    # serve="refit": the same fold models give the out-of-fold probabilities,
+    # and one model per state, refit on all rows for the folds' mean number of
+    # rounds (no early stopping), gives the probabilities at predict time.
+    X, y, dag, cols = data
+    folds = fit_bank(make_bank(kind, cv=3, random_state=0, calibrate=False), data)
+    refit = fit_bank(
+        make_bank(kind, cv=3, random_state=0, calibrate=False, serve="refit"), data
+    )
+    np.testing.assert_array_equal(refit.oof_proba_, folds.oof_proba_)
+    state = dag.n_states - 1
+    fold_models = folds.models_[state] if kind == "hgb" else folds.model_
+    served = refit.models_[state]
+    assert not isinstance(served, list)
+    rounds = round(np.mean([m.n_iter_ for m in fold_models]))
+    assert served.get_params()["early_stopping"] is False
+    assert served.get_params()["max_iter"] == served.n_iter_ == rounds
+    if kind == "hgb":
+        c = refit.state_columns_[state]
+        with single_threaded():
+            alone = clone(served).fit(X[:, c], y)
+        np.testing.assert_allclose(
+            refit.predict_proba(X, state), alone.predict_proba(X[:, c]), rtol=1e-6
+        )
+    assert not np.allclose(refit.predict_proba(X, state), folds.predict_proba(X, state))
+
+
+@pytest.mark.parametrize("kind", ["hgb", "masked"])
+def test_refit_serving_scores_row_blocks_in_threads_identically(kind, data):
+    from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
+
+    bank = fit_bank(make_bank(kind, cv=3, random_state=0, serve="refit"), data)
+    X_big = np.random.default_rng(1).normal(
+        size=(2 * PARALLEL_PREDICT_ROWS + 7, data[0].shape[1])
+    )
+    state = data[2].n_states - 1
+    bank.n_jobs = 1
+    alone = bank.predict_proba(X_big, state)
+    bank.n_jobs = 2
+    np.testing.assert_array_equal(bank.predict_proba(X_big, state), alone)
+
+
+def test_serve_must_be_a_known_mode(data):
+    with pytest.raises(ValueError, match="serve must be one of"):
+        fit_bank(make_bank("hgb", cv=3, serve="average"), data)
+
+
 @pytest.mark.parametrize("kind", BANK_KINDS)
 def test_bank_does_not_depend_on_n_jobs(kind, data):
     one = fit_bank(make_bank(kind, cv=3, random_state=0, n_jobs=1), data)

@@ -263,3 +263,32 @@ def test_defaults_resolve_to_the_measured_configuration(problem, bank):
     assert (both.stop_loss_, both.policy_degree_) == ("zero_one", 2)
     conf = _fit(problem, bank, policy_features="confidence")
     assert (conf.stop_loss_, conf.policy_degree_) == ("expected", 1)
+
+
+def test_prediction_reuses_the_routing_probabilities(problem, bank, monkeypatch):
+    # With probability inputs, the routing already asked the bank at each row's
+    # stop state: predict_proba takes those instead of asking again, and gives
+    # exactly what the stop states' classifiers say.
+    _, _, _, Xt, _ = problem
+    model = _fit(problem, bank, policy_features="proba")
+    Xv = model._features(Xt)
+    stops = model.route(Xt).stop_state
+    assert len(np.unique(stops)) > 1
+    expected = np.zeros((len(Xt), len(model.classes_)))
+    for k in np.unique(stops):
+        rows = stops == k
+        expected[rows] = model.bank_.predict_proba(Xv[rows], int(k))
+    calls = []
+    original = type(model.bank_).predict_proba
+
+    def counting(self, X, state):
+        calls.append(state)
+        return original(self, X, state)
+
+    monkeypatch.setattr(type(model.bank_), "predict_proba", counting)
+    np.testing.assert_allclose(model.predict_proba(Xt), expected, rtol=1e-12)
+    visited = {int(k) for k in np.unique(model.route(Xt).path) if k > 0}
+    calls.clear()
+    model.predict_proba(Xt)
+    # once per visited state with columns (the root's prior needs no call)
+    assert sorted(calls) == sorted(visited | ({0} if (stops == 0).any() else set()))
