@@ -393,6 +393,58 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
     return summary
 
 
+def _saved_runs(run_info: Path) -> list[dict]:
+    """The runs recorded in ``run.json`` (an older file holds one, datasets unknown)."""
+    if not run_info.exists():
+        return []
+    info = json.loads(run_info.read_text())
+    if "runs" in info:
+        return info["runs"]
+    return [
+        {"datasets": None, "commit": info.get("commit"), "total_s": info["total_s"]}
+    ]
+
+
+def record_run(
+    run_info: Path, datasets: list[str], commit: str, total_s: float
+) -> None:
+    """Add this run to ``run.json``; runs whose datasets it all reran are dropped.
+
+    The top-level ``commit`` and ``total_s`` are this run's, as before.
+    """
+    kept = [
+        r
+        for r in _saved_runs(run_info)
+        if r["datasets"] is None or set(r["datasets"]) - set(datasets)
+    ]
+    this = {"datasets": list(datasets), "commit": commit, "total_s": total_s}
+    run_info.write_text(
+        json.dumps(
+            {"commit": commit, "total_s": total_s, "runs": [*kept, this]}, indent=2
+        )
+    )
+
+
+def runs_behind(run_info: Path, datasets: list[str]) -> list[dict]:
+    """The recorded runs whose results a report of ``datasets`` uses.
+
+    A dataset's results are from the last run that included it; a run from an
+    older ``run.json`` (datasets unknown) counts only when no run names them.
+    """
+    runs = _saved_runs(run_info)
+    used = []
+    for name in datasets:
+        last = next(
+            (r for r in reversed(runs) if r["datasets"] and name in r["datasets"]),
+            None,
+        )
+        if last is None:
+            last = next((r for r in runs if r["datasets"] is None), None)
+        if last is not None and last not in used:
+            used.append(last)
+    return used
+
+
 def _positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     try:
@@ -491,10 +543,11 @@ def main() -> None:
     started = time.perf_counter()
     run_info = args.work_dir / "run.json"
     if args.report_only:
-        if run_info.exists():
-            info = json.loads(run_info.read_text())
-            args.commit = info.get("commit")
-            args.run_minutes = info.get("total_s", 0) / 60 or None
+        args.runs = runs_behind(run_info, args.datasets)
+        if args.runs:
+            commits = dict.fromkeys(r["commit"] for r in args.runs if r.get("commit"))
+            args.commit = ", ".join(commits) or None
+            args.run_minutes = sum(r.get("total_s", 0) for r in args.runs) / 60 or None
         summaries = {}
         for name in args.datasets:
             path = args.work_dir / f"{name}.json"
@@ -515,7 +568,7 @@ def main() -> None:
         summaries = {name: done[name] for name in args.datasets}
     total = time.perf_counter() - started
     if not args.report_only:
-        run_info.write_text(json.dumps({"commit": args.commit, "total_s": total}))
+        record_run(run_info, args.datasets, args.commit, total)
     write_report(summaries, args, total)
     print(f"wrote {args.out} in {total / 60:.1f} min", file=sys.stderr)
 
