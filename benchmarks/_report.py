@@ -315,13 +315,18 @@ def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
 
 
 def current_commit() -> str:
-    """Short hash of this checkout's HEAD (with "+changes" when it is dirty)."""
+    """Short hash of this checkout's HEAD (with "+changes" when code is modified)."""
     try:
         run = functools.partial(
             subprocess.run, capture_output=True, text=True, cwd=Path(__file__).parent
         )
         commit = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-        dirty = run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout
+        # The run's own outputs do not make the code that ran "changed".
+        outputs = ["BENCHMARKS.md", "benchmarks/results", "benchmarks/figures"]
+        dirty = run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":/"]
+            + [f":(top,exclude){path}" for path in outputs]
+        ).stdout
     except OSError:
         return "unknown"
     return f"{commit}+changes" if dirty.strip() else commit or "unknown"
