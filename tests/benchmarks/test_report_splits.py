@@ -120,6 +120,7 @@ def test_acceptance_row_counts_ties_within_0_3_points():
         return pd.DataFrame(rows)
 
     assert acceptance_row("d", table(0.1029)).endswith("| yes |")
+    assert acceptance_row("d", table(0.1000 + 0.003)).endswith("| yes |")
     lost = acceptance_row("d", table(0.1040))
     assert "no: 50% vs confidence cascade +0.40 pt" in lost
     assert "fixed-subset hull" not in lost
