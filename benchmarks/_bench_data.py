@@ -29,6 +29,10 @@ MIN_CLASS_ROWS = 5
 SMALL = ("letter", "pima", "landsat")
 LARGE = ("spam", "dna", "shuttle")
 OPTIONAL = ("miniboone", "covertype")
+#: Datasets split at random (the others come with a fixed train/test split).
+RANDOM_SPLIT = ("pima", "spam", "miniboone", "covertype")
+#: Seeded splits run by default (pima's 768 rows give a noisy single split).
+DEFAULT_SPLITS = {"pima": 5}
 
 
 @dataclass
@@ -55,9 +59,34 @@ def use_data_dir(data_dir: str | None) -> None:
         os.environ["BUDGETDAG_DATA"] = str(Path(data_dir).resolve())
 
 
-def _split(df: pd.DataFrame, test_size: float = 0.25):
+def split_seeds(name: str, n_splits: int | None = None) -> tuple[int, ...]:
+    """Seeds of the train/test splits to run for dataset ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Benchmark dataset name.
+    n_splits : int or None
+        Seeded splits wanted for a dataset with a random split (``None``: its
+        default, 5 for pima and 1 otherwise). A dataset with a fixed split always
+        runs once.
+
+    Returns
+    -------
+    tuple of int
+        ``0, 1, ..., n - 1`` (``(0,)`` for a fixed split).
+    """
+    if n_splits is not None and n_splits < 1:
+        raise ValueError(f"n_splits must be at least 1, got {n_splits}.")
+    if name not in RANDOM_SPLIT:
+        return (SEED,)
+    n = DEFAULT_SPLITS.get(name, 1) if n_splits is None else n_splits
+    return tuple(range(SEED, SEED + n))
+
+
+def _split(df: pd.DataFrame, seed: int, test_size: float = 0.25):
     return train_test_split(
-        df, test_size=test_size, random_state=SEED, stratify=df["label"]
+        df, test_size=test_size, random_state=seed, stratify=df["label"]
     )
 
 
@@ -92,18 +121,24 @@ def _many_sensor_params(spec: SensorSpec, notes: list[str]) -> dict:
     return {"n_subsets": 8, "include_all": True}
 
 
-def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
-    """Load benchmark dataset ``name`` (see module docstring)."""
+def load(
+    name: str, *, quick: bool, max_train: int | None, seed: int = SEED
+) -> BenchData:
+    """Load benchmark dataset ``name`` (see module docstring).
+
+    ``seed`` seeds the train/test split of the datasets in ``RANDOM_SPLIT``; the
+    others have a fixed split and ignore it.
+    """
     notes: list[str] = []
     params: dict = {}
     degrees: tuple[int, ...] = (1, 2)
     if name in SMALL:
-        demo = load_demo(name, random_state=SEED)
+        demo = load_demo(name, random_state=seed)
         Xtr, ytr = demo.X_train, demo.y_train.to_numpy()
         Xte, yte = demo.X_test, demo.y_test.to_numpy()
         spec, desc = demo.spec, demo.description
         if name == "pima":
-            notes.append("random stratified 75/25 split, seed 0")
+            notes.append(f"random stratified 75/25 split, seed {seed}")
         if name == "letter" and quick and max_train is None:
             # 26 classes: the boosting bank fits 26 trees per round; with --quick
             # (shared 2-core machine) the 16 000 training rows are subsampled.
@@ -111,9 +146,11 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
     elif name == "spam":
         df = pd.read_csv(find_file("spam.csv.gz"))
         cols = [c for c in df.columns if c != "label"]
-        tr, te = _split(df)
+        tr, te = _split(df, seed)
         spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
-        notes.append("random stratified 75/25 split, seed 0; unit cost per feature")
+        notes.append(
+            f"random stratified 75/25 split, seed {seed}; unit cost per feature"
+        )
         params = _many_sensor_params(spec, notes)
         Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
         yte = yte.to_numpy()
@@ -153,7 +190,7 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
         cols = [f"x{i:02d}" for i in range(values.shape[1])]
         df = pd.DataFrame(values, columns=cols)
         df["label"] = np.r_[np.ones(n_signal, int), np.zeros(n_background, int)]
-        tr, te = _split(df, test_size=0.3)
+        tr, te = _split(df, seed, test_size=0.3)
         spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
         params = _many_sensor_params(spec, notes)
         Xtr, ytr, Xte, yte = tr[cols], tr["label"].to_numpy(), te[cols], te["label"]
@@ -168,7 +205,7 @@ def load(name: str, *, quick: bool, max_train: int | None) -> BenchData:
         df = pd.read_csv(path, header=None)
         cols = [f"x{i:02d}" for i in range(54)]
         df.columns = [*cols, "label"]
-        tr, te = _split(df, test_size=0.3)
+        tr, te = _split(df, seed, test_size=0.3)
         # 10 quantitative features + 4 wilderness + 40 soil indicator columns.
         groups = {c: [c] for c in cols[:10]}
         groups["wilderness"] = cols[10:14]

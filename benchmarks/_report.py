@@ -3,7 +3,8 @@
 Every method's error at a budget is read off the lower convex hull of its test
 points (a random mix of two policies spends and errs in between), flat past its
 lowest error: the same rule for the DAG, the fixed-subset hull, the confidence
-cascade and CEGB.
+cascade and CEGB. A dataset run on several seeded splits (a ``seed`` column in
+its curve CSV) is read split by split, and its numbers are averaged over them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import platform
 import subprocess
 import sys
 import tempfile
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,8 @@ from budgetdag_core.baselines import lower_convex_hull
 
 FRACTIONS = (0.25, 0.5, 0.75)
 TOLERANCE = 0.005
+#: Error difference (0.3 points) within which the DAG ties a baseline (issue 14).
+TIE = 0.003
 METHODS = {
     "dag": "DAG (Graph-Reduce)",
     "dag_paper": "DAG, paper configuration (sensor inputs, 0/1 losses)",
@@ -86,6 +91,81 @@ def dataset_table(curve: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
         row["points"] = len(part)
         rows.append(row)
     return pd.DataFrame(rows), all_cost, all_err
+
+
+def split_curves(curve: pd.DataFrame) -> list[tuple[int | None, pd.DataFrame]]:
+    """Each seeded split's rows of ``curve`` (one, seed ``None``, without a
+    ``seed`` column: a fixed split or results saved before splits were seeded)."""
+    if "seed" not in curve.columns:
+        return [(None, curve)]
+    return [(int(k), part) for k, part in curve.groupby("seed", sort=True)]
+
+
+@dataclass
+class SplitStats:
+    """Per-method numbers of ``dataset_table`` over one or more seeded splits.
+
+    ``mean``, ``low`` and ``high`` have ``dataset_table``'s layout (a ``method``
+    column, then one column per number); ``n_missing`` counts the splits in
+    which a number is n/a (the method never spends that little, never reaches
+    the target, or is missing). A mean is n/a unless every split has the number,
+    so all methods' means are over the same splits.
+    """
+
+    seeds: list[int | None]
+    tables: list[pd.DataFrame]
+    all_errors: list[float]
+    all_costs: list[float]
+    mean: pd.DataFrame
+    low: pd.DataFrame
+    high: pd.DataFrame
+    n_missing: pd.DataFrame
+
+    @property
+    def n_splits(self) -> int:
+        return len(self.seeds)
+
+
+def split_stats(curve: pd.DataFrame) -> SplitStats:
+    """``dataset_table`` of every split in ``curve`` and their mean and spread.
+
+    Each split's numbers are read off its own lower hulls, relative to its own
+    all-sensor cost and error, before they are averaged.
+    """
+    seeds, tables, errs, costs = [], [], [], []
+    for seed, part in split_curves(curve):
+        table, all_cost, all_err = dataset_table(part)
+        seeds.append(seed)
+        tables.append(table)
+        costs.append(all_cost)
+        errs.append(all_err)
+    labels = list(dict.fromkeys(m for t in tables for m in t["method"]))
+    cube = np.stack(
+        [t.set_index("method").reindex(labels).to_numpy(float) for t in tables]
+    )
+    columns = [c for c in tables[0].columns if c != "method"]
+    with warnings.catch_warnings():  # all-NaN cells are n/a, not an error
+        warnings.simplefilter("ignore", RuntimeWarning)
+        stats = {
+            "mean": cube.mean(axis=0),
+            "low": np.nanmin(cube, axis=0),
+            "high": np.nanmax(cube, axis=0),
+            "n_missing": np.isnan(cube).sum(axis=0),
+        }
+    frames = {
+        key: pd.DataFrame(values, columns=columns).assign(method=labels)[
+            ["method", *columns]
+        ]
+        for key, values in stats.items()
+    }
+    return SplitStats(seeds, tables, errs, costs, **frames)
+
+
+def dataset_label(name: str, stats: SplitStats) -> str:
+    """``name``, or ``"pima (mean of 5 seeded splits)"`` for several splits."""
+    if stats.n_splits == 1:
+        return name
+    return f"{name} (mean of {stats.n_splits} seeded splits)"
 
 
 def _fmt(v: object) -> str:
@@ -236,13 +316,18 @@ def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
 
 
 def current_commit() -> str:
-    """Short hash of this checkout's HEAD (with "+changes" when it is dirty)."""
+    """Short hash of this checkout's HEAD (with "+changes" when code is modified)."""
     try:
         run = functools.partial(
             subprocess.run, capture_output=True, text=True, cwd=Path(__file__).parent
         )
         commit = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-        dirty = run(["git", "status", "--porcelain", "--untracked-files=no"]).stdout
+        # The run's own outputs do not make the code that ran "changed".
+        outputs = ["BENCHMARKS.md", "benchmarks/results", "benchmarks/figures"]
+        dirty = run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":/"]
+            + [f":(top,exclude){path}" for path in outputs]
+        ).stdout
     except OSError:
         return "unknown"
     return f"{commit}+changes" if dirty.strip() else commit or "unknown"
@@ -281,53 +366,191 @@ def machine(commit: str | None = None) -> list[str]:
     ]
 
 
+def _cell(column: str, value: float) -> str:
+    """One number as the tables show it (cost fractions in %, points whole)."""
+    if np.isfinite(value) and column.startswith("cost to"):
+        return f"{value:.0%}"
+    if np.isfinite(value) and column == "points":
+        return f"{value:.0f}"
+    return _fmt(float(value))
+
+
+def spread_table(stats: SplitStats) -> pd.DataFrame:
+    """The mean of each number over the splits with its min-max range, as text.
+
+    A number that is n/a in some splits only says in how many.
+    """
+    n = stats.n_splits
+    out = stats.mean.copy().astype(object)
+    for col in out.columns[1:]:
+        for i in range(len(out)):
+            mean, lo, hi = (
+                float(f.at[i, col]) for f in (stats.mean, stats.low, stats.high)
+            )
+            missing = int(stats.n_missing.at[i, col])
+            if col == "points":
+                text = _cell(col, lo) if lo == hi else f"{lo:.0f}–{hi:.0f}"
+            elif 0 < missing < n:
+                text = f"n/a ({missing} of {n} splits n/a)"
+            elif missing:
+                text = "n/a"
+            else:
+                text = f"{_cell(col, mean)} ({_cell(col, lo)}–{_cell(col, hi)})"
+            out.at[i, col] = text
+    return out
+
+
+def per_split_table(stats: SplitStats) -> pd.DataFrame:
+    """Every split's own table, one block of rows per split seed."""
+    return pd.concat(
+        [
+            t.assign(**{"split seed": seed})
+            for seed, t in zip(stats.seeds, stats.tables)
+        ],
+        ignore_index=True,
+    )[["split seed", *stats.tables[0].columns]]
+
+
+def all_sensor_text(stats: SplitStats) -> str:
+    """The all-sensor cost and test error (mean, range and per split)."""
+    cost = f"cost {np.mean(stats.all_costs):.4g}"
+    if stats.n_splits == 1:
+        return f"All sensors: {cost}, test error {stats.all_errors[0]:.4f}."
+    errs = stats.all_errors
+    each = ", ".join(
+        f"seed {k} {e:.4f}" for k, e in zip(stats.seeds, errs, strict=True)
+    )
+    return (
+        f"All sensors: {cost}, test error {np.mean(errs):.4f} (mean of "
+        f"{stats.n_splits} splits; {min(errs):.4f}–{max(errs):.4f}; {each})."
+    )
+
+
+def acceptance_row(label: str, table: pd.DataFrame) -> str:
+    """DAG, cascade and hull at 25/50/75 % and whether the DAG is at or below both.
+
+    Ties within ``TIE`` (0.3 points) count as at or below, as issue 14 asks.
+    """
+    t = table.set_index("method")
+    dag, others = METHODS["dag"], (METHODS["cascade"], METHODS["hull"])
+    if dag not in t.index or any(o not in t.index for o in others):
+        return f"| {label} | | | | not measured |"
+    cells, losses = [], []
+    for f in FRACTIONS:
+        col = f"error @ {f:.0%} cost"
+        cells.append(" / ".join(_fmt(t.at[m, col]) for m in (dag, *others)))
+        for other in others:
+            gap = t.at[dag, col] - t.at[other, col]
+            # NaN (n/a) is not a win either; 1e-12 absorbs float rounding.
+            if not gap <= TIE + 1e-12:
+                losses.append(f"{f:.0%} vs {other} {gap * 100:+.2f} pt")
+    return (
+        f"| {label} | "
+        + " | ".join(cells)
+        + " | "
+        + ("yes" if not losses else "no: " + "; ".join(losses))
+        + " |"
+    )
+
+
+def headline_row(label: str, stats: SplitStats, seconds: dict) -> str:
+    """The Summary table's row: all-sensor error and every method at 50 %."""
+    at50 = stats.mean.set_index("method")["error @ 50% cost"]
+    return (
+        f"| {label} | {np.mean(stats.all_errors):.4f} | "
+        + " | ".join(
+            _fmt(at50.get(METHODS[m], float("nan")))
+            for m in ("dag", "dag_paper", "hull", "cascade", "cegb")
+        )
+        + f" | {seconds['fit (bank + one policy)']:.0f} s / "
+        f"{seconds['sweep (bank reused)']:.0f} s |"
+    )
+
+
+def dataset_section(name: str, s: dict, stats: SplitStats) -> str:
+    """A dataset's section: settings, notes, tables, figure, timings."""
+    notes = "\n".join(f"- {n}" for n in s["notes"])
+    if stats.n_splits == 1:
+        tables = markdown_table(stats.tables[0])
+        timing_head = "| timing | seconds |"
+    else:
+        tables = (
+            f"Mean over the {stats.n_splits} splits (min–max in brackets); each "
+            "split's numbers are read off its own hulls:\n\n"
+            f"{markdown_table(spread_table(stats))}\n\n"
+            f"Each split:\n\n{markdown_table(per_split_table(stats))}\n\n"
+            f"The figure shows split seed {stats.seeds[0]}."
+        )
+        timing_head = f"| timing (mean of {stats.n_splits} splits) | seconds |"
+    timing = "\n".join(f"| {k} | {v:.1f} |" for k, v in s["seconds"].items())
+    load = (
+        f"; load average (1 min) at its end: {s['load_average_1m']:.1f}"
+        if "load_average_1m" in s
+        else ""
+    )
+    if "commit" in s:
+        load += f"; commit `{s['commit']}`"
+    return (
+        f"## {name}\n\n{s['description']} {s['n_train']} training / "
+        f"{s['n_test']} test rows, {s['n_sensors']} sensors, "
+        f"{s['n_states']} DAG states, bank `{s['bank_kind']}`, "
+        f"{s['n_points']} sweep points. Settings: `{json.dumps(s['params'])}`.\n\n"
+        f"{notes}\n\n{all_sensor_text(stats)}\n\n"
+        f"{tables}\n\n![{name}](benchmarks/figures/{name}.png)\n\n"
+        f"{timing_head}\n|---|---|\n{timing}\n\n"
+        f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
+        f"test rows tiled to 20 000). Peak memory of the dataset's process: "
+        f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}{load}.\n"
+    )
+
+
+def _describe_run(run: dict) -> str:
+    what = (
+        f"`--datasets {' '.join(run['datasets'])}`"
+        if run.get("datasets")
+        else "an earlier run"
+    )
+    return (
+        f"{what} on commit {run.get('commit') or 'unknown'}, "
+        f"{run.get('total_s', 0) / 60:.1f} min"
+    )
+
+
+def provenance(args, total_s: float) -> str:
+    """Where the report's numbers come from: this run, or the saved runs behind it."""
+    if not getattr(args, "report_only", False):
+        return f", {total_s / 60:.1f} min in total"
+    runs = getattr(args, "runs", None) or []
+    if any(r.get("datasets") for r in runs):
+        return ", report rewritten from the saved results of " + "; ".join(
+            map(_describe_run, runs)
+        )
+    minutes = getattr(args, "run_minutes", None)
+    took = f", which took {minutes:.1f} min in total" if minutes else ""
+    return ", report rewritten from the saved results of the last run" + took
+
+
 def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
     out = Path(args.out)
     fig_dir = out.parent / "benchmarks" / "figures"
-    sections, figs, headline, verdicts = [], {}, [], []
+    sections, figs, headline, verdicts, accepted = [], {}, [], [], []
     for name, s in summaries.items():
         if "failed" in s:
             sections.append(
                 f"## {name}\n\nNot finished: {s['failed']} (wall time {_wall(s)}).\n"
             )
-            headline.append(f"| {name} | failed | | | | | |")
+            headline.append(f"| {name} | failed |" + " |" * 6)
             continue
         curve = pd.read_csv(args.work_dir / f"{name}_curve.csv")
-        table, all_cost, all_err = dataset_table(curve)
-        figs[name] = figure(curve, f"{name}: test error vs average cost")
-        at50 = table.set_index("method")["error @ 50% cost"]
-        verdicts.append(verdict(name, table))
-        sec = s["seconds"]
-        headline.append(
-            f"| {name} | {all_err:.4f} | "
-            + " | ".join(
-                _fmt(at50.get(METHODS[m], float("nan")))
-                for m in ("dag", "dag_paper", "hull", "cascade", "cegb")
-            )
-            + f" | {sec['fit (bank + one policy)']:.0f} s / "
-            f"{sec['sweep (bank reused)']:.0f} s |"
-        )
-        notes = "\n".join(f"- {n}" for n in s["notes"])
-        timing = "\n".join(f"| {k} | {v:.1f} |" for k, v in sec.items())
-        sections.append(
-            f"## {name}\n\n{s['description']} {s['n_train']} training / "
-            f"{s['n_test']} test rows, {s['n_sensors']} sensors, "
-            f"{s['n_states']} DAG states, bank `{s['bank_kind']}`, "
-            f"{s['n_points']} sweep points. Settings: `{json.dumps(s['params'])}`.\n\n"
-            f"{notes}\n\nAll sensors: cost {all_cost:.4g}, "
-            f"test error {all_err:.4f}.\n\n"
-            f"{markdown_table(table)}\n\n![{name}](benchmarks/figures/{name}.png)\n\n"
-            f"| timing | seconds |\n|---|---|\n{timing}\n\n"
-            f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
-            f"test rows tiled to 20 000). Peak memory of the dataset's process: "
-            f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}"
-            + (
-                f"; load average (1 min) at its end: {s['load_average_1m']:.1f}"
-                if "load_average_1m" in s
-                else ""
-            )
-            + ".\n"
-        )
+        stats = split_stats(curve)
+        label = dataset_label(name, stats)
+        first = split_curves(curve)[0][1]
+        where = "" if stats.n_splits == 1 else f", split seed {stats.seeds[0]}"
+        figs[name] = figure(first, f"{name}{where}: test error vs average cost")
+        verdicts.append(verdict(label, stats.mean))
+        accepted.append(acceptance_row(label, stats.mean))
+        headline.append(headline_row(label, stats, s["seconds"]))
+        sections.append(dataset_section(name, s, stats))
     rendered = render_pngs(figs, fig_dir) if figs else []
     missing = sorted(set(figs) - set(rendered))
     mode = "--quick" if args.quick else "full"
@@ -336,18 +559,8 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "# Benchmarks",
         "",
         "Generated by `python benchmarks/run_all.py` (this run: "
-        f"`{cmd}`, mode {mode}"
-        + (
-            ", report rewritten from the saved results of the last run"
-            + (
-                f", which took {args.run_minutes:.1f} min in total"
-                if getattr(args, "run_minutes", None)
-                else ""
-            )
-            if getattr(args, "report_only", False)
-            else f", {total_s / 60:.1f} min in total"
-        )
-        + "). Do not edit by hand: rerun the command.",
+        f"`{cmd}`, mode {mode}{provenance(args, total_s)}). "
+        "Do not edit by hand: rerun the command.",
         "",
         "## Machine and versions",
         "",
@@ -366,6 +579,11 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "- *cost to all-sensor error + 0.5 pt*: least average cost (fraction "
         "of the all-sensor cost) at which the hull's error is at most the "
         "all-sensor classifier's error + 0.005; `n/a`: never.",
+        "- A dataset labelled *mean of N seeded splits* ran on N random "
+        "stratified 75/25 train/test splits (seeds 0 to N-1), each with its own "
+        "choices made on its training rows; every number is read off that "
+        "split's own hulls, then averaged. Its section gives the min–max range "
+        "and each split's numbers.",
         "- The fixed-subset hull mixes non-adaptive subsets (every example "
         "pays for the whole subset), classified by the same bank as the DAG. "
         "The oracle picks, per test example, the cheapest subset whose "
@@ -396,6 +614,15 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "Differences in percentage points (negative: the DAG errs less):",
         "",
         *verdicts,
+        "",
+        "The DAG against the confidence cascade and the fixed-subset hull: test "
+        "error of DAG / cascade / hull at 25, 50 and 75 % of the all-sensor cost, "
+        "and whether the DAG is at or below both everywhere (ties within "
+        f"{TIE * 100:.1f} points count):",
+        "",
+        "| dataset | 25 % | 50 % | 75 % | DAG at or below both |",
+        "|---|---|---|---|---|",
+        *accepted,
         "",
         "DISCUSSION_PLACEHOLDER",
         "",

@@ -16,6 +16,10 @@ The default run (5 folds, 20 sweep points per curve) took 40 minutes on 2 cores,
 32 of them for shuttle's 512-state DAG, which runs alongside the others.
 ``--quick`` (3 folds, 6 sweep points, 7 CEGB settings, smaller letter and
 shuttle samples) is for a smoke test.
+pima runs on 5 seeded stratified 75/25 splits (seeds 0-4; ``--splits N`` sets
+the number for every dataset split at random) and the report gives the mean,
+the spread and each split's numbers; every choice is made per split on its own
+training rows. The curve CSV of a dataset split at random has a ``seed`` column.
 MiniBooNE and Covertype run when named in ``--datasets`` and their UCI files
 (``MiniBooNE_PID.txt``, ``covtype.data.gz``) are in ``--data-dir``.
 """
@@ -41,7 +45,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
-from _bench_data import LARGE, SMALL, BenchData, load, use_data_dir  # noqa: E402
+from _bench_data import (  # noqa: E402
+    LARGE,
+    RANDOM_SPLIT,
+    SMALL,
+    BenchData,
+    load,
+    split_seeds,
+    use_data_dir,
+)
 from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
@@ -127,13 +139,13 @@ def timed_cegb(
     return cegb, time.perf_counter() - t0, fit_s
 
 
-def run_one(name: str, args: argparse.Namespace) -> dict:
-    """Everything for one dataset; returns the summary and writes the curve CSV."""
-    warnings.filterwarnings("ignore")
-    use_data_dir(args.data_dir)
+def run_split(
+    name: str, args: argparse.Namespace, seed: int
+) -> tuple[dict, pd.DataFrame]:
+    """Every method on one train/test split of ``name``: its summary and test curve."""
     cv = 3 if args.quick else 5
     n_points = 6 if args.quick else 20
-    d = load(name, quick=args.quick, max_train=args.max_train)
+    d = load(name, quick=args.quick, max_train=args.max_train, seed=seed)
     params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs, **d.params}
     log = list(d.notes)
     t0 = time.perf_counter()
@@ -195,9 +207,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
     out["sensors"] = out["sensors"].map(
         lambda s: "|".join(s) if isinstance(s, (list, tuple)) else s
     )
-    out.to_csv(args.work_dir / f"{name}_curve.csv", index=False)
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
+    summary = {
         "name": name,
         "description": d.description,
         "n_train": len(d.X_train),
@@ -222,26 +232,112 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
             "CEGB fits only": cegb_fit_s,
         },
         "predict_rows_per_s": rows_per_s,
-        "peak_mib": peak_mib,
+    }
+    return summary, out
+
+
+#: Per-split facts a multi-split summary keeps under ``"splits"``.
+SPLIT_KEYS = ("params", "notes", "degree_scores", "n_points", "seconds")
+
+
+def combine_splits(parts: list[tuple[int, dict]]) -> dict:
+    """One dataset summary from the summaries of its seeded splits.
+
+    Facts shared by every split (sizes, sensors, states, settings, notes with
+    the seed left out) are kept once; the rest goes to ``"splits"`` (one entry
+    per seed) and to notes prefixed by the seed. Seconds and prediction
+    throughput are means over the splits.
+    """
+    seeds = [seed for seed, _ in parts]
+    first = parts[0][1]
+    if len(parts) == 1:
+        return {**first, "split_seeds": seeds}
+    summaries = [s for _, s in parts]
+    unseeded = [[n.replace(f", seed {k}", "") for n in s["notes"]] for k, s in parts]
+    shared = [n for n in unseeded[0] if all(n in u for u in unseeded)]
+    notes = [
+        f"mean of {len(seeds)} seeded splits (seeds "
+        + ", ".join(map(str, seeds))
+        + "); the policy degree, the cascade's order and thresholds are chosen "
+        "on each split's own training rows",
+        *shared,
+    ]
+    for (seed, _), u in zip(parts, unseeded, strict=True):
+        notes += [f"seed {seed}: {n}" for n in u if n not in shared]
+    return {
+        **{k: first[k] for k in ("name", "description", "n_train", "n_test")},
+        **{k: first[k] for k in ("n_sensors", "n_states", "bank_kind")},
+        "params": {
+            k: v
+            for k, v in first["params"].items()
+            if all(s["params"].get(k) == v for s in summaries)
+        },
+        "notes": notes,
+        "n_points": max(s["n_points"] for s in summaries),
+        "seconds": {
+            k: float(np.mean([s["seconds"][k] for s in summaries]))
+            for k in first["seconds"]
+        },
+        "predict_rows_per_s": float(
+            np.mean([s["predict_rows_per_s"] for s in summaries])
+        ),
+        "split_seeds": seeds,
+        "splits": [
+            {"seed": seed, **{k: s[k] for k in SPLIT_KEYS}} for seed, s in parts
+        ],
+    }
+
+
+def run_one(name: str, args: argparse.Namespace) -> dict:
+    """Every seeded split of one dataset; returns the summary, writes the curve CSV.
+
+    The curve CSV of a dataset with a random split has a ``seed`` column (the
+    split's seed); a fixed split's CSV has none.
+    """
+    warnings.filterwarnings("ignore")
+    use_data_dir(args.data_dir)
+    parts, frames = [], []
+    for seed in split_seeds(name, args.splits):
+        summary, frame = run_split(name, args, seed)
+        if name in RANDOM_SPLIT:
+            frame.insert(0, "seed", seed)
+        parts.append((seed, summary))
+        frames.append(frame)
+    pd.concat(frames, ignore_index=True).to_csv(
+        args.work_dir / f"{name}_curve.csv", index=False
+    )
+    return {
+        **combine_splits(parts),
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load_average_1m": os.getloadavg()[0],
     }
 
 
 def rerun_cegb(name: str, args: argparse.Namespace) -> None:
-    """Recompute only the CEGB rows of a finished dataset (same data and split)."""
+    """Recompute only the CEGB rows of a finished dataset (same data and splits)."""
     warnings.filterwarnings("ignore")
     use_data_dir(args.data_dir)
-    d = load(name, quick=args.quick, max_train=args.max_train)
-    cegb, total, fit_s = timed_cegb(d, args)
-    cegb["split"] = "test"
     path = args.work_dir / f"{name}_curve.csv"
     curve = pd.read_csv(path)
-    curve = pd.concat([curve[curve["method"] != "cegb"], cegb], ignore_index=True)
-    curve.to_csv(path, index=False)
+    seeds = sorted(curve["seed"].unique()) if "seed" in curve else [None]
+    parts, totals, fits = [curve[curve["method"] != "cegb"]], [], []
+    for seed in seeds:
+        d = load(name, quick=args.quick, max_train=args.max_train, seed=int(seed or 0))
+        cegb, total, fit_s = timed_cegb(d, args)
+        cegb["split"] = "test"
+        if seed is not None:
+            cegb.insert(0, "seed", int(seed))
+        parts.append(cegb)
+        totals.append(total)
+        fits.append(fit_s)
+    pd.concat(parts, ignore_index=True).to_csv(path, index=False)
     jpath = args.work_dir / f"{name}.json"
     summary = json.loads(jpath.read_text())
-    summary["seconds"]["CEGB (all settings)"] = total
-    summary["seconds"]["CEGB fits only"] = fit_s
+    summary["seconds"]["CEGB (all settings)"] = float(np.mean(totals))
+    summary["seconds"]["CEGB fits only"] = float(np.mean(fits))
+    for split, total, fit_s in zip(summary.get("splits", []), totals, fits):
+        split["seconds"]["CEGB (all settings)"] = total
+        split["seconds"]["CEGB fits only"] = fit_s
     jpath.write_text(json.dumps(summary, indent=2))
 
 
@@ -262,6 +358,8 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
         cmd.append("--quick")
     if args.max_train:
         cmd += ["--max-train", str(args.max_train)]
+    if args.splits is not None:
+        cmd += ["--splits", str(args.splits)]
     env = dict(os.environ)
     if args.parallel > 1:
         # Parallel processes share the cores: one BLAS/OpenMP thread each.
@@ -289,8 +387,73 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
     path = args.work_dir / f"{name}.json"
     summary = json.loads(path.read_text())
     summary["wall_s"] = wall
+    # Partial runs merge in the report: each dataset keeps the commit it ran on.
+    summary["commit"] = args.commit
     path.write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def _saved_runs(run_info: Path) -> list[dict]:
+    """The runs recorded in ``run.json`` (an older file holds one, datasets unknown)."""
+    if not run_info.exists():
+        return []
+    info = json.loads(run_info.read_text())
+    if "runs" in info:
+        return info["runs"]
+    return [
+        {"datasets": None, "commit": info.get("commit"), "total_s": info["total_s"]}
+    ]
+
+
+def record_run(
+    run_info: Path, datasets: list[str], commit: str, total_s: float
+) -> None:
+    """Add this run to ``run.json``; runs whose datasets it all reran are dropped.
+
+    The top-level ``commit`` and ``total_s`` are this run's, as before.
+    """
+    kept = [
+        r
+        for r in _saved_runs(run_info)
+        if r["datasets"] is None or set(r["datasets"]) - set(datasets)
+    ]
+    this = {"datasets": list(datasets), "commit": commit, "total_s": total_s}
+    run_info.write_text(
+        json.dumps(
+            {"commit": commit, "total_s": total_s, "runs": [*kept, this]}, indent=2
+        )
+    )
+
+
+def runs_behind(run_info: Path, datasets: list[str]) -> list[dict]:
+    """The recorded runs whose results a report of ``datasets`` uses.
+
+    A dataset's results are from the last run that included it; a run from an
+    older ``run.json`` (datasets unknown) counts only when no run names them.
+    """
+    runs = _saved_runs(run_info)
+    used = []
+    for name in datasets:
+        last = next(
+            (r for r in reversed(runs) if r["datasets"] and name in r["datasets"]),
+            None,
+        )
+        if last is None:
+            last = next((r for r in runs if r["datasets"] is None), None)
+        if last is not None and last not in used:
+            used.append(last)
+    return used
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def main() -> None:
@@ -325,6 +488,15 @@ def main() -> None:
         default=None,
         help="subsample every training set to at most this many rows "
         "(seeded, stratified; default: only shuttle is subsampled)",
+    )
+    parser.add_argument(
+        "--splits",
+        type=_positive_int,
+        default=None,
+        help="seeded stratified 75/25 train/test splits (seeds 0..N-1) for the "
+        "datasets split at random (pima, spam, miniboone, covertype); the report "
+        "gives their mean and spread. Datasets with a fixed split (letter, "
+        "landsat, dna, shuttle) run once. (default: 5 for pima, 1 for the others)",
     )
     parser.add_argument(
         "--n-jobs", type=int, default=1, help="joblib jobs inside each dataset"
@@ -371,10 +543,11 @@ def main() -> None:
     started = time.perf_counter()
     run_info = args.work_dir / "run.json"
     if args.report_only:
-        if run_info.exists():
-            info = json.loads(run_info.read_text())
-            args.commit = info.get("commit")
-            args.run_minutes = info.get("total_s", 0) / 60 or None
+        args.runs = runs_behind(run_info, args.datasets)
+        if args.runs:
+            commits = dict.fromkeys(r["commit"] for r in args.runs if r.get("commit"))
+            args.commit = ", ".join(commits) or None
+            args.run_minutes = sum(r.get("total_s", 0) for r in args.runs) / 60 or None
         summaries = {}
         for name in args.datasets:
             path = args.work_dir / f"{name}.json"
@@ -395,7 +568,7 @@ def main() -> None:
         summaries = {name: done[name] for name in args.datasets}
     total = time.perf_counter() - started
     if not args.report_only:
-        run_info.write_text(json.dumps({"commit": args.commit, "total_s": total}))
+        record_run(run_info, args.datasets, args.commit, total)
     write_report(summaries, args, total)
     print(f"wrote {args.out} in {total / 60:.1f} min", file=sys.stderr)
 

@@ -27,6 +27,9 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     assert "pima: ok" in done.stderr
 
     curve = pd.read_csv(work / "pima_curve.csv")
+    # pima runs on 5 seeded splits by default, every method on each.
+    assert sorted(curve["seed"].unique()) == [0, 1, 2, 3, 4]
+    assert curve.groupby("seed")["method"].nunique().nunique() == 1
     methods = set(curve["method"])
     assert {
         "dag",
@@ -46,11 +49,14 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
 
     summary = json.loads((work / "pima.json").read_text())
     assert summary["n_states"] == 8 and summary["n_points"] >= 4
+    assert summary["split_seeds"] == [0, 1, 2, 3, 4] and len(summary["splits"]) == 5
     assert summary["seconds"]["bank fit"] > 0 and summary["predict_rows_per_s"] > 0
     assert json.loads((work / "run.json").read_text())["total_s"] > 0
 
     report = out.read_text()
-    assert "| pima |" in report and "## pima" in report
+    # The summary row is the mean of the 5 splits; pima's section lists each.
+    assert "| pima (mean of 5 seeded splits) |" in report and "## pima" in report
+    assert "| split seed | method |" in report
     assert "LightGBM CEGB" in report and "mode --quick" in report
     # The cascade has its column in the summary and a row in pima's table.
     assert "| confidence cascade | CEGB |" in report
@@ -65,3 +71,22 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     rebuilt = out.read_text()
     table = report[report.index("## Summary") : report.index("## Discussion")]
     assert table in rebuilt
+
+    # A partial run merges with saved results of other datasets: a saved
+    # single-split dataset (no seed column, as older runs wrote) and pima.
+    one = curve[curve["seed"] == 0].drop(columns="seed")
+    one.to_csv(work / "landsat_curve.csv", index=False)
+    old = {k: v for k, v in summary.items() if k not in ("split_seeds", "splits")}
+    (work / "landsat.json").write_text(json.dumps({**old, "name": "landsat"}))
+    two = [*cmd[:3], "--datasets", "landsat", "pima", *cmd[5:]]
+    merged = subprocess.run(
+        [*two, "--report-only"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert merged.returncode == 0, merged.stderr[-2000:]
+    both = out.read_text()
+    assert "## landsat" in both and "## pima" in both
+    assert "| landsat | " in both and "| pima (mean of 5 seeded splits) |" in both
