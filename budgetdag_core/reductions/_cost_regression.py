@@ -54,6 +54,10 @@ class CostRegression(BaseEstimator):
             self.constant_ = constant_action(C)
             return self
         self.constant_ = None
+        # Regress costs mapped to [0, 1]: the argmin is unchanged (a common shift
+        # and a positive scale), and huge costs (1e308) cannot overflow the fit.
+        low, span = C.min(), np.ptp(C)
+        C = (C - low) / span
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
         if getattr(self, "estimator", None) is None:
