@@ -162,7 +162,7 @@ DEFAULTS: dict[str, Any] = {
     W_BUDGET: 1.0,
     W_CLASSIFIER: "hist_gradient_boosting",
     W_LEARNER: "filter_tree",
-    W_DEGREE: 2,
+    W_DEGREE: 1,  # the library's default on probability inputs
     W_CV: 5,
     W_SEED: 0,
     W_FLOW_PART: "test",

@@ -86,7 +86,7 @@ class TrainSettings:
     cost_scale: float = 1.0
     classifier: str = "hist_gradient_boosting"
     policy_learner: str = "filter_tree"
-    policy_degree: int = 2
+    policy_degree: int = 1
     cv: int = 5
     random_state: int | None = 0
     target_budget: float | None = None

@@ -213,7 +213,7 @@ def test_the_spam_demo_starts_with_subsets_on(app):
     # Back to a small demo: the usual degree again.
     at.switch_page(page("data")).run()
     at.selectbox(key=state.W_DEMO).set_value("pima").run()
-    assert at.session_state[state.W_DEGREE] == 2
+    assert at.session_state[state.W_DEGREE] == state.DEFAULTS[state.W_DEGREE]
     # The app's default bank (gradient boosting since issue 13).
     assert at.session_state[state.W_CLASSIFIER] == "hist_gradient_boosting"
 

@@ -26,7 +26,7 @@ def click_train(at):
 def test_default_demo_trains_from_the_train_page(app):
     at = train_page(app.run())  # landsat, as a new user sees it
     assert at.number_input(key=state.W_COST_SCALE).value == 0.05
-    # fast settings for the test; the app's defaults are 5 folds and degree 2
+    # fast settings for the test; the app's defaults are 5 folds and degree 1
     at.number_input(key=state.W_CV).set_value(2).run()
     at.slider(key=state.W_DEGREE).set_value(1).run()
     click_train(at)
