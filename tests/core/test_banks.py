@@ -403,12 +403,22 @@ def frame():
 @pytest.fixture(scope="module")
 def models(frame):
     X, y, spec = frame
-    return {
+    fitted = {
         kind: BudgetDAGClassifier(
             spec, bank_kind=kind, cv=3, random_state=0, cost_scale=0.5
         ).fit(X, y)
         for kind in BANK_KINDS
     }
+    for kind in ("hgb", "masked"):  # one model per state refit on all rows
+        fitted[f"{kind}-refit"] = BudgetDAGClassifier(
+            spec,
+            bank_kind=kind,
+            bank_serve="refit",
+            cv=3,
+            random_state=0,
+            cost_scale=0.5,
+        ).fit(X, y)
+    return fitted
 
 
 @pytest.mark.parametrize("kind", BANK_KINDS)
@@ -480,7 +490,7 @@ def test_banks_are_storable_by_skops(kind, frame, models):
     pd.testing.assert_frame_equal(loaded.calibration_, bank.calibration_)
 
 
-@pytest.mark.parametrize("kind", BANK_KINDS)
+@pytest.mark.parametrize("kind", [*BANK_KINDS, "hgb-refit", "masked-refit"])
 def test_saved_model_round_trips_with_identical_predictions(kind, frame, models):
     # Pickle and skops; the skops file holds only allow-listed types, and the
     # loaded bank passes its integrity check.
