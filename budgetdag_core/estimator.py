@@ -292,13 +292,19 @@ default="proba"
         return inputs
 
     def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
+        return self._inputs_and_proba(Xv, state, rows)[0]
+
+    def _inputs_and_proba(
+        self, Xv: np.ndarray, state: int, rows: np.ndarray
+    ) -> tuple[Any, np.ndarray | None]:
+        """The policy inputs of ``rows`` at ``state``, and the bank's
+        probabilities there when the inputs needed them (else None)."""
         features = super()._policy_inputs(Xv, state, rows)
         if not self._uses_confidence(state):
-            return features
+            return features, None
         proba = self.bank_.predict_proba(Xv[rows], state)
-        return self._node_inputs(
-            features, model_inputs(proba, self.policy_features_), state
-        )
+        extra = model_inputs(proba, self.policy_features_)
+        return self._node_inputs(features, extra, state), proba
 
     def _route(self, Xv: np.ndarray, conf: np.ndarray | None = None) -> Routing:
         """Route all rows; ``conf`` (n, n_states, d) are precomputed
@@ -324,14 +330,11 @@ default="proba"
         proba = np.full((len(Xv), len(self.classes_)), np.nan)
         last = np.full(len(Xv), -1)  # the state of each row's latest probabilities
 
-        def inputs(k: int, rows: np.ndarray) -> np.ndarray:
-            features = Xv[np.ix_(rows, self.state_columns_[k])]
-            if not self._uses_confidence(k):
-                return features
-            state_proba = self.bank_.predict_proba(Xv[rows], k)
-            proba[rows], last[rows] = state_proba, k
-            extra = model_inputs(state_proba, self.policy_features_)
-            return self._node_inputs(features, extra, k)
+        def inputs(k: int, rows: np.ndarray) -> Any:
+            features, state_proba = self._inputs_and_proba(Xv, k, rows)
+            if state_proba is not None:
+                proba[rows], last[rows] = state_proba, k
+            return features
 
         routing = super()._route(Xv, inputs)
         proba[last != routing.stop_state] = np.nan
