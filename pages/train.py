@@ -286,7 +286,7 @@ else:
         f"Training {selecting}fits {fits}, then learns a policy per state "
         "(roughly "
         + (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min")
-        + " on 2 cores). Later "
+        + " on one core). Later "
         "changes of the cost scale, policy learner or degree reuse the "
         + ("subsets and " if n_subsets is not None else "")
         + "classifiers."

@@ -148,7 +148,7 @@ def test_parameters_have_plain_language_help(app, pima):
     has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
     assert has_budget == budget_targeting_available()
     # The training caption estimates the time (estimate_fit_seconds).
-    assert any("on 2 cores" in c.value and "roughly" in c.value for c in at.caption)
+    assert any("on one core" in c.value and "roughly" in c.value for c in at.caption)
 
 
 def test_results_of_a_model_trained_with_another_spec_are_flagged(app, pima, pima_run):
