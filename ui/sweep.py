@@ -186,6 +186,8 @@ def _points(gap: float) -> str:
     """A difference of two error rates, as the Train page says it: in points
     (9.7% against 9.4% is 0.3 points, not 0.3%)."""
     n = abs(100 * gap)
+    if round(n, 1) == 0:
+        return "less than 0.1 error points"
     return f"{n:.1f} error point{'' if round(n, 1) == 1 else 's'}"
 
 

@@ -86,3 +86,8 @@ def test_tradeoff_summary_speaks_of_error_gaps_in_points():
     assert "the DAG curve lies 1.0 error point above it" in words
     assert "the DAG needs 51% of the all-sensor cost" in words
     assert "1.4%" not in words
+    # A gap that rounds to nothing is not "0.0 error points".
+    from dataclasses import replace
+
+    tiny = summary_words(replace(summary, cascade_mean_gap=-0.0003))
+    assert "lies less than 0.1 error points above it" in tiny and "0.0" not in tiny
