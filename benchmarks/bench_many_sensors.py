@@ -250,6 +250,12 @@ def render(m: dict) -> str:
     else:
         sample = f"all {FULL_ROWS} rows"
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in m["stages"].items())
+    large = args.rows > FULL_ROWS
+
+    def bound(text: str) -> str:
+        # Issue 17 bounds the 130 000-row run; a larger one must only fit.
+        return "(not bounded at this size)" if large else f"(acceptance: {text})"
+
     ratio = m["fit_s"] / m["hgb_s"]
     gap = m["error"] - m["hgb_err"]
     lines = [
@@ -277,14 +283,14 @@ def render(m: dict) -> str:
         "| --- | --- |",
         f"| DAG fit | {m['fit_s']:.1f} s ({stages}) |",
         f"| baseline fit | {m['hgb_s']:.1f} s |",
-        f"| **fit time / baseline fit time** | **{ratio:.1f}x** (acceptance: <= 40x) |",
-        f"| peak memory growth (process tree) | {m['growth_gib']:.2f} GiB (acceptance: "
-        f"<= 3 GiB; peak {m['peak_gib']:.2f} GiB) |",
+        f"| **fit time / baseline fit time** | **{ratio:.1f}x** {bound('<= 40x')} |",
+        f"| peak memory growth (process tree) | {m['growth_gib']:.2f} GiB "
+        f"{bound('<= 3 GiB')} (peak {m['peak_gib']:.2f} GiB) |",
         f"| test error, DAG | {m['error']:.4f} |",
         f"| test error, baseline | {m['hgb_err']:.4f} |",
-        f"| **DAG - baseline error** | **{gap:+.4f}** (acceptance: <= 0.01) |",
+        f"| **DAG - baseline error** | **{gap:+.4f}** {bound('<= 0.01')} |",
         f"| **average sensors** | **{m['avg_sensors']:.1f} of 50** "
-        "(acceptance: <= 25) |",
+        f"{bound('<= 25')} |",
         f"| evaluate on {m['test']} rows | {m['eval_s']:.1f} s |",
         f"| subsets chosen (sensors each) | {m['subset_sizes']} |",
         f"| greedy reward G | {m['reward']:.4f} on {m['reward_rows']} rows |",
