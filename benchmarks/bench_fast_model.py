@@ -40,6 +40,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 from _bench_data import load  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # noqa: E402
+from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
 
 DATASETS = ("landsat", "letter", "spam", "shuttle")
 
@@ -92,7 +93,8 @@ def bench_dataset(name: str, bank_serve: str = "folds") -> BudgetDAGClassifier:
     print(
         f"{name:8s} serve={bank_serve:5s} {len(data.X_train):6d} rows, "
         f"{model.bank_.n_states:3d} states, "
-        f"bank {model.bank_.kind:10s}| reference {ref:6.2f} s err {ref_err:.4f} | "
+        f"bank {resolve_bank_kind('auto', None, model.bank_.n_states):6s}| "
+        f"reference {ref:6.2f} s err {ref_err:.4f} | "
         f"fit {total:7.1f} s = {total / ref:5.1f}x (bank {bank:6.1f} s = "
         f"{bank / ref:5.1f}x, policies {total - bank:6.1f} s) | all-sensor err "
         f"{err:.4f} ({err - ref_err:+.4f})",
@@ -134,6 +136,7 @@ def bench_landsat_use(model: BudgetDAGClassifier) -> None:
             data.spec,
             n_points=10,
             bank=model.bank_,
+            bank_serve=model.bank_serve,
             random_state=0,
             n_jobs=2,
         )

@@ -32,12 +32,13 @@ from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import delayed
 
 from ._bank_base import (
     BaseBank,
     Progress,
     check_serve,
+    fits_in_parallel,
     fold_average,
     refit_template,
     row_chunked,
@@ -169,7 +170,7 @@ def _fit_states(
     ]
     refit = cross_fit and serve == "refit"
     total = len(jobs) + (K if refit else 0)
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+    results = fits_in_parallel(template, n_jobs)(
         delayed(_fit_predict)(
             template, X, y, state_columns[k], train, test, outputs, empty, cross_fit
         )
@@ -189,7 +190,7 @@ def _fit_states(
         if progress is not None:
             progress("bank", done, total)
     if refit:
-        refits = Parallel(n_jobs=n_jobs, return_as="generator")(
+        refits = fits_in_parallel(template, n_jobs)(
             delayed(_fit_predict)(
                 refit_template(template, models[k]),
                 X,

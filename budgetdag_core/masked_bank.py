@@ -17,12 +17,13 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import delayed
 
 from ._bank_base import (
     BaseBank,
     Progress,
     check_serve,
+    fits_in_parallel,
     fold_average,
     prior_proba,
     refit_template,
@@ -285,7 +286,7 @@ class MaskedBank(BaseBank):
             jobs.append((np.arange(n), None))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
         total = len(jobs) + int(self.cross_fit and self.serve == "refit")
-        results = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+        results = fits_in_parallel(template, self.n_jobs)(
             delayed(_fit_fold)(
                 template,
                 X,
