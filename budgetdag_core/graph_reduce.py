@@ -124,6 +124,13 @@ def _replay_node(
     return policy.learner, policy.predict(Z)
 
 
+#: Rows x states below which Graph-Reduce fits its nodes in this process: on
+#: the 2-core machine a process pool's start-up (about 1.5 s) exceeded the whole
+#: policy fit of landsat (0.2 s) and spam's 256 states (2.5 s in one process,
+#: 1.9 s on two warm workers, 3.4 s with their start-up).
+PARALLEL_POLICY_WORK = 1_000_000
+
+
 def graph_reduce(
     state_inputs: Callable[[int], np.ndarray],
     stop_loss: np.ndarray,
@@ -154,7 +161,10 @@ def graph_reduce(
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        Nodes of one layer are independent and are fitted in parallel.
+        Nodes of one layer are independent and are fitted in parallel, when
+        the problem has at least ``PARALLEL_POLICY_WORK`` rows x states
+        (smaller ones run in this process: starting worker processes costs
+        more than they save).
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each layer.
     record : bool, default=False
@@ -184,6 +194,8 @@ def graph_reduce(
     policies: list[NodePolicy | None] = [None] * K
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
     fit_node = _fit_node if replay is None else _replay_node
+    if n * K < PARALLEL_POLICY_WORK:
+        n_jobs = 1
     layers = dag.layers()
     total, done = K, 0
     for layer in reversed(layers):

@@ -83,3 +83,36 @@ def test_learn_policies_from_losses_runs_without_bank() -> None:
     assert ((acts == 0) == (Z[:, 0] > 0)).mean() > 0.9
     # root: acquire a (cheap), stop when a > 0, else buy b: cost-to-go <= 0.31
     assert result.cost_to_go[:, 0].max() <= 0.31 + 1e-9
+
+
+def test_parallel_node_fits_equal_serial_ones(monkeypatch) -> None:
+    # Small problems fit their nodes in this process whatever n_jobs; with the
+    # threshold lowered the same problem goes through worker processes and
+    # must give the same cost-to-go and actions.
+    import importlib
+
+    module = importlib.import_module("budgetdag_core.graph_reduce")
+
+    rng = np.random.default_rng(3)
+    n = 200
+    dag = SensorDAG(["a", "b", "c"])
+    Z = rng.normal(size=(n, 3))
+    loss = (rng.random((n, dag.n_states)) < 0.3).astype(float)
+    costs = np.array([0.05, 0.1, 0.02])
+    cols = dag.state_columns([np.array([0]), np.array([1]), np.array([2])])
+
+    def fit(n_jobs: int):
+        return graph_reduce(
+            lambda k: Z[:, cols[k]],
+            loss,
+            costs,
+            dag,
+            FilterTree(degree=1),
+            n_jobs=n_jobs,
+        )
+
+    serial = fit(1)
+    monkeypatch.setattr(module, "PARALLEL_POLICY_WORK", 0)
+    parallel = fit(2)
+    np.testing.assert_array_equal(parallel.actions, serial.actions)
+    np.testing.assert_allclose(parallel.cost_to_go, serial.cost_to_go)
