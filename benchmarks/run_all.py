@@ -268,8 +268,8 @@ def combine_splits(parts: list[tuple[int, dict]]) -> dict:
     notes = [
         f"mean of {len(seeds)} seeded splits (seeds "
         + ", ".join(map(str, seeds))
-        + "); the policy degree, the cascade's order and thresholds are chosen "
-        "on each split's own training rows",
+        + "); the cascade's order and thresholds (and with --choose-degree the "
+        "policy degree) are chosen on each split's own training rows",
         *shared,
     ]
     for (seed, _), u in zip(parts, unseeded, strict=True):
