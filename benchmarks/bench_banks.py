@@ -93,8 +93,8 @@ def make(kind: str, cv: int, n_jobs: int):
 
 LABELS = {
     "per_subset": "logistic regression per subset",
-    "hgb": "HistGradientBoosting per subset (early stop)",
-    "masked": "one masked HistGradientBoosting",
+    "hgb": "LightGBM per subset (cross-fitted, early stop)",
+    "masked": "one masked LightGBM (cross-fitted)",
     "lgbm": "LightGBM per subset (100 rounds, reference)",
 }
 
