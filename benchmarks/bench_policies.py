@@ -59,7 +59,13 @@ FRACTIONS = (0.25, 0.5, 0.75)
 
 #: name -> estimator parameters of a candidate policy configuration.
 CONFIGS: dict[str, dict] = {
-    "paper": {},  # filter_tree, sensors, 0/1 stop losses, degree 2
+    # the paper: filter tree on sensor values, 0/1 stop losses, degree 2 (explicit:
+    # the library's defaults are no longer the paper's)
+    "paper": {
+        "policy_features": "sensors",
+        "stop_loss": "zero_one",
+        "policy_degree": 2,
+    },
     "ft-sensors+conf": {"policy_features": "sensors+confidence"},
     "ft-conf": {"policy_features": "confidence"},
     "ft-conf-soft": {"policy_features": "confidence", "stop_loss": "soft"},
