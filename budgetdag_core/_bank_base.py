@@ -9,8 +9,7 @@ the fit.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -20,30 +19,12 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.parallel import Parallel
-from threadpoolctl import ThreadpoolController
 
 from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
 from ._progress import Progress
+from ._threads import single_threaded
 from .dag import SensorDAG
 from .decisions import decide, matrix_loss
-
-
-@functools.cache
-def _controller() -> ThreadpoolController:
-    # Inspecting the loaded libraries costs ~30 ms; do it once per process.
-    return ThreadpoolController()
-
-
-def single_threaded() -> Any:
-    """Context limiting OpenMP/BLAS to one thread, for bank fits and predictions.
-
-    The bank parallelises across fits (``n_jobs``); nested OpenMP threads in many
-    short fits and small predictions only add overhead, and on a busy machine
-    spin-waiting OpenMP threads slowed one gradient-boosting fit on landsat from
-    1 s to 37 s and a one-row prediction from 7 ms to 130 ms.
-    """
-    return _controller().limit(limits=1)
-
 
 #: Rows from which a cross-fitted bank scores its fold models in parallel threads
 #: (below it, starting threads costs more than it saves).
@@ -106,19 +87,24 @@ def row_chunked(
         return np.concatenate(list(pool.map(one, blocks)))
 
 
-def fits_in_parallel(template: Any, n_jobs: int | None) -> Parallel:
-    """The joblib ``Parallel`` (a generator of results) for a bank's model fits.
+def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> Iterator:
+    """The results of a bank's fit ``tasks`` (joblib ``delayed`` calls), in order.
 
     The bank's own LightGBM models train in C++ with the GIL released, so they
     prefer threads: no worker start-up (1.6 s on the 2-core machine, more than
     a whole landsat bank's second core bought) and no copies of the data. A
     backend set with ``joblib.parallel_config`` (e.g. Dask) still wins; other
-    classifiers use joblib's default processes.
+    classifiers use joblib's default processes. This thread holds
+    :func:`single_threaded` meanwhile, so that the threads' limits nest in it
+    and the original limits come back here, in the thread that set them.
     """
     from ._lgbm_trees import LightGBMTrees
 
     prefer = "threads" if isinstance(template, LightGBMTrees) else None
-    return Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)
+    with single_threaded():
+        yield from Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)(
+            tasks
+        )
 
 
 def check_serve(serve: Any) -> None:

@@ -38,8 +38,8 @@ from ._bank_base import (
     BaseBank,
     Progress,
     check_serve,
-    fits_in_parallel,
     fold_average,
+    parallel_fits,
     refit_template,
     row_chunked,
     single_threaded,
@@ -170,11 +170,15 @@ def _fit_states(
     ]
     refit = cross_fit and serve == "refit"
     total = len(jobs) + (K if refit else 0)
-    results = fits_in_parallel(template, n_jobs)(
-        delayed(_fit_predict)(
-            template, X, y, state_columns[k], train, test, outputs, empty, cross_fit
-        )
-        for k, _, train, test in jobs
+    results = parallel_fits(
+        template,
+        n_jobs,
+        (
+            delayed(_fit_predict)(
+                template, X, y, state_columns[k], train, test, outputs, empty, cross_fit
+            )
+            for k, _, train, test in jobs
+        ),
     )
     oof = np.zeros((n, K, width), dtype=np.float32)
     models: list[Any] = [[None] * len(folds) if cross_fit else None for _ in range(K)]
@@ -190,18 +194,22 @@ def _fit_states(
         if progress is not None:
             progress("bank", done, total)
     if refit:
-        refits = fits_in_parallel(template, n_jobs)(
-            delayed(_fit_predict)(
-                refit_template(template, models[k]),
-                X,
-                y,
-                state_columns[k],
-                None,
-                None,
-                outputs,
-                empty,
-            )
-            for k in by_width
+        refits = parallel_fits(
+            template,
+            n_jobs,
+            (
+                delayed(_fit_predict)(
+                    refit_template(template, models[k]),
+                    X,
+                    y,
+                    state_columns[k],
+                    None,
+                    None,
+                    outputs,
+                    empty,
+                )
+                for k in by_width
+            ),
         )
         for k, (model, _) in zip(by_width, refits, strict=True):
             models[k] = model

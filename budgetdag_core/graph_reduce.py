@@ -7,7 +7,6 @@ their out-of-fold losses, and users can call it with a loss table of their own
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,9 +14,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
-from threadpoolctl import ThreadpoolController
 
 from ._progress import Progress
+from ._threads import single_threaded
 from .dag import SensorDAG
 
 STOP = 0  # action index of stop-and-classify at every node
@@ -90,11 +89,6 @@ class ConstantAction:
         return np.full(len(Z), self.action, dtype=np.intp)
 
 
-@functools.cache
-def _controller() -> ThreadpoolController:
-    return ThreadpoolController()  # inspecting the libraries once per process
-
-
 def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
     """Fit a node's learner; fall back to the best single action if that is better.
 
@@ -105,7 +99,7 @@ def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarr
     """
     # Node problems are small: OpenMP/BLAS threads only add overhead (and
     # spin-waiting on a busy machine), and nodes run in parallel via n_jobs.
-    with _controller().limit(limits=1):
+    with single_threaded():
         fitted = clone(learner).fit(Z, C)
         actions = np.asarray(fitted.predict(Z), dtype=np.intp)
     totals = C.sum(axis=0)
@@ -211,12 +205,13 @@ def graph_reduce(
                 tables[k] = C
         trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
         to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
-        fitted = Parallel(n_jobs=n_jobs)(
-            delayed(fit_node)(
-                learner if replay is None else replay[k], state_inputs(k), C
+        with single_threaded():  # pool threads nest in this thread's limits
+            fitted = Parallel(n_jobs=n_jobs)(
+                delayed(fit_node)(
+                    learner if replay is None else replay[k], state_inputs(k), C
+                )
+                for k, C in to_fit
             )
-            for k, C in to_fit
-        )
         for k, C in trivial:
             policies[k] = NodePolicy(k, dag.children[k], None, 0)
             cost_to_go[:, k] = C[:, 0]

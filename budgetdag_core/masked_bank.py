@@ -23,8 +23,8 @@ from ._bank_base import (
     BaseBank,
     Progress,
     check_serve,
-    fits_in_parallel,
     fold_average,
+    parallel_fits,
     prior_proba,
     refit_template,
     row_chunked,
@@ -286,21 +286,25 @@ class MaskedBank(BaseBank):
             jobs.append((np.arange(n), None))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
         total = len(jobs) + int(self.cross_fit and self.serve == "refit")
-        results = fits_in_parallel(template, self.n_jobs)(
-            delayed(_fit_fold)(
-                template,
-                X,
-                y,
-                pair_rows,
-                pair_states,
-                masks,
-                train,
-                test,
-                n_classes,
-                int(seed),
-                self.cross_fit,
-            )
-            for (train, test), seed in zip(jobs, seeds, strict=True)
+        results = parallel_fits(
+            template,
+            self.n_jobs,
+            (
+                delayed(_fit_fold)(
+                    template,
+                    X,
+                    y,
+                    pair_rows,
+                    pair_states,
+                    masks,
+                    train,
+                    test,
+                    n_classes,
+                    int(seed),
+                    self.cross_fit,
+                )
+                for (train, test), seed in zip(jobs, seeds, strict=True)
+            ),
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
         fold_models, fold_columns = [], []

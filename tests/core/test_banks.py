@@ -195,6 +195,22 @@ def test_refit_serving_scores_row_blocks_in_threads_identically(kind, data):
     np.testing.assert_array_equal(bank.predict_proba(X_big, state), alone)
 
 
+@pytest.mark.parametrize("kind", ["hgb", "masked"])
+def test_threaded_fits_leave_the_blas_threads_as_they_were(kind, data):
+    # The fits run in threads, each limiting OpenMP/BLAS to one thread; the
+    # process's limits must come back (restored from a pool thread, OpenBLAS
+    # stayed at one thread after the fit).
+    from threadpoolctl import threadpool_info
+
+    def limits():
+        return sorted((i["filepath"], i["num_threads"]) for i in threadpool_info())
+
+    before = limits()
+    bank = fit_bank(make_bank(kind, cv=3, random_state=0, n_jobs=2), data)
+    bank.predict_proba(np.zeros((5000, data[0].shape[1])), data[2].n_states - 1)
+    assert limits() == before
+
+
 def test_serve_must_be_a_known_mode(data):
     with pytest.raises(ValueError, match="serve must be one of"):
         fit_bank(make_bank("hgb", cv=3, serve="average"), data)
