@@ -49,17 +49,25 @@ def fold_average(
     ``n_jobs``.
     """
     workers = min(joblib.effective_n_jobs(n_jobs), len(models))
-    if workers <= 1 or n_rows < PARALLEL_PREDICT_ROWS:
-        outputs = [predict(model) for model in models]
-    else:
+    if n_rows < PARALLEL_PREDICT_ROWS:
+        workers = 1
+    return np.mean(_map_in_threads(predict, models, workers), axis=0)
 
-        def one(model: Any) -> np.ndarray:
-            with single_threaded():
-                return predict(model)
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            outputs = list(pool.map(one, models))
-    return np.mean(outputs, axis=0)
+def _map_in_threads(
+    function: Callable[[Any], np.ndarray], items: Sequence[Any], workers: int
+) -> list[np.ndarray]:
+    """``[function(item) for item in items]``, in up to ``workers`` threads of
+    one OpenMP/BLAS thread each (the caller holds :func:`single_threaded`)."""
+    if workers <= 1:
+        return [function(item) for item in items]
+
+    def one(item: Any) -> np.ndarray:
+        with single_threaded():
+            return function(item)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, items))
 
 
 def row_chunked(
@@ -77,14 +85,10 @@ def row_chunked(
     workers = min(joblib.effective_n_jobs(n_jobs), len(X) // PARALLEL_PREDICT_ROWS)
     if workers <= 1:
         return predict(X)
-
-    def one(rows: np.ndarray) -> np.ndarray:
-        with single_threaded():
-            return predict(X[rows])
-
     blocks = np.array_split(np.arange(len(X)), workers)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return np.concatenate(list(pool.map(one, blocks)))
+    return np.concatenate(
+        _map_in_threads(lambda rows: predict(X[rows]), blocks, workers)
+    )
 
 
 def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> Iterator:

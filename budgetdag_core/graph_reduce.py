@@ -205,20 +205,20 @@ def graph_reduce(
                 tables[k] = C
         trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
         to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
+        widths: dict[int, int] = {}
+
+        def task(k: int, C: np.ndarray) -> Any:
+            Z = state_inputs(k)
+            widths[k] = Z.shape[1]
+            return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
+
         with single_threaded():  # pool threads nest in this thread's limits
-            fitted = Parallel(n_jobs=n_jobs)(
-                delayed(fit_node)(
-                    learner if replay is None else replay[k], state_inputs(k), C
-                )
-                for k, C in to_fit
-            )
+            fitted = Parallel(n_jobs=n_jobs)(task(k, C) for k, C in to_fit)
         for k, C in trivial:
             policies[k] = NodePolicy(k, dag.children[k], None, 0)
             cost_to_go[:, k] = C[:, 0]
         for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
-            policies[k] = NodePolicy(
-                k, dag.children[k], model, state_inputs(k).shape[1]
-            )
+            policies[k] = NodePolicy(k, dag.children[k], model, widths[k])
             actions[:, k] = act
             cost_to_go[:, k] = C[np.arange(n), act]
         done += len(layer)
