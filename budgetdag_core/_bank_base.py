@@ -20,7 +20,12 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.parallel import Parallel
 
-from ._calibration import apply_temperature, expected_calibration_error, fit_temperature
+from ._calibration import (
+    apply_temperature,
+    apply_temperatures,
+    expected_calibration_errors,
+    fit_temperatures,
+)
 from ._progress import Progress
 from ._threads import single_threaded
 from .dag import SensorDAG
@@ -234,16 +239,12 @@ class BaseBank:
         """Calibrate per state on the out-of-fold probabilities; fingerprint."""
         K = self.oof_proba_.shape[1]
         rng = np.random.default_rng(self.random_state)
+        self.oof_ece_raw_ = expected_calibration_errors(self.oof_proba_, y)
         self.temperatures_ = np.ones(K)
-        self.oof_ece_raw_ = np.zeros(K)
-        self.oof_ece_ = np.zeros(K)
-        for k in range(K):
-            raw = self.oof_proba_[:, k]
-            self.oof_ece_raw_[k] = expected_calibration_error(raw, y)
-            if self.calibrate:
-                self.temperatures_[k] = fit_temperature(raw, y, rng)
-                self.oof_proba_[:, k] = apply_temperature(raw, self.temperatures_[k])
-            self.oof_ece_[k] = expected_calibration_error(self.oof_proba_[:, k], y)
+        if self.calibrate:
+            self.temperatures_ = fit_temperatures(self.oof_proba_, y, rng)
+            apply_temperatures(self.oof_proba_, self.temperatures_)
+        self.oof_ece_ = expected_calibration_errors(self.oof_proba_, y)
         self.fingerprint_ = self.fingerprint_for(X, y, dag)
 
     def fit(

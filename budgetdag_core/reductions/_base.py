@@ -22,6 +22,26 @@ class CostSensitiveLearner(Protocol):
     def predict(self, Z: np.ndarray) -> np.ndarray: ...
 
 
+def fitted_scaler(Z: np.ndarray) -> StandardScaler:
+    """``StandardScaler().fit(Z)`` for a finite float array, without its
+    validation (thousands of node fits per Graph-Reduce; same attributes).
+
+    A column that is constant up to rounding keeps scale 1, as scikit-learn's
+    own constant-feature rule gives.
+    """
+    n = len(Z)
+    mean = Z.mean(axis=0)
+    var = Z.var(axis=0)
+    eps = np.finfo(np.float64).eps
+    constant = var <= n * eps * var + (n * mean * eps) ** 2
+    scaler = StandardScaler()
+    scaler.n_features_in_ = Z.shape[1]
+    scaler.n_samples_seen_ = np.int64(n)
+    scaler.mean_, scaler.var_ = mean, var
+    scaler.scale_ = np.where(constant, 1.0, np.sqrt(var))
+    return scaler
+
+
 def effective_degree(n_features: int, degree: int, max_features: int) -> int:
     """Largest degree <= ``degree`` whose expansion has at most ``max_features``.
 
@@ -48,15 +68,17 @@ class PolicyFeatures:
     def fit_transform(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=float)
         self.degree_ = effective_degree(Z.shape[1], self.degree, self.max_features)
-        self.inner_ = StandardScaler().fit(Z)
-        Zs = self.inner_.transform(Z)
+        self.inner_ = fitted_scaler(Z)
+        Zs = (Z - self.inner_.mean_) / self.inner_.scale_
         if self.degree_ > 1:
             self.poly_ = PolynomialFeatures(self.degree_, include_bias=False).fit(Zs)
             Zs = self.poly_.transform(Zs)
         else:
             self.poly_ = None
-        self.outer_ = StandardScaler().fit(Zs)
-        return self.outer_.transform(Zs)
+        self.outer_ = fitted_scaler(Zs)
+        Zs -= self.outer_.mean_
+        Zs /= self.outer_.scale_
+        return Zs
 
     def scale_inputs(self, Z: np.ndarray) -> np.ndarray:
         """The inputs after the first standardisation (before any expansion)."""

@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ._base import PolicyFeatures, constant_action
+from ._logistic import fit_logistic
 
 
 def _decision(model: Any, F: np.ndarray) -> np.ndarray:
@@ -149,20 +150,19 @@ class FilterTree(BaseEstimator):
             right_wins = np.full(len(F), node.constant)
         else:
             w = weight[keep] / weight[keep].mean()
-            model = self._node_model()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                model.fit(F[keep], label[keep], sample_weight=w)
-            node.model = model
-            right_wins = _decision(model, F) > 0
+            node.model = self._fit_node_model(F[keep], label[keep], w)
+            right_wins = _decision(node.model, F) > 0
         return node, np.where(right_wins, win_right, win_left)
 
-    def _node_model(self) -> Any:
-        if getattr(self, "estimator", None) is not None:
-            return clone(self.estimator)
-        return LogisticRegression(
-            C=self.C, max_iter=self.max_iter, solver="newton-cholesky"
-        )
+    def _fit_node_model(self, F: np.ndarray, label: np.ndarray, w: np.ndarray) -> Any:
+        """The binary model of one tournament node (1 = right wins)."""
+        if getattr(self, "estimator", None) is None:
+            return fit_logistic(F, label, w, self.C, self.max_iter)
+        model = clone(self.estimator)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(F, label, sample_weight=w)
+        return model
 
     def _predict_node(self, node: _Node | int, F: np.ndarray) -> np.ndarray:
         if isinstance(node, int):
