@@ -1,0 +1,169 @@
+"""The NumPy solvers behind policy learning and calibration give the same
+optimum as the scikit-learn / SciPy routines they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+from budgetdag_core._calibration import (
+    EPS,
+    LOG_T_BOUNDS,
+    apply_temperatures,
+    expected_calibration_error,
+    expected_calibration_errors,
+    fit_temperatures,
+)
+from budgetdag_core.reductions._base import fitted_scaler
+from budgetdag_core.reductions._logistic import fit_logistic, fit_logistic_batch
+
+
+def _problem(seed: int, n: int = 400, d: int = 4, noise: float = 0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + noise * rng.normal(size=n) > 0
+    w = rng.exponential(size=n)
+    return X, y, w
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_logistic_matches_scikit_learn(seed: int, C: float) -> None:
+    X, y, w = _problem(seed)
+    ours = fit_logistic(X, y, w, C=C)
+    ref = LogisticRegression(C=C, solver="newton-cholesky", tol=1e-10).fit(
+        X, y, sample_weight=w
+    )
+    # Both stop at a small gradient, not at the exact optimum.
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-3, atol=1e-3)
+    assert (ours.predict(X) != ref.predict(X)).mean() <= 0.01
+
+
+def test_zero_weight_rows_are_dropped_rows() -> None:
+    X, y, w = _problem(3)
+    w[::3] = 0.0
+    keep = w > 0
+    a = fit_logistic(X, y, w)
+    b = fit_logistic(X[keep], y[keep], w[keep])
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-9)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-9)
+
+
+def test_batch_equals_one_problem_at_a_time() -> None:
+    problems = [_problem(seed, n=300, d=3) for seed in range(5)]
+    F = np.stack([p[0] for p in problems])
+    label = np.stack([p[1] for p in problems])
+    weight = np.stack([p[2] for p in problems])
+    batch = fit_logistic_batch(F, label, weight, C=2.0)
+    for model, (X, y, w) in zip(batch, problems, strict=True):
+        alone = fit_logistic(X, y, w, C=2.0)
+        np.testing.assert_allclose(model.coef_, alone.coef_, atol=1e-9)
+        np.testing.assert_allclose(model.intercept_, alone.intercept_, atol=1e-9)
+
+
+def test_separable_data_stays_finite_and_separates() -> None:
+    x = np.linspace(-1, 1, 50).reshape(-1, 1)
+    model = fit_logistic(x, x[:, 0] > 0, np.ones(50), C=1e6)
+    assert np.isfinite(model.coef_).all() and model.coef_[0, 0] > 10
+    np.testing.assert_array_equal(model.predict(x), x[:, 0] > 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(2, 60),
+    d=st.integers(1, 4),
+    seed=st.integers(0, 10_000),
+    scale=st.sampled_from([1e-3, 1.0, 1e3]),
+)
+def test_logistic_never_worse_than_its_start(n, d, seed, scale) -> None:
+    """Property: on any data with both labels the solver ends finite and at an
+    objective no worse than the best constant (its starting point)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * scale
+    y = rng.random(n) < 0.5
+    y[0], y[-1] = True, False
+    w = rng.exponential(size=n) + 1e-3
+    model = fit_logistic(X, y, w)
+    z = X @ model.coef_[0] + model.intercept_[0]
+
+    def objective(z: np.ndarray, coef: np.ndarray) -> float:
+        return float(w @ (np.logaddexp(0, z) - y * z) + 0.5 * coef @ coef)
+
+    p = (w @ y) / w.sum()
+    start = np.full(n, np.log(p / (1 - p)))
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.intercept_).all()
+    assert objective(z, model.coef_[0]) <= objective(start, np.zeros(d)) + 1e-9
+
+
+def test_fitted_scaler_matches_standard_scaler() -> None:
+    rng = np.random.default_rng(0)
+    Z = np.column_stack([rng.normal(size=80), np.full(80, 3.3), np.arange(80.0)])
+    ours, ref = fitted_scaler(Z), StandardScaler().fit(Z)
+    for name in ("mean_", "var_", "scale_"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), atol=1e-20)
+    np.testing.assert_allclose(ours.transform(Z), ref.transform(Z))
+
+
+def _scalar_temperature(proba: np.ndarray, y: np.ndarray) -> float:
+    """The search the vectorised fit replaced (bounded scalar minimisation)."""
+    logp = np.log(np.maximum(proba, EPS))
+    picked = logp[np.arange(len(y)), y]
+
+    def nll(log_t: float) -> float:
+        z = logp / np.exp(log_t)
+        zmax = z.max(axis=1)
+        lse = zmax + np.log(np.exp(z - zmax[:, None]).sum(axis=1))
+        return float(np.mean(lse - picked / np.exp(log_t)))
+
+    res = minimize_scalar(nll, bounds=LOG_T_BOUNDS, method="bounded")
+    return 1.0 if nll(0.0) - res.fun < 1e-4 else float(np.exp(res.x))
+
+
+def _states(seed: int = 0, n: int = 1500, n_states: int = 12, n_classes: int = 4):
+    rng = np.random.default_rng(seed)
+    sharp = rng.uniform(0.1, 8.0, size=(1, n_states, 1))
+    logits = rng.normal(size=(n, n_states, n_classes)) * sharp
+    y = logits[:, 0].argmax(axis=1)
+    flip = rng.random(n) < 0.3
+    y[flip] = rng.integers(0, n_classes, flip.sum())
+    proba = np.exp(logits)
+    return proba / proba.sum(axis=2, keepdims=True), y
+
+
+def test_temperatures_match_the_scalar_search() -> None:
+    proba, y = _states()
+    proba[:, 3] = 1.0 / proba.shape[2]  # no ranking: temperature 1
+    ours = fit_temperatures(proba, y)
+    ref = np.array([_scalar_temperature(proba[:, k], y) for k in range(proba.shape[1])])
+    np.testing.assert_allclose(ours, ref, rtol=1e-4)
+    assert ours[3] == 1.0
+
+
+def test_apply_temperatures_and_ece_per_state() -> None:
+    proba, y = _states(1)
+    temperatures = fit_temperatures(proba, y)
+    scaled = proba.copy()
+    apply_temperatures(scaled, temperatures)
+    np.testing.assert_array_equal(scaled.argmax(axis=2), proba.argmax(axis=2))
+    for k in range(proba.shape[1]):
+        p, t = proba[:, k], temperatures[k]
+        logits = np.log(np.maximum(p, EPS)) / t
+        expected = np.exp(logits - logits.max(axis=1, keepdims=True))
+        expected /= expected.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(scaled[:, k], expected, rtol=1e-10)
+    per_state = expected_calibration_errors(proba, y)
+    for k in range(proba.shape[1]):
+        conf = proba[:, k].max(axis=1)
+        correct = proba[:, k].argmax(axis=1) == y
+        bins = np.minimum((conf * 15).astype(int), 14)
+        gap = sum(
+            abs(correct[bins == b].sum() - conf[bins == b].sum()) for b in range(15)
+        )
+        assert per_state[k] == pytest.approx(gap / len(y))
+        assert expected_calibration_error(proba[:, k], y) == pytest.approx(gap / len(y))
