@@ -20,7 +20,7 @@ EPS = 1e-6
 MAX_CALIBRATION_ROWS = 20_000
 #: Rows x states x classes a Newton step touches at most; DAGs with many states
 #: calibrate each temperature on fewer rows (never fewer than MIN_CALIBRATION_ROWS).
-MAX_CALIBRATION_VALUES = 2**23
+MAX_CALIBRATION_VALUES = 2**20
 MIN_CALIBRATION_ROWS = 2_000
 LOG_T_BOUNDS = (np.log(0.05), np.log(50.0))
 #: States scored together (bounds the float64 temporaries).
@@ -56,10 +56,14 @@ def _state_chunks(proba: np.ndarray, states: np.ndarray) -> list[np.ndarray]:
 
 
 def _nll(logp: np.ndarray, picked: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """Mean log loss per state of ``softmax(beta * logp)``; logp (n, S, C)."""
-    z = logp * beta[None, :, None]
-    zmax = z.max(axis=2)
-    lse = zmax + np.log(np.exp(z - zmax[..., None]).sum(axis=2))
+    """Mean log loss per state of ``softmax(beta * logp)``; logp (C, n, S).
+
+    Classes come first so that the reductions over them are sums of slabs
+    (reductions along a short last axis are slow in NumPy).
+    """
+    z = logp * beta
+    zmax = z.max(axis=0)
+    lse = zmax + np.log(np.exp(z - zmax).sum(axis=0))
     return (lse - beta * picked).mean(axis=0)
 
 
@@ -67,12 +71,12 @@ def _gradient(
     logp: np.ndarray, picked: np.ndarray, beta: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """First and second derivative of :func:`_nll` in ``beta``, per state."""
-    z = logp * beta[None, :, None]
-    z -= z.max(axis=2, keepdims=True)
+    z = logp * beta
+    z -= z.max(axis=0)
     q = np.exp(z)
-    q /= q.sum(axis=2, keepdims=True)
-    mean = (q * logp).sum(axis=2)
-    var = (q * logp * logp).sum(axis=2) - mean**2
+    q /= q.sum(axis=0)
+    mean = (q * logp).sum(axis=0)
+    var = (q * logp * logp).sum(axis=0) - mean**2
     return (mean - picked).mean(axis=0), np.maximum(var.mean(axis=0), 1e-300)
 
 
@@ -84,7 +88,7 @@ def _newton_beta(logp: np.ndarray, picked: np.ndarray) -> np.ndarray:
     bracket that shrinks with the sign of the gradient (bisection when a step
     leaves it).
     """
-    n_states = logp.shape[1]
+    n_states = logp.shape[2]
     low = np.full(n_states, np.exp(-LOG_T_BOUNDS[1]))
     high = np.full(n_states, np.exp(-LOG_T_BOUNDS[0]))
     at_low = _gradient(logp, picked, low)[0] >= 0
@@ -95,14 +99,14 @@ def _newton_beta(logp: np.ndarray, picked: np.ndarray) -> np.ndarray:
         if not todo.size:
             break
         b = beta[todo]
-        grad, hess = _gradient(logp[:, todo], picked[:, todo], b)
+        grad, hess = _gradient(logp[:, :, todo], picked[:, todo], b)
         low[todo] = np.where(grad < 0, b, low[todo])
         high[todo] = np.where(grad > 0, b, high[todo])
         step = b - grad / hess
         inside = (step > low[todo]) & (step < high[todo])
         new = np.where(inside, step, 0.5 * (low[todo] + high[todo]))
         beta[todo] = new
-        todo = todo[np.abs(new - b) > 1e-9 * np.maximum(1.0, b)]
+        todo = todo[np.abs(new - b) > 1e-7 * np.maximum(1.0, b)]
     return beta
 
 
@@ -126,12 +130,14 @@ def fit_temperatures(
         proba, y = proba[rows], y[rows]
     temperatures = np.ones(n_states)
     for states in _state_chunks(proba, np.arange(n_states)):
-        logp = np.log(np.maximum(proba[:, states].astype(float), EPS))
-        ranked = np.ptp(logp, axis=2).max(axis=0) > 0
+        # Classes first: (C, n, S); float32 halves the memory traffic.
+        chunk = np.asarray(proba[:, states], dtype=np.float32).transpose(2, 0, 1)
+        logp = np.log(np.maximum(chunk, np.float32(EPS)))
+        ranked = (logp.max(axis=0) > logp.min(axis=0)).any(axis=0)
         if not ranked.any():
             continue
-        logp = logp[:, ranked]
-        picked = np.take_along_axis(logp, y[:, None, None], axis=2)[..., 0]
+        logp = np.ascontiguousarray(logp[:, :, ranked])
+        picked = np.take_along_axis(logp, y[None, :, None], axis=0)[0]
         beta = _newton_beta(logp, picked)
         gain = _nll(logp, picked, np.ones_like(beta)) - _nll(logp, picked, beta)
         # Keep T = 1 unless scaling helps measurably: no churn on calibrated models.
@@ -155,8 +161,15 @@ def expected_calibration_errors(
     out = np.zeros(n_states)
     for states in _state_chunks(proba, np.arange(n_states)):
         p = proba[:, states]
-        conf = p.max(axis=2).astype(float)
-        correct = (p.argmax(axis=2) == np.asarray(y)[:, None]).astype(float)
+        # Top probability and its class, one class slab at a time (a reduction
+        # along the short class axis is slow in NumPy).
+        conf = p[..., 0].astype(float)
+        top = np.zeros(conf.shape, dtype=np.intp)
+        for c in range(1, p.shape[2]):
+            higher = p[..., c] > conf
+            conf = np.where(higher, p[..., c], conf)
+            top[higher] = c
+        correct = (top == np.asarray(y)[:, None]).astype(float)
         bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
         cell = (bins + n_bins * np.arange(len(states))[None, :]).ravel()
         size = len(states) * n_bins

@@ -6,8 +6,10 @@ C++ objects rebuilt from a text format: a malformed model string could crash the
 parser. :class:`LightGBMTrees` therefore keeps only plain arrays per tree (split
 feature, threshold, decision type, children, leaf values), checks that they
 index each other consistently (:meth:`LightGBMTrees.check_integrity`), and
-writes the model text itself from those arrays before handing it to LightGBM
-for prediction. A file can change numbers, never the text LightGBM parses.
+scores rows itself with compiled kernels over those arrays
+(:mod:`~budgetdag_core._tree_kernels`, LightGBM's decision rules, about four
+times faster than LightGBM's predictor here). LightGBM only trains: a saved
+model is never parsed by it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ._tree_kernels import add_scores, add_state_scores
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
 # 2 default-left, bits 2-3 missing type (0 none, 1 zero, 2 NaN).
@@ -204,7 +208,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             )
         values = [t["leaf_value"] for t in trees]
         self.leaf_value_ = np.concatenate(values) if values else np.zeros(0)
-        self.__dict__.pop("_booster_cache", None)
+        self.__dict__.pop("_compiled_cache", None)
 
     # ------------------------------------------------------------ integrity
     def check_integrity(self) -> None:
@@ -263,86 +267,150 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 _fail(f"{side} leaf index out of range")
 
     # ------------------------------------------------------------ inference
-    def _model_text(self) -> str:
-        """LightGBM's model text, written from the (checked) arrays."""
-        n = int(self.n_features_in_)
-        per_iter = int(self.n_trees_per_iteration_)
-        lines = [
-            "tree",
-            "version=v4",
-            f"num_class={per_iter}",
-            f"num_tree_per_iteration={per_iter}",
-            "label_index=0",
-            f"max_feature_idx={n - 1}",
-            "feature_names=" + " ".join(f"f{i}" for i in range(n)),
-            "feature_infos=" + " ".join(["none"] * n),
-            "",
-        ]
-        for t in range(len(self.num_leaves_)):
-            a, b = self.node_offsets_[t], self.node_offsets_[t + 1]
-            lo, hi = self.leaf_offsets_[t], self.leaf_offsets_[t + 1]
-            lines += [f"Tree={t}", f"num_leaves={self.num_leaves_[t]}", "num_cat=0"]
-            if b > a:
-                for key in _TREE_KEYS:
-                    values = getattr(self, f"{key}_")[a:b]
-                    lines.append(f"{key}=" + " ".join(_fmt(v) for v in values))
-            lines.append(
-                "leaf_value=" + " ".join(_fmt(v) for v in self.leaf_value_[lo:hi])
-            )
-            lines += ["shrinkage=1", ""]
-        lines.append("end of trees")
-        return "\n".join(lines) + "\n"
-
-    def _booster(self) -> Any:
-        booster = self.__dict__.get("_booster_cache")
-        if booster is None:
-            import lightgbm as lgb
-
+    def _compiled(self) -> dict[str, Any]:
+        """The checked arrays in the dtypes the compiled kernels take (cached)."""
+        compiled = self.__dict__.get("_compiled_cache")
+        if compiled is None:
             self.check_integrity()
-            booster = lgb.Booster(model_str=self._model_text())
-            self.__dict__["_booster_cache"] = booster
-        return booster
+            decision = self.decision_type_.astype(np.int64)
+            missing_type = (decision >> 2) & 3
+            default_left = (decision & 2) > 0
+            threshold = self.threshold_.astype(np.float64)
+            per_iter = max(int(self.n_trees_per_iteration_), 1)
+            compiled = {
+                "feature": self.split_feature_.astype(np.int32),
+                "threshold": threshold,
+                "left": self.left_child_.astype(np.int32),
+                "right": self.right_child_.astype(np.int32),
+                # LightGBM turns a NaN into 0.0 unless the missing type is NaN.
+                "missing_left": np.where(
+                    missing_type == 0, 0.0 <= threshold, default_left
+                ),
+                "zero_missing": missing_type == 1,
+                "leaf_value": self.leaf_value_.astype(np.float64),
+                "node_offsets": self.node_offsets_.astype(np.int64),
+                "leaf_offsets": self.leaf_offsets_.astype(np.int64),
+                "tree_output": (np.arange(len(self.num_leaves_)) % per_iter).astype(
+                    np.int32
+                ),
+            }
+            self.__dict__["_compiled_cache"] = compiled
+        return compiled
 
     def __getstate__(self) -> dict[str, Any]:
-        state = super().__getstate__()
-        state = dict(state)
-        state.pop("_booster_cache", None)  # rebuilt from the arrays on first use
+        state = dict(super().__getstate__())
+        state.pop("_compiled_cache", None)  # rebuilt from the arrays on first use
+        state.pop("_booster_cache", None)  # (models pickled by older versions)
         return state
 
-    def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """Raw scores (n_rows,) for two classes, else (n_rows, n_classes)."""
-        X = np.asarray(X, dtype=float)
-        if len(self.num_leaves_) == 0:
-            return (
-                np.zeros(len(X))
-                if len(self.classes_) <= 2
-                else np.zeros((len(X), len(self.classes_)))
-            )
-        return self._booster().predict(X, raw_score=True, num_threads=1)
+    @property
+    def n_outputs_(self) -> int:
+        """Raw scores per row: 1 for two classes (a logit), else one per class."""
+        return 1 if len(self.classes_) <= 2 else len(self.classes_)
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class probabilities (n_rows, n_classes)."""
-        X = np.asarray(X, dtype=float)
+    def _rows(self, X: np.ndarray) -> np.ndarray:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has shape {X.shape}; the trees read {self.n_features_in_} columns."
+            )
+        return X
+
+    def _general(self, compiled: dict[str, Any], X: np.ndarray) -> bool:
+        """Whether the NaN / zero-as-missing checks are needed for ``X``."""
+        return bool(compiled["zero_missing"].any() or np.isnan(X).any())
+
+    def decision_function(
+        self, X: np.ndarray, present: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Raw scores (n_rows,) for two classes, else (n_rows, n_classes).
+
+        ``present`` (n_features,) marks the columns the rows have; the others
+        are scored as missing whatever they hold (as LightGBM scores NaN).
+        Equal to LightGBM's own ``predict(raw_score=True)``.
+        """
+        X = self._rows(X)
+        out = np.zeros((len(X), self.n_outputs_))
+        if len(self.num_leaves_):
+            compiled = self._compiled()
+            if present is None:
+                present = np.ones(self.n_features_in_, dtype=bool)
+            present = np.ascontiguousarray(present, dtype=bool)
+            if present.shape != (self.n_features_in_,):
+                raise ValueError("present must have one entry per column.")
+            add_scores(
+                X, present, self._general(compiled, X), *_kernel_args(compiled), out
+            )
+        return out[:, 0] if self.n_outputs_ == 1 else out
+
+    def state_decision_function(
+        self, X: np.ndarray, state_present: np.ndarray
+    ) -> np.ndarray:
+        """Raw scores of every row at every state, shape (K, n_outputs, n_rows).
+
+        ``state_present`` (K, n_features): the columns each state has; a state
+        scores its other columns as missing, exactly as
+        ``decision_function(X, present=state_present[k])`` does.
+        """
+        X = self._rows(X)
+        state_present = np.ascontiguousarray(state_present, dtype=bool)
+        if state_present.ndim != 2 or state_present.shape[1] != self.n_features_in_:
+            raise ValueError("state_present must have one column per feature.")
+        out = np.zeros((len(state_present), self.n_outputs_, len(X)))
+        if len(self.num_leaves_):
+            compiled = self._compiled()
+            add_state_scores(
+                X,
+                state_present,
+                self._general(compiled, X),
+                *_kernel_args(compiled),
+                out,
+            )
+        return out
+
+    def proba_from_scores(self, raw: np.ndarray, axis: int = -1) -> np.ndarray:
+        """Class probabilities from raw scores (outputs along ``axis``)."""
+        raw = np.moveaxis(np.asarray(raw, dtype=float), axis, -1)
+        if len(self.classes_) == 1:
+            out = np.ones(raw.shape[:-1] + (1,))
+        elif len(self.classes_) == 2:
+            p = 1.0 / (1.0 + np.exp(-raw[..., 0]))
+            out = np.stack([1.0 - p, p], axis=-1)
+        else:
+            out = np.exp(raw - raw.max(axis=-1, keepdims=True))
+            out /= out.sum(axis=-1, keepdims=True)
+        return np.moveaxis(out, -1, axis)
+
+    def predict_proba(
+        self, X: np.ndarray, present: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Class probabilities (n_rows, n_classes); ``present`` as in
+        :meth:`decision_function`."""
         if len(self.classes_) == 1:
             return np.ones((len(X), 1))
-        raw = self.decision_function(X)
-        if len(self.classes_) == 2:
-            p = 1.0 / (1.0 + np.exp(-raw))
-            return np.column_stack([1.0 - p, p])
-        raw = raw - raw.max(axis=1, keepdims=True)
-        out = np.exp(raw)
-        return out / out.sum(axis=1, keepdims=True)
+        raw = self.decision_function(X, present)
+        return self.proba_from_scores(raw.reshape(len(raw), -1))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
 
 
-def _fmt(value: Any) -> str:
-    return (
-        repr(float(value))
-        if isinstance(value, float | np.floating)
-        else str(int(value))
-    )
+_KERNEL_KEYS = (
+    "feature",
+    "threshold",
+    "left",
+    "right",
+    "missing_left",
+    "zero_missing",
+    "leaf_value",
+    "node_offsets",
+    "leaf_offsets",
+    "tree_output",
+)
+
+
+def _kernel_args(compiled: dict[str, Any]) -> tuple:
+    return tuple(compiled[key] for key in _KERNEL_KEYS)
 
 
 def _parse_trees(text: str) -> list[dict[str, np.ndarray]]:

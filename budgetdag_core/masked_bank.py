@@ -47,6 +47,25 @@ def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
+def _state_proba(
+    model: LightGBMTrees,
+    X: np.ndarray,
+    column_masks: np.ndarray,
+    n_classes: int,
+    out: np.ndarray,
+) -> None:
+    """``out[:, k]``: the model's probabilities of rows ``X`` at every state
+    k >= 1 (the compiled kernel walks each tree once per pattern of the columns
+    it reads, instead of scoring a NaN-masked copy of the rows per state)."""
+    known = np.asarray(model.classes_, dtype=int)
+    per_chunk = max(1, PREDICT_CHUNK_ROWS // max(len(X), 1))
+    for start in range(1, len(column_masks), per_chunk):
+        states = np.arange(start, min(len(column_masks), start + per_chunk))
+        raw = model.state_decision_function(X, column_masks[states])
+        proba = model.proba_from_scores(raw, axis=1)  # (states, classes, rows)
+        out[:, states[:, None], known[None, :]] = proba.transpose(2, 0, 1)
+
+
 def _stack(
     X: np.ndarray,
     rows: np.ndarray,
@@ -125,6 +144,9 @@ def _fit_fold(
         K = len(column_masks)
         proba = np.zeros((len(test), K, n_classes), dtype=np.float32)
         proba[:, 0] = prior_proba(y[train], len(test), n_classes)
+        if isinstance(model, LightGBMTrees):
+            _state_proba(model, X[test], column_masks, n_classes, proba)
+            return model, proba, used
         per_chunk = max(1, PREDICT_CHUNK_ROWS // len(test))
         for start in range(1, K, per_chunk):
             states = np.arange(start, min(K, start + per_chunk))
@@ -415,8 +437,14 @@ class MaskedBank(BaseBank):
 
         def proba(pair: tuple[Any, np.ndarray], X: np.ndarray = X) -> np.ndarray:
             model, cols = pair
+            present = self.column_masks_[state, cols]
+            if isinstance(model, LightGBMTrees):  # absent columns scored as missing
+                out = np.zeros((len(X), self.n_classes_))
+                known = np.asarray(model.classes_, dtype=int)
+                out[:, known] = model.predict_proba(X[:, cols], present=present)
+                return out
             Xm = X[:, cols].astype(float, copy=True)
-            Xm[:, ~self.column_masks_[state, cols]] = np.nan
+            Xm[:, ~present] = np.nan
             return _proba(model, Xm, self.n_classes_)
 
         pairs = list(zip(models, columns, strict=True))

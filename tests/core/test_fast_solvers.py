@@ -20,7 +20,7 @@ from budgetdag_core._calibration import (
     fit_temperatures,
 )
 from budgetdag_core.reductions._base import fitted_scaler
-from budgetdag_core.reductions._logistic import fit_logistic, fit_logistic_batch
+from budgetdag_core.reductions._logistic import fit_logistic
 
 
 def _problem(seed: int, n: int = 400, d: int = 4, noise: float = 0.5):
@@ -53,18 +53,6 @@ def test_zero_weight_rows_are_dropped_rows() -> None:
     b = fit_logistic(X[keep], y[keep], w[keep])
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-9)
     np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-9)
-
-
-def test_batch_equals_one_problem_at_a_time() -> None:
-    problems = [_problem(seed, n=300, d=3) for seed in range(5)]
-    F = np.stack([p[0] for p in problems])
-    label = np.stack([p[1] for p in problems])
-    weight = np.stack([p[2] for p in problems])
-    batch = fit_logistic_batch(F, label, weight, C=2.0)
-    for model, (X, y, w) in zip(batch, problems, strict=True):
-        alone = fit_logistic(X, y, w, C=2.0)
-        np.testing.assert_allclose(model.coef_, alone.coef_, atol=1e-9)
-        np.testing.assert_allclose(model.intercept_, alone.intercept_, atol=1e-9)
 
 
 def test_separable_data_stays_finite_and_separates() -> None:

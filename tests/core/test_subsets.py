@@ -334,3 +334,25 @@ def test_estimator_passes_its_subset_reward():
     assert model.subset_selection_.subsets == expected
     with pytest.raises(InvalidParameterError, match="subset_reward"):
         BudgetDAGClassifier(spec, subset_reward="probability", **params).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("task", "reward"),
+    [("classification", "soft"), ("classification", "correct"), ("regression", "")],
+)
+def test_grown_rewards_equal_the_rewards_of_the_grown_subsets(task, reward):
+    """RidgeReward.grow (bordered solves from the base's factorisation) gives
+    the same rewards as scoring each grown subset on its own."""
+    X, y = make_classification(300, 9, n_informative=5, n_classes=3, random_state=0)
+    target = y if task == "classification" else X[:, 0] + X[:, 1] ** 2
+    options = {"reward": reward} if reward else {}
+    scorer = RidgeReward(X, target, task=task, random_state=0, **options)
+    blocks = [np.array([2]), np.array([5, 6]), np.array([7]), np.array([3, 8])]
+    for base in (np.zeros(0, dtype=int), np.array([0, 4]), np.array([1])):
+        grown = scorer.grow(base, blocks)
+        for block, rewards in zip(blocks, grown, strict=True):
+            alone = scorer(np.concatenate([base, block]))
+            if reward == "correct":
+                assert (rewards != alone).mean() <= 0.01  # argmax ties may round
+            else:
+                np.testing.assert_allclose(rewards, alone, rtol=1e-5, atol=1e-5)
