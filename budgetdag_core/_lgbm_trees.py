@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._tree_kernels import add_scores, add_state_scores
+from ._tree_kernels import add_scores, add_state_scores, softmax_rows
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
 # 2 default-left, bits 2-3 missing type (0 none, 1 zero, 2 NaN).
@@ -300,7 +300,6 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         state.pop("_compiled_cache", None)  # rebuilt from the arrays on first use
-        state.pop("_booster_cache", None)  # (models pickled by older versions)
         return state
 
     @property
@@ -377,8 +376,8 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             p = 1.0 / (1.0 + np.exp(-raw[..., 0]))
             out = np.stack([1.0 - p, p], axis=-1)
         else:
-            out = np.exp(raw - raw.max(axis=-1, keepdims=True))
-            out /= out.sum(axis=-1, keepdims=True)
+            flat = np.ascontiguousarray(raw.reshape(-1, raw.shape[-1]))
+            out = softmax_rows(flat).reshape(raw.shape)
         return np.moveaxis(out, -1, axis)
 
     def predict_proba(

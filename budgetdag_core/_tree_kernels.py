@@ -41,12 +41,12 @@ def _tree_children(present, feature, left, right, missing_left):
 
 
 @njit(nogil=True, cache=True)
-def _tree_leaves(X, f, th, l2, r2, ml, zm, general, leaves):
-    """``leaves[i]``: the leaf each row of ``X`` reaches in one tree (its
-    split columns ``f``, thresholds ``th``, children ``l2``/``r2``)."""
-    n = X.shape[0]
+def _tree_leaves(X, start, stop, f, th, l2, r2, ml, zm, general, leaves):
+    """``leaves[i - start]``: the leaf rows ``start:stop`` of ``X`` reach in
+    one tree (its split columns ``f``, thresholds ``th``, children
+    ``l2``/``r2``)."""
     if general:
-        for i in range(n):
+        for i in range(start, stop):
             node = 0
             while node >= 0:
                 x = X[i, f[node]]
@@ -56,13 +56,13 @@ def _tree_leaves(X, f, th, l2, r2, ml, zm, general, leaves):
                     node = l2[node]
                 else:
                     node = r2[node]
-            leaves[i] = ~node
+            leaves[i - start] = ~node
     else:
-        for i in range(n):
+        for i in range(start, stop):
             node = 0
             while node >= 0:
                 node = l2[node] if X[i, f[node]] <= th[node] else r2[node]
-            leaves[i] = ~node
+            leaves[i - start] = ~node
 
 
 @njit(nogil=True, cache=True)
@@ -89,8 +89,17 @@ def add_scores(
     ``X`` has no NaN and no node treats zero as missing).
     """
     n = X.shape[0]
+    n_trees = len(node_offsets) - 1
+    # Children with the absent columns resolved, for every tree at once.
+    l2 = left.copy()
+    r2 = right.copy()
+    for j in range(len(feature)):
+        if not present[feature[j]]:
+            child = left[j] if missing_left[j] else right[j]
+            l2[j] = child
+            r2[j] = child
     leaves = np.empty(n, dtype=np.int64)
-    for t in range(len(node_offsets) - 1):
+    for t in range(n_trees):
         a, b = node_offsets[t], node_offsets[t + 1]
         lv = leaf_value[leaf_offsets[t] : leaf_offsets[t + 1]]
         c = tree_output[t]
@@ -98,11 +107,18 @@ def add_scores(
             for i in range(n):
                 out[i, c] += lv[0]
             continue
-        f = feature[a:b]
-        ml = missing_left[a:b]
-        l2, r2 = _tree_children(present, f, left[a:b], right[a:b], ml)
         _tree_leaves(
-            X, f, threshold[a:b], l2, r2, ml, zero_missing[a:b], general, leaves
+            X,
+            0,
+            n,
+            feature[a:b],
+            threshold[a:b],
+            l2[a:b],
+            r2[a:b],
+            missing_left[a:b],
+            zero_missing[a:b],
+            general,
+            leaves,
         )
         for i in range(n):
             out[i, c] += lv[leaves[i]]
@@ -169,10 +185,39 @@ def add_state_scores(
                 state_present[order[g0]], f, left[a:b], right[a:b], ml
             )
             _tree_leaves(
-                X, f, threshold[a:b], l2, r2, ml, zero_missing[a:b], general, leaves
+                X,
+                0,
+                n,
+                f,
+                threshold[a:b],
+                l2,
+                r2,
+                ml,
+                zero_missing[a:b],
+                general,
+                leaves,
             )
             for q in range(g0, g1):
                 k = order[q]
                 for i in range(n):
                     out[k, c, i] += lv[leaves[i]]
             g0 = g1
+
+
+@njit(nogil=True, cache=True)
+def softmax_rows(raw):
+    """Row-wise softmax of ``raw`` (n, C), one pass per row (NumPy's
+    reductions along a short last axis cost more than the exponentials)."""
+    n, C = raw.shape
+    out = np.empty((n, C))
+    for i in range(n):
+        top = raw[i, 0]
+        for c in range(1, C):
+            top = max(top, raw[i, c])
+        total = 0.0
+        for c in range(C):
+            out[i, c] = np.exp(raw[i, c] - top)
+            total += out[i, c]
+        for c in range(C):
+            out[i, c] /= total
+    return out

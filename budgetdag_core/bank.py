@@ -222,6 +222,8 @@ def _fit_states(
 def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
     """Class probabilities over all ``n_classes`` (encoded labels 0..C-1)."""
     known = np.asarray(model.classes_, dtype=int)
+    if hasattr(model, "predict_proba") and np.array_equal(known, np.arange(n_classes)):
+        return model.predict_proba(Xs)
     out = np.zeros((len(Xs), n_classes))
     if hasattr(model, "predict_proba"):
         out[:, known] = model.predict_proba(Xs)
@@ -337,6 +339,16 @@ class ClassifierBank(BaseBank):
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         model = self.models_[state]
+        if isinstance(model, list) and all(
+            isinstance(m, LightGBMTrees) for m in model
+        ):  # cross-fitted trees: row blocks in threads, each averaging the folds
+            return row_chunked(
+                lambda rows: np.mean(
+                    [_proba(m, rows, self.n_classes_) for m in model], axis=0
+                ),
+                Xs,
+                getattr(self, "n_jobs", None),
+            )
         if isinstance(model, list):  # cross-fitted: the fold models' average
             return fold_average(
                 partial(_proba, Xs=Xs, n_classes=self.n_classes_),

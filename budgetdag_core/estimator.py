@@ -11,9 +11,10 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._bank_base import SERVE_MODES
+from ._bank_base import SERVE_MODES, map_in_threads, row_blocks
 from ._estimator_base import BudgetDAGBase
 from ._progress import Progress
+from ._threads import single_threaded
 from .bank import (
     BANK_KINDS,
     BaseBank,
@@ -327,6 +328,23 @@ default="proba"
         return super()._route(Xv, inputs)
 
     def _route_keeping_proba(self, Xv: np.ndarray) -> Routing:
+        """Large batches are routed in row blocks, one thread each (up to
+        ``n_jobs``; every row's route and probabilities are its own, so the
+        result does not depend on the blocks)."""
+        blocks = row_blocks(len(Xv), getattr(self, "n_jobs", None))
+        if len(blocks) == 1:
+            return self._route_block(Xv)
+        with single_threaded():
+            parts = map_in_threads(
+                lambda rows: self._route_block(Xv[rows]), blocks, len(blocks)
+            )
+        return Routing(
+            np.concatenate([p.stop_state for p in parts]),
+            np.concatenate([p.path for p in parts]),
+            np.concatenate([p.stop_proba for p in parts]),
+        )
+
+    def _route_block(self, Xv: np.ndarray) -> Routing:
         proba = np.full((len(Xv), len(self.classes_)), np.nan)
         last = np.full(len(Xv), -1)  # the state of each row's latest probabilities
 

@@ -228,7 +228,8 @@ def test_bank_does_not_depend_on_n_jobs(kind, data):
 
 @pytest.mark.parametrize("kind", ["hgb", "masked"])
 def test_threaded_fold_average_equals_the_sequential_one(kind, fitted, monkeypatch):
-    # Large batches score the fold models in threads when n_jobs > 1.
+    # Large batches score the fold models in threads when n_jobs > 1 (the
+    # boosting banks in row blocks of at least PARALLEL_PREDICT_ROWS rows).
     import copy
 
     from budgetdag_core import _bank_base
@@ -248,7 +249,9 @@ def test_threaded_fold_average_equals_the_sequential_one(kind, fitted, monkeypat
     two = copy.deepcopy(one)
     two.n_jobs = 2
     rng = np.random.default_rng(7)
-    X_new = rng.normal(size=(PARALLEL_PREDICT_ROWS + 1, N_SENSORS * COLS_PER_SENSOR))
+    X_new = rng.normal(
+        size=(2 * PARALLEL_PREDICT_ROWS + 1, N_SENSORS * COLS_PER_SENSOR)
+    )
     X_new[rng.random(X_new.shape) < 0.05] = np.nan
     for k in range(one.n_states):
         expected = one.predict_proba(X_new, k)

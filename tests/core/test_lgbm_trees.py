@@ -1,4 +1,5 @@
-"""LightGBMTrees: LightGBM's predictions from arrays that are checked before use."""
+"""LightGBMTrees: LightGBM's predictions (compiled kernels) from arrays that are
+checked before use."""
 
 from __future__ import annotations
 
@@ -61,18 +62,19 @@ def test_binary_and_single_class_targets(data):
     np.testing.assert_array_equal(single.predict_proba(X[:3]), np.ones((3, 1)))
 
 
-def test_pickle_keeps_arrays_not_the_booster(data, fitted):
+def test_pickle_keeps_arrays_not_the_compiled_cache(data, fitted):
     X, _ = data
-    fitted.predict_proba(X[:5])  # builds the cached booster
+    fitted.predict_proba(X[:5])  # builds the cached kernel arrays
+    assert "_compiled_cache" in fitted.__dict__
     state = fitted.__getstate__()
-    assert "_booster_cache" not in state
+    assert "_compiled_cache" not in state
     loaded = pickle.loads(pickle.dumps(fitted))
     np.testing.assert_array_equal(loaded.predict_proba(X), fitted.predict_proba(X))
 
 
 def _corrupted(fitted, attr, index, value):
     bad = copy.deepcopy(fitted)
-    bad.__dict__.pop("_booster_cache", None)
+    bad.__dict__.pop("_compiled_cache", None)
     getattr(bad, attr)[index] = value
     return bad
 
@@ -89,14 +91,14 @@ def _corrupted(fitted, attr, index, value):
         ("leaf_value_", np.inf, "non-finite leaf value"),
     ],
 )
-def test_corrupted_arrays_are_refused_before_lightgbm_sees_them(
+def test_corrupted_arrays_are_refused_before_the_kernels_read_them(
     data, fitted, attr, value, message
 ):
     bad = _corrupted(fitted, attr, 0, value)
     with pytest.raises(ValueError, match=message):
         bad.check_integrity()
     with pytest.raises(ValueError, match=message):
-        bad.predict_proba(data[0][:2])  # checked before the model text is built
+        bad.predict_proba(data[0][:2])  # checked before the kernels index them
 
 
 def test_offsets_must_match_leaf_counts(fitted):
@@ -109,3 +111,63 @@ def test_offsets_must_match_leaf_counts(fitted):
     bad.leaf_value_ = bad.leaf_value_[:-1]
     with pytest.raises(ValueError, match="offsets|leaf_value_"):
         bad.check_integrity()
+
+
+def test_present_columns_score_as_missing(data, fitted):
+    """``present`` scores the other columns as LightGBM scores NaN there,
+    whatever they hold."""
+    X, _ = data
+    present = np.array([True, False, True, True, False])
+    blanked = X.copy()
+    blanked[:, ~present] = np.nan
+    garbage = X.copy()
+    garbage[:, ~present] = 1e9
+    expected = fitted.decision_function(blanked)
+    np.testing.assert_array_equal(fitted.decision_function(garbage, present), expected)
+    np.testing.assert_array_equal(fitted.decision_function(X, present), expected)
+
+
+def test_state_scores_equal_one_state_at_a_time(data, fitted):
+    X, _ = data
+    rng = np.random.default_rng(1)
+    states = rng.random((12, X.shape[1])) < 0.5
+    states[0] = True
+    raw = fitted.state_decision_function(X[:300], states)
+    assert raw.shape == (12, 3, 300)
+    for k, present in enumerate(states):
+        np.testing.assert_array_equal(
+            raw[k].T, fitted.decision_function(X[:300], present)
+        )
+
+
+def test_zero_as_missing_trees_score_like_lightgbm():
+    """Trees whose missing type is "zero" (never trained by the bank, but
+    valid in a model's arrays) follow LightGBM's rule too."""
+    from budgetdag_core._lgbm_trees import _parse_trees
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(800, 4))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    y = (X[:, 0] + (X[:, 1] == 0) > 0.2).astype(int)
+    params = {"objective": "binary", "zero_as_missing": True, "verbose": -1}
+    booster = lgb.train(params, lgb.Dataset(X, y), num_boost_round=15)
+    trees = LightGBMTrees()
+    trees.classes_ = np.array([0, 1])
+    trees.n_features_in_ = 4
+    trees.n_trees_per_iteration_ = 1
+    trees._store_trees(_parse_trees(booster.model_to_string()))
+    assert ((trees.decision_type_ >> 2) & 3 == 1).any()
+    X_new = rng.normal(size=(500, 4))
+    X_new[rng.random(X_new.shape) < 0.3] = 0.0
+    X_new[rng.random(X_new.shape) < 0.1] = np.nan
+    np.testing.assert_allclose(
+        trees.decision_function(X_new),
+        booster.predict(X_new, raw_score=True),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+def test_wrong_width_is_refused(fitted):
+    with pytest.raises(ValueError, match="5 columns"):
+        fitted.decision_function(np.zeros((3, 4)))

@@ -70,3 +70,20 @@ def test_dask_cluster_sweep_equals_serial(problem, serial):
         on_dask = sweep(problem, n_jobs=-1)
     assert len(tasks.data) > 0  # the work really ran on the cluster's workers
     assert_same(serial, on_dask, problem[3])
+
+
+def test_routing_in_row_blocks_equals_one_block():
+    """Large batches are routed in row blocks in threads (n_jobs): the same
+    routes, probabilities and trace as in one block."""
+    from budgetdag_core import BudgetDAGClassifier
+    from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
+
+    X, y, spec = make_problem(400, 0)
+    model = BudgetDAGClassifier(spec, cost_scale=0.02, cv=3, random_state=0).fit(X, y)
+    X_big, _, _ = make_problem(2 * PARALLEL_PREDICT_ROWS + 7, 2)
+    one = model.predict_proba(X_big)
+    trace = model.trace(X_big)
+    model.set_params(n_jobs=2)
+    model.bank_.n_jobs = 2
+    np.testing.assert_array_equal(model.predict_proba(X_big), one)
+    pd.testing.assert_frame_equal(model.trace(X_big), trace)
