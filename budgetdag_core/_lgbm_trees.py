@@ -345,7 +345,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
     def state_decision_function(
         self, X: np.ndarray, state_present: np.ndarray
     ) -> np.ndarray:
-        """Raw scores of every row at every state, shape (K, n_outputs, n_rows).
+        """Raw scores of every row at every state, shape (n_rows, K, n_outputs).
 
         ``state_present`` (K, n_features): the columns each state has; a state
         scores its other columns as missing, exactly as
@@ -355,7 +355,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         state_present = np.ascontiguousarray(state_present, dtype=bool)
         if state_present.ndim != 2 or state_present.shape[1] != self.n_features_in_:
             raise ValueError("state_present must have one column per feature.")
-        out = np.zeros((len(state_present), self.n_outputs_, len(X)))
+        out = np.zeros((len(X), self.n_outputs_, len(state_present)))
         if len(self.num_leaves_):
             compiled = self._compiled()
             add_state_scores(
@@ -365,7 +365,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 *_kernel_args(compiled),
                 out,
             )
-        return out
+        return out.transpose(0, 2, 1)
 
     def proba_from_scores(self, raw: np.ndarray, axis: int = -1) -> np.ndarray:
         """Class probabilities from raw scores (outputs along ``axis``)."""

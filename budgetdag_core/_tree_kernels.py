@@ -124,6 +124,24 @@ def add_scores(
             out[i, c] += lv[leaves[i]]
 
 
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array(
+    [
+        0, 47, 1, 56, 48, 27, 2, 60, 57, 49, 41, 37, 28, 16, 3, 61,
+        54, 58, 35, 52, 50, 42, 21, 44, 38, 32, 29, 23, 17, 11, 4, 62,
+        46, 55, 26, 59, 40, 36, 15, 53, 34, 51, 20, 43, 31, 22, 10, 45,
+        25, 39, 14, 33, 19, 30, 9, 24, 13, 18, 8, 12, 7, 6, 5, 63,
+    ],
+    dtype=np.int64,
+)  # fmt: skip
+
+
+@njit(nogil=True, cache=True)
+def _lowest_bit(word, table):
+    """Index of the lowest set bit of a nonzero uint64 (de Bruijn lookup)."""
+    return table[((word ^ (word - np.uint64(1))) * _DEBRUIJN) >> np.uint64(58)]
+
+
 @njit(nogil=True, cache=True)
 def add_state_scores(
     X,
@@ -144,64 +162,96 @@ def add_state_scores(
     """The masked bank's scores of every row at every state at once.
 
     ``state_present`` (K, d) says which columns each state has;
-    ``out[k, c, i]`` accumulates state k's raw score of output c for row i.
-    A tree reads only a few columns, so states that agree on those columns
-    reach the same leaves: each tree is walked once per distinct pattern of
-    its columns, not once per state.
+    ``out[i, c, k]`` accumulates state k's raw score of output c for row i.
+    Each row walks each tree once with the set of states as a bitset: at a
+    node the states that have its column follow the split, the others its
+    missing side, and a leaf adds its value to the states that reach it. States
+    that agree on the columns of a path share the walk.
     """
     n = X.shape[0]
-    K = state_present.shape[0]
-    leaves = np.empty(n, dtype=np.int64)
-    keys = np.empty(K, dtype=np.int64)
-    for t in range(len(node_offsets) - 1):
-        a, b = node_offsets[t], node_offsets[t + 1]
-        lv = leaf_value[leaf_offsets[t] : leaf_offsets[t + 1]]
-        c = tree_output[t]
-        if b == a:
-            for k in range(K):
-                for i in range(n):
-                    out[k, c, i] += lv[0]
-            continue
-        f = feature[a:b]
-        ml = missing_left[a:b]
-        columns = np.unique(f)
-        if len(columns) <= 62:
-            for k in range(K):
-                key = 0
-                for q in range(len(columns)):
-                    if state_present[k, columns[q]]:
-                        key |= 1 << q
-                keys[k] = key
-        else:  # too many columns for a bit key: every state on its own
-            for k in range(K):
-                keys[k] = k
-        order = np.argsort(keys, kind="mergesort")
-        g0 = 0
-        while g0 < K:
-            g1 = g0 + 1
-            while g1 < K and keys[order[g1]] == keys[order[g0]]:
-                g1 += 1
-            l2, r2 = _tree_children(
-                state_present[order[g0]], f, left[a:b], right[a:b], ml
-            )
-            _tree_leaves(
-                X,
-                0,
-                n,
-                f,
-                threshold[a:b],
-                l2,
-                r2,
-                ml,
-                zero_missing[a:b],
-                general,
-                leaves,
-            )
-            for q in range(g0, g1):
-                k = order[q]
-                for i in range(n):
-                    out[k, c, i] += lv[leaves[i]]
-            g0 = g1
+    K, d = state_present.shape
+    W = (K + 63) // 64
+    one = np.uint64(1)
+    full_word = ~np.uint64(0)
+    has = np.zeros((d, W), dtype=np.uint64)  # states having each column
+    for k in range(K):
+        for f in range(d):
+            if state_present[k, f]:
+                has[f, k >> 6] |= one << np.uint64(k & 63)
+    everyone = np.zeros(W, dtype=np.uint64)
+    for k in range(K):
+        everyone[k >> 6] |= one << np.uint64(k & 63)
+    n_trees = len(node_offsets) - 1
+    largest = 1
+    for t in range(n_trees):
+        largest = max(largest, node_offsets[t + 1] - node_offsets[t] + 1)
+    stack_node = np.empty(largest + 1, dtype=np.int64)
+    stack_bits = np.empty((largest + 1, W), dtype=np.uint64)
+    bits = np.empty(W, dtype=np.uint64)
+    table = _DEBRUIJN_INDEX
+    for i in range(n):
+        for t in range(n_trees):
+            a = node_offsets[t]
+            lv = leaf_value[leaf_offsets[t] : leaf_offsets[t + 1]]
+            c = tree_output[t]
+            if node_offsets[t + 1] == a:
+                for k in range(K):
+                    out[i, c, k] += lv[0]
+                continue
+            top = 0
+            stack_node[0] = 0
+            stack_bits[0, :] = everyone
+            while top >= 0:
+                node = stack_node[top]
+                bits[:] = stack_bits[top]
+                top -= 1
+                while node >= 0:  # follow one side, push the other if needed
+                    j = a + node
+                    f = feature[j]
+                    x = X[i, f]
+                    if general and (
+                        np.isnan(x) or (zero_missing[j] and abs(x) <= ZERO_THRESHOLD)
+                    ):
+                        split_left = missing_left[j]
+                    else:
+                        split_left = x <= threshold[j]
+                    if split_left == missing_left[j]:  # every state goes one way
+                        node = left[j] if split_left else right[j]
+                        continue
+                    # States with column f follow the split, the others go to
+                    # the missing side (the opposite one here).
+                    any_with = False
+                    any_without = False
+                    for w in range(W):
+                        if bits[w] & has[f, w]:
+                            any_with = True
+                        if bits[w] & ~has[f, w]:
+                            any_without = True
+                    with_child = left[j] if split_left else right[j]
+                    without_child = right[j] if split_left else left[j]
+                    if any_with and any_without:
+                        top += 1
+                        stack_node[top] = without_child
+                        for w in range(W):
+                            stack_bits[top, w] = bits[w] & ~has[f, w]
+                            bits[w] &= has[f, w]
+                        node = with_child
+                    elif any_with:
+                        node = with_child
+                    else:
+                        node = without_child
+                v = lv[~node]
+                row = out[i, c]
+                for w in range(W):
+                    word = bits[w]
+                    if word == full_word and (w + 1) * 64 <= K:
+                        for k in range(w * 64, w * 64 + 64):
+                            row[k] += v
+                        continue
+                    while word:
+                        k = (w << 6) + _lowest_bit(word, table)
+                        row[k] += v
+                        word &= word - one
 
 
 @njit(nogil=True, cache=True)

@@ -118,11 +118,9 @@ def _replay_node(
     return policy.learner, policy.predict(Z)
 
 
-#: Rows x states below which Graph-Reduce fits its nodes in this process: on
-#: the 2-core machine a process pool's start-up (about 1.5 s) exceeded the whole
-#: policy fit of landsat (0.2 s) and spam's 256 states (2.5 s in one process,
-#: 1.9 s on two warm workers, 3.4 s with their start-up).
-PARALLEL_POLICY_WORK = 1_000_000
+#: Rows x states below which Graph-Reduce fits its nodes in the calling thread:
+#: below it a layer's fits are too short to gain from a second thread.
+PARALLEL_POLICY_WORK = 200_000
 
 
 def graph_reduce(
@@ -155,10 +153,9 @@ def graph_reduce(
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        Nodes of one layer are independent and are fitted in parallel, when
-        the problem has at least ``PARALLEL_POLICY_WORK`` rows x states
-        (smaller ones run in this process: starting worker processes costs
-        more than they save).
+        Nodes of one layer are independent and are fitted in parallel threads
+        when the problem has at least ``PARALLEL_POLICY_WORK`` rows x states
+        (smaller ones run in the calling thread).
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each layer.
     record : bool, default=False
@@ -213,7 +210,12 @@ def graph_reduce(
             return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
 
         with single_threaded():  # pool threads nest in this thread's limits
-            fitted = Parallel(n_jobs=n_jobs)(task(k, C) for k, C in to_fit)
+            # Threads: the node solvers are compiled and release the GIL, and
+            # threads need no copies of the node inputs (a backend set with
+            # joblib.parallel_config still wins).
+            fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
+                task(k, C) for k, C in to_fit
+            )
         for k, C in trivial:
             policies[k] = NodePolicy(k, dag.children[k], None, 0)
             cost_to_go[:, k] = C[:, 0]

@@ -62,8 +62,8 @@ def _state_proba(
     for start in range(1, len(column_masks), per_chunk):
         states = np.arange(start, min(len(column_masks), start + per_chunk))
         raw = model.state_decision_function(X, column_masks[states])
-        proba = model.proba_from_scores(raw, axis=1)  # (states, classes, rows)
-        out[:, states[:, None], known[None, :]] = proba.transpose(2, 0, 1)
+        proba = model.proba_from_scores(raw)  # (rows, states, classes)
+        out[:, states[:, None], known[None, :]] = proba
 
 
 def _stack(

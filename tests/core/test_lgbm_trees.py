@@ -133,10 +133,10 @@ def test_state_scores_equal_one_state_at_a_time(data, fitted):
     states = rng.random((12, X.shape[1])) < 0.5
     states[0] = True
     raw = fitted.state_decision_function(X[:300], states)
-    assert raw.shape == (12, 3, 300)
+    assert raw.shape == (300, 12, 3)
     for k, present in enumerate(states):
         np.testing.assert_array_equal(
-            raw[k].T, fitted.decision_function(X[:300], present)
+            raw[:, k], fitted.decision_function(X[:300], present)
         )
 
 
