@@ -27,9 +27,9 @@ ZERO_THRESHOLD = 1e-35
 
 
 @njit(nogil=True, cache=True)
-def _tree_children(present, feature, left, right, missing_left):
-    """One tree's children (local node indices) with absent columns resolved:
-    a node on a column the rows lack sends every row to its missing side."""
+def _resolve_absent(present, feature, left, right, missing_left):
+    """The nodes' children with absent columns resolved: a node on a column
+    the rows lack sends every row to its missing side."""
     l2 = left.copy()
     r2 = right.copy()
     for j in range(len(feature)):
@@ -41,12 +41,11 @@ def _tree_children(present, feature, left, right, missing_left):
 
 
 @njit(nogil=True, cache=True)
-def _tree_leaves(X, start, stop, f, th, l2, r2, ml, zm, general, leaves):
-    """``leaves[i - start]``: the leaf rows ``start:stop`` of ``X`` reach in
-    one tree (its split columns ``f``, thresholds ``th``, children
-    ``l2``/``r2``)."""
+def _tree_leaves(X, f, th, l2, r2, ml, zm, general, leaves):
+    """``leaves[i]``: the leaf each row of ``X`` reaches in one tree (its split
+    columns ``f``, thresholds ``th``, children ``l2``/``r2``)."""
     if general:
-        for i in range(start, stop):
+        for i in range(X.shape[0]):
             node = 0
             while node >= 0:
                 x = X[i, f[node]]
@@ -56,13 +55,13 @@ def _tree_leaves(X, start, stop, f, th, l2, r2, ml, zm, general, leaves):
                     node = l2[node]
                 else:
                     node = r2[node]
-            leaves[i - start] = ~node
+            leaves[i] = ~node
     else:
-        for i in range(start, stop):
+        for i in range(X.shape[0]):
             node = 0
             while node >= 0:
                 node = l2[node] if X[i, f[node]] <= th[node] else r2[node]
-            leaves[i - start] = ~node
+            leaves[i] = ~node
 
 
 @njit(nogil=True, cache=True)
@@ -90,14 +89,7 @@ def add_scores(
     """
     n = X.shape[0]
     n_trees = len(node_offsets) - 1
-    # Children with the absent columns resolved, for every tree at once.
-    l2 = left.copy()
-    r2 = right.copy()
-    for j in range(len(feature)):
-        if not present[feature[j]]:
-            child = left[j] if missing_left[j] else right[j]
-            l2[j] = child
-            r2[j] = child
+    l2, r2 = _resolve_absent(present, feature, left, right, missing_left)
     leaves = np.empty(n, dtype=np.int64)
     for t in range(n_trees):
         a, b = node_offsets[t], node_offsets[t + 1]
@@ -109,8 +101,6 @@ def add_scores(
             continue
         _tree_leaves(
             X,
-            0,
-            n,
             feature[a:b],
             threshold[a:b],
             l2[a:b],
