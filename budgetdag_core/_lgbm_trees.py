@@ -217,11 +217,15 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         Children of a node come after it (so no cycles) and stay inside its
         tree, leaves inside its leaf range, features below ``n_features_in_``,
         decision types among the numerical ones LightGBM writes, leaf values
-        finite and thresholds not NaN; the tree count is a multiple of the
-        trees per round.
+        finite and thresholds not NaN; one tree per round for two classes, one
+        per class otherwise (each tree writes one raw score), and the tree
+        count a multiple of that.
         """
         n_trees = len(self.num_leaves_)
         per_iter = int(self.n_trees_per_iteration_)
+        n_classes = len(self.classes_)
+        if n_trees and per_iter != (1 if n_classes <= 2 else n_classes):
+            _fail(f"{per_iter} trees per round for {n_classes} classes")
         if n_trees % max(per_iter, 1):
             _fail(f"{n_trees} trees for {per_iter} trees per round")
         if (self.num_leaves_ < 1).any():
@@ -293,6 +297,8 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 "tree_output": (np.arange(len(self.num_leaves_)) % per_iter).astype(
                     np.int32
                 ),
+                "any_zero_missing": bool((missing_type == 1).any()),
+                "all_present": np.ones(self.n_features_in_, dtype=bool),
             }
             self.__dict__["_compiled_cache"] = compiled
         return compiled
@@ -317,7 +323,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
 
     def _general(self, compiled: dict[str, Any], X: np.ndarray) -> bool:
         """Whether the NaN / zero-as-missing checks are needed for ``X``."""
-        return bool(compiled["zero_missing"].any() or np.isnan(X).any())
+        return compiled["any_zero_missing"] or bool(np.isnan(X).any())
 
     def decision_function(
         self, X: np.ndarray, present: np.ndarray | None = None
@@ -333,10 +339,11 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         if len(self.num_leaves_):
             compiled = self._compiled()
             if present is None:
-                present = np.ones(self.n_features_in_, dtype=bool)
-            present = np.ascontiguousarray(present, dtype=bool)
-            if present.shape != (self.n_features_in_,):
-                raise ValueError("present must have one entry per column.")
+                present = compiled["all_present"]
+            else:
+                present = np.ascontiguousarray(present, dtype=bool)
+                if present.shape != (self.n_features_in_,):
+                    raise ValueError("present must have one entry per column.")
             add_scores(
                 X, present, self._general(compiled, X), *_kernel_args(compiled), out
             )

@@ -101,6 +101,16 @@ def test_corrupted_arrays_are_refused_before_the_kernels_read_them(
         bad.predict_proba(data[0][:2])  # checked before the kernels index them
 
 
+def test_trees_per_round_must_match_the_classes(data, fitted):
+    """Each tree writes one raw score: a count that disagrees with the classes
+    would make the kernels write outside their output."""
+    bad = copy.deepcopy(fitted)
+    bad.__dict__.pop("_compiled_cache", None)
+    bad.n_trees_per_iteration_ = 4
+    with pytest.raises(ValueError, match="4 trees per round for 3 classes"):
+        bad.predict_proba(data[0][:2])
+
+
 def test_offsets_must_match_leaf_counts(fitted):
     bad = copy.deepcopy(fitted)
     bad.num_leaves_ = bad.num_leaves_.copy()
