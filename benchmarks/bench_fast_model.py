@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
 from _bench_data import load  # noqa: E402
+from _warm_up import warm_up  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # noqa: E402
 from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
@@ -215,6 +216,10 @@ def main() -> None:
     parser.add_argument("--only", choices=DATASETS, nargs="*")
     parser.add_argument("--stretch", action="store_true")
     args = parser.parse_args()
+    print(
+        f"kernels loaded or compiled (one-off, not timed below): {warm_up():.1f} s",
+        flush=True,
+    )
     models = {name: bench_dataset(name) for name in args.only or DATASETS}
     if "letter" in models:
         bench_refit_policies("letter", models["letter"])
