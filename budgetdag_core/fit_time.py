@@ -14,7 +14,7 @@ from .masked_bank import MAX_STACK_ROWS
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit.
 BOOST_SECONDS_PER_ROW_TREE = 1.2e-7
 #: Boosting rounds a bank fit typically runs before early stopping.
-TYPICAL_ROUNDS = {"hgb": 25, "masked": 80}
+TYPICAL_ROUNDS = {"hgb": 35, "masked": 80}
 #: Seconds per (row x state x fold) of a logistic-regression bank.
 LOGISTIC_SECONDS_PER_ROW_STATE = 2e-6
 #: Fixed seconds per model fit (data set construction, early-stopping checks).
@@ -61,7 +61,7 @@ def estimate_fit_seconds(
     Examples
     --------
     >>> round(estimate_fit_seconds(4435, 16, 6, "hgb"))  # landsat: seconds
-    6
+    8
     """
     for name, value in (("n_rows", n_rows), ("n_states", n_states)):
         if value < 1:
