@@ -533,9 +533,12 @@ def tradeoff_curve(
     fitted: dict[float, tuple[BudgetDAGClassifier, list[dict[str, Any]]]] = {}
 
     def run(batch: Sequence[float]) -> None:
-        jobs = Parallel(n_jobs=template.n_jobs, return_as="generator")(
-            delayed(fit_point)(template, data, bank, s, views, 1) for s in batch
-        )
+        # Threads: policy learning is compiled and releases the GIL, and
+        # threads share the bank (worker processes would copy it and load the
+        # compiled kernels again); a joblib.parallel_config backend still wins.
+        jobs = Parallel(
+            n_jobs=template.n_jobs, return_as="generator", prefer="threads"
+        )(delayed(fit_point)(template, data, bank, s, views, 1) for s in batch)
         for s, result in zip(batch, jobs, strict=True):
             fitted[s] = result
             if progress is not None:
