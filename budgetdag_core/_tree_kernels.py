@@ -24,20 +24,27 @@ from numba import njit
 
 #: LightGBM's kZeroThreshold: |x| at most this counts as zero.
 ZERO_THRESHOLD = 1e-35
+#: Below this many rows a call walks the trees through offsets into the flat
+#: arrays (no per-tree slices: their set-up outweighs a few walks).
+SMALL_BATCH = 64
 
 
 @njit(nogil=True, cache=True)
-def _resolve_absent(present, feature, left, right, missing_left):
-    """The nodes' children with absent columns resolved: a node on a column
-    the rows lack sends every row to its missing side."""
+def _resolve_absent(present, feature, threshold, left, right, missing_left):
+    """Thresholds and children with absent columns resolved: a node on a column
+    the rows lack sends every row to its missing side (both children are that
+    side, and its threshold is +inf so that the comparison, always true, costs
+    no mispredicted branch)."""
+    th2 = threshold.copy()
     l2 = left.copy()
     r2 = right.copy()
     for j in range(len(feature)):
         if not present[feature[j]]:
             child = l2[j] if missing_left[j] else r2[j]
+            th2[j] = np.inf
             l2[j] = child
             r2[j] = child
-    return l2, r2
+    return th2, l2, r2
 
 
 @njit(nogil=True, cache=True)
@@ -89,7 +96,34 @@ def add_scores(
     """
     n = X.shape[0]
     n_trees = len(node_offsets) - 1
-    l2, r2 = _resolve_absent(present, feature, left, right, missing_left)
+    everything = True
+    for f in range(len(present)):
+        if not present[f]:
+            everything = False
+            break
+    if everything:
+        th2, l2, r2 = threshold, left, right
+    else:
+        th2, l2, r2 = _resolve_absent(
+            present, feature, threshold, left, right, missing_left
+        )
+    if n < SMALL_BATCH:
+        _add_scores_few(
+            X,
+            general,
+            feature,
+            th2,
+            l2,
+            r2,
+            missing_left,
+            zero_missing,
+            leaf_value,
+            node_offsets,
+            leaf_offsets,
+            tree_output,
+            out,
+        )
+        return
     leaves = np.empty(n, dtype=np.int64)
     for t in range(n_trees):
         a, b = node_offsets[t], node_offsets[t + 1]
@@ -102,7 +136,7 @@ def add_scores(
         _tree_leaves(
             X,
             feature[a:b],
-            threshold[a:b],
+            th2[a:b],
             l2[a:b],
             r2[a:b],
             missing_left[a:b],
@@ -112,6 +146,47 @@ def add_scores(
         )
         for i in range(n):
             out[i, c] += lv[leaves[i]]
+
+
+@njit(nogil=True, cache=True)
+def _add_scores_few(
+    X,
+    general,
+    feature,
+    threshold,
+    l2,
+    r2,
+    missing_left,
+    zero_missing,
+    leaf_value,
+    node_offsets,
+    leaf_offsets,
+    tree_output,
+    out,
+):
+    """:func:`add_scores` for a few rows: the same walk, indexing the flat
+    arrays by offset (slicing each tree's arrays costs more than a few walks)."""
+    for t in range(len(node_offsets) - 1):
+        a = node_offsets[t]
+        lo = leaf_offsets[t]
+        c = tree_output[t]
+        for i in range(X.shape[0]):
+            if node_offsets[t + 1] == a:
+                out[i, c] += leaf_value[lo]
+                continue
+            node = 0
+            while node >= 0:
+                j = a + node
+                x = X[i, feature[j]]
+                if general and (
+                    np.isnan(x) or (zero_missing[j] and abs(x) <= ZERO_THRESHOLD)
+                ):
+                    node = l2[j] if missing_left[j] else r2[j]
+                elif x <= threshold[j]:
+                    node = l2[j]
+                else:
+                    node = r2[j]
+            out[i, c] += leaf_value[lo + ~node]
 
 
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)

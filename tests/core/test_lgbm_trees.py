@@ -135,6 +135,11 @@ def test_present_columns_score_as_missing(data, fitted):
     expected = fitted.decision_function(blanked)
     np.testing.assert_array_equal(fitted.decision_function(garbage, present), expected)
     np.testing.assert_array_equal(fitted.decision_function(X, present), expected)
+    few = fitted.decision_function(X[:9], present)  # the few-row walk
+    np.testing.assert_array_equal(few, expected[:9])
+    np.testing.assert_array_equal(
+        fitted.decision_function(X[:9]), fitted.decision_function(X)[:9]
+    )
 
 
 def test_state_scores_equal_one_state_at_a_time(data, fitted):
@@ -170,12 +175,11 @@ def test_zero_as_missing_trees_score_like_lightgbm():
     X_new = rng.normal(size=(500, 4))
     X_new[rng.random(X_new.shape) < 0.3] = 0.0
     X_new[rng.random(X_new.shape) < 0.1] = np.nan
-    np.testing.assert_allclose(
-        trees.decision_function(X_new),
-        booster.predict(X_new, raw_score=True),
-        rtol=1e-12,
-        atol=1e-12,
-    )
+    expected = booster.predict(X_new, raw_score=True)
+    for rows in (slice(None), slice(0, 7)):  # the many- and few-row walks
+        np.testing.assert_allclose(
+            trees.decision_function(X_new[rows]), expected[rows], rtol=1e-12, atol=1e-12
+        )
 
 
 def test_wrong_width_is_refused(fitted):
