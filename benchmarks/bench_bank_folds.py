@@ -107,9 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", default=list(SEEDS))
     parser.add_argument("--cv", nargs="*", type=int, default=[5, 3])
-    parser.add_argument(
-        "--out", type=Path, default=HERE / "results" / "bank_folds.csv"
-    )
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "bank_folds.csv")
     args = parser.parse_args()
     warm_up()
     rows = []
