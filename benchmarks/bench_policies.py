@@ -175,7 +175,11 @@ def views(p: Problem, bank, dag) -> tuple[StatePredictions, StatePredictions]:
         with_confidence="proba",
         split="eval",
     )
-    return train, evalv
+    # The whole input tables, sliced per configuration by view_for.
+    return (
+        dataclasses.replace(train, conf=train.model_inputs()),
+        dataclasses.replace(evalv, conf=evalv.model_inputs()),
+    )
 
 
 def view_for(sp: StatePredictions, mode: str) -> StatePredictions:

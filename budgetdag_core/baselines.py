@@ -19,7 +19,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .bank import ClassifierBank
-from .confidence import model_inputs
+from .confidence import model_inputs, uses_model_inputs
 from .dag import SensorDAG
 from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
 from .validation import check_features, check_labels, check_sample_costs
@@ -64,10 +64,19 @@ class StatePredictions:
         The sensors of each state.
     conf : ndarray (n, n_states, d) or None
         What policies see of each state's classifier (``confidence.model_inputs``:
-        3 confidences, or probabilities + confidences), when they use it.
+        3 confidences, or probabilities + confidences), when given precomputed.
     loss : ndarray (n, n_states) or None
         Each state's stop loss on the row under the model's ``loss_matrix``
         (None without one: the 0/1 loss, see :attr:`stop_loss`).
+    proba : ndarray (n, n_states, n_classes) or None
+        Each state's class probabilities, kept when policies read them (the
+        bank's own ``oof_proba_`` array for out-of-fold views, not a copy).
+        Policy inputs are computed from them row block by row block as a route
+        needs them: a full (n, n_states, d) float64 table of inputs would be
+        the largest array of a sweep on a DAG of hundreds of states.
+    policy_features : str or None
+        The :func:`~budgetdag_core.confidence.model_inputs` kind of
+        :meth:`model_inputs` (None: the view has no policy inputs).
     """
 
     split: str
@@ -79,10 +88,22 @@ class StatePredictions:
     sensor_names: list[tuple[str, ...]]
     conf: np.ndarray | None = None
     loss: np.ndarray | None = None
+    proba: np.ndarray | None = None
+    policy_features: str | None = None
 
     @property
     def n_samples(self) -> int:
         return len(self.y)
+
+    def model_inputs(self) -> np.ndarray | None:
+        """(n, n_states, d): what policies see of each state's classifier
+        (``conf`` when given, else computed from ``proba``); None without
+        either. Builds the whole table: routes read it per state instead."""
+        if self.conf is not None:
+            return self.conf
+        if self.proba is None or self.policy_features is None:
+            return None
+        return model_inputs(np.asarray(self.proba), self.policy_features)
 
     @property
     def stop_loss(self) -> np.ndarray:
@@ -128,15 +149,15 @@ def bank_state_predictions(
     pred = np.empty((n, K), dtype=np.intp)
     # True: the three confidences; a string: that policy_features kind's inputs.
     mode = "sensors+confidence" if with_confidence is True else with_confidence
-    conf = None
+    keep = bool(mode) and uses_model_inputs(mode)
+    kept = bank.oof_proba_ if keep and out_of_fold else None
     for k in range(K):
         proba = bank.oof_proba_[:, k] if out_of_fold else bank.predict_proba(Xv, k)
         pred[:, k] = decide(proba, loss_matrix)
-        extra = model_inputs(proba, mode) if mode else None
-        if extra is not None:
-            if conf is None:
-                conf = np.empty((n, K, extra.shape[-1]))
-            conf[:, k] = extra
+        if keep and not out_of_fold:
+            if kept is None:
+                kept = np.empty((n, K, proba.shape[-1]), dtype=proba.dtype)
+            kept[:, k] = proba
     member = dag.membership().astype(float)  # (K, M)
     costs = np.asarray(costs, dtype=float)
     if costs.ndim == 1:
@@ -151,8 +172,9 @@ def bank_state_predictions(
         costs=state_costs,
         n_sensors=member.sum(axis=1).astype(int),
         sensor_names=[dag.state_names(k) for k in range(K)],
-        conf=conf,
         loss=None if loss_matrix is None else matrix_loss(loss_matrix, y_enc, pred),
+        proba=kept,
+        policy_features=mode if keep else None,
     )
 
 
@@ -207,7 +229,7 @@ def state_predictions(
 
 def dag_point(model: BudgetDAGClassifier, sp: StatePredictions) -> dict[str, float]:
     """Error, average cost and sensors of the model's policy on a split."""
-    routing = model._route(sp.Xv, conf=sp.conf)
+    routing = model._route(sp.Xv, conf=sp.conf, state_proba=sp.proba)
     rows = np.arange(sp.n_samples)
     stop = routing.stop_state
     return {

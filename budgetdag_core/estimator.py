@@ -307,23 +307,37 @@ default="proba"
         extra = model_inputs(proba, self.policy_features_)
         return self._node_inputs(features, extra, state), proba
 
-    def _route(self, Xv: np.ndarray, conf: np.ndarray | None = None) -> Routing:
-        """Route all rows; ``conf`` (n, n_states, d) are precomputed
-        :func:`~budgetdag_core.confidence.model_inputs` (e.g. out-of-fold ones),
-        used instead of asking the bank.
+    def _route(
+        self,
+        Xv: np.ndarray,
+        conf: np.ndarray | None = None,
+        state_proba: np.ndarray | None = None,
+    ) -> Routing:
+        """Route all rows, with the state classifiers' outputs given or asked.
 
-        Without ``conf``, the bank's probabilities computed for the policies'
+        ``conf`` (n, n_states, d) are precomputed
+        :func:`~budgetdag_core.confidence.model_inputs`; ``state_proba`` (n,
+        n_states, n_classes) are the classifiers' probabilities (e.g. the bank's
+        out-of-fold ones), from which the inputs of the rows at a state are
+        computed when the route gets there. Either is used instead of asking
+        the bank.
+
+        Without either, the bank's probabilities computed for the policies'
         inputs are kept as ``stop_proba`` where a row stopped at the state they
         were computed for, so prediction does not ask the bank twice.
         """
         if not self.uses_confidence_:
             return super()._route(Xv)
-        if conf is None:
+        if conf is None and state_proba is None:
             return self._route_keeping_proba(Xv)
+        mode = self.policy_features_
 
         def inputs(k: int, rows: np.ndarray) -> np.ndarray:
             features = Xv[np.ix_(rows, self.state_columns_[k])]
-            return self._node_inputs(features, conf[rows, k], k)
+            if conf is not None:
+                return self._node_inputs(features, conf[rows, k], k)
+            extra = model_inputs(state_proba[rows, k], mode)
+            return self._node_inputs(features, extra, k)
 
         return super()._route(Xv, inputs)
 

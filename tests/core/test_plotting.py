@@ -364,7 +364,7 @@ def test_cost_tables_reproduce_graph_reduce(toy) -> None:
     # the inputs it learned from (out-of-fold probabilities with the default
     # policy_features="proba"; the refit bank would give others on these rows).
     oof = state_predictions(model, demo.X_train, demo.y_train, out_of_fold=True)
-    stops = model._route(oof.Xv, conf=oof.conf).stop_state
+    stops = model._route(oof.Xv, state_proba=oof.proba).stop_state
     tr = pd.DataFrame({"stop_state": stops})
     state = np.zeros(len(tr), dtype=int)
     for _ in range(model.sensor_dag_.n_sensors + 1):

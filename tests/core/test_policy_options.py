@@ -168,9 +168,14 @@ def test_model_input_policies_see_only_the_classifier(problem, bank, mode, width
             assert policy.n_features == width(n_classes)
     # Batch routing, precomputed inputs and one-row sessions agree.
     sp = state_predictions(model, Xt, yt)
-    assert sp.conf.shape[-1] == width(n_classes)
-    routed = model._route(model._features(Xt), conf=sp.conf).stop_state
+    conf = sp.model_inputs()
+    assert conf.shape[-1] == width(n_classes)
+    Xv = model._features(Xt)
+    routed = model._route(Xv, conf=conf).stop_state
     np.testing.assert_array_equal(routed, model.predict_state(Xt))
+    # Inputs computed per state from the kept probabilities: the same route.
+    lazily = model._route(Xv, state_proba=sp.proba).stop_state
+    np.testing.assert_array_equal(lazily, routed)
     np.testing.assert_allclose(
         dag_point(model, sp)["error"], 1 - model.score(Xt, yt), atol=1e-12
     )
