@@ -337,7 +337,23 @@ class BaseBank:
         """
         with single_threaded():
             proba = self._raw_proba(np.asarray(X, dtype=float), state)
+        return self._calibrated(proba, state)
+
+    def _calibrated(self, proba: np.ndarray, state: int) -> np.ndarray:
+        """``proba`` of ``state`` under its fitted temperature."""
         temperatures = getattr(self, "temperatures_", None)
         if temperatures is None:  # banks pickled before calibration existed
             return proba
         return apply_temperature(proba, float(temperatures[state]))
+
+    def predict_proba_states(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` at every state, shape (n_rows, n_states, n_classes).
+
+        What the trade-off baselines need of a test split. The masked bank
+        computes it in one walk per row and tree (the same numbers).
+        """
+        X = np.asarray(X, dtype=float)
+        out = np.empty((len(X), self.n_states, self.n_classes_))
+        for k in range(self.n_states):
+            out[:, k] = self.predict_proba(X, k)
+        return out

@@ -150,14 +150,10 @@ def bank_state_predictions(
     # True: the three confidences; a string: that policy_features kind's inputs.
     mode = "sensors+confidence" if with_confidence is True else with_confidence
     keep = bool(mode) and uses_model_inputs(mode)
-    kept = bank.oof_proba_ if keep and out_of_fold else None
+    proba = bank.oof_proba_ if out_of_fold else bank.predict_proba_states(Xv)
     for k in range(K):
-        proba = bank.oof_proba_[:, k] if out_of_fold else bank.predict_proba(Xv, k)
-        pred[:, k] = decide(proba, loss_matrix)
-        if keep and not out_of_fold:
-            if kept is None:
-                kept = np.empty((n, K, proba.shape[-1]), dtype=proba.dtype)
-            kept[:, k] = proba
+        pred[:, k] = decide(np.ascontiguousarray(proba[:, k]), loss_matrix)
+    kept = proba if keep else None
     member = dag.membership().astype(float)  # (K, M)
     costs = np.asarray(costs, dtype=float)
     if costs.ndim == 1:

@@ -22,8 +22,10 @@ from sklearn.utils.parallel import delayed
 from ._bank_base import (
     BaseBank,
     Progress,
+    _workers,
     check_serve,
     fold_average,
+    map_in_threads,
     parallel_fits,
     prior_proba,
     refit_template,
@@ -423,6 +425,52 @@ class MaskedBank(BaseBank):
             name = "bank_.model_" + (f"[{f}]" if len(models) > 1 else "")
             check_fitted_model(model, name, used.size, self.n_classes_)
         check_fitted_model(self.prior_model_, "bank_.prior_model_", 1, self.n_classes_)
+
+    def predict_proba_states(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` at every state, (n_rows, n_states, n_classes).
+
+        With boosted trees, each row walks each tree once for all states (the
+        kernel of the out-of-fold scores), in row blocks scored in threads
+        (``n_jobs``), instead of one walk per state: the same sums in the same
+        order, the fold models averaged in fold order and each state calibrated
+        as :meth:`predict_proba` does, so the numbers are equal bit for bit.
+        """
+        X = np.asarray(X, dtype=float)
+        models = self.model_ if isinstance(self.model_, list) else [self.model_]
+        columns = getattr(self, "model_columns_", None)
+        if columns is None or not all(isinstance(m, LightGBMTrees) for m in models):
+            return super().predict_proba_states(X)
+        if not isinstance(columns, list):
+            columns = [columns]
+        n, K = len(X), self.n_states
+        out = np.empty((n, K, self.n_classes_))
+        out[:, 0] = self.predict_proba(X, 0)
+        if K == 1:
+            return out
+        # Rows per block: about PREDICT_CHUNK_ROWS (row, state) pairs at a time.
+        size = max(1, PREDICT_CHUNK_ROWS // K)
+        blocks = [np.arange(i, min(n, i + size)) for i in range(0, n, size)]
+
+        def score(rows: np.ndarray) -> None:
+            per_model = []
+            for model, cols in zip(models, columns, strict=True):
+                proba = np.zeros((len(rows), K, self.n_classes_))
+                _state_proba(
+                    model, X[rows][:, cols], self.column_masks_[:, cols],
+                    self.n_classes_, proba,
+                )  # fmt: skip
+                per_model.append(proba[:, 1:])
+            # As _raw_proba: one model as it is, folds averaged in fold order.
+            raw = per_model[0] if len(per_model) == 1 else np.mean(per_model, axis=0)
+            for k in range(1, K):
+                out[rows, k] = self._calibrated(
+                    np.ascontiguousarray(raw[:, k - 1]), k
+                )
+
+        workers = min(_workers(getattr(self, "n_jobs", None)), len(blocks))
+        with single_threaded():
+            map_in_threads(score, blocks, workers)
+        return out
 
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         if state == 0:

@@ -195,6 +195,29 @@ def test_refit_serving_scores_row_blocks_in_threads_identically(kind, data):
     np.testing.assert_array_equal(bank.predict_proba(X_big, state), alone)
 
 
+@pytest.mark.parametrize(
+    ("kind", "serve"),
+    [("masked", "folds"), ("masked", "refit"), ("hgb", "folds"), ("per_subset", "")],
+)
+def test_all_states_at_once_equal_each_state(kind, serve, data, monkeypatch):
+    """predict_proba_states (the masked bank: one walk per row and tree for all
+    states, in row blocks and threads) gives predict_proba's numbers exactly."""
+    from budgetdag_core import masked_bank
+
+    monkeypatch.setattr(masked_bank, "PREDICT_CHUNK_ROWS", 80)  # blocks of 10 rows
+    options = {"serve": serve} if serve else {}
+    bank = fit_bank(make_bank(kind, cv=3, random_state=0, **options), data)
+    X = np.random.default_rng(2).normal(size=(95, data[0].shape[1]))
+    if kind != "per_subset":  # trees: missing values take their missing side
+        X[::7, 1] = np.nan
+    expected = np.stack(
+        [bank.predict_proba(X, k) for k in range(bank.n_states)], axis=1
+    )
+    for n_jobs in (1, 2):
+        bank.n_jobs = n_jobs
+        np.testing.assert_array_equal(bank.predict_proba_states(X), expected)
+
+
 @pytest.mark.parametrize("kind", ["hgb", "masked"])
 def test_threaded_fits_leave_the_blas_threads_as_they_were(kind, data):
     # The fits run in threads, each limiting OpenMP/BLAS to one thread; the
