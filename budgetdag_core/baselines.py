@@ -150,7 +150,12 @@ def bank_state_predictions(
     # True: the three confidences; a string: that policy_features kind's inputs.
     mode = "sensors+confidence" if with_confidence is True else with_confidence
     keep = bool(mode) and uses_model_inputs(mode)
-    proba = bank.oof_proba_ if out_of_fold else bank.predict_proba_states(Xv)
+    if out_of_fold:
+        proba = bank.oof_proba_
+    elif hasattr(bank, "predict_proba_states"):
+        proba = bank.predict_proba_states(Xv)
+    else:  # a bank-like object with predict_proba only
+        proba = np.stack([bank.predict_proba(Xv, k) for k in range(K)], axis=1)
     for k in range(K):
         pred[:, k] = decide(np.ascontiguousarray(proba[:, k]), loss_matrix)
     kept = proba if keep else None
