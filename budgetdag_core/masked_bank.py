@@ -92,13 +92,15 @@ def _fit_fold(
     n_classes: int,
     seed: int,
     stop_on_test: bool = False,
+    score: bool = True,
 ) -> tuple[Any, np.ndarray | None, np.ndarray]:
     """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state.
 
     An early-stopping model validates on whole rows: the ``test`` rows' masks
     with ``stop_on_test`` (cross-fitting), else a random fraction of ``train``.
-    Returns the model, the out-of-fold probabilities (None without ``test``) and
-    the columns the model reads (a boolean mask over ``X``'s columns).
+    Returns the model, the out-of-fold probabilities (None without ``test``, or
+    with ``score=False``: :func:`_score_fold` then scores them) and the columns
+    the model reads (a boolean mask over ``X``'s columns).
     """
     model = clone(template)
     in_train = np.zeros(len(X), dtype=bool)
@@ -141,14 +143,30 @@ def _fit_fold(
     Xs = _stack(X, pair_rows[sel], pair_states[sel], column_masks)
     with single_threaded():
         model.fit(Xs, y[pair_rows[sel]], **fit_kwargs)
-        if test is None:
-            return model, None, used
-        K = len(column_masks)
-        proba = np.zeros((len(test), K, n_classes), dtype=np.float32)
-        proba[:, 0] = prior_proba(y[train], len(test), n_classes)
+    if test is None or not score:
+        return model, None, used
+    return model, _score_fold(model, X, y, column_masks, train, test, n_classes), used
+
+
+def _score_fold(
+    model: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    column_masks: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    n_classes: int,
+) -> np.ndarray:
+    """The fold model's probabilities of its ``test`` rows at every state
+    (the class prior of its ``train`` rows at the empty state); ``X`` and
+    ``column_masks`` hold the model's columns only."""
+    K = len(column_masks)
+    proba = np.zeros((len(test), K, n_classes), dtype=np.float32)
+    proba[:, 0] = prior_proba(y[train], len(test), n_classes)
+    with single_threaded():
         if isinstance(model, LightGBMTrees):
             _state_proba(model, X[test], column_masks, n_classes, proba)
-            return model, proba, used
+            return proba
         per_chunk = max(1, PREDICT_CHUNK_ROWS // len(test))
         for start in range(1, K, per_chunk):
             states = np.arange(start, min(K, start + per_chunk))
@@ -158,7 +176,7 @@ def _fit_fold(
             proba[:, states] = p.reshape(len(states), len(test), n_classes).swapaxes(
                 0, 1
             )
-    return model, proba, used
+    return proba
 
 
 class MaskedBank(BaseBank):
@@ -326,20 +344,26 @@ class MaskedBank(BaseBank):
                     n_classes,
                     int(seed),
                     self.cross_fit,
+                    score=False,
                 )
                 for (train, test), seed in zip(jobs, seeds, strict=True)
             ),
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
         fold_models, fold_columns = [], []
-        for done, ((_, test), (model, proba, used)) in enumerate(
+        # A fold is scored here as soon as its model is back, while the workers
+        # fit the next folds: the core the last fold leaves idle scores instead.
+        for done, ((train, test), (model, _, used)) in enumerate(
             zip(jobs, results, strict=True), start=1
         ):
             if test is None:
                 self.model_ = model
                 self.model_columns_ = np.flatnonzero(used)
             else:
-                self.oof_proba_[test] = proba
+                own = slice(None) if used.all() else used
+                self.oof_proba_[test] = _score_fold(
+                    model, X[:, own], y, masks[:, own], train, test, n_classes
+                )
                 fold_models.append(model)
                 fold_columns.append(np.flatnonzero(used))
             if progress is not None:
@@ -463,9 +487,7 @@ class MaskedBank(BaseBank):
             # As _raw_proba: one model as it is, folds averaged in fold order.
             raw = per_model[0] if len(per_model) == 1 else np.mean(per_model, axis=0)
             for k in range(1, K):
-                out[rows, k] = self._calibrated(
-                    np.ascontiguousarray(raw[:, k - 1]), k
-                )
+                out[rows, k] = self._calibrated(np.ascontiguousarray(raw[:, k - 1]), k)
 
         workers = min(_workers(getattr(self, "n_jobs", None)), len(blocks))
         with single_threaded():
