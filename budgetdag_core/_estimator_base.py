@@ -325,7 +325,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.state_columns_ = state_cols
         self.bank_ = bank
         self.policies_: list[NodePolicy] = result.policies
-        self.train_cost_to_go_ = result.cost_to_go[:, 0]
+        # A copy: a view would keep the whole (rows, states) table alive with
+        # the model (82 MB per model on shuttle's 512 states).
+        self.train_cost_to_go_ = result.cost_to_go[:, 0].copy()
         return self
 
     def refit_policies(
