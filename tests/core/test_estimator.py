@@ -113,6 +113,16 @@ def test_refit_policies_reuses_bank(landsat_small, landsat_model) -> None:
     np.testing.assert_array_equal(cheap.predict(X_test), fresh.predict(X_test))
 
 
+def test_model_keeps_no_rows_by_states_table(landsat_small, landsat_model) -> None:
+    """The training cost-to-go is the root's column of Graph-Reduce's table, kept
+    as its own array: a view would hold the whole (rows x states) table per
+    model (a sweep keeps one model per point)."""
+    _, X, _, _ = landsat_small
+    kept = landsat_model.train_cost_to_go_
+    assert kept.shape == (len(X),)
+    assert kept.base is None and kept.flags.owndata
+
+
 def test_foreign_bank_is_rejected(landsat_small, landsat_model) -> None:
     spec, X, y, _ = landsat_small
     with pytest.raises(ValueError, match="other data or settings"):
