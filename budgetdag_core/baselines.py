@@ -71,9 +71,9 @@ class StatePredictions:
     proba : ndarray (n, n_states, n_classes) or None
         Each state's class probabilities, kept when policies read them (the
         bank's own ``oof_proba_`` array for out-of-fold views, not a copy).
-        Policy inputs are computed from them row block by row block as a route
-        needs them: a full (n, n_states, d) float64 table of inputs would be
-        the largest array of a sweep on a DAG of hundreds of states.
+        A route computes the policy inputs of the rows at a state from them
+        when it gets there: a full (n, n_states, d) float64 table of inputs
+        would be the largest array of a sweep on a DAG of hundreds of states.
     policy_features : str or None
         The :func:`~budgetdag_core.confidence.model_inputs` kind of
         :meth:`model_inputs` (None: the view has no policy inputs).

@@ -327,6 +327,10 @@ class MaskedBank(BaseBank):
         if not self.cross_fit:
             jobs.append((np.arange(n), None))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
+        # Boosted trees' folds are scored in this thread as their models come
+        # back, while the workers fit the next folds (the core the last fold
+        # leaves idle scores instead); other models score in their workers.
+        here = isinstance(template, LightGBMTrees)
         total = len(jobs) + int(self.cross_fit and self.serve == "refit")
         results = parallel_fits(
             template,
@@ -344,26 +348,26 @@ class MaskedBank(BaseBank):
                     n_classes,
                     int(seed),
                     self.cross_fit,
-                    score=False,
+                    score=not here,
                 )
                 for (train, test), seed in zip(jobs, seeds, strict=True)
             ),
         )
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
         fold_models, fold_columns = [], []
-        # A fold is scored here as soon as its model is back, while the workers
-        # fit the next folds: the core the last fold leaves idle scores instead.
-        for done, ((train, test), (model, _, used)) in enumerate(
+        for done, ((train, test), (model, proba, used)) in enumerate(
             zip(jobs, results, strict=True), start=1
         ):
             if test is None:
                 self.model_ = model
                 self.model_columns_ = np.flatnonzero(used)
             else:
-                own = slice(None) if used.all() else used
-                self.oof_proba_[test] = _score_fold(
-                    model, X[:, own], y, masks[:, own], train, test, n_classes
-                )
+                if proba is None:  # scored here (see `here`)
+                    own = slice(None) if used.all() else used
+                    proba = _score_fold(
+                        model, X[:, own], y, masks[:, own], train, test, n_classes
+                    )
+                self.oof_proba_[test] = proba
                 fold_models.append(model)
                 fold_columns.append(np.flatnonzero(used))
             if progress is not None:
