@@ -34,6 +34,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
 from _bench_data import load  # noqa: E402
 from _report import error_at  # noqa: E402
+from _timing import predict_rows_per_second, tiled  # noqa: E402
 from _warm_up import warm_up  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
@@ -89,18 +90,8 @@ def run(name: str, seed: int, cv: int) -> dict:
         for b, e in zip(BUDGETS, errs, strict=True):
             row[f"{method}{int(b * 100)}"] = round(e, 4)
     model = result.model_at(float(result.cost_scales[len(result.cost_scales) // 2]))
-    reps = -(-50_000 // len(X_val))
-    big = pd.concat([X_val] * reps, ignore_index=True).iloc[:50_000]
-    model.predict(big.iloc[:500])
-    best = min(_seconds(lambda: model.predict(big)) for _ in range(2))
-    row["predict_rows_s"] = int(len(big) / best)
+    row["predict_rows_s"] = int(predict_rows_per_second(model, tiled(X_val, 50_000), 2))
     return row
-
-
-def _seconds(call) -> float:
-    t = time.perf_counter()
-    call()
-    return time.perf_counter() - t
 
 
 def main() -> None:

@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
 from _bench_data import load  # noqa: E402
+from _timing import predict_rows_per_second, seconds, tiled  # noqa: E402
 from _warm_up import warm_up  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # noqa: E402
@@ -109,13 +110,10 @@ def bench_dataset(name: str, bank_serve: str = "folds") -> BudgetDAGClassifier:
 def bench_landsat_use(model: BudgetDAGClassifier) -> None:
     data = load("landsat", quick=False, max_train=None)
     ref = model.reference_seconds_
-    reps = -(-100_000 // len(data.X_test))
-    big = pd.concat([data.X_test] * reps, ignore_index=True).iloc[:100_000]
-    model.predict(big.iloc[:1000])  # warm up
-    best = min(_seconds(lambda: model.predict(big)) for _ in range(3))
+    big = tiled(data.X_test, 100_000)
     print(
-        f"landsat predict (serve={model.bank_serve}): {len(big) / best:10,.0f} "
-        f"rows/s (batch of {len(big)})"
+        f"landsat predict (serve={model.bank_serve}): "
+        f"{predict_rows_per_second(model, big, 3):10,.0f} rows/s (batch of {len(big)})"
     )
     bench_predict_parts(model, big)
     rows = data.X_test.iloc[:200]
@@ -130,7 +128,7 @@ def bench_landsat_use(model: BudgetDAGClassifier) -> None:
     per_step = (time.perf_counter() - t) / steps * 1000
     print(f"landsat session: {per_step:.2f} ms per step ({steps} steps, 200 rows)")
     bench_refit_policies("landsat", model)
-    dt = _seconds(
+    dt = seconds(
         lambda: tradeoff_curve(
             data.X_train,
             data.y_train,
@@ -152,7 +150,7 @@ def bench_refit_policies(name: str, model: BudgetDAGClassifier) -> None:
     """``refit_policies`` for a new cost scale (the bank reused)."""
     data = load(name, quick=False, max_train=None)
     ref = model.reference_seconds_
-    dt = _seconds(lambda: model.refit_policies(data.X_train, data.y_train, 0.1))
+    dt = seconds(lambda: model.refit_policies(data.X_train, data.y_train, 0.1))
     print(f"{name} refit_policies (new cost scale): {dt:6.2f} s = {dt / ref:.2f}x")
 
 
@@ -161,20 +159,20 @@ def bench_predict_parts(model: BudgetDAGClassifier, big: pd.DataFrame) -> None:
     probabilities at the stop states, the bank with one thread and with its
     fold models scored in threads (``n_jobs=2``), alternated in the same run."""
     Xv = model._features(big)
-    route = min(_seconds(lambda: model._route(Xv)) for _ in range(3))
+    route = min(seconds(lambda: model._route(Xv)) for _ in range(3))
     stops = model._route(Xv).stop_state
     bank, n_jobs = model.bank_, model.bank_.n_jobs
-    seconds: dict[int, list[float]] = {1: [], 2: []}
+    per_threads: dict[int, list[float]] = {1: [], 2: []}
     try:
         for _ in range(3):
             for threads in (1, 2):
                 bank.n_jobs = threads
-                seconds[threads].append(
-                    _seconds(lambda: model._proba_at_stops(Xv, stops))
+                per_threads[threads].append(
+                    seconds(lambda: model._proba_at_stops(Xv, stops))
                 )
     finally:
         bank.n_jobs = n_jobs
-    one, two = min(seconds[1]), min(seconds[2])
+    one, two = min(per_threads[1]), min(per_threads[2])
     print(
         f"landsat predict parts: routing {len(big) / route:10,.0f} rows/s | bank "
         f"{len(big) / one:10,.0f} rows/s (n_jobs=1), {len(big) / two:10,.0f} rows/s "
@@ -203,12 +201,6 @@ def bench_stretch(n_rows: int = 100_000, n_features: int = 50) -> None:
         f"bank {bank:.1f} s = {bank / ref:.1f}x | fit {total:.1f} s = "
         f"{total / ref:.1f}x | all-sensor err {err:.4f}"
     )
-
-
-def _seconds(call) -> float:
-    t = time.perf_counter()
-    call()
-    return time.perf_counter() - t
 
 
 def main() -> None:

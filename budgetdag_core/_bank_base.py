@@ -163,6 +163,12 @@ def refit_template(template: Any, fold_models: Sequence[Any]) -> Any:
     )
 
 
+def proba_at_every_state(bank: Any, X: np.ndarray, n_states: int) -> np.ndarray:
+    """``bank.predict_proba(X, k)`` for every state k, as (n_rows, n_states,
+    n_classes): one call per state, for any object with that method."""
+    return np.stack([bank.predict_proba(X, k) for k in range(n_states)], axis=1)
+
+
 def prior_proba(y: np.ndarray, n_rows: int, n_classes: int) -> np.ndarray:
     """Training class frequencies repeated for ``n_rows`` rows (the empty state)."""
     prior = np.bincount(y, minlength=n_classes) / len(y)
@@ -352,8 +358,4 @@ class BaseBank:
         What the trade-off baselines need of a test split. The masked bank
         computes it in one walk per row and tree (the same numbers).
         """
-        X = np.asarray(X, dtype=float)
-        out = np.empty((len(X), self.n_states, self.n_classes_))
-        for k in range(self.n_states):
-            out[:, k] = self.predict_proba(X, k)
-        return out
+        return proba_at_every_state(self, np.asarray(X, dtype=float), self.n_states)

@@ -325,9 +325,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.state_columns_ = state_cols
         self.bank_ = bank
         self.policies_: list[NodePolicy] = result.policies
-        # A copy: a view would keep the whole (rows, states) table alive with
-        # the model (82 MB per model on shuttle's 512 states).
-        self.train_cost_to_go_ = result.cost_to_go[:, 0].copy()
+        self.train_cost_to_go_ = result.root_cost_to_go()
         return self
 
     def refit_policies(

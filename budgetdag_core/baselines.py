@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from ._bank_base import proba_at_every_state
 from .bank import ClassifierBank
 from .confidence import model_inputs, uses_model_inputs
 from .dag import SensorDAG
@@ -155,7 +156,7 @@ def bank_state_predictions(
     elif hasattr(bank, "predict_proba_states"):
         proba = bank.predict_proba_states(Xv)
     else:  # a bank-like object with predict_proba only
-        proba = np.stack([bank.predict_proba(Xv, k) for k in range(K)], axis=1)
+        proba = proba_at_every_state(bank, Xv, K)
     for k in range(K):
         pred[:, k] = decide(np.ascontiguousarray(proba[:, k]), loss_matrix)
     kept = proba if keep else None

@@ -58,6 +58,11 @@ class GraphReduceResult:
     #: cost table its policy was fitted on (stop first, then each child).
     tables: list[np.ndarray] | None = None
 
+    def root_cost_to_go(self) -> np.ndarray:
+        """Each row's cost-to-go from the root, as an array of its own (a view
+        would keep the whole rows x states table alive with whoever keeps it)."""
+        return self.cost_to_go[:, 0].copy()
+
 
 def edge_costs(
     dag: SensorDAG, acquisition_costs: np.ndarray, n_samples: int

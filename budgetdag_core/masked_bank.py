@@ -464,12 +464,9 @@ class MaskedBank(BaseBank):
         as :meth:`predict_proba` does, so the numbers are equal bit for bit.
         """
         X = np.asarray(X, dtype=float)
-        models = self.model_ if isinstance(self.model_, list) else [self.model_]
-        columns = getattr(self, "model_columns_", None)
-        if columns is None or not all(isinstance(m, LightGBMTrees) for m in models):
+        pairs = self._model_pairs(X.shape[1])
+        if not all(isinstance(model, LightGBMTrees) for model, _ in pairs):
             return super().predict_proba_states(X)
-        if not isinstance(columns, list):
-            columns = [columns]
         n, K = len(X), self.n_states
         out = np.empty((n, K, self.n_classes_))
         out[:, 0] = self.predict_proba(X, 0)
@@ -481,7 +478,7 @@ class MaskedBank(BaseBank):
 
         def score(rows: np.ndarray) -> None:
             per_model = []
-            for model, cols in zip(models, columns, strict=True):
+            for model, cols in pairs:
                 proba = np.zeros((len(rows), K, self.n_classes_))
                 _state_proba(
                     model, X[rows][:, cols], self.column_masks_[:, cols],
@@ -498,16 +495,20 @@ class MaskedBank(BaseBank):
             map_in_threads(score, blocks, workers)
         return out
 
-    def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
-        if state == 0:
-            return np.tile(self.prior_, (len(X), 1))
+    def _model_pairs(self, n_columns: int) -> list[tuple[Any, np.ndarray]]:
+        """(model, the columns it reads) for the served model or each fold model."""
         models = self.model_ if isinstance(self.model_, list) else [self.model_]
         # Banks saved before model_columns_ existed fed the model every column.
         columns = getattr(self, "model_columns_", None)
         if columns is None:
-            columns = [np.arange(X.shape[1])] * len(models)
+            columns = [np.arange(n_columns)] * len(models)
         elif not isinstance(columns, list):
             columns = [columns]
+        return list(zip(models, columns, strict=True))
+
+    def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
+        if state == 0:
+            return np.tile(self.prior_, (len(X), 1))
 
         def proba(pair: tuple[Any, np.ndarray], X: np.ndarray = X) -> np.ndarray:
             model, cols = pair
@@ -521,7 +522,7 @@ class MaskedBank(BaseBank):
             Xm[:, ~present] = np.nan
             return _proba(model, Xm, self.n_classes_)
 
-        pairs = list(zip(models, columns, strict=True))
+        pairs = self._model_pairs(X.shape[1])
         if len(pairs) == 1:
             model, cols = pairs[0]
             if not isinstance(model, LightGBMTrees):

@@ -420,9 +420,7 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         self.dag_ = dag.to_networkx()
         self.state_columns_ = state_cols
         self.policies_ = result.policies
-        # A copy: a view would keep the whole (rows, states) table alive with
-        # the model (82 MB per model on shuttle's 512 states).
-        self.train_cost_to_go_ = result.cost_to_go[:, 0].copy()
+        self.train_cost_to_go_ = result.root_cost_to_go()
         return self
 
     def trace(self, Z: pd.DataFrame, *, sample_costs: Any = None) -> pd.DataFrame:
