@@ -12,7 +12,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ._base import PolicyFeatures, constant_action
-from ._logistic import fit_logistic
+from ._logistic import as_logistic_regression, fit_logistic
+from ._tournament import MODEL, RIGHT, tournament_layout, train_tournament
 
 
 def _decision(model: Any, F: np.ndarray) -> np.ndarray:
@@ -98,7 +99,10 @@ class FilterTree(BaseEstimator):
         self.constant_ = None
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
-        self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
+        if getattr(self, "estimator", None) is None:
+            self.tree_ = self._train_logistic(F, C)
+        else:
+            self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
         self._fold(self.tree_)
         return self
 
@@ -153,6 +157,34 @@ class FilterTree(BaseEstimator):
             node.model = self._fit_node_model(F[keep], label[keep], w)
             right_wins = _decision(node.model, F) > 0
         return node, np.where(right_wins, win_right, win_left)
+
+    def _train_logistic(self, F: np.ndarray, C: np.ndarray) -> _Node:
+        """The tournament of :meth:`_train` with the built-in logistic
+        regression, trained in one compiled call (same rows, weights and
+        solver; see :mod:`._tournament`)."""
+        left, right = tournament_layout(self.n_actions_)
+        kinds, coefs, intercepts, steps, _ = train_tournament(
+            np.ascontiguousarray(F, dtype=np.float64),
+            np.ascontiguousarray(C, dtype=np.float64),
+            left,
+            right,
+            1.0 / self.C,
+            int(self.max_iter),
+        )
+        nodes: list[_Node] = []
+        for i in range(len(left)):
+            node = _Node(
+                nodes[left[i]] if left[i] >= 0 else int(-left[i] - 1),
+                nodes[right[i]] if right[i] >= 0 else int(-right[i] - 1),
+            )
+            if kinds[i] == MODEL:
+                node.model = as_logistic_regression(
+                    coefs[i], intercepts[i], int(steps[i]), self.C, self.max_iter
+                )
+            else:
+                node.constant = bool(kinds[i] == RIGHT)
+            nodes.append(node)
+        return nodes[-1]
 
     def _fit_node_model(self, F: np.ndarray, label: np.ndarray, w: np.ndarray) -> Any:
         """The binary model of one tournament node (1 = right wins)."""

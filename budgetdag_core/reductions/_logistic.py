@@ -23,21 +23,42 @@ GRADIENT_TOL = 1e-5
 MAX_HALVINGS = 30
 
 
+#: A full Newton step that moves no row's decision value by more than this
+#: satisfies the line search's sufficient decrease without evaluating the
+#: objective (see :func:`_newton`).
+SAFE_STEP = 1.5
+
+
 @njit(nogil=True, cache=True)
-def _evaluate(F, y, w, coef, intercept, penalty, z, e):
-    """The objective at (coef, intercept); fills ``z`` (decision values) and
-    ``e = exp(-|z|)`` for the next gradient pass (one exponential per row)."""
+def _decisions(F, coef, intercept, z, e):
+    """Fill ``z`` (decision values at (coef, intercept)) and ``e = exp(-|z|)``
+    (what the gradient pass needs; one exponential per row)."""
     linear = F @ coef
-    loss = 0.0
     for i in range(F.shape[0]):
         zi = linear[i] + intercept
-        ei = np.exp(-abs(zi))
         z[i] = zi
-        e[i] = ei
+        e[i] = np.exp(-abs(zi))
+
+
+@njit(nogil=True, cache=True)
+def _objective(y, w, coef, penalty, z, e):
+    """The objective from the decision values ``z`` and ``e`` of :func:`_decisions`."""
+    loss = 0.0
+    for i in range(z.shape[0]):
         if w[i] != 0.0:
             # log(1 + exp(z)) - y z, without overflow
-            loss += w[i] * (np.log1p(ei) + max(zi, 0.0) - y[i] * zi)
+            loss += w[i] * (np.log1p(e[i]) + max(z[i], 0.0) - y[i] * z[i])
     return loss + 0.5 * penalty * (coef @ coef)
+
+
+@njit(nogil=True, cache=True)
+def _largest_move(w, z, new_z):
+    """The largest change of a counted row's decision value."""
+    move = 0.0
+    for i in range(z.shape[0]):
+        if w[i] != 0.0:
+            move = max(move, abs(new_z[i] - z[i]))
+    return move
 
 
 @njit(nogil=True, cache=True)
@@ -48,6 +69,15 @@ def _newton(F, y, w, penalty, max_iter, tol):
     Each step: one pass for the residuals and curvatures, the Hessian's
     feature block as one matrix product (BLAS), a solve of the small (d+1)
     system, and a backtracking line search on the objective.
+
+    The objective (a logarithm per row, the costliest pass) is evaluated only
+    when a step might fail the sufficient-decrease test. The logistic loss has
+    |l'''| <= l'', so l(z + m) <= l(z) + l'(z) m + l''(z) (e^|m| - |m| - 1)
+    (Bach 2010). Summed over the rows, a full Newton step that moves no
+    decision value by more than D lowers the objective by at least
+    1 - (e^D - D - 1) / D^2 times the predicted decrease: 0.12 at D =
+    SAFE_STEP, where the test asks for 1e-4. The line search would take such a
+    step whole, so it is taken without looking.
     """
     n, d = F.shape
     total = 0.0
@@ -62,7 +92,8 @@ def _newton(F, y, w, penalty, max_iter, tol):
     intercept = min(max(np.log(ratio), -30.0), 30.0)
     z, e = np.empty(n), np.empty(n)
     new_z, new_e = np.empty(n), np.empty(n)
-    objective = _evaluate(F, y, w, coef, intercept, penalty, z, e)
+    _decisions(F, coef, intercept, z, e)
+    objective = np.nan  # evaluated when a line search needs it
     Ft = np.ascontiguousarray(F.T)
     r = np.empty(n)
     Fs = np.empty((n, d))
@@ -100,19 +131,23 @@ def _newton(F, y, w, penalty, max_iter, tol):
         t = 1.0
         new_coef = coef - step[:d]
         new_intercept = intercept - step[d]
-        new_objective = _evaluate(
-            F, y, w, new_coef, new_intercept, penalty, new_z, new_e
-        )
-        for _ in range(MAX_HALVINGS):
-            if new_objective <= objective - 1e-4 * t * decrease:
-                break
-            t *= 0.5
-            new_coef = coef - t * step[:d]
-            new_intercept = intercept - t * step[d]
-            new_objective = _evaluate(
-                F, y, w, new_coef, new_intercept, penalty, new_z, new_e
-            )
-        coef, intercept, objective = new_coef, new_intercept, new_objective
+        _decisions(F, new_coef, new_intercept, new_z, new_e)
+        if _largest_move(w, z, new_z) <= SAFE_STEP:
+            objective = np.nan
+        else:
+            if np.isnan(objective):
+                objective = _objective(y, w, coef, penalty, z, e)
+            new_objective = _objective(y, w, new_coef, penalty, new_z, new_e)
+            for _ in range(MAX_HALVINGS):
+                if new_objective <= objective - 1e-4 * t * decrease:
+                    break
+                t *= 0.5
+                new_coef = coef - t * step[:d]
+                new_intercept = intercept - t * step[d]
+                _decisions(F, new_coef, new_intercept, new_z, new_e)
+                new_objective = _objective(y, w, new_coef, penalty, new_z, new_e)
+            objective = new_objective
+        coef, intercept = new_coef, new_intercept
         z, new_z = new_z, z
         e, new_e = new_e, e
         steps += 1
@@ -166,10 +201,18 @@ def fit_logistic(
     y = np.ascontiguousarray(label, dtype=np.float64)
     w = np.ascontiguousarray(weight, dtype=np.float64)
     coef, intercept, steps = _newton(F, y, w, 1.0 / C, int(max_iter), GRADIENT_TOL)
+    return as_logistic_regression(coef, intercept, steps, C, max_iter)
+
+
+def as_logistic_regression(
+    coef: np.ndarray, intercept: float, steps: int, C: float, max_iter: int
+) -> LogisticRegression:
+    """A fitted binary ``LogisticRegression`` (classes ``[False, True]``) with
+    the solver's coefficients, intercept and step count."""
     model = LogisticRegression(C=C, max_iter=max_iter, solver="newton-cholesky")
     model.classes_ = np.array([False, True])
-    model.coef_ = coef.reshape(1, -1)
+    model.coef_ = np.asarray(coef, dtype=float).reshape(1, -1)
     model.intercept_ = np.array([float(intercept)])
-    model.n_features_in_ = F.shape[1]
+    model.n_features_in_ = model.coef_.shape[1]
     model.n_iter_ = np.array([steps], dtype=np.int32)
     return model

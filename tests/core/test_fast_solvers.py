@@ -20,7 +20,9 @@ from budgetdag_core._calibration import (
     fit_temperatures,
 )
 from budgetdag_core.reductions._base import fitted_scaler
+from budgetdag_core.reductions._filter_tree import FilterTree
 from budgetdag_core.reductions._logistic import fit_logistic
+from budgetdag_core.reductions._tournament import numpy_mean, tournament_layout
 
 
 def _problem(seed: int, n: int = 400, d: int = 4, noise: float = 0.5):
@@ -155,3 +157,61 @@ def test_apply_temperatures_and_ece_per_state() -> None:
         )
         assert per_state[k] == pytest.approx(gap / len(y))
         assert expected_calibration_error(proba[:, k], y) == pytest.approx(gap / len(y))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 20_000),
+    seed=st.integers(0, 2**16),
+    spread=st.floats(1e-3, 1e6),
+)
+def test_compiled_mean_is_numpys_bit_for_bit(n: int, seed: int, spread: float) -> None:
+    """The filter tree's compiled weight normalisation sums as NumPy does
+    (pairwise), so its node weights equal the NumPy path's exactly."""
+    a = np.abs(np.random.default_rng(seed).standard_cauchy(n)) * spread
+    assert numpy_mean(a) == a.mean()
+
+
+def _tree_signature(node) -> list:
+    """A filter tree's structure, constants and exact model parameters."""
+    if isinstance(node, int):
+        return [("action", node)]
+    own = (
+        ("constant", node.constant)
+        if node.model is None
+        else (
+            "model",
+            node.model.coef_.tobytes(),
+            node.model.intercept_.tobytes(),
+            int(node.model.n_iter_[0]),
+        )
+    )
+    return [*_tree_signature(node.left), *_tree_signature(node.right), own]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_compiled_tournament_equals_the_python_tournament(seed: int) -> None:
+    """One compiled call trains the same tournament as the node-by-node code
+    (which ``FilterTree(estimator=...)`` still uses): same constants, same
+    coefficients bit for bit, same winners."""
+    rng = np.random.default_rng(seed)
+    n, n_actions, d = int(rng.integers(5, 2500)), int(rng.integers(2, 10)), 3
+    Z = rng.normal(size=(n, d))
+    C = rng.random((n, n_actions)) * (rng.random((n, n_actions)) < 0.7)
+    C += 0.3 * Z[:, :1] * np.arange(n_actions)  # learnable structure
+    if seed % 3 == 0:
+        C[:, 1] = C[:, 0]  # a node with nothing to learn (all weights zero)
+    if seed % 4 == 0:
+        C = np.round(C, 1)  # ties
+    tree = FilterTree(degree=1 + seed % 2, C=[0.1, 1.0, 10.0][seed % 3]).fit(Z, C)
+    F = tree.features_.transform(Z)
+    reference, winners = tree._train(F, C, np.arange(n_actions))
+    assert _tree_signature(tree.tree_) == _tree_signature(reference)
+    assert np.array_equal(tree._predict_node(tree.tree_, F), winners)
+
+
+def test_tournament_layout_splits_as_the_filter_tree() -> None:
+    left, right = tournament_layout(5)
+    # actions 0..4: ((0, 1), 2) against (3, 4), nodes in post-order
+    assert left.tolist() == [-1, 0, -4, 1]
+    assert right.tolist() == [-2, -3, -5, 2]
