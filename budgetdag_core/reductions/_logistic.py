@@ -217,7 +217,7 @@ def as_logistic_regression(
     the solver's coefficients, intercept and step count."""
     model = LogisticRegression(C=C, max_iter=max_iter, solver="newton-cholesky")
     model.classes_ = np.array([False, True])
-    model.coef_ = np.asarray(coef, dtype=float).reshape(1, -1)
+    model.coef_ = np.array(coef, dtype=float).reshape(1, -1)  # its own array
     model.intercept_ = np.array([float(intercept)])
     model.n_features_in_ = model.coef_.shape[1]
     model.n_iter_ = np.array([steps], dtype=np.int32)
