@@ -14,6 +14,7 @@ seconds on DAGs of hundreds of states.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 # Floor on probabilities before the log: memorising models output exact zeros.
 EPS = 1e-6
@@ -153,31 +154,43 @@ def fit_temperature(
     return float(fit_temperatures(np.asarray(proba)[:, None, :], y, rng)[0])
 
 
+@njit(nogil=True, cache=True)
+def _calibration_gaps(proba, y, n_bins):
+    """Per state and confidence bin: summed correctness minus summed top-class
+    probability, over the rows in row order (as ``np.bincount`` sums them)."""
+    n, n_states, n_classes = proba.shape
+    gaps_correct = np.zeros((n_states, n_bins))
+    gaps_conf = np.zeros((n_states, n_bins))
+    for i in range(n):
+        for k in range(n_states):
+            conf = np.float64(proba[i, k, 0])
+            top = 0
+            for c in range(1, n_classes):
+                if proba[i, k, c] > conf:  # the first of tied classes stays
+                    conf = np.float64(proba[i, k, c])
+                    top = c
+            if not conf >= 0.0:  # NaN or negative: no bin (and no stray write)
+                raise ValueError("class probabilities must be numbers >= 0")
+            b = min(int(conf * n_bins), n_bins - 1)
+            gaps_correct[k, b] += 1.0 if top == y[i] else 0.0
+            gaps_conf[k, b] += conf
+    return gaps_correct - gaps_conf
+
+
 def expected_calibration_errors(
     proba: np.ndarray, y: np.ndarray, n_bins: int = 15
 ) -> np.ndarray:
-    """Top-label ECE per state of ``proba`` (n, n_states, n_classes)."""
-    n, n_states, _ = proba.shape
-    out = np.zeros(n_states)
-    for states in _state_chunks(proba, np.arange(n_states)):
-        p = proba[:, states]
-        # Top probability and its class, one class slab at a time (a reduction
-        # along the short class axis is slow in NumPy).
-        conf = p[..., 0].astype(float)
-        top = np.zeros(conf.shape, dtype=np.intp)
-        for c in range(1, p.shape[2]):
-            higher = p[..., c] > conf
-            conf = np.where(higher, p[..., c], conf)
-            top[higher] = c
-        correct = (top == np.asarray(y)[:, None]).astype(float)
-        bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
-        cell = (bins + n_bins * np.arange(len(states))[None, :]).ravel()
-        size = len(states) * n_bins
-        gap = np.bincount(cell, correct.ravel(), size) - np.bincount(
-            cell, conf.ravel(), size
-        )
-        out[states] = np.abs(gap).reshape(len(states), n_bins).sum(axis=1) / n
-    return out
+    """Top-label ECE per state of ``proba`` (n, n_states, n_classes).
+
+    One compiled pass over the rows, with the same sums in the same order as
+    the NumPy version it replaces (bit for bit; that one took 1.2 s on 16 000
+    rows x 512 states x 7 classes, twice per bank fit).
+    """
+    n = proba.shape[0]
+    gap = _calibration_gaps(
+        np.ascontiguousarray(proba), np.ascontiguousarray(y, dtype=np.int64), n_bins
+    )
+    return np.abs(gap).sum(axis=1) / n
 
 
 def expected_calibration_error(

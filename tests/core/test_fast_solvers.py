@@ -230,3 +230,47 @@ def test_skipping_the_objective_on_safe_steps_changes_nothing(seed: int) -> None
     assert np.array_equal(looked.coef_, skipped.coef_)
     assert np.array_equal(looked.intercept_, skipped.intercept_)
     assert looked.n_iter_[0] == skipped.n_iter_[0]
+
+
+def _ece_numpy(proba: np.ndarray, y: np.ndarray, n_bins: int = 15) -> np.ndarray:
+    """The NumPy top-label ECE per state that the compiled pass replaced."""
+    n = proba.shape[0]
+    conf = proba[..., 0].astype(float)
+    top = np.zeros(conf.shape, dtype=np.intp)
+    for c in range(1, proba.shape[2]):
+        higher = proba[..., c] > conf
+        conf = np.where(higher, proba[..., c], conf)
+        top[higher] = c
+    correct = (top == np.asarray(y)[:, None]).astype(float)
+    bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
+    n_states = proba.shape[1]
+    cell = (bins + n_bins * np.arange(n_states)[None, :]).ravel()
+    size = n_states * n_bins
+    gap = np.bincount(cell, correct.ravel(), size) - np.bincount(
+        cell, conf.ravel(), size
+    )
+    return np.abs(gap).reshape(n_states, n_bins).sum(axis=1) / n
+
+
+@pytest.mark.parametrize("n_classes", [1, 2, 7, 26])
+def test_compiled_ece_equals_numpy_bit_for_bit(n_classes: int) -> None:
+    rng = np.random.default_rng(n_classes)
+    proba = rng.dirichlet(np.full(n_classes, 0.4), size=(700, 9)).astype(np.float32)
+    proba[:50] = np.round(proba[:50], 1)  # ties between classes and bin edges
+    y = rng.integers(0, n_classes, 700)
+    for n_bins in (15, 4):
+        expected = _ece_numpy(proba, y, n_bins)
+        assert np.array_equal(expected_calibration_errors(proba, y, n_bins), expected)
+        doubles = proba.astype(float)
+        assert np.array_equal(
+            expected_calibration_errors(doubles, y, n_bins),
+            _ece_numpy(doubles, y, n_bins),
+        )
+
+
+@pytest.mark.parametrize("bad", [np.nan, -0.5])
+def test_ece_refuses_probabilities_it_cannot_bin(bad: float) -> None:
+    proba = np.full((4, 2, 2), 0.5, dtype=np.float32)
+    proba[2, 1] = [bad, bad - 0.2]  # no class with a number >= 0 on top
+    with pytest.raises(ValueError, match="probabilities"):
+        expected_calibration_errors(proba, np.zeros(4, dtype=int))
