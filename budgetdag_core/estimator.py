@@ -335,8 +335,9 @@ default="proba"
         def inputs(k: int, rows: np.ndarray) -> np.ndarray:
             features = Xv[np.ix_(rows, self.state_columns_[k])]
             if conf is not None:
-                return self._node_inputs(features, conf[rows, k], k)
-            extra = model_inputs(state_proba[rows, k], mode)
+                extra = conf[rows, k]
+            else:
+                extra = model_inputs(state_proba[rows, k], mode)
             return self._node_inputs(features, extra, k)
 
         return super()._route(Xv, inputs)

@@ -481,7 +481,7 @@ class MaskedBank(BaseBank):
             for model, cols in pairs:
                 proba = np.zeros((len(rows), K, self.n_classes_))
                 _state_proba(
-                    model, X[rows][:, cols], self.column_masks_[:, cols],
+                    model, X[np.ix_(rows, cols)], self.column_masks_[:, cols],
                     self.n_classes_, proba,
                 )  # fmt: skip
                 per_model.append(proba[:, 1:])

@@ -149,11 +149,11 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
     coefs = np.zeros((m, d))
     intercepts = np.zeros(m)
     steps = np.zeros(m, dtype=np.int64)
+    label = np.empty(n, dtype=np.bool_)
+    weight = np.empty(n)
     for node in range(m):
         win_left = _winners(left[node], winners, n)
         win_right = _winners(right[node], winners, n)
-        label = np.empty(n, dtype=np.bool_)
-        weight = np.empty(n)
         kept = 0
         positives = 0
         for i in range(n):
