@@ -117,9 +117,9 @@ def row_chunked(
     blocks = row_blocks(len(X), n_jobs)
     if len(blocks) == 1:
         return predict(X)
-    return np.concatenate(
-        map_in_threads(lambda rows: predict(X[rows]), blocks, len(blocks))
-    )
+    # Slices (views) keep X's memory layout, which the tree kernels rely on.
+    spans = [slice(rows[0], rows[-1] + 1) for rows in blocks]
+    return np.concatenate(map_in_threads(lambda rows: predict(X[rows]), spans, len(spans)))
 
 
 def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> Iterator:

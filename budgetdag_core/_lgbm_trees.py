@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._tree_kernels import add_scores, add_state_scores, softmax_rows
+from ._tree_kernels import SMALL_BATCH, add_scores, add_state_scores, softmax_rows
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
 # 2 default-left, bits 2-3 missing type (0 none, 1 zero, 2 NaN).
@@ -313,13 +313,19 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         """Raw scores per row: 1 for two classes (a logit), else one per class."""
         return 1 if len(self.classes_) <= 2 else len(self.classes_)
 
-    def _rows(self, X: np.ndarray) -> np.ndarray:
-        X = np.ascontiguousarray(X, dtype=np.float64)
+    def _rows(self, X: np.ndarray, *, column_major: bool = False) -> np.ndarray:
+        """``X`` as float64, row-major, or with ``column_major`` laid out by
+        column (a view is kept when its rows are already adjacent)."""
+        X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has shape {X.shape}; the trees read {self.n_features_in_} columns."
             )
-        return X
+        if not column_major:
+            return np.ascontiguousarray(X)
+        if X.strides[0] == X.itemsize and X.strides[1] >= X.itemsize * len(X):
+            return X
+        return np.asfortranarray(X)
 
     def _general(self, compiled: dict[str, Any], X: np.ndarray) -> bool:
         """Whether the NaN / zero-as-missing checks are needed for ``X``."""
@@ -334,7 +340,9 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         are scored as missing whatever they hold (as LightGBM scores NaN).
         Equal to LightGBM's own ``predict(raw_score=True)``.
         """
-        X = self._rows(X)
+        # The kernel walks one tree over all rows, then the next: rows stored
+        # by column keep each split's column in cache (1.2-1.6x on landsat).
+        X = self._rows(X, column_major=len(X) >= SMALL_BATCH)
         out = np.zeros((len(X), self.n_outputs_))
         if len(self.num_leaves_):
             compiled = self._compiled()

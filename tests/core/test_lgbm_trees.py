@@ -142,6 +142,34 @@ def test_present_columns_score_as_missing(data, fitted):
     )
 
 
+@pytest.mark.parametrize("with_nan", [True, False])
+def test_scores_do_not_depend_on_the_memory_layout(data, fitted, with_nan):
+    """Row-major, column-major, strided views and float32 input all give
+    LightGBM's raw scores (the kernel reads large batches by column)."""
+    X, _ = data
+    if not with_nan:
+        X = np.nan_to_num(X, nan=0.5)
+    expected = fitted.decision_function(np.ascontiguousarray(X))
+    wide = np.asfortranarray(np.hstack([X, X]))
+    layouts = {
+        "fortran": np.asfortranarray(X),
+        "column view of a wider table": wide[:, : X.shape[1]],
+        "row slice of a column-major table": np.asfortranarray(np.vstack([X, X]))[
+            : len(X)
+        ],
+        "every other row": np.repeat(X, 2, axis=0)[::2],
+        "reversed columns twice": X[:, ::-1][:, ::-1],
+    }
+    for name, layout in layouts.items():
+        np.testing.assert_array_equal(
+            fitted.decision_function(layout), expected, err_msg=name
+        )
+    np.testing.assert_array_equal(
+        fitted.decision_function(X.astype(np.float32)),
+        fitted.decision_function(X.astype(np.float32).astype(np.float64)),
+    )
+
+
 def test_state_scores_equal_one_state_at_a_time(data, fitted):
     X, _ = data
     rng = np.random.default_rng(1)
