@@ -119,7 +119,9 @@ def row_chunked(
         return predict(X)
     # Slices (views) keep X's memory layout, which the tree kernels rely on.
     spans = [slice(rows[0], rows[-1] + 1) for rows in blocks]
-    return np.concatenate(map_in_threads(lambda rows: predict(X[rows]), spans, len(spans)))
+    return np.concatenate(
+        map_in_threads(lambda rows: predict(X[rows]), spans, len(spans))
+    )
 
 
 def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> Iterator:
@@ -137,9 +139,7 @@ def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> It
 
     prefer = "threads" if isinstance(template, LightGBMTrees) else None
     with single_threaded():
-        yield from Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)(
-            tasks
-        )
+        yield from Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)(tasks)
 
 
 def check_serve(serve: Any) -> None:
