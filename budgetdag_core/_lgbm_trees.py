@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ._row_order import SORT_FROM_ROWS, rows_in_order, similar_rows_order
 from ._tree_kernels import SMALL_BATCH, add_scores, add_state_scores, softmax_rows
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
@@ -299,6 +300,10 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 ),
                 "any_zero_missing": bool((missing_type == 1).any()),
                 "all_present": np.ones(self.n_features_in_, dtype=bool),
+                "split_counts": np.bincount(
+                    self.split_feature_.astype(np.int64),
+                    minlength=self.n_features_in_,
+                ).astype(np.float64),
             }
             self.__dict__["_compiled_cache"] = compiled
         return compiled
@@ -352,9 +357,20 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 present = np.ascontiguousarray(present, dtype=bool)
                 if present.shape != (self.n_features_in_,):
                     raise ValueError("present must have one entry per column.")
-            add_scores(
-                X, present, self._general(compiled, X), *_kernel_args(compiled), out
-            )
+            general = self._general(compiled, X)
+            if len(X) < SORT_FROM_ROWS:
+                add_scores(X, present, general, *_kernel_args(compiled), out)
+            else:  # similar rows in a row: the walks' branches repeat
+                order = similar_rows_order(X, compiled["split_counts"] * present)
+                walked = np.zeros_like(out)
+                add_scores(
+                    rows_in_order(X, order),
+                    present,
+                    general,
+                    *_kernel_args(compiled),
+                    walked,
+                )
+                out[order] = walked
         return out[:, 0] if self.n_outputs_ == 1 else out
 
     def state_decision_function(

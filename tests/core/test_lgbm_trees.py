@@ -11,6 +11,11 @@ import numpy as np
 import pytest
 
 from budgetdag_core._lgbm_trees import LightGBMTrees
+from budgetdag_core._row_order import (
+    SORT_FROM_ROWS,
+    rows_in_order,
+    similar_rows_order,
+)
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +218,73 @@ def test_zero_as_missing_trees_score_like_lightgbm():
 def test_wrong_width_is_refused(fitted):
     with pytest.raises(ValueError, match="5 columns"):
         fitted.decision_function(np.zeros((3, 4)))
+
+
+def test_large_batches_walked_in_sorted_order_score_like_lightgbm():
+    """From SORT_FROM_ROWS rows on, rows are walked in a similarity order and
+    put back: the scores stay LightGBM's, row for row, with NaN, absent
+    columns, constant and all-missing columns."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6000, 6))
+    y = (X[:, 0] - X[:, 3] > 0).astype(int) + (X[:, 1] > 0.5)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    model = LightGBMTrees(random_state=0, early_stopping=False, max_iter=15).fit(X, y)
+    booster_scores = lgb.train(
+        {
+            "objective": "multiclass",
+            "num_class": 3,
+            "learning_rate": 0.2,
+            "lambda_l2": 1.0,
+            "num_threads": 1,
+            "deterministic": True,
+            "force_row_wise": True,
+            "seed": 0,
+            "verbose": -1,
+        },
+        lgb.Dataset(X, y),
+        num_boost_round=15,
+    ).predict(X, raw_score=True)
+    assert len(X) >= SORT_FROM_ROWS
+    np.testing.assert_array_equal(model.decision_function(X), booster_scores)
+    small = np.vstack(
+        [model.decision_function(X[a : a + 1000]) for a in range(0, len(X), 1000)]
+    )
+    np.testing.assert_array_equal(small, booster_scores)  # the unsorted walk
+    present = np.array([True, False, True, True, False, True])
+    blanked = X.copy()
+    blanked[:, ~present] = np.nan
+    np.testing.assert_array_equal(
+        model.decision_function(X, present),
+        np.vstack(
+            [
+                model.decision_function(blanked[a : a + 1000])
+                for a in range(0, len(X), 1000)
+            ]
+        ),
+    )
+    odd = X.copy()
+    odd[:, 2] = 7.0  # constant
+    odd[:, 4] = np.nan  # never observed
+    np.testing.assert_array_equal(
+        model.decision_function(odd),
+        np.vstack(
+            [model.decision_function(odd[a : a + 1000]) for a in range(0, len(X), 1000)]
+        ),
+    )
+
+
+def test_similar_rows_order_is_a_permutation():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(5000, 4))
+    X[:, 1] = np.nan
+    X[::7, 0] = np.inf
+    X[:, 3] = 2.0
+    counts = np.array([3.0, 5.0, 0.0, 2.0])
+    order = similar_rows_order(X, counts)
+    np.testing.assert_array_equal(np.sort(order), np.arange(len(X)))
+    finite = np.isfinite(X[:, 0])
+    assert (np.diff(X[order][finite[order], 0]) >= 0).all()  # the one usable column
+    np.testing.assert_array_equal(similar_rows_order(X, np.zeros(4)), np.arange(len(X)))
+    sorted_rows = rows_in_order(X, order)
+    assert sorted_rows.flags.f_contiguous
+    np.testing.assert_array_equal(sorted_rows, X[order])

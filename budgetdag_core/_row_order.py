@@ -1,0 +1,55 @@
+"""An order of rows in which tree walks predict their branches well.
+
+A tree walk costs a few nanoseconds per level when the CPU guesses its
+branches, and about three times that when it cannot. Walking rows in random
+order, the guesses fail; walking rows that resemble their predecessors, the
+same branches repeat. Sorting the rows by one projection that follows the
+trees' own splits (each column weighted by how often the trees split on it,
+on a standardised scale) made landsat's boosted trees walk 2.9-3.6x faster on
+shuffled rows. Scores are per row, so the order never changes a number: the
+caller walks the sorted rows and puts the results back in place.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+#: From this many rows on, sorting pays for itself (a sort and two copies).
+SORT_FROM_ROWS = 2048
+#: Rows sampled to estimate each column's spread.
+_SPREAD_SAMPLE = 4096
+
+
+def similar_rows_order(X: np.ndarray, split_counts: np.ndarray) -> np.ndarray:
+    """Row indices sorted by ``X``'s standardised columns weighted by
+    ``split_counts`` (NaN counts as the column's centre).
+
+    Deterministic for a given ``X``; which order comes out never affects a
+    tree's scores, only how fast they are computed.
+    """
+    step = max(len(X) // _SPREAD_SAMPLE, 1)
+    sample = X[::step]
+    sample = np.where(np.isfinite(sample), sample, np.nan)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN sample columns
+        centre = np.nanmean(sample, axis=0)
+        spread = np.nanstd(sample, axis=0)
+    usable = np.isfinite(spread) & (spread > 0) & (split_counts > 0)
+    if not usable.any():
+        return np.arange(len(X))
+    projection = np.zeros(len(X))
+    for col in np.flatnonzero(usable):  # a column at a time: no big temporary
+        values = X[:, col]
+        values = np.where(np.isfinite(values), values, centre[col])
+        projection += (split_counts[col] / spread[col]) * values
+    return np.argsort(projection, kind="stable")
+
+
+def rows_in_order(X: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``X[order]`` laid out by column (the kernels' preferred layout)."""
+    out = np.empty((len(order), X.shape[1]), order="F")
+    for col in range(X.shape[1]):
+        np.take(X[:, col], order, out=out[:, col])
+    return out
