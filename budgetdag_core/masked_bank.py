@@ -58,14 +58,20 @@ def _state_proba(
 ) -> None:
     """``out[:, k]``: the model's probabilities of rows ``X`` at every state
     k >= 1 (the compiled kernel walks each tree once per pattern of the columns
-    it reads, instead of scoring a NaN-masked copy of the rows per state)."""
+    it reads, instead of scoring a NaN-masked copy of the rows per state).
+
+    Rows go in blocks of about ``PREDICT_CHUNK_ROWS`` (row, state) pairs, each
+    block with every state: a row then walks each tree once, where blocks of
+    states made it walk each tree once per block (3.2x the time on shuttle's
+    511 states)."""
     known = np.asarray(model.classes_, dtype=int)
-    per_chunk = max(1, PREDICT_CHUNK_ROWS // max(len(X), 1))
-    for start in range(1, len(column_masks), per_chunk):
-        states = np.arange(start, min(len(column_masks), start + per_chunk))
-        raw = model.state_decision_function(X, column_masks[states])
+    states = np.arange(1, len(column_masks))
+    size = max(1, PREDICT_CHUNK_ROWS // max(len(states), 1))
+    for start in range(0, len(X), size):
+        rows = slice(start, start + size)
+        raw = model.state_decision_function(X[rows], column_masks[states])
         proba = model.proba_from_scores(raw)  # (rows, states, classes)
-        out[:, states[:, None], known[None, :]] = proba
+        out[rows, states[:, None], known[None, :]] = proba
 
 
 def _stack(

@@ -218,6 +218,17 @@ def test_all_states_at_once_equal_each_state(kind, serve, data, monkeypatch):
         np.testing.assert_array_equal(bank.predict_proba_states(X), expected)
 
 
+def test_masked_out_of_fold_scores_do_not_depend_on_the_row_blocks(data, monkeypatch):
+    """The fit scores its held-out rows at every state in row blocks: one row
+    per block gives the numbers of one block for all rows, bit for bit."""
+    from budgetdag_core import masked_bank
+
+    whole = fit_bank(make_bank("masked", cv=3, random_state=0), data)
+    monkeypatch.setattr(masked_bank, "PREDICT_CHUNK_ROWS", 1)
+    blocked = fit_bank(make_bank("masked", cv=3, random_state=0), data)
+    np.testing.assert_array_equal(blocked.oof_proba_, whole.oof_proba_)
+
+
 @pytest.mark.parametrize("kind", ["hgb", "masked"])
 def test_threaded_fits_leave_the_blas_threads_as_they_were(kind, data):
     # The fits run in threads, each limiting OpenMP/BLAS to one thread; the
