@@ -209,10 +209,15 @@ def graph_reduce(
         to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
         widths: dict[int, int] = {}
 
-        def task(k: int, C: np.ndarray) -> Any:
+        def fit_state(k: int, C: np.ndarray) -> tuple[Any, np.ndarray]:
+            # The inputs are made in the worker too: they overlap with the
+            # other nodes' fits instead of waiting in the dispatching thread.
             Z = state_inputs(k)
             widths[k] = Z.shape[1]
-            return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
+            return fit_node(learner if replay is None else replay[k], Z, C)
+
+        def task(k: int, C: np.ndarray) -> Any:
+            return delayed(fit_state)(k, C)
 
         with single_threaded():  # pool threads nest in this thread's limits
             # Threads: the node solvers are compiled and release the GIL, and
