@@ -207,17 +207,12 @@ def graph_reduce(
                 tables[k] = C
         trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
         to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
-
-        def fit_state(k: int, C: np.ndarray) -> tuple[Any, np.ndarray, int]:
-            # The inputs are made in the worker too: they overlap with the
-            # other nodes' fits instead of waiting in the dispatching thread.
-            # (Results are returned, not stored: a backend may use processes.)
-            Z = state_inputs(k)
-            model, chosen = fit_node(learner if replay is None else replay[k], Z, C)
-            return model, chosen, Z.shape[1]
+        widths: dict[int, int] = {}
 
         def task(k: int, C: np.ndarray) -> Any:
-            return delayed(fit_state)(k, C)
+            Z = state_inputs(k)
+            widths[k] = Z.shape[1]
+            return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
 
         with single_threaded():  # pool threads nest in this thread's limits
             # Threads: the node solvers are compiled and release the GIL, and
@@ -229,8 +224,8 @@ def graph_reduce(
         for k, C in trivial:
             policies[k] = NodePolicy(k, dag.children[k], None, 0)
             cost_to_go[:, k] = C[:, 0]
-        for (k, C), (model, act, width) in zip(to_fit, fitted, strict=True):
-            policies[k] = NodePolicy(k, dag.children[k], model, width)
+        for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
+            policies[k] = NodePolicy(k, dag.children[k], model, widths[k])
             actions[:, k] = act
             cost_to_go[:, k] = C[np.arange(n), act]
         done += len(layer)
