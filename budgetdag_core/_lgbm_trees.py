@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._row_order import SORT_FROM_ROWS, rows_in_order, similar_rows_order
+from ._row_order import rows_in_order, similar_rows_order, worth_sorting
 from ._tree_kernels import SMALL_BATCH, add_scores, add_state_scores, softmax_rows
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
@@ -358,13 +358,14 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 if present.shape != (self.n_features_in_,):
                     raise ValueError("present must have one entry per column.")
             general = self._general(compiled, X)
-            if len(X) < SORT_FROM_ROWS:
+            read = np.flatnonzero(compiled["split_counts"])
+            if not worth_sorting(len(X), len(self.num_leaves_), len(read)):
                 add_scores(X, present, general, *_kernel_args(compiled), out)
             else:  # similar rows in a row: the walks' branches repeat
                 order = similar_rows_order(X, compiled["split_counts"] * present)
                 walked = np.zeros_like(out)
                 add_scores(
-                    rows_in_order(X, order),
+                    rows_in_order(X, order, read),
                     present,
                     general,
                     *_kernel_args(compiled),

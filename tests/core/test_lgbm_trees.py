@@ -15,6 +15,7 @@ from budgetdag_core._row_order import (
     SORT_FROM_ROWS,
     rows_in_order,
     similar_rows_order,
+    worth_sorting,
 )
 
 
@@ -221,14 +222,18 @@ def test_wrong_width_is_refused(fitted):
 
 
 def test_large_batches_walked_in_sorted_order_score_like_lightgbm():
-    """From SORT_FROM_ROWS rows on, rows are walked in a similarity order and
+    """Large batches of many trees are walked in a similarity order and
     put back: the scores stay LightGBM's, row for row, with NaN, absent
     columns, constant and all-missing columns."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(6000, 6))
     y = (X[:, 0] - X[:, 3] > 0).astype(int) + (X[:, 1] > 0.5)
     X[rng.random(X.shape) < 0.15] = np.nan
+    X[:, 5] = 1.0  # never split on: the sorted copy skips it
     model = LightGBMTrees(random_state=0, early_stopping=False, max_iter=15).fit(X, y)
+    read = np.flatnonzero(model._compiled()["split_counts"])
+    assert 5 not in read
+    assert worth_sorting(len(X), len(model.num_leaves_), len(read))
     booster_scores = lgb.train(
         {
             "objective": "multiclass",
@@ -244,13 +249,12 @@ def test_large_batches_walked_in_sorted_order_score_like_lightgbm():
         lgb.Dataset(X, y),
         num_boost_round=15,
     ).predict(X, raw_score=True)
-    assert len(X) >= SORT_FROM_ROWS
     np.testing.assert_array_equal(model.decision_function(X), booster_scores)
     small = np.vstack(
         [model.decision_function(X[a : a + 1000]) for a in range(0, len(X), 1000)]
     )
     np.testing.assert_array_equal(small, booster_scores)  # the unsorted walk
-    present = np.array([True, False, True, True, False, True])
+    present = np.array([True, False, True, True, False, False])
     blanked = X.copy()
     blanked[:, ~present] = np.nan
     np.testing.assert_array_equal(
@@ -288,3 +292,7 @@ def test_similar_rows_order_is_a_permutation():
     sorted_rows = rows_in_order(X, order)
     assert sorted_rows.flags.f_contiguous
     np.testing.assert_array_equal(sorted_rows, X[order])
+    some = rows_in_order(X, order, np.array([0, 3]))
+    np.testing.assert_array_equal(some[:, [0, 3]], X[order][:, [0, 3]])
+    assert not worth_sorting(SORT_FROM_ROWS - 1, 1000, 1)
+    assert not worth_sorting(10**6, 10, 70)  # few trees over many columns
