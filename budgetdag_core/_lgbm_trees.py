@@ -320,7 +320,8 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
 
     def _rows(self, X: np.ndarray, *, column_major: bool = False) -> np.ndarray:
         """``X`` as float64, row-major, or with ``column_major`` laid out by
-        column (a view is kept when its rows are already adjacent)."""
+        column (returned as it is when each column's values are adjacent
+        already, e.g. a row slice of a column-major table)."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(

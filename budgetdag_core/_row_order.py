@@ -22,6 +22,8 @@ SORT_FROM_ROWS = 2048
 #: sort's passes over the columns must be few against the walks they speed up
 #: (dna's masked bank, ~70 trees on ~70 of 180 columns, ran 1.8x slower sorted).
 SORT_FROM_TREES_PER_COLUMN = 2.0
+#: Rows sampled to estimate each column's spread.
+_SPREAD_SAMPLE = 4096
 
 
 def worth_sorting(n_rows: int, n_trees: int, n_columns_read: int) -> bool:
@@ -31,8 +33,6 @@ def worth_sorting(n_rows: int, n_trees: int, n_columns_read: int) -> bool:
         n_rows >= SORT_FROM_ROWS
         and n_trees >= SORT_FROM_TREES_PER_COLUMN * n_columns_read
     )
-#: Rows sampled to estimate each column's spread.
-_SPREAD_SAMPLE = 4096
 
 
 def similar_rows_order(X: np.ndarray, split_counts: np.ndarray) -> np.ndarray:
@@ -64,8 +64,8 @@ def rows_in_order(
     X: np.ndarray, order: np.ndarray, columns: np.ndarray | None = None
 ) -> np.ndarray:
     """``X[order]`` laid out by column (the kernels' preferred layout); with
-    ``columns``, only those are copied (the others hold garbage: for trees
-    that never read them)."""
+    ``columns``, only those are copied and the others are left uninitialised
+    (for trees that never read them)."""
     out = np.empty((len(order), X.shape[1]), order="F")
     for col in range(X.shape[1]) if columns is None else columns:
         np.take(X[:, col], order, out=out[:, col])
