@@ -34,8 +34,8 @@ def fitted(data):
     return LightGBMTrees(random_state=0, early_stopping=False, max_iter=20).fit(X, y)
 
 
-def test_predictions_equal_lightgbm_own_booster(data, fitted):
-    X, y = data
+def _booster_like_default_trees(X, y, rounds: int) -> lgb.Booster:
+    """LightGBM trained as LightGBMTrees trains by default (3 classes)."""
     params = {
         "objective": "multiclass",
         "num_class": 3,
@@ -47,7 +47,12 @@ def test_predictions_equal_lightgbm_own_booster(data, fitted):
         "seed": 0,
         "verbose": -1,
     }
-    booster = lgb.train(params, lgb.Dataset(X, y), num_boost_round=20)
+    return lgb.train(params, lgb.Dataset(X, y), num_boost_round=rounds)
+
+
+def test_predictions_equal_lightgbm_own_booster(data, fitted):
+    X, y = data
+    booster = _booster_like_default_trees(X, y, 20)
     np.testing.assert_array_equal(
         fitted.decision_function(X), booster.predict(X, raw_score=True)
     )
@@ -234,47 +239,31 @@ def test_large_batches_walked_in_sorted_order_score_like_lightgbm():
     read = np.flatnonzero(model._compiled()["split_counts"])
     assert 5 not in read
     assert worth_sorting(len(X), len(model.num_leaves_), len(read))
-    booster_scores = lgb.train(
-        {
-            "objective": "multiclass",
-            "num_class": 3,
-            "learning_rate": 0.2,
-            "lambda_l2": 1.0,
-            "num_threads": 1,
-            "deterministic": True,
-            "force_row_wise": True,
-            "seed": 0,
-            "verbose": -1,
-        },
-        lgb.Dataset(X, y),
-        num_boost_round=15,
-    ).predict(X, raw_score=True)
+    booster_scores = _booster_like_default_trees(X, y, 15).predict(X, raw_score=True)
     np.testing.assert_array_equal(model.decision_function(X), booster_scores)
-    small = np.vstack(
-        [model.decision_function(X[a : a + 1000]) for a in range(0, len(X), 1000)]
-    )
-    np.testing.assert_array_equal(small, booster_scores)  # the unsorted walk
+
+    def in_small_batches(X, present=None):  # below SORT_FROM_ROWS: unsorted
+        return np.vstack(
+            [
+                model.decision_function(X[a : a + 1000], present)
+                for a in range(0, len(X), 1000)
+            ]
+        )
+
+    np.testing.assert_array_equal(in_small_batches(X), booster_scores)
     present = np.array([True, False, True, True, False, False])
     blanked = X.copy()
     blanked[:, ~present] = np.nan
     np.testing.assert_array_equal(
-        model.decision_function(X, present),
-        np.vstack(
-            [
-                model.decision_function(blanked[a : a + 1000])
-                for a in range(0, len(X), 1000)
-            ]
-        ),
+        model.decision_function(X, present), in_small_batches(blanked)
+    )
+    np.testing.assert_array_equal(
+        model.decision_function(X, present), in_small_batches(X, present)
     )
     odd = X.copy()
     odd[:, 2] = 7.0  # constant
     odd[:, 4] = np.nan  # never observed
-    np.testing.assert_array_equal(
-        model.decision_function(odd),
-        np.vstack(
-            [model.decision_function(odd[a : a + 1000]) for a in range(0, len(X), 1000)]
-        ),
-    )
+    np.testing.assert_array_equal(model.decision_function(odd), in_small_batches(odd))
 
 
 def test_similar_rows_order_is_a_permutation():
