@@ -14,6 +14,7 @@ model is never parsed by it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -338,13 +339,19 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         return compiled["any_zero_missing"] or bool(np.isnan(X).any())
 
     def decision_function(
-        self, X: np.ndarray, present: np.ndarray | None = None
+        self,
+        X: np.ndarray,
+        present: np.ndarray | None = None,
+        *,
+        sort_rows: bool = True,
     ) -> np.ndarray:
         """Raw scores (n_rows,) for two classes, else (n_rows, n_classes).
 
         ``present`` (n_features,) marks the columns the rows have; the others
         are scored as missing whatever they hold (as LightGBM scores NaN).
-        Equal to LightGBM's own ``predict(raw_score=True)``.
+        Equal to LightGBM's own ``predict(raw_score=True)``. ``sort_rows=False``
+        walks the rows as given (e.g. already in :func:`shared_walk_order`);
+        either way the scores are the same.
         """
         # The kernel walks one tree over all rows, then the next: rows stored
         # by column keep each split's column in cache (1.2-1.6x on landsat).
@@ -360,7 +367,9 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                     raise ValueError("present must have one entry per column.")
             general = self._general(compiled, X)
             read = np.flatnonzero(compiled["split_counts"])
-            if not worth_sorting(len(X), len(self.num_leaves_), len(read)):
+            if not sort_rows or not worth_sorting(
+                len(X), len(self.num_leaves_), len(read)
+            ):
                 add_scores(X, present, general, *_kernel_args(compiled), out)
             else:  # similar rows in a row: the walks' branches repeat
                 order = similar_rows_order(X, compiled["split_counts"] * present)
@@ -414,13 +423,17 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         return np.moveaxis(out, -1, axis)
 
     def predict_proba(
-        self, X: np.ndarray, present: np.ndarray | None = None
+        self,
+        X: np.ndarray,
+        present: np.ndarray | None = None,
+        *,
+        sort_rows: bool = True,
     ) -> np.ndarray:
-        """Class probabilities (n_rows, n_classes); ``present`` as in
-        :meth:`decision_function`."""
+        """Class probabilities (n_rows, n_classes); ``present`` and
+        ``sort_rows`` as in :meth:`decision_function`."""
         if len(self.classes_) == 1:
             return np.ones((len(X), 1))
-        raw = self.decision_function(X, present)
+        raw = self.decision_function(X, present, sort_rows=sort_rows)
         return self.proba_from_scores(raw.reshape(len(raw), -1))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -439,6 +452,24 @@ _KERNEL_KEYS = (
     "leaf_offsets",
     "tree_output",
 )
+
+
+def shared_walk_order(
+    models: Sequence[LightGBMTrees], X: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """One similarity order for several models scoring the same rows (a
+    state's fold models), from their summed split counts, and ``X``'s rows in
+    it laid out by column; None where sorting would not pay. Sorting once
+    instead of once per model: the sort was 15 % of landsat's prediction."""
+    compiled = [model._compiled() for model in models]
+    counts = np.sum([c["split_counts"] for c in compiled], axis=0)
+    read = np.flatnonzero(counts)
+    mean_trees = np.mean([len(model.num_leaves_) for model in models])
+    if not worth_sorting(len(X), mean_trees, len(read)):
+        return None
+    X = np.asarray(X, dtype=np.float64)
+    order = similar_rows_order(X, counts)
+    return order, rows_in_order(X, order, read)
 
 
 def _kernel_args(compiled: dict[str, Any]) -> tuple:

@@ -26,7 +26,7 @@ SORT_FROM_TREES_PER_COLUMN = 2.0
 _SPREAD_SAMPLE = 4096
 
 
-def worth_sorting(n_rows: int, n_trees: int, n_columns_read: int) -> bool:
+def worth_sorting(n_rows: int, n_trees: float, n_columns_read: int) -> bool:
     """Whether walking ``n_rows`` in a similarity order should beat the given
     order, for trees that read ``n_columns_read`` columns."""
     return (
@@ -64,9 +64,10 @@ def rows_in_order(
     X: np.ndarray, order: np.ndarray, columns: np.ndarray | None = None
 ) -> np.ndarray:
     """``X[order]`` laid out by column (the kernels' preferred layout); with
-    ``columns``, only those are copied and the others are left uninitialised
-    (for trees that never read them)."""
-    out = np.empty((len(order), X.shape[1]), order="F")
+    ``columns``, only those are copied and the others are zero (for trees
+    that never read them)."""
+    shape = (len(order), X.shape[1])
+    out = np.empty(shape, order="F") if columns is None else np.zeros(shape, order="F")
     for col in range(X.shape[1]) if columns is None else columns:
         np.take(X[:, col], order, out=out[:, col])
     return out

@@ -50,7 +50,7 @@ from ._bank_models import (
     fit_ready,
     stops_on_given_rows,
 )
-from ._lgbm_trees import LightGBMTrees
+from ._lgbm_trees import LightGBMTrees, shared_walk_order
 from .dag import SensorDAG
 from .masked_bank import MaskedBank
 
@@ -219,14 +219,32 @@ def _fit_states(
     return oof, models
 
 
-def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
-    """Class probabilities over all ``n_classes`` (encoded labels 0..C-1)."""
+def _fold_mean_proba(
+    models: list[LightGBMTrees], X: np.ndarray, n_classes: int
+) -> np.ndarray:
+    """The fold models' mean probabilities of ``X`` (fold order), their trees
+    walking the rows in one shared similarity order where that pays."""
+    shared = shared_walk_order(models, X)
+    if shared is None:
+        return np.mean([_proba(m, X, n_classes) for m in models], axis=0)
+    order, in_order = shared
+    mean = np.mean(
+        [_proba(m, in_order, n_classes, sort_rows=False) for m in models], axis=0
+    )
+    out = np.empty_like(mean)
+    out[order] = mean
+    return out
+
+
+def _proba(model: Any, Xs: np.ndarray, n_classes: int, **trees: Any) -> np.ndarray:
+    """Class probabilities over all ``n_classes`` (encoded labels 0..C-1);
+    ``trees`` are options of :meth:`LightGBMTrees.predict_proba`."""
     known = np.asarray(model.classes_, dtype=int)
     if hasattr(model, "predict_proba") and np.array_equal(known, np.arange(n_classes)):
-        return model.predict_proba(Xs)
+        return model.predict_proba(Xs, **trees)
     out = np.zeros((len(Xs), n_classes))
     if hasattr(model, "predict_proba"):
-        out[:, known] = model.predict_proba(Xs)
+        out[:, known] = model.predict_proba(Xs, **trees)
     else:
         out[np.arange(len(Xs)), np.asarray(model.predict(Xs), dtype=int)] = 1.0
     return out
@@ -343,9 +361,7 @@ class ClassifierBank(BaseBank):
             isinstance(m, LightGBMTrees) for m in model
         ):  # cross-fitted trees: row blocks in threads, each averaging the folds
             return row_chunked(
-                lambda rows: np.mean(
-                    [_proba(m, rows, self.n_classes_) for m in model], axis=0
-                ),
+                partial(_fold_mean_proba, model, n_classes=self.n_classes_),
                 Xs,
                 getattr(self, "n_jobs", None),
             )

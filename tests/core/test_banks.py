@@ -218,6 +218,31 @@ def test_all_states_at_once_equal_each_state(kind, serve, data, monkeypatch):
         np.testing.assert_array_equal(bank.predict_proba_states(X), expected)
 
 
+def test_fold_models_share_one_walk_order_and_still_average_exactly(
+    fitted, data, monkeypatch
+):
+    """A state's fold models walk a large batch in one shared similarity
+    order; the probabilities stay the plain mean of each fold model's own,
+    row for row."""
+    from budgetdag_core import _row_order
+    from budgetdag_core._lgbm_trees import shared_walk_order
+
+    monkeypatch.setattr(_row_order, "SORT_FROM_TREES_PER_COLUMN", 0.0)
+    bank = fitted["hgb"]
+    state = data[2].n_states - 1
+    models, cols = bank.models_[state], bank.state_columns_[state]
+    X = np.random.default_rng(5).normal(size=(5000, data[0].shape[1]))
+    X[::11, cols[0]] = np.nan
+    Xs = X[:, cols]
+    assert shared_walk_order(models, Xs) is not None  # the shared path runs
+    expected = np.mean(
+        [m.predict_proba(np.ascontiguousarray(Xs), sort_rows=False) for m in models],
+        axis=0,
+    )
+    monkeypatch.setattr(bank, "n_jobs", 1)
+    np.testing.assert_array_equal(bank._raw_proba(X, state), expected)
+
+
 def test_masked_out_of_fold_scores_do_not_depend_on_the_row_blocks(data, monkeypatch):
     """The fit scores its held-out rows at every state in row blocks: one row
     per block gives the numbers of one block for all rows, bit for bit."""
