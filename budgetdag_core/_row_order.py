@@ -18,9 +18,12 @@ import numpy as np
 
 #: From this many rows on, sorting can pay for itself (a sort and two copies).
 SORT_FROM_ROWS = 2048
-#: Sort only for at least this many trees per column the trees read: the
-#: sort's passes over the columns must be few against the walks they speed up
-#: (dna's masked bank, ~70 trees on ~70 of 180 columns, ran 1.8x slower sorted).
+#: Sort only for at least SORT_FROM_TREES trees plus this many per column the
+#: trees read: the sort (about 80 ns per row) and its passes over the columns
+#: must be small against the walks it speeds up (a few ns per tree and row).
+#: dna's masked bank (~70 trees on ~70 of 180 columns) ran 1.8x slower sorted,
+#: pima's states of 3-15 trees about 1.1x.
+SORT_FROM_TREES = 24
 SORT_FROM_TREES_PER_COLUMN = 2.0
 #: Rows sampled to estimate each column's spread.
 _SPREAD_SAMPLE = 4096
@@ -31,7 +34,7 @@ def worth_sorting(n_rows: int, n_trees: float, n_columns_read: int) -> bool:
     order, for trees that read ``n_columns_read`` columns."""
     return (
         n_rows >= SORT_FROM_ROWS
-        and n_trees >= SORT_FROM_TREES_PER_COLUMN * n_columns_read
+        and n_trees >= SORT_FROM_TREES + SORT_FROM_TREES_PER_COLUMN * n_columns_read
     )
 
 

@@ -227,6 +227,7 @@ def test_fold_models_share_one_walk_order_and_still_average_exactly(
     from budgetdag_core import _row_order
     from budgetdag_core._lgbm_trees import shared_walk_order
 
+    monkeypatch.setattr(_row_order, "SORT_FROM_TREES", 0)
     monkeypatch.setattr(_row_order, "SORT_FROM_TREES_PER_COLUMN", 0.0)
     bank = fitted["hgb"]
     state = data[2].n_states - 1

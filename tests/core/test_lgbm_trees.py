@@ -284,4 +284,6 @@ def test_similar_rows_order_is_a_permutation():
     some = rows_in_order(X, order, np.array([0, 3]))
     np.testing.assert_array_equal(some[:, [0, 3]], X[order][:, [0, 3]])
     assert not worth_sorting(SORT_FROM_ROWS - 1, 1000, 1)
-    assert not worth_sorting(10**6, 10, 70)  # few trees over many columns
+    assert not worth_sorting(10**6, 100, 70)  # few trees over many columns
+    assert not worth_sorting(10**6, 15, 1)  # a handful of trees
+    assert worth_sorting(10**6, 400, 9)
