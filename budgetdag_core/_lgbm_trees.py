@@ -366,21 +366,13 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 if present.shape != (self.n_features_in_,):
                     raise ValueError("present must have one entry per column.")
             general = self._general(compiled, X)
-            read = np.flatnonzero(compiled["split_counts"])
-            if not sort_rows or not worth_sorting(
-                len(X), len(self.num_leaves_), len(read)
-            ):
+            walk = shared_walk_order([self], X, present) if sort_rows else None
+            if walk is None:
                 add_scores(X, present, general, *_kernel_args(compiled), out)
             else:  # similar rows in a row: the walks' branches repeat
-                order = similar_rows_order(X, compiled["split_counts"] * present)
+                order, in_order = walk
                 walked = np.zeros_like(out)
-                add_scores(
-                    rows_in_order(X, order, read),
-                    present,
-                    general,
-                    *_kernel_args(compiled),
-                    walked,
-                )
+                add_scores(in_order, present, general, *_kernel_args(compiled), walked)
                 out[order] = walked
         return out[:, 0] if self.n_outputs_ == 1 else out
 
@@ -455,20 +447,22 @@ _KERNEL_KEYS = (
 
 
 def shared_walk_order(
-    models: Sequence[LightGBMTrees], X: np.ndarray
+    models: Sequence[LightGBMTrees],
+    X: np.ndarray,
+    present: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """One similarity order for several models scoring the same rows (a
-    state's fold models), from their summed split counts, and ``X``'s rows in
-    it laid out by column; None where sorting would not pay. Sorting once
-    instead of once per model: the sort was 15 % of landsat's prediction."""
-    compiled = [model._compiled() for model in models]
-    counts = np.sum([c["split_counts"] for c in compiled], axis=0)
+    """A similarity order for one or several models scoring the same rows (a
+    state's fold models), from their summed split counts (on the ``present``
+    columns), and ``X``'s rows in it laid out by column; None where sorting
+    would not pay. Fold models share one sort instead of one each: the sort
+    was 15 % of landsat's prediction."""
+    counts = np.sum([model._compiled()["split_counts"] for model in models], axis=0)
     read = np.flatnonzero(counts)
     mean_trees = np.mean([len(model.num_leaves_) for model in models])
     if not worth_sorting(len(X), mean_trees, len(read)):
         return None
     X = np.asarray(X, dtype=np.float64)
-    order = similar_rows_order(X, counts)
+    order = similar_rows_order(X, counts if present is None else counts * present)
     return order, rows_in_order(X, order, read)
 
 
