@@ -83,6 +83,23 @@ def edge_costs(
     return cost
 
 
+def fit_layers(dag: SensorDAG) -> list[list[int]]:
+    """States grouped by height (the longest path down to a leaf), lowest first.
+
+    Every child of a state is in an earlier group, so a group's node problems
+    are independent and Graph-Reduce fits them together. Grouping by number of
+    sensors would also be a valid order, but a DAG over subset unions has many
+    more distinct sizes than heights (spam's 256 states: 32 sizes, 9 heights),
+    and each group is a barrier for the threads.
+    """
+    height = np.zeros(dag.n_states, dtype=int)
+    for layer in reversed(dag.layers()):  # children have more sensors
+        for k in layer:
+            kids = [child for _, child in dag.children[k]]
+            height[k] = 1 + height[kids].max() if kids else 0
+    return [np.flatnonzero(height == h).tolist() for h in range(height.max() + 1)]
+
+
 @dataclass
 class ConstantAction:
     """A node policy that always takes one action."""
@@ -192,45 +209,43 @@ def graph_reduce(
     fit_node = _fit_node if replay is None else _replay_node
     if n * K < PARALLEL_POLICY_WORK:
         n_jobs = 1
-    layers = dag.layers()
     total, done = K, 0
-    for layer in reversed(layers):
-        problems = []
-        for k in layer:
-            kids = dag.children[k]
-            C = np.empty((n, 1 + len(kids)))
-            C[:, STOP] = stop_loss[:, k]
-            for a, (_, child) in enumerate(kids, start=1):
-                C[:, a] = cost_scale * cost(k, child) + cost_to_go[:, child]
-            problems.append((k, C))
-            if tables is not None:
-                tables[k] = C
-        trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
-        to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
-        widths: dict[int, int] = {}
+    # Threads: the node solvers are compiled and release the GIL, and threads
+    # need no copies of the node inputs (a backend set with
+    # joblib.parallel_config still wins). One pool serves every layer, and
+    # pool threads nest in this thread's limits.
+    with single_threaded(), Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
+        for layer in fit_layers(dag):
+            problems = []
+            for k in layer:
+                kids = dag.children[k]
+                C = np.empty((n, 1 + len(kids)))
+                C[:, STOP] = stop_loss[:, k]
+                for a, (_, child) in enumerate(kids, start=1):
+                    C[:, a] = cost_scale * cost(k, child) + cost_to_go[:, child]
+                problems.append((k, C))
+                if tables is not None:
+                    tables[k] = C
+            trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
+            to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
+            widths: dict[int, int] = {}
 
-        def task(k: int, C: np.ndarray) -> Any:
-            Z = state_inputs(k)
-            widths[k] = Z.shape[1]
-            return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
+            def task(k: int, C: np.ndarray) -> Any:
+                Z = state_inputs(k)
+                widths[k] = Z.shape[1]
+                return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
 
-        with single_threaded():  # pool threads nest in this thread's limits
-            # Threads: the node solvers are compiled and release the GIL, and
-            # threads need no copies of the node inputs (a backend set with
-            # joblib.parallel_config still wins).
-            fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
-                task(k, C) for k, C in to_fit
-            )
-        for k, C in trivial:
-            policies[k] = NodePolicy(k, dag.children[k], None, 0)
-            cost_to_go[:, k] = C[:, 0]
-        for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
-            policies[k] = NodePolicy(k, dag.children[k], model, widths[k])
-            actions[:, k] = act
-            cost_to_go[:, k] = C[np.arange(n), act]
-        done += len(layer)
-        if progress is not None:
-            progress("policies", done, total)
+            fitted = parallel(task(k, C) for k, C in to_fit)
+            for k, C in trivial:
+                policies[k] = NodePolicy(k, dag.children[k], None, 0)
+                cost_to_go[:, k] = C[:, 0]
+            for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
+                policies[k] = NodePolicy(k, dag.children[k], model, widths[k])
+                actions[:, k] = act
+                cost_to_go[:, k] = C[np.arange(n), act]
+            done += len(layer)
+            if progress is not None:
+                progress("policies", done, total)
     return GraphReduceResult(policies, cost_to_go, actions, tables)  # type: ignore[arg-type]
 
 

@@ -4,6 +4,7 @@ import networkx as nx
 import pytest
 
 from budgetdag_core import SensorDAG
+from budgetdag_core.graph_reduce import fit_layers
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 6])
@@ -50,3 +51,31 @@ def test_membership_matches_states() -> None:
     mat = dag.membership()
     for k in range(dag.n_states):
         assert list(mat[k].nonzero()[0]) == dag.sensors_in(k)
+
+
+@pytest.mark.parametrize(
+    "units",
+    [None, [[0, 1], [1, 2], [3]], [[0], [1, 2], [0, 1, 2], [3], [2, 3]]],
+)
+def test_fit_layers_put_every_child_in_an_earlier_layer(units) -> None:
+    dag = SensorDAG(["a", "b", "c", "d"], units=units)
+    layers = fit_layers(dag)
+    where = {k: i for i, layer in enumerate(layers) for k in layer}
+    assert sorted(where) == list(range(dag.n_states))  # each state exactly once
+    for k in range(dag.n_states):
+        kids = [c for _, c in dag.children[k]]
+        assert all(where[c] < where[k] for c in kids)
+        # and a state waits no longer than its deepest child requires
+        assert where[k] == (1 + max(where[c] for c in kids) if kids else 0)
+    assert layers[-1] == [0]  # the root is fitted last
+
+
+def test_fit_layers_are_fewer_than_state_sizes_over_unions() -> None:
+    # units {a,b} and {c,d,e}: sizes 0, 2, 3, 5 but heights 0, 1, 2
+    dag = SensorDAG(list("abcde"), units=[[0, 1], [2, 3, 4]])
+    assert len(dag.layers()) == 4
+    assert [sorted(layer) for layer in fit_layers(dag)] == [
+        [dag.index[0b11111]],
+        sorted([dag.index[0b00011], dag.index[0b11100]]),
+        [0],
+    ]
