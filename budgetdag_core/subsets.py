@@ -136,6 +136,10 @@ class RidgeReward:
             self.folds.append((test, X[test] - mu, gram, cross, ybar, len(train)))
             if task == "regression":
                 self.baseline[test] = _row_loss(self.y[test], ybar[0], loss)
+        # The rows fold after fold (test rows of each fold together): ``grow``
+        # writes each fold's predictions as one slice in this order.
+        self.fold_order = np.concatenate([fold[0] for fold in self.folds])
+        self.fold_rank = np.argsort(self.fold_order)
 
     def __call__(self, cols: np.ndarray) -> np.ndarray:
         cols = np.asarray(cols, dtype=int)
@@ -164,7 +168,10 @@ class RidgeReward:
         by_size: dict[int, list[int]] = {}
         for b, block in enumerate(blocks):
             by_size.setdefault(len(block), []).append(b)
+        start = 0
         for test, Xte, gram, cross, ybar, n_tr in self.folds:
+            rows = slice(start, start + len(test))  # in fold order
+            start += len(test)
             ridge = self.alpha * n_tr
             if base.size:
                 A = gram[np.ix_(base, base)]
@@ -190,17 +197,21 @@ class RidgeReward:
                     E = E - X_S @ Q
                 W_B = np.linalg.solve(A_BB, rhs)  # (blocks, size, out)
                 E = E.reshape(len(test), len(members), size).transpose(1, 0, 2)
-                preds[np.ix_(members, test)] = P_S[None] + E @ W_B
-        return list(self._reward(preds))
+                preds[members, rows] = P_S[None] + E @ W_B
+        # Rewards are per row: computed in fold order, then put in row order.
+        return list(self._reward(preds, self.fold_order)[:, self.fold_rank])
 
-    def _reward(self, pred: np.ndarray) -> np.ndarray:
-        """Per-row rewards of predictions ``pred`` (..., n_rows, n_out)."""
+    def _reward(self, pred: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Per-row rewards of predictions ``pred`` (..., n_rows, n_out) of the
+        rows ``rows`` (default: all, in order)."""
+        y = self.y if rows is None else self.y[rows]
         if self.task == "classification":
             if self.reward == "soft":  # least-squares estimate of P(true class)
-                true = pred[..., np.arange(len(self.y)), self.y]
+                true = pred[..., np.arange(len(y)), y]
                 return np.clip(true, 0.0, 1.0).astype(np.float32)
-            return pred.argmax(axis=-1) == self.y
-        return _regression_reward(self.y, pred[..., 0], self.baseline, self.loss)
+            return pred.argmax(axis=-1) == y
+        baseline = self.baseline if rows is None else self.baseline[rows]
+        return _regression_reward(y, pred[..., 0], baseline, self.loss)
 
 
 class EstimatorReward:
@@ -382,6 +393,28 @@ class _Greedy:
             )
             cache.update(zip((c for _, c in grown), rewards, strict=True))
 
+    @staticmethod
+    def _totals(
+        cache: dict[frozenset[int], np.ndarray],
+        candidates: list[tuple[int, int, frozenset[int]]],
+        best_subset: np.ndarray,
+        top1: np.ndarray,
+        top2: np.ndarray,
+    ) -> np.ndarray:
+        """Per candidate, the summed best reward per row once it replaces its
+        subset i: the best of the other subsets' rewards (top-2 trick) and the
+        candidate's. One reduction per subset grown (the same sums, row by row,
+        as one per candidate)."""
+        totals = np.empty(len(candidates), dtype=np.float64)
+        by_subset: dict[int, list[int]] = {}
+        for c, (i, _, _) in enumerate(candidates):
+            by_subset.setdefault(i, []).append(c)
+        for i, members in by_subset.items():
+            others = np.where(best_subset == i, top2, top1)
+            rewards = np.stack([cache[candidates[c][2]] for c in members])
+            totals[members] = np.maximum(others, rewards).sum(axis=1)
+        return totals
+
     def _columns(self, subset: frozenset[int]) -> np.ndarray:
         if not subset:
             return np.zeros(0, dtype=int)
@@ -426,11 +459,10 @@ class _Greedy:
             if not candidates:
                 break
             self._fill(cache, candidates, run.subsets)
-            grown = {c[0] for c in candidates}
-            others = {i: np.where(order[0] == i, top2, top1) for i in grown}
+            totals = self._totals(cache, candidates, order[0], top1, top2)
             best: tuple | None = None
-            for i, j, cand in candidates:
-                gain = float(np.maximum(others[i], cache[cand]).sum()) - G
+            for (i, j, cand), total in zip(candidates, totals, strict=True):
+                gain = float(total) - G
                 if gain <= _TOL:
                     continue
                 cost = float(self.costs[j])
