@@ -274,8 +274,8 @@ class BaseBank:
         self.oof_ece_raw_ = expected_calibration_errors(self.oof_proba_, y)
         self.temperatures_ = np.ones(K)
         if self.calibrate:
-            self.temperatures_ = fit_temperatures(self.oof_proba_, y, rng)
-            apply_temperatures(self.oof_proba_, self.temperatures_)
+            self.temperatures_ = fit_temperatures(self.oof_proba_, y, rng, self.n_jobs)
+            apply_temperatures(self.oof_proba_, self.temperatures_, self.n_jobs)
         self.oof_ece_ = expected_calibration_errors(self.oof_proba_, y)
         self.fingerprint_ = self.fingerprint_for(X, y, dag)
 

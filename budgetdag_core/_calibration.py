@@ -13,8 +13,12 @@ seconds on DAGs of hundreds of states.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from joblib import effective_n_jobs
 from numba import njit
+from sklearn.utils.parallel import Parallel, delayed
 
 # Floor on probabilities before the log: memorising models output exact zeros.
 EPS = 1e-6
@@ -26,6 +30,8 @@ MIN_CALIBRATION_ROWS = 2_000
 LOG_T_BOUNDS = (np.log(0.05), np.log(50.0))
 #: States scored together (bounds the float64 temporaries).
 STATE_CHUNK_VALUES = 2**22
+#: Rows x states x classes from which the states are shared among threads.
+PARALLEL_CALIBRATION_VALUES = 2**18
 
 
 def apply_temperature(proba: np.ndarray, temperature: float) -> np.ndarray:
@@ -39,21 +45,52 @@ def apply_temperature(proba: np.ndarray, temperature: float) -> np.ndarray:
     return out.astype(proba.dtype, copy=False)
 
 
-def apply_temperatures(proba: np.ndarray, temperatures: np.ndarray) -> None:
+def apply_temperatures(
+    proba: np.ndarray, temperatures: np.ndarray, n_jobs: int | None = None
+) -> None:
     """Rescale ``proba`` (n, n_states, n_classes) in place, one temperature per
-    state (states at temperature 1 are left as they are)."""
-    for states in _state_chunks(proba, np.flatnonzero(temperatures != 1.0)):
+    state (states at temperature 1 are left as they are); groups of states in
+    ``n_jobs`` threads."""
+
+    def rescale(states: np.ndarray) -> None:
         logits = np.log(np.maximum(proba[:, states], EPS)) / temperatures[states, None]
         logits -= logits.max(axis=-1, keepdims=True)
         out = np.exp(logits)
         out /= out.sum(axis=-1, keepdims=True)
         proba[:, states] = out
 
+    chunks = _state_chunks(proba, np.flatnonzero(temperatures != 1.0), n_jobs)
+    _in_threads(rescale, chunks, n_jobs)
 
-def _state_chunks(proba: np.ndarray, states: np.ndarray) -> list[np.ndarray]:
+
+def _state_chunks(
+    proba: np.ndarray, states: np.ndarray, n_jobs: int | None = None
+) -> list[np.ndarray]:
+    """``states`` in groups of at most ``STATE_CHUNK_VALUES`` values, and in
+    at least one group per thread when there is work enough to share."""
     per_state = max(1, proba.shape[0] * proba.shape[2])
     size = max(1, STATE_CHUNK_VALUES // per_state)
+    workers = _workers(n_jobs)
+    if workers > 1 and len(states) * per_state >= PARALLEL_CALIBRATION_VALUES:
+        size = min(size, -(-len(states) // workers))
     return [states[i : i + size] for i in range(0, len(states), size)]
+
+
+def _workers(n_jobs: int | None) -> int:
+    if n_jobs is None or n_jobs == 1:
+        return 1
+    return max(1, effective_n_jobs(n_jobs))
+
+
+def _in_threads(work: Any, chunks: list[np.ndarray], n_jobs: int | None) -> list:
+    """``work(chunk)`` for each chunk, in threads when there are several
+    (NumPy releases the GIL in the element-wise passes; each state's numbers
+    do not depend on the group it is computed in)."""
+    if _workers(n_jobs) == 1 or len(chunks) < 2:
+        return [work(chunk) for chunk in chunks]
+    return Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(work)(chunk) for chunk in chunks
+    )
 
 
 def _nll(logp: np.ndarray, picked: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -112,14 +149,18 @@ def _newton_beta(logp: np.ndarray, picked: np.ndarray) -> np.ndarray:
 
 
 def fit_temperatures(
-    proba: np.ndarray, y: np.ndarray, rng: np.random.Generator | None = None
+    proba: np.ndarray,
+    y: np.ndarray,
+    rng: np.random.Generator | None = None,
+    n_jobs: int | None = None,
 ) -> np.ndarray:
     """Per state, the temperature minimising the log loss of ``proba`` (n, S, C).
 
     Uses at most ``MAX_CALIBRATION_ROWS`` rows, and fewer on DAGs with many
     states (``MAX_CALIBRATION_VALUES``; one random subset shared by the
     states). A state keeps ``T = 1`` when its probabilities carry no ranking
-    (constant) or when scaling lowers its log loss by less than 1e-4.
+    (constant) or when scaling lowers its log loss by less than 1e-4. Groups
+    of states are fitted in ``n_jobs`` threads (the same temperatures).
     """
     n, n_states, n_classes = proba.shape
     budget = MAX_CALIBRATION_VALUES // max(1, n_states * n_classes)
@@ -130,19 +171,22 @@ def fit_temperatures(
         rows = np.sort(rng.choice(n, cap, replace=False))
         proba, y = proba[rows], y[rows]
     temperatures = np.ones(n_states)
-    for states in _state_chunks(proba, np.arange(n_states)):
+
+    def fit(states: np.ndarray) -> None:
         # Classes first: (C, n, S); float32 halves the memory traffic.
         chunk = np.asarray(proba[:, states], dtype=np.float32).transpose(2, 0, 1)
         logp = np.log(np.maximum(chunk, np.float32(EPS)))
         ranked = (logp.max(axis=0) > logp.min(axis=0)).any(axis=0)
         if not ranked.any():
-            continue
+            return
         logp = np.ascontiguousarray(logp[:, :, ranked])
         picked = np.take_along_axis(logp, y[None, :, None], axis=0)[0]
         beta = _newton_beta(logp, picked)
         gain = _nll(logp, picked, np.ones_like(beta)) - _nll(logp, picked, beta)
         # Keep T = 1 unless scaling helps measurably: no churn on calibrated models.
         temperatures[states[ranked]] = np.where(gain < 1e-4, 1.0, 1.0 / beta)
+
+    _in_threads(fit, _state_chunks(proba, np.arange(n_states), n_jobs), n_jobs)
     return temperatures
 
 

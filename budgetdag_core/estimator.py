@@ -281,11 +281,15 @@ default="proba"
                 "refit it."
             )
         mode = self.policy_features_
+        # "confidence" and "proba" policies see the classifier's outputs only:
+        # no copy of the sensor columns per state.
+        with_sensors = mode.startswith("sensors")
 
         def inputs(k: int) -> np.ndarray:
-            features = Xv[:, state_columns[k]]
-            if not len(state_columns[k]):  # the root: the same for every row
-                return features
+            cols = state_columns[k]
+            if not len(cols):  # the root: the same for every row
+                return Xv[:, cols]
+            features = Xv[:, cols] if with_sensors else Xv[:, :0]
             return policy_inputs(
                 features, model_inputs(bank.oof_proba_[:, k], mode), mode
             )

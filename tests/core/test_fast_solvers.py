@@ -11,6 +11,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from budgetdag_core import _calibration
 from budgetdag_core._calibration import (
     EPS,
     LOG_T_BOUNDS,
@@ -157,6 +158,22 @@ def test_apply_temperatures_and_ece_per_state() -> None:
         )
         assert per_state[k] == pytest.approx(gap / len(y))
         assert expected_calibration_error(proba[:, k], y) == pytest.approx(gap / len(y))
+
+
+def test_calibration_in_threads_equals_one_thread() -> None:
+    """States fitted and rescaled in groups, in threads, get the numbers of
+    one pass over all states (each state's arithmetic is its own)."""
+    proba, y = _states(2, n=2_500, n_states=60)
+    assert proba.size >= _calibration.PARALLEL_CALIBRATION_VALUES  # work to share
+    assert len(_calibration._state_chunks(proba, np.arange(60), n_jobs=2)) == 2
+    alone = fit_temperatures(proba, y, np.random.default_rng(0), n_jobs=1)
+    shared = fit_temperatures(proba, y, np.random.default_rng(0), n_jobs=2)
+    np.testing.assert_array_equal(alone, shared)
+    assert (alone != 1.0).sum() > 40
+    one, two = proba.copy(), proba.copy()
+    apply_temperatures(one, alone, n_jobs=1)
+    apply_temperatures(two, alone, n_jobs=2)
+    np.testing.assert_array_equal(one, two)
 
 
 @settings(max_examples=60, deadline=None)
