@@ -6,6 +6,7 @@ from math import comb
 from typing import Protocol, Self, runtime_checkable
 
 import numpy as np
+from numba import njit
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
 
@@ -22,6 +23,40 @@ class CostSensitiveLearner(Protocol):
     def predict(self, Z: np.ndarray) -> np.ndarray: ...
 
 
+@njit(nogil=True, cache=True)
+def _row_major_mean_var(Z):
+    """``Z.mean(axis=0)`` and ``Z.var(axis=0)`` of a C-ordered float64 array
+    with at least two columns and one row, bit for bit: NumPy reduces such an
+    array row after row into one accumulator per column (a sum in row order),
+    then divides; the variance sums the squared deviations the same way."""
+    n, d = Z.shape
+    total = np.zeros(d)
+    for i in range(n):
+        for k in range(d):
+            total[k] += Z[i, k]
+    mean = total / n
+    squares = np.zeros(d)
+    for i in range(n):
+        for k in range(d):
+            deviation = Z[i, k] - mean[k]
+            squares[k] += deviation * deviation
+    return mean, squares / n
+
+
+def column_mean_var(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(Z.mean(axis=0), Z.var(axis=0))``, compiled where that is bit-equal
+    (one column: NumPy sums it pairwise instead; other layouts: NumPy)."""
+    if (
+        Z.ndim == 2
+        and Z.shape[0] >= 1
+        and Z.shape[1] >= 2
+        and Z.dtype == np.float64
+        and Z.flags.c_contiguous
+    ):
+        return _row_major_mean_var(Z)
+    return Z.mean(axis=0), Z.var(axis=0)
+
+
 def fitted_scaler(Z: np.ndarray) -> StandardScaler:
     """``StandardScaler().fit(Z)`` for a finite float array, without its
     validation (thousands of node fits per Graph-Reduce; same attributes).
@@ -30,8 +65,7 @@ def fitted_scaler(Z: np.ndarray) -> StandardScaler:
     own constant-feature rule gives.
     """
     n = len(Z)
-    mean = Z.mean(axis=0)
-    var = Z.var(axis=0)
+    mean, var = column_mean_var(Z)
     eps = np.finfo(np.float64).eps
     constant = var <= n * eps * var + (n * mean * eps) ** 2
     scaler = StandardScaler()

@@ -20,7 +20,7 @@ from budgetdag_core._calibration import (
     expected_calibration_errors,
     fit_temperatures,
 )
-from budgetdag_core.reductions._base import fitted_scaler
+from budgetdag_core.reductions._base import column_mean_var, fitted_scaler
 from budgetdag_core.reductions._filter_tree import FilterTree
 from budgetdag_core.reductions._logistic import fit_logistic
 from budgetdag_core.reductions._tournament import numpy_mean, tournament_layout
@@ -99,6 +99,31 @@ def test_fitted_scaler_matches_standard_scaler() -> None:
     for name in ("mean_", "var_", "scale_"):
         np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), atol=1e-20)
     np.testing.assert_allclose(ours.transform(Z), ref.transform(Z))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(1, 3_000),
+    d=st.integers(1, 30),
+    seed=st.integers(0, 2**16),
+    log_scale=st.floats(-8, 8),
+    offset=st.floats(0, 100),
+    rounded=st.booleans(),
+)
+def test_compiled_column_mean_var_is_numpys_bit_for_bit(
+    n: int, d: int, seed: int, log_scale: float, offset: float, rounded: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    scale = 10.0**log_scale
+    Z = rng.normal(size=(n, d)) * scale + rng.normal(size=d) * scale * offset
+    if rounded:  # ties and constant columns
+        Z = np.round(Z)
+    mean, var = column_mean_var(Z)
+    np.testing.assert_array_equal(mean, Z.mean(axis=0))
+    np.testing.assert_array_equal(var, Z.var(axis=0))
+    mean_f, var_f = column_mean_var(np.asfortranarray(Z))  # NumPy's own path
+    np.testing.assert_array_equal(mean_f, np.asfortranarray(Z).mean(axis=0))
+    np.testing.assert_array_equal(var_f, np.asfortranarray(Z).var(axis=0))
 
 
 def _scalar_temperature(proba: np.ndarray, y: np.ndarray) -> float:
