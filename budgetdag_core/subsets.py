@@ -393,28 +393,6 @@ class _Greedy:
             )
             cache.update(zip((c for _, c in grown), rewards, strict=True))
 
-    @staticmethod
-    def _totals(
-        cache: dict[frozenset[int], np.ndarray],
-        candidates: list[tuple[int, int, frozenset[int]]],
-        best_subset: np.ndarray,
-        top1: np.ndarray,
-        top2: np.ndarray,
-    ) -> np.ndarray:
-        """Per candidate, the summed best reward per row once it replaces its
-        subset i: the best of the other subsets' rewards (top-2 trick) and the
-        candidate's. One reduction per subset grown (the same sums, row by row,
-        as one per candidate)."""
-        totals = np.empty(len(candidates), dtype=np.float64)
-        by_subset: dict[int, list[int]] = {}
-        for c, (i, _, _) in enumerate(candidates):
-            by_subset.setdefault(i, []).append(c)
-        for i, members in by_subset.items():
-            others = np.where(best_subset == i, top2, top1)
-            rewards = np.stack([cache[candidates[c][2]] for c in members])
-            totals[members] = np.maximum(others, rewards).sum(axis=1)
-        return totals
-
     def _columns(self, subset: frozenset[int]) -> np.ndarray:
         if not subset:
             return np.zeros(0, dtype=int)
@@ -459,10 +437,11 @@ class _Greedy:
             if not candidates:
                 break
             self._fill(cache, candidates, run.subsets)
-            totals = self._totals(cache, candidates, order[0], top1, top2)
+            grown = {c[0] for c in candidates}
+            others = {i: np.where(order[0] == i, top2, top1) for i in grown}
             best: tuple | None = None
-            for (i, j, cand), total in zip(candidates, totals, strict=True):
-                gain = float(total) - G
+            for i, j, cand in candidates:
+                gain = float(np.maximum(others[i], cache[cand]).sum()) - G
                 if gain <= _TOL:
                     continue
                 cost = float(self.costs[j])
