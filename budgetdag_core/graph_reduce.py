@@ -175,11 +175,12 @@ def graph_reduce(
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        Nodes of one layer are independent and are fitted in parallel threads
-        when the problem has at least ``PARALLEL_POLICY_WORK`` rows x states
-        (smaller ones run in the calling thread).
+        The states of one :func:`fit_layers` group (one height) are
+        independent and are fitted in parallel threads when the problem has at
+        least ``PARALLEL_POLICY_WORK`` rows x states (smaller ones run in the
+        calling thread).
     progress : callable(stage, done, total), optional
-        Called with stage "policies" after each layer.
+        Called with stage "policies" after each group of states.
     record : bool, default=False
         Keep each state's action cost table in ``tables`` of the result (what
         the Teaching page steps through).
