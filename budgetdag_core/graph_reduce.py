@@ -203,8 +203,13 @@ def graph_reduce(
             f"The loss table has {K} state columns; the DAG has {dag.n_states}."
         )
     cost = edge_costs(dag, acquisition_costs, n)
-    cost_to_go = np.zeros((n, K))
-    actions = np.zeros((n, K), dtype=np.intp)
+    # State-major tables (a state's column is one contiguous row here): the
+    # node tables read and write whole states, and on large DAGs a column of
+    # an (n, K) table is n scattered reads (shuttle: 1 s of the calling
+    # thread's time).
+    stop_by_state = np.ascontiguousarray(stop_loss.T)
+    cost_to_go = np.zeros((K, n))
+    actions = np.zeros((K, n), dtype=np.intp)
     policies: list[NodePolicy | None] = [None] * K
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
     fit_node = _fit_node if replay is None else _replay_node
@@ -221,9 +226,9 @@ def graph_reduce(
             for k in layer:
                 kids = dag.children[k]
                 C = np.empty((n, 1 + len(kids)))
-                C[:, STOP] = stop_loss[:, k]
+                C[:, STOP] = stop_by_state[k]
                 for a, (_, child) in enumerate(kids, start=1):
-                    C[:, a] = cost_scale * cost(k, child) + cost_to_go[:, child]
+                    C[:, a] = cost_scale * cost(k, child) + cost_to_go[child]
                 problems.append((k, C))
                 if tables is not None:
                     tables[k] = C
@@ -239,15 +244,16 @@ def graph_reduce(
             fitted = parallel(task(k, C) for k, C in to_fit)
             for k, C in trivial:
                 policies[k] = NodePolicy(k, dag.children[k], None, 0)
-                cost_to_go[:, k] = C[:, 0]
+                cost_to_go[k] = C[:, 0]
             for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
                 policies[k] = NodePolicy(k, dag.children[k], model, widths[k])
-                actions[:, k] = act
-                cost_to_go[:, k] = C[np.arange(n), act]
+                actions[k] = act
+                cost_to_go[k] = C[np.arange(n), act]
             done += len(layer)
             if progress is not None:
                 progress("policies", done, total)
-    return GraphReduceResult(policies, cost_to_go, actions, tables)  # type: ignore[arg-type]
+    # (n_samples, n_states) views of the state-major tables.
+    return GraphReduceResult(policies, cost_to_go.T, actions.T, tables)  # type: ignore[arg-type]
 
 
 @dataclass
