@@ -17,6 +17,7 @@ from ui.training import (
     LEARNERS,
     TrainedRun,
     TrainSettings,
+    app_n_jobs,
     bank_kind_of,
     budget_targeting_available,
     describe_model,
@@ -275,18 +276,21 @@ else:
         else f"{at_most}{n_states * per_state:,} classifiers ({n_states} "
         f"states x {per_state})"
     )
+    threads = app_n_jobs()
     seconds = estimate_fit_seconds(
         len(dataset.train),
         n_states,
         max(2, dataset.train[dataset.label].nunique()),
         bank_kind_of(chosen.classifier),
         cv=chosen.cv,
+        n_jobs=threads,
     )
     st.caption(
         f"Training {selecting}fits {fits}, then learns a policy per state "
         "(roughly "
         + (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min")
-        + " on one core). Later "
+        + (" on one core" if threads == 1 else f" on {threads} cores")
+        + "). Later "
         "changes of the cost scale, policy learner or degree reuse the "
         + ("subsets and " if n_subsets is not None else "")
         + "classifiers."

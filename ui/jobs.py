@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,15 @@ from typing import Any
 from budgetdag_core import Progress
 
 from .training import ProgressReporter
+
+# Stop cancels a fit between its parallel tasks on purpose: joblib's note that
+# it dropped the queued ones is expected here, not news for the server log.
+warnings.filterwarnings(
+    "ignore",
+    message=r"\d+ tasks (which were still being processed|have been successfully"
+    " executed)",
+    category=UserWarning,
+)
 
 RUNNING, DONE, FAILED, STOPPED = "running", "done", "failed", "stopped"
 

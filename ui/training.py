@@ -9,6 +9,7 @@ only relearns the policies.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -210,15 +211,38 @@ def model_params(model: BudgetDAGClassifier) -> dict[str, Any]:
     return params
 
 
+#: Environment variable capping the threads of the app's fits and sweeps.
+N_JOBS_VARIABLE = "BUDGETDAG_N_JOBS"
+#: Threads at most by default: a bank has 5 folds, and more threads than that
+#: mostly wait.
+MAX_DEFAULT_JOBS = 8
+
+
+def app_n_jobs() -> int:
+    """Threads for the app's fits, sweeps and budget searches.
+
+    ``BUDGETDAG_N_JOBS`` when it is a positive integer (a server shared by
+    several users can set 1), else every core up to ``MAX_DEFAULT_JOBS``.
+    Results do not depend on it: the library's fits are equal for any
+    ``n_jobs``.
+    """
+    value = os.environ.get(N_JOBS_VARIABLE, "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_JOBS))
+
+
 def estimator_params(settings: Settings) -> dict[str, Any]:
     """The estimator parameters of ``settings`` except the cost scale (the
-    model, the budget search and the trade-off sweep each set their own).
+    model, the budget search and the trade-off sweep each set their own),
+    with the app's threads (:func:`app_n_jobs`).
 
     ``settings`` is the Train page's :class:`TrainSettings` or a model's
     parameters (:func:`model_params`).
     """
     params = settings.params() if isinstance(settings, TrainSettings) else settings
-    return {k: v for k, v in params.items() if k not in ("cost_scale", "sensors")}
+    kept = {k: v for k, v in params.items() if k not in ("cost_scale", "sensors")}
+    return {**kept, "n_jobs": app_n_jobs()}
 
 
 @dataclass
@@ -355,7 +379,9 @@ def make_model(spec: SensorSpec, settings: Settings) -> BudgetDAGClassifier:
     """An unfitted model of ``settings`` (form or parameters) on ``spec``."""
     params = settings.params() if isinstance(settings, TrainSettings) else settings
     return BudgetDAGClassifier(
-        spec, **{k: v for k, v in params.items() if k != "sensors"}
+        spec,
+        **{k: v for k, v in params.items() if k not in ("sensors", "n_jobs")},
+        n_jobs=app_n_jobs(),
     )
 
 

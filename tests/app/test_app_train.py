@@ -9,7 +9,7 @@ from app_helpers import TIMEOUT, assert_clean, finish_jobs, page, prefill, texts
 from budgetdag_core import SensorSpec
 from ui import state
 from ui.data import Dataset
-from ui.training import budget_targeting_available
+from ui.training import app_n_jobs, budget_targeting_available
 
 
 def train_page(at):
@@ -148,7 +148,9 @@ def test_parameters_have_plain_language_help(app, pima):
     has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
     assert has_budget == budget_targeting_available()
     # The training caption estimates the time (estimate_fit_seconds).
-    assert any("on one core" in c.value and "roughly" in c.value for c in at.caption)
+    threads = app_n_jobs()
+    where = "on one core" if threads == 1 else f"on {threads} cores"
+    assert any(where in c.value and "roughly" in c.value for c in at.caption)
 
 
 def test_results_of_a_model_trained_with_another_spec_are_flagged(app, pima, pima_run):

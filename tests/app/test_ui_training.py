@@ -14,10 +14,13 @@ from ui.training import (
     CLASSIFIERS,
     ProgressReporter,
     TrainSettings,
+    app_n_jobs,
     bank_key,
     bank_kind_of,
     describe_model,
+    estimator_params,
     make_classifier,
+    make_model,
     reusable_bank,
     run_from_model,
     train,
@@ -120,3 +123,32 @@ def test_run_from_model(toy):
     assert loaded.metrics == run.metrics
     assert loaded.settings.cost_scale == 0.01 and loaded.settings.cv == 2
     assert reusable_bank(loaded, toy, toy.default_spec, loaded.settings) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("3", 3), (" 1 ", 1), ("0", None), ("-2", None), ("many", None), ("", None)],
+)
+def test_app_threads_come_from_the_environment(monkeypatch, value, expected):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setenv("BUDGETDAG_N_JOBS", value)
+    # Not a positive integer: every core (2 here), never an error in the app.
+    assert app_n_jobs() == (2 if expected is None else expected)
+
+
+def test_app_fits_and_sweeps_use_the_app_threads(toy, monkeypatch):
+    monkeypatch.setenv("BUDGETDAG_N_JOBS", "2")
+    settings = TrainSettings(cost_scale=0.01, cv=2, random_state=0)
+    assert make_model(toy.default_spec, settings).n_jobs == 2
+    assert estimator_params(settings)["n_jobs"] == 2
+    monkeypatch.setenv("BUDGETDAG_N_JOBS", "1")
+    one = train(toy, toy.default_spec, settings)
+    monkeypatch.setenv("BUDGETDAG_N_JOBS", "2")
+    two = train(toy, toy.default_spec, settings)
+    assert (one.model.n_jobs, two.model.n_jobs) == (1, 2)
+    # A model's own n_jobs (a loaded one's) gives way to the app's.
+    assert make_model(toy.default_spec, {**one.params, "n_jobs": 7}).n_jobs == 2
+    assert one.metrics == two.metrics  # threads change the time only
+    assert bank_key(toy, toy.default_spec, one.params) == bank_key(
+        toy, toy.default_spec, two.params
+    )
