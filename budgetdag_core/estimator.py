@@ -41,6 +41,9 @@ from .graph_reduce import GraphReduceResult, Routing, graph_reduce
 from .sensors import SensorSpec
 from .validation import check_features, check_labels, check_sample_costs
 
+#: Probabilities (rows x states x classes) per stop-loss batch.
+STOP_LOSS_VALUES = 2**22
+
 
 class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     """Learn which sensor to acquire next, or to stop and classify, per example.
@@ -432,9 +435,18 @@ default="proba"
                 "which this (slim, saved) bank lacks: refit it."
             )
         proba = bank.oof_proba_
-        out = np.empty(proba.shape[:2])
-        for k in range(proba.shape[1]):  # one state at a time: float64 copies
-            out[:, k] = stop_losses(proba[:, k], y_fit, lm, kind)
+        n, n_states, n_classes = proba.shape
+        out = np.empty((n, n_states))
+        if lm is not None:  # decisions by matrix products: one state at a time
+            for k in range(n_states):
+                out[:, k] = stop_losses(proba[:, k], y_fit, lm, kind)
+            return out
+        # Groups of states (bounded float64 copies): each value is still its
+        # own row and state's arithmetic (shuttle's 512 states: 1.5 -> 1.0 s).
+        size = max(1, STOP_LOSS_VALUES // (n * n_classes))
+        for start in range(0, n_states, size):
+            states = slice(start, start + size)
+            out[:, states] = stop_losses(proba[:, states], y_fit, None, kind)
         return out
 
     def graph_reduce_record(
