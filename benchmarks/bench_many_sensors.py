@@ -289,8 +289,7 @@ def render(m: dict) -> str:
         f"| test error, DAG | {m['error']:.4f} |",
         f"| test error, baseline | {m['hgb_err']:.4f} |",
         f"| **DAG - baseline error** | **{gap:+.4f}** {bound('<= 0.01')} |",
-        f"| **average sensors** | **{m['avg_sensors']:.1f} of 50** "
-        f"{bound('<= 25')} |",
+        f"| **average sensors** | **{m['avg_sensors']:.1f} of 50** {bound('<= 25')} |",
         f"| evaluate on {m['test']} rows | {m['eval_s']:.1f} s |",
         f"| subsets chosen (sensors each) | {m['subset_sizes']} |",
         f"| greedy reward G | {m['reward']:.4f} on {m['reward_rows']} rows |",

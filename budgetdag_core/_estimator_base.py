@@ -107,9 +107,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
         raise NotImplementedError
 
-    def _trace_columns(
-        self, Xv: np.ndarray, routing: Routing
-    ) -> dict[str, np.ndarray]:
+    def _trace_columns(self, Xv: np.ndarray, routing: Routing) -> dict[str, np.ndarray]:
         """``prediction`` and any task-specific columns of :meth:`trace`."""
         return {"prediction": self._predict_rows(Xv, routing.stop_state)}
 

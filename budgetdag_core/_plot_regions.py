@@ -80,6 +80,7 @@ def decision_regions_figure(
     Xv = check_features(X, model.spec_) if X is not None else None
     axes = _grid_axes(Xv, cols, col_names, ranges, grid)
     classes = list(getattr(model, "classes_", [None]))
+
     def predict(Z: np.ndarray) -> np.ndarray:
         return policy.predict(model._inputs_at(Z, state))
 

@@ -575,9 +575,7 @@ default="proba"
     def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
         return self.labels_from_proba(self._proba_at_stops(Xv, stops))
 
-    def _trace_columns(
-        self, Xv: np.ndarray, routing: Routing
-    ) -> dict[str, np.ndarray]:
+    def _trace_columns(self, Xv: np.ndarray, routing: Routing) -> dict[str, np.ndarray]:
         proba = self._routed_proba(Xv, routing)
         return {
             "prediction": self.labels_from_proba(proba),

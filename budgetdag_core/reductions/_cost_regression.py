@@ -65,9 +65,9 @@ class CostRegression(BaseEstimator):
             return self
         # One regressor per action; a constant column needs none (its mean).
         self.model_ = [
-            float(C[0, a]) if np.ptp(C[:, a]) == 0 else clone(self.estimator).fit(
-                F, C[:, a]
-            )
+            float(C[0, a])
+            if np.ptp(C[:, a]) == 0
+            else clone(self.estimator).fit(F, C[:, a])
             for a in range(self.n_actions_)
         ]
         return self
