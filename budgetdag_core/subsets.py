@@ -568,7 +568,7 @@ def select_subsets(
     >>> y = (X["a"] + X["b"] > 0).astype(int)
     >>> spec = SensorSpec.per_column(list("abcdef"))
     >>> # Alone, "a" or "b" classifies each row correctly: G needs both subsets.
-    >>> select_subsets(X, y, spec, n_subsets=2, subset_budget=3).subsets
+    >>> select_subsets(X, y, spec, n_subsets=2, subset_budget=3, random_state=0).subsets
     [('a',), ('b',)]
     """
     if task not in ("classification", "regression"):
