@@ -468,12 +468,11 @@ class _Greedy:
                     "spent": run.spent,
                 }
             )
-            # Only candidates grown from the current subsets can be asked again.
-            cache = {
-                k: v
-                for k, v in cache.items()
-                if any(k >= s and len(k) <= len(s) + 1 for s in run.subsets)
-            }
+            # Only candidates grown from the current subsets can be asked again:
+            # a current subset, or one plus a sensor.
+            asked = set(run.subsets)
+            asked.update(s | {j} for s in run.subsets for j in range(M))
+            cache = {k: v for k, v in cache.items() if k in asked}
             if progress is not None:
                 progress(len(run.history))
         return run
