@@ -49,7 +49,8 @@ def estimate_fit_seconds(
     cv : int, default=5
         Folds of the bank.
     n_jobs : int, default=1
-        Parallel bank fits (the estimate divides the bank's time by them).
+        Parallel bank fits (the estimate divides the bank's time by them, up
+        to the number of fits: ``cv`` for the masked bank).
     masks_per_row : int, default=16
         The masked bank's masks per training row.
 
@@ -93,4 +94,6 @@ def estimate_fit_seconds(
             + BOOST_SECONDS_PER_ROW_TREE * rows * trees * TYPICAL_ROUNDS["masked"]
         )
     policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
-    return max(0.1, bank / max(1, n_jobs) + policies)
+    # The masked bank has one fit per fold: more workers than folds wait.
+    fits = cv if kind == "masked" else non_empty * cv
+    return max(0.1, bank / max(1, min(n_jobs, fits)) + policies)

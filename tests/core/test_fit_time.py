@@ -50,3 +50,13 @@ def test_landsat_estimate_is_in_the_measured_range():
 def test_bad_arguments_are_named(args, message):
     with pytest.raises(ValueError, match=message):
         estimate_fit_seconds(*args)
+
+
+def test_more_workers_than_masked_folds_do_not_shorten_the_estimate():
+    five = estimate_fit_seconds(20_000, 512, 7, "masked", cv=5, n_jobs=5)
+    assert estimate_fit_seconds(20_000, 512, 7, "masked", cv=5, n_jobs=8) == five
+    assert estimate_fit_seconds(20_000, 512, 7, "masked", cv=5, n_jobs=2) > five
+    # The per-state bank has a fit per state and fold: eight workers share them.
+    assert estimate_fit_seconds(4000, 16, 6, "hgb", n_jobs=8) < estimate_fit_seconds(
+        4000, 16, 6, "hgb", n_jobs=5
+    )
