@@ -9,9 +9,7 @@ the fit.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import joblib
@@ -28,7 +26,7 @@ from ._calibration import (
     fit_temperatures,
 )
 from ._progress import Progress
-from ._threads import single_threaded
+from ._threads import map_in_threads, single_threaded, threads_for
 from .dag import SensorDAG
 from .decisions import decide, matrix_loss
 
@@ -37,11 +35,6 @@ from .decisions import decide, matrix_loss
 PARALLEL_PREDICT_ROWS = 2_000
 #: What a cross-fitted bank predicts with (see ``BaseBank``'s ``serve``).
 SERVE_MODES = ("folds", "refit")
-
-
-#: Set in the worker threads of :func:`map_in_threads`: work nested in them
-#: (a bank call inside a routed row block) stays in its thread.
-_in_worker = threading.local()
 
 
 def fold_average(
@@ -59,44 +52,16 @@ def fold_average(
     and the mean is taken in fold order, so the result does not depend on
     ``n_jobs``.
     """
-    workers = min(_workers(n_jobs), len(models))
+    workers = min(threads_for(n_jobs), len(models))
     if n_rows < PARALLEL_PREDICT_ROWS:
         workers = 1
     return np.mean(map_in_threads(predict, models, workers), axis=0)
 
 
-def _workers(n_jobs: int | None) -> int:
-    """Threads a prediction may use: ``n_jobs``, but one inside a worker."""
-    if getattr(_in_worker, "active", False):
-        return 1
-    return joblib.effective_n_jobs(n_jobs)
-
-
-def map_in_threads(
-    function: Callable[[Any], Any], items: Sequence[Any], workers: int
-) -> list[Any]:
-    """``[function(item) for item in items]``, in up to ``workers`` threads of
-    one OpenMP/BLAS thread each (the caller holds :func:`single_threaded`).
-    Predictions nested in a worker run in that worker's thread."""
-    if workers <= 1:
-        return [function(item) for item in items]
-
-    def one(item: Any) -> Any:
-        _in_worker.active = True
-        try:
-            with single_threaded():
-                return function(item)
-        finally:
-            _in_worker.active = False
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, items))
-
-
 def row_blocks(n_rows: int, n_jobs: int | None) -> list[np.ndarray]:
     """Contiguous row blocks to score in threads: one block below
     ``PARALLEL_PREDICT_ROWS`` rows per worker, else up to ``n_jobs`` blocks."""
-    workers = min(_workers(n_jobs), n_rows // PARALLEL_PREDICT_ROWS)
+    workers = min(threads_for(n_jobs), n_rows // PARALLEL_PREDICT_ROWS)
     if workers <= 1:
         return [np.arange(n_rows)]
     return np.array_split(np.arange(n_rows), workers)

@@ -13,12 +13,12 @@ seconds on DAGs of hundreds of states.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
-from joblib import effective_n_jobs
 from numba import njit
-from sklearn.utils.parallel import Parallel, delayed
+
+from ._threads import map_in_threads, single_threaded, threads_for
 
 # Floor on probabilities before the log: memorising models output exact zeros.
 EPS = 1e-6
@@ -59,8 +59,8 @@ def apply_temperatures(
         out /= out.sum(axis=-1, keepdims=True)
         proba[:, states] = out
 
-    chunks = _state_chunks(proba, np.flatnonzero(temperatures != 1.0), n_jobs)
-    _in_threads(rescale, chunks, n_jobs)
+    states = np.flatnonzero(temperatures != 1.0)
+    _in_threads(rescale, _state_chunks(proba, states, n_jobs), n_jobs)
 
 
 def _state_chunks(
@@ -70,27 +70,20 @@ def _state_chunks(
     at least one group per thread when there is work enough to share."""
     per_state = max(1, proba.shape[0] * proba.shape[2])
     size = max(1, STATE_CHUNK_VALUES // per_state)
-    workers = _workers(n_jobs)
+    workers = threads_for(n_jobs)
     if workers > 1 and len(states) * per_state >= PARALLEL_CALIBRATION_VALUES:
         size = min(size, -(-len(states) // workers))
     return [states[i : i + size] for i in range(0, len(states), size)]
 
 
-def _workers(n_jobs: int | None) -> int:
-    if n_jobs is None or n_jobs == 1:
-        return 1
-    return max(1, effective_n_jobs(n_jobs))
-
-
-def _in_threads(work: Any, chunks: list[np.ndarray], n_jobs: int | None) -> list:
-    """``work(chunk)`` for each chunk, in threads when there are several
-    (NumPy releases the GIL in the element-wise passes; each state's numbers
-    do not depend on the group it is computed in)."""
-    if _workers(n_jobs) == 1 or len(chunks) < 2:
-        return [work(chunk) for chunk in chunks]
-    return Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(work)(chunk) for chunk in chunks
-    )
+def _in_threads(
+    work: Callable[[np.ndarray], None], chunks: list[np.ndarray], n_jobs: int | None
+) -> None:
+    """``work(chunk)`` for each chunk, in up to ``n_jobs`` threads (NumPy
+    releases the GIL in the element-wise passes; each state's numbers do not
+    depend on the group it is computed in)."""
+    with single_threaded():
+        map_in_threads(work, chunks, min(threads_for(n_jobs), len(chunks)))
 
 
 def _nll(logp: np.ndarray, picked: np.ndarray, beta: np.ndarray) -> np.ndarray:

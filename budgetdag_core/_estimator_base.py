@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import Progress
+from .confidence import uses_sensor_values
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, Routing, graph_reduce
 from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
@@ -131,7 +132,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if self.policy_degree is not None:
             return int(self.policy_degree)
         features = getattr(self, "policy_features", "sensors")
-        return 2 if features.startswith("sensors") else 1
+        return 2 if uses_sensor_values(features) else 1
 
     def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(

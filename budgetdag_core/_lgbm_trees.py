@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._row_order import rows_in_order, similar_rows_order, worth_sorting
+from ._row_order import (
+    rows_in_order,
+    scored_in_order,
+    similar_rows_order,
+    worth_sorting,
+)
 from ._tree_kernels import SMALL_BATCH, add_scores, add_state_scores, softmax_rows
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
@@ -366,14 +371,15 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 if present.shape != (self.n_features_in_,):
                     raise ValueError("present must have one entry per column.")
             general = self._general(compiled, X)
+
+            def scores(rows: np.ndarray) -> np.ndarray:
+                summed = np.zeros((len(rows), self.n_outputs_))
+                add_scores(rows, present, general, *_kernel_args(compiled), summed)
+                return summed
+
+            # Similar rows in a row: the walks' branches repeat.
             walk = shared_walk_order([self], X, present) if sort_rows else None
-            if walk is None:
-                add_scores(X, present, general, *_kernel_args(compiled), out)
-            else:  # similar rows in a row: the walks' branches repeat
-                order, in_order = walk
-                walked = np.zeros_like(out)
-                add_scores(in_order, present, general, *_kernel_args(compiled), walked)
-                out[order] = walked
+            out = scored_in_order(scores, X, walk)
         return out[:, 0] if self.n_outputs_ == 1 else out
 
     def state_decision_function(

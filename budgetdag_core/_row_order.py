@@ -13,6 +13,7 @@ caller walks the sorted rows and puts the results back in place.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -73,4 +74,20 @@ def rows_in_order(
     out = np.empty(shape, order="F") if columns is None else np.zeros(shape, order="F")
     for col in range(X.shape[1]) if columns is None else columns:
         np.take(X[:, col], order, out=out[:, col])
+    return out
+
+
+def scored_in_order(
+    score: Callable[[np.ndarray], np.ndarray],
+    X: np.ndarray,
+    walk: tuple[np.ndarray, np.ndarray] | None,
+) -> np.ndarray:
+    """``score(X)``, computed on the rows in the order of ``walk`` (``(order,
+    X's rows in that order)``; None: as given) and put back in place."""
+    if walk is None:
+        return score(X)
+    order, in_order = walk
+    walked = score(in_order)
+    out = np.empty_like(walked)
+    out[order] = walked
     return out

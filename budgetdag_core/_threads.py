@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import joblib
 from threadpoolctl import ThreadpoolController
 
 
@@ -51,3 +53,37 @@ def single_threaded() -> Iterator[None]:
             if _limit_users == 0:
                 _limiter.restore_original_limits()
                 _limiter = None
+
+
+#: Set in the worker threads of :func:`map_in_threads`: work nested in them
+#: (a bank call inside a routed row block) stays in its thread.
+_in_worker = threading.local()
+
+
+def threads_for(n_jobs: int | None) -> int:
+    """Threads a prediction or calibration may use: ``n_jobs``, but one inside
+    a worker of :func:`map_in_threads`."""
+    if getattr(_in_worker, "active", False):
+        return 1
+    return joblib.effective_n_jobs(n_jobs)
+
+
+def map_in_threads(
+    function: Callable[[Any], Any], items: Sequence[Any], workers: int
+) -> list[Any]:
+    """``[function(item) for item in items]``, in up to ``workers`` threads of
+    one OpenMP/BLAS thread each (the caller holds :func:`single_threaded`).
+    Predictions nested in a worker run in that worker's thread."""
+    if workers <= 1:
+        return [function(item) for item in items]
+
+    def one(item: Any) -> Any:
+        _in_worker.active = True
+        try:
+            with single_threaded():
+                return function(item)
+        finally:
+            _in_worker.active = False
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, items))

@@ -51,6 +51,7 @@ from ._bank_models import (
     stops_on_given_rows,
 )
 from ._lgbm_trees import LightGBMTrees, shared_walk_order
+from ._row_order import scored_in_order
 from .dag import SensorDAG
 from .masked_bank import MaskedBank
 
@@ -224,16 +225,14 @@ def _fold_mean_proba(
 ) -> np.ndarray:
     """The fold models' mean probabilities of ``X`` (fold order), their trees
     walking the rows in one shared similarity order where that pays."""
-    shared = shared_walk_order(models, X)
-    if shared is None:
-        return np.mean([_proba(m, X, n_classes) for m in models], axis=0)
-    order, in_order = shared
-    mean = np.mean(
-        [_proba(m, in_order, n_classes, sort_rows=False) for m in models], axis=0
-    )
-    out = np.empty_like(mean)
-    out[order] = mean
-    return out
+    walk = shared_walk_order(models, X)
+
+    def mean(rows: np.ndarray) -> np.ndarray:
+        # Without a shared order each model may still sort for itself.
+        proba = [_proba(m, rows, n_classes, sort_rows=walk is None) for m in models]
+        return np.mean(proba, axis=0)
+
+    return scored_in_order(mean, X, walk)
 
 
 def _proba(model: Any, Xs: np.ndarray, n_classes: int, **trees: Any) -> np.ndarray:

@@ -61,6 +61,11 @@ def uses_model_inputs(policy_features: str) -> bool:
     return policy_features != "sensors"
 
 
+def uses_sensor_values(policy_features: str) -> bool:
+    """Whether policies of this kind look at the acquired sensors' values."""
+    return policy_features.startswith("sensors")
+
+
 def model_inputs(proba: np.ndarray, policy_features: str) -> np.ndarray | None:
     """What a policy sees of a state classifier's probabilities (``...``, n_classes).
 

@@ -11,10 +11,10 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._bank_base import SERVE_MODES, map_in_threads, row_blocks
+from ._bank_base import SERVE_MODES, row_blocks
 from ._estimator_base import BudgetDAGBase
 from ._progress import Progress
-from ._threads import single_threaded
+from ._threads import map_in_threads, single_threaded
 from .bank import (
     BANK_KINDS,
     BaseBank,
@@ -27,6 +27,7 @@ from .confidence import (
     model_inputs,
     policy_inputs,
     uses_model_inputs,
+    uses_sensor_values,
 )
 from .dag import SensorDAG
 from .decisions import (
@@ -286,7 +287,7 @@ default="proba"
         mode = self.policy_features_
         # "confidence" and "proba" policies see the classifier's outputs only:
         # no copy of the sensor columns per state.
-        with_sensors = mode.startswith("sensors")
+        with_sensors = uses_sensor_values(mode)
 
         def inputs(k: int) -> np.ndarray:
             cols = state_columns[k]
@@ -421,8 +422,7 @@ default="proba"
         kind = getattr(self, "stop_loss", "zero_one")
         if kind != "auto":
             return kind
-        sensors = self.policy_features_.startswith("sensors")
-        return "zero_one" if sensors else "expected"
+        return "zero_one" if uses_sensor_values(self.policy_features_) else "expected"
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
         lm = self._check_loss_matrix(bank.n_classes_)

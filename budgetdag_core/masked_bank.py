@@ -22,18 +22,16 @@ from sklearn.utils.parallel import delayed
 from ._bank_base import (
     BaseBank,
     Progress,
-    _workers,
     check_serve,
     fold_average,
-    map_in_threads,
     parallel_fits,
     prior_proba,
     refit_template,
     row_chunked,
-    single_threaded,
 )
 from ._bank_models import masked_classifier, stops_on_given_rows
 from ._lgbm_trees import LightGBMTrees
+from ._threads import map_in_threads, single_threaded, threads_for
 from .dag import SensorDAG
 
 # Rows per predict call when scoring many states at once (bounds memory).
@@ -496,7 +494,7 @@ class MaskedBank(BaseBank):
             for k in range(1, K):
                 out[rows, k] = self._calibrated(np.ascontiguousarray(raw[:, k - 1]), k)
 
-        workers = min(_workers(getattr(self, "n_jobs", None)), len(blocks))
+        workers = min(threads_for(getattr(self, "n_jobs", None)), len(blocks))
         with single_threaded():
             map_in_threads(score, blocks, workers)
         return out

@@ -379,9 +379,7 @@ def make_model(spec: SensorSpec, settings: Settings) -> BudgetDAGClassifier:
     """An unfitted model of ``settings`` (form or parameters) on ``spec``."""
     params = settings.params() if isinstance(settings, TrainSettings) else settings
     return BudgetDAGClassifier(
-        spec,
-        **{k: v for k, v in params.items() if k not in ("sensors", "n_jobs")},
-        n_jobs=app_n_jobs(),
+        spec, cost_scale=params["cost_scale"], **estimator_params(params)
     )
 
 

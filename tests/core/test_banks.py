@@ -292,17 +292,17 @@ def test_threaded_fold_average_equals_the_sequential_one(kind, fitted, monkeypat
     # boosting banks in row blocks of at least PARALLEL_PREDICT_ROWS rows).
     import copy
 
-    from budgetdag_core import _bank_base
+    from budgetdag_core import _threads
     from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
 
     pools = []
 
-    class CountingPool(_bank_base.ThreadPoolExecutor):
+    class CountingPool(_threads.ThreadPoolExecutor):
         def __init__(self, max_workers):
             pools.append(max_workers)
             super().__init__(max_workers=max_workers)
 
-    monkeypatch.setattr(_bank_base, "ThreadPoolExecutor", CountingPool)
+    monkeypatch.setattr(_threads, "ThreadPoolExecutor", CountingPool)
 
     one = copy.deepcopy(fitted[kind])
     one.n_jobs = 1
