@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,7 +230,14 @@ def app_n_jobs() -> int:
     value = os.environ.get(N_JOBS_VARIABLE, "").strip()
     if value.isdigit() and int(value) > 0:
         return int(value)
-    return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_JOBS))
+    default = max(1, min(os.cpu_count() or 1, MAX_DEFAULT_JOBS))
+    if value:  # a setting the operator meant: say why it is not used
+        warnings.warn(
+            f"{N_JOBS_VARIABLE}={value!r} is not a positive integer; the app "
+            f"uses {default} threads.",
+            stacklevel=2,
+        )
+    return default
 
 
 def estimator_params(settings: Settings) -> dict[str, Any]:

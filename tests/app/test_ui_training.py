@@ -132,8 +132,13 @@ def test_run_from_model(toy):
 def test_app_threads_come_from_the_environment(monkeypatch, value, expected):
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     monkeypatch.setenv("BUDGETDAG_N_JOBS", value)
-    # Not a positive integer: every core (2 here), never an error in the app.
-    assert app_n_jobs() == (2 if expected is None else expected)
+    # Not a positive integer: every core (2 here), never an error in the app,
+    # and a warning for the server log that names the setting.
+    if expected is None and value:
+        with pytest.warns(UserWarning, match="BUDGETDAG_N_JOBS=.*positive integer"):
+            assert app_n_jobs() == 2
+    else:
+        assert app_n_jobs() == (2 if expected is None else expected)
 
 
 def test_app_fits_and_sweeps_use_the_app_threads(toy, monkeypatch):
