@@ -29,7 +29,7 @@ from ._bank_base import (
     refit_template,
     row_chunked,
 )
-from ._bank_models import masked_classifier, stops_on_given_rows
+from ._bank_models import masked_classifier, stops_on_given_rows, unstopped
 from ._lgbm_trees import LightGBMTrees
 from ._threads import map_in_threads, single_threaded, threads_for
 from .dag import SensorDAG
@@ -127,7 +127,7 @@ def _fit_fold(
             in_train[train] = True
             in_train[val] = False
         if not val.size:
-            model.set_params(early_stopping=False)
+            unstopped(model)
     # Columns no training mask reveals would be all NaN, which histogram boosting
     # cannot bin (sensors outside every selected subset): the model does not get
     # them; they are blank at every state it serves anyway.
@@ -190,10 +190,9 @@ class MaskedBank(BaseBank):
     ----------
     classifier : scikit-learn classifier accepting NaN, optional
         Default: LightGBM boosting, which routes missing values natively
-        (:func:`~budgetdag_core.bank.boosting_classifier` with up to 150
-        rounds). When it early-stops on a validation fraction, the validation
-        rows are split by original row, so no replica of a training row scores
-        the stopping rule.
+        (:func:`~budgetdag_core.bank.boosting_classifier`). When it early-stops
+        on a validation fraction, the validation rows are split by original
+        row, so no replica of a training row scores the stopping rule.
     cv : int
         Stratified folds for the out-of-fold predictions (one model per fold).
     random_state : int or None
