@@ -19,6 +19,7 @@ from _bench_data import SEED, load
 from sklearn.model_selection import train_test_split
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
+from budgetdag_core.bank import boosting_classifier
 
 #: pima has no standard test split: this many seeded train/test splits.
 PIMA_SEEDS = (0, 1, 2, 3, 4)
@@ -97,9 +98,13 @@ def bank_params(p: Problem) -> dict:
 
 
 def cached_bank(p: Problem, cache_dir: Path) -> object:
-    """The problem's bank (default bank kind), fitted once and pickled."""
+    """The problem's bank (default bank kind), fitted once and pickled.
+
+    The key holds the default boosting template's settings, so a bank cached by
+    older code with other settings is not reused."""
+    template = repr(boosting_classifier(0))
     key = hashlib.sha256(
-        pickle.dumps((p.tag, sorted(bank_params(p).items()), len(p.X_fit)))
+        pickle.dumps((p.tag, sorted(bank_params(p).items()), len(p.X_fit), template))
     ).hexdigest()[:12]
     path = cache_dir / f"{p.tag}-{key}.pkl"
     if path.exists():

@@ -211,7 +211,8 @@ def markdown_table(frame: pd.DataFrame) -> str:
         for c in cols:
             v = r[c]
             if c.startswith("cost to") and isinstance(v, float) and np.isfinite(v):
-                cells.append(f"{v:.0%}")
+                # One decimal: a whole percent would show 50.1 % as "50%".
+                cells.append(f"{v:.1%}")
             else:
                 cells.append(_fmt(v))
         lines.append("| " + " | ".join(cells) + " |")
@@ -369,7 +370,7 @@ def machine(commit: str | None = None) -> list[str]:
 def _cell(column: str, value: float) -> str:
     """One number as the tables show it (cost fractions in %, points whole)."""
     if np.isfinite(value) and column.startswith("cost to"):
-        return f"{value:.0%}"
+        return f"{value:.1%}"
     if np.isfinite(value) and column == "points":
         return f"{value:.0f}"
     return _fmt(float(value))

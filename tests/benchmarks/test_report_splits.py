@@ -80,7 +80,7 @@ def test_mean_and_range_over_splits_from_each_splits_own_hull():
 
     text = spread_table(stats).set_index("method")
     assert text.at[DAG, "error @ 50% cost"] == "0.2500 (0.2000–0.3000)"
-    assert text.at[DAG, "cost to all-sensor error + 0.5 pt"] == "73% (72%–74%)"
+    assert text.at[DAG, "cost to all-sensor error + 0.5 pt"] == "73.1% (72.5%–73.8%)"
     assert text.at[CASCADE, "error @ 25% cost"] == "n/a (1 of 2 splits n/a)"
     assert text.at[DAG, "points"] == "2" and text.at[HULL, "points"] == "2–3"
 
