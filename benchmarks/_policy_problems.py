@@ -58,8 +58,13 @@ def _val_split(
     )
 
 
-def problems(name: str, *, quick_shuttle: bool = True) -> list[Problem]:
-    """The validation problem(s) and test problem(s) of one dataset."""
+def problems(
+    name: str, *, quick_shuttle: bool = True, val_seeds: tuple[int, ...] = (SEED,)
+) -> list[Problem]:
+    """The validation problem(s) and test problem(s) of one dataset.
+
+    ``val_seeds``: seeds of the validation splits of the TRAIN rows (pima has its
+    own seeded train/test splits, one validation split each)."""
     out = []
     if name == "pima":
         for seed in PIMA_SEEDS:
@@ -72,11 +77,17 @@ def problems(name: str, *, quick_shuttle: bool = True) -> list[Problem]:
             out.append(Problem("pima", "test", seed, Xtr, ytr, Xte, yte, demo.spec))
         return out
     d = load(name, quick=name == "shuttle" and quick_shuttle, max_train=None)
-    out.append(
-        Problem(
-            name, "val", SEED, *_val_split(d.X_train, d.y_train, SEED), d.spec, d.params
+    for seed in val_seeds:
+        out.append(
+            Problem(
+                name,
+                "val",
+                seed,
+                *_val_split(d.X_train, d.y_train, seed),
+                d.spec,
+                d.params,
+            )
         )
-    )
     out.append(
         Problem(
             name,
