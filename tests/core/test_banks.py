@@ -552,6 +552,34 @@ def test_tiny_tables_fit_with_every_bank_kind(kind):
     assert len(model.fit(X, y).predict(X)) == 16
 
 
+def test_round_cap_is_a_bound_and_tiny_tables_keep_the_unstopped_rounds():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from budgetdag_core._bank_models import (
+        MAX_ROUNDS,
+        UNSTOPPED_ROUNDS,
+        boosting_classifier,
+        fit_ready,
+        masked_classifier,
+    )
+
+    # Early stopping decides the rounds of both default templates.
+    for template in (boosting_classifier(0), masked_classifier(0)):
+        assert template.get_params()["early_stopping"] is True
+        assert template.get_params()["max_iter"] == MAX_ROUNDS > UNSTOPPED_ROUNDS
+    # Enough rows to validate on: the template itself.
+    template = boosting_classifier(0)
+    assert fit_ready(template, 1000, 2) is template
+    # Too few: no stop, and then the rounds regularise (the old cap of 100).
+    tiny = fit_ready(template, 16, 2)
+    assert tiny.get_params()["early_stopping"] is False
+    assert tiny.get_params()["max_iter"] == UNSTOPPED_ROUNDS
+    assert template.get_params()["max_iter"] == MAX_ROUNDS  # not changed in place
+    # A user's classifier keeps its own round count.
+    user = HistGradientBoostingClassifier(max_iter=400, early_stopping=True)
+    assert fit_ready(user, 16, 2).get_params()["max_iter"] == 400
+
+
 @pytest.mark.parametrize("kind", BANK_KINDS)
 def test_banks_are_storable_by_skops(kind, frame, models):
     # skops (the safe model format) stores no pandas objects: banks keep plain
