@@ -34,6 +34,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -190,14 +191,23 @@ def view_for(sp: StatePredictions, mode: str) -> StatePredictions:
     return sp
 
 
+def prepared(
+    p: Problem, bank
+) -> tuple[Any, StatePredictions, StatePredictions, tuple[float, float]]:
+    """The problem's sensor DAG, out-of-fold training view, evaluation view and
+    the range of cost scales worth sweeping (from a reference fit with the bank)."""
+    ref = BudgetDAGClassifier(p.spec, cost_scale=1e9, **bank_params(p))
+    ref.fit(p.X_fit, p.y_fit, bank=bank)
+    dag = ref.sensor_dag_
+    train, evalv = views(p, bank, dag)
+    scales = check_fit_data(ref, p.X_fit, p.y_fit, None).scale_range()
+    return dag, train, evalv, scales
+
+
 def run_problem(p: Problem, configs: list[str], cache_dir: Path, n_scales: int):
     bank = cached_bank(p, cache_dir)
     params = bank_params(p)
-    ref = BudgetDAGClassifier(p.spec, cost_scale=1e9, **params).fit(
-        p.X_fit, p.y_fit, bank=bank
-    )
-    dag = ref.sensor_dag_
-    train, evalv = views(p, bank, dag)
+    dag, train, evalv, (low, high) = prepared(p, bank)
     all_cost = float(evalv.costs[:, -1].mean())
     at = np.array(FRACTIONS) * all_cost
     rows = []
@@ -228,7 +238,6 @@ def run_problem(p: Problem, configs: list[str], cache_dir: Path, n_scales: int):
     top_train, top_eval = train.conf[..., -3], evalv.conf[..., -3]
     record("cascade", cascade_points(train, evalv, chain, top_train, top_eval))
 
-    low, high = check_fit_data(ref, p.X_fit, p.y_fit, None).scale_range()
     for name in configs:
         cfg = CONFIGS[name]
         mode = cfg.get("policy_features", "sensors")
@@ -283,8 +292,9 @@ def validation_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     configuration's error averaged over 25/50/75 % and over the validation
     splits, ranked within the dataset (1 = lowest; ties share); then the mean
     rank and the mean excess over the dataset's best configuration."""
-    val = frame[(frame.role == "val") & ~frame.method.isin(["hull", "cascade"])]
-    val = val[val.method != "paper"]  # the paper's configuration is reported apart
+    # Baselines and the paper's configuration (reported apart) are not candidates.
+    candidate = ~frame.method.isin(["hull", "cascade", "paper"])
+    val = frame[(frame.role == "val") & candidate]
     error = val[["e25", "e50", "e75"]].mean(axis=1)
     per = val.assign(error=error).groupby(["dataset", "method"]).error.mean()
     table = per.unstack("dataset")

@@ -30,28 +30,23 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
 from _policy_problems import bank_params, cached_bank, problems  # noqa: E402
-from bench_policies import views  # noqa: E402
+from _report import TOLERANCE, cost_to_reach, error_at  # noqa: E402
+from bench_policies import prepared  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier  # noqa: E402
-from budgetdag_core._sweep import check_fit_data  # noqa: E402
-from budgetdag_core.baselines import curve_at, lower_convex_hull  # noqa: E402
+from budgetdag_core.baselines import lower_convex_hull  # noqa: E402
 
-TARGET = 0.005
 FRACTION = 0.5
 
 
 def per_row_points(p, bank, n_scales: int) -> tuple[np.ndarray, ...]:
     """(scales x rows) cost and error of the default policies on the test rows,
     the all-sensor classifier's per-row error, and the all-sensor cost."""
-    params = bank_params(p)
-    ref = BudgetDAGClassifier(p.spec, cost_scale=1e9, **params)
-    ref.fit(p.X_fit, p.y_fit, bank=bank)
-    _, test = views(p, bank, ref.sensor_dag_)
-    low, high = check_fit_data(ref, p.X_fit, p.y_fit, None).scale_range()
+    _, _, test, (low, high) = prepared(p, bank)
     rows = np.arange(test.n_samples)
     cost, wrong = [], []
     for scale in [0.0, *np.geomspace(low, high, n_scales - 1)]:
-        model = BudgetDAGClassifier(p.spec, cost_scale=float(scale), **params)
+        model = BudgetDAGClassifier(p.spec, cost_scale=float(scale), **bank_params(p))
         model.fit(p.X_fit, p.y_fit, bank=bank)
         stop = model._route(test.Xv, conf=test.conf, state_proba=test.proba).stop_state
         cost.append(test.costs[rows, stop])
@@ -62,17 +57,15 @@ def per_row_points(p, bank, n_scales: int) -> tuple[np.ndarray, ...]:
 
 
 def readings(cost, wrong, all_wrong, all_cost, idx) -> tuple[float, float]:
-    """(cost fraction reaching all-sensor + TARGET, hull error at FRACTION
-    minus all-sensor error) on the rows ``idx``."""
+    """(cost fraction reaching all-sensor + TOLERANCE, hull error at FRACTION
+    minus all-sensor error) on the rows ``idx``, read as BENCHMARKS.md reads
+    them."""
     c, e = cost[:, idx].mean(axis=1), wrong[:, idx].mean(axis=1)
     a = all_wrong[idx].mean()
     hull = lower_convex_hull(c, e)
-    grid = np.linspace(0.0, all_cost, 3001)
-    errors = curve_at(c[hull], e[hull], grid)
-    ok = np.flatnonzero(errors <= a + TARGET)
-    reach = grid[ok[0]] / all_cost if ok.size else np.nan
-    at_half = curve_at(c[hull], e[hull], np.array([FRACTION * all_cost]))[0]
-    return reach, at_half - a
+    hc, he = c[hull], e[hull]
+    reach = cost_to_reach(hc, he, a + TOLERANCE) / all_cost
+    return reach, error_at(hc, he, FRACTION * all_cost) - a
 
 
 def main() -> None:
