@@ -60,3 +60,18 @@ def test_more_workers_than_masked_folds_do_not_shorten_the_estimate():
     assert estimate_fit_seconds(4000, 16, 6, "hgb", n_jobs=8) < estimate_fit_seconds(
         4000, 16, 6, "hgb", n_jobs=5
     )
+
+
+def test_letter_estimate_follows_its_longer_fits():
+    # letter (16 000 rows, 26 classes, 8 states) fitted in 56.5 s on 2 cores
+    # (benchmarks/results/fast_model.txt): its fits stop later than landsat's,
+    # which the rows scaling of the rounds accounts for (within the factor of two).
+    estimate = estimate_fit_seconds(16000, 8, 26, "hgb", n_jobs=2)
+    assert 56.5 / 2 < estimate < 56.5 * 2
+
+
+def test_rounds_grow_like_the_square_root_of_the_rows():
+    from budgetdag_core.fit_time import REFERENCE_ROWS, TYPICAL_ROUNDS, hgb_rounds
+
+    assert hgb_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
+    assert hgb_rounds(4 * REFERENCE_ROWS) == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])
