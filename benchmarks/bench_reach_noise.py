@@ -2,7 +2,8 @@
 is the test split's luck? A bootstrap over the test rows.
 
     PYTHONPATH=. python benchmarks/bench_reach_noise.py [letter landsat] \
-        [--resamples 1000] [--out benchmarks/results/reach_noise.txt]
+        [--resamples 1000] [--roles test val] [--val-seeds 0 1 2] \
+        [--out benchmarks/results/reach_noise.txt]
 
 For each dataset the default ``BudgetDAGClassifier`` is fitted once per cost
 scale (0 and a geometric grid over the data's scale range, the bank reused;
@@ -12,8 +13,11 @@ lower convex hull of (average cost, error), the least cost fraction at which it
 is within 0.5 points of the all-sensor classifier's error on that resample, and
 the hull's error at 50 % of the cost minus the all-sensor error. Printed: the
 estimate on the test split itself, the 5/50/95 % quantiles over the resamples
-and the share of resamples that reach the target at <= 50 %. Nothing is
-chosen here: it measures the noise of a reading.
+and the share of resamples that reach the target at <= 50 %. With
+``--roles val`` the same reading is made on each seeded validation split of
+the training rows (the bank fitted on the other 75 %), so the spread between
+splits shows beside the spread within one. Nothing is chosen here: it measures
+the noise of a reading.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ FRACTION = 0.5
 
 
 def per_row_points(p, bank, n_scales: int) -> tuple[np.ndarray, ...]:
-    """(scales x rows) cost and error of the default policies on the test rows,
+    """(scales x rows) cost and error of the default policies on the evaluation
+    rows of ``p`` (its test or validation rows),
     the all-sensor classifier's per-row error, and the all-sensor cost."""
     _, _, test, (low, high) = prepared(p, bank)
     rows = np.arange(test.n_samples)
@@ -74,12 +79,19 @@ def main() -> None:
     parser.add_argument("datasets", nargs="*", default=["letter", "landsat"])
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--n-scales", type=int, default=20)
+    parser.add_argument("--roles", nargs="*", default=["test"])
+    parser.add_argument("--val-seeds", nargs="*", type=int, default=[0, 1, 2])
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/h4_banks"))
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     lines = []
-    for name in args.datasets:
-        p = next(q for q in problems(name) if q.role == "test")
+    chosen = [
+        p
+        for name in args.datasets
+        for p in problems(name, val_seeds=tuple(args.val_seeds))
+        if p.role in args.roles
+    ]
+    for p in chosen:
         cost, wrong, all_wrong, all_cost = per_row_points(
             p, cached_bank(p, args.cache_dir), args.n_scales
         )
@@ -95,7 +107,7 @@ def main() -> None:
         q_reach = np.nanpercentile(boot[:, 0], [5, 50, 95])
         q_gap = np.percentile(boot[:, 1], [5, 50, 95])
         lines.append(
-            f"{name:8s} test rows {n:5d} | reach all-sensor + 0.5 pt at "
+            f"{p.tag:16s} rows {n:5d} | reach all-sensor + 0.5 pt at "
             f"{reach:.1%} of the cost (resamples 5/50/95 %: "
             + " / ".join(f"{q:.1%}" for q in q_reach)
             + f"; at <= 50 % in {np.mean(boot[:, 0] <= FRACTION):.0%} of "
@@ -105,7 +117,9 @@ def main() -> None:
         print(lines[-1], flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        head = "# python benchmarks/bench_reach_noise.py " + " ".join(args.datasets)
+        head = "# python benchmarks/bench_reach_noise.py " + " ".join(
+            [*args.datasets, "--roles", *args.roles]
+        )
         args.out.write_text(head + "\n" + "\n".join(lines) + "\n")
 
 
