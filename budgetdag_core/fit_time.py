@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ._bank_models import MAX_ROUNDS
 from .bank import AUTO_MASKED_MIN_STATES
 from .masked_bank import MAX_STACK_ROWS
 
@@ -21,7 +22,8 @@ TYPICAL_ROUNDS = {"hgb": 35, "masked": 80}
 #: Rows at which the per-state bank's rounds were measured (landsat). Its
 #: early stopping ends later on more rows: letter's all-sensor fits ran 77
 #: rounds on 4 435 of its rows and 150 on all 16 000 (about the square root
-#: of the rows), so the estimate scales the rounds by ``sqrt(rows / 4 435)``.
+#: of the rows), so the estimate scales the rounds by ``sqrt(rows / 4 435)``,
+#: up to the round cap.
 REFERENCE_ROWS = 4435
 #: Seconds per (row x state x fold) of a logistic-regression bank.
 LOGISTIC_SECONDS_PER_ROW_STATE = 2e-6
@@ -33,7 +35,7 @@ POLICY_SECONDS_PER_ROW_STATE = 3e-6
 
 def hgb_rounds(n_rows: int) -> float:
     """Typical boosting rounds of one per-state bank fit on ``n_rows`` rows."""
-    return TYPICAL_ROUNDS["hgb"] * math.sqrt(n_rows / REFERENCE_ROWS)
+    return min(TYPICAL_ROUNDS["hgb"] * math.sqrt(n_rows / REFERENCE_ROWS), MAX_ROUNDS)
 
 
 def estimate_fit_seconds(
