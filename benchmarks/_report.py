@@ -168,6 +168,12 @@ def dataset_label(name: str, stats: SplitStats) -> str:
     return f"{name} (mean of {stats.n_splits} seeded splits)"
 
 
+def _cost_fraction(value: float) -> str:
+    """A fraction of the all-sensor cost in %, to one decimal (a whole percent
+    would show 50.1 % as "50%")."""
+    return f"{value:.1%}"
+
+
 def _fmt(v: object) -> str:
     if isinstance(v, float):
         return "n/a" if not np.isfinite(v) else f"{v:.4f}"
@@ -211,8 +217,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
         for c in cols:
             v = r[c]
             if c.startswith("cost to") and isinstance(v, float) and np.isfinite(v):
-                # One decimal: a whole percent would show 50.1 % as "50%".
-                cells.append(f"{v:.1%}")
+                cells.append(_cost_fraction(v))
             else:
                 cells.append(_fmt(v))
         lines.append("| " + " | ".join(cells) + " |")
@@ -370,7 +375,7 @@ def machine(commit: str | None = None) -> list[str]:
 def _cell(column: str, value: float) -> str:
     """One number as the tables show it (cost fractions in %, points whole)."""
     if np.isfinite(value) and column.startswith("cost to"):
-        return f"{value:.1%}"
+        return _cost_fraction(value)
     if np.isfinite(value) and column == "points":
         return f"{value:.0f}"
     return _fmt(float(value))

@@ -59,6 +59,8 @@ from budgetdag_core.decisions import encode_labels  # noqa: E402
 FRACTIONS = (0.25, 0.5, 0.75)
 
 #: name -> estimator parameters of a candidate policy configuration.
+#: The library's default configuration, what the paired table compares against.
+DEFAULT_CONFIG = "ft1-proba-expected"
 CONFIGS: dict[str, dict] = {
     # the paper: filter tree on sensor values, 0/1 stop losses, degree 2 (explicit:
     # the library's defaults are no longer the paper's)
@@ -302,16 +304,22 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.groupby(["dataset", "role", "method"], sort=False)[cols].mean()
 
 
+def validation_errors(frame: pd.DataFrame) -> pd.DataFrame:
+    """The validation rows of ``frame`` with ``error``: the mean of the errors
+    at 25/50/75 % of the cost, what the choice tables compare."""
+    val = frame[frame.role == "val"]
+    return val.assign(error=val[["e25", "e50", "e75"]].mean(axis=1))
+
+
 def validation_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     """How the configurations compare on validation rows: per dataset, each
     configuration's error averaged over 25/50/75 % and over the validation
     splits, ranked within the dataset (1 = lowest; ties share); then the mean
     rank and the mean excess over the dataset's best configuration."""
+    val = validation_errors(frame)
     # Baselines and the paper's configuration (reported apart) are not candidates.
-    candidate = ~frame.method.isin(["hull", "cascade", "paper"])
-    val = frame[(frame.role == "val") & candidate]
-    error = val[["e25", "e50", "e75"]].mean(axis=1)
-    per = val.assign(error=error).groupby(["dataset", "method"]).error.mean()
+    val = val[~val.method.isin(["hull", "cascade", "paper"])]
+    per = val.groupby(["dataset", "method"]).error.mean()
     table = per.unstack("dataset")
     ranks = table.rank()
     return pd.DataFrame(
@@ -324,18 +332,12 @@ def validation_ranks(frame: pd.DataFrame) -> pd.DataFrame:
     ).sort_values(["mean rank", "mean excess over best"])
 
 
-#: The library's default configuration, what the paired table compares against.
-DEFAULT_CONFIG = "ft1-proba-expected"
-
-
 def paired_with_default(frame: pd.DataFrame) -> pd.DataFrame:
     """Each configuration against the default on the same validation splits:
     the mean and standard error over (dataset, split) of its error (averaged
     over 25/50/75 %) minus the default's, and on how many splits it is lower
     or higher. Unlike ranks, this does not move when a candidate is added."""
-    val = frame[frame.role == "val"]
-    error = val[["e25", "e50", "e75"]].mean(axis=1)
-    table = val.assign(error=error).pivot_table(
+    table = validation_errors(frame).pivot_table(
         index=["dataset", "seed"], columns="method", values="error"
     )
     rows = {}

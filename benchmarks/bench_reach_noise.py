@@ -45,19 +45,20 @@ FRACTION = 0.5
 
 def per_row_points(p, bank, n_scales: int) -> tuple[np.ndarray, ...]:
     """(scales x rows) cost and error of the default policies on the evaluation
-    rows of ``p`` (its test or validation rows),
-    the all-sensor classifier's per-row error, and the all-sensor cost."""
-    _, _, test, (low, high) = prepared(p, bank)
-    rows = np.arange(test.n_samples)
+    rows of ``p`` (its test or validation rows), the all-sensor classifier's
+    per-row error, and the all-sensor cost."""
+    _, _, evalv, (low, high) = prepared(p, bank)
+    rows = np.arange(evalv.n_samples)
     cost, wrong = [], []
     for scale in [0.0, *np.geomspace(low, high, n_scales - 1)]:
         model = BudgetDAGClassifier(p.spec, cost_scale=float(scale), **bank_params(p))
         model.fit(p.X_fit, p.y_fit, bank=bank)
-        stop = model._route(test.Xv, conf=test.conf, state_proba=test.proba).stop_state
-        cost.append(test.costs[rows, stop])
-        wrong.append(test.pred[rows, stop] != test.y)
-    all_wrong = (test.pred[:, -1] != test.y).astype(float)
-    all_cost = float(test.costs[:, -1].mean())
+        routed = model._route(evalv.Xv, conf=evalv.conf, state_proba=evalv.proba)
+        stop = routed.stop_state
+        cost.append(evalv.costs[rows, stop])
+        wrong.append(evalv.pred[rows, stop] != evalv.y)
+    all_wrong = (evalv.pred[:, -1] != evalv.y).astype(float)
+    all_cost = float(evalv.costs[:, -1].mean())
     return np.array(cost), np.array(wrong, float), all_wrong, all_cost
 
 
