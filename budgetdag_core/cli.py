@@ -47,9 +47,10 @@ def _split_xy(
 
 
 def _read_spec(path: str) -> SensorSpec:
-    if not Path(path).exists():
-        raise CLIError(f"Sensor spec file not found: {path}")
-    return SensorSpec.from_json(Path(path))
+    try:
+        return SensorSpec.from_file(path)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def _progress(stage: str, done: int, total: int) -> None:

@@ -55,7 +55,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec, dict, JSON str or None, default=None
+    sensors : SensorSpec, dict, JSON text or None, default=None
         The sensors: groups of feature columns with acquisition costs. None:
         one sensor of cost 1 per column of ``X`` (named after the DataFrame's
         columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks

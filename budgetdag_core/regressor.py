@@ -64,7 +64,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec, dict, JSON str or None, default=None
+    sensors : SensorSpec, dict, JSON text or None, default=None
         As in :class:`BudgetDAGClassifier` (None: one unit-cost sensor per
         column).
     cost_scale : float, default=1.0

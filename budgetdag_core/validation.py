@@ -20,12 +20,13 @@ MAX_ABS_VALUE = 1e150
 
 
 def as_spec(sensors: Any) -> SensorSpec:
-    """Accept a SensorSpec, a spec dict, or a JSON string/path."""
+    """Accept a SensorSpec, a spec dict, or JSON text (never a path: see
+    :meth:`SensorSpec.from_file`)."""
     if isinstance(sensors, SensorSpec):
         return sensors
     if isinstance(sensors, Mapping):
         return SensorSpec.from_dict(sensors)
-    if isinstance(sensors, str):
+    if isinstance(sensors, str | bytes):
         return SensorSpec.from_json(sensors)
     raise ValueError(
         f"'sensors' must be a SensorSpec, a dict or JSON; got {type(sensors).__name__}."
