@@ -26,7 +26,13 @@ from .graph_reduce import NodePolicy, Routing, graph_reduce
 from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
-from .validation import as_spec, check_features, check_sample_costs, spec_for
+from .validation import (
+    MAX_N_SUBSETS,
+    as_spec,
+    check_features,
+    check_sample_costs,
+    spec_for,
+)
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -54,7 +60,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
         "max_policy_features": [Interval(Integral, 1, None, closed="left")],
-        "n_subsets": [Interval(Integral, 1, 16, closed="both"), None],
+        "n_subsets": [Interval(Integral, 1, MAX_N_SUBSETS, closed="both"), None],
         "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
         "include_all": ["boolean"],
         "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],

@@ -23,10 +23,15 @@ from typing import Any
 import numpy as np
 
 from ._lgbm_trees import LightGBMTrees
+from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
 
 # Deepest filter-tree tournament accepted: log2 of the actions of a node is
 # far below this for any DAG the library builds (at most a few hundred actions).
 _MAX_TREE_DEPTH = 64
+#: Most acquire-actions (units) of a DAG the estimators build: one per sensor
+#: of a full DAG, or one per selected subset. Checked before the DAG is
+#: rebuilt, which takes 2^units states.
+MAX_DAG_UNITS = max(MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS)
 
 
 class IntegrityError(ValueError):
@@ -451,8 +456,17 @@ def _check_linear(model: Any, where: str, n_outputs: int, width: int) -> None:
 
 
 def _check_tree_node(
-    node: Any, where: str, n_actions: int, width: int, leaves: list[int], depth: int
+    node: Any,
+    where: str,
+    n_actions: int,
+    width: int,
+    leaves: list[int],
+    depth: int,
+    seen: set[int],
 ) -> None:
+    """One node of a filter tree, then its subtrees; ``seen`` holds the ids of
+    the nodes met so far: a node met twice (shared by two parents, as a
+    pickle or a forged file can make them) would make the walk exponential."""
     from sklearn.linear_model import LogisticRegression
 
     from .reductions._filter_tree import _Node
@@ -464,6 +478,9 @@ def _check_tree_node(
         raise fail(where, f"expected a tree node, got {type(node).__name__}")
     if depth > _MAX_TREE_DEPTH:
         raise fail(where, "the tournament tree is too deep (a cycle?)")
+    if id(node) in seen or len(seen) >= n_actions - 1:
+        raise fail(where, "a node is shared, or more nodes than a tournament has")
+    seen.add(id(node))
     if node.model is not None:
         if not isinstance(node.model, LogisticRegression):
             raise fail(f"{where}.model", f"unexpected {type(node.model).__name__}")
@@ -476,8 +493,11 @@ def _check_tree_node(
             check_array(U, f"{where}.folded[1]", shape=(n_inputs, n_inputs), kind="f")
         if not isinstance(b, float | np.floating):
             raise fail(f"{where}.folded[2]", "expected a number")
-    _check_tree_node(node.left, f"{where}.left", n_actions, width, leaves, depth + 1)
-    _check_tree_node(node.right, f"{where}.right", n_actions, width, leaves, depth + 1)
+    for side in ("left", "right"):
+        child = getattr(node, side)
+        _check_tree_node(
+            child, f"{where}.{side}", n_actions, width, leaves, depth + 1, seen
+        )
 
 
 def _unpack_folded(folded: Any, where: str) -> tuple[Any, Any, Any]:
@@ -516,7 +536,9 @@ def check_learner(learner: Any, where: str, n_actions: int, n_inputs: int) -> No
         _check_linear(learner.model_, f"{where}.model_", n_actions, width)
         return
     leaves: list[int] = []
-    _check_tree_node(learner.tree_, f"{where}.tree_", n_actions, width, leaves, 0)
+    _check_tree_node(
+        learner.tree_, f"{where}.tree_", n_actions, width, leaves, 0, set()
+    )
     if sorted(leaves) != list(range(n_actions)):
         raise fail(f"{where}.tree_", "the tournament does not hold every action once")
     for node_where, a in _folded_widths(learner.tree_, f"{where}.tree_"):
@@ -551,6 +573,11 @@ def _check_dag(model: Any, n_sensors: int, names: list[str]) -> Any:
     units = dag.units
     if not isinstance(units, list | tuple) or not units:
         raise fail("sensor_dag_.units", "expected a non-empty list")
+    if len(units) > MAX_DAG_UNITS:
+        raise fail(
+            "sensor_dag_.units",
+            f"{len(units)} units, at most {MAX_DAG_UNITS} (2^{MAX_DAG_UNITS} states)",
+        )
     for j, unit in enumerate(units):
         if not isinstance(unit, list | tuple) or not unit:
             raise fail(f"sensor_dag_.units[{j}]", "expected a non-empty tuple")

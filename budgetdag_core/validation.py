@@ -13,6 +13,8 @@ from sklearn.utils.validation import column_or_1d
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
+#: Most sensor subsets (``n_subsets``) a DAG is built over: 2^16 states at most.
+MAX_N_SUBSETS = 16
 #: Largest magnitude a feature value may have. Squares of larger values overflow
 #: float64 (1e154 ** 2 > 1.8e308) in the standardisations of the policies and the
 #: subset scorer; 1e150 leaves room for sums over a million rows.
