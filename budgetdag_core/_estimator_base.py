@@ -31,6 +31,7 @@ from .validation import (
     as_spec,
     check_features,
     check_sample_costs,
+    int_seed,
     spec_for,
 )
 
@@ -131,6 +132,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- fitting
     @property
+    def _seed(self) -> int | None:
+        """``random_state`` as the one int seed every part of a fit uses
+        (see :func:`~budgetdag_core.validation.int_seed`)."""
+        return int_seed(self.random_state)
+
+    @property
     def policy_degree_(self) -> int:
         """The polynomial degree of policy features (``None`` resolved): 2 on
         sensor values (the paper), 1 on the classifier's probabilities (chosen
@@ -167,7 +174,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             reward=getattr(self, "subset_reward", "correct"),
             max_rows=SUBSET_MAX_ROWS,
             cv=min(self.cv, 3),
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
             progress=progress,
         )
@@ -246,7 +253,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             getattr(self, "subset_reward", "correct"),
             repr(self.subset_scorer),
             min(self.cv, 3),
-            self.random_state,
+            self._seed,
             mean_costs,
         )
 

@@ -54,6 +54,7 @@ from ._lgbm_trees import LightGBMTrees, shared_walk_order
 from ._row_order import scored_in_order
 from .dag import SensorDAG
 from .masked_bank import MaskedBank
+from .validation import int_seed
 
 __all__ = [
     "BANK_KINDS",
@@ -499,7 +500,7 @@ class RegressorBank:
     def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
         """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``."""
         y = np.asarray(y, dtype=float)
-        settings = (self.cv, self.random_state, repr(self.template()))
+        settings = (self.cv, int_seed(self.random_state), repr(self.template()))
         return self.make_fingerprint(X, y, *settings, dag.states)
 
     def fit(
@@ -515,7 +516,9 @@ class RegressorBank:
         y = np.asarray(y, dtype=float)
         self.state_columns_ = dag.state_columns(sensor_columns)
         folds = list(
-            KFold(self.cv, shuffle=True, random_state=self.random_state).split(X)
+            KFold(
+                self.cv, shuffle=True, random_state=int_seed(self.random_state)
+            ).split(X)
         )
         oof, self.models_ = _fit_states(
             template,

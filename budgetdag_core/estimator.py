@@ -398,7 +398,7 @@ default="proba"
             resolve_bank_kind(self.bank_kind, self.classifier, n_states),
             self.classifier,
             cv=self.cv,
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
             serve=self.bank_serve,
         )

@@ -33,6 +33,7 @@ from ._bank_models import masked_classifier, stops_on_given_rows, unstopped
 from ._lgbm_trees import LightGBMTrees
 from ._threads import map_in_threads, single_threaded, threads_for
 from .dag import SensorDAG
+from .validation import int_seed
 
 # Rows per predict call when scoring many states at once (bounds memory).
 PREDICT_CHUNK_ROWS = 200_000
@@ -324,7 +325,7 @@ class MaskedBank(BaseBank):
         for k, cols in enumerate(self.state_columns_):
             masks[k, cols] = True
         self.column_masks_ = masks
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(int_seed(self.random_state))
         pair_rows, pair_states = self.mask_pairs(dag, n, rng)
         jobs = self._folds(X, y)
         if not self.cross_fit:
