@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor, SensorSpec
-from budgetdag_core._lgbm_trees import LightGBMTrees
+from budgetdag_core.bank._lgbm_trees import LightGBMTrees
 from budgetdag_core.validation import int_seed
 
 

@@ -30,8 +30,8 @@ from budgetdag_core import (
     loads_policy,
     loads_policy_skops,
 )
-from budgetdag_core import _skops_checks as checks
 from budgetdag_core.dag import SensorDAG
+from budgetdag_core.persist import _skops_checks as checks
 from budgetdag_core.reductions._filter_tree import _Node
 
 from .fuzz_model_files import tiny_model

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.lib import format as npy_format
 
-from ._bounded_io import json_depth
+from .._bounded_io import json_depth
 
 #: Most members an archive may have (a random-forest bank on landsat: 7 800).
 MAX_MEMBERS = 100_000
