@@ -23,6 +23,56 @@ _BRACKET_STEP[[ord("["), ord("{")]] = 1
 _BRACKET_STEP[[ord("]"), ord("}")]] = -1
 
 
+def _check_mode(mode: int, shown: str, what: str) -> None:
+    """Refuse anything but a regular file, naming ``what`` and the path."""
+    if stat.S_ISDIR(mode):
+        raise ValueError(f"The {what} {shown} is a directory, not a file.")
+    if not stat.S_ISREG(mode):
+        raise ValueError(
+            f"The {what} {shown} is not a regular file (a device, FIFO or "
+            "socket): give the path of a file."
+        )
+
+
+def check_regular_file(path: str | os.PathLike, what: str) -> None:
+    """Raise ``ValueError`` unless ``path`` names an existing, readable regular
+    file (for readers that open the path themselves, e.g. ``pandas.read_csv``;
+    :func:`read_regular_file` checks the file it reads instead)."""
+    shown = repr(str(path))
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"The {what} {shown} does not exist.") from None
+    except OSError as exc:
+        raise ValueError(
+            f"The {what} {shown} cannot be read: {exc.strerror or exc}."
+        ) from None
+    _check_mode(mode, shown, what)
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"The {what} {shown} cannot be read: permission denied.")
+
+
+def check_output_file(path: str | os.PathLike, what: str) -> None:
+    """Raise ``ValueError`` unless a file can be written at ``path``: its
+    folder exists and is writable, and the path is not a directory, device or
+    FIFO (``/dev/full`` would fail only when written, after the work)."""
+    shown = repr(str(path))
+    if os.path.lexists(path):
+        try:
+            _check_mode(os.stat(path).st_mode, shown, what)
+        except FileNotFoundError:  # a dangling link: written as a new file
+            pass
+        if not os.access(path, os.W_OK):
+            raise ValueError(
+                f"The {what} {shown} cannot be written: permission denied."
+            )
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"The folder of the {what} {shown} does not exist.")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"The folder of the {what} {shown} is not writable.")
+
+
 def read_regular_file(path: str | os.PathLike, limit: int, what: str) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
@@ -45,14 +95,7 @@ def read_regular_file(path: str | os.PathLike, limit: int, what: str) -> bytes:
             f"The {what} {shown} cannot be opened: {exc.strerror or exc}."
         ) from None
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise ValueError(f"The {what} {shown} is a directory, not a file.")
-        if not stat.S_ISREG(mode):
-            raise ValueError(
-                f"The {what} {shown} is not a regular file (a device, FIFO or "
-                "socket): give the path of a file."
-            )
+        _check_mode(os.fstat(fd).st_mode, shown, what)
         data = _read_at_most(fd, limit + 1)
     except OSError as exc:
         raise ValueError(
