@@ -15,9 +15,11 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._integrity import check_int, fail
 from ._progress import Progress
 from ._threads import single_threaded
 from .dag import SensorDAG
+from .reductions import CostRegression, FilterTree
 
 STOP = 0  # action index of stop-and-classify at every node
 
@@ -45,6 +47,30 @@ class NodePolicy:
         """Child state per action (-1 for stop)."""
         lookup = np.array([-1] + [c for _, c in self.children], dtype=np.intp)
         return lookup[actions]
+
+    def check_integrity(
+        self,
+        where: str,
+        state: int,
+        children: Sequence[tuple[int, int]],
+        n_inputs: int,
+    ) -> None:
+        """Raise ``ValueError`` unless this is the policy of ``state`` with the
+        DAG's ``children``, reading ``n_inputs`` inputs (a loaded model)."""
+        if self.state != state:
+            raise fail(f"{where}.state", f"{self.state}, expected {state}")
+        if [tuple(c) for c in self.children] != list(children):
+            raise fail(f"{where}.children", "differ from the DAG's")
+        n_actions = 1 + len(children)
+        if self.learner is None:
+            if children:
+                raise fail(where, "a node with children has no learned policy")
+            return
+        if self.n_features != n_inputs:
+            raise fail(f"{where}.n_features", f"{self.n_features}, expected {n_inputs}")
+        # A user's own learner (pickles only) keeps its internals to itself.
+        if isinstance(self.learner, ConstantAction | FilterTree | CostRegression):
+            self.learner.check_integrity(f"{where}.learner", n_actions, n_inputs)
 
 
 @dataclass
@@ -109,6 +135,12 @@ class ConstantAction:
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
         return np.full(len(Z), self.action, dtype=np.intp)
+
+    def check_integrity(self, where: str, n_actions: int, n_inputs: int) -> None:
+        """Raise ``ValueError`` unless the action is one of ``n_actions``."""
+        check_int(self.action, f"{where}.action", 0, n_actions)
+        if self.n_actions != n_actions:
+            raise fail(f"{where}.n_actions", f"{self.n_actions}, expected {n_actions}")
 
 
 def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:

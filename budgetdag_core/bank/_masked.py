@@ -19,6 +19,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import delayed
 
+from .._integrity import check_array, check_indices, check_int, fail
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ._base import (
@@ -31,6 +32,7 @@ from ._base import (
     refit_template,
     row_chunked,
 )
+from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees
 from ._models import masked_classifier, stops_on_given_rows, unstopped
 
@@ -408,14 +410,6 @@ class MaskedBank(BaseBank):
         """Raise ``ValueError`` if the fitted arrays are inconsistent: state
         columns against the column masks, the prior, and the shared model
         against the full width (boosting trees node by node)."""
-        from ..persist._integrity import (
-            check_array,
-            check_classifier_bank,
-            check_fitted_model,
-            check_indices,
-            check_int,
-            fail,
-        )
 
         state_columns = check_classifier_bank(self)
         masks = check_array(

@@ -34,6 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import delayed
 
+from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
 from ._base import (
     BaseBank,
@@ -45,6 +46,7 @@ from ._base import (
     row_chunked,
     single_threaded,
 )
+from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees, shared_walk_order
 from ._masked import MaskedBank
 from ._models import (
@@ -386,7 +388,6 @@ class ClassifierBank(BaseBank):
         its input width and the classes (boosting trees node by node); see
         :func:`~budgetdag_core.persist.check_model_integrity`.
         """
-        from ..persist._integrity import check_classifier_bank, check_fitted_model, fail
 
         state_columns = check_classifier_bank(self)
         models = getattr(self, "models_", None)
@@ -545,12 +546,6 @@ class RegressorBank:
     def check_integrity(self) -> None:
         """Raise ``ValueError`` if the fitted arrays are inconsistent (state
         columns, each state's regressor against its input width)."""
-        from ..persist._integrity import (
-            check_array,
-            check_fitted_model,
-            check_state_columns,
-            fail,
-        )
 
         state_columns = check_state_columns(
             getattr(self, "state_columns_", None), "bank_.state_columns_", None

@@ -26,6 +26,7 @@ from ..sensors import SensorSpec
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import as_spec, check_features, check_sample_costs, spec_for
 from ._inputs import uses_sensor_values
+from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 
 #: Rows scored per candidate subset by the estimators' subset selection.
@@ -495,6 +496,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
         check_is_fitted(self)
         return PolicySession(self, sample_costs)
+
+    def check_integrity(self) -> None:
+        """Raise ``ValueError`` naming the first fitted attribute found
+        inconsistent with the rest of the model (the loaders call it: compiled
+        prediction code trusts the model's index arrays)."""
+        check_estimator(self)
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()

@@ -13,13 +13,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
 from .._threads import map_in_threads, single_threaded
-from ..bank._base import SERVE_MODES, row_blocks
-from ..bank._per_state import (
+from ..bank import (
     BANK_KINDS,
+    SERVE_MODES,
     BaseBank,
     ClassifierBank,
     make_bank,
     resolve_bank_kind,
+    row_blocks,
 )
 from ..dag import SensorDAG
 from ..decisions import (

@@ -15,8 +15,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from .._progress import Progress
-from ..bank._per_state import RegressorBank
-from ..bank._regressor_models import REGRESSOR_KINDS, regressor_template
+from ..bank import REGRESSOR_KINDS, RegressorBank, regressor_template
 from ..dag import SensorDAG
 from ..sensors import SensorSpec
 from ._base import BudgetDAGBase

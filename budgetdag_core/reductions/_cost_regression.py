@@ -8,7 +8,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import Ridge
 
-from ._base import PolicyFeatures, constant_action
+from ._base import (
+    PolicyFeatures,
+    check_fitted_learner,
+    check_linear,
+    constant_action,
+)
 
 
 class CostRegression(BaseEstimator):
@@ -71,6 +76,13 @@ class CostRegression(BaseEstimator):
             for a in range(self.n_actions_)
         ]
         return self
+
+    def check_integrity(self, where: str, n_actions: int, n_inputs: int) -> None:
+        """Raise ``ValueError`` unless this is a fitted regression of
+        ``n_actions`` costs on ``n_inputs`` policy inputs (a loaded model)."""
+        width = check_fitted_learner(self, where, n_actions, n_inputs)
+        if width is not None:
+            check_linear(self.model_, f"{where}.model_", n_actions, width)
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=float)

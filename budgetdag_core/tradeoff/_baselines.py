@@ -18,15 +18,14 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ..bank._base import proba_at_every_state
-from ..bank._per_state import ClassifierBank
+from ..bank import ClassifierBank, proba_at_every_state
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix, decide, encode_labels, matrix_loss
-from ..estimator._inputs import model_inputs, uses_model_inputs
+from ..estimator import model_inputs, uses_model_inputs
 from ..validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
-    from ..estimator._classifier import BudgetDAGClassifier
+    from ..estimator import BudgetDAGClassifier
 
 FRAME_COLUMNS = [
     "method",

@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from .._progress import Progress
-from ..estimator._classifier import BudgetDAGClassifier
+from ..estimator import BudgetDAGClassifier
 from ._sweep import (
     check_fit_data,
     fit_point,

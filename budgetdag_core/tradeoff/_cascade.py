@@ -30,13 +30,13 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..dag import SensorDAG
-from ..decisions import decide
+from ..decisions import check_loss_matrix, decide
 from ..sensors import SensorSpec
 from ..validation import check_features, check_sample_costs
 from ._baselines import FRAME_COLUMNS, StatePredictions, state_predictions
 
 if TYPE_CHECKING:
-    from ..estimator._classifier import BudgetDAGClassifier
+    from ..estimator import BudgetDAGClassifier
 
 #: Number of threshold quantiles swept by default (0 and 1 come on top).
 DEFAULT_N_THRESHOLDS = 20
@@ -441,7 +441,7 @@ def fit_cascade(
         model.spec_,
         model.classes_,
         train,
-        loss_matrix=model._check_loss_matrix(len(model.classes_)),
+        loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
         n_thresholds=n_thresholds,
     )
 

@@ -24,8 +24,9 @@ import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
 from .._progress import Progress
-from ..bank._per_state import ClassifierBank
-from ..estimator._classifier import BudgetDAGClassifier
+from ..bank import ClassifierBank
+from ..decisions import check_loss_matrix
+from ..estimator import BudgetDAGClassifier
 from ._baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from ._budget import BudgetReport, fit_for_budget
 from ._cascade import (
@@ -581,7 +582,9 @@ def tradeoff_curve(
             first_model.spec_,
             first_model.classes_,
             views[0],
-            loss_matrix=first_model._check_loss_matrix(len(first_model.classes_)),
+            loss_matrix=check_loss_matrix(
+                first_model.loss_matrix, len(first_model.classes_)
+            ),
             n_thresholds=cascade_thresholds,
         )
         cascade_rows = [fitted_cascade.train_points] + [

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ..bank._per_state import ClassifierBank
+from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
-from ..estimator._classifier import BudgetDAGClassifier
+from ..estimator import BudgetDAGClassifier
 from ..sensors import SensorSpec
 from ..validation import check_features, check_labels, check_sample_costs
 from ._baselines import (
