@@ -487,7 +487,7 @@ class MaskedBank(BaseBank):
             for k in range(1, K):
                 out[rows, k] = self._calibrated(np.ascontiguousarray(raw[:, k - 1]), k)
 
-        workers = min(threads_for(getattr(self, "n_jobs", None)), len(blocks))
+        workers = min(threads_for(self.n_jobs), len(blocks))
         with single_threaded():
             map_in_threads(score, blocks, workers)
         return out
@@ -527,7 +527,7 @@ class MaskedBank(BaseBank):
             return row_chunked(
                 lambda rows: proba((model, cols), rows),
                 X,
-                getattr(self, "n_jobs", None),
+                self.n_jobs,
             )
         # Cross-fitted: the fold models' average.
-        return fold_average(proba, pairs, len(X), getattr(self, "n_jobs", None))
+        return fold_average(proba, pairs, len(X), self.n_jobs)

@@ -364,21 +364,21 @@ class ClassifierBank(BaseBank):
             return row_chunked(
                 partial(_fold_mean_proba, model, n_classes=self.n_classes_),
                 Xs,
-                getattr(self, "n_jobs", None),
+                self.n_jobs,
             )
         if isinstance(model, list):  # cross-fitted: the fold models' average
             return fold_average(
                 partial(_proba, Xs=Xs, n_classes=self.n_classes_),
                 model,
                 len(Xs),
-                getattr(self, "n_jobs", None),
+                self.n_jobs,
             )
         if not isinstance(model, LightGBMTrees):
             return _proba(model, Xs, self.n_classes_)
         return row_chunked(
             partial(_proba, model, n_classes=self.n_classes_),
             Xs,
-            getattr(self, "n_jobs", None),
+            self.n_jobs,
         )
 
     def check_integrity(self) -> None:

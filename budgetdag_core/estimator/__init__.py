@@ -8,7 +8,7 @@ at a time; :class:`LossTablePolicy` learns policies from a loss table alone
 
 from ._classifier import BudgetDAGClassifier
 from ._inputs import POLICY_FEATURES, model_inputs, uses_model_inputs
-from ._policy import LossTablePolicy
+from ._policy import LossTablePolicy, route_rows
 from ._regressor import BudgetDAGRegressor
 from ._session import PolicySession
 
@@ -19,5 +19,6 @@ __all__ = [
     "LossTablePolicy",
     "PolicySession",
     "model_inputs",
+    "route_rows",
     "uses_model_inputs",
 ]

@@ -18,7 +18,6 @@ from ..dag import SensorDAG
 from ..decisions import check_loss_matrix
 from ..graph_reduce import NodePolicy
 from ..sensors import SensorSpec
-from ._inputs import policy_input_width
 
 
 def check_estimator(model: Any) -> None:
@@ -109,14 +108,9 @@ def _check_policies(
     policies = getattr(model, "policies_", None)
     if not isinstance(policies, list) or len(policies) != dag.n_states:
         raise fail("policies_", f"expected a list of {dag.n_states} node policies")
-    uses_confidence = getattr(model, "_uses_confidence", lambda k: False)
-    features = getattr(model, "policy_features", "sensors")
-    n_classes = len(getattr(model, "classes_", ()))
+    inputs = model.inputs_
     for k, policy in enumerate(policies):
         where = f"policies_[{k}]"
         if not isinstance(policy, NodePolicy):
             raise fail(where, f"expected a NodePolicy, got {type(policy).__name__}")
-        n_inputs = len(state_columns[k])
-        if uses_confidence(k):
-            n_inputs = policy_input_width(n_inputs, n_classes, features)
-        policy.check_integrity(where, k, dag.children[k], n_inputs)
+        policy.check_integrity(where, k, dag.children[k], inputs.width(k))

@@ -82,7 +82,7 @@ def decision_regions_figure(
     classes = list(getattr(model, "classes_", [None]))
 
     def predict(Z: np.ndarray) -> np.ndarray:
-        return policy.predict(model._inputs_at(Z, state))
+        return policy.predict(model.inputs_at(Z, state))
 
     traces = [_policy_heatmap(predict, axes, names, colors, len(classes))]
     if Xv is not None:

@@ -65,7 +65,7 @@ class CostRegression(BaseEstimator):
         C = (C - low) / span
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
-        if getattr(self, "estimator", None) is None:
+        if self.estimator is None:
             self.model_ = Ridge(alpha=self.alpha).fit(F, C)
             return self
         # One regressor per action; a constant column needs none (its mean).

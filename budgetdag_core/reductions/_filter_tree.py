@@ -120,7 +120,7 @@ class FilterTree(BaseEstimator):
         self.constant_ = None
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
-        if getattr(self, "estimator", None) is None:
+        if self.estimator is None:
             self.tree_ = self._train_logistic(F, C)
         else:
             self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
@@ -209,7 +209,7 @@ class FilterTree(BaseEstimator):
 
     def _fit_node_model(self, F: np.ndarray, label: np.ndarray, w: np.ndarray) -> Any:
         """The binary model of one tournament node (1 = right wins)."""
-        if getattr(self, "estimator", None) is None:
+        if self.estimator is None:
             return fit_logistic(F, label, w, self.C, self.max_iter)
         model = clone(self.estimator)
         with warnings.catch_warnings():

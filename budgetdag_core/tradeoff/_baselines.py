@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..bank import ClassifierBank, proba_at_every_state
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix, decide, encode_labels, matrix_loss
-from ..estimator import model_inputs, uses_model_inputs
+from ..estimator import model_inputs, route_rows, uses_model_inputs
 from ..validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def state_predictions(
         model.sensor_dag_,
         model.spec_.cost_vector if costs is None else costs,
         out_of_fold=out_of_fold,
-        with_confidence=getattr(model, "policy_features_", "sensors"),
+        with_confidence=model.policy_features_,
         split=split or ("train" if out_of_fold else "test"),
         loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
     )
@@ -230,7 +230,10 @@ def state_predictions(
 
 def dag_point(model: BudgetDAGClassifier, sp: StatePredictions) -> dict[str, float]:
     """Error, average cost and sensors of the model's policy on a split."""
-    routing = model._route(sp.Xv, conf=sp.conf, state_proba=sp.proba)
+    inputs = None  # without the view's probabilities: ask the bank
+    if sp.proba is not None or sp.conf is not None:
+        inputs = model.inputs_.given(sp.Xv, state_proba=sp.proba, model_part=sp.conf)
+    routing = route_rows(model, sp.Xv, inputs)
     rows = np.arange(sp.n_samples)
     stop = routing.stop_state
     return {
