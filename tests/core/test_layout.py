@@ -1,4 +1,5 @@
-"""The package's shape: few top-level modules, no import cycle, private stays private.
+"""The package's shape: few top-level modules, no import cycle, private stays
+private, short functions.
 
 Imports are read from the source with ``ast``, including those inside
 functions (they still tie modules together); imports under ``if
@@ -108,3 +109,15 @@ def test_private_modules_and_names_stay_home(module):
         if name is not None and _private(name):
             found.append(f"line {line}: private name {target}.{name}")
     assert not found, found
+
+
+@pytest.mark.parametrize("folder", ["budgetdag_core", "ui"])
+def test_no_function_is_longer_than_a_screenful(folder):
+    long = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.name} ({lines})")
+    assert not long, long
