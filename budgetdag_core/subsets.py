@@ -8,7 +8,7 @@ The subsets greedily maximise the reward
 
 the number of training rows that at least one subset classifies correctly
 (out-of-fold; ``r`` is 1 for a correct prediction, 0 otherwise), under a budget on
-the total size Σ_j |σj| (the paper's B/δ). For regression ``r`` is the reduction
+the total size ``Σ_j |σ_j|`` (the paper's B/δ). For regression ``r`` is the reduction
 of the row's loss below that of the mean predictor (clipped at 0), so G stays a
 sum of per-row maxima (a facility-location objective).
 
@@ -510,7 +510,7 @@ def select_subsets(
     n_subsets : int
         t, the number of subsets (the DAG gets at most 2^t states).
     subset_budget : float, optional
-        Budget on the greedy subsets' total size Σ_j |σj| (the paper's B/δ).
+        Budget on the greedy subsets' total size ``Σ_j |σ_j|`` (the paper's B/δ).
         With unequal costs it counts "average sensors": Σ_j cost(σj) may not
         exceed ``subset_budget`` x the mean sensor cost. Default: the number of
         sensors. A sensor in two subsets is paid twice.

@@ -6,7 +6,7 @@ Starts ``streamlit run app.py`` on a free 127.0.0.1 port, trains the landsat
 demo (16 states), visits every page (clicking a node, tracing the trade-off
 curve, stepping the teaching walk on the toy data), then opens a link with pima
 and one sensor per column (256 states) and shows its DAG. The pictures go to
-``docs/_static/app/`` (the ones ``docs/getting_started.rst`` shows), stored as
+``docs/images/app/`` (the ones ``docs/getting_started.rst`` shows), stored as
 palette PNGs to keep the repository small. ``--tall`` also saves 1280x2400
 views of whole pages. Takes a few minutes on 2 cores.
 """
@@ -36,7 +36,7 @@ from tests.e2e.browser import (  # noqa: E402
 OUT = (
     Path(sys.argv[1])
     if len(sys.argv) > 1 and not sys.argv[1].startswith("-")
-    else (ROOT / "docs" / "_static" / "app")
+    else (ROOT / "docs" / "images" / "app")
 )
 TALL = "--tall" in sys.argv
 
@@ -51,8 +51,10 @@ def save_small(png: bytes, path: Path) -> None:
 
 def shot(page, name: str) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    page.mouse.move(1, 1)  # no tooltip of the last button over the page
-    page.wait_for_timeout(300)
+    # No tooltip of the button clicked last (hovered or focused) over the page.
+    page.mouse.move(1, 1)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.wait_for_timeout(600)
     save_small(page.screenshot(), OUT / f"{name}.png")
     if TALL:
         page.set_viewport_size({"width": 1280, "height": 2400})
@@ -94,6 +96,9 @@ def main() -> None:
         open_page(page, "Trade-off")
         shot(page, "07_tradeoff")
         page.get_by_role("button", name="Trace the curve").click()
+        # Off the button before it is redrawn as "Recompute": its tooltip would
+        # otherwise open over the controls.
+        page.mouse.move(1, 1)
         page.get_by_text("Traced the curve").wait_for(timeout=600_000)
         wait_idle(page)
         shot(page, "08_tradeoff_curve")

@@ -106,7 +106,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "super-sensor"; its edge cost is the cost of the sensors it adds that
         are not yet acquired. ``trace`` still lists real sensors.
     subset_budget : float or None, default=None
-        Budget Σ_j |σj| of the greedy subsets (the paper's B/δ; with unequal
+        Budget ``Σ_j |σ_j|`` of the greedy subsets (the paper's B/δ; with unequal
         costs, in units of the mean sensor cost). Default: the number of
         sensors.
     include_all : bool, default=False

@@ -403,8 +403,9 @@ def baseline_points(
 
     Returns
     -------
-    DataFrame with columns ``method, split, cost_scale, avg_cost, avg_sensors,
-    error, state, sensors`` (see :func:`baseline_frame` for the methods).
+    DataFrame
+        Columns ``method, split, cost_scale, avg_cost, avg_sensors, error,
+        state, sensors`` (see :func:`baseline_frame` for the methods).
     """
     sp = state_predictions(
         model,
