@@ -12,7 +12,6 @@ copied once into the site's ``_static`` folder, so the pages need no network.
 from __future__ import annotations
 
 import atexit
-import json
 import shutil
 import textwrap
 from pathlib import Path
@@ -59,9 +58,7 @@ class _Browser:
             browser = self._playwright.chromium.launch(
                 executable_path=CHROMIUM, args=CHROMIUM_ARGS
             )
-            self._page = browser.new_page(
-                viewport={"width": WIDTH, "height": HEIGHT}
-            )
+            self._page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
             self._page.set_content("<html><body style='margin:0'></body></html>")
             self._page.add_script_tag(path=str(PLOTLY_JS))
             atexit.register(self.close)

@@ -20,13 +20,13 @@ from distributed import Client, LocalCluster
 from budgetdag_core import toy_dataset, tradeoff_curve
 
 demo = toy_dataset(n_train=600, n_test=300, random_state=0)
-common = dict(
-    cost_scales=[0.0, 0.01, 0.03, 0.1, 0.3],
-    X_test=demo.X_test,
-    y_test=demo.y_test,
-    cv=3,
-    random_state=0,
-)
+common = {
+    "cost_scales": [0.0, 0.01, 0.03, 0.1, 0.3],
+    "X_test": demo.X_test,
+    "y_test": demo.y_test,
+    "cv": 3,
+    "random_state": 0,
+}
 
 # %%
 # The sweep on Dask

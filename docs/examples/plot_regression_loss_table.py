@@ -36,8 +36,9 @@ y_train, y_test = y[:600], y[600:]
 # bank does not depend on it: ``refit_policies`` returns a model with new
 # policies learned on the same bank.
 
-model = BudgetDAGRegressor(spec, cost_scale=0.0, regressor="ridge", cv=3,
-                           random_state=0).fit(X_train, y_train)
+model = BudgetDAGRegressor(
+    spec, cost_scale=0.0, regressor="ridge", cv=3, random_state=0
+).fit(X_train, y_train)
 rows = []
 for scale in (0.0, 1.0, 5.0, 10.0, 20.0):
     scaled = model.refit_policies(X_train, y_train, cost_scale=scale)

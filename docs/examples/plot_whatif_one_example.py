@@ -44,8 +44,10 @@ for value in (-2.0, -0.3, 0.0, 0.3, 2.0):
     edited = row.copy()
     edited[demo.spec.groups[first][0]] = value
     walk = path_of(model, edited)
-    print(f"{first} = {value:5.1f}: bought {walk.acquired}, cost {walk.cost:g}, "
-          f"predicts {walk.prediction} ({max(walk.proba.values()):.2f})")
+    print(
+        f"{first} = {value:5.1f}: bought {walk.acquired}, cost {walk.cost:g}, "
+        f"predicts {walk.prediction} ({max(walk.proba.values()):.2f})"
+    )
 
 # %%
 # The path on the DAG
