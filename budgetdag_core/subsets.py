@@ -77,6 +77,18 @@ class SubsetSelection:
     runs : dict
         Final G (rows) of each greedy run made (``"greedy"``,
         ``"cost_benefit"``).
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo, select_subsets
+    >>> demo = load_demo("spam")
+    >>> rows = demo.train.sample(400, random_state=0)
+    >>> sel = select_subsets(rows[demo.spec.columns], rows[demo.label], demo.spec,
+    ...                      n_subsets=3, subset_budget=6, random_state=0)
+    >>> len(sel.subsets) <= 3, sel.method in ("greedy", "cost_benefit")
+    (True, True)
+    >>> list(sel.history.columns)
+    ['step', 'subset', 'sensor', 'gain', 'G', 'spent']
     """
 
     subsets: list[tuple[str, ...]]
