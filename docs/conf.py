@@ -23,6 +23,8 @@ sys.path.insert(0, str(DOCS.parent))  # budgetdag_core from this checkout
 # shared machine's build from oversubscribing its cores (set before numpy loads).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
+
 import budgetdag_core  # noqa: E402
 
 project = "BudgetDAG"
@@ -74,7 +76,15 @@ sphinx_gallery_conf = {
     "reset_modules": (),
     "download_all_examples": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": ExplicitOrder(
+        [
+            "plot_landsat_tradeoff.py",
+            "plot_whatif_one_example.py",
+            "plot_regression_loss_table.py",
+            "plot_deploy_saved_policy.py",
+            "plot_dask_sweep.py",
+        ]
+    ),
     "abort_on_example_error": True,
     "show_memory": False,
     "min_reported_time": 1,

@@ -17,7 +17,7 @@ scikit-learn.
 import joblib
 from distributed import Client, LocalCluster
 
-from budgetdag_core import toy_dataset, tradeoff_curve
+from budgetdag_core import toy_dataset, tradeoff_curve, tradeoff_figure
 
 demo = toy_dataset(n_train=600, n_test=300, random_state=0)
 common = {
@@ -47,6 +47,7 @@ with (
 
 dag = on_dask.dag[on_dask.dag["split"] == "test"]
 print(dag[["cost_scale", "avg_cost", "error"]].to_string(index=False))
+tradeoff_figure(on_dask.frame, split="test", title="Traced on Dask").show()
 
 # %%
 # The same curve without Dask

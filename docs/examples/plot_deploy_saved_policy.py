@@ -14,8 +14,10 @@ from pathlib import Path
 
 from budgetdag_core import (
     BudgetDAGClassifier,
+    dag_figure,
     load_demo,
     load_policy_skops,
+    path_of,
     save_policy_skops,
 )
 
@@ -61,6 +63,20 @@ while (sensor := session.next_sensor()) is not None:
 print("acquired", session.acquired, "cost", session.cost)
 print("prediction", session.predict(), "true label", demo.y_test.iloc[7])
 print({str(k): round(p, 3) for k, p in session.predict_proba().items()})
+
+# %%
+# The example's path on the DAG, among the flow of 500 test examples:
+# :func:`~budgetdag_core.path_of` takes the same decisions as the session.
+
+sample = demo.test.sample(500, random_state=0)
+fig = dag_figure(
+    deployed,
+    sample[demo.spec.columns],
+    sample[demo.label],
+    highlight_path=path_of(deployed, row).states,
+    title="The deployed example's path",
+)
+fig.show()
 
 # %%
 # Wrong calls are refused with a message

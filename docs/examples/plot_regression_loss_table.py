@@ -16,6 +16,7 @@ features), grouped into three sensors of different costs.
 
 import numpy as np
 import pandas as pd
+import plotly.express as px
 from sklearn.datasets import make_friedman1
 
 from budgetdag_core import BudgetDAGRegressor, LossTablePolicy, SensorSpec
@@ -45,6 +46,16 @@ for scale in (0.0, 1.0, 5.0, 10.0, 20.0):
     rows.append({"cost_scale": scale, **scaled.evaluate(X_test, y_test)})
 table = pd.DataFrame(rows)[["cost_scale", "mse", "mae", "avg_cost", "avg_sensors"]]
 print(table.round(3).to_string(index=False))
+
+fig = px.line(
+    table,
+    x="avg_cost",
+    y="mse",
+    markers=True,
+    hover_data=["cost_scale", "avg_sensors"],
+    title="Test MSE against average acquisition cost",
+)
+fig.show()
 
 # %%
 # The loss table
