@@ -71,8 +71,8 @@ __all__ = [
 ]
 
 BANK_KINDS = ("per_subset", "hgb", "masked")
-#: What ``bank_kind="auto"`` picks without a ``classifier`` (see the README's
-#: bank benchmark for the measurements behind it).
+#: What ``bank_kind="auto"`` picks without a ``classifier`` (the measurements
+#: behind it: docs/user_guide/banks.rst, "Why hgb is the default").
 DEFAULT_BANK_KIND = "hgb"
 #: With more DAG states than this, ``"auto"`` switches to the masked bank: its
 #: cost is ``cv`` fits (``cv + 1`` with a ``classifier``) whatever the number of
