@@ -158,14 +158,6 @@ default="proba"
         little less accurate (no averaging; see the user guide's "Classifier
         banks").
 
-    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
-    chosen on validation splits of the training data by
-    ``benchmarks/bench_policies.py`` (see the user guide, "Policies"): the policy
-    sees what a confidence cascade sees, and more (which classes are still in
-    play decides which sensor helps), and learns from smooth losses. The paper's
-    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
-    or ``"zero_one"``).
-
     Attributes
     ----------
     spec_ : SensorSpec
@@ -177,6 +169,16 @@ default="proba"
     feature_names_in_ : ndarray of str
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
+
+    Notes
+    -----
+    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
+    chosen on validation splits of the training data by
+    ``benchmarks/bench_policies.py`` (see the user guide, "Policies"): the policy
+    sees what a confidence cascade sees, and more (which classes are still in
+    play decides which sensor helps), and learns from smooth losses. The paper's
+    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
+    or ``"zero_one"``).
 
     Examples
     --------
