@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from ._integrity import check_int, fail
+from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
+
+#: Most acquire-actions (units) of a DAG the estimators build: one per sensor
+#: of a full DAG, or one per selected subset. A loaded DAG's units are counted
+#: before it is rebuilt, which takes up to 2^units states.
+MAX_DAG_UNITS = max(MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS)
+
 
 def mask_of(indices: Sequence[int]) -> int:
     mask = 0
@@ -53,6 +61,19 @@ class SensorDAG:
     children : list[list[tuple[int, int]]]
         For each state, ``(unit, child_state)`` pairs; units that add nothing are
         left out and two units that reach the same child keep the first.
+
+    Examples
+    --------
+    >>> dag = SensorDAG(["a", "b", "c"])
+    >>> dag.n_states, dag.state_names(dag.n_states - 1)
+    (8, ('a', 'b', 'c'))
+    >>> [(unit, dag.state_names(child)) for unit, child in dag.children[0]]
+    [(0, ('a',)), (1, ('b',)), (2, ('c',))]
+
+    Over sensor subsets (units), as with ``n_subsets``:
+
+    >>> SensorDAG(["a", "b", "c"], units=[[0], [1, 2]]).n_states
+    4
     """
 
     sensor_names: Sequence[str]
@@ -129,6 +150,39 @@ class SensorDAG:
         for k in range(self.n_states):
             mat[k, self.sensors_in(k)] = True
         return mat
+
+    def check_integrity(self, where: str, sensor_names: Sequence[str]) -> None:
+        """Raise ``ValueError`` unless this is the DAG of its units over
+        ``sensor_names`` (a loaded model: states, children and index are
+        rebuilt from the units and compared)."""
+        names = list(sensor_names)
+        if list(self.sensor_names) != names:
+            raise fail(f"{where}.sensor_names", "differ from the sensor spec's names")
+        units = self.units
+        if not isinstance(units, list | tuple) or not units:
+            raise fail(f"{where}.units", "expected a non-empty list")
+        if len(units) > MAX_DAG_UNITS:
+            raise fail(
+                f"{where}.units",
+                f"{len(units)} units, at most {MAX_DAG_UNITS} "
+                f"(2^{MAX_DAG_UNITS} states)",
+            )
+        for j, unit in enumerate(units):
+            if not isinstance(unit, list | tuple) or not unit:
+                raise fail(f"{where}.units[{j}]", "expected a non-empty tuple")
+            for i in unit:
+                check_int(i, f"{where}.units[{j}]", 0, len(names))
+        fresh = SensorDAG(names, [list(u) for u in units])
+        if list(self.states) != fresh.states:
+            raise fail(f"{where}.states", "do not match the DAG of its units")
+        if [list(map(tuple, c)) for c in self.children] != [
+            list(c) for c in fresh.children
+        ]:
+            raise fail(f"{where}.children", "do not match the DAG of its units")
+        if getattr(self, "index", None) != fresh.index or list(
+            getattr(self, "unit_masks", [])
+        ) != list(fresh.unit_masks):
+            raise fail(where, "its state index or unit masks are inconsistent")
 
     def to_networkx(self) -> nx.DiGraph:
         """The DAG as a ``networkx.DiGraph``.
