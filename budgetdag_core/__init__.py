@@ -1,5 +1,6 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
+from ._compiled import kernels_ready, warm_up
 from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
@@ -81,6 +82,7 @@ __all__ = [
     "fit_for_budget",
     "graph_reduce",
     "graph_reduce_steps",
+    "kernels_ready",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
@@ -99,4 +101,5 @@ __all__ = [
     "toy_dataset",
     "tradeoff_curve",
     "tradeoff_figure",
+    "warm_up",
 ]

@@ -9,6 +9,8 @@ import numpy as np
 from numba import njit
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
+from .._compiled import before_call
+
 
 @runtime_checkable
 class CostSensitiveLearner(Protocol):
@@ -53,6 +55,7 @@ def column_mean_var(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         and Z.dtype == np.float64
         and Z.flags.c_contiguous
     ):
+        before_call("_row_major_mean_var")
         return _row_major_mean_var(Z)
     return Z.mean(axis=0), Z.var(axis=0)
 
@@ -158,3 +161,9 @@ class PolicyFeatures:
 def constant_action(C: np.ndarray) -> int:
     """The action with the lowest total cost (ties: the lowest index)."""
     return int(np.argmin(np.asarray(C, dtype=float).sum(axis=0)))
+
+
+def example_calls() -> dict[str, tuple]:
+    """A tiny call of the compiled kernel with the argument types the policies
+    pass (see :mod:`budgetdag_core._compiled`)."""
+    return {"_row_major_mean_var": (np.zeros((2, 2)),)}
