@@ -1,21 +1,31 @@
 """A rough estimate of how long ``BudgetDAGClassifier.fit`` takes, before fitting.
 
 The app shows it on the Train page. The constants are measured on this
-project's 2-core benchmark machine (``benchmarks/bench_fast_model.py``); they
-say "seconds or minutes", not a promise: expect a factor of two either way, and
-more on a busy machine.
+project's 2-core benchmark machine (``benchmarks/bench_cold_start.py`` prints
+each estimate beside the actual time); they say "seconds or minutes", not a
+promise: expect a factor of two either way, and more on a busy machine.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from typing import Any
+
+from joblib import effective_n_jobs
 
 from ._bank_models import MAX_ROUNDS
-from .bank import AUTO_MASKED_MIN_STATES
+from ._compiled import kernels_ready as _kernels_ready
+from .bank import AUTO_MASKED_MIN_STATES, resolve_bank_kind
 from .masked_bank import MAX_STACK_ROWS
 
-#: Seconds per (training row x tree x boosting round) of one LightGBM fit.
-BOOST_SECONDS_PER_ROW_TREE = 1.2e-7
+#: Seconds per (training row x tree x boosting round) of one LightGBM fit,
+#: whatever the columns (gradients, row partitions) ...
+BOOST_SECONDS_PER_ROW_TREE = 6e-8
+#: ... and per column the fit reads on top (a histogram per column).
+BOOST_SECONDS_PER_ROW_TREE_COLUMN = 3e-9
+#: The columns a state reads when the caller does not say (landsat's mean).
+TYPICAL_STATE_COLUMNS = 19
 #: Boosting rounds a bank fit typically runs before early stopping (the
 #: per-state ``"hgb"`` bank at ``REFERENCE_ROWS`` training rows).
 TYPICAL_ROUNDS = {"hgb": 35, "masked": 80}
@@ -31,6 +41,10 @@ LOGISTIC_SECONDS_PER_ROW_STATE = 2e-6
 SECONDS_PER_FIT = 0.01
 #: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes).
 POLICY_SECONDS_PER_ROW_STATE = 3e-6
+#: Seconds a first fit adds while the compiled kernels are not in numba's
+#: cache yet (a fresh install): the fit compiles the scoring kernels itself
+#: and waits for the warm-up's child to finish the rest (see ``_compiled``).
+COLD_START_SECONDS = 4.0
 
 
 def hgb_rounds(n_rows: int) -> float:
@@ -47,6 +61,9 @@ def estimate_fit_seconds(
     cv: int = 5,
     n_jobs: int = 1,
     masks_per_row: int = 16,
+    n_columns: int | None = None,
+    kernels_ready: bool | None = None,
+    n_cores: int | None = None,
 ) -> float:
     """Estimated wall-clock seconds of a default fit: bank plus policies.
 
@@ -65,9 +82,19 @@ def estimate_fit_seconds(
         Folds of the bank.
     n_jobs : int, default=1
         Parallel bank fits (the estimate divides the bank's time by them, up
-        to the number of fits: ``cv`` for the masked bank).
+        to the number of fits, ``cv`` for the masked bank, and the cores).
     masks_per_row : int, default=16
         The masked bank's masks per training row.
+    n_columns : int, optional
+        The table's columns (all sensors'). A per-state model reads its
+        state's columns, on average half of them; the masked bank's model all.
+        Default: a landsat-like width.
+    kernels_ready : bool, optional
+        Whether the compiled kernels are ready (:func:`kernels_ready`, which
+        is asked when this is None); if not, the first fit compiles them.
+    n_cores : int, optional
+        The machine's cores (default ``os.cpu_count()``): workers beyond them
+        wait.
 
     Returns
     -------
@@ -76,7 +103,7 @@ def estimate_fit_seconds(
 
     Examples
     --------
-    >>> round(estimate_fit_seconds(4435, 16, 6, "hgb"))  # landsat: seconds
+    >>> round(estimate_fit_seconds(4435, 16, 6, "hgb", kernels_ready=True))
     8
     """
     for name, value in (("n_rows", n_rows), ("n_states", n_states)):
@@ -97,18 +124,67 @@ def estimate_fit_seconds(
     if kind == "per_subset":
         bank = LOGISTIC_SECONDS_PER_ROW_STATE * n_rows * non_empty * cv * trees
     elif kind == "hgb":
+        columns = TYPICAL_STATE_COLUMNS if n_columns is None else n_columns / 2
+        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
+            BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
+        )
         per_fit = SECONDS_PER_FIT + (
-            BOOST_SECONDS_PER_ROW_TREE * fold_rows * trees * hgb_rounds(n_rows)
+            per_row_tree * fold_rows * trees * hgb_rounds(n_rows)
         )
         bank = per_fit * non_empty * cv
     else:
+        columns = 2 * TYPICAL_STATE_COLUMNS if n_columns is None else n_columns
         per_row = min(masks_per_row, non_empty, max(1, MAX_STACK_ROWS // n_rows))
         rows = fold_rows * per_row
+        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
+            BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
+        )
         bank = cv * (
-            SECONDS_PER_FIT
-            + BOOST_SECONDS_PER_ROW_TREE * rows * trees * TYPICAL_ROUNDS["masked"]
+            SECONDS_PER_FIT + per_row_tree * rows * trees * TYPICAL_ROUNDS["masked"]
         )
     policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
-    # The masked bank has one fit per fold: more workers than folds wait.
+    # The masked bank has one fit per fold: more workers than folds wait, and
+    # workers beyond the cores wait too.
     fits = cv if kind == "masked" else non_empty * cv
-    return max(0.1, bank / max(1, min(n_jobs, fits)) + policies)
+    cores = (os.cpu_count() or 1) if n_cores is None else n_cores
+    workers = max(1, min(effective_n_jobs(n_jobs), fits, cores))
+    if kernels_ready is None:
+        kernels_ready = _kernels_ready()
+    cold = 0.0 if kernels_ready else COLD_START_SECONDS
+    return max(0.1, bank / workers + policies + cold)
+
+
+def estimate_for(
+    sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
+) -> float:
+    """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
+    n_jobs=n_jobs, **params)`` on ``X``, ``y``: the rows, states (at most
+    ``2 ** n_subsets`` with ``n_subsets``), classes, columns, bank kind and
+    folds taken from them.
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo
+    >>> demo = load_demo("landsat")
+    >>> estimate_for(demo.spec, demo.X_train, demo.y_train) > 1
+    True
+    """
+    import pandas as pd
+
+    from .validation import as_spec
+
+    spec = as_spec(sensors)
+    n_sensors = params.get("n_subsets") or spec.n_sensors
+    n_states = 2**n_sensors
+    kind = resolve_bank_kind(
+        params.get("bank_kind", "auto"), params.get("classifier"), n_states
+    )
+    return estimate_fit_seconds(
+        len(X),
+        n_states,
+        max(2, int(pd.Series(y).nunique())),
+        kind,
+        cv=int(params.get("cv", 5)),
+        n_jobs=effective_n_jobs(n_jobs),
+        n_columns=len(spec.columns),
+    )
