@@ -60,7 +60,8 @@ def table(name):
         return demo.spec, demo.X_train, demo.y_train, params
     from sklearn.datasets import load_digits
     digits = load_digits()
-    X = pd.DataFrame(digits.data, columns=[f"p{r}{c}" for r in range(8) for c in range(8)])
+    pixels = [f"p{r}{c}" for r in range(8) for c in range(8)]
+    X = pd.DataFrame(digits.data, columns=pixels)
     if name == "digits_quadrants":
         groups = {
             f"q{qr}{qc}": [f"p{r}{c}" for r in range(4 * qr, 4 * qr + 4)
@@ -77,8 +78,8 @@ spec, X, y, params = table(name)
 ready = budgetdag_core.kernels_ready()
 estimate = None
 if os.environ.get("ESTIMATE") == "1":
-    from budgetdag_core.fit_time import estimate_for
-    estimate = estimate_for(spec, X, y, n_jobs=n_jobs, **params)
+    from budgetdag_core import estimate_fit_seconds_for
+    estimate = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, **params)
 out = {"import": imported, "ready": ready, "estimate": estimate, "fits": [], "cpu": []}
 for _ in range(fits):
     model = BudgetDAGClassifier(spec, random_state=0, n_jobs=n_jobs, **params)
@@ -158,7 +159,10 @@ def estimates_part(names: list[str], n_jobs: int | None):
         f"Estimated vs actual fit seconds (default settings, n_jobs={n_jobs}, "
         f"{os.cpu_count()} cores); target: within 2x"
     )
-    print(f"{'table':17} {'kernels':8} {'estimate':>9} {'actual':>8} {'ratio':>6} {'load':>5}")
+    print(
+        f"{'table':17} {'kernels':8} {'estimate':>9} {'actual':>8} {'ratio':>6} "
+        f"{'load':>5}"
+    )
     cache = tempfile.mkdtemp()
     rows = [(name, True) for name in names] + [("landsat", False)]
     for name, warm in rows:

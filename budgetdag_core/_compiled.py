@@ -34,12 +34,12 @@ from typing import Any
 #: child starts with what a fit needs last and which takes longest to compile
 #: (calibration, then the policies' tournament).
 KERNELS = (
-    ("budgetdag_core._calibration", "_calibration_gaps"),
+    ("budgetdag_core.bank._calibration", "_calibration_gaps"),
     ("budgetdag_core.reductions._base", "_row_major_mean_var"),
     ("budgetdag_core.reductions._tournament", "train_tournament"),
-    ("budgetdag_core._tree_kernels", "softmax_rows"),
-    ("budgetdag_core._tree_kernels", "add_scores"),
-    ("budgetdag_core._tree_kernels", "add_state_scores"),
+    ("budgetdag_core.bank._tree_kernels", "softmax_rows"),
+    ("budgetdag_core.bank._tree_kernels", "add_scores"),
+    ("budgetdag_core.bank._tree_kernels", "add_state_scores"),
 )
 #: Set to "0" to leave all compilation to numba's lazy first calls.
 WARM_UP_VARIABLE = "BUDGETDAG_WARM_UP"

@@ -78,8 +78,12 @@ def test_letter_estimate_follows_its_longer_fits():
 
 
 def test_rounds_grow_like_the_square_root_of_the_rows():
-    from budgetdag_core._bank_models import MAX_ROUNDS
-    from budgetdag_core.fit_time import REFERENCE_ROWS, TYPICAL_ROUNDS, hgb_rounds
+    from budgetdag_core.bank._models import MAX_ROUNDS
+    from budgetdag_core.tradeoff._fit_time import (
+        REFERENCE_ROWS,
+        TYPICAL_ROUNDS,
+        hgb_rounds,
+    )
 
     assert hgb_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
     assert hgb_rounds(4 * REFERENCE_ROWS) == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])
@@ -103,12 +107,14 @@ def test_wider_tables_take_longer():
 
 
 def test_estimate_for_reads_the_data_and_settings():
-    from budgetdag_core import load_demo
-    from budgetdag_core.fit_time import estimate_for
+    from budgetdag_core import estimate_fit_seconds_for, load_demo
 
     demo = load_demo("landsat")
     expected = estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2)
-    assert estimate_for(demo.spec, demo.X_train, demo.y_train, n_jobs=2) == expected
+    landsat = estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train, n_jobs=2)
+    assert landsat == expected
     spam = load_demo("spam")
-    subsets = estimate_for(spam.spec, spam.X_train, spam.y_train, n_subsets=8)
+    subsets = estimate_fit_seconds_for(
+        spam.spec, spam.X_train, spam.y_train, n_subsets=8
+    )
     assert subsets == estimate_with_probe(3450, 256, 2, "masked", n_columns=57)

@@ -14,10 +14,10 @@ from typing import Any
 
 from joblib import effective_n_jobs
 
-from ._bank_models import MAX_ROUNDS
-from ._compiled import kernels_ready as _kernels_ready
-from .bank import AUTO_MASKED_MIN_STATES, resolve_bank_kind
-from .masked_bank import MAX_STACK_ROWS
+from .._compiled import kernels_ready as _kernels_ready
+from ..bank._masked import MAX_STACK_ROWS
+from ..bank._models import MAX_ROUNDS
+from ..bank._per_state import AUTO_MASKED_MIN_STATES, resolve_bank_kind
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
@@ -154,7 +154,7 @@ def estimate_fit_seconds(
     return max(0.1, bank / workers + policies + cold)
 
 
-def estimate_for(
+def estimate_fit_seconds_for(
     sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
 ) -> float:
     """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
@@ -166,12 +166,12 @@ def estimate_for(
     --------
     >>> from budgetdag_core import load_demo
     >>> demo = load_demo("landsat")
-    >>> estimate_for(demo.spec, demo.X_train, demo.y_train) > 1
+    >>> estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train) > 1
     True
     """
     import pandas as pd
 
-    from .validation import as_spec
+    from ..validation import as_spec
 
     spec = as_spec(sensors)
     n_sensors = params.get("n_subsets") or spec.n_sensors
