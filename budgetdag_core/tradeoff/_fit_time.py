@@ -21,35 +21,48 @@ from ..bank._per_state import AUTO_MASKED_MIN_STATES, resolve_bank_kind
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
-BOOST_SECONDS_PER_ROW_TREE = 6e-8
-#: ... and per column the fit reads on top (a histogram per column).
-BOOST_SECONDS_PER_ROW_TREE_COLUMN = 3e-9
+BOOST_SECONDS_PER_ROW_TREE = 4e-8
+#: ... and per column the fit reads on top (a histogram per column). Measured
+#: (benchmarks/bench_cold_start.py): about 1.3e-7 s in all on landsat's states
+#: (19 columns on average), 2.6e-7 s on digits' (32) and its masked bank (64).
+BOOST_SECONDS_PER_ROW_TREE_COLUMN = 5e-9
 #: The columns a state reads when the caller does not say (landsat's mean).
 TYPICAL_STATE_COLUMNS = 19
-#: Boosting rounds a bank fit typically runs before early stopping (the
-#: per-state ``"hgb"`` bank at ``REFERENCE_ROWS`` training rows).
-TYPICAL_ROUNDS = {"hgb": 35, "masked": 80}
-#: Rows at which the per-state bank's rounds were measured (landsat). Its
-#: early stopping ends later on more rows: letter's all-sensor fits ran 77
-#: rounds on 4 435 of its rows and 150 on all 16 000 (about the square root
-#: of the rows), so the estimate scales the rounds by ``sqrt(rows / 4 435)``,
-#: up to the round cap.
+#: Boosting rounds a bank fit typically runs before early stopping, at
+#: ``REFERENCE_ROWS`` training rows or fewer: the per-state bank's fits ran 16
+#: (pima, 576 rows), 30 (landsat), 31 (toy, 600) and 53 (digits, 1 347) rounds
+#: at the median, the masked bank's 41 (digits) and 51 (spam): fewer rows do
+#: not stop earlier.
+TYPICAL_ROUNDS = {"hgb": 35, "masked": 45}
+#: Above this many rows early stopping ends later: letter's all-sensor fits
+#: ran 77 rounds on 4 435 of its rows and 150 on all 16 000 (about the square
+#: root of the rows), so the estimate scales the rounds by
+#: ``sqrt(rows / 4 435)``, up to the round cap.
 REFERENCE_ROWS = 4435
 #: Seconds per (row x state x fold) of a logistic-regression bank.
 LOGISTIC_SECONDS_PER_ROW_STATE = 2e-6
-#: Fixed seconds per model fit (data set construction, early-stopping checks).
-SECONDS_PER_FIT = 0.01
-#: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes).
-POLICY_SECONDS_PER_ROW_STATE = 3e-6
-#: Seconds a first fit adds while the compiled kernels are not in numba's
-#: cache yet (a fresh install): the fit compiles the scoring kernels itself
-#: and waits for the warm-up's child to finish the rest (see ``_compiled``).
-COLD_START_SECONDS = 4.0
+#: Fixed seconds per model fit (data set construction, early-stopping checks),
+#: and per column (binning it): the toy's one-column fits took 5 ms each.
+SECONDS_PER_FIT = 0.004
+SECONDS_PER_FIT_COLUMN = 0.001
+#: What each parallel worker after the first adds: landsat's bank ran 1.45x,
+#: letter's 1.8x faster on two cores than on one.
+PARALLEL_EFFICIENCY = 0.75
+#: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes):
+#: 0.3 s on digits' 256 states (1 347 rows), 0.1 s on landsat's 16.
+POLICY_SECONDS_PER_ROW_STATE = 1e-6
+#: While the compiled kernels are not in numba's cache (a fresh install), a
+#: first fit compiles the scoring kernels itself (seconds of CPU) ...
+OWN_COMPILE_SECONDS = 1.6
+#: ... and the warm-up's child compiles the rest meanwhile (from its start,
+#: with its imports), which a fit whose bank is done sooner waits for.
+CHILD_COMPILE_SECONDS = 8.0
 
 
-def hgb_rounds(n_rows: int) -> float:
-    """Typical boosting rounds of one per-state bank fit on ``n_rows`` rows."""
-    return min(TYPICAL_ROUNDS["hgb"] * math.sqrt(n_rows / REFERENCE_ROWS), MAX_ROUNDS)
+def boosting_rounds(n_rows: int, kind: str = "hgb") -> float:
+    """Typical boosting rounds of one bank fit on ``n_rows`` rows."""
+    scale = math.sqrt(max(n_rows, REFERENCE_ROWS) / REFERENCE_ROWS)
+    return min(TYPICAL_ROUNDS[kind] * scale, MAX_ROUNDS)
 
 
 def estimate_fit_seconds(
@@ -104,7 +117,7 @@ def estimate_fit_seconds(
     Examples
     --------
     >>> round(estimate_fit_seconds(4435, 16, 6, "hgb", kernels_ready=True))
-    8
+    9
     """
     for name, value in (("n_rows", n_rows), ("n_states", n_states)):
         if value < 1:
@@ -128,9 +141,8 @@ def estimate_fit_seconds(
         per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
             BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
         )
-        per_fit = SECONDS_PER_FIT + (
-            per_row_tree * fold_rows * trees * hgb_rounds(n_rows)
-        )
+        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
+        per_fit += per_row_tree * fold_rows * trees * boosting_rounds(n_rows)
         bank = per_fit * non_empty * cv
     else:
         columns = 2 * TYPICAL_STATE_COLUMNS if n_columns is None else n_columns
@@ -139,19 +151,22 @@ def estimate_fit_seconds(
         per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
             BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
         )
-        bank = cv * (
-            SECONDS_PER_FIT + per_row_tree * rows * trees * TYPICAL_ROUNDS["masked"]
-        )
+        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
+        per_fit += per_row_tree * rows * trees * boosting_rounds(n_rows, kind)
+        bank = cv * per_fit
     policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
     # The masked bank has one fit per fold: more workers than folds wait, and
     # workers beyond the cores wait too.
     fits = cv if kind == "masked" else non_empty * cv
     cores = (os.cpu_count() or 1) if n_cores is None else n_cores
     workers = max(1, min(effective_n_jobs(n_jobs), fits, cores))
+    bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
     if kernels_ready is None:
         kernels_ready = _kernels_ready()
-    cold = 0.0 if kernels_ready else COLD_START_SECONDS
-    return max(0.1, bank / workers + policies + cold)
+    cold = 0.0
+    if not kernels_ready:
+        cold = OWN_COMPILE_SECONDS + max(0.0, CHILD_COMPILE_SECONDS - bank)
+    return max(0.1, bank + policies + cold)
 
 
 def estimate_fit_seconds_for(

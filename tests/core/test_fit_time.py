@@ -82,13 +82,16 @@ def test_rounds_grow_like_the_square_root_of_the_rows():
     from budgetdag_core.tradeoff._fit_time import (
         REFERENCE_ROWS,
         TYPICAL_ROUNDS,
-        hgb_rounds,
+        boosting_rounds,
     )
 
-    assert hgb_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
-    assert hgb_rounds(4 * REFERENCE_ROWS) == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])
+    assert boosting_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
+    # fewer rows do not stop earlier (pima, toy, digits: measured)
+    assert boosting_rounds(500) == TYPICAL_ROUNDS["hgb"]
+    assert boosting_rounds(500, "masked") == TYPICAL_ROUNDS["masked"]
+    assert boosting_rounds(4 * REFERENCE_ROWS) == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])
     # early stopping never runs past the cap
-    assert hgb_rounds(10**9) == MAX_ROUNDS
+    assert boosting_rounds(10**9) == MAX_ROUNDS
 
 
 def test_cores_cap_the_workers_and_a_cold_start_adds_the_compilation():
