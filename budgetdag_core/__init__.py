@@ -1,5 +1,6 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
+from . import _compiled
 from ._compiled import kernels_ready, warm_up
 from ._progress import Progress
 from ._version import __version__
@@ -112,3 +113,7 @@ __all__ = [
     "tradeoff_figure",
     "warm_up",
 ]
+
+# After an install, the compiled kernels start compiling in a child process
+# now, while the importer loads its data (see budgetdag_core._compiled).
+_compiled.warm_up_on_import()

@@ -43,6 +43,9 @@ KERNELS = (
 )
 #: Set to "0" to leave all compilation to numba's lazy first calls.
 WARM_UP_VARIABLE = "BUDGETDAG_WARM_UP"
+#: The process whose child is compiling: its own subprocesses (joblib's
+#: workers, which import the library too) start no second child.
+OWNER_VARIABLE = "BUDGETDAG_WARM_UP_OWNER"
 
 
 def _kernel(module: str, name: str) -> tuple[Any, tuple]:
@@ -95,6 +98,7 @@ class _WarmUp:
         )
         self._process = subprocess.Popen(
             [sys.executable, "-c", code, root, *names],
+            env={**os.environ, WARM_UP_VARIABLE: "0"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -112,6 +116,8 @@ class _WarmUp:
                 (self.started if event == "start" else self.done).add(name)
                 self._changed.notify_all()
         self._process.wait()
+        if os.environ.get(OWNER_VARIABLE) == _owner_id():
+            del os.environ[OWNER_VARIABLE]
         with self._changed:
             self.finished = True
             self._changed.notify_all()
@@ -132,9 +138,21 @@ _lock = threading.Lock()
 _warm_up: _WarmUp | None = None
 
 
+def _owner_id() -> str:
+    """This process and the cache it compiles for, as OWNER_VARIABLE says."""
+    return f"{os.getpid()}:{os.environ.get('NUMBA_CACHE_DIR', '')}"
+
+
 def _enabled() -> bool:
     if os.environ.get(WARM_UP_VARIABLE, "").strip() == "0":
         return False
+    owner = os.environ.get(OWNER_VARIABLE)
+    if (
+        owner is not None
+        and owner != _owner_id()
+        and owner.partition(":")[2] == (_owner_id().partition(":")[2])
+    ):
+        return False  # an ancestor's child compiles for the same cache
     from numba import config
 
     return not config.DISABLE_JIT
@@ -163,10 +181,11 @@ def kernels_ready() -> bool:
 def warm_up(wait: bool = False) -> bool:
     """Compile the kernels missing from numba's cache, in a child process.
 
-    A fit calls this when it starts; an application can call it earlier (at
-    start-up) so that its first fit finds everything compiled. Calling it
-    again is cheap: one child per process at most, and none when every kernel
-    is loaded or cached. ``BUDGETDAG_WARM_UP=0`` turns it off.
+    Importing the library calls this (in a main process), and so does a fit
+    when it starts; an application can call it to wait for the kernels.
+    Calling it again is cheap: one child per process tree at most, and none
+    when every kernel is loaded or cached (so, after an install, only the
+    first import starts one). ``BUDGETDAG_WARM_UP=0`` turns it off.
 
     Parameters
     ----------
@@ -196,12 +215,26 @@ def warm_up(wait: bool = False) -> bool:
             if missing:
                 try:
                     _warm_up = _WarmUp(missing)
+                    os.environ[OWNER_VARIABLE] = _owner_id()
                 except OSError:
                     pass
         child = _warm_up
     if child is not None and wait:
         child.wait()
     return child is not None
+
+
+def warm_up_on_import() -> None:
+    """:func:`warm_up` when the library is imported by a main process (the
+    child's imports overlap the importer's own and its data loading); never
+    fails an import."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is None:
+        try:
+            warm_up()
+        except Exception:  # noqa: BLE001 - a fit compiles lazily then
+            pass
 
 
 def before_call(name: str) -> None:

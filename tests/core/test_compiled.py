@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from budgetdag_core._compiled import KERNELS
+from budgetdag_core._compiled import KERNELS, OWNER_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,11 @@ print(json.dumps(out))
 def _run(code: str, **env: str) -> str:
     out = subprocess.run(
         [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        env={
+            **{k: v for k, v in os.environ.items() if k != OWNER_VARIABLE},
+            "PYTHONPATH": str(ROOT),
+            **env,
+        },
         capture_output=True,
         text=True,
         timeout=600,
