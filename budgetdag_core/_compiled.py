@@ -10,7 +10,9 @@ release it, then wait for it after every call into LightGBM (landsat-sized
 bank fits: 2.1 s alone, 5.3 s beside a compiling thread).
 
 :func:`warm_up` therefore compiles the kernels missing from the cache in a
-child process, while the fit goes on in this one. A fit waits for a kernel
+child process, started when the library is imported (so that its imports
+overlap the importer's and its data loading) or at the latest when a fit
+starts, while the fit goes on in this one. A fit waits for a kernel
 only when it reaches it while the child is compiling it (the child then writes
 it to the cache and this process loads it); a kernel the child has not started
 yet, the fit compiles itself, as numba would anyway. If the child fails (no
@@ -29,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 #: The kernels called from Python, as (module, function), in the order the
-#: child compiles them. A fit calls the scoring kernels within a second, before
-#: the child has imported the library, so the fit compiles those itself; the
-#: child starts with what a fit needs last and which takes longest to compile
-#: (calibration, then the policies' tournament).
+#: child compiles them. A fit calls the scoring kernels within a second of its
+#: start, before the child is past its imports, so the fit compiles those
+#: itself; the child starts with what a fit needs after its bank and which
+#: takes longest to compile (calibration, then the policies' tournament).
 KERNELS = (
     ("budgetdag_core.bank._calibration", "_calibration_gaps"),
     ("budgetdag_core.reductions._base", "_row_major_mean_var"),
