@@ -138,6 +138,9 @@ class _WarmUp:
 
 _lock = threading.Lock()
 _warm_up: _WarmUp | None = None
+#: Once every kernel is loaded or cached it stays so (asked on every rerun of
+#: an app page).
+_ready = False
 
 
 def _owner_id() -> str:
@@ -173,11 +176,20 @@ def kernels_ready() -> bool:
     >>> isinstance(kernels_ready(), bool)
     True
     """
+    global _ready
+    if not _ready:
+        _ready = not _missing()
+    return _ready
+
+
+def _missing() -> list[str]:
+    """The kernels neither loaded in this process nor in numba's cache."""
+    missing = []
     for module, name in KERNELS:
         dispatcher, args = _kernel(module, name)
         if not (_loaded(dispatcher, args) or _in_cache(dispatcher, args)):
-            return False
-    return True
+            missing.append(name)
+    return missing
 
 
 def warm_up(wait: bool = False) -> bool:
@@ -209,11 +221,7 @@ def warm_up(wait: bool = False) -> bool:
     global _warm_up
     with _lock:
         if _warm_up is None and _enabled():
-            missing = []
-            for module, name in KERNELS:
-                dispatcher, args = _kernel(module, name)
-                if not (_loaded(dispatcher, args) or _in_cache(dispatcher, args)):
-                    missing.append(name)
+            missing = _missing()
             if missing:
                 try:
                     _warm_up = _WarmUp(missing)
