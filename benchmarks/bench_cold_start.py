@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -141,8 +142,8 @@ def cold_part(names: list[str], repeats: int, n_jobs: int | None, compare: Path 
                 )
     print("median cold/warm ratio (target <= 1.5):")
     for (name, label), values in ratios.items():
-        values = sorted(values)
-        print(f"  {name:8} {label:8} {values[len(values) // 2]:.2f}  ({values})")
+        listed = ", ".join(f"{value:.2f}" for value in values)
+        print(f"  {name:8} {label:8} {statistics.median(values):.2f}  ({listed})")
 
 
 ESTIMATE_TABLES = (

@@ -98,6 +98,11 @@ class _WarmUp:
             "import sys; sys.path.insert(0, sys.argv[1]); "
             "from budgetdag_core._compiled import _child; _child(sys.argv[2:])"
         )
+        # A session of its own: under Linux's autogroup scheduling a busy
+        # machine shares the CPU between sessions, and a child in the fit's
+        # session would take its time from the fit (landsat's first fit on a
+        # machine at load 17: 2.6-3.0x the warm one, the child waited for).
+        # It also lets the child finish the cache after a Ctrl-C.
         self._process = subprocess.Popen(
             [sys.executable, "-c", code, root, *names],
             env={**os.environ, WARM_UP_VARIABLE: "0"},
@@ -105,6 +110,7 @@ class _WarmUp:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            start_new_session=True,
         )
         reader = threading.Thread(target=self._read, name="budgetdag-warm-up")
         reader.daemon = True
