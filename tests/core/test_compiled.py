@@ -30,12 +30,15 @@ X = pd.DataFrame(rng.normal(size=(300, 6)), columns=list("abcdef"))
 y = (X["a"] + X["b"] * X["c"] > 0).astype(int) + (X["d"] > 1)
 for columns, kind in ((list("abc"), "hgb"), (list("abcdef"), "masked")):
     spec = SensorSpec.per_column(columns)
-    model = BudgetDAGClassifier(spec, cv=2, random_state=0, bank_kind=kind)
+    model = BudgetDAGClassifier(
+        spec, cv=2, random_state=0, bank_kind=kind, cost_scale=0.01
+    )
     model.fit(X[columns], y).predict(X[columns])
     model.predict_proba(X[columns].iloc[:1])
     session = model.start()
     while (sensor := session.next_sensor()) is not None:
-        session.observe({c: X.loc[0, c] for c in spec.groups[sensor]})
+        session.observe(sensor, {c: X.loc[0, c] for c in spec.groups[sensor]})
+    assert session.acquired, "the session should buy a sensor"
 demo = load_demo("pima")  # two classes: one raw score per row
 BudgetDAGClassifier(demo.spec, cv=2, random_state=0, cost_scale=0.01).fit(
     demo.X_train, demo.y_train
