@@ -18,7 +18,7 @@ import functools
 import numpy as np
 from numba import njit
 
-from ._logistic import GRADIENT_TOL, SAFE_STEP, _newton
+from ._logistic import GRADIENT_TOL, SAFE_STEP, newton
 
 #: Tournament node kinds: a constant "left wins", a constant "right wins", a model.
 LEFT, RIGHT, MODEL = 0, 1, 2
@@ -176,13 +176,13 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
         j = 0
         for i in range(n):
             if weight[i] > 0:
-                for k in range(d):  # (no slice assignment: see _newton)
+                for k in range(d):  # (no slice assignment: see newton)
                     Fk[j, k] = F[i, k]
                 yk[j] = 1.0 if label[i] else 0.0
                 wk[j] = weight[i]
                 j += 1
         wk /= numpy_mean(wk)
-        coef, intercept, taken = _newton(
+        coef, intercept, taken = newton(
             Fk, yk, wk, penalty, max_iter, GRADIENT_TOL, safe_step
         )
         kinds[node] = MODEL

@@ -15,9 +15,12 @@ from typing import Any
 from joblib import effective_n_jobs
 
 from .._compiled import kernels_ready as _kernels_ready
-from ..bank._masked import MAX_STACK_ROWS
-from ..bank._models import MAX_ROUNDS
-from ..bank._per_state import AUTO_MASKED_MIN_STATES, resolve_bank_kind
+from ..bank import (
+    AUTO_MASKED_MIN_STATES,
+    MAX_ROUNDS,
+    MAX_STACK_ROWS,
+    resolve_bank_kind,
+)
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
@@ -177,9 +180,25 @@ def estimate_fit_seconds_for(
     sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
 ) -> float:
     """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
-    n_jobs=n_jobs, **params)`` on ``X``, ``y``: the rows, states (at most
-    ``2 ** n_subsets`` with ``n_subsets``), classes, columns, bank kind and
-    folds taken from them.
+    n_jobs=n_jobs, **params)`` on ``X``, ``y``.
+
+    Parameters
+    ----------
+    sensors : SensorSpec, dict or JSON
+        The estimator's sensors.
+    X, y : the training table and target.
+    n_jobs : int or None, default=1
+        The estimator's ``n_jobs``.
+    **params
+        Other estimator parameters; ``n_subsets``, ``bank_kind``,
+        ``classifier`` and ``cv`` change the estimate.
+
+    Returns
+    -------
+    float
+        Seconds, from the rows, the states (at most ``2 ** n_subsets`` with
+        ``n_subsets``), classes, columns, bank kind, folds and cores, counting
+        the compilation of a first fit after an install.
 
     Examples
     --------
