@@ -20,7 +20,6 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import Progress
-from .confidence import uses_sensor_values
 from .dag import SensorDAG
 from .graph_reduce import NodePolicy, Routing, graph_reduce
 from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
@@ -127,12 +126,13 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     @property
     def policy_degree_(self) -> int:
         """The polynomial degree of policy features (``None`` resolved): 2 on
-        sensor values (the paper), 1 on the classifier's probabilities (chosen
-        by measurement: as accurate, and the inputs are already nonlinear)."""
+        sensor values (the paper, and ``"sensors+confidence"``), 1 where the
+        inputs hold the classifier's probabilities (chosen by measurement: as
+        accurate, and the inputs are already nonlinear)."""
         if self.policy_degree is not None:
             return int(self.policy_degree)
         features = getattr(self, "policy_features", "sensors")
-        return 2 if uses_sensor_values(features) else 1
+        return 2 if features in ("sensors", "sensors+confidence") else 1
 
     def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(

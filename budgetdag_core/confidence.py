@@ -9,7 +9,11 @@ look at them without peeking at anything unacquired (Theorem 2.1 still holds):
   classifier is (top-class probability, margin to the runner-up, entropy);
 - ``"confidence"``: only those three numbers (what a confidence cascade sees);
 - ``"proba"``: the class probabilities and the three confidences (the
-  posterior, which decides *which* sensor helps, not only whether to stop).
+  posterior, which decides *which* sensor helps, not only whether to stop);
+- ``"sensors+proba"``: the sensors' features, then the probabilities and the
+  three confidences. A sensor that only says *where to look* (a context that
+  leaves the posterior at the prior) is visible to the policy only through its
+  values.
 
 The training inputs come from the bank's out-of-fold probabilities (what the stop
 loss is computed from); at predict time the bank gives them. The root (no sensor)
@@ -21,7 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 CONFIDENCE_FEATURES = ("top_proba", "margin", "entropy")
-POLICY_FEATURES = ("sensors", "sensors+confidence", "confidence", "proba")
+POLICY_FEATURES = (
+    "sensors",
+    "sensors+confidence",
+    "confidence",
+    "proba",
+    "sensors+proba",
+)
 
 
 def confidence_features(proba: np.ndarray) -> np.ndarray:
@@ -70,12 +80,13 @@ def model_inputs(proba: np.ndarray, policy_features: str) -> np.ndarray | None:
     """What a policy sees of a state classifier's probabilities (``...``, n_classes).
 
     None for ``"sensors"``; the three confidences for ``"sensors+confidence"``
-    and ``"confidence"``; probabilities then confidences for ``"proba"``.
+    and ``"confidence"``; probabilities then confidences for ``"proba"`` and
+    ``"sensors+proba"``.
     """
     if not uses_model_inputs(policy_features):
         return None
     conf = confidence_features(proba)
-    if policy_features == "proba":
+    if policy_features in ("proba", "sensors+proba"):
         return np.concatenate([np.asarray(proba, dtype=float), conf], axis=-1)
     return conf
 
@@ -85,7 +96,7 @@ def policy_input_width(n_columns: int, n_classes: int, policy_features: str) -> 
     ``n_columns`` acquired columns and its classifier's output."""
     if not uses_model_inputs(policy_features):
         return n_columns
-    n_model = 3 + (n_classes if policy_features == "proba" else 0)
+    n_model = 3 + (n_classes if policy_features.endswith("proba") else 0)
     if policy_features in ("confidence", "proba"):
         return n_model
     return n_columns + n_model

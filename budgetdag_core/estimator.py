@@ -124,15 +124,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
         cost from 0.055 to 0.040 and from 0.047 to 0.043. See
         :func:`~budgetdag_core.select_subsets`.
-    policy_features : {"proba", "confidence", "sensors", "sensors+confidence"}, \
+    policy_features : {"proba", "confidence", "sensors", "sensors+confidence", \
+"sensors+proba"}, \
 default="proba"
         Inputs of each node's policy (out-of-fold at training, the bank at
         predict time; the root sees nothing, its classifier is the same for
         every row). ``"proba"``: the state classifier's calibrated class
         probabilities, then its top-class probability, margin and entropy.
         ``"confidence"``: those three only. ``"sensors"`` (the paper): the
-        features of the acquired sensors. ``"sensors+confidence"``: both. The
-        probabilities use only acquired sensors, so Theorem 2.1 still holds.
+        features of the acquired sensors. ``"sensors+confidence"``: both.
+        ``"sensors+proba"``: the features beside the probabilities and the
+        three confidences (a sensor that only says where to look leaves the
+        probabilities at the prior: the policy sees it through its values).
+        The probabilities use only acquired sensors, so Theorem 2.1 still holds.
         With ``sample_costs`` that depend on an acquired sensor's value which
         says nothing about the class (e.g. a flag for where a sensor is free),
         only sensor inputs let the policy see it: use ``"sensors"`` or
@@ -148,8 +152,8 @@ default="proba"
         (0/1: one minus the probability of the true class); it is not the
         risk of the decision and misses the Bayes optimum of
         ``tests/core/test_optimality.py`` by 0.023. ``"auto"``: ``"zero_one"``
-        with sensor inputs (``"sensors"``, ``"sensors+confidence"``: those
-        configurations stay reproducible), else ``"expected"``.
+        with the paper's sensor inputs (``"sensors"``, ``"sensors+confidence"``:
+        those configurations stay reproducible), else ``"expected"``.
     bank_serve : {"folds", "refit"}, default="folds"
         What the cross-fitted boosting banks (``"hgb"``, ``"masked"`` without
         ``classifier``) predict with: the average of their ``cv`` fold models,
@@ -422,7 +426,8 @@ default="proba"
         kind = getattr(self, "stop_loss", "zero_one")
         if kind != "auto":
             return kind
-        return "zero_one" if uses_sensor_values(self.policy_features_) else "expected"
+        paper_inputs = self.policy_features_ in ("sensors", "sensors+confidence")
+        return "zero_one" if paper_inputs else "expected"
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
         lm = self._check_loss_matrix(bank.n_classes_)
