@@ -74,11 +74,10 @@ class AnyMaskBank:
             if self.classifier is not None
             else boosting_classifier(self.random_state)
         )
-        folds = list(
-            StratifiedKFold(
-                self.cv, shuffle=True, random_state=self.random_state
-            ).split(X, y)
+        splitter = StratifiedKFold(
+            self.cv, shuffle=True, random_state=self.random_state
         )
+        folds = list(splitter.split(X, y))
         self.fold_of_ = np.empty(n, dtype=np.intp)
         self.fold_models_ = []
         with single_threaded():
