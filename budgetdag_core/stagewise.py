@@ -27,7 +27,12 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from ._bank_models import boosting_classifier
+from ._calibration import apply_temperature, fit_temperatures
 from ._threads import single_threaded
+
+
+#: Mask-size bins of the any-mask bank's temperatures.
+N_SIZE_BINS = 8
 
 
 def _column_masks(smask: np.ndarray, member: np.ndarray) -> np.ndarray:
@@ -90,7 +95,34 @@ class AnyMaskBank:
                 self.fold_models_.append(model)
             self.model_ = clone(template).fit(self._stack(X, rows, smask), y[rows])
         self.prior_ = np.bincount(y, minlength=n_classes) / n
+        # Temperature per mask-size bin, fitted on out-of-fold probabilities
+        # of fresh random masks: the stop loss (1 - max p) must be calibrated.
+        self.size_edges_ = np.unique(np.linspace(0, M, N_SIZE_BINS + 1).round())
+        self.temperatures_ = np.ones(len(self.size_edges_) + 1)
+        cal_rows = np.repeat(np.arange(n), 2)
+        cal_mask = random_masks(len(cal_rows), M, rng)
+        proba = self.oof_proba(X, cal_rows, cal_mask)
+        bins = self._size_bin(cal_mask)
+        for b in np.unique(bins):
+            sel = bins == b
+            if sel.sum() >= 50:
+                self.temperatures_[b] = fit_temperatures(
+                    proba[sel][:, None, :], y[cal_rows[sel]], rng
+                )[0]
         return self
+
+    def _size_bin(self, smask: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.size_edges_, smask.sum(axis=1), side="right")
+
+    def _calibrate(self, proba: np.ndarray, smask: np.ndarray) -> np.ndarray:
+        temps = getattr(self, "temperatures_", None)
+        if temps is None:
+            return proba
+        bins = self._size_bin(smask)
+        for b in np.unique(bins):
+            sel = bins == b
+            proba[sel] = apply_temperature(proba[sel], float(temps[b]))
+        return proba
 
     def _proba(self, model, Xs):
         out = np.zeros((len(Xs), self.n_classes_))
@@ -107,7 +139,7 @@ class AnyMaskBank:
                 sel = np.flatnonzero((self.fold_of_[rows] == f) & ~empty)
                 if sel.size:
                     out[sel] = self._proba(model, self._stack(X, rows[sel], smask[sel]))
-        return out
+        return self._calibrate(out, smask)
 
     def predict_proba(self, X: np.ndarray, smask: np.ndarray) -> np.ndarray:
         out = np.empty((len(X), self.n_classes_))
@@ -117,7 +149,7 @@ class AnyMaskBank:
         if sel.size:
             with single_threaded():
                 out[sel] = self._proba(self.model_, self._stack(X, sel, smask[sel]))
-        return out
+        return self._calibrate(out, smask)
 
 
 def random_masks(n: int, M: int, rng: np.random.Generator) -> np.ndarray:
