@@ -489,3 +489,87 @@ def route_actionin(qs, X, bank, inputs):
         if mv.size:
             proba[mv] = bank.predict_proba(X[mv], smask[mv])
     return smask, proba, first
+
+
+# ------------------------------------------- value models on masked values
+def value_inputs(X: np.ndarray, smask: np.ndarray, member: np.ndarray) -> np.ndarray:
+    """What a value model sees of a state: the acquired values (NaN elsewhere)
+    and the sensor mask. No bank call, so every child of a pair is cheap."""
+    cm = _column_masks(smask, member)
+    return np.hstack([np.where(cm, X, np.nan), smask.astype(np.float32)])
+
+
+def fit_fvi(L: StagewiseLearner, cost_scale: float, learner: Any = None):
+    """Backward fitted value iteration with full cost vectors.
+
+    At depth d every pair gets the cost of every action: stopping (the bank's
+    out-of-fold expected loss at the pair) and acquiring each unobserved
+    sensor m (``cost_scale * c_m + V_{d+1}(child)``, V a tree regression on the
+    child's masked values). The node learner (one per depth, shared by its
+    states) is fitted on those vectors; the cost of its own choice is the
+    pair's cost-to-go (Graph-Reduce's ``C[row, pi(row)]``), which V_d regresses.
+    """
+    from .reductions import CostRegression
+
+    D, M = L.D, L.M
+    policies: list[Any] = [None] * D
+    v_next = None
+    for d in range(D - 1, -1, -1):
+        Zs, Cs = [], []
+        for ps in L.pairs[d]:
+            n_p = len(ps.rows)
+            C = np.full((n_p, M + 1), np.inf)
+            C[:, 0] = ps.stop
+            if d + 1 <= D:
+                Xr = L.X[ps.rows]
+                for m in range(M):
+                    free = ~ps.smask[:, m]
+                    if not free.any():
+                        continue
+                    child = ps.smask[free].copy()
+                    child[:, m] = True
+                    if v_next is None:
+                        v = ps.stop[free]  # no deeper model: stop there
+                    else:
+                        v = v_next.predict(value_inputs(Xr[free], child, L.member))
+                    C[free, 1 + m] = cost_scale * L.costs[m] + v
+            Zs.append(ps.Z)
+            Cs.append(C)
+        Z, C = np.vstack(Zs), np.vstack(Cs)
+        # acquired sensors: a large finite cost (learners need finite costs)
+        C = np.where(np.isfinite(C), C, C[np.isfinite(C)].max() + 1.0)
+        pol = clone(learner) if learner is not None else CostRegression(1)
+        pol.fit(Z, C)
+        act = np.asarray(pol.predict(Z), dtype=np.intp)
+        v = C[np.arange(len(C)), act]
+        policies[d] = pol
+        VX = np.vstack(
+            [value_inputs(L.X[ps.rows], ps.smask, L.member) for ps in L.pairs[d]]
+        )
+        v_next = ValueModel(d).fit(VX, v)
+    return policies
+
+
+def route_fvi(policies, X, bank, inputs):
+    n, M = len(X), inputs.member.shape[0]
+    smask = np.zeros((n, M), dtype=bool)
+    active = np.ones(n, dtype=bool)
+    proba = np.tile(bank.prior_, (n, 1))
+    first = np.full(n, -1)
+    for d in range(len(policies)):
+        idx = np.flatnonzero(active)
+        if not idx.size:
+            break
+        Z = inputs(X[idx], smask[idx], proba[idx])
+        act = np.asarray(policies[d].predict(Z), dtype=np.intp)
+        # an acquired sensor is never bought twice: treat it as stop
+        go = act > 0
+        go[go] &= ~smask[idx[go], act[go] - 1]
+        active[idx[~go]] = False
+        mv = idx[go]
+        smask[mv, act[go] - 1] = True
+        if d == 0:
+            first[mv] = act[go] - 1
+        if mv.size:
+            proba[mv] = bank.predict_proba(X[mv], smask[mv])
+    return smask, proba, first

@@ -4,7 +4,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from sklearn.ensemble import HistGradientBoostingClassifier
 from budgetdag_core.baselines import lower_convex_hull, curve_at
-from budgetdag_core.stagewise import AnyMaskBank, StagewiseLearner, route, fit_actionin, route_actionin
+from budgetdag_core.stagewise import AnyMaskBank, StagewiseLearner, route, fit_actionin, route_actionin, fit_fvi, route_fvi
 from benchmarks import _afa_data
 
 p = argparse.ArgumentParser()
@@ -22,6 +22,17 @@ p.add_argument("--eps", type=float, default=0.3)
 p.add_argument("--learner", default="actionin")
 p.add_argument("--scales", default="0.3,0.1,0.05,0.03,0.02,0.01,0.005,0.002,0.001")
 a = p.parse_args()
+
+class _PolWrap:
+    """A depth policy as a heads-like scorer for roll-in: its action lowest."""
+    def __init__(self, p, M): self.p, self.M = p, M
+    def predict(self, Z):
+        act = np.asarray(self.p.predict(Z), dtype=int)
+        q = np.ones((len(Z), self.M))
+        ok = act > 0
+        q[np.flatnonzero(ok), act[ok] - 1] = 0.0
+        return q
+
 
 class _QWrap:
     """Q_d as a heads-like predictor for roll-in (predict -> (n, M))."""
@@ -61,7 +72,11 @@ mid = scales[len(scales) // 2]
 for it in range(1, a.iters):
     t = time.time()
     heads = L.fit_policy(mid) if a.learner == "ridge" else None
-    if a.learner != "ridge":
+    if a.learner.startswith("fvi"):
+        from budgetdag_core.reductions import CostRegression, FilterTree
+        pols = fit_fvi(L, mid, FilterTree(1) if a.learner == "fvi-ft" else CostRegression(1))
+        heads = [_PolWrap(p, M) for p in pols]
+    elif a.learner != "ridge":
         qs = fit_actionin(L, mid)
         heads = [_QWrap(q) for q in qs]
     L.collect(heads, a.eps)
@@ -69,7 +84,12 @@ for it in range(1, a.iters):
 pts = []
 t = time.time()
 for s in scales:
-    if a.learner == "ridge":
+    if a.learner.startswith("fvi"):
+        from budgetdag_core.reductions import CostRegression, FilterTree
+        lrn = FilterTree(1) if a.learner == "fvi-ft" else CostRegression(1)
+        pols = fit_fvi(L, s, lrn)
+        smask, proba, first = route_fvi(pols, Xv[te], bank, L.inputs)
+    elif a.learner == "ridge":
         h = L.fit_policy(s)
         smask, proba, first = route(h, Xv[te], bank, L.inputs, costs, s)
     else:
