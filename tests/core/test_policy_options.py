@@ -268,6 +268,8 @@ def test_defaults_resolve_to_the_measured_configuration(problem, bank):
     assert (both.stop_loss_, both.policy_degree_) == ("zero_one", 2)
     conf = _fit(problem, bank, policy_features="confidence")
     assert (conf.stop_loss_, conf.policy_degree_) == ("expected", 1)
+    values = _fit(problem, bank, policy_features="sensors+proba")
+    assert (values.stop_loss_, values.policy_degree_) == ("expected", 1)
 
 
 def test_prediction_reuses_the_routing_probabilities(problem, bank, monkeypatch):
