@@ -30,7 +30,6 @@ from ._bank_models import boosting_classifier
 from ._calibration import apply_temperature, fit_temperatures
 from ._threads import single_threaded
 
-
 #: Mask-size bins of the any-mask bank's temperatures.
 N_SIZE_BINS = 8
 

@@ -11,8 +11,8 @@ from benchmarks import _afa_data
 configs = {
     "default": {},
     "sensors": {"policy_features": "sensors"},
-    "sensors+confidence,expected,deg1": {"policy_features": "sensors+confidence", "stop_loss": "expected", "policy_degree": 1},
-    "sensors+confidence,expected,deg2": {"policy_features": "sensors+confidence", "stop_loss": "expected", "policy_degree": 2},
+    "sensors+confidence-expected-deg1": {"policy_features": "sensors+confidence", "stop_loss": "expected", "policy_degree": 1},
+    "sensors+confidence-expected-deg2": {"policy_features": "sensors+confidence", "stop_loss": "expected", "policy_degree": 2},
     "sensors+proba": {"policy_features": "sensors+proba"},
 }
 ntr = int(sys.argv[1]); seed = int(sys.argv[2]); names = sys.argv[3].split(",") if len(sys.argv) > 3 else list(configs)
