@@ -52,7 +52,7 @@ def cube_nm(
             costs[f"block{c}"] = 10.0
         return X, y, SensorSpec(groups, costs)
     groups = {"context": ccols, **{b: [b] for b in bcols}}
-    costs = {"context": 1.0, **{b: 1.0 for b in bcols}}
+    costs = {"context": 1.0, **dict.fromkeys(bcols, 1.0)}
     return X, y, SensorSpec(groups, costs)
 
 

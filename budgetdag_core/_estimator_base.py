@@ -118,6 +118,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         by default the columns of the state's sensors."""
         return lambda k: Xv[:, state_columns[k]]
 
+    def _input_attributes(self, bank: Any) -> dict[str, Any]:
+        """Fitted attributes that decide what the policies see (computed from
+        the bank before Graph-Reduce, set with the policies)."""
+        return {}
+
     def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         """Per-row values summed per stop state into node attributes of flow."""
         return {"loss": self._row_loss(pred, y)}
@@ -302,8 +307,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
             self._attach_selection(bank, selection, costs)
         state_cols = dag.state_columns(spec.column_indices())
+        input_attrs = self._input_attributes(bank)
         result = graph_reduce(
-            self._train_inputs(Xv, bank, state_cols),
+            self._train_inputs(Xv, bank, state_cols, *input_attrs.values()),
             self._stop_losses(bank, y_fit),
             spec.cost_vector if costs is None else costs,
             dag,
@@ -323,6 +329,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.dag_ = dag.to_networkx()
         self.state_columns_ = state_cols
         self.bank_ = bank
+        for name, value in input_attrs.items():
+            setattr(self, name, value)
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
         return self

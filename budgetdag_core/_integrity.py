@@ -687,6 +687,10 @@ def _check_policies(model: Any, dag: Any, state_columns: list[np.ndarray]) -> No
 
     uses_confidence = getattr(model, "_uses_confidence", lambda k: False)
     features = getattr(model, "policy_features", "sensors")
+    value_states = getattr(model, "value_states_", None)
+    if value_states is not None:
+        check_array(value_states, "value_states_", shape=(dag.n_states,), kind="b")
+    state_features = getattr(model, "_state_policy_features", lambda k: features)
     n_classes = len(getattr(model, "classes_", ()))
     for k, policy in enumerate(policies):
         where = f"policies_[{k}]"
@@ -699,7 +703,7 @@ def _check_policies(model: Any, dag: Any, state_columns: list[np.ndarray]) -> No
             raise fail(f"{where}.children", "differ from the DAG's")
         n_inputs = len(state_columns[k])
         if uses_confidence(k):
-            n_inputs = policy_input_width(n_inputs, n_classes, features)
+            n_inputs = policy_input_width(n_inputs, n_classes, state_features(k))
         n_actions = 1 + len(children)
         if policy.learner is None:
             if children:

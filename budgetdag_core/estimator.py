@@ -24,6 +24,7 @@ from .bank import (
 )
 from .confidence import (
     POLICY_FEATURES,
+    constant_states,
     model_inputs,
     policy_inputs,
     uses_model_inputs,
@@ -124,9 +125,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
         cost from 0.055 to 0.040 and from 0.047 to 0.043. See
         :func:`~budgetdag_core.select_subsets`.
-    policy_features : {"proba", "confidence", "sensors", "sensors+confidence", \
-"sensors+proba"}, \
-default="proba"
+    policy_features : {"auto", "proba", "confidence", "sensors", \
+"sensors+confidence", "sensors+proba"}, default="auto"
         Inputs of each node's policy (out-of-fold at training, the bank at
         predict time; the root sees nothing, its classifier is the same for
         every row). ``"proba"``: the state classifier's calibrated class
@@ -134,8 +134,13 @@ default="proba"
         ``"confidence"``: those three only. ``"sensors"`` (the paper): the
         features of the acquired sensors. ``"sensors+confidence"``: both.
         ``"sensors+proba"``: the features beside the probabilities and the
-        three confidences (a sensor that only says where to look leaves the
-        probabilities at the prior: the policy sees it through its values).
+        three confidences. ``"auto"``: ``"proba"``, except at states whose
+        classifier says much the same for every row (the fitted
+        ``value_states_``, see :func:`~budgetdag_core.confidence.constant_states`),
+        where the policy sees ``"sensors+proba"``: a sensor that only says
+        where to look (a context that leaves the probabilities at the prior)
+        is visible only through its values. Where every state's classifier is
+        informative (all of the paper's data sets), ``"auto"`` is ``"proba"``.
         The probabilities use only acquired sensors, so Theorem 2.1 still holds.
         With ``sample_costs`` that depend on an acquired sensor's value which
         says nothing about the class (e.g. a flag for where a sensor is free),
@@ -165,7 +170,9 @@ default="proba"
     chosen on validation splits of the training data by
     ``benchmarks/bench_policies.py`` (see the README, "Policies"): the policy
     sees what a confidence cascade sees, and more (which classes are still in
-    play decides which sensor helps), and learns from smooth losses. The paper's
+    play decides which sensor helps), and learns from smooth losses.
+    ``"auto"`` adds the sensor values only where the probabilities cannot
+    route (issue 30: a context sensor on CUBE-NM). The paper's
     configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
     or ``"zero_one"``).
 
@@ -180,6 +187,9 @@ default="proba"
     feature_names_in_ : ndarray of str
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
+    value_states_ : ndarray of bool or None
+        With ``policy_features="auto"``: per state, whether its policy also
+        sees the acquired sensor values; else None.
 
     Examples
     --------
@@ -225,7 +235,7 @@ default="proba"
         subset_budget: float | None = None,
         include_all: bool = False,
         subset_scorer: Any = "ridge",
-        policy_features: str = "proba",
+        policy_features: str = "auto",
         subset_reward: str = "soft",
         stop_loss: str = "auto",
         bank_serve: str = "folds",
@@ -268,6 +278,38 @@ default="proba"
     def _uses_confidence(self, state: int) -> bool:
         return self.uses_confidence_ and bool(len(self.state_columns_[state]))
 
+    def _state_policy_features(
+        self, state: int, value_states: np.ndarray | None = None
+    ) -> str:
+        """The inputs the policy at ``state`` sees: ``policy_features``, with
+        ``"auto"`` resolved (``value_states``, default the fitted
+        ``value_states_``)."""
+        mode = self.policy_features_
+        if mode != "auto":
+            return mode
+        if value_states is None:
+            value_states = getattr(self, "value_states_", None)
+        values = value_states is not None and bool(value_states[state])
+        return "sensors+proba" if values else "proba"
+
+    def _input_attributes(self, bank: Any) -> dict[str, Any]:
+        """``value_states_``: with ``policy_features="auto"``, the states whose
+        classifier says much the same for every row, where the policy also sees
+        the acquired values (:func:`~budgetdag_core.confidence.constant_states`
+        of the bank's out-of-fold probabilities); else None."""
+        if self.policy_features_ != "auto":
+            return {"value_states_": None}
+        self._check_oof(bank)
+        return {"value_states_": constant_states(bank.oof_proba_)}
+
+    def _check_oof(self, bank: Any) -> None:
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                f"policy_features={self.policy_features_!r} needs the bank's "
+                "out-of-fold probabilities, which this (slim, saved) bank lacks: "
+                "refit it."
+            )
+
     def _node_inputs(
         self, features: np.ndarray, extra: np.ndarray | None, state: int
     ) -> np.ndarray:
@@ -275,31 +317,30 @@ default="proba"
         the state classifier's :func:`~budgetdag_core.confidence.model_inputs`."""
         if not self._uses_confidence(state):
             return features
-        return policy_inputs(features, extra, self.policy_features_)
+        return policy_inputs(features, extra, self._state_policy_features(state))
 
     def _train_inputs(
-        self, Xv: np.ndarray, bank: ClassifierBank, state_columns: list[np.ndarray]
+        self,
+        Xv: np.ndarray,
+        bank: ClassifierBank,
+        state_columns: list[np.ndarray],
+        value_states: np.ndarray | None = None,
     ):
         if not self.uses_confidence_:
             return super()._train_inputs(Xv, bank, state_columns)
-        if not hasattr(bank, "oof_proba_"):
-            raise ValueError(
-                f"policy_features={self.policy_features_!r} needs the bank's "
-                "out-of-fold probabilities, which this (slim, saved) bank lacks: "
-                "refit it."
-            )
-        mode = self.policy_features_
+        self._check_oof(bank)
         # "confidence" and "proba" policies see the classifier's outputs only:
         # no copy of the sensor columns per state.
-        with_sensors = uses_sensor_values(mode)
+        model_mode = self.policy_features_
 
         def inputs(k: int) -> np.ndarray:
             cols = state_columns[k]
             if not len(cols):  # the root: the same for every row
                 return Xv[:, cols]
-            features = Xv[:, cols] if with_sensors else Xv[:, :0]
+            mode = self._state_policy_features(k, value_states)
+            features = Xv[:, cols] if uses_sensor_values(mode) else Xv[:, :0]
             return policy_inputs(
-                features, model_inputs(bank.oof_proba_[:, k], mode), mode
+                features, model_inputs(bank.oof_proba_[:, k], model_mode), mode
             )
 
         return inputs
