@@ -1,5 +1,11 @@
-"""Scratch copies of AFABench's CUBE and CUBE-NM generators (until
-budgetdag_core.datasets has them): same distributions and parameters."""
+"""Scratch CUBE / CUBE-NM / digits generators of the issue-30 research log
+(sections 1-3 of /work/notes/many_sensors_log.md were measured on them).
+
+They follow AFABench's dataset classes with the classes' default parameters
+(CUBE-NM informative std 0.1, CUBE noise std 0.3); ``budgetdag_core.datasets``
+(``cube_nm_dataset``, ``cube_dataset``, ``digits_dataset``) follows AFABench's
+dataset configs instead (CUBE-NM informative std 0.3) and is what benchmarks
+and acceptance numbers use. Kept only so that the logged numbers reproduce."""
 
 from __future__ import annotations
 
