@@ -21,8 +21,8 @@ import time
 import numpy as np
 
 from budgetdag_core import BudgetDAGClassifier
-from budgetdag_core.baselines import curve_at, lower_convex_hull
 from budgetdag_core.datasets import cube_nm_dataset
+from budgetdag_core.tradeoff._baselines import curve_at, lower_convex_hull
 
 #: name -> estimator parameters.
 CONFIGS: dict[str, dict] = {

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._bank_base import SERVE_MODES
-from .bank import BANK_KINDS
-from .confidence import POLICY_FEATURES
+from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
+from .estimator import POLICY_FEATURES
 from .persist import load_policy, save_policy
 from .sensors import SensorSpec
 from .validation import MAX_FULL_DAG_SENSORS

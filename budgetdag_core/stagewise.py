@@ -26,9 +26,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from ._bank_models import boosting_classifier
-from ._calibration import apply_temperature, fit_temperatures
 from ._threads import single_threaded
+from .bank._calibration import apply_temperature, fit_temperatures
+from .bank._models import boosting_classifier
 
 #: Mask-size bins of the any-mask bank's temperatures.
 N_SIZE_BINS = 8

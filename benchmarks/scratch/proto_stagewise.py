@@ -11,7 +11,6 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
 from benchmarks import _afa_data
-from budgetdag_core.baselines import curve_at, lower_convex_hull
 from budgetdag_core.stagewise import (
     AnyMaskBank,
     StagewiseLearner,
@@ -21,6 +20,7 @@ from budgetdag_core.stagewise import (
     route_actionin,
     route_fvi,
 )
+from budgetdag_core.tradeoff._baselines import curve_at, lower_convex_hull
 
 p = argparse.ArgumentParser()
 p.add_argument("--data", default="cube_nm")

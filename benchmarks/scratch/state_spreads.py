@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetdag_core.confidence import CONSTANT_STATE_SPREAD
+from budgetdag_core.estimator._inputs import CONSTANT_STATE_SPREAD
 
 
 def spreads(p):

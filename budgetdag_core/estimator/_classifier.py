@@ -1,0 +1,590 @@
+"""``BudgetDAGClassifier``: adaptive sensor acquisition as a scikit-learn estimator."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import ClassifierMixin
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._progress import Progress
+from .._threads import map_in_threads, single_threaded
+from ..bank import (
+    BANK_KINDS,
+    SERVE_MODES,
+    BaseBank,
+    ClassifierBank,
+    make_bank,
+    resolve_bank_kind,
+    row_blocks,
+)
+from ..dag import SensorDAG
+from ..decisions import (
+    STOP_LOSSES,
+    check_loss_matrix,
+    decide,
+    encode_labels,
+    matrix_loss,
+    stop_losses,
+)
+from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
+from ..sensors import SensorSpec
+from ..validation import check_features, check_labels, check_sample_costs
+from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
+from ._inputs import (
+    POLICY_FEATURES,
+    constant_states,
+    uses_model_inputs,
+)
+
+#: Probabilities (rows x states x classes) per stop-loss batch.
+STOP_LOSS_VALUES = 2**22
+
+
+class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
+    """Learn which sensor to acquire next, or to stop and classify, per example.
+
+    Implements Graph-Reduce (Wang, Trapeznikov & Saligrama, NIPS 2015): a DAG over
+    sensor subsets, a classifier bank with one classifier per subset, and one
+    cost-sensitive policy per subset learned leaf to root from out-of-fold losses.
+
+    Parameters
+    ----------
+    sensors : SensorSpec, dict, JSON str or None, default=None
+        The sensors: groups of feature columns with acquisition costs. None:
+        one sensor of cost 1 per column of ``X`` (named after the DataFrame's
+        columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
+        and pipelines build estimators.
+    cost_scale : float, default=1.0
+        Weight of acquisition cost against one misclassification. 0 buys
+        everything that helps; a large value buys nothing.
+    classifier : scikit-learn classifier, optional
+        The bank's model: cloned per state (``bank_kind="per_subset"``, default
+        standardised logistic regression) or the one masked model (must accept
+        NaN).
+    bank_kind : {"auto", "per_subset", "hgb", "masked"}, default="auto"
+        How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
+        one ``classifier`` per state, one early-stopped gradient boosting per
+        state, or one missing-value model for all states. ``"auto"``:
+        ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
+        33 states or more, else ``"hgb"`` (chosen by measurement, see the user
+        guide's "Classifier banks", ``docs/user_guide/banks.rst``).
+    policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
+        Cost-sensitive learner at each node: the paper's filter tree of
+        logistic regressions, one ridge regression of each action's cost, or one
+        small boosted-tree regression per action (see
+        :func:`~budgetdag_core.estimator._policy.make_learner`); or any object with
+        ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
+    policy_degree : int or None, default=None
+        Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
+        inputs (the paper), 1 with the classifier's probabilities.
+    cv : int, default=5
+        Stratified folds of the out-of-fold losses.
+    random_state : int or None
+        Seeds the fold split.
+    n_jobs : int or None
+        Parallel bank fits and node fits (joblib; honours the active backend).
+    max_policy_features : int, default=1000
+        Cap on the expanded policy features at a node: wider states use a lower
+        polynomial degree (see ``reductions.effective_degree``), down to 1. On
+        long tables the cap is lowered so that rows x features <= 2^25
+        (``policy.policy_feature_cap``; from 33 554 rows on).
+    loss_matrix : array (n_classes, n_classes), optional
+        Misclassification loss of predicting class j for truth i (classes in
+        sorted order); default 0/1. It is the stop loss the policies learn from,
+        and predictions are the class of least expected loss under it.
+    n_subsets : int or None, default=None
+        With many sensors: build the DAG over the unions of ``n_subsets``
+        sensor subsets chosen by greedy Alg. 2 (see
+        :func:`~budgetdag_core.select_subsets`), at most 2^n_subsets states,
+        instead of the full DAG (limited to 12 sensors). Each subset acts as one
+        "super-sensor"; its edge cost is the cost of the sensors it adds that
+        are not yet acquired. ``trace`` still lists real sensors.
+    subset_budget : float or None, default=None
+        Budget ``Σ_j |σ_j|`` of the greedy subsets (the paper's B/δ; with unequal
+        costs, in units of the mean sensor cost). Default: the number of
+        sensors.
+    include_all : bool, default=False
+        Make the last subset the set of all sensors (the paper's 7 greedy
+        subsets + all features for ``n_subsets=8``).
+    subset_scorer : "ridge" or classifier, default="ridge"
+        Cheap out-of-fold scorer of candidate subsets on at most 20000 rows
+        (``"ridge"``: a least-squares classifier solved from Gram matrices).
+    subset_reward : {"soft", "correct"}, default="soft"
+        Alg. 2's per-row reward: the subset scorer's out-of-fold probability of
+        the true class (``"soft"``), or 1 when it is right (``"correct"``, the
+        paper). The 0/1 reward saturates after a few one-sensor subsets (DNA:
+        G = 0.9995 after five single positions), so the greedy stops growing
+        subsets; the soft reward keeps G informative. Measured on spam and DNA
+        (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
+        cost from 0.055 to 0.040 and from 0.047 to 0.043. See
+        :func:`~budgetdag_core.select_subsets`.
+    policy_features : {"auto", "proba", "confidence", "sensors", \
+"sensors+confidence", "sensors+proba"}, default="auto"
+        Inputs of each node's policy (out-of-fold at training, the bank at
+        predict time; the root sees nothing, its classifier is the same for
+        every row). ``"proba"``: the state classifier's calibrated class
+        probabilities, then its top-class probability, margin and entropy.
+        ``"confidence"``: those three only. ``"sensors"`` (the paper): the
+        features of the acquired sensors. ``"sensors+confidence"``: both.
+        ``"sensors+proba"``: the features beside the probabilities and the
+        three confidences. ``"auto"``: ``"proba"``, except at states whose
+        classifier says much the same for every row (``value_states_``, see
+        :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
+        policy sees ``"sensors+proba"``: a sensor that only says where to look
+        (a context that leaves the probabilities at the prior) is visible only
+        through its values. Where every state's classifier is informative (all
+        of the paper's data sets) ``"auto"`` is ``"proba"``. The
+        probabilities use only acquired sensors, so Theorem 2.1 still holds.
+        With ``sample_costs`` that depend on an acquired sensor's value which
+        says nothing about the class (e.g. a flag for where a sensor is free),
+        only sensor inputs let the policy see it: use ``"sensors"`` or
+        ``"sensors+confidence"``.
+    stop_loss : {"auto", "expected", "zero_one", "soft"}, default="auto"
+        The loss of stopping at a state that the policies learn from, per
+        training row (see :func:`~budgetdag_core.decisions.stop_losses`).
+        ``"zero_one"`` (the paper): the out-of-fold decision's 0/1 (or
+        ``loss_matrix``) loss. ``"expected"``: the loss the calibrated
+        out-of-fold probabilities expect of that decision (0/1: one minus the
+        top probability), a far less noisy estimate of the same risk.
+        ``"soft"``: the expected loss of a class drawn from the probabilities
+        (0/1: one minus the probability of the true class); it is not the
+        risk of the decision and misses the Bayes optimum of
+        ``tests/core/test_optimality.py`` by 0.023. ``"auto"``: ``"zero_one"``
+        with the paper's sensor inputs (``"sensors"``, ``"sensors+confidence"``:
+        those configurations stay reproducible), else ``"expected"``.
+    bank_serve : {"folds", "refit"}, default="folds"
+        What the cross-fitted boosting banks (``"hgb"``, ``"masked"`` without
+        ``classifier``) predict with: the average of their ``cv`` fold models,
+        or one model per state refit on all rows after the folds, which
+        predicts ``cv`` times faster (for high-throughput serving) and is a
+        little less accurate (no averaging; see the user guide's "Classifier
+        banks").
+
+    Attributes
+    ----------
+    spec_ : SensorSpec
+    classes_ : ndarray
+    dag_ : networkx.DiGraph
+        States with attribute ``sensors`` (tuple of names).
+    bank_ : ClassifierBank or MaskedBank
+    policies_ : list of NodePolicy
+    feature_names_in_ : ndarray of str
+    subset_selection_ : SubsetSelection or None
+        The greedy subsets (with ``n_subsets``), their reward and history.
+    value_states_ : ndarray of bool or None
+        With ``policy_features="auto"``: per state, whether its policy also
+        sees the acquired sensor values; else None.
+
+    Notes
+    -----
+    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
+    chosen on validation splits of the training data by
+    ``benchmarks/bench_policies.py`` (see the user guide, "Policies"): the policy
+    sees what a confidence cascade sees, and more (which classes are still in
+    play decides which sensor helps), and learns from smooth losses. The paper's
+    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
+    or ``"zero_one"``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    >>> y = (X["a"] + X["b"] > 0).astype(int)
+    >>> spec = SensorSpec.per_column(["a", "b"], cost=0.05)
+    >>> model = BudgetDAGClassifier(spec, random_state=0).fit(X, y)
+    >>> model.evaluate(X, y)["avg_sensors"] > 0
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **COMMON_CONSTRAINTS,
+        # The banks read class probabilities: a regressor (Ridge) or a classifier
+        # without predict_proba (SVC) is refused here, naming the parameter.
+        "classifier": [HasMethods(["fit", "predict_proba"]), None],
+        "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
+        "loss_matrix": ["array-like", None],
+        "policy_features": [StrOptions(set(POLICY_FEATURES))],
+        "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
+        "subset_reward": [StrOptions({"correct", "soft"})],
+        "bank_serve": [StrOptions(set(SERVE_MODES))],
+    }
+
+    def __init__(
+        self,
+        sensors: SensorSpec | dict | str | None = None,
+        *,
+        cost_scale: float = 1.0,
+        classifier: Any = None,
+        bank_kind: str = "auto",
+        policy_learner: str | Any = "filter_tree",
+        policy_degree: int | None = None,
+        cv: int = 5,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        max_policy_features: int = 1000,
+        loss_matrix: Any = None,
+        n_subsets: int | None = None,
+        subset_budget: float | None = None,
+        include_all: bool = False,
+        subset_scorer: Any = "ridge",
+        policy_features: str = "auto",
+        subset_reward: str = "soft",
+        stop_loss: str = "auto",
+        bank_serve: str = "folds",
+    ) -> None:
+        self.sensors = sensors
+        self.cost_scale = cost_scale
+        self.classifier = classifier
+        self.bank_kind = bank_kind
+        self.policy_learner = policy_learner
+        self.policy_degree = policy_degree
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.max_policy_features = max_policy_features
+        self.loss_matrix = loss_matrix
+        self.n_subsets = n_subsets
+        self.subset_budget = subset_budget
+        self.include_all = include_all
+        self.subset_scorer = subset_scorer
+        self.policy_features = policy_features
+        self.subset_reward = subset_reward
+        self.stop_loss = stop_loss
+        self.bank_serve = bank_serve
+
+    # ------------------------------------------------------------------ fitting
+    def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
+        return check_loss_matrix(self.loss_matrix, n_classes)
+
+    @property
+    def policy_features_(self) -> str:
+        """The kind of policy inputs (models pickled before the option: sensors)."""
+        return self.policy_features
+
+    @property
+    def uses_confidence_(self) -> bool:
+        """Whether the node policies also see the state classifier's output."""
+        return uses_model_inputs(self.policy_features_)
+
+    def _input_kind(self) -> str:
+        return self.policy_features
+
+    def _value_states(self, bank: Any) -> np.ndarray | None:
+        """With ``policy_features="auto"``: the states whose classifier says
+        much the same for every row (:func:`constant_states` of the bank's
+        out-of-fold probabilities), where the policy also sees the values."""
+        if self.policy_features_ != "auto":
+            return None
+        oof = getattr(bank, "oof_proba_", None)
+        if oof is None:
+            raise ValueError(
+                "policy_features='auto' needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
+            )
+        return constant_states(oof)
+
+    def _selection_task(self) -> dict[str, str]:
+        return {
+            "task": "classification",
+            "loss": "squared",
+            "reward": self.subset_reward,
+        }
+
+    def _route(
+        self,
+        Xv: np.ndarray,
+        conf: np.ndarray | None = None,
+        state_proba: np.ndarray | None = None,
+    ) -> Routing:
+        """Route all rows, with the state classifiers' outputs given or asked.
+
+        ``conf`` (n, n_states, d) are precomputed ``model_inputs``;
+        ``state_proba`` (n, n_states, n_classes) are the classifiers'
+        probabilities (e.g. the bank's out-of-fold ones), from which the inputs
+        of the rows at a state are computed when the route gets there. Either
+        is used instead of asking the bank.
+
+        Without either, the bank's probabilities computed for the policies'
+        inputs are kept as ``stop_proba`` where a row stopped at the state they
+        were computed for, so prediction does not ask the bank twice.
+        """
+        inputs = self.inputs_
+        if not inputs.reads_model:
+            return super()._route(Xv)
+        if conf is None and state_proba is None:
+            return self._route_keeping_proba(Xv)
+        return super()._route(
+            Xv, inputs.given(Xv, state_proba=state_proba, model_part=conf)
+        )
+
+    def _route_keeping_proba(self, Xv: np.ndarray) -> Routing:
+        """Large batches are routed in row blocks, one thread each (up to
+        ``n_jobs``; every row's route and probabilities are its own, so the
+        result does not depend on the blocks)."""
+        blocks = row_blocks(len(Xv), self.n_jobs)
+        if len(blocks) == 1:
+            return self._route_block(Xv)
+        with single_threaded():
+            parts = map_in_threads(
+                lambda rows: self._route_block(Xv[rows]), blocks, len(blocks)
+            )
+        return Routing(
+            np.concatenate([p.stop_state for p in parts]),
+            np.concatenate([p.path for p in parts]),
+            np.concatenate([p.stop_proba for p in parts]),
+        )
+
+    def _route_block(self, Xv: np.ndarray) -> Routing:
+        proba = np.full((len(Xv), len(self.classes_)), np.nan)
+        last = np.full(len(Xv), -1)  # the state of each row's latest probabilities
+
+        def inputs(k: int, rows: np.ndarray) -> Any:
+            features, state_proba = self._inputs_and_proba(Xv, k, rows)
+            if state_proba is not None:
+                proba[rows], last[rows] = state_proba, k
+            return features
+
+        routing = super()._route(Xv, inputs)
+        proba[last != routing.stop_state] = np.nan
+        routing.stop_proba = proba
+        return routing
+
+    def _prepare_target(self, y: Any, n_rows: int) -> tuple[np.ndarray, dict]:
+        y = check_labels(y, n_rows, self.cv)
+        classes, y_enc = np.unique(y, return_inverse=True)
+        self._check_loss_matrix(len(classes))
+        return y_enc, {"classes_": classes}
+
+    def _bank_template(self) -> Any:
+        """The classifier the bank fits (per state, or the one masked model)."""
+        return self._new_bank().template()
+
+    def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
+        n_states = None if dag is None else dag.n_states
+        return make_bank(
+            resolve_bank_kind(self.bank_kind, self.classifier, n_states),
+            self.classifier,
+            cv=self.cv,
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+            serve=self.bank_serve,
+        )
+
+    def _fit_bank(
+        self,
+        bank: ClassifierBank,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        dag: SensorDAG,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> ClassifierBank:
+        n_classes = int(y_fit.max()) + 1
+        return bank.fit(Xv, y_fit, dag, spec.column_indices(), n_classes, progress)
+
+    @property
+    def stop_loss_(self) -> str:
+        """The stop loss the policies learn from (``"auto"`` resolved)."""
+        if self.stop_loss != "auto":
+            return self.stop_loss
+        paper_inputs = self.policy_features_ in ("sensors", "sensors+confidence")
+        return "zero_one" if paper_inputs else "expected"
+
+    def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
+        lm = self._check_loss_matrix(bank.n_classes_)
+        kind = self.stop_loss_
+        if kind == "zero_one":
+            return bank.oof_losses(y_fit, lm)
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                f"stop_loss={kind!r} needs the bank's out-of-fold probabilities, "
+                "which this (slim, saved) bank lacks: refit it."
+            )
+        proba = bank.oof_proba_
+        n, n_states, n_classes = proba.shape
+        out = np.empty((n, n_states))
+        if lm is not None:  # decisions by matrix products: one state at a time
+            for k in range(n_states):
+                out[:, k] = stop_losses(proba[:, k], y_fit, lm, kind)
+            return out
+        # Groups of states (bounded float64 copies): each value is still its
+        # own row and state's arithmetic (shuttle's 512 states: 1.5 -> 1.0 s).
+        size = max(1, STOP_LOSS_VALUES // (n * n_classes))
+        for start in range(0, n_states, size):
+            states = slice(start, start + size)
+            out[:, states] = stop_losses(proba[:, states], y_fit, None, kind)
+        return out
+
+    def graph_reduce_record(
+        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+    ) -> GraphReduceResult:
+        """Graph-Reduce on the training data again, with the fitted policies.
+
+        Replays the leaf-to-root walk of ``fit`` (:func:`graph_reduce` with
+        ``replay=self.policies_, record=True``): each state's action cost
+        table, each row's cost-to-go and the action each policy picks, on the
+        policy inputs the model was trained on (confidence features included).
+        Nothing is refitted.
+
+        Parameters
+        ----------
+        X, y : the training data the model was fitted on.
+        sample_costs : optional
+            The example-dependent costs given to ``fit``, if any.
+
+        Returns
+        -------
+        GraphReduceResult
+            With ``tables``; ``cost_to_go[:, 0]`` equals ``train_cost_to_go_``.
+
+        Examples
+        --------
+        >>> from budgetdag_core import toy_dataset
+        >>> demo = toy_dataset(200, 10)
+        >>> record = (
+        ...     BudgetDAGClassifier(demo.spec, cv=3, random_state=0)
+        ...     .fit(demo.X_train, demo.y_train)
+        ...     .graph_reduce_record(demo.X_train, demo.y_train)
+        ... )
+        >>> [table.shape[1] for table in record.tables]  # stop + one per child
+        [4, 3, 3, 3, 2, 2, 2, 1]
+        """
+        check_is_fitted(self)
+        Xv = check_features(X, self.spec_)
+        bank = self.bank_
+        if not hasattr(bank, "oof_proba_"):
+            raise ValueError(
+                "This model's bank has no out-of-fold predictions (a slim, saved "
+                "model): Graph-Reduce cannot be replayed; refit the model."
+            )
+        n_bank = bank.oof_proba_.shape[0]
+        if len(Xv) != n_bank:
+            raise ValueError(
+                f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass "
+                "the training data (the out-of-fold losses exist for those rows "
+                "only)."
+            )
+        labels = check_labels(y, len(Xv), None)
+        unknown = ~np.isin(labels, self.classes_)
+        if unknown.any():
+            row = int(np.flatnonzero(unknown)[0])
+            label = labels[row].item() if hasattr(labels[row], "item") else labels[row]
+            raise ValueError(
+                f"y has label {label!r} (row {row}) that the model was not "
+                "trained on: pass the training labels."
+            )
+        costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
+        return graph_reduce(
+            self.inputs_.training(Xv, bank.oof_proba_),
+            self._stop_losses(bank, np.searchsorted(self.classes_, labels)),
+            self.spec_.cost_vector if costs is None else costs,
+            self.sensor_dag_,
+            None,
+            cost_scale=self.cost_scale,
+            replay=self.policies_,
+            record=True,
+        )
+
+    def fit(
+        self,
+        X: pd.DataFrame,
+        y: Any,
+        *,
+        sample_costs: pd.DataFrame | np.ndarray | None = None,
+        bank: BaseBank | None = None,
+        progress: Progress | None = None,
+    ) -> BudgetDAGClassifier:
+        """Fit the classifier bank (unless ``bank`` is given) and the policies.
+
+        With ``n_subsets`` the sensor subsets are selected first.
+
+        Parameters
+        ----------
+        X : DataFrame with the spec's columns.
+        y : labels.
+        sample_costs : DataFrame (rows x sensor names), optional
+            Example-dependent acquisition costs (eq. 9 of the paper); default
+            the spec's costs. Subset selection uses their column means.
+        bank : fitted bank (ClassifierBank or MaskedBank), optional
+            A bank fitted on the same data (e.g. ``other_model.bank_``): reused
+            instead of refitted, so only the policies are learned.
+        progress : callable(stage, done, total), optional
+            Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
+            bank (``"bank"``) and the policies (``"policies"``) progress.
+        """
+        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+
+    # --------------------------------------------------------------- inference
+    def _proba_at_stops(
+        self, Xv: np.ndarray, stops: np.ndarray, known: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Probabilities at each row's stop state; rows of ``known`` that are not
+        NaN (a routing's ``stop_proba``) are taken as they are."""
+        proba = np.zeros((len(Xv), len(self.classes_)))
+        todo = np.ones(len(Xv), dtype=bool)
+        if known is not None:
+            todo = np.isnan(known).any(axis=1)
+            proba[~todo] = known[~todo]
+        for k in np.unique(stops[todo]):
+            rows = np.flatnonzero(todo & (stops == k))
+            proba[rows] = self.bank_.predict_proba(Xv[rows], int(k))
+        return proba
+
+    def _routed_proba(self, Xv: np.ndarray, routing: Routing) -> np.ndarray:
+        return self._proba_at_stops(Xv, routing.stop_state, routing.stop_proba)
+
+    def labels_from_proba(self, proba: np.ndarray) -> np.ndarray:
+        """Labels for rows of class probabilities: the most probable class, or with
+        ``loss_matrix`` the class of least expected loss."""
+        return self.classes_[decide(proba, self._check_loss_matrix(len(self.classes_)))]
+
+    def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        return self.labels_from_proba(self._proba_at_stops(Xv, stops))
+
+    def _trace_columns(self, Xv: np.ndarray, routing: Routing) -> dict[str, np.ndarray]:
+        proba = self._routed_proba(Xv, routing)
+        return {
+            "prediction": self.labels_from_proba(proba),
+            "confidence": proba.max(axis=1),
+        }
+
+    def _check_eval_target(self, y: Any, n_rows: int) -> np.ndarray:
+        y = check_labels(y, n_rows, None, min_classes=1)
+        unseen = [c for c in pd.unique(y) if c not in set(self.classes_.tolist())]
+        if unseen:
+            warnings.warn(
+                f"Label(s) {sorted(map(str, unseen))} were not seen in training: the "
+                "model never predicts them, so their rows all count as errors.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return y
+
+    def _row_loss(self, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self.loss_matrix is None:
+            return (pred != y).astype(float)
+        truth = encode_labels(y, self.classes_)  # -1 (loss 1) if never seen
+        predicted = np.searchsorted(self.classes_, pred)[:, None]
+        return matrix_loss(self.loss_matrix, truth, predicted)[:, 0]
+
+    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
+        return {"error": float((pred != y).mean())}
+
+    def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+        return {"errors": pred != y}
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class probabilities from the classifier of each example's stop state."""
+        Xv = self._features(X)
+        return self._routed_proba(Xv, self._route(Xv))
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Labels: the most probable class at each example's stop state, or with
+        ``loss_matrix`` the class of least expected loss."""
+        return self.labels_from_proba(self.predict_proba(X))

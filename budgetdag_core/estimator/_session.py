@@ -1,0 +1,187 @@
+"""One example at a time, as in deployment: sensor values exist only once acquired."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..graph_reduce import STOP
+from ..validation import MAX_ABS_VALUE
+
+if TYPE_CHECKING:
+    from ._base import BudgetDAGBase
+
+
+def _checked_cost(sensor: str, value: Any) -> float:
+    """A per-example cost as a float, refused as ``fit``/``trace`` refuse it."""
+    try:
+        cost = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"sample_costs of sensor {sensor!r} is not a number: {value!r}."
+        ) from None
+    if not np.isfinite(cost) or cost < 0:
+        raise ValueError(
+            f"sample_costs of sensor {sensor!r} is {cost}: costs must be finite "
+            "and non-negative."
+        )
+    return cost
+
+
+class PolicySession:
+    """Walk one example through a fitted policy.
+
+    Call :meth:`next_sensor`; acquire that sensor in the real world and pass its
+    values to :meth:`observe`; repeat until ``next_sensor()`` returns ``None``,
+    then :meth:`predict`. When the DAG is built over sensor subsets, one decision
+    may ask for several sensors, which ``next_sensor`` names one at a time.
+
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier or BudgetDAGRegressor
+    sample_costs : dict sensor -> cost, optional
+        This example's acquisition costs (default: the spec's costs).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> row = demo.X_test.iloc[0]
+    >>> session = model.start()
+    >>> while (sensor := session.next_sensor()) is not None:
+    ...     columns = model.spec_.groups[sensor]  # what this sensor measures
+    ...     session.observe(sensor, {c: row[c] for c in columns})
+    >>> session.acquired, session.cost
+    (['precise'], 4.0)
+    >>> bool(session.predict() == model.predict(demo.X_test.iloc[[0]])[0])
+    True
+    """
+
+    def __init__(
+        self, model: BudgetDAGBase, sample_costs: Mapping[str, float] | None
+    ) -> None:
+        self.model = model
+        self._policy_inputs = model.inputs_
+        spec = model.spec_
+        self._costs = dict(spec.costs)
+        if sample_costs is not None:
+            unknown = set(sample_costs) - set(spec.names)
+            if unknown:
+                raise ValueError(f"sample_costs names unknown sensor(s) {unknown}.")
+            for name, value in sample_costs.items():
+                self._costs[name] = _checked_cost(name, value)
+        self._row = np.full(len(spec.columns), np.nan)
+        self._col_pos = {c: i for i, c in enumerate(spec.columns)}
+        self.state = 0
+        self._target: int | None = None
+        self._pending: list[str] = []
+        self.acquired: list[str] = []
+        self.cost = 0.0
+        self.stopped = False
+        self.decisions: list[dict[str, Any]] = []
+
+    def _inputs(self, state: int) -> np.ndarray:
+        row = self._row.reshape(1, -1)
+        return self._policy_inputs.predicted(self.model.bank_, row, state, [0])[0]
+
+    def next_sensor(self) -> str | None:
+        """The sensor to acquire next, or ``None`` to stop and classify."""
+        if self._pending:
+            return self._pending[0]
+        if self.stopped:
+            return None
+        policy = self.model.policies_[self.state]
+        action = int(policy.predict(self._inputs(self.state))[0])
+        dag = self.model.sensor_dag_
+        if action == STOP:
+            self.stopped = True
+            self.decisions.append({"state": self.state, "action": "stop"})
+            return None
+        child = int(policy.child_of(np.array([action]))[0])
+        self._target = child
+        self._pending = [
+            dag.sensor_names[m] for m in dag.added_sensors(self.state, child)
+        ]
+        self.decisions.append(
+            {"state": self.state, "action": "acquire", "sensors": tuple(self._pending)}
+        )
+        return self._pending[0]
+
+    def observe(self, sensor: str, values: Mapping[str, float] | float) -> None:
+        """Record the measured values of ``sensor`` (column -> value).
+
+        A sensor with a single column also takes its value as a plain number.
+        """
+        spec = self.model.spec_
+        if sensor not in spec.groups:
+            raise ValueError(f"Unknown sensor {sensor!r}; known: {list(spec.names)}.")
+        if sensor not in self._pending:
+            asked = self._pending[0] if self._pending else "none (call next_sensor)"
+            raise ValueError(
+                f"Sensor {sensor!r} was not requested; the policy asks for {asked}."
+            )
+        columns = spec.groups[sensor]
+        if not isinstance(values, Mapping):
+            if len(columns) != 1 or np.ndim(values) != 0:
+                raise ValueError(
+                    f"Sensor {sensor!r} has columns {list(columns)}: pass its values "
+                    "as a mapping column -> value."
+                )
+            values = {columns[0]: values}
+        missing = [c for c in columns if c not in values]
+        if missing:
+            raise ValueError(f"Values for sensor {sensor!r} lack column(s) {missing}.")
+        for c in columns:
+            try:
+                v = float(values[c])
+            except (TypeError, ValueError):
+                raise ValueError(f"Value of column {c!r} is not a number.") from None
+            if not np.isfinite(v):
+                raise ValueError(f"Value of column {c!r} is not finite: {v}.")
+            if abs(v) >= MAX_ABS_VALUE:
+                raise ValueError(
+                    f"Value of column {c!r} is {v:g}: magnitudes >= "
+                    f"{MAX_ABS_VALUE:g} are too large (rescale the column)."
+                )
+            self._row[self._col_pos[c]] = v
+        self._pending.remove(sensor)
+        self.acquired.append(sensor)
+        self.cost += self._costs[sensor]
+        if not self._pending:
+            self.state = int(self._target)  # type: ignore[arg-type]
+            self._target = None
+
+    @property
+    def sensors(self) -> tuple[str, ...]:
+        """Sensors whose values are in hand."""
+        return tuple(self.acquired)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The feature row observed so far (spec column order, NaN where not
+        observed yet): a copy."""
+        return self._row.copy()
+
+    def predict_proba(self) -> dict[Any, float]:
+        """Class probabilities of the classifier at the current state."""
+        if not hasattr(self.model, "classes_"):
+            raise ValueError("predict_proba needs a classifier; use predict().")
+        Xs = self._row.reshape(1, -1)
+        proba = self.model.bank_.predict_proba(Xs, self.state)[0]
+        return {c: float(p) for c, p in zip(self.model.classes_, proba, strict=True)}
+
+    def predict(self) -> Any:
+        """The label (or value) predicted with the sensors acquired so far."""
+        stops = np.array([self.state])
+        return self.model.predict_at(self._row.reshape(1, -1), stops)[0]
+
+    def run(self, values: Mapping[str, float]) -> Any:
+        """Drive the whole loop from a dict holding every column (for testing)."""
+        while (sensor := self.next_sensor()) is not None:
+            cols = self.model.spec_.groups[sensor]
+            self.observe(sensor, {c: values[c] for c in cols})
+        return self.predict()

@@ -1,0 +1,119 @@
+"""Bring models saved by older versions up to date (used by the loaders only).
+
+Two things change under a saved model. Modules move: a file names each class by
+the module it lived in when it was written, so the loaders look old module
+paths up in :data:`MOVED_MODULES`. Parameters are added: they are missing from
+an old model, so the loaders (:mod:`budgetdag_core.persist`) fill them in once,
+with the value that matches how the old model was fitted, so that the
+estimators' code needs no ``getattr(self, name, default)`` fallbacks.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+#: Modules of older versions whose classes now live elsewhere (old -> new).
+MOVED_MODULES: dict[str, str] = {
+    f"budgetdag_core.{old}": f"budgetdag_core.{new}"
+    for old, new in [
+        ("_bank_base", "bank._base"),
+        ("_bank_models", "bank._models"),
+        ("_calibration", "bank._calibration"),
+        ("_lgbm_trees", "bank._lgbm_trees"),
+        ("_regressor_models", "bank._regressor_models"),
+        ("_row_order", "bank._row_order"),
+        ("_tree_kernels", "bank._tree_kernels"),
+        ("bank", "bank._per_state"),
+        ("masked_bank", "bank._masked"),
+        ("_estimator_base", "estimator._base"),
+        ("confidence", "estimator._inputs"),
+        ("estimator", "estimator._classifier"),
+        ("policy", "estimator._policy"),
+        ("regressor", "estimator._regressor"),
+        ("session", "estimator._session"),
+        ("_dag_layout", "plotting._dag_layout"),
+        ("_plot_dag", "plotting._dag"),
+        ("_plot_regions", "plotting._regions"),
+        ("_plot_style", "plotting._style"),
+        ("_plot_tradeoff", "plotting._tradeoff"),
+        ("_compat", "persist._compat"),
+        ("_integrity", "persist._integrity"),
+        ("persist", "persist._io"),
+        ("_sweep", "tradeoff._sweep"),
+        ("baselines", "tradeoff._baselines"),
+        ("budget", "tradeoff._budget"),
+        ("cascade", "tradeoff._cascade"),
+        ("fit_time", "tradeoff._fit_time"),
+        ("tradeoff", "tradeoff._curve"),
+    ]
+}
+
+
+def current_module(module: str) -> str:
+    """Where the classes a file places in ``module`` live today."""
+    return MOVED_MODULES.get(module, module)
+
+
+#: Missing parameters whose old behaviour differs from today's default.
+LEGACY_VALUES: dict[str, Any] = {
+    "bank_kind": "per_subset",  # before bank kinds, every bank was per subset
+    "subset_reward": "correct",  # before the soft reward, Alg. 2 used "correct"
+    "policy_features": "sensors",  # before confidence features
+    "stop_loss": "zero_one",  # before expected (calibrated) stop losses
+    "serve": "folds",  # cross-fitted banks predicted with their fold models
+}
+
+
+def upgrade_model(model: Any) -> list[str]:
+    """Set the parameters ``model`` and its parts lack; the names of those set.
+
+    A missing parameter gets its :data:`LEGACY_VALUES` entry, else the
+    estimator's current default. The parts are the objects of this package the
+    model holds: its bank, the bank's template and fitted models (nested in
+    lists), and the node policies' learners.
+    """
+    added = _upgrade_one(model)
+    for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
+        added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
+    return added
+
+
+def _is_ours(value: Any) -> bool:
+    return type(value).__module__.startswith("budgetdag_core")
+
+
+def _bank_parts(bank: Any) -> list[Any]:
+    """``bank`` and the package's objects among its attributes (lists searched)."""
+    if bank is None:
+        return []
+    parts, todo = [bank], list(vars(bank).values())
+    while todo:
+        value = todo.pop()
+        if isinstance(value, list | tuple):
+            todo.extend(value)
+        elif _is_ours(value):
+            parts.append(value)
+    return parts
+
+
+def _learners(model: Any) -> list[Any]:
+    """The package's learners among the node policies (a damaged list is left
+    to the integrity check, which names the problem)."""
+    policies = vars(model).get("policies_")
+    if not isinstance(policies, list):
+        return []
+    learners = [vars(p).get("learner") for p in policies if hasattr(p, "__dict__")]
+    return [learner for learner in learners if _is_ours(learner)]
+
+
+def _upgrade_one(model: Any) -> list[str]:
+    added = []
+    signature = inspect.signature(type(model).__init__)
+    for name, param in signature.parameters.items():
+        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if name not in vars(model):
+            setattr(model, name, LEGACY_VALUES.get(name, param.default))
+            added.append(name)
+    return added

@@ -1,0 +1,772 @@
+"""The DAG figure: states in layers, flow as edge widths, a single classify sink."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._dag_layout import (
+    CHAR_PX,
+    LABEL_FONT_PX,
+    PLOT_WIDTH_PX,
+    abbreviate,
+    figure_height,
+    order_layers,
+    state_label,
+    thin_labels,
+)
+from ._style import (
+    ACQUIRE_COLOR,
+    HOVER,
+    LEGEND_TOP,
+    PATH_COLOR,
+    SINK_COLOR,
+    STOP_COLOR,
+    UNVISITED_COLOR,
+)
+
+COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
+MARGIN = {"l": 30, "r": 30, "t": 70, "b": 50}
+NOTE_PX = 18  # height of one note line under the figure
+NOTE_CHAR_PX = 6.2  # average glyph width of the 11 px note font
+KEY_SEP = "  ·  "
+LABEL_PAD_PX = 10  # free space between the labels of neighbouring layers
+BIG_GRAPH = 16  # more states than this: short sensor codes, "all−x" labels
+
+Point = tuple[float, float]
+
+
+def _graph_data(
+    model_or_flow: Any, X: Any, y: Any, costs: Mapping[str, float] | None
+) -> tuple[nx.DiGraph, tuple[str, ...], dict[int, float] | None]:
+    """The flow graph, the sensor names in order and each state's cost."""
+    if isinstance(model_or_flow, nx.DiGraph):
+        if X is not None or y is not None:
+            raise ValueError("Pass X and y with a fitted model, not with a graph.")
+        g = model_or_flow
+        names = g.graph.get("sensor_names")
+        if names is None:
+            seen: dict[str, None] = {}
+            for k in sorted(g.nodes):
+                seen.update(dict.fromkeys(g.nodes[k].get("sensors", ())))
+            names = tuple(seen)
+        if all("cost" in g.nodes[k] for k in g.nodes):
+            node_cost = {k: float(g.nodes[k]["cost"]) for k in g.nodes}
+        elif costs is not None:
+            node_cost = {
+                k: float(sum(costs[s] for s in g.nodes[k]["sensors"])) for k in g.nodes
+            }
+        else:
+            node_cost = None
+        return g, tuple(names), node_cost
+    model = model_or_flow
+    if not hasattr(model, "sensor_dag_"):
+        raise ValueError(
+            "dag_figure needs a fitted BudgetDAGClassifier (call fit first) or a "
+            "flow graph from model.flow(X, y)."
+        )
+    if X is None and y is not None:
+        raise ValueError("y was given without X: pass both to draw the flow.")
+    g = model.flow(X, y) if X is not None else model.dag_.copy()
+    dag = model.sensor_dag_
+    unit_cost = np.asarray(model.spec_.cost_vector, dtype=float)
+    if costs is not None:
+        unit_cost = np.array([float(costs[n]) for n in dag.sensor_names])
+    state_cost = dag.membership() @ unit_cost
+    return g, tuple(dag.sensor_names), {k: float(state_cost[k]) for k in g.nodes}
+
+
+@dataclass
+class _View:
+    """Everything the traces need: counts, what is shown, and the geometry."""
+
+    g: nx.DiGraph
+    names: tuple[str, ...]
+    node_cost: dict[int, float] | None
+    has_flow: bool
+    err_key: str | None  # "errors" (classifier), "loss" (regressor) or None
+    arrived: dict[int, int]
+    stopped: dict[int, int]
+    edge_count: dict[tuple[int, int], int]
+    must_show: set[int]
+    layers: dict[int, list[int]]
+    short: dict[str, str]
+    big: bool
+    notes: list[str]
+    pos: dict[int, Point]
+    sink: Point
+    y_range: tuple[float, float]
+    height: int
+    margin: dict[str, int]
+    px_per_y: float
+    px_per_x: float
+    d_max: float
+
+    @property
+    def nodes(self) -> list[int]:
+        return [k for x in sorted(self.layers) for k in self.layers[x]]
+
+    @property
+    def plot_h(self) -> float:
+        return self.height - self.margin["t"] - self.margin["b"]
+
+    def sensors(self, k: int) -> tuple[str, ...]:
+        return tuple(self.g.nodes[k].get("sensors", ()))
+
+    def error_sum(self, k: int) -> float:
+        return float(self.g.nodes[k].get(self.err_key, 0.0)) if self.err_key else 0.0
+
+
+def _view(
+    g: nx.DiGraph,
+    names: tuple[str, ...],
+    node_cost: dict[int, float] | None,
+    must_show: set[int],
+    hide_unvisited: bool,
+    min_arrived: int,
+    height: int | None,
+    width: int | None = None,
+) -> _View:
+    K = g.number_of_nodes()
+    has_flow = all("arrived" in g.nodes[k] for k in g.nodes)
+    err_key = next(
+        (key for key in ("errors", "loss") if all(key in g.nodes[k] for k in g.nodes)),
+        None,
+    )
+    arrived = {k: int(g.nodes[k].get("arrived", 0)) for k in g.nodes}
+    stopped = {k: int(g.nodes[k].get("stopped", 0)) for k in g.nodes}
+    threshold = max(int(min_arrived), 1)
+    visited = (
+        {k for k in g.nodes if arrived[k] >= threshold} if has_flow else set(g.nodes)
+    )
+    shown = (visited | must_show | {0}) if hide_unvisited else set(g.nodes)
+    layer_of = {k: len(g.nodes[k].get("sensors", ())) for k in g.nodes}
+    layers = order_layers(
+        g, shown, layer_of, "count" if has_flow else None, visited | must_show
+    )
+    big = K > BIG_GRAPH
+    last_layer = max(layers)
+    plot_w = (width - MARGIN["l"] - MARGIN["r"]) if width else PLOT_WIDTH_PX
+    px_per_x = plot_w / (last_layer + 2.6)
+    short = _sensor_codes(g, layers, names, big, px_per_x - LABEL_PAD_PX)
+    notes = (
+        _key_lines([f"{short[n]} = {n}" for n in names], plot_w)
+        if any(short[n] != n for n in names)
+        else []
+    )
+    if K > len(shown):
+        why = (
+            "no example reaches"
+            if threshold == 1
+            else f"fewer than {threshold} examples reach"
+        )
+        notes.append(f"{K - len(shown)} of {K} states hidden ({why})")
+    margin = {**MARGIN, "b": MARGIN["b"] + NOTE_PX * len(notes)}
+    max_per_layer = max(len(v) for v in layers.values())
+    height = height or figure_height(max_per_layer) + NOTE_PX * len(notes)
+
+    # Data units: one layer apart in x, one node apart in y. The sink sits
+    # right of the last layer, below the lowest node, so stop edges fan down
+    # to it instead of running through the nodes at the middle height.
+    pos = {
+        k: (float(x), i - (len(ks) - 1) / 2)
+        for x, ks in layers.items()
+        for i, k in enumerate(ks)
+    }
+    y_low = min(p[1] for p in pos.values())
+    y_high = max(p[1] for p in pos.values())
+    sink = (last_layer + 1.0, y_low - 0.6 if len(pos) > 1 else 0.0)
+    y_range = (min(y_low, sink[1]) - 0.7, y_high + 0.7)
+    plot_h = height - margin["t"] - margin["b"]
+    px_per_y = plot_h / (y_range[1] - y_range[0])
+    d_max = float(np.clip(min(0.8 * px_per_y, 0.45 * px_per_x), 9, 60))
+    return _View(
+        g=g,
+        names=names,
+        node_cost=node_cost,
+        has_flow=has_flow,
+        err_key=err_key,
+        arrived=arrived,
+        stopped=stopped,
+        edge_count={(u, v): int(c) for u, v, c in g.edges(data="count", default=0)},
+        must_show=must_show,
+        layers=layers,
+        short=short,
+        big=big,
+        notes=notes,
+        pos=pos,
+        sink=sink,
+        y_range=y_range,
+        height=height,
+        margin=margin,
+        px_per_y=px_per_y,
+        px_per_x=px_per_x,
+        d_max=d_max,
+    )
+
+
+def _sensor_codes(
+    g: nx.DiGraph,
+    layers: dict[int, list[int]],
+    names: tuple[str, ...],
+    big: bool,
+    room_px: float,
+) -> dict[str, str]:
+    """Sensor names as the labels use them: whole when every label fits
+    ``room_px`` (the distance between layers), else codes of at most 5, then 3
+    characters (a key under the figure spells them out). Big graphs always
+    use codes."""
+    options = [] if big else [{n: n for n in names}]
+    options += [abbreviate(names, 5), abbreviate(names, 3)]
+    shown = [k for ks in layers.values() for k in ks]
+    for short in options:
+        longest = max(
+            len(state_label(tuple(g.nodes[k].get("sensors", ())), names, short, big))
+            for k in shown
+        )
+        if longest * CHAR_PX <= room_px:
+            return short
+    return options[-1]
+
+
+def _key_lines(items: list[str], plot_w: float) -> list[str]:
+    """The code key as note lines that each fit the drawing's width."""
+    most = max(int(plot_w / NOTE_CHAR_PX), 20)
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + len(KEY_SEP) + len(item) <= most:
+            lines[-1] += KEY_SEP + item
+        else:
+            lines.append(item)
+    return lines
+
+
+def _segments(pairs: Iterable[tuple[Point, Point]]) -> tuple[list, list]:
+    """Line segments as one x and one y list with None separators."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for (x0, y0), (x1, y1) in pairs:
+        xs += [x0, x1, None]
+        ys += [y0, y1, None]
+    return xs, ys
+
+
+def _pct(num: float, den: float) -> str:
+    return f"{num / den:.1%}" if den else "–"
+
+
+def _used_edges(v: _View) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Drawn edges with flow (or all, without flow) and those without flow."""
+    drawn = [(a, b) for (a, b) in v.g.edges if a in v.pos and b in v.pos]
+    if not v.has_flow:
+        return drawn, []
+    used = [e for e in drawn if v.edge_count[e] > 0]
+    return used, [e for e in drawn if v.edge_count[e] == 0]
+
+
+def _stopping(v: _View) -> list[int]:
+    return [k for k in sorted(v.pos) if v.stopped[k] > 0] if v.has_flow else []
+
+
+def _edge_traces(v: _View, edge_bins: int) -> list[go.Scatter]:
+    """Acquire and stop edges, one trace per width bin (plus unused edges)."""
+    used, unused = _used_edges(v)
+    stops = _stopping(v)
+    traces: list[go.Scatter] = []
+    if unused:
+        xs, ys = _segments((v.pos[a], v.pos[b]) for a, b in unused)
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                name="unused edges",
+                line={"color": UNVISITED_COLOR, "width": 0.7, "dash": "dot"},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    top = max([v.edge_count[e] for e in used] + [v.stopped[k] for k in stops] + [1])
+    w_max = float(np.clip(v.d_max / 3.5, 4, 14))
+    kinds = (
+        ("acquire", used, lambda e: (v.pos[e[0]], v.pos[e[1]]), v.edge_count.get),
+        ("stop", stops, lambda k: (v.pos[k], v.sink), v.stopped.get),
+    )
+    for kind, items, ends, count in kinds:
+        if not items:
+            continue
+        counts = np.array([count(it) for it in items])
+        # Bins are linear in the count: width stays proportional to flow.
+        bins = (
+            np.clip(np.ceil(counts / top * edge_bins).astype(int) - 1, 0, edge_bins - 1)
+            if v.has_flow
+            else np.zeros(len(items), dtype=int)
+        )
+        of_kind = []
+        for b in range(edge_bins):
+            members = [it for it, bb in zip(items, bins, strict=True) if bb == b]
+            if not members:
+                continue
+            frac = (b + 1) / edge_bins
+            if v.has_flow:
+                width = (w_max if kind == "acquire" else 0.6 * w_max) * frac
+                # Thin edges carry little flow: fading them keeps a busy
+                # graph legible.
+                opacity = 0.35 + 0.65 * frac if kind == "acquire" else 0.4 + 0.4 * frac
+            else:
+                width, opacity = (0.8, 0.45) if len(items) > 40 else (1.2, 0.9)
+            lo = int(np.floor(top * b / edge_bins)) + 1
+            hi = int(np.floor(top * frac))
+            xs, ys = _segments(ends(it) for it in members)
+            style = (
+                {"color": ACQUIRE_COLOR}
+                if kind == "acquire"
+                else {"color": STOP_COLOR, "dash": "dot"}
+            )
+            of_kind.append(
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="lines",
+                    legendgroup=kind,
+                    name=f"{kind}: {lo}–{hi} examples" if v.has_flow else kind,
+                    line={**style, "width": max(width, 0.8)},
+                    hoverinfo="skip",
+                    showlegend=False,
+                    opacity=opacity,
+                    meta={"kind": kind, "bin": b, "min": lo, "max": hi},
+                )
+            )
+        # One legend entry per kind, shown by its widest trace.
+        label = "acquire a sensor" if kind == "acquire" else "stop & classify"
+        of_kind[-1].showlegend = True
+        of_kind[-1].name = label + (" (width ∝ examples)" if v.has_flow else "")
+        traces += of_kind
+    return traces
+
+
+def _edge_info_trace(v: _View) -> go.Scatter | None:
+    """Invisible markers at edge midpoints: plotly lines themselves do not hover."""
+    used, _ = _used_edges(v)
+    xs, ys, text = [], [], []
+    for a, b in used:
+        xs.append((v.pos[a][0] + v.pos[b][0]) / 2)
+        ys.append((v.pos[a][1] + v.pos[b][1]) / 2)
+        line = "acquire " + ", ".join(v.g.edges[a, b].get("added", ()))
+        if v.has_flow:
+            n = v.edge_count[(a, b)]
+            line += f"<br>{n} examples ({_pct(n, v.arrived[a])} of those at the node)"
+        text.append(line)
+    for k in _stopping(v):
+        xs.append((v.pos[k][0] + v.sink[0]) / 2)
+        ys.append((v.pos[k][1] + v.sink[1]) / 2)
+        label = state_label(v.sensors(k), v.names, v.short)
+        text.append(
+            f"stop at {label} and classify<br>{v.stopped[k]} examples "
+            f"({_pct(v.stopped[k], v.arrived[k])} of those at the node)"
+        )
+    if not xs:
+        return None
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="markers",
+        name="edge info",
+        showlegend=False,
+        marker={"size": 10, "opacity": 0, "color": SINK_COLOR},
+        hovertext=text,
+        hovertemplate=HOVER,
+    )
+
+
+def _node_hover(v: _View, k: int) -> str:
+    sens = v.sensors(k)
+    lines = [f"<b>{', '.join(sens) if sens else 'no sensors yet'}</b>  (state {k})"]
+    if v.has_flow:
+        arrived, stopped = v.arrived[k], v.stopped[k]
+        lines += [
+            f"arrived: {arrived}",
+            f"stopped: {stopped} ({_pct(stopped, arrived)})",
+            f"moved on: {arrived - stopped}",
+        ]
+        out = sorted(v.g.out_edges(k), key=lambda e: -v.edge_count[e])[:6]
+        for e in out:
+            if v.edge_count[e]:
+                added = ", ".join(v.g.edges[e].get("added", ()))
+                lines.append(f"  → +{added}: {v.edge_count[e]}")
+        err = v.error_sum(k)
+        if v.err_key == "errors":
+            lines.append(
+                f"error of those stopping: {_pct(err, stopped)} ({int(err)}/{stopped})"
+            )
+        elif v.err_key == "loss" and stopped:
+            lines.append(f"mean loss of those stopping: {err / stopped:.4g}")
+    if v.node_cost is not None:
+        lines.append(f"cost so far: {v.node_cost[k]:.4g}")
+    return "<br>".join(lines)
+
+
+def _node_labels(v: _View) -> tuple[list[str], bool]:
+    """Per node its label ('' when thinned out) and whether labels go above."""
+    nodes = v.nodes
+    above = v.px_per_y >= v.d_max + LABEL_FONT_PX + 6
+    gap = v.d_max + LABEL_FONT_PX if above else LABEL_FONT_PX + 3
+    priority = {k: v.arrived[k] + (1e9 if k in v.must_show else 0) for k in nodes}
+    ys = {k: v.pos[k][1] for k in nodes}
+    keep = thin_labels(v.layers, ys, priority, v.px_per_y, gap)
+    if v.has_flow:
+        keep = {k for k in keep if v.arrived[k] > 0 or k in v.must_show}
+    # Above a node a label is centred, beside it it starts at the node's edge:
+    # either way it may not reach the next layer's label.
+    room = v.px_per_x - LABEL_PAD_PX - (0 if above else v.d_max / 2)
+    text = []
+    for k in nodes:
+        label = state_label(v.sensors(k), v.names, v.short, v.big) if k in keep else ""
+        if len(label) * CHAR_PX > room:
+            label = label[: max(int(room / CHAR_PX) - 1, 3)] + "…"
+        text.append(label)
+    return text, above
+
+
+def _node_trace(v: _View, color: str) -> go.Scatter:
+    """All shown states as one marker trace; ``customdata[:, 0]`` = state."""
+    nodes = v.nodes
+    d_min = min(7.0, v.d_max)
+    max_arr = max([v.arrived[k] for k in nodes] + [1])
+    sizes, colors, opacity, custom = [], [], [], []
+    for k in nodes:
+        arrived, stopped = v.arrived[k], v.stopped[k]
+        if not v.has_flow:
+            sizes.append(0.6 * v.d_max)
+            colors.append(ACQUIRE_COLOR)
+        else:
+            # Marker area proportional to the examples arriving.
+            sizes.append(d_min + (v.d_max - d_min) * np.sqrt(arrived / max_arr))
+            if arrived == 0 or (color == "error" and stopped == 0):
+                colors.append(UNVISITED_COLOR)
+            elif color == "stop_share":
+                colors.append(stopped / arrived)
+            else:
+                colors.append(v.error_sum(k) / stopped)
+        opacity.append(1.0 if (not v.has_flow or arrived > 0) else 0.35)
+        err = v.error_sum(k) if v.err_key else -1.0
+        custom.append([k, arrived, stopped, arrived - stopped, err])
+    # Numbers go through the colour scale, colour strings are drawn as given
+    # (grey: no value), so one trace holds every node.
+    marker: dict[str, Any] = {
+        "size": sizes,
+        "color": colors,
+        "opacity": opacity,
+        "line": {"color": "#555555", "width": 1},
+    }
+    if v.has_flow:
+        numeric = [c for c in colors if not isinstance(c, str)]
+        if color == "stop_share":
+            bar_title, tickformat = "share stopping", ".0%"
+        elif v.err_key == "errors":
+            bar_title, tickformat = "error of stops", ".0%"
+        else:
+            bar_title, tickformat = "mean loss of stops", None
+        marker.update(
+            colorscale=COLORSCALES[color],
+            cmin=0.0,
+            cmax=1.0 if color == "stop_share" else max([0.05, *numeric]),
+            showscale=True,
+            colorbar={
+                "title": {"text": bar_title, "side": "right"},
+                "tickformat": tickformat,
+                "thickness": 14,
+                "len": 0.75,
+                "x": 1.0,
+                "xanchor": "left",
+            },
+        )
+    text, above = _node_labels(v)
+    return go.Scatter(
+        x=[v.pos[k][0] for k in nodes],
+        y=[v.pos[k][1] for k in nodes],
+        mode="markers+text",
+        name="states",
+        showlegend=False,
+        marker=marker,
+        text=text,
+        textposition="top center" if above else "top right",
+        textfont={
+            "size": LABEL_FONT_PX,
+            "color": "#222222",
+            "shadow": "auto",
+        },
+        customdata=np.array(custom, dtype=float),
+        hovertext=[_node_hover(v, k) for k in nodes],
+        hovertemplate=HOVER,
+        cliponaxis=False,
+    )
+
+
+def _sink_trace(v: _View) -> go.Scatter:
+    hover = "<b>classify</b>"
+    if v.has_flow:
+        total = sum(v.stopped.values())
+        hover += f"<br>{total} examples classified"
+        if v.err_key == "errors":
+            errors = sum(v.error_sum(k) for k in v.g.nodes)
+            hover += f"<br>error: {_pct(errors, total)}"
+    return go.Scatter(
+        x=[v.sink[0]],
+        y=[v.sink[1]],
+        mode="markers+text",
+        name="classify",
+        showlegend=False,
+        text=["classify"],
+        textposition="bottom center",
+        textfont={"size": LABEL_FONT_PX + 1, "color": SINK_COLOR},
+        marker={"symbol": "square", "size": min(v.d_max, 26), "color": SINK_COLOR},
+        hovertext=[hover],
+        hovertemplate=HOVER,
+        cliponaxis=False,
+    )
+
+
+def _overlay_traces(
+    v: _View, path: list[int], selected: int | None, ring_size: float
+) -> list[go.Scatter]:
+    traces = []
+    if path:
+        traces.append(
+            go.Scatter(
+                x=[v.pos[s][0] for s in path],
+                y=[v.pos[s][1] for s in path],
+                mode="lines+markers",
+                name="path",
+                line={"color": PATH_COLOR, "width": 4},
+                marker={"color": PATH_COLOR, "size": 9},
+                customdata=np.array([[s] for s in path], dtype=float),
+                hovertext=[f"path step {i}: state {s}" for i, s in enumerate(path)],
+                hovertemplate=HOVER,
+                opacity=0.85,
+            )
+        )
+        end = v.pos[path[-1]]
+        traces.append(
+            go.Scatter(
+                x=[end[0], v.sink[0]],
+                y=[end[1], v.sink[1]],
+                mode="lines",
+                name="path stop",
+                showlegend=False,
+                hoverinfo="skip",
+                line={"color": PATH_COLOR, "width": 3, "dash": "dash"},
+                opacity=0.85,
+            )
+        )
+    if selected is not None:
+        traces.append(
+            go.Scatter(
+                x=[v.pos[selected][0]],
+                y=[v.pos[selected][1]],
+                mode="markers",
+                name="selected",
+                marker={
+                    "symbol": "circle-open",
+                    "size": ring_size + 12,
+                    "color": "#111111",
+                    "line": {"width": 3},
+                },
+                customdata=np.array([[selected]], dtype=float),
+                hoverinfo="skip",
+            )
+        )
+    return traces
+
+
+def dag_figure(
+    model_or_flow: Any,
+    X: pd.DataFrame | None = None,
+    y: Any = None,
+    *,
+    color: str = "stop_share",
+    highlight_path: Sequence[int] | None = None,
+    selected: int | None = None,
+    hide_unvisited: bool = True,
+    min_arrived: int = 1,
+    costs: Mapping[str, float] | None = None,
+    edge_bins: int = 4,
+    title: str | None = None,
+    height: int | None = None,
+    width: int | None = None,
+) -> go.Figure:
+    """Draw the sensor DAG with how examples flow through it.
+
+    Layers left to right by the number of sensors acquired; a node per state
+    (marker area ∝ examples arriving, colour = share that stops there or error
+    rate of those stopping), acquire edges with width ∝ examples moving
+    (binned), dotted stop edges to a single "classify" sink.
+
+    Parameters
+    ----------
+    model_or_flow : fitted BudgetDAGClassifier or networkx.DiGraph
+        A model (then ``X``, ``y`` give the flow) or the graph returned by
+        ``model.flow(X, y)``.
+    X, y : DataFrame and labels, optional
+        Examples to route. Without ``X`` the bare DAG is drawn; without ``y``
+        there are no error rates.
+    color : {"stop_share", "error"}
+        Node colour: share of arriving examples that stop at the node, or error
+        rate of the examples that stop there (needs ``y``).
+    highlight_path : sequence of int, optional
+        State indices of one example's path (e.g. ``path_of(...).states``),
+        drawn as an overlay trace named ``"path"`` ending at the sink.
+    selected : int, optional
+        A state to ring (trace ``"selected"``), e.g. the clicked node.
+    hide_unvisited : bool, default=True
+        Leave out states and edges no example reaches (the layers close up);
+        with False they are drawn faded.
+    min_arrived : int, default=1
+        With ``hide_unvisited``, also leave out states reached by fewer
+        examples than this (a note under the figure says how many are hidden).
+    costs : mapping sensor -> cost, optional
+        Costs for "cost so far" in hover (default: the model's spec).
+    edge_bins : int, default=4
+        Number of edge widths (a plotly line has one width per trace).
+    title, height : optional
+        Figure title and pixel height (default grows with the widest layer).
+    width : int, optional
+        Pixel width the figure will be shown at: node sizes and label lengths
+        are fitted to it. The layout's width is not fixed (the figure still
+        stretches); default: a 1100 px wide drawing area.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces: ``unused edges`` (faded, when shown), edge-width bins with
+        ``meta["kind"]`` "acquire" or "stop", ``edge info`` (hover at edge
+        midpoints), ``states`` (the nodes: ``customdata`` columns state,
+        arrived, stopped, moved on, errors, -1 when unknown), ``classify``
+        (the sink), then ``path``/``path stop`` and ``selected`` when asked.
+        With more than 16 states, labels use short sensor codes and a key is
+        written under the figure.
+
+    Examples
+    --------
+    >>> from budgetdag_core import SensorDAG
+    >>> g = SensorDAG(["a", "b"]).to_networkx()
+    >>> fig = dag_figure(g)
+    >>> [t.name for t in fig.data if t.name == "states"]
+    ['states']
+    """
+    if color not in COLORSCALES:
+        raise ValueError(f"color must be one of {sorted(COLORSCALES)}; got {color!r}.")
+    if edge_bins < 1:
+        raise ValueError(f"edge_bins must be at least 1; got {edge_bins}.")
+    g, names, node_cost = _graph_data(model_or_flow, X, y, costs)
+    K = g.number_of_nodes()
+    path = [int(s) for s in highlight_path] if highlight_path is not None else []
+    for s in [*path, *([selected] if selected is not None else [])]:
+        if not 0 <= int(s) < K:
+            raise ValueError(f"State {s} is not in the DAG (0..{K - 1}).")
+    selected = None if selected is None else int(selected)
+    must_show = set(path) | ({selected} if selected is not None else set())
+    v = _view(
+        g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width
+    )
+    if color == "error" and (not v.has_flow or v.err_key is None):
+        raise ValueError("color='error' needs the flow with labels: pass X and y.")
+
+    nodes = _node_trace(v, color)
+    traces = _edge_traces(v, edge_bins)
+    info = _edge_info_trace(v)
+    traces += [info] if info is not None else []
+    traces += [nodes, _sink_trace(v)]
+    ring = nodes.marker.size[v.nodes.index(selected)] if selected is not None else 0
+    traces += _overlay_traces(v, path, selected, ring)
+
+    return _dag_layout(go.Figure(traces), v, title)
+
+
+def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
+    """The DAG figure's notes, axes and legend."""
+    for i, note in enumerate(v.notes):
+        fig.add_annotation(
+            text=note,
+            xref="paper",
+            yref="paper",
+            x=0.0,
+            xanchor="left",
+            y=-(MARGIN["b"] + NOTE_PX * i) / v.plot_h,
+            yanchor="top",
+            showarrow=False,
+            font={"size": 11, "color": "#555555"},
+        )
+    ticks = sorted(v.layers)
+    fig.update_layout(
+        title={"text": title} if title else None,
+        height=v.height,
+        margin=v.margin,
+        plot_bgcolor="white",
+        hovermode="closest",
+        clickmode="event+select",
+        legend={**LEGEND_TOP, "font": {"size": 12}},
+        xaxis={
+            "tickvals": ticks,
+            "ticktext": [str(t) for t in ticks],
+            "title": {"text": "sensors acquired"},
+            "range": [-0.6, v.sink[0] + 0.5],
+            "showgrid": False,
+            "zeroline": False,
+        },
+        yaxis={"visible": False, "range": list(v.y_range)},
+    )
+    return fig
+
+
+def clicked_states(selection: Any) -> list[Any]:
+    """Ids in ``customdata[0]`` of the clicked points of a plotly selection event.
+
+    For :func:`dag_figure` these are state indices, for ``tradeoff_figure``
+    row labels of its frame. Accepts what ``st.plotly_chart(...,
+    on_select="rerun")`` returns (a dict with ``selection.points``), the
+    ``points`` list itself, or ``None``; points without ``customdata`` (edges,
+    the sink) or with a negative id are ignored.
+
+    Examples
+    --------
+    >>> clicked_states({"selection": {"points": [{"customdata": [3, 10, 2]}]}})
+    [3]
+    """
+    if selection is None:
+        return []
+    points = selection
+    if isinstance(selection, Mapping) or hasattr(selection, "selection"):
+        sel = (
+            selection["selection"]
+            if isinstance(selection, Mapping)
+            else selection.selection
+        )
+        points = sel["points"] if isinstance(sel, Mapping) else sel.points
+    out: list[Any] = []
+    for p in points or []:
+        data = p.get("customdata") if isinstance(p, Mapping) else None
+        if isinstance(data, Mapping):
+            # A numeric customdata row reaches the browser as a typed array,
+            # which Streamlit's frontend sends back as {"0": v0, "1": v1, ...}.
+            data = data.get("0", data.get(0))
+        if data is None:
+            continue
+        value = (
+            data[0]
+            if isinstance(data, Sequence | np.ndarray) and not isinstance(data, str)
+            else data
+        )
+        if isinstance(value, int | float | np.number):
+            if value < 0:
+                continue
+            value = int(value)
+        if value is not None and value not in out:
+            out.append(value)
+    return out

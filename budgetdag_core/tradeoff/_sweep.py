@@ -1,0 +1,162 @@
+"""Shared steps of sweeps and budget searches: one bank, policies per cost scale."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from ..bank import ClassifierBank
+from ..decisions import check_loss_matrix
+from ..estimator import BudgetDAGClassifier
+from ..sensors import SensorSpec
+from ..validation import check_features, check_labels, check_sample_costs
+from ._baselines import (
+    StatePredictions,
+    bank_state_predictions,
+    dag_point,
+    encode_labels,
+)
+
+
+def make_template(
+    spec_or_model: Any, params: Mapping[str, Any], n_jobs: int | None
+) -> BudgetDAGClassifier:
+    """An unfitted estimator from a spec (+ parameters) or an estimator."""
+    if isinstance(spec_or_model, BudgetDAGClassifier):
+        template = clone(spec_or_model).set_params(**params)
+    else:
+        template = BudgetDAGClassifier(spec_or_model, **params)
+    if n_jobs is not None:
+        template.set_params(n_jobs=n_jobs)
+    template._validate_params()
+    return template
+
+
+@dataclass
+class FitData:
+    """Checked training data and the cost facts that set the scale range."""
+
+    X: pd.DataFrame
+    y: np.ndarray
+    sample_costs: np.ndarray | None
+    spec: SensorSpec
+    Xv: np.ndarray
+    y_enc: np.ndarray
+    classes: np.ndarray
+    costs: np.ndarray  # (n_sensors,) or (n, n_sensors)
+    max_loss: float
+
+    @property
+    def min_positive_cost(self) -> float:
+        positive = self.costs[self.costs > 0]
+        if positive.size == 0:
+            raise ValueError(
+                "Every sensor costs 0: acquiring is free at every cost_scale, so "
+                "there is no trade-off to trace. Give the sensors costs."
+            )
+        return float(positive.min())
+
+    @property
+    def mean_total_cost(self) -> float:
+        return float(self.costs.sum(axis=-1).mean())
+
+    def scale_range(self) -> tuple[float, float]:
+        """Where the curve lives: (low, high) cost scales.
+
+        Above ``high`` every acquisition costs more than the largest possible
+        loss, so nothing is bought; below ``low`` buying every sensor costs less
+        than 1% of one mistake, which is as good as free.
+        """
+        high = 1.01 * self.max_loss / self.min_positive_cost
+        low = min(0.01 * self.max_loss / self.mean_total_cost, high / 100)
+        return low, high
+
+
+def check_fit_data(
+    template: BudgetDAGClassifier, X: pd.DataFrame, y: Any, sample_costs: Any
+) -> FitData:
+    spec, Xv, y_enc, classes = template.check_fit_data(X, y)
+    costs = check_sample_costs(sample_costs, spec, len(Xv))
+    loss_matrix = check_loss_matrix(template.loss_matrix, len(classes))
+    return FitData(
+        X=X,
+        y=np.asarray(y),
+        sample_costs=costs,
+        spec=spec,
+        Xv=Xv,
+        y_enc=y_enc,
+        classes=classes,
+        costs=spec.cost_vector if costs is None else costs,
+        max_loss=1.0 if loss_matrix is None else float(loss_matrix.max()),
+    )
+
+
+def split_views(
+    template: BudgetDAGClassifier,
+    bank: ClassifierBank,
+    data: FitData,
+    evals: Mapping[str, tuple[pd.DataFrame, Any, Any]],
+) -> list[StatePredictions]:
+    """Out-of-fold "train" view, then one view per evaluation split."""
+    spec = data.spec
+    # The bank's DAG: its own subsets, not a second selection.
+    dag, _ = template.dag_for(bank, spec, data.Xv, data.y_enc, None, None)
+    conf = template.policy_features
+    lm = check_loss_matrix(template.loss_matrix, len(data.classes))
+    views = [
+        bank_state_predictions(
+            bank,
+            data.Xv,
+            data.y_enc,
+            dag,
+            data.costs,
+            out_of_fold=True,
+            with_confidence=conf,
+            split="train",
+            loss_matrix=lm,
+        )
+    ]
+    for name, (X, y, sample_costs) in evals.items():
+        Xv = check_features(X, spec)
+        labels = check_labels(y, len(Xv), None)
+        costs = check_sample_costs(sample_costs, spec, len(Xv))
+        views.append(
+            bank_state_predictions(
+                bank,
+                Xv,
+                encode_labels(labels, data.classes),
+                dag,
+                spec.cost_vector if costs is None else costs,
+                out_of_fold=False,
+                with_confidence=conf,
+                split=name,
+                loss_matrix=lm,
+            )
+        )
+    return views
+
+
+def fit_point(
+    template: BudgetDAGClassifier,
+    data: FitData,
+    bank: ClassifierBank,
+    cost_scale: float,
+    views: Sequence[StatePredictions],
+    inner_n_jobs: int | None,
+) -> tuple[BudgetDAGClassifier, list[dict[str, Any]]]:
+    """Learn the policies at one cost scale and evaluate them on every view."""
+    model = clone(template).set_params(
+        cost_scale=float(cost_scale), n_jobs=inner_n_jobs
+    )
+    model.fit(data.X, data.y, sample_costs=data.sample_costs, bank=bank)
+    rows = [
+        {"split": v.split, "cost_scale": float(cost_scale), **dag_point(model, v)}
+        for v in views
+    ]
+    model.set_params(n_jobs=template.n_jobs)
+    return model, rows
