@@ -11,7 +11,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
 from benchmarks import _afa_data
-from budgetdag_core.stagewise import (
+from benchmarks.scratch.stagewise import (
     AnyMaskBank,
     StagewiseLearner,
     fit_actionin,

@@ -26,9 +26,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from ._threads import single_threaded
-from .bank._calibration import apply_temperature, fit_temperatures
-from .bank._models import boosting_classifier
+from budgetdag_core._threads import single_threaded
+from budgetdag_core.bank import boosting_classifier
+from budgetdag_core.bank._calibration import apply_temperature, fit_temperatures
 
 #: Mask-size bins of the any-mask bank's temperatures.
 N_SIZE_BINS = 8
@@ -508,7 +508,7 @@ def fit_fvi(L: StagewiseLearner, cost_scale: float, learner: Any = None):
     states) is fitted on those vectors; the cost of its own choice is the
     pair's cost-to-go (Graph-Reduce's ``C[row, pi(row)]``), which V_d regresses.
     """
-    from .reductions import CostRegression
+    from budgetdag_core.reductions import CostRegression
 
     D, M = L.D, L.M
     policies: list[Any] = [None] * D
