@@ -11,6 +11,7 @@ thing of every run) saves them again when one of them changed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -92,8 +93,7 @@ def _restore(snapshot: dict[str, Any]) -> None:
     )
 
 
-def _settings() -> dict[str, Any]:
-    ss = st.session_state
+def _settings(ss: Mapping[str, Any]) -> dict[str, Any]:
     return {key: ss[key] for key in state.DEFAULTS if key in ss}
 
 
@@ -107,8 +107,24 @@ def _fingerprint() -> tuple:
         id(ss.get(state.SPEC_TABLE)),
         id(ss.get(state.RUN)),
         id(ss.get(state.SWEEP)),
-        repr(sorted(_settings().items())),
+        repr(sorted(_settings(ss).items())),
     )
+
+
+def snapshot(ss: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`keep` saves of the session state ``ss``."""
+    run = ss.get(state.RUN)
+    return {
+        "dataset": ss.get(state.DATASET),
+        "upload": ss.get(state.UPLOAD),
+        "spec_table": ss.get(state.SPEC_TABLE),
+        # Without its memo of figures and downloads: they are rebuilt on demand.
+        "run": None if run is None else replace(run, cache={}),
+        # In the same pickle as the run: a model picked on the curve stays
+        # the very object of the curve (ui.sweep.curve_point).
+        "sweep": ss.get(state.SWEEP),
+        "settings": _settings(ss),
+    }
 
 
 def keep() -> None:
@@ -123,20 +139,8 @@ def keep() -> None:
     mark = _fingerprint()
     if ss.get(state.KEPT) == mark:
         return
-    run = ss.get(state.RUN)
-    snapshot = {
-        "dataset": ss.get(state.DATASET),
-        "upload": ss.get(state.UPLOAD),
-        "spec_table": ss.get(state.SPEC_TABLE),
-        # Without its memo of figures and downloads: they are rebuilt on demand.
-        "run": None if run is None else replace(run, cache={}),
-        # In the same pickle as the run: a model picked on the curve stays
-        # the very object of the curve (ui.sweep.curve_point).
-        "sweep": ss.get(state.SWEEP),
-        "settings": _settings(),
-    }
     try:
-        ss[state.STORE_PROBLEM] = store.save(name, snapshot)
+        ss[state.STORE_PROBLEM] = store.save(name, snapshot(ss))
     except Exception as exc:  # a full disk must not stop the page
         log.exception("Could not keep the session's work")
         ss[state.STORE_PROBLEM] = f"it could not be written ({type(exc).__name__})"

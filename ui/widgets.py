@@ -11,12 +11,12 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from budgetdag_core import Progress, SensorSpec, load_demo
+from budgetdag_core import Progress, SensorSpec
 from budgetdag_core.datasets import Demo
 from ui.spec_table import SpecCheck
 
 from . import jobs, session, state, store
-from .data import Dataset, demo_dataset
+from .data import Dataset, demo_dataset, load_app_demo
 from .formatting import pct
 from .jobs import Job
 from .training import (
@@ -58,7 +58,7 @@ def enter_page() -> None:
 @st.cache_data(show_spinner="Loading the demo data...")
 def cached_demo(name: str) -> Demo:
     """A bundled demo, read from disk once per server (each caller gets a copy)."""
-    return load_demo(name)
+    return load_app_demo(name)
 
 
 def default_dataset() -> Dataset:
