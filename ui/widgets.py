@@ -6,6 +6,7 @@ import functools
 import logging
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -274,10 +275,12 @@ def long_work(
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
     The one widget for long work (training, sweeps, budget fits): the work
-    runs in the session's background job (:mod:`ui.jobs`) and the sidebar
-    (:func:`job_panel`) shows its progress, elapsed time, an estimate and a
-    Stop button on every page; switching pages does not stop it. ``work``
-    must not touch the session state: it gets plain values only. When it ends,
+    runs in the session's background job, in a worker process of the
+    server's pool (:mod:`ui.jobs`), and the sidebar (:func:`job_panel`) shows
+    its place in the queue, then its progress, elapsed time, an estimate and
+    a Stop button on every page; switching pages does not stop it. ``work``
+    is sent to the worker: a module-level function with its arguments
+    (``functools.partial``), plain values only, no session state. When it ends,
     the next script run of the session (:func:`collect_job`) calls
     ``apply(result)`` (which may update the session state) and shows its
     return value as a success message; errors are shown in words (``failed``
@@ -311,16 +314,22 @@ def collect_job() -> None:
     """Apply the session's finished job, once (``app.py``, every run)."""
     token = session.token()
     job = jobs.current(token)
-    if job is None or job.running or job.collected:
+    if job is None or job.running:
         return
+    # Once per session: a job shared by two tabs is collected by each.
     job.collected = True
     jobs.forget(token, job)
     took = seconds(job.elapsed())
     ctx = job.context
     if job.status == jobs.STOPPED:
+        when = (
+            "before it started (it was waiting for a free worker)"
+            if job.started is None
+            else f"after {took}"
+        )
         outcome = (
             "info",
-            f"{job.label.rstrip('.')} was stopped after {took}: nothing changed "
+            f"{job.label.rstrip('.')} was stopped {when}: nothing changed "
             "(the previous model, if any, is kept).",
         )
     elif job.status == jobs.FAILED:
@@ -328,7 +337,9 @@ def collect_job() -> None:
         if isinstance(exc, ValueError):
             text = f"{ctx['failed']}: {exc}\n\n**What to do:** {ctx['fix']}"
         else:
-            log.error("Unexpected error while %s", ctx["doing"], exc_info=exc)
+            log.error(
+                "Unexpected error while %s\n%s", ctx["doing"], job.trace, exc_info=exc
+            )
             text = (
                 f"Something unexpected went wrong while {ctx['doing']}: "
                 f"{type(exc).__name__}: {exc}. The rest of the app still works; "
@@ -388,18 +399,28 @@ def _job_panel() -> None:
     if job is None:
         return
     if not job.running:
-        if not job.collected:
-            st.rerun()  # the whole app: the page under it picks up the result
-        return
+        st.rerun()  # the whole app: the page under it picks up the result
     with st.container(border=True):
         st.markdown(f"**{job.label}**")
-        st.progress(job.fraction, text=job.text)
-        left = job.remaining()
-        st.caption(
-            f"{seconds(job.elapsed())} so far"
-            + ("" if left is None else f" · about {seconds(left)} left")
-            + " · runs on while you switch pages"
-        )
+        place = job.position
+        if place is not None:
+            pool = jobs.pool()
+            st.progress(
+                0.0, text=f"Waiting for a free worker: number {place} in the queue"
+            )
+            st.caption(
+                f"{seconds(job.waited())} waiting · this server runs "
+                f"{pool.size} job{'s' if pool.size > 1 else ''} at a time, "
+                f"{pool.waiting} waiting · it starts by itself"
+            )
+        else:
+            st.progress(job.fraction, text=job.text)
+            left = job.remaining()
+            st.caption(
+                f"{seconds(job.elapsed())} so far"
+                + ("" if left is None else f" · about {seconds(left)} left")
+                + " · runs on while you switch pages"
+            )
         st.button(
             "Stopping..." if job.stopping else "Stop",
             key=state.W_STOP,
@@ -407,7 +428,8 @@ def _job_panel() -> None:
             disabled=job.stopping,
             icon=":material/stop_circle:",
             width="stretch",
-            help="Stops at the next progress step; the previous model is kept.",
+            help="Leaves the queue, or stops at the next progress step; the "
+            "previous model is kept.",
         )
 
 
@@ -455,12 +477,13 @@ def train_with_progress(
         return (done or trained_label)(run)
 
     return long_work(
-        lambda progress: train(
+        # The previous run (its bank, without the page's memo) only when reused.
+        functools.partial(
+            train,
             dataset,
             spec,
             settings,
-            previous,
-            progress=progress,
+            replace(previous, cache={}) if reused else None,
             target_budget=target_budget,
         ),
         what="train",

@@ -130,9 +130,7 @@ def test_a_fresh_visit_keeps_a_few_kilobytes_not_the_demo_rows(app):
     restored = back.session_state[state.DATASET]
     original = at.session_state[state.DATASET]
     assert restored.token == original.token
-    assert restored.train.equals(original.train) and restored.test.equals(
-        original.test
-    )
+    assert restored.train.equals(original.train) and restored.test.equals(original.test)
 
 
 def test_a_demo_pickles_as_its_name_and_an_upload_as_its_recipe(pima):
