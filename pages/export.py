@@ -163,8 +163,10 @@ def read_policy(file: UploadedFile, kind: str) -> dict | None:
         data = read_upload(file, MODEL_MAX_MB, "policy files")
     except ValueError as exc:
         widgets.show_error(
-            f"{exc} Policies the app writes are a few MB.",
-            "choose a policy file downloaded from this page.",
+            str(exc),
+            "choose the .skops file of the policy (a pickle is several times "
+            "larger), or load the file in Python with "
+            "`budgetdag_core.load_policy_skops`.",
         )
         return None
     read = loads_policy_skops if kind == "skops" else loads_policy

@@ -134,6 +134,7 @@ if go_sweep:
         apply=_traced,
         bank_reused=reused,
         subsets=uses_subsets(params),
+        shared=(run.model.bank_,) if reused else (),
     )
 if busy is not None:
     st.caption(

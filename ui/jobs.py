@@ -45,7 +45,7 @@ from typing import Any
 from budgetdag_core import Progress
 
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
-from .worker import Stopped
+from .worker import Stopped, loads_result
 
 __all__ = ["Job", "Stopped", "current", "forget", "rekey", "share", "submit"]
 
@@ -80,7 +80,9 @@ class Job:
     :meth:`stop`). ``what`` names the work for the applier (``"train"``,
     ``"sweep"``, ...); ``context`` holds what the applier needs besides the
     result (plain values, texts, the function that applies the result); it
-    stays in this process.
+    stays in this process. The objects of ``shared`` that the result holds
+    (e.g. the classifier bank a training reuses) come back as these very
+    objects, not as copies: the session keeps one bank, not two.
     """
 
     what: str
@@ -89,6 +91,7 @@ class Job:
     bank_reused: bool = False
     subsets: bool = False
     context: dict[str, Any] = field(default_factory=dict)
+    shared: tuple[Any, ...] = ()
     fraction: float = 0.0
     text: str = "Waiting for a free worker"
     status: str = QUEUED
@@ -316,7 +319,7 @@ class _Slot:
 
     def run(self, job: Job) -> None:
         try:
-            payload = pickle.dumps(job.work, protocol=5)
+            payload = pickle.dumps((job.work, job.shared), protocol=5)
         except Exception as exc:
             job._finish(
                 FAILED,
@@ -374,7 +377,12 @@ class _Slot:
             if kind == "progress":
                 job.fraction, job.text = message[2], message[3]
             elif kind == "done":
-                job._finish(DONE, result=message[2])
+                try:
+                    result = loads_result(message[2], job.shared)
+                except Exception as exc:  # e.g. a class this process lacks
+                    job._finish(FAILED, error=exc)
+                else:
+                    job._finish(DONE, result=result)
                 return
             elif kind == "failed":
                 job._finish(FAILED, error=message[2], trace=message[3])

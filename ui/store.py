@@ -76,7 +76,12 @@ def save(token: str, snapshot: dict[str, Any]) -> str | None:
             f"this session's data and model take {len(data) / 2**20:.0f} MB, over "
             f"the {MAX_BYTES / 2**20:.0f} MB kept per session"
         )
-    path = _path(token)
+    _write(_path(token), data)
+    prune()
+    return None
+
+
+def _write(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -85,8 +90,6 @@ def save(token: str, snapshot: dict[str, Any]) -> str | None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    prune()
-    return None
 
 
 def load(token: str) -> dict[str, Any] | None:
@@ -117,6 +120,15 @@ def rename(old: str, new: str) -> None:
         os.replace(_path(old), _path(new))
     except FileNotFoundError:
         pass
+
+
+def copy(old: str, new: str) -> None:
+    """Copy the snapshot of token ``old`` to token ``new`` (if it exists)."""
+    try:
+        data = _path(old).read_bytes()
+    except FileNotFoundError:
+        return
+    _write(_path(new), data)
 
 
 def drop(token: str) -> None:

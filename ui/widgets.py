@@ -271,6 +271,7 @@ def long_work(
     apply: Callable[[T], str],
     bank_reused: bool,
     subsets: bool,
+    shared: tuple[Any, ...] = (),
 ) -> Job | None:
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
@@ -285,7 +286,8 @@ def long_work(
     ``apply(result)`` (which may update the session state) and shows its
     return value as a success message; errors are shown in words (``failed``
     and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
-    of work.
+    of work; objects of ``shared`` that ``work`` reuses (a model's bank) come
+    back in its result as themselves, not copies.
     """
     job = Job(
         what=what,
@@ -294,6 +296,7 @@ def long_work(
         bank_reused=bank_reused,
         subsets=subsets,
         context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
+        shared=shared,
     )
     try:
         jobs.submit(session.token(), job)
@@ -496,6 +499,7 @@ def train_with_progress(
         apply=apply,
         bank_reused=reused,
         subsets=uses_subsets(settings),
+        shared=(previous.model.bank_,) if reused else (),
     )
 
 

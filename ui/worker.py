@@ -2,12 +2,16 @@
 
 Started by the pool as ``python -m ui.worker FD`` with one end of a socket
 pair as file descriptor ``FD``. It runs one job at a time, in its main
-thread: the pool sends ``("run", job_id, work, bank_reused, subsets)``
-(``work`` pickled apart, so that a job whose work cannot be rebuilt here
-fails alone), the worker calls ``work(progress)`` and answers with
+thread: the pool sends ``("run", job_id, payload, bank_reused, subsets)``
+where ``payload`` is ``(work, shared)`` pickled apart (so that a job whose
+work cannot be rebuilt here fails alone), the worker calls ``work(progress)``
+and answers with
 ``("progress", job_id, fraction, text)`` messages, then one of
 ``("done", job_id, result)``, ``("failed", job_id, error, traceback)`` or
 ``("stopped", job_id)``.
+The result travels pickled too, with each object of ``shared`` (e.g. the
+classifier bank a training reused) named by its index instead of copied:
+the server puts its own object back in its place (:func:`dumps_result`).
 ``("stop", job_id)`` makes the job's next progress step raise
 :class:`Stopped`. A reader thread takes the messages, so a stop arrives
 while the work runs; when the pool's end closes (the server is gone) the
@@ -19,13 +23,16 @@ pages and the health check answer while every worker computes.
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import queue
 import sys
 import threading
 import traceback
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
+from typing import Any
 
 NICE = 10
 """How much lower than the server's the workers' CPU priority is."""
@@ -42,6 +49,23 @@ def _sendable(exc: BaseException) -> BaseException:
     except Exception:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc
+
+
+def dumps_result(result: Any, shared: Sequence[Any]) -> bytes:
+    """``result`` pickled with the objects of ``shared`` as their index."""
+    index = {id(obj): i for i, obj in enumerate(shared)}
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.persistent_id = lambda obj: index.get(id(obj))  # type: ignore[method-assign]
+    pickler.dump(result)
+    return buffer.getvalue()
+
+
+def loads_result(data: bytes, shared: Sequence[Any]) -> Any:
+    """The result of :func:`dumps_result`, with ``shared``'s objects in place."""
+    unpickler = pickle.Unpickler(io.BytesIO(data))
+    unpickler.persistent_load = lambda i: shared[i]  # type: ignore[method-assign]
+    return unpickler.load()
 
 
 class Worker:
@@ -83,7 +107,8 @@ class Worker:
             reporter(stage, done, total)
 
         try:
-            result = pickle.loads(work)(progress)
+            task, shared = pickle.loads(work)
+            result = task(progress)
         except Stopped:
             self.send(("stopped", job_id))
             return
@@ -91,9 +116,11 @@ class Worker:
             self.send(("failed", job_id, _sendable(exc), traceback.format_exc()))
             return
         try:
-            self.send(("done", job_id, result))
+            data = dumps_result(result, shared)
         except Exception as exc:  # a result that cannot be pickled: a bug
             self.send(("failed", job_id, _sendable(exc), traceback.format_exc()))
+        else:
+            self.send(("done", job_id, data))
 
     def serve(self) -> None:
         threading.Thread(target=self.read, name="budgetdag-reader", daemon=True).start()

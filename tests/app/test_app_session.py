@@ -151,3 +151,35 @@ def test_a_demo_pickles_as_its_name_and_an_upload_as_its_recipe(pima):
     upload.add_fix(Fix("impute", ("lab_a",)))
     again = pickle.loads(pickle.dumps(upload))
     assert again.work.equals(upload.work) and again.fixes == upload.fixes
+
+
+def test_an_address_open_in_two_tabs_gives_the_training_to_both(app, pima, monkeypatch):
+    """A duplicated tab mid-training: the first tab keeps its address and gets
+    the model; the second is told, continues from a copy and gets it too."""
+    from ui import jobs, session
+
+    at = prefill(app, pima).switch_page(page("train")).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    token = at.query_params["session"]
+    at.button(key=state.W_TRAIN).click().run()
+    job = jobs.current(token)
+    assert job is not None
+    # AppTest's sessions share one id: say the first tab is still connected.
+    monkeypatch.setattr(session, "open_elsewhere", lambda name: name == token)
+    twin = reload(token, where="train")
+    assert_clean(twin)
+    copy = twin.query_params["session"]
+    assert copy != token
+    # It follows the job (or, already done, collected it in its first run).
+    assert jobs.current(copy) is job or twin.session_state[state.RUN] is not None
+    assert jobs.current(token) is job  # the first tab still follows it
+    assert any("also open in another tab" in t for t in texts(twin, "info"))
+    assert store.load(token) is not None and store.load(copy) is not None
+
+    twin, at = finish_jobs(twin), finish_jobs(at)
+    for tab in (at, twin):
+        assert_clean(tab)
+        assert tab.session_state[state.RUN] is not None
+        assert any("Trained in" in t for t in texts(tab, "success"))
+    assert at.query_params["session"] == token
+    assert jobs.current(token) is None and jobs.current(copy) is None

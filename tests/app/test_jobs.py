@@ -219,3 +219,17 @@ def test_a_shared_job_is_collected_by_each_session(gate):
     assert jobs.current(two) is job  # still there for the other tab
     jobs.forget(two, job)
     assert jobs.current(two) is None
+
+
+def echo(value, progress) -> dict:
+    return {"same": value, "copy": [value]}
+
+
+def test_shared_objects_come_back_as_themselves():
+    bank = {"weights": list(range(1000))}  # stands for a model's bank
+    job = jobs.Job(what="t", label="t", work=work(echo, bank), shared=(bank,))
+    assert job.start().wait(WAIT) and job.status == jobs.DONE
+    assert job.result["same"] is bank and job.result["copy"][0] is bank
+    other = jobs.Job(what="t", label="t", work=work(echo, bank)).start()
+    assert other.wait(WAIT) and other.result["same"] == bank
+    assert other.result["same"] is not bank  # not shared: a copy
