@@ -26,10 +26,11 @@ CSV_MAX_MB = MAX_UPLOAD_MB
 """A CSV upload (compressed size; the table is capped again once inflated)."""
 SPEC_MAX_MB = 1
 """A sensor spec (JSON): 1 MB holds tens of thousands of columns."""
-MODEL_MAX_MB = 50
+MODEL_MAX_MB = 100
 """A policy file (.skops or .pkl): the .skops files the app writes for the
-demos fit with room to spare (``benchmarks/bench_model_sizes.py``); pickles
-are several times larger."""
+demos fit, the default banks' with room to spare, a random-forest bank's up
+to letter's (``benchmarks/bench_model_sizes.py``). Pickles are several times
+larger; bigger files load in Python (``load_policy_skops``)."""
 SERVER_MAX_MB = max(CSV_MAX_MB, SPEC_MAX_MB, MODEL_MAX_MB)
 """``server.maxUploadSize`` in ``.streamlit/config.toml``: the largest cap."""
 
