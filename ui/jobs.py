@@ -240,13 +240,23 @@ class Pool:
             job._pool = self
             self._queue.append(job)
             if len(self._slots) < min(self.size, len(self._queue) + self._running):
-                slot = _Slot(self)
-                self._slots.append(slot)
-                threading.Thread(
-                    target=slot.loop, name="budgetdag-slot", daemon=True
-                ).start()
+                self._add_slot(warm=False)
             self._cond.notify()
         return job
+
+    def warm(self) -> None:
+        """Start every worker process now, in the background: the first jobs
+        then do not wait for a worker to import the library."""
+        with self._cond:
+            while len(self._slots) < self.size:
+                self._add_slot(warm=True)
+
+    def _add_slot(self, warm: bool) -> None:
+        slot = _Slot(self)
+        self._slots.append(slot)
+        threading.Thread(
+            target=slot.loop, args=(warm,), name="budgetdag-slot", daemon=True
+        ).start()
 
     def position(self, job: Job) -> int | None:
         with self._cond:
@@ -301,7 +311,12 @@ class _Slot:
         self.owner = owner
         self.worker: WorkerProcess | None = None
 
-    def loop(self) -> None:
+    def loop(self, warm: bool = False) -> None:
+        if warm:
+            try:
+                self.worker = WorkerProcess()
+            except Exception:  # the first job tries again, and says why
+                log.exception("Could not start a worker process")
         while True:
             job = self.owner.take()
             try:

@@ -307,6 +307,13 @@ def long_work(
     return job
 
 
+def start_workers() -> None:
+    """Start the server's worker processes if they are not running yet
+    (``app.py``, every run; at once after the first): the first training
+    then does not wait for a worker to import the library."""
+    jobs.pool().warm()
+
+
 def running_job() -> Job | None:
     """The session's job while it runs (pages disable their start buttons)."""
     job = jobs.current(session.token())
