@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .bank._base import SERVE_MODES
-from .bank._per_state import BANK_KINDS
+from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
-from .estimator._inputs import POLICY_FEATURES
-from .persist._io import load_policy, save_policy
+from .estimator import POLICY_FEATURES
+from .persist import load_policy, save_policy
 from .sensors import SensorSpec
 from .validation import MAX_FULL_DAG_SENSORS
 
@@ -111,7 +110,7 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from .estimator._classifier import BudgetDAGClassifier
+    from .estimator import BudgetDAGClassifier
 
     data = _read_table(args.data)
     spec = _read_spec(args.sensors)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from ._integrity import check_int, fail
+
 
 def mask_of(indices: Sequence[int]) -> int:
     mask = 0
@@ -53,6 +55,19 @@ class SensorDAG:
     children : list[list[tuple[int, int]]]
         For each state, ``(unit, child_state)`` pairs; units that add nothing are
         left out and two units that reach the same child keep the first.
+
+    Examples
+    --------
+    >>> dag = SensorDAG(["a", "b", "c"])
+    >>> dag.n_states, dag.state_names(dag.n_states - 1)
+    (8, ('a', 'b', 'c'))
+    >>> [(unit, dag.state_names(child)) for unit, child in dag.children[0]]
+    [(0, ('a',)), (1, ('b',)), (2, ('c',))]
+
+    Over sensor subsets (units), as with ``n_subsets``:
+
+    >>> SensorDAG(["a", "b", "c"], units=[[0], [1, 2]]).n_states
+    4
     """
 
     sensor_names: Sequence[str]
@@ -129,6 +144,33 @@ class SensorDAG:
         for k in range(self.n_states):
             mat[k, self.sensors_in(k)] = True
         return mat
+
+    def check_integrity(self, where: str, sensor_names: Sequence[str]) -> None:
+        """Raise ``ValueError`` unless this is the DAG of its units over
+        ``sensor_names`` (a loaded model: states, children and index are
+        rebuilt from the units and compared)."""
+        names = list(sensor_names)
+        if list(self.sensor_names) != names:
+            raise fail(f"{where}.sensor_names", "differ from the sensor spec's names")
+        units = self.units
+        if not isinstance(units, list | tuple) or not units:
+            raise fail(f"{where}.units", "expected a non-empty list")
+        for j, unit in enumerate(units):
+            if not isinstance(unit, list | tuple) or not unit:
+                raise fail(f"{where}.units[{j}]", "expected a non-empty tuple")
+            for i in unit:
+                check_int(i, f"{where}.units[{j}]", 0, len(names))
+        fresh = SensorDAG(names, [list(u) for u in units])
+        if list(self.states) != fresh.states:
+            raise fail(f"{where}.states", "do not match the DAG of its units")
+        if [list(map(tuple, c)) for c in self.children] != [
+            list(c) for c in fresh.children
+        ]:
+            raise fail(f"{where}.children", "do not match the DAG of its units")
+        if getattr(self, "index", None) != fresh.index or list(
+            getattr(self, "unit_masks", [])
+        ) != list(fresh.unit_masks):
+            raise fail(where, "its state index or unit masks are inconsistent")
 
     def to_networkx(self) -> nx.DiGraph:
         """The DAG as a ``networkx.DiGraph``.

@@ -8,7 +8,7 @@ The subsets greedily maximise the reward
 
 the number of training rows that at least one subset classifies correctly
 (out-of-fold; ``r`` is 1 for a correct prediction, 0 otherwise), under a budget on
-the total size Σ_j |σj| (the paper's B/δ). For regression ``r`` is the reduction
+the total size ``Σ_j |σ_j|`` (the paper's B/δ). For regression ``r`` is the reduction
 of the row's loss below that of the mean predictor (clipped at 0), so G stays a
 sum of per-row maxima (a facility-location objective).
 
@@ -77,6 +77,18 @@ class SubsetSelection:
     runs : dict
         Final G (rows) of each greedy run made (``"greedy"``,
         ``"cost_benefit"``).
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo, select_subsets
+    >>> demo = load_demo("spam")
+    >>> rows = demo.train.sample(400, random_state=0)
+    >>> sel = select_subsets(rows[demo.spec.columns], rows[demo.label], demo.spec,
+    ...                      n_subsets=3, subset_budget=6, random_state=0)
+    >>> len(sel.subsets) <= 3, sel.method in ("greedy", "cost_benefit")
+    (True, True)
+    >>> list(sel.history.columns)
+    ['step', 'subset', 'sensor', 'gain', 'G', 'spent']
     """
 
     subsets: list[tuple[str, ...]]
@@ -510,7 +522,7 @@ def select_subsets(
     n_subsets : int
         t, the number of subsets (the DAG gets at most 2^t states).
     subset_budget : float, optional
-        Budget on the greedy subsets' total size Σ_j |σj| (the paper's B/δ).
+        Budget on the greedy subsets' total size ``Σ_j |σ_j|`` (the paper's B/δ).
         With unequal costs it counts "average sensors": Σ_j cost(σj) may not
         exceed ``subset_budget`` x the mean sensor cost. Default: the number of
         sensors. A sensor in two subsets is paid twice.
@@ -570,6 +582,69 @@ def select_subsets(
     >>> select_subsets(X, y, spec, n_subsets=2, subset_budget=3, random_state=0).subsets
     [('a',), ('b',)]
     """
+    n_subsets = _check_options(task, strategy, reward, n_subsets)
+    Xv, y = _checked_data(X, y, spec)
+    costs, budget = _checked_budget(spec, costs, subset_budget)
+    rows = stratified_subsample(
+        y, max_rows, stratify=task == "classification", random_state=random_state
+    )
+    options = {"task": task, "loss": loss, "cv": cv, "random_state": random_state}
+    reward_of = _reward_of(scorer, Xv[rows], y[rows], reward=reward, **options)
+    n_greedy = n_subsets - 1 if include_all else n_subsets
+    # The ridge scorer's solves are too small to gain from threads: only
+    # estimators are scored in parallel.
+    scorer_jobs = 1 if isinstance(reward_of, RidgeReward) else n_jobs
+    greedy = _Greedy(reward_of, spec.column_indices(), costs, len(rows), scorer_jobs)
+    runs = _greedy_runs(greedy, strategy, costs, n_greedy, budget, progress)
+    # The larger G, ties to the cheaper run.
+    method = max(runs, key=lambda v: (round(runs[v].G, 6), -runs[v].spent))
+    denom = len(rows) if task == "classification" else float(reward_of.baseline.sum())
+    kept = runs[method]
+    return SubsetSelection(
+        **_kept_units(kept, spec, include_all),
+        reward=(kept.G if n_greedy else 0.0) / denom if denom > 0 else 0.0,
+        method=method,
+        budget=budget,
+        budget_used=kept.spent,
+        n_rows=len(rows),
+        n_evaluations=greedy.n_evaluations,
+        runs={v: r.G for v, r in runs.items()},
+    )
+
+
+def _reward_of(scorer: Any, Xs: np.ndarray, ys: np.ndarray, **options: Any) -> Any:
+    """The out-of-fold reward of column subsets, by ridge or by ``scorer``."""
+    if isinstance(scorer, str):
+        if scorer != "ridge":
+            raise ValueError(f"scorer must be 'ridge' or an estimator; got {scorer!r}.")
+        return RidgeReward(Xs, ys, **options)
+    return EstimatorReward(scorer, Xs, ys, **options)
+
+
+def _kept_units(kept: _Run, spec: SensorSpec, include_all: bool) -> dict[str, Any]:
+    """The kept run's distinct subsets (sensor names and indices) and its
+    history with sensor names."""
+    units: list[list[int]] = []
+    for s in kept.subsets:
+        u = sorted(s)
+        if u and u not in units:
+            units.append(u)
+    M = spec.n_sensors
+    if include_all and list(range(M)) not in units:
+        units.append(list(range(M)))
+    history = pd.DataFrame(
+        kept.history, columns=["step", "subset", "sensor", "gain", "G", "spent"]
+    )
+    history["sensor"] = [spec.names[j] for j in history["sensor"]]
+    return {
+        "subsets": [tuple(spec.names[m] for m in u) for u in units],
+        "units": units,
+        "history": history,
+    }
+
+
+def _check_options(task: str, strategy: str, reward: str, n_subsets: int) -> int:
+    """``n_subsets`` as an int, once the options are known ones."""
     if task not in ("classification", "regression"):
         raise ValueError(
             f"task must be 'classification' or 'regression'; got {task!r}."
@@ -582,7 +657,13 @@ def select_subsets(
         raise ValueError(f"reward must be 'correct' or 'soft'; got {reward!r}.")
     if int(n_subsets) < 1:
         raise ValueError(f"n_subsets must be at least 1; got {n_subsets}.")
-    n_subsets = int(n_subsets)
+    return int(n_subsets)
+
+
+def _checked_data(
+    X: pd.DataFrame | np.ndarray, y: Any, spec: SensorSpec
+) -> tuple[np.ndarray, np.ndarray]:
+    """The spec's columns as floats, and the targets, of matching lengths."""
     Xv = (
         X[spec.columns].to_numpy(dtype=float)
         if isinstance(X, pd.DataFrame)
@@ -595,6 +676,14 @@ def select_subsets(
         raise ValueError(
             f"X has {Xv.shape[1]} columns; the spec has {len(spec.columns)}."
         )
+    return Xv, y
+
+
+def _checked_budget(
+    spec: SensorSpec, costs: np.ndarray | None, subset_budget: float | None
+) -> tuple[np.ndarray, float]:
+    """The sensor costs the greedy pays (all ones when every sensor is free)
+    and the budget in those units."""
     M = spec.n_sensors
     costs = spec.cost_vector if costs is None else np.asarray(costs, dtype=float)
     if costs.shape != (M,) or not np.isfinite(costs).all() or (costs < 0).any():
@@ -607,32 +696,18 @@ def select_subsets(
         subset_budget = float(M)
     if not np.isfinite(subset_budget) or subset_budget <= 0:
         raise ValueError(f"subset_budget must be positive; got {subset_budget}.")
-    budget = float(subset_budget) * float(costs.mean())
+    return costs, float(subset_budget) * float(costs.mean())
 
-    rows = stratified_subsample(
-        y, max_rows, stratify=task == "classification", random_state=random_state
-    )
-    Xs, ys = Xv[rows], y[rows]
-    reward_options: dict[str, Any] = {
-        "task": task,
-        "loss": loss,
-        "cv": cv,
-        "random_state": random_state,
-        "reward": reward,
-    }
-    if isinstance(scorer, str):
-        if scorer != "ridge":
-            raise ValueError(f"scorer must be 'ridge' or an estimator; got {scorer!r}.")
-        reward_of: Any = RidgeReward(Xs, ys, **reward_options)
-    else:
-        reward_of = EstimatorReward(scorer, Xs, ys, **reward_options)
-    n_greedy = n_subsets - 1 if include_all else n_subsets
-    # The ridge scorer's solves are too small for threads (on 2 cores spam's
-    # selection took 2.1 s in two threads, 0.75 s in one): only estimators
-    # are scored in parallel.
-    scorer_jobs = 1 if isinstance(reward_of, RidgeReward) else n_jobs
-    greedy = _Greedy(reward_of, spec.column_indices(), costs, len(rows), scorer_jobs)
 
+def _greedy_runs(
+    greedy: _Greedy,
+    strategy: str,
+    costs: np.ndarray,
+    n_greedy: int,
+    budget: float,
+    progress: Progress | None,
+) -> dict[str, _Run]:
+    """One greedy run per variant the strategy asks for, with progress."""
     uniform = np.ptp(costs) == 0
     variants = (
         ["greedy"]
@@ -642,6 +717,7 @@ def select_subsets(
         else ["greedy", "cost_benefit"]
     )
     positive = costs[costs > 0]
+    M = len(costs)
     # In floats: a subnormal cost makes budget // cost infinite.
     per_run = int(min(n_greedy * M, budget // positive.min() if positive.size else M))
     total = max(per_run * len(variants), 1)
@@ -656,36 +732,8 @@ def select_subsets(
         runs[variant] = (
             greedy.run(n_greedy, budget, variant == "cost_benefit", step)
             if n_greedy
-            else _Run([], np.zeros((0, len(rows)), np.float32), 0.0, [])
+            else _Run([], np.zeros((0, greedy.n_rows), np.float32), 0.0, [])
         )
-    method = max(
-        runs, key=lambda v: (round(runs[v].G, 6) if n_greedy else 0, -runs[v].spent)
-    )
-    kept = runs[method]
     if progress is not None:
         progress("subsets", total, total)
-
-    units: list[list[int]] = []
-    for s in kept.subsets:
-        u = sorted(s)
-        if u and u not in units:
-            units.append(u)
-    if include_all and list(range(M)) not in units:
-        units.append(list(range(M)))
-    history = pd.DataFrame(
-        kept.history, columns=["step", "subset", "sensor", "gain", "G", "spent"]
-    )
-    history["sensor"] = [spec.names[j] for j in history["sensor"]]
-    denom = len(rows) if task == "classification" else float(reward_of.baseline.sum())
-    return SubsetSelection(
-        subsets=[tuple(spec.names[m] for m in u) for u in units],
-        units=units,
-        reward=(kept.G if n_greedy else 0.0) / denom if denom > 0 else 0.0,
-        method=method,
-        budget=budget,
-        budget_used=kept.spent,
-        history=history,
-        n_rows=len(rows),
-        n_evaluations=greedy.n_evaluations,
-        runs={v: r.G for v, r in runs.items()},
-    )
+    return runs

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -117,9 +118,39 @@ def check_spec_table(
     if missing_cols:
         return SpecCheck(None, [f"The sensor table lacks column(s) {missing_cols}."])
     available = [str(c) for c in available]
-    known = set(available)
-    errors: list[str] = []
+    groups, costs, owner, errors = _read_rows(table, set(available), label)
     notes: list[str] = []
+    if not groups and not errors:
+        errors.append("There are no sensors: add at least one row.")
+    unassigned = [c for c in available if c not in owner]
+    if unassigned and groups:
+        shown = ", ".join(repr(c) for c in unassigned[:10])
+        more = f" and {len(unassigned) - 10} more" if len(unassigned) > 10 else ""
+        notes.append(
+            f"{len(unassigned)} column(s) are in no sensor and will be ignored: "
+            f"{shown}{more}."
+        )
+    needs_subsets = len(groups) > max_sensors
+    _check_size(len(groups), max_sensors, n_subsets, errors, notes)
+    if groups and all(c == 0 for c in costs.values() if math.isfinite(c)):
+        notes.append(
+            "All costs are 0: the policy will acquire every sensor that helps."
+        )
+    if errors:
+        return SpecCheck(None, errors, notes, unassigned, needs_subsets)
+    try:
+        spec = SensorSpec(groups, costs)
+    except ValueError as exc:  # pragma: no cover - the checks above come first
+        return SpecCheck(None, [str(exc)], notes, unassigned, needs_subsets)
+    return SpecCheck(spec, [], notes, unassigned, needs_subsets)
+
+
+def _read_rows(
+    table: pd.DataFrame, known: set[str], label: str | None
+) -> tuple[dict[str, list[str]], dict[str, float], dict[str, str], list[str]]:
+    """The sensors' columns and costs from the table's rows, which sensor owns
+    each column, and what is wrong with the rows."""
+    errors: list[str] = []
     groups: dict[str, list[str]] = {}
     costs: dict[str, float] = {}
     owner: dict[str, str] = {}
@@ -152,39 +183,44 @@ def check_spec_table(
                 )
             else:
                 owner[col] = name or f"row {i}"
-        try:
-            cost = float(cost_cell)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            cost = math.nan
-        if _is_blank(cost_cell) or not math.isfinite(cost):
-            errors.append(f"{where} has no valid cost: enter a number (0 or more).")
-        elif cost < 0:
-            errors.append(
-                f"{where} has a negative cost ({cost:g}): costs must be 0 or more."
-            )
+        cost = _row_cost(cost_cell, where, errors)
         if name:
             groups[name] = cols
             costs[name] = cost
-    if not groups and not errors:
-        errors.append("There are no sensors: add at least one row.")
-    unassigned = [c for c in available if c not in owner]
-    if unassigned and groups:
-        shown = ", ".join(repr(c) for c in unassigned[:10])
-        more = f" and {len(unassigned) - 10} more" if len(unassigned) > 10 else ""
-        notes.append(
-            f"{len(unassigned)} column(s) are in no sensor and will be ignored: "
-            f"{shown}{more}."
+    return groups, costs, owner, errors
+
+
+def _row_cost(cost_cell: Any, where: str, errors: list[str]) -> float:
+    """The row's cost (NaN when unreadable), noting a missing or negative one."""
+    try:
+        cost = float(cost_cell)
+    except (TypeError, ValueError):
+        cost = math.nan
+    if _is_blank(cost_cell) or not math.isfinite(cost):
+        errors.append(f"{where} has no valid cost: enter a number (0 or more).")
+    elif cost < 0:
+        errors.append(
+            f"{where} has a negative cost ({cost:g}): costs must be 0 or more."
         )
-    n = len(groups)
-    needs_subsets = n > max_sensors
-    if needs_subsets and n_subsets is not None:
+    return cost
+
+
+def _check_size(
+    n: int,
+    max_sensors: int,
+    n_subsets: int | None,
+    errors: list[str],
+    notes: list[str],
+) -> None:
+    """A note or an error when ``n`` sensors make a large or too large DAG."""
+    if n > max_sensors and n_subsets is not None:
         notes.append(
             f"The spec has {n} sensors, too many for a full DAG (2^{n} states): "
             f"training selects {n_subsets} sensor subsets (Alg. 2) and builds the "
             f"DAG over their unions, at most 2^{n_subsets} = {2**n_subsets} states. "
             "Each policy step buys a whole subset."
         )
-    elif needs_subsets:
+    elif n > max_sensors:
         errors.append(
             f"The spec has {n} sensors: a full DAG would have 2^{n} states. Group "
             f"columns into at most {max_sensors} sensors, or use subset selection "
@@ -198,17 +234,6 @@ def check_spec_table(
             + (", or sensor subsets," if n_subsets is not None else "")
             + " is faster."
         )
-    if groups and all(c == 0 for c in costs.values() if math.isfinite(c)):
-        notes.append(
-            "All costs are 0: the policy will acquire every sensor that helps."
-        )
-    if errors:
-        return SpecCheck(None, errors, notes, unassigned, needs_subsets)
-    try:
-        spec = SensorSpec(groups, costs)
-    except ValueError as exc:  # pragma: no cover - the checks above come first
-        return SpecCheck(None, [str(exc)], notes, unassigned, needs_subsets)
-    return SpecCheck(spec, [], notes, unassigned, needs_subsets)
 
 
 def spec_in_blocks(

@@ -489,10 +489,8 @@ def diagnose(
         return [
             Problem("no_label", "error", f"There is no column {label!r} in the table.")
         ]
-    out: list[Problem] = []
     features = [str(c) for c in frame.columns if c != label]
-    y = frame[label]
-
+    out: list[Problem] = []
     if not features:
         out.append(
             Problem(
@@ -501,7 +499,36 @@ def diagnose(
                 "The table has no feature columns besides the label.",
             )
         )
+    out += _label_problems(frame[label], label, cv)
+    non_numeric = [c for c in features if not is_numeric(frame[c])]
+    if non_numeric:
+        out.append(_non_numeric_problem(frame, non_numeric))
+    missing = _missing_problem(frame, features)
+    out += [missing] if missing is not None else []
+    out += _size_problems(frame, features, cv, max_sensors)
+    constant = [
+        c
+        for c in features
+        if c not in non_numeric and frame[c].nunique(dropna=True) <= 1
+    ]
+    if constant:
+        out.append(
+            Problem(
+                "constant",
+                "info",
+                f"Column(s) {_listing(constant)} hold a single value and carry no "
+                "information; you may drop them.",
+                tuple(constant),
+                ("drop_columns",),
+            )
+        )
+    order = {"error": 0, "warning": 1, "info": 2}
+    return sorted(out, key=lambda p: order[p.severity])
 
+
+def _label_problems(y: pd.Series, label: str, cv: int) -> list[Problem]:
+    """Missing labels, a single class, too many classes, classes too rare."""
+    out = []
     n_missing_label = int(y.isna().sum())
     if n_missing_label:
         out.append(
@@ -551,61 +578,64 @@ def diagnose(
                     ("drop_rare_classes",),
                 )
             )
+    return out
 
-    non_numeric = [c for c in features if not is_numeric(frame[c])]
-    if non_numeric:
-        examples = []
-        for c in non_numeric[:8]:
-            present = frame[c].dropna()
-            bad = present[pd.to_numeric(present, errors="coerce").isna()]
-            example = (
-                bad.iloc[0] if len(bad) else (present.iloc[0] if len(present) else "")
-            )
-            examples.append(f"{c!r} (e.g. {str(example)!r})")
-        more = f" and {len(non_numeric) - 8} more" if len(non_numeric) > 8 else ""
-        fixes = ["drop_columns", "one_hot"]
-        if any(_mostly_numeric(frame[c]) for c in non_numeric):
-            fixes.append("to_numeric")
-        out.append(
-            Problem(
-                "non_numeric",
-                "error",
-                f"Feature column(s) {', '.join(examples)}{more} are not numeric. "
-                "Drop them, or one-hot encode them (one 0/1 column per category)"
-                + (
-                    ", or convert them to numbers (values that are not numbers "
-                    "become missing)."
-                    if "to_numeric" in fixes
-                    else "."
-                ),
-                tuple(non_numeric),
-                tuple(fixes),
-            )
-        )
 
+def _non_numeric_problem(frame: pd.DataFrame, non_numeric: list[str]) -> Problem:
+    """Feature columns that are not numbers, with an example value each."""
+    examples = []
+    for c in non_numeric[:8]:
+        present = frame[c].dropna()
+        bad = present[pd.to_numeric(present, errors="coerce").isna()]
+        example = bad.iloc[0] if len(bad) else (present.iloc[0] if len(present) else "")
+        examples.append(f"{c!r} (e.g. {str(example)!r})")
+    more = f" and {len(non_numeric) - 8} more" if len(non_numeric) > 8 else ""
+    fixes = ["drop_columns", "one_hot"]
+    if any(_mostly_numeric(frame[c]) for c in non_numeric):
+        fixes.append("to_numeric")
+    return Problem(
+        "non_numeric",
+        "error",
+        f"Feature column(s) {', '.join(examples)}{more} are not numeric. "
+        "Drop them, or one-hot encode them (one 0/1 column per category)"
+        + (
+            ", or convert them to numbers (values that are not numbers become missing)."
+            if "to_numeric" in fixes
+            else "."
+        ),
+        tuple(non_numeric),
+        tuple(fixes),
+    )
+
+
+def _missing_problem(frame: pd.DataFrame, features: list[str]) -> Problem | None:
+    """Rows with missing, infinite or huge feature values, if any."""
     missing = {c: int(_missing_mask(frame[c]).sum()) for c in features}
     missing = {c: k for c, k in missing.items() if k}
-    if missing:
-        rows = int(
-            pd.concat([_missing_mask(frame[c]) for c in missing], axis=1)
-            .any(axis=1)
-            .sum()
-        )
-        listed = ", ".join(f"{c!r} ({k})" for c, k in list(missing.items())[:8])
-        more = f" and {len(missing) - 8} more columns" if len(missing) > 8 else ""
-        out.append(
-            Problem(
-                "missing",
-                "error",
-                f"{rows} row(s) have missing, infinite or huge (>= "
-                f"{MAX_ABS_VALUE:g}) values, in column(s) "
-                f"{listed}{more}. Drop those rows, or fill them in (median of the "
-                "column; most frequent value for text columns).",
-                tuple(missing),
-                ("drop_missing_rows", "impute"),
-            )
-        )
+    if not missing:
+        return None
+    rows = int(
+        pd.concat([_missing_mask(frame[c]) for c in missing], axis=1).any(axis=1).sum()
+    )
+    listed = ", ".join(f"{c!r} ({k})" for c, k in list(missing.items())[:8])
+    more = f" and {len(missing) - 8} more columns" if len(missing) > 8 else ""
+    return Problem(
+        "missing",
+        "error",
+        f"{rows} row(s) have missing, infinite or huge (>= "
+        f"{MAX_ABS_VALUE:g}) values, in column(s) "
+        f"{listed}{more}. Drop those rows, or fill them in (median of the "
+        "column; most frequent value for text columns).",
+        tuple(missing),
+        ("drop_missing_rows", "impute"),
+    )
 
+
+def _size_problems(
+    frame: pd.DataFrame, features: list[str], cv: int, max_sensors: int
+) -> list[Problem]:
+    """Too few rows to train reliably; too many columns for a full DAG."""
+    out = []
     if 0 < len(frame) < 4 * cv:
         out.append(
             Problem(
@@ -615,7 +645,6 @@ def diagnose(
                 "unreliable; results will vary a lot with the random seed.",
             )
         )
-
     if len(features) > max_sensors:
         out.append(
             Problem(
@@ -631,25 +660,7 @@ def diagnose(
                 tuple(features),
             )
         )
-
-    constant = [
-        c
-        for c in features
-        if c not in non_numeric and frame[c].nunique(dropna=True) <= 1
-    ]
-    if constant:
-        out.append(
-            Problem(
-                "constant",
-                "info",
-                f"Column(s) {_listing(constant)} hold a single value and carry no "
-                "information; you may drop them.",
-                tuple(constant),
-                ("drop_columns",),
-            )
-        )
-    order = {"error": 0, "warning": 1, "info": 2}
-    return sorted(out, key=lambda p: order[p.severity])
+    return out
 
 
 def _mostly_numeric(series: pd.Series, share: float = 0.8) -> bool:

@@ -8,9 +8,9 @@ missing-value-capable model for all states (``"masked"``).
 :class:`RegressorBank` is the regression twin of :class:`ClassifierBank`.
 """
 
-from ._base import BaseBank
-from ._masked import MaskedBank
-from ._models import boosting_classifier, default_classifier
+from ._base import SERVE_MODES, BaseBank, proba_at_every_state, row_blocks
+from ._masked import MAX_STACK_ROWS, MaskedBank
+from ._models import MAX_ROUNDS, boosting_classifier, default_classifier
 from ._per_state import (
     AUTO_MASKED_MIN_STATES,
     BANK_KINDS,
@@ -21,11 +21,16 @@ from ._per_state import (
     make_bank,
     resolve_bank_kind,
 )
+from ._regressor_models import REGRESSOR_KINDS, regressor_template
 
 __all__ = [
     "AUTO_MASKED_MIN_STATES",
     "BANK_KINDS",
     "DEFAULT_BANK_KIND",
+    "MAX_ROUNDS",
+    "MAX_STACK_ROWS",
+    "REGRESSOR_KINDS",
+    "SERVE_MODES",
     "BaseBank",
     "ClassifierBank",
     "MaskedBank",
@@ -34,5 +39,8 @@ __all__ = [
     "default_classifier",
     "default_regressor",
     "make_bank",
+    "proba_at_every_state",
+    "regressor_template",
     "resolve_bank_kind",
+    "row_blocks",
 ]

@@ -19,6 +19,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import delayed
 
+from .._integrity import check_array, check_indices, check_int, fail
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ._base import (
@@ -31,6 +32,7 @@ from ._base import (
     refit_template,
     row_chunked,
 )
+from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees
 from ._models import masked_classifier, stops_on_given_rows, unstopped
 
@@ -232,6 +234,15 @@ class MaskedBank(BaseBank):
         sensors in no DAG state, would be all missing).
     oof_proba_, state_columns_, temperatures_, calibration_, fingerprint_
         As in :class:`~budgetdag_core.bank.ClassifierBank`.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, bank_kind="masked", cv=3,
+    ...                             random_state=0).fit(demo.X_train, demo.y_train)
+    >>> type(model.bank_).__name__, model.bank_.column_masks_.shape
+    ('MaskedBank', (8, 3))
     """
 
     kind = "masked"
@@ -408,14 +419,6 @@ class MaskedBank(BaseBank):
         """Raise ``ValueError`` if the fitted arrays are inconsistent: state
         columns against the column masks, the prior, and the shared model
         against the full width (boosting trees node by node)."""
-        from ..persist._integrity import (
-            check_array,
-            check_classifier_bank,
-            check_fitted_model,
-            check_indices,
-            check_int,
-            fail,
-        )
 
         state_columns = check_classifier_bank(self)
         masks = check_array(
@@ -493,7 +496,7 @@ class MaskedBank(BaseBank):
             for k in range(1, K):
                 out[rows, k] = self._calibrated(np.ascontiguousarray(raw[:, k - 1]), k)
 
-        workers = min(threads_for(getattr(self, "n_jobs", None)), len(blocks))
+        workers = min(threads_for(self.n_jobs), len(blocks))
         with single_threaded():
             map_in_threads(score, blocks, workers)
         return out
@@ -533,7 +536,7 @@ class MaskedBank(BaseBank):
             return row_chunked(
                 lambda rows: proba((model, cols), rows),
                 X,
-                getattr(self, "n_jobs", None),
+                self.n_jobs,
             )
         # Cross-fitted: the fold models' average.
-        return fold_average(proba, pairs, len(X), getattr(self, "n_jobs", None))
+        return fold_average(proba, pairs, len(X), self.n_jobs)

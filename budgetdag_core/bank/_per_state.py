@@ -34,6 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import delayed
 
+from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
 from ._base import (
     BaseBank,
@@ -45,6 +46,7 @@ from ._base import (
     row_chunked,
     single_threaded,
 )
+from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees, shared_walk_order
 from ._masked import MaskedBank
 from ._models import (
@@ -71,8 +73,8 @@ __all__ = [
 ]
 
 BANK_KINDS = ("per_subset", "hgb", "masked")
-#: What ``bank_kind="auto"`` picks without a ``classifier`` (see the README's
-#: bank benchmark for the measurements behind it).
+#: What ``bank_kind="auto"`` picks without a ``classifier`` (the measurements
+#: behind it: docs/user_guide/banks.rst, "Why hgb is the default").
 DEFAULT_BANK_KIND = "hgb"
 #: With more DAG states than this, ``"auto"`` switches to the masked bank: its
 #: cost is ``cv`` fits (``cv + 1`` with a ``classifier``) whatever the number of
@@ -362,21 +364,21 @@ class ClassifierBank(BaseBank):
             return row_chunked(
                 partial(_fold_mean_proba, model, n_classes=self.n_classes_),
                 Xs,
-                getattr(self, "n_jobs", None),
+                self.n_jobs,
             )
         if isinstance(model, list):  # cross-fitted: the fold models' average
             return fold_average(
                 partial(_proba, Xs=Xs, n_classes=self.n_classes_),
                 model,
                 len(Xs),
-                getattr(self, "n_jobs", None),
+                self.n_jobs,
             )
         if not isinstance(model, LightGBMTrees):
             return _proba(model, Xs, self.n_classes_)
         return row_chunked(
             partial(_proba, model, n_classes=self.n_classes_),
             Xs,
-            getattr(self, "n_jobs", None),
+            self.n_jobs,
         )
 
     def check_integrity(self) -> None:
@@ -386,7 +388,6 @@ class ClassifierBank(BaseBank):
         its input width and the classes (boosting trees node by node); see
         :func:`~budgetdag_core.persist.check_model_integrity`.
         """
-        from ..persist._integrity import check_classifier_bank, check_fitted_model, fail
 
         state_columns = check_classifier_bank(self)
         models = getattr(self, "models_", None)
@@ -426,6 +427,20 @@ def make_bank(
         and ``"masked"`` without a ``classifier``), off for a given classifier.
     serve : {"folds", "refit"}
         What a cross-fitted bank predicts with (see :class:`BaseBank`).
+
+    Examples
+    --------
+    >>> from budgetdag_core import make_bank
+    >>> bank = make_bank("hgb", cv=3, random_state=0)
+    >>> type(bank).__name__, bank.cross_fit
+    ('ClassifierBank', True)
+    >>> make_bank("per_subset").cross_fit  # a given classifier is refit on all rows
+    False
+    >>> type(make_bank("masked")).__name__
+    'MaskedBank'
+
+    An estimator builds its bank from ``bank_kind``; ``fit_bank`` fits one to
+    share between models (``fit(X, y, bank=...)``).
     """
     if kind not in BANK_KINDS:
         raise ValueError(f"Unknown bank kind {kind!r}; choose from {list(BANK_KINDS)}.")
@@ -475,6 +490,18 @@ class RegressorBank:
     models_ : list
         Per state, the regressor refit on all rows.
     fingerprint_ : str
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from budgetdag_core import BudgetDAGRegressor, SensorSpec
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    >>> y = 3 * X["a"] + rng.normal(scale=0.1, size=200)
+    >>> spec = SensorSpec.per_column(["a", "b"], cost=0.1)
+    >>> model = BudgetDAGRegressor(spec, regressor="ridge", cv=3).fit(X, y)
+    >>> type(model.bank_).__name__, model.bank_.oof_pred_.shape
+    ('RegressorBank', (200, 4))
     """
 
     def __init__(
@@ -545,12 +572,6 @@ class RegressorBank:
     def check_integrity(self) -> None:
         """Raise ``ValueError`` if the fitted arrays are inconsistent (state
         columns, each state's regressor against its input width)."""
-        from ..persist._integrity import (
-            check_array,
-            check_fitted_model,
-            check_state_columns,
-            fail,
-        )
 
         state_columns = check_state_columns(
             getattr(self, "state_columns_", None), "bank_.state_columns_", None

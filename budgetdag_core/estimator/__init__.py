@@ -7,13 +7,18 @@ at a time; :class:`LossTablePolicy` learns policies from a loss table alone
 """
 
 from ._classifier import BudgetDAGClassifier
-from ._policy import LossTablePolicy
+from ._inputs import POLICY_FEATURES, model_inputs, uses_model_inputs
+from ._policy import LossTablePolicy, route_rows
 from ._regressor import BudgetDAGRegressor
 from ._session import PolicySession
 
 __all__ = [
+    "POLICY_FEATURES",
     "BudgetDAGClassifier",
     "BudgetDAGRegressor",
     "LossTablePolicy",
     "PolicySession",
+    "model_inputs",
+    "route_rows",
+    "uses_model_inputs",
 ]

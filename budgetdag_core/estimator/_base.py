@@ -8,7 +8,6 @@ report.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any
 
@@ -25,11 +24,32 @@ from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import as_spec, check_features, check_sample_costs, spec_for
-from ._inputs import uses_sensor_values
+from ._inputs import PolicyInputs, uses_model_inputs, uses_sensor_values
+from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
+
+
+#: Parameter constraints the classifier and the regressor share.
+COMMON_CONSTRAINTS: dict = {
+    "sensors": [SensorSpec, dict, str, None],
+    "cost_scale": [Interval(Real, 0, None, closed="left")],
+    "policy_learner": [
+        StrOptions(set(POLICY_LEARNERS)),
+        HasMethods(["fit", "predict"]),
+    ],
+    "policy_degree": [Interval(Integral, 1, 3, closed="both"), None],
+    "cv": [Interval(Integral, 2, None, closed="left")],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+    "max_policy_features": [Interval(Integral, 1, None, closed="left")],
+    "n_subsets": [Interval(Integral, 1, 16, closed="both"), None],
+    "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
+    "include_all": ["boolean"],
+    "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
+}
 
 
 def _finite_mean(values: np.ndarray) -> float:
@@ -41,25 +61,6 @@ def _finite_mean(values: np.ndarray) -> float:
 class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     """Shared machinery of :class:`BudgetDAGClassifier` and
     :class:`BudgetDAGRegressor` (not for direct use)."""
-
-    _common_constraints: dict = {
-        "sensors": [SensorSpec, dict, str, None],
-        "cost_scale": [Interval(Real, 0, None, closed="left")],
-        "policy_learner": [
-            StrOptions(set(POLICY_LEARNERS)),
-            HasMethods(["fit", "predict"]),
-        ],
-        "policy_degree": [Interval(Integral, 1, 3, closed="both"), None],
-        "cv": [Interval(Integral, 2, None, closed="left")],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
-        "max_policy_features": [Interval(Integral, 1, None, closed="left")],
-        "n_subsets": [Interval(Integral, 1, 16, closed="both"), None],
-        "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
-        "include_all": ["boolean"],
-        "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
-    }
-    _task = "classification"
 
     # ----------------------------------------------------------- task hooks
     def _prepare_target(self, y: Any, n_rows: int) -> tuple[np.ndarray, dict]:
@@ -94,8 +95,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """(n_samples, n_states) loss of stopping each training row at each state."""
         raise NotImplementedError
 
-    def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """Prediction of each row by the model of its stop state."""
+    def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Prediction of each row of ``Xv`` (the spec's columns, as an array)
+        by the bank's model of its state in ``stops``, wherever the policies
+        would have stopped it."""
         raise NotImplementedError
 
     def _check_eval_target(self, y: Any, n_rows: int) -> np.ndarray:
@@ -110,14 +113,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     def _trace_columns(self, Xv: np.ndarray, routing: Routing) -> dict[str, np.ndarray]:
         """``prediction`` and any task-specific columns of :meth:`trace`."""
-        return {"prediction": self._predict_rows(Xv, routing.stop_state)}
-
-    def _train_inputs(
-        self, Xv: np.ndarray, bank: Any, state_columns: list[np.ndarray]
-    ) -> Callable[[int], np.ndarray]:
-        """Training inputs of the policy at state k (see ``_policy_inputs``):
-        by default the columns of the state's sensors."""
-        return lambda k: Xv[:, state_columns[k]]
+        return {"prediction": self.predict_at(Xv, routing.stop_state)}
 
     def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         """Per-row values summed per stop state into node attributes of flow."""
@@ -131,8 +127,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         by measurement: as accurate, and the inputs are already nonlinear)."""
         if self.policy_degree is not None:
             return int(self.policy_degree)
-        features = getattr(self, "policy_features", "sensors")
-        return 2 if uses_sensor_values(features) else 1
+        return 2 if uses_sensor_values(self._input_kind()) else 1
 
     def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(
@@ -155,10 +150,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             self.subset_budget,
             include_all=self.include_all,
             costs=None if costs is None else costs.mean(axis=0),
-            task=self._task,
-            loss=getattr(self, "loss", "squared"),
+            **self._selection_task(),
             scorer=self.subset_scorer,
-            reward=getattr(self, "subset_reward", "correct"),
             max_rows=SUBSET_MAX_ROWS,
             cv=min(self.cv, 3),
             random_state=self.random_state,
@@ -180,7 +173,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection = self._select_subsets(spec, Xv, y_fit, costs, progress)
         return build_dag(spec, selection.units), selection
 
-    def _dag_for(
+    def dag_for(
         self,
         bank: Any,
         spec: SensorSpec,
@@ -202,10 +195,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             return spec_for(X)
         return as_spec(self.sensors)
 
-    def _check_fit_data(
+    def check_fit_data(
         self, X: pd.DataFrame, y: Any
     ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None]:
-        """Checked spec, features, fit target, classes (None for regression)."""
+        """Checked spec, features, fit target, classes (None for regression):
+        what ``fit`` works on, for sweeps that fit many models on one bank."""
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, attrs = self._prepare_target(y, len(Xv))
@@ -224,7 +218,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         same selection settings reuses them instead of selecting again.
         """
         self._validate_params()
-        spec, Xv, y_fit, _ = self._check_fit_data(X, y)
+        spec, Xv, y_fit, _ = self.check_fit_data(X, y)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
         self._attach_selection(bank, selection, None)
@@ -237,7 +231,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             self.n_subsets,
             self.subset_budget,
             self.include_all,
-            getattr(self, "subset_reward", "correct"),
+            self._selection_task()["reward"],
             repr(self.subset_scorer),
             min(self.cv, 3),
             self.random_state,
@@ -262,9 +256,25 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             return None
         return selection
 
-    def _uses_confidence(self, state: int) -> bool:
-        """Whether the policy at ``state`` also sees model confidence."""
-        return False
+    def _input_kind(self) -> str:
+        """What the node policies see (a ``POLICY_FEATURES`` kind): the
+        regressor's see the values of their sensors."""
+        return "sensors"
+
+    def _inputs(self, state_columns: list[np.ndarray], n_classes: int) -> PolicyInputs:
+        return PolicyInputs(self._input_kind(), state_columns, n_classes)
+
+    @property
+    def inputs_(self) -> PolicyInputs:
+        """What the policy at each state sees (see :class:`PolicyInputs`)."""
+        check_is_fitted(self)
+        kind = self._input_kind()
+        n_classes = len(self.classes_) if uses_model_inputs(kind) else 0
+        return self._inputs(self.state_columns_, n_classes)
+
+    def _selection_task(self) -> dict[str, str]:
+        """``task``, ``loss`` and ``reward`` of the greedy subset selection."""
+        raise NotImplementedError
 
     def _fit(
         self,
@@ -289,7 +299,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 "is not a finite number: lower cost_scale or rescale the costs."
             )
         if dag is None:  # the same data is checked by the bank's fingerprint below
-            dag, selection = self._dag_for(bank, spec, Xv, y_fit, costs, progress)
+            dag, selection = self.dag_for(bank, spec, Xv, y_fit, costs, progress)
         if bank is not None:
             expected = self._bank_fingerprint(Xv, y_fit, dag)
             if getattr(bank, "fingerprint_", None) != expected:
@@ -302,8 +312,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
             self._attach_selection(bank, selection, costs)
         state_cols = dag.state_columns(spec.column_indices())
+        inputs = self._inputs(state_cols, len(target_attrs.get("classes_", ())))
         result = graph_reduce(
-            self._train_inputs(Xv, bank, state_cols),
+            inputs.training(Xv, getattr(bank, "oof_proba_", None)),
             self._stop_losses(bank, y_fit),
             spec.cost_vector if costs is None else costs,
             dag,
@@ -422,7 +433,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     "avg_cost": float(
                         self._costs_of(stops, sample_costs, len(Xv)).mean()
                     ),
-                    **self._metrics(self._predict_rows(Xv, stops), y),
+                    **self._metrics(self.predict_at(Xv, stops), y),
                 }
             )
         return pd.DataFrame(rows)
@@ -477,7 +488,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         g = self._flow_graph(routing)
         if y is not None:
             y = self._check_eval_target(y, len(Xv))
-            pred = self._predict_rows(Xv, routing.stop_state)
+            pred = self.predict_at(Xv, routing.stop_state)
             K = self.sensor_dag_.n_states
             for name, values in self._flow_annotations(pred, y).items():
                 sums = np.bincount(routing.stop_state, weights=values, minlength=K)
@@ -495,6 +506,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
         check_is_fitted(self)
         return PolicySession(self, sample_costs)
+
+    def check_integrity(self) -> None:
+        """Raise ``ValueError`` naming the first fitted attribute found
+        inconsistent with the rest of the model (the loaders call it: compiled
+        prediction code trusts the model's index arrays)."""
+        check_estimator(self)
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()

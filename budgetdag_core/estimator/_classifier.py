@@ -13,13 +13,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
 from .._threads import map_in_threads, single_threaded
-from ..bank._base import SERVE_MODES, row_blocks
-from ..bank._per_state import (
+from ..bank import (
     BANK_KINDS,
+    SERVE_MODES,
     BaseBank,
     ClassifierBank,
     make_bank,
     resolve_bank_kind,
+    row_blocks,
 )
 from ..dag import SensorDAG
 from ..decisions import (
@@ -33,11 +34,9 @@ from ..decisions import (
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..validation import check_features, check_labels, check_sample_costs
-from ._base import BudgetDAGBase
+from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
     POLICY_FEATURES,
-    model_inputs,
-    policy_inputs,
     uses_model_inputs,
     uses_sensor_values,
 )
@@ -72,8 +71,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         one ``classifier`` per state, one early-stopped gradient boosting per
         state, or one missing-value model for all states. ``"auto"``:
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
-        33 states or more, else ``"hgb"`` (chosen by measurement, see the
-        README's bank benchmark).
+        33 states or more, else ``"hgb"`` (chosen by measurement, see the user
+        guide's "Classifier banks", ``docs/user_guide/banks.rst``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
@@ -106,7 +105,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "super-sensor"; its edge cost is the cost of the sensors it adds that
         are not yet acquired. ``trace`` still lists real sensors.
     subset_budget : float or None, default=None
-        Budget Σ_j |σj| of the greedy subsets (the paper's B/δ; with unequal
+        Budget ``Σ_j |σ_j|`` of the greedy subsets (the paper's B/δ; with unequal
         costs, in units of the mean sensor cost). Default: the number of
         sensors.
     include_all : bool, default=False
@@ -155,15 +154,8 @@ default="proba"
         ``classifier``) predict with: the average of their ``cv`` fold models,
         or one model per state refit on all rows after the folds, which
         predicts ``cv`` times faster (for high-throughput serving) and is a
-        little less accurate (no averaging; see the README's bank table).
-
-    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
-    chosen on validation splits of the training data by
-    ``benchmarks/bench_policies.py`` (see the README, "Policies"): the policy
-    sees what a confidence cascade sees, and more (which classes are still in
-    play decides which sensor helps), and learns from smooth losses. The paper's
-    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
-    or ``"zero_one"``).
+        little less accurate (no averaging; see the user guide's "Classifier
+        banks").
 
     Attributes
     ----------
@@ -176,6 +168,16 @@ default="proba"
     feature_names_in_ : ndarray of str
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
+
+    Notes
+    -----
+    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
+    chosen on validation splits of the training data by
+    ``benchmarks/bench_policies.py`` (see the user guide, "Policies"): the policy
+    sees what a confidence cascade sees, and more (which classes are still in
+    play decides which sensor helps), and learns from smooth losses. The paper's
+    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
+    or ``"zero_one"``).
 
     Examples
     --------
@@ -190,7 +192,7 @@ default="proba"
     """
 
     _parameter_constraints: dict = {
-        **BudgetDAGBase._common_constraints,
+        **COMMON_CONSTRAINTS,
         # The banks read class probabilities: a regressor (Ridge) or a classifier
         # without predict_proba (SVC) is refused here, naming the parameter.
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
@@ -201,7 +203,6 @@ default="proba"
         "subset_reward": [StrOptions({"correct", "soft"})],
         "bank_serve": [StrOptions(set(SERVE_MODES))],
     }
-    _task = "classification"
 
     def __init__(
         self,
@@ -253,67 +254,22 @@ default="proba"
     @property
     def policy_features_(self) -> str:
         """The kind of policy inputs (models pickled before the option: sensors)."""
-        # Models pickled before policy_features existed saw sensor values only.
-        return getattr(self, "policy_features", "sensors")
+        return self.policy_features
 
     @property
     def uses_confidence_(self) -> bool:
         """Whether the node policies also see the state classifier's output."""
         return uses_model_inputs(self.policy_features_)
 
-    def _uses_confidence(self, state: int) -> bool:
-        return self.uses_confidence_ and bool(len(self.state_columns_[state]))
+    def _input_kind(self) -> str:
+        return self.policy_features
 
-    def _node_inputs(
-        self, features: np.ndarray, extra: np.ndarray | None, state: int
-    ) -> np.ndarray:
-        """Inputs of the policy at ``state`` from the acquired ``features`` and
-        the state classifier's :func:`model_inputs`."""
-        if not self._uses_confidence(state):
-            return features
-        return policy_inputs(features, extra, self.policy_features_)
-
-    def _train_inputs(
-        self, Xv: np.ndarray, bank: ClassifierBank, state_columns: list[np.ndarray]
-    ):
-        if not self.uses_confidence_:
-            return super()._train_inputs(Xv, bank, state_columns)
-        if not hasattr(bank, "oof_proba_"):
-            raise ValueError(
-                f"policy_features={self.policy_features_!r} needs the bank's "
-                "out-of-fold probabilities, which this (slim, saved) bank lacks: "
-                "refit it."
-            )
-        mode = self.policy_features_
-        # "confidence" and "proba" policies see the classifier's outputs only:
-        # no copy of the sensor columns per state.
-        with_sensors = uses_sensor_values(mode)
-
-        def inputs(k: int) -> np.ndarray:
-            cols = state_columns[k]
-            if not len(cols):  # the root: the same for every row
-                return Xv[:, cols]
-            features = Xv[:, cols] if with_sensors else Xv[:, :0]
-            return policy_inputs(
-                features, model_inputs(bank.oof_proba_[:, k], mode), mode
-            )
-
-        return inputs
-
-    def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
-        return self._inputs_and_proba(Xv, state, rows)[0]
-
-    def _inputs_and_proba(
-        self, Xv: np.ndarray, state: int, rows: np.ndarray
-    ) -> tuple[Any, np.ndarray | None]:
-        """The policy inputs of ``rows`` at ``state``, and the bank's
-        probabilities there when the inputs needed them (else None)."""
-        features = super()._policy_inputs(Xv, state, rows)
-        if not self._uses_confidence(state):
-            return features, None
-        proba = self.bank_.predict_proba(Xv[rows], state)
-        extra = model_inputs(proba, self.policy_features_)
-        return self._node_inputs(features, extra, state), proba
+    def _selection_task(self) -> dict[str, str]:
+        return {
+            "task": "classification",
+            "loss": "squared",
+            "reward": self.subset_reward,
+        }
 
     def _route(
         self,
@@ -323,38 +279,30 @@ default="proba"
     ) -> Routing:
         """Route all rows, with the state classifiers' outputs given or asked.
 
-        ``conf`` (n, n_states, d) are precomputed
-        :func:`model_inputs`; ``state_proba`` (n,
-        n_states, n_classes) are the classifiers' probabilities (e.g. the bank's
-        out-of-fold ones), from which the inputs of the rows at a state are
-        computed when the route gets there. Either is used instead of asking
-        the bank.
+        ``conf`` (n, n_states, d) are precomputed ``model_inputs``;
+        ``state_proba`` (n, n_states, n_classes) are the classifiers'
+        probabilities (e.g. the bank's out-of-fold ones), from which the inputs
+        of the rows at a state are computed when the route gets there. Either
+        is used instead of asking the bank.
 
         Without either, the bank's probabilities computed for the policies'
         inputs are kept as ``stop_proba`` where a row stopped at the state they
         were computed for, so prediction does not ask the bank twice.
         """
-        if not self.uses_confidence_:
+        inputs = self.inputs_
+        if not inputs.reads_model:
             return super()._route(Xv)
         if conf is None and state_proba is None:
             return self._route_keeping_proba(Xv)
-        mode = self.policy_features_
-
-        def inputs(k: int, rows: np.ndarray) -> np.ndarray:
-            features = Xv[np.ix_(rows, self.state_columns_[k])]
-            if conf is not None:
-                extra = conf[rows, k]
-            else:
-                extra = model_inputs(state_proba[rows, k], mode)
-            return self._node_inputs(features, extra, k)
-
-        return super()._route(Xv, inputs)
+        return super()._route(
+            Xv, inputs.given(Xv, state_proba=state_proba, model_part=conf)
+        )
 
     def _route_keeping_proba(self, Xv: np.ndarray) -> Routing:
         """Large batches are routed in row blocks, one thread each (up to
         ``n_jobs``; every row's route and probabilities are its own, so the
         result does not depend on the blocks)."""
-        blocks = row_blocks(len(Xv), getattr(self, "n_jobs", None))
+        blocks = row_blocks(len(Xv), self.n_jobs)
         if len(blocks) == 1:
             return self._route_block(Xv)
         with single_threaded():
@@ -418,10 +366,8 @@ default="proba"
     @property
     def stop_loss_(self) -> str:
         """The stop loss the policies learn from (``"auto"`` resolved)."""
-        # Models pickled before stop_loss existed learned from 0/1 losses.
-        kind = getattr(self, "stop_loss", "zero_one")
-        if kind != "auto":
-            return kind
+        if self.stop_loss != "auto":
+            return self.stop_loss
         return "zero_one" if uses_sensor_values(self.policy_features_) else "expected"
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
@@ -509,7 +455,7 @@ default="proba"
             )
         costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
         return graph_reduce(
-            self._train_inputs(Xv, bank, self.state_columns_),
+            self.inputs_.training(Xv, bank.oof_proba_),
             self._stop_losses(bank, np.searchsorted(self.classes_, labels)),
             self.spec_.cost_vector if costs is None else costs,
             self.sensor_dag_,
@@ -572,7 +518,7 @@ default="proba"
         ``loss_matrix`` the class of least expected loss."""
         return self.classes_[decide(proba, self._check_loss_matrix(len(self.classes_)))]
 
-    def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
         return self.labels_from_proba(self._proba_at_stops(Xv, stops))
 
     def _trace_columns(self, Xv: np.ndarray, routing: Routing) -> dict[str, np.ndarray]:

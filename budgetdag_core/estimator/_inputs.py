@@ -14,9 +14,17 @@ look at them without peeking at anything unacquired (Theorem 2.1 still holds):
 The training inputs come from the bank's out-of-fold probabilities (what the stop
 loss is computed from); at predict time the bank gives them. The root (no sensor)
 always sees nothing: its classifier is the same for every row.
+
+:class:`PolicyInputs` is the one place that says what the policy at a state
+sees; training, routing, sessions, explanations and figures all ask it. A new
+kind of input is a new ``kind`` here (its width and how rows become inputs).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -103,3 +111,110 @@ def policy_inputs(
     if policy_features in ("confidence", "proba"):
         return np.asarray(conf, dtype=float).reshape(len(features), -1)
     return np.hstack([features, conf])
+
+
+@dataclass(frozen=True)
+class PolicyInputs:
+    """What the policy at each DAG state sees of a row.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`POLICY_FEATURES` (``"sensors"`` for regressors and loss
+        tables).
+    state_columns : sequence of ndarray
+        Per state, the positions (spec column order) of its sensors' columns.
+    n_classes : int
+        Classes of the state classifiers whose probabilities a policy may read
+        (0 when no policy reads them).
+    """
+
+    kind: str
+    state_columns: Sequence[np.ndarray]
+    n_classes: int = 0
+
+    @property
+    def reads_model(self) -> bool:
+        """Whether some policy reads its state classifier's probabilities."""
+        return uses_model_inputs(self.kind)
+
+    def reads_model_at(self, state: int) -> bool:
+        """Whether the policy at ``state`` reads its classifier's probabilities
+        (never the root's: its classifier is the same for every row)."""
+        return self.reads_model and bool(len(self.state_columns[state]))
+
+    def width(self, state: int) -> int:
+        """The number of inputs of the policy at ``state``."""
+        n_columns = len(self.state_columns[state])
+        if not self.reads_model_at(state):
+            return n_columns
+        return policy_input_width(n_columns, self.n_classes, self.kind)
+
+    def of_rows(
+        self,
+        X: np.ndarray,
+        state: int,
+        rows: np.ndarray | None = None,
+        *,
+        proba: np.ndarray | None = None,
+        model_part: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Inputs at ``state`` of ``rows`` of ``X`` (spec columns; None: all rows).
+
+        Only the state's own columns of ``X`` are read. ``proba`` are the state
+        classifier's probabilities of those rows, or ``model_part`` the
+        :func:`model_inputs` computed from them; either is needed where
+        :meth:`reads_model_at` holds.
+        """
+        cols = self.state_columns[state]
+        if not self.reads_model_at(state):
+            return X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+        if model_part is None:
+            model_part = model_inputs(proba, self.kind)
+        if not uses_sensor_values(self.kind):  # no copy of unread columns
+            n = len(X) if rows is None else len(rows)
+            return policy_inputs(np.empty((n, 0)), model_part, self.kind)
+        features = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+        return policy_inputs(features, model_part, self.kind)
+
+    def training(
+        self, X: np.ndarray, oof_proba: np.ndarray | None
+    ) -> Callable[[int], np.ndarray]:
+        """Graph-Reduce's inputs at each state: all training rows, with the
+        bank's out-of-fold probabilities ``oof_proba`` (rows x states x classes;
+        the stop losses are computed from the same)."""
+        if self.reads_model and oof_proba is None:
+            raise ValueError(
+                f"policy_features={self.kind!r} needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
+            )
+        if not self.reads_model:
+            return lambda k: self.of_rows(X, k)
+        return lambda k: self.of_rows(X, k, proba=oof_proba[:, k])
+
+    def predicted(
+        self, bank: Any, X: np.ndarray, state: int, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Inputs at ``state`` of ``rows`` of ``X``, asking the fitted ``bank``
+        for probabilities where they are read; also those probabilities (else
+        None), so that a row stopping here is not scored twice."""
+        if not self.reads_model_at(state):
+            return self.of_rows(X, state, rows), None
+        proba = bank.predict_proba(X[rows], state)
+        return self.of_rows(X, state, rows, proba=proba), proba
+
+    def given(
+        self,
+        X: np.ndarray,
+        *,
+        state_proba: np.ndarray | None = None,
+        model_part: np.ndarray | None = None,
+    ) -> Callable[[int, np.ndarray], np.ndarray]:
+        """Routing inputs from probabilities computed beforehand: every state's
+        ``state_proba`` (rows x states x classes) or ``model_part`` (rows x
+        states x d, see :func:`model_inputs`), e.g. a bank's out-of-fold ones."""
+        if model_part is not None:
+            return lambda k, rows: self.of_rows(
+                X, k, rows, model_part=model_part[rows, k]
+            )
+        return lambda k, rows: self.of_rows(X, k, rows, proba=state_proba[rows, k])

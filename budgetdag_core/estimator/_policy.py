@@ -33,6 +33,7 @@ from ..validation import (
     check_features,
     check_sample_costs,
 )
+from ._inputs import PolicyInputs
 
 #: Budget of a node's expanded policy features in values (rows x features):
 #: 2^25 float64 values are 256 MiB per copy, and a node fit holds a few copies.
@@ -104,22 +105,57 @@ def build_dag(spec: SensorSpec, units: Sequence[Sequence[int]] | None) -> Sensor
     return SensorDAG(spec.names, units=units)
 
 
+def route_rows(
+    model: Any,
+    Xv: np.ndarray,
+    inputs: Callable[[int, np.ndarray], Any] | None = None,
+) -> Routing:
+    """Route the rows of ``Xv`` (the spec's columns, checked) through the
+    fitted policies of ``model``.
+
+    ``inputs(k, rows)`` gives the inputs of the policy at state ``k`` for
+    ``rows`` (e.g. :meth:`PolicyInputs.given` precomputed probabilities);
+    default the model's own, asking its bank where the policies read it.
+    """
+    dag = model.sensor_dag_
+    return route(
+        model.policies_,
+        inputs or (lambda k, rows: model._policy_inputs(Xv, k, rows)),
+        len(Xv),
+        min(len(dag.units), dag.n_sensors),
+    )
+
+
 class PolicyRoutingMixin:
     """Routing, acquisition order, costs and flow of a fitted DAG policy.
 
     Needs the fitted attributes ``spec_``, ``sensor_dag_``, ``dag_``,
-    ``state_columns_`` and ``policies_``.
+    ``state_columns_``, ``policies_`` and ``bank_`` (None when no policy reads
+    a classifier), and ``inputs_``: what each policy sees.
     """
+
+    @property
+    def inputs_(self) -> PolicyInputs:
+        """What the policy at each state sees: its sensors' values."""
+        check_is_fitted(self)
+        return PolicyInputs("sensors", self.state_columns_)
 
     def _features(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self)
         return check_features(X, self.spec_, type(self).__name__)
 
-    def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
-        """What the policy of ``state`` sees for ``rows``: its sensors' columns."""
-        return Xv[np.ix_(rows, self.state_columns_[state])]
+    def _inputs_and_proba(
+        self, Xv: np.ndarray, state: int, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The policy inputs of ``rows`` at ``state``, and the bank's
+        probabilities there when the inputs needed them (else None)."""
+        return self.inputs_.predicted(self.bank_, Xv, state, rows)
 
-    def _inputs_at(self, Z: np.ndarray, state: int) -> Any:
+    def _policy_inputs(self, Xv: np.ndarray, state: int, rows: np.ndarray) -> Any:
+        """What the policy of ``state`` sees for ``rows``."""
+        return self._inputs_and_proba(Xv, state, rows)[0]
+
+    def inputs_at(self, Z: np.ndarray, state: int) -> np.ndarray:
         """Policy inputs at ``state`` for rows whose state columns are ``Z``
         (other columns are never read: they are not acquired there)."""
         Z = np.asarray(Z, dtype=float).reshape(len(Z), -1)
@@ -133,13 +169,7 @@ class PolicyRoutingMixin:
         inputs: Callable[[int, np.ndarray], Any] | None = None,
     ) -> Routing:
         """Route all rows; ``inputs(k, rows)`` overrides ``_policy_inputs``."""
-        dag = self.sensor_dag_
-        return route(
-            self.policies_,
-            inputs or (lambda k, rows: self._policy_inputs(Xv, k, rows)),
-            len(Xv),
-            min(len(dag.units), dag.n_sensors),
-        )
+        return route_rows(self, Xv, inputs)
 
     def route(self, X: pd.DataFrame) -> Routing:
         """Where each row of ``X`` goes under the fitted policies.
@@ -273,6 +303,8 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         As in the estimators.
     train_cost_to_go_ : ndarray (n_samples,)
         Each training row's loss + ``cost_scale`` x cost under the policy.
+    bank_ : None
+        No classifier bank: the policies see only sensor values.
 
     Examples
     --------
@@ -300,6 +332,7 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         "max_policy_features": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
     }
+    bank_ = None
 
     def __init__(
         self,
@@ -399,7 +432,7 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         state_cols = dag.state_columns(spec.column_indices())
         result = graph_reduce(
-            lambda k: Xv[:, state_cols[k]],
+            PolicyInputs("sensors", state_cols).training(Xv, None),
             L,
             spec.cost_vector if costs is None else costs,
             dag,

@@ -15,11 +15,10 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from .._progress import Progress
-from ..bank._per_state import RegressorBank
-from ..bank._regressor_models import REGRESSOR_KINDS, regressor_template
+from ..bank import REGRESSOR_KINDS, RegressorBank, regressor_template
 from ..dag import SensorDAG
 from ..sensors import SensorSpec
-from ._base import BudgetDAGBase
+from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 
 
 def check_targets(y: Any, n_rows: int) -> np.ndarray:
@@ -106,7 +105,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     """
 
     _parameter_constraints: dict = {
-        **BudgetDAGBase._common_constraints,
+        **COMMON_CONSTRAINTS,
         "regressor": [
             StrOptions(set(REGRESSOR_KINDS)),
             HasMethods(["fit", "predict"]),
@@ -115,7 +114,6 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         "loss": [StrOptions({"squared", "absolute"})],
         "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
     }
-    _task = "regression"
 
     def __init__(
         self,
@@ -151,6 +149,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self.subset_scorer = subset_scorer
 
     # ---------------------------------------------------------------- hooks
+    def _selection_task(self) -> dict[str, str]:
+        return {"task": "regression", "loss": self.loss, "reward": "correct"}
+
     def _prepare_target(self, y: Any, n_rows: int) -> tuple[np.ndarray, dict]:
         y = check_targets(y, n_rows)
         if n_rows < self.cv:
@@ -184,7 +185,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     def _stop_losses(self, bank: RegressorBank, y_fit: np.ndarray) -> np.ndarray:
         return bank.oof_losses(y_fit, self.loss)
 
-    def _predict_rows(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
         pred = np.zeros(len(Xv))
         for k in np.unique(stops):
             rows = np.flatnonzero(stops == k)
@@ -222,4 +223,4 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Prediction of the regressor of each example's stop state."""
         Xv = self._features(X)
-        return self._predict_rows(Xv, self._route(Xv).stop_state)
+        return self.predict_at(Xv, self._route(Xv).stop_state)

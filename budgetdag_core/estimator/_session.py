@@ -9,7 +9,6 @@ import numpy as np
 
 from ..graph_reduce import STOP
 from ..validation import MAX_ABS_VALUE
-from ._inputs import model_inputs
 
 if TYPE_CHECKING:
     from ._base import BudgetDAGBase
@@ -44,12 +43,29 @@ class PolicySession:
     model : fitted BudgetDAGClassifier or BudgetDAGRegressor
     sample_costs : dict sensor -> cost, optional
         This example's acquisition costs (default: the spec's costs).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> row = demo.X_test.iloc[0]
+    >>> session = model.start()
+    >>> while (sensor := session.next_sensor()) is not None:
+    ...     columns = model.spec_.groups[sensor]  # what this sensor measures
+    ...     session.observe(sensor, {c: row[c] for c in columns})
+    >>> session.acquired, session.cost
+    (['precise'], 4.0)
+    >>> bool(session.predict() == model.predict(demo.X_test.iloc[[0]])[0])
+    True
     """
 
     def __init__(
         self, model: BudgetDAGBase, sample_costs: Mapping[str, float] | None
     ) -> None:
         self.model = model
+        self._policy_inputs = model.inputs_
         spec = model.spec_
         self._costs = dict(spec.costs)
         if sample_costs is not None:
@@ -69,12 +85,8 @@ class PolicySession:
         self.decisions: list[dict[str, Any]] = []
 
     def _inputs(self, state: int) -> np.ndarray:
-        features = self._row[self.model.state_columns_[state]].reshape(1, -1)
-        if not self.model._uses_confidence(state):
-            return features
-        proba = self.model.bank_.predict_proba(self._row.reshape(1, -1), state)
-        extra = model_inputs(proba, self.model.policy_features_)
-        return self.model._node_inputs(features, extra, state)
+        row = self._row.reshape(1, -1)
+        return self._policy_inputs.predicted(self.model.bank_, row, state, [0])[0]
 
     def next_sensor(self) -> str | None:
         """The sensor to acquire next, or ``None`` to stop and classify."""
@@ -165,7 +177,7 @@ class PolicySession:
     def predict(self) -> Any:
         """The label (or value) predicted with the sensors acquired so far."""
         stops = np.array([self.state])
-        return self.model._predict_rows(self._row.reshape(1, -1), stops)[0]
+        return self.model.predict_at(self._row.reshape(1, -1), stops)[0]
 
     def run(self, values: Mapping[str, float]) -> Any:
         """Drive the whole loop from a dict holding every column (for testing)."""

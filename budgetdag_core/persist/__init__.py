@@ -6,7 +6,8 @@ checks the model's arrays before returning it and upgrades models written by
 older versions (see ``_compat``).
 """
 
-from ._integrity import IntegrityError, check_model_integrity
+from .._integrity import IntegrityError
+from ._integrity import check_model_integrity
 from ._io import (
     FORMAT_VERSION,
     PICKLE_FORMAT_VERSION,

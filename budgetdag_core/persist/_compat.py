@@ -70,16 +70,20 @@ def upgrade_model(model: Any) -> list[str]:
 
     A missing parameter gets its :data:`LEGACY_VALUES` entry, else the
     estimator's current default. The parts are the objects of this package the
-    model holds: its bank, and the bank's template and fitted models (nested in
-    lists).
+    model holds: its bank, the bank's template and fitted models (nested in
+    lists), and the node policies' learners.
     """
     added = _upgrade_one(model)
-    for part in _package_parts(getattr(model, "bank_", None)):
+    for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
         added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
     return added
 
 
-def _package_parts(bank: Any) -> list[Any]:
+def _is_ours(value: Any) -> bool:
+    return type(value).__module__.startswith("budgetdag_core")
+
+
+def _bank_parts(bank: Any) -> list[Any]:
     """``bank`` and the package's objects among its attributes (lists searched)."""
     if bank is None:
         return []
@@ -88,9 +92,19 @@ def _package_parts(bank: Any) -> list[Any]:
         value = todo.pop()
         if isinstance(value, list | tuple):
             todo.extend(value)
-        elif type(value).__module__.startswith("budgetdag_core"):
+        elif _is_ours(value):
             parts.append(value)
     return parts
+
+
+def _learners(model: Any) -> list[Any]:
+    """The package's learners among the node policies (a damaged list is left
+    to the integrity check, which names the problem)."""
+    policies = vars(model).get("policies_")
+    if not isinstance(policies, list):
+        return []
+    learners = [vars(p).get("learner") for p in policies if hasattr(p, "__dict__")]
+    return [learner for learner in learners if _is_ours(learner)]
 
 
 def _upgrade_one(model: Any) -> list[str]:

@@ -686,7 +686,11 @@ def dag_figure(
     ring = nodes.marker.size[v.nodes.index(selected)] if selected is not None else 0
     traces += _overlay_traces(v, path, selected, ring)
 
-    fig = go.Figure(traces)
+    return _dag_layout(go.Figure(traces), v, title)
+
+
+def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
+    """The DAG figure's notes, axes and legend."""
     for i, note in enumerate(v.notes):
         fig.add_annotation(
             text=note,

@@ -182,73 +182,15 @@ def tradeoff_figure(
     >>> [t.name for t in tradeoff_figure(frame).data]
     ['DAG policy', 'fixed subsets']
     """
-    if x not in X_TITLES:
-        raise ValueError(f"x must be one of {sorted(X_TITLES)}; got {x!r}.")
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"frame must be a DataFrame; got {type(frame).__name__}.")
-    missing = [c for c in ("method", x, "error") if c not in frame.columns]
-    if missing:
-        raise ValueError(f"The trade-off frame lacks column(s) {missing}.")
-    data = frame
-    if "split" in frame.columns and split is not None:
-        wanted = [split] if isinstance(split, str) else list(split)
-        data = frame[frame["split"].isin(wanted)]
-        if data.empty:
-            raise ValueError(
-                f"No rows with split {wanted}; the frame has "
-                f"{sorted(map(str, frame['split'].unique()))}."
-            )
+    data = _rows_to_draw(frame, x, split)
     splits = list(dict.fromkeys(data["split"])) if "split" in data.columns else [None]
     several = len(splits) > 1
-    palette = qualitative.D3[2:] + qualitative.Set2
     traces: list[go.Scatter] = []
     for sp in splits:
         part = data if sp is None else data[data["split"] == sp]
-        suffix = f" ({sp})" if several else ""
-        methods = list(dict.fromkeys(part["method"]))
-        if hull is False:
-            methods = [m for m in methods if m != "hull"]
-        for i, method in enumerate(methods):
-            rows = part[part["method"] == method].sort_values(x)
-            style = METHOD_STYLE.get(
-                str(method),
-                {
-                    "label": str(method),
-                    "color": palette[i % len(palette)],
-                    "mode": "lines+markers",
-                    "symbol": "diamond",
-                    "size": 8,
-                },
-            )
-            traces.append(_method_trace(rows, x, style, sp, suffix))
-        if hull and "hull" not in methods:
-            base = part[part["method"].isin(["fixed", "all_sensors"])]
-            if len(base):
-                idx = lower_hull(base[x].tolist(), base["error"].tolist())
-                rows = base.iloc[idx]
-                traces.append(_method_trace(rows, x, METHOD_STYLE["hull"], sp, suffix))
+        traces += _split_traces(part, x, sp, f" ({sp})" if several else "", hull)
     if highlight is not None:
-        labels = [highlight] if np.isscalar(highlight) else list(highlight)
-        absent = [lab for lab in labels if lab not in frame.index]
-        if absent:
-            raise ValueError(f"highlight row(s) {absent} are not in the frame.")
-        sel = frame.loc[labels]
-        traces.append(
-            go.Scatter(
-                x=sel[x],
-                y=sel["error"],
-                mode="markers",
-                name="selected",
-                marker={
-                    "symbol": "circle-open",
-                    "size": 20,
-                    "color": PATH_COLOR,
-                    "line": {"width": 3},
-                },
-                customdata=np.array([[lab] for lab in labels], dtype=object),
-                hoverinfo="skip",
-            )
-        )
+        traces.append(_highlight_trace(frame, x, highlight))
     x_top = float(np.nanmax(data[x].to_numpy(dtype=float))) or 1.0
     fig = go.Figure(traces)
     fig.update_layout(
@@ -283,6 +225,81 @@ def tradeoff_figure(
         },
     )
     return fig
+
+
+def _rows_to_draw(frame: Any, x: str, split: Any) -> pd.DataFrame:
+    """The checked frame's rows of the wanted splits."""
+    if x not in X_TITLES:
+        raise ValueError(f"x must be one of {sorted(X_TITLES)}; got {x!r}.")
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a DataFrame; got {type(frame).__name__}.")
+    missing = [c for c in ("method", x, "error") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"The trade-off frame lacks column(s) {missing}.")
+    if "split" not in frame.columns or split is None:
+        return frame
+    wanted = [split] if isinstance(split, str) else list(split)
+    data = frame[frame["split"].isin(wanted)]
+    if data.empty:
+        raise ValueError(
+            f"No rows with split {wanted}; the frame has "
+            f"{sorted(map(str, frame['split'].unique()))}."
+        )
+    return data
+
+
+def _split_traces(
+    part: pd.DataFrame, x: str, split: Any, suffix: str, hull: bool | None
+) -> list[go.Scatter]:
+    """One trace per method of one split (and its hull when asked for)."""
+    palette = qualitative.D3[2:] + qualitative.Set2
+    traces = []
+    methods = list(dict.fromkeys(part["method"]))
+    if hull is False:
+        methods = [m for m in methods if m != "hull"]
+    for i, method in enumerate(methods):
+        rows = part[part["method"] == method].sort_values(x)
+        style = METHOD_STYLE.get(
+            str(method),
+            {
+                "label": str(method),
+                "color": palette[i % len(palette)],
+                "mode": "lines+markers",
+                "symbol": "diamond",
+                "size": 8,
+            },
+        )
+        traces.append(_method_trace(rows, x, style, split, suffix))
+    if hull and "hull" not in methods:
+        base = part[part["method"].isin(["fixed", "all_sensors"])]
+        if len(base):
+            idx = lower_hull(base[x].tolist(), base["error"].tolist())
+            rows = base.iloc[idx]
+            traces.append(_method_trace(rows, x, METHOD_STYLE["hull"], split, suffix))
+    return traces
+
+
+def _highlight_trace(frame: pd.DataFrame, x: str, highlight: Any) -> go.Scatter:
+    """Rings around the ``highlight`` rows of ``frame``."""
+    labels = [highlight] if np.isscalar(highlight) else list(highlight)
+    absent = [lab for lab in labels if lab not in frame.index]
+    if absent:
+        raise ValueError(f"highlight row(s) {absent} are not in the frame.")
+    sel = frame.loc[labels]
+    return go.Scatter(
+        x=sel[x],
+        y=sel["error"],
+        mode="markers",
+        name="selected",
+        marker={
+            "symbol": "circle-open",
+            "size": 20,
+            "color": PATH_COLOR,
+            "line": {"width": 3},
+        },
+        customdata=np.array([[lab] for lab in labels], dtype=object),
+        hoverinfo="skip",
+    )
 
 
 def _method_trace(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from math import comb
-from typing import Protocol, Self, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 from numba import njit
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+from .._integrity import check_array, check_int, fail
 
 
 @runtime_checkable
@@ -144,6 +146,29 @@ class PolicyFeatures:
                 U[idx[0], idx[-1]] += c[j]
         return a, U, b
 
+    def check_integrity(self, where: str, n_inputs: int) -> int:
+        """Raise ``ValueError`` unless this is a fitted map of ``n_inputs``
+        columns (degree, scalers, expansion); returns its output width."""
+        degree = check_int(getattr(self, "degree_", None), f"{where}.degree_", 1, 4)
+        check_scaler(getattr(self, "inner_", None), f"{where}.inner_", n_inputs)
+        poly = getattr(self, "poly_", None)
+        if degree == 1:
+            if poly is not None:
+                raise fail(f"{where}.poly_", "a degree-1 map has no expansion")
+            width = n_inputs
+        else:
+            if not isinstance(poly, PolynomialFeatures):
+                raise fail(f"{where}.poly_", "expected a fitted PolynomialFeatures")
+            if poly.n_features_in_ != n_inputs or poly.degree != degree:
+                raise fail(f"{where}.poly_", "inputs or degree differ from the map's")
+            if poly.include_bias or poly.interaction_only:
+                raise fail(f"{where}.poly_", "unexpected expansion settings")
+            width = len(poly.powers_)
+            if poly.n_output_features_ != width:
+                raise fail(f"{where}.poly_", "output width differs from its powers")
+        check_scaler(getattr(self, "outer_", None), f"{where}.outer_", width)
+        return width
+
     def transform(self, Z: np.ndarray) -> np.ndarray:
         # The scalers' own transform validates and copies its input; on the hot
         # prediction path the arithmetic is done directly (same operations).
@@ -158,3 +183,54 @@ class PolicyFeatures:
 def constant_action(C: np.ndarray) -> int:
     """The action with the lowest total cost (ties: the lowest index)."""
     return int(np.argmin(np.asarray(C, dtype=float).sum(axis=0)))
+
+
+# ------------------------------------------------------------ integrity checks
+def check_scaler(scaler: Any, where: str, width: int) -> None:
+    """A fitted StandardScaler of ``width`` columns with finite, non-zero scales."""
+    if not isinstance(scaler, StandardScaler):
+        raise fail(where, "expected a fitted StandardScaler")
+    check_array(scaler.mean_, f"{where}.mean_", shape=(width,), kind="f")
+    scale = check_array(
+        scaler.scale_, f"{where}.scale_", shape=(width,), kind="f", finite=True
+    )
+    if (scale == 0).any():
+        raise fail(f"{where}.scale_", "zero scale")
+
+
+def check_linear(model: Any, where: str, n_outputs: int, width: int) -> None:
+    """A fitted linear model's ``coef_`` and ``intercept_`` shapes."""
+    check_array(
+        getattr(model, "coef_", None),
+        f"{where}.coef_",
+        shape=(n_outputs, width),
+        kind="f",
+    )
+    check_array(
+        np.atleast_1d(getattr(model, "intercept_", None)),
+        f"{where}.intercept_",
+        shape=(n_outputs,),
+        kind="f",
+    )
+
+
+def check_fitted_learner(
+    learner: Any, where: str, n_actions: int, n_inputs: int
+) -> int | None:
+    """What a fitted learner of this package holds before its own model: its
+    number of actions, and either a constant action (returns None) or a feature
+    map of ``n_inputs`` columns (returns the map's output width)."""
+    if learner.n_actions_ != n_actions:
+        raise fail(f"{where}.n_actions_", f"{learner.n_actions_}, expected {n_actions}")
+    if learner.constant_ is not None:
+        check_int(learner.constant_, f"{where}.constant_", 0, n_actions)
+        return None
+    if n_inputs == 0:
+        raise fail(where, "a learned policy at a node without inputs")
+    features = learner.features_
+    if not isinstance(features, PolicyFeatures):
+        raise fail(
+            f"{where}.features_",
+            f"expected PolicyFeatures, got {type(features).__name__}",
+        )
+    return features.check_integrity(f"{where}.features_", n_inputs)

@@ -8,7 +8,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import Ridge
 
-from ._base import PolicyFeatures, constant_action
+from ._base import (
+    PolicyFeatures,
+    check_fitted_learner,
+    check_linear,
+    constant_action,
+)
 
 
 class CostRegression(BaseEstimator):
@@ -32,6 +37,15 @@ class CostRegression(BaseEstimator):
         Cloned once per action instead of the shared ridge regression (``alpha``
         is then unused). Tree models need no polynomial map: use ``degree=1``.
         Actions whose cost is the same on every row get no model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.linspace(0, 2, 80).reshape(-1, 1)
+    >>> C = np.column_stack([z[:, 0] > 1, z[:, 0] <= 1]).astype(float)
+    >>> learner = CostRegression(degree=1).fit(z, C)
+    >>> learner.predict(np.array([[0.2], [1.8]]))
+    array([0, 1])
     """
 
     def __init__(
@@ -60,7 +74,7 @@ class CostRegression(BaseEstimator):
         C = (C - low) / span
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
-        if getattr(self, "estimator", None) is None:
+        if self.estimator is None:
             self.model_ = Ridge(alpha=self.alpha).fit(F, C)
             return self
         # One regressor per action; a constant column needs none (its mean).
@@ -71,6 +85,13 @@ class CostRegression(BaseEstimator):
             for a in range(self.n_actions_)
         ]
         return self
+
+    def check_integrity(self, where: str, n_actions: int, n_inputs: int) -> None:
+        """Raise ``ValueError`` unless this is a fitted regression of
+        ``n_actions`` costs on ``n_inputs`` policy inputs (a loaded model)."""
+        width = check_fitted_learner(self, where, n_actions, n_inputs)
+        if width is not None:
+            check_linear(self.model_, f"{where}.model_", n_actions, width)
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=float)

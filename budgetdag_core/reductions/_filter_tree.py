@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any, Self
 
 import numpy as np
@@ -12,7 +13,13 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from ._base import PolicyFeatures, constant_action
+from .._integrity import check_array, check_int, fail
+from ._base import (
+    PolicyFeatures,
+    check_fitted_learner,
+    check_linear,
+    constant_action,
+)
 from ._logistic import as_logistic_regression, fit_logistic
 from ._tournament import MODEL, RIGHT, tournament_layout, train_tournament
 
@@ -113,7 +120,7 @@ class FilterTree(BaseEstimator):
         self.constant_ = None
         self.features_ = PolicyFeatures(self.degree, self.max_features)
         F = self.features_.fit_transform(Z)
-        if getattr(self, "estimator", None) is None:
+        if self.estimator is None:
             self.tree_ = self._train_logistic(F, C)
         else:
             self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
@@ -202,7 +209,7 @@ class FilterTree(BaseEstimator):
 
     def _fit_node_model(self, F: np.ndarray, label: np.ndarray, w: np.ndarray) -> Any:
         """The binary model of one tournament node (1 = right wins)."""
-        if getattr(self, "estimator", None) is None:
+        if self.estimator is None:
             return fit_logistic(F, label, w, self.C, self.max_iter)
         model = clone(self.estimator)
         with warnings.catch_warnings():
@@ -221,6 +228,23 @@ class FilterTree(BaseEstimator):
             right_wins = _decision(node.model, F) > 0
         return np.where(right_wins, win_right, win_left)
 
+    def check_integrity(self, where: str, n_actions: int, n_inputs: int) -> None:
+        """Raise ``ValueError`` unless this is a fitted tournament of
+        ``n_actions`` actions on ``n_inputs`` policy inputs (a loaded model):
+        every action a leaf once, every node model of the feature map's width."""
+        width = check_fitted_learner(self, where, n_actions, n_inputs)
+        if width is None:
+            return
+        leaves: list[int] = []
+        _check_node(self.tree_, f"{where}.tree_", n_actions, width, leaves, 0)
+        if sorted(leaves) != list(range(n_actions)):
+            raise fail(
+                f"{where}.tree_", "the tournament does not hold every action once"
+            )
+        for node_where, a in _folded_widths(self.tree_, f"{where}.tree_"):
+            if a != n_inputs:
+                raise fail(node_where, f"{a} folded inputs, expected {n_inputs}")
+
     def predict(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=float)
         n = Z.shape[0]
@@ -230,3 +254,57 @@ class FilterTree(BaseEstimator):
         if self._fold(self.tree_):  # degree <= 2 (also folds models pickled before)
             return self._predict_folded(self.tree_, self.features_.scale_inputs(Z))
         return self._predict_node(self.tree_, self.features_.transform(Z))
+
+
+# Deepest tournament accepted in a loaded model: log2 of a node's actions is
+# far below this for any DAG the library builds (at most a few hundred actions).
+_MAX_TREE_DEPTH = 64
+
+
+def _check_node(
+    node: Any, where: str, n_actions: int, width: int, leaves: list[int], depth: int
+) -> None:
+    """A loaded tournament node and its subtrees; collects the leaves' actions."""
+    if isinstance(node, Integral) and not isinstance(node, bool):
+        leaves.append(check_int(node, where, 0, n_actions))
+        return
+    if not isinstance(node, _Node):
+        raise fail(where, f"expected a tree node, got {type(node).__name__}")
+    if depth > _MAX_TREE_DEPTH:
+        raise fail(where, "the tournament tree is too deep (a cycle?)")
+    if node.model is not None:
+        if not isinstance(node.model, LogisticRegression):
+            raise fail(f"{where}.model", f"unexpected {type(node.model).__name__}")
+        check_linear(node.model, f"{where}.model", 1, width)
+    if node.folded is not None:
+        a, U, b = _unpack_folded(node.folded, f"{where}.folded")
+        n_inputs = len(a)
+        check_array(a, f"{where}.folded[0]", shape=(n_inputs,), kind="f")
+        if U is not None:
+            check_array(U, f"{where}.folded[1]", shape=(n_inputs, n_inputs), kind="f")
+        if not isinstance(b, float | np.floating):
+            raise fail(f"{where}.folded[2]", "expected a number")
+    _check_node(node.left, f"{where}.left", n_actions, width, leaves, depth + 1)
+    _check_node(node.right, f"{where}.right", n_actions, width, leaves, depth + 1)
+
+
+def _unpack_folded(folded: Any, where: str) -> tuple[Any, Any, Any]:
+    if not isinstance(folded, tuple | list) or len(folded) != 3:
+        raise fail(where, "expected (a, U, b)")
+    a, U, b = folded
+    if not isinstance(a, np.ndarray):
+        raise fail(where, "expected an array of linear coefficients")
+    return a, U, b
+
+
+def _folded_widths(node: Any, where: str) -> list[tuple[str, int]]:
+    if isinstance(node, Integral):
+        return []
+    out = []
+    if node.folded is not None:
+        out.append((f"{where}.folded", len(node.folded[0])))
+    return (
+        out
+        + _folded_widths(node.left, f"{where}.left")
+        + _folded_widths(node.right, f"{where}.right")
+    )

@@ -25,7 +25,7 @@ MAX_HALVINGS = 30
 
 #: A full Newton step that moves no row's decision value by more than this
 #: satisfies the line search's sufficient decrease without evaluating the
-#: objective (see :func:`_newton`).
+#: objective (see :func:`newton`).
 SAFE_STEP = 1.5
 
 
@@ -62,7 +62,7 @@ def _largest_move(w, z, new_z):
 
 
 @njit(nogil=True, cache=True)
-def _newton(F, y, w, penalty, max_iter, tol, safe_step):
+def newton(F, y, w, penalty, max_iter, tol, safe_step):
     """Coefficients, intercept and steps taken minimising
     ``sum_i w_i logloss_i + penalty * ||coef||^2 / 2``.
 
@@ -185,7 +185,7 @@ def fit_logistic(
         Newton steps at most.
     safe_step : float
         Full steps moving no decision value by more than this skip the line
-        search's objective (see :func:`_newton`); 0 evaluates it at every step.
+        search's objective (see :func:`newton`); 0 evaluates it at every step.
 
     Returns
     -------
@@ -204,7 +204,7 @@ def fit_logistic(
     F = np.ascontiguousarray(F, dtype=np.float64)
     y = np.ascontiguousarray(label, dtype=np.float64)
     w = np.ascontiguousarray(weight, dtype=np.float64)
-    coef, intercept, steps = _newton(
+    coef, intercept, steps = newton(
         F, y, w, 1.0 / C, int(max_iter), GRADIENT_TOL, float(safe_step)
     )
     return as_logistic_regression(coef, intercept, steps, C, max_iter)

@@ -18,7 +18,7 @@ import functools
 import numpy as np
 from numba import njit
 
-from ._logistic import GRADIENT_TOL, SAFE_STEP, _newton
+from ._logistic import GRADIENT_TOL, SAFE_STEP, newton
 
 #: Tournament node kinds: a constant "left wins", a constant "right wins", a model.
 LEFT, RIGHT, MODEL = 0, 1, 2
@@ -181,7 +181,7 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
                 wk[j] = weight[i]
                 j += 1
         wk /= numpy_mean(wk)
-        coef, intercept, taken = _newton(
+        coef, intercept, taken = newton(
             Fk, yk, wk, penalty, max_iter, GRADIENT_TOL, safe_step
         )
         kinds[node] = MODEL

@@ -18,15 +18,14 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ..bank._base import proba_at_every_state
-from ..bank._per_state import ClassifierBank
+from ..bank import ClassifierBank, proba_at_every_state
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix, decide, encode_labels, matrix_loss
-from ..estimator._inputs import model_inputs, uses_model_inputs
+from ..estimator import model_inputs, route_rows, uses_model_inputs
 from ..validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
-    from ..estimator._classifier import BudgetDAGClassifier
+    from ..estimator import BudgetDAGClassifier
 
 FRAME_COLUMNS = [
     "method",
@@ -223,7 +222,7 @@ def state_predictions(
         model.sensor_dag_,
         model.spec_.cost_vector if costs is None else costs,
         out_of_fold=out_of_fold,
-        with_confidence=getattr(model, "policy_features_", "sensors"),
+        with_confidence=model.policy_features_,
         split=split or ("train" if out_of_fold else "test"),
         loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
     )
@@ -231,7 +230,10 @@ def state_predictions(
 
 def dag_point(model: BudgetDAGClassifier, sp: StatePredictions) -> dict[str, float]:
     """Error, average cost and sensors of the model's policy on a split."""
-    routing = model._route(sp.Xv, conf=sp.conf, state_proba=sp.proba)
+    inputs = None  # without the view's probabilities: ask the bank
+    if sp.proba is not None or sp.conf is not None:
+        inputs = model.inputs_.given(sp.Xv, state_proba=sp.proba, model_part=sp.conf)
+    routing = route_rows(model, sp.Xv, inputs)
     rows = np.arange(sp.n_samples)
     stop = routing.stop_state
     return {
@@ -314,6 +316,24 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
     DataFrame with ``avg_cost``, ``avg_sensors``, ``error`` at the vertices, and
     ``loss``: the same as ``error`` under 0/1 loss, NaN under a ``loss_matrix``
     (the bound is about being right, not about the matrix).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+
+    The oracle rows of :func:`baseline_points` (and of :func:`tradeoff_curve`'s
+    frame) are this frontier on the model's classifiers:
+
+    >>> from budgetdag_core import baseline_points
+    >>> frame = baseline_points(model, demo.X_test, demo.y_test)
+    >>> oracle = frame[frame["method"] == "oracle"]
+    >>> bool(oracle["error"].is_monotonic_decreasing)
+    True
+    >>> bool(oracle["error"].min() <= frame["error"].min())
+    True
     """
     n = sp.n_samples
     correct = sp.correct
@@ -403,8 +423,22 @@ def baseline_points(
 
     Returns
     -------
-    DataFrame with columns ``method, split, cost_scale, avg_cost, avg_sensors,
-    error, state, sensors`` (see :func:`baseline_frame` for the methods).
+    DataFrame
+        Columns ``method, split, cost_scale, avg_cost, avg_sensors, error,
+        state, sensors`` (see :func:`baseline_frame` for the methods).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import baseline_points
+    >>> frame = baseline_points(model, demo.X_test, demo.y_test, split="test")
+    >>> sorted(frame["method"].unique())
+    ['all_sensors', 'fixed', 'hull', 'no_sensors', 'oracle']
+    >>> len(frame[frame["method"] == "fixed"])  # one row per sensor subset
+    8
     """
     sp = state_predictions(
         model,

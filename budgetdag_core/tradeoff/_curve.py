@@ -24,8 +24,9 @@ import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
 from .._progress import Progress
-from ..bank._per_state import ClassifierBank
-from ..estimator._classifier import BudgetDAGClassifier
+from ..bank import ClassifierBank
+from ..decisions import check_loss_matrix
+from ..estimator import BudgetDAGClassifier
 from ._baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from ._budget import BudgetReport, fit_for_budget
 from ._cascade import (
@@ -132,6 +133,21 @@ class DominanceSummary:
         NaN when the frame has no ``cascade`` rows.
     cascade_cost_fraction : float
         As ``hull_cost_fraction``, for the confidence cascade's hull.
+
+    Examples
+    --------
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> demo = toy_dataset(200, 100)
+    >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec, n_points=6,
+    ...                      X_test=demo.X_test, y_test=demo.y_test, cv=3,
+    ...                      random_state=0)
+    >>> summary = res.summary
+    >>> summary.split, summary.all_sensor_cost
+    ('test', 6.0)
+    >>> bool(summary.mean_gap > 0)  # the DAG errs less than the fixed subsets
+    True
+    >>> print(summary.describe())  # doctest: +ELLIPSIS
+    [test] Between average costs 0 and 4.1, the DAG curve lies ... below ...
     """
 
     split: str
@@ -270,6 +286,16 @@ def dominance_summary(
         Which split's rows to compare.
     tolerance : float
         Allowed excess over the all-sensor error for the cost fractions.
+
+    Examples
+    --------
+    >>> from budgetdag_core import dominance_summary, toy_dataset, tradeoff_curve
+    >>> demo = toy_dataset(200, 100)
+    >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
+    ...                      cost_scales=[0.0, 0.03, 0.3], cv=3, random_state=0)
+    >>> summary = dominance_summary(res.frame, split="train", tolerance=0.01)
+    >>> summary.split, summary.tolerance
+    ('train', 0.01)
     """
     rows = frame[frame["split"] == split]
     dag = rows[rows["method"] == "dag"]
@@ -342,6 +368,20 @@ class TradeoffResult:
     row_models : dict row label -> int
         The index in :attr:`models` of each DAG row of :attr:`frame` (see
         :meth:`model_index`).
+
+    Examples
+    --------
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> demo = toy_dataset(200, 100)
+    >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
+    ...                      cost_scales=[0.0, 0.03, 0.3], X_test=demo.X_test,
+    ...                      y_test=demo.y_test, cv=3, random_state=0)
+    >>> sorted(res.frame["method"].unique())
+    ['all_sensors', 'cascade', 'dag', 'fixed', 'hull', 'no_sensors', 'oracle']
+    >>> len(res.models), res.models[0].bank_ is res.bank
+    (3, True)
+    >>> res.model_for_budget(2.0).cost_scale  # the most accurate within budget
+    0.3
     """
 
     frame: pd.DataFrame
@@ -498,67 +538,39 @@ def tradeoff_curve(
     >>> len(res.models) == len(res.cost_scales)
     True
     """
-    if cost_scales is not None and n_points is not None:
-        raise ValueError("Give either cost_scales or n_points, not both.")
-    if (X_test is None) != (y_test is None):
-        raise ValueError("Give both X_test and y_test, or neither.")
-    if not 0 <= tolerance < 1:
-        raise ValueError(f"tolerance must be in [0, 1); got {tolerance}.")
-    if not isinstance(cascade, bool):
-        raise TypeError(f"cascade must be True or False; got {cascade!r}.")
-    check_n_thresholds(cascade_thresholds)
-    extra = _check_scales(include_scales, "include_scales")
-    if cost_scales is not None and extra:
-        raise ValueError("Give include_scales with n_points, not with cost_scales.")
+    extra = _check_arguments(
+        cost_scales,
+        n_points,
+        include_scales,
+        X_test,
+        y_test,
+        tolerance,
+        cascade,
+        cascade_thresholds,
+    )
     template = make_template(spec, estimator_params, n_jobs)
     data = check_fit_data(template, X, y, sample_costs)
-    low, high = data.scale_range()
-    if cost_scales is not None:
-        scales = _check_scales(cost_scales, "cost_scales")
-        if not scales:
-            raise ValueError("cost_scales must hold at least one scale; got none.")
-        n_total = len(scales)
-    else:
-        n_total = 10 if n_points is None else int(n_points)
-        if n_total < 2:
-            raise ValueError(f"n_points must be at least 2; got {n_points}.")
-        scales = initial_scales(n_total, low, high)
-        added = [s for s in extra if s not in scales]
-        scales = sorted(set(scales) | set(added))
-        n_total += len(added)
+    scales, n_total = _first_scales(cost_scales, n_points, extra, *data.scale_range())
     if bank is None:
         bank = template.fit_bank(X, y, progress=progress)
     evals = {} if X_test is None else {"test": (X_test, y_test, test_sample_costs)}
     views = split_views(template, bank, data, evals)
-    subsets = None
-    fitted: dict[float, tuple[BudgetDAGClassifier, list[dict[str, Any]]]] = {}
+    sweep = _Sweep(template, data, bank, views, n_total, progress)
+    sweep.run(scales)
+    if cost_scales is None:
+        sweep.refine()
+    return _result(sweep, baseline_subsets, cascade, cascade_thresholds, tolerance)
 
-    def run(batch: Sequence[float]) -> None:
-        # Threads: policy learning is compiled and releases the GIL, and
-        # threads share the bank (worker processes would copy it and load the
-        # compiled kernels again); a joblib.parallel_config backend still wins.
-        jobs = Parallel(
-            n_jobs=template.n_jobs, return_as="generator", prefer="threads"
-        )(delayed(fit_point)(template, data, bank, s, views, 1) for s in batch)
-        for s, result in zip(batch, jobs, strict=True):
-            fitted[s] = result
-            if progress is not None:
-                progress("sweep", len(fitted), n_total)
 
-    run(scales)
-    while cost_scales is None and len(fitted) < n_total:
-        done = sorted(fitted)
-        train_cost = [fitted[s][1][0]["avg_cost"] for s in done]
-        train_error = [fitted[s][1][0]["error"] for s in done]
-        remaining = n_total - len(fitted)
-        batch = refine_scales(
-            done, train_cost, max(1, (remaining + 1) // 2), errors=train_error
-        )
-        batch = [s for s in batch if s not in fitted]
-        if not batch:
-            break
-        run(batch)
-
+def _result(
+    sweep: _Sweep,
+    baseline_subsets: Mapping[str, Sequence[Any]] | None,
+    cascade: bool,
+    cascade_thresholds: int,
+    tolerance: float,
+) -> TradeoffResult:
+    """The sweep's points, the baselines and the cascade on every view."""
+    fitted, bank, views = sweep.fitted, sweep.bank, sweep.views
     done = sorted(fitted)
     dag_rows = [
         {**row, "method": "dag", "state": pd.NA, "sensors": None}
@@ -568,25 +580,16 @@ def tradeoff_curve(
     # The DAG rows come first in the frame (labels 0, 1, ...), point by point.
     row_models = dict(enumerate(i for i, s in enumerate(done) for _ in fitted[s][1]))
     first_model = fitted[done[0]][0]
+    subsets = None
     if baseline_subsets:
         subsets = {
             name: first_model.state_indices(s) for name, s in baseline_subsets.items()
         }
-    fitted_cascade = None
-    cascade_rows = []
+    fitted_cascade, cascade_rows = None, []
     if cascade:
-        fitted_cascade = cascade_from_view(
-            bank,
-            first_model.sensor_dag_,
-            first_model.spec_,
-            first_model.classes_,
-            views[0],
-            loss_matrix=first_model._check_loss_matrix(len(first_model.classes_)),
-            n_thresholds=cascade_thresholds,
+        fitted_cascade, cascade_rows = _cascade(
+            bank, first_model, views, cascade_thresholds
         )
-        cascade_rows = [fitted_cascade.train_points] + [
-            fitted_cascade.curve(v, fitted_cascade.confidences(v.Xv)) for v in views[1:]
-        ]
     frame = pd.concat(
         [pd.DataFrame(dag_rows, columns=FRAME_COLUMNS)]
         + [baseline_frame(v, subsets) for v in views]
@@ -604,3 +607,121 @@ def tradeoff_curve(
         cascade=fitted_cascade,
         row_models=row_models,
     )
+
+
+def _check_arguments(
+    cost_scales: Sequence[float] | None,
+    n_points: int | None,
+    include_scales: Sequence[float],
+    X_test: Any,
+    y_test: Any,
+    tolerance: float,
+    cascade: Any,
+    cascade_thresholds: Any,
+) -> list[float]:
+    """:func:`tradeoff_curve`'s argument checks; the checked ``include_scales``."""
+    if cost_scales is not None and n_points is not None:
+        raise ValueError("Give either cost_scales or n_points, not both.")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("Give both X_test and y_test, or neither.")
+    if not 0 <= tolerance < 1:
+        raise ValueError(f"tolerance must be in [0, 1); got {tolerance}.")
+    if not isinstance(cascade, bool):
+        raise TypeError(f"cascade must be True or False; got {cascade!r}.")
+    check_n_thresholds(cascade_thresholds)
+    extra = _check_scales(include_scales, "include_scales")
+    if cost_scales is not None and extra:
+        raise ValueError("Give include_scales with n_points, not with cost_scales.")
+    return extra
+
+
+def _first_scales(
+    cost_scales: Sequence[float] | None,
+    n_points: int | None,
+    extra: list[float],
+    low: float,
+    high: float,
+) -> tuple[list[float], int]:
+    """The scales fitted first, and how many the sweep fits in all."""
+    if cost_scales is not None:
+        scales = _check_scales(cost_scales, "cost_scales")
+        if not scales:
+            raise ValueError("cost_scales must hold at least one scale; got none.")
+        return scales, len(scales)
+    n_total = 10 if n_points is None else int(n_points)
+    if n_total < 2:
+        raise ValueError(f"n_points must be at least 2; got {n_points}.")
+    scales = initial_scales(n_total, low, high)
+    added = [s for s in extra if s not in scales]
+    return sorted(set(scales) | set(added)), n_total + len(added)
+
+
+@dataclass
+class _Sweep:
+    """Policies fitted on one bank, scale by scale (``fitted``: scale ->
+    (model, one row of points per view))."""
+
+    template: BudgetDAGClassifier
+    data: Any
+    bank: ClassifierBank
+    views: Sequence[Any]
+    n_total: int
+    progress: Progress | None
+    fitted: dict[float, tuple[BudgetDAGClassifier, list[dict[str, Any]]]] = field(
+        default_factory=dict
+    )
+
+    def run(self, batch: Sequence[float]) -> None:
+        # Threads: policy learning is compiled and releases the GIL, and
+        # threads share the bank (worker processes would copy it and load the
+        # compiled kernels again); a joblib.parallel_config backend still wins.
+        jobs = Parallel(
+            n_jobs=self.template.n_jobs, return_as="generator", prefer="threads"
+        )(
+            delayed(fit_point)(self.template, self.data, self.bank, s, self.views, 1)
+            for s in batch
+        )
+        for s, result in zip(batch, jobs, strict=True):
+            self.fitted[s] = result
+            if self.progress is not None:
+                self.progress("sweep", len(self.fitted), self.n_total)
+
+    def refine(self) -> None:
+        """Fit scales where the training curve has its largest gaps, half of
+        the remaining ones at a time, until ``n_total`` or no gap is left."""
+        fitted = self.fitted
+        while len(fitted) < self.n_total:
+            done = sorted(fitted)
+            train_cost = [fitted[s][1][0]["avg_cost"] for s in done]
+            train_error = [fitted[s][1][0]["error"] for s in done]
+            remaining = self.n_total - len(fitted)
+            batch = refine_scales(
+                done, train_cost, max(1, (remaining + 1) // 2), errors=train_error
+            )
+            batch = [s for s in batch if s not in fitted]
+            if not batch:
+                break
+            self.run(batch)
+
+
+def _cascade(
+    bank: ClassifierBank,
+    model: BudgetDAGClassifier,
+    views: Sequence[Any],
+    n_thresholds: int,
+) -> tuple[ConfidenceCascade, list[pd.DataFrame]]:
+    """The confidence cascade chosen on the out-of-fold view, and its points
+    on every view."""
+    fitted_cascade = cascade_from_view(
+        bank,
+        model.sensor_dag_,
+        model.spec_,
+        model.classes_,
+        views[0],
+        loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
+        n_thresholds=n_thresholds,
+    )
+    rows = [fitted_cascade.train_points] + [
+        fitted_cascade.curve(v, fitted_cascade.confidences(v.Xv)) for v in views[1:]
+    ]
+    return fitted_cascade, rows

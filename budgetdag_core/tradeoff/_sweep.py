@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ..bank._per_state import ClassifierBank
+from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
-from ..estimator._classifier import BudgetDAGClassifier
+from ..estimator import BudgetDAGClassifier
 from ..sensors import SensorSpec
 from ..validation import check_features, check_labels, check_sample_costs
 from ._baselines import (
@@ -80,7 +80,7 @@ class FitData:
 def check_fit_data(
     template: BudgetDAGClassifier, X: pd.DataFrame, y: Any, sample_costs: Any
 ) -> FitData:
-    spec, Xv, y_enc, classes = template._check_fit_data(X, y)
+    spec, Xv, y_enc, classes = template.check_fit_data(X, y)
     costs = check_sample_costs(sample_costs, spec, len(Xv))
     loss_matrix = check_loss_matrix(template.loss_matrix, len(classes))
     return FitData(
@@ -105,7 +105,7 @@ def split_views(
     """Out-of-fold "train" view, then one view per evaluation split."""
     spec = data.spec
     # The bank's DAG: its own subsets, not a second selection.
-    dag, _ = template._dag_for(bank, spec, data.Xv, data.y_enc, None, None)
+    dag, _ = template.dag_for(bank, spec, data.Xv, data.y_enc, None, None)
     conf = template.policy_features
     lm = check_loss_matrix(template.loss_matrix, len(data.classes))
     views = [

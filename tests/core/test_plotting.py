@@ -413,8 +413,8 @@ def test_graph_reduce_steps(toy) -> None:
         )
         if model.stop_loss_ == "zero_one":
             assert (frame["stop"] == (oof[rows, step.state] != y[rows])).all()
-        inputs = model._train_inputs(
-            model._features(demo.X_train), model.bank_, model.state_columns_
+        inputs = model.inputs_.training(
+            model._features(demo.X_train), model.bank_.oof_proba_
         )
         picked = model.policies_[step.state].predict(inputs(step.state)[rows])
         assert list(frame["picked"]) == [step.actions[a] for a in picked]
@@ -455,7 +455,7 @@ def test_decision_regions(toy) -> None:
     # The policy's action at each grid point, from the inputs it sees there (the
     # state classifier's probabilities with the default policy_features).
     grid_points = np.column_stack([gx.ravel(), gy.ravel()])
-    expected = model.policies_[two].predict(model._inputs_at(grid_points, two))
+    expected = model.policies_[two].predict(model.inputs_at(grid_points, two))
     np.testing.assert_array_equal(z.ravel(), expected)
     assert list(heat.colorbar.ticktext) == ["stop", "acquire precise"]
     flow = model.flow(demo.X_train)

@@ -1,0 +1,123 @@
+"""The package's shape: few top-level modules, no import cycle, private stays
+private, short functions.
+
+Imports are read from the source with ``ast``, including those inside
+functions (they still tie modules together); imports under ``if
+TYPE_CHECKING:`` are left out (they never run).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "budgetdag_core"
+MAX_TOP_LEVEL_MODULES = 20
+MAX_FUNCTION_LINES = 120
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST):
+    """Import statements anywhere in ``tree`` except under TYPE_CHECKING."""
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _imported(module: str, path: Path) -> list[tuple[int, str, str | None]]:
+    """``(line, imported module, imported name or None)`` of the package's
+    modules that ``module`` imports; a name is None when it is a module."""
+    package = module.split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    out = []
+    for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name, None) for a in node.names]
+            continue
+        if node.level:
+            base = package[: len(package) - node.level + 1]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module or ""
+        for alias in node.names:
+            if f"{source}.{alias.name}" in MODULES:
+                out.append((node.lineno, f"{source}.{alias.name}", None))
+            else:
+                out.append((node.lineno, source, alias.name))
+    return [(line, mod, name) for line, mod, name in out if mod in MODULES]
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")
+
+
+def test_few_modules_at_the_top_level():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+
+
+def test_no_import_cycle():
+    graph = nx.DiGraph()
+    for module, path in MODULES.items():
+        for _, target, _ in _imported(module, path):
+            if target != module:
+                graph.add_edge(module, target)
+    # The package's __init__ re-exports the public API from everywhere.
+    graph.remove_nodes_from(["budgetdag_core"])
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, cycles
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_private_modules_and_names_stay_home(module):
+    """A private module is imported only inside the package that holds it, and
+    a private name is not imported from another module at all."""
+    found = []
+    for line, target, name in _imported(module, MODULES[module]):
+        parts = target.split(".")
+        for i, part in enumerate(parts):
+            owner = ".".join(parts[:i])
+            if _private(part) and not (module + ".").startswith(owner + "."):
+                found.append(f"line {line}: private module {target}")
+                break
+        if name is not None and _private(name):
+            found.append(f"line {line}: private name {target}.{name}")
+    assert not found, found
+
+
+@pytest.mark.parametrize("folder", ["budgetdag_core", "ui"])
+def test_no_function_is_longer_than_a_screenful(folder):
+    long = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.name} ({lines})")
+    assert not long, long
