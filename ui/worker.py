@@ -2,20 +2,18 @@
 
 Started by the pool as ``python -m ui.worker FD`` with one end of a socket
 pair as file descriptor ``FD``. It runs one job at a time, in its main
-thread: the pool sends ``("run", job_id, payload, bank_reused, subsets)``
-where ``payload`` is ``(work, shared)`` pickled apart (so that a job whose
-work cannot be rebuilt here fails alone), the worker calls ``work(progress)``
-and answers with
-``("progress", job_id, fraction, text)`` messages, then one of
+thread. The pool sends ``("run", job_id, payload, bank_reused, subsets)``,
+``payload`` being ``(work, shared)`` pickled apart (so that a job whose work
+cannot be rebuilt here fails alone); the worker calls ``work(progress)`` and
+answers with ``("progress", job_id, fraction, text)`` messages, then one of
 ``("done", job_id, result)``, ``("failed", job_id, error, traceback)`` or
-``("stopped", job_id)``.
-The result travels pickled too, with each object of ``shared`` (e.g. the
-classifier bank a training reused) named by its index instead of copied:
-the server puts its own object back in its place (:func:`dumps_result`).
-``("stop", job_id)`` makes the job's next progress step raise
-:class:`Stopped`. A reader thread takes the messages, so a stop arrives
-while the work runs; when the pool's end closes (the server is gone) the
-worker exits at once.
+``("stopped", job_id)``. The result travels pickled too, each object of
+``shared`` (e.g. the classifier bank a training reused) named by its index
+instead of copied: the server puts its own object back in its place
+(:func:`dumps_result`). ``("stop", job_id)`` makes the job's next progress
+step raise :class:`Stopped`. A reader thread takes the messages, so a stop
+arrives while the work runs; when the pool's end closes (the server is gone)
+the worker exits at once.
 
 The worker runs at a lower CPU priority than the server (:data:`NICE`), so
 pages and the health check answer while every worker computes.
