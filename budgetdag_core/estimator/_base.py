@@ -18,12 +18,20 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..subsets import SubsetSelection, select_subsets
-from ..validation import as_spec, check_features, check_sample_costs, spec_for
+from ..validation import (
+    MAX_N_SUBSETS,
+    as_spec,
+    check_features,
+    check_sample_costs,
+    int_seed,
+    spec_for,
+)
 from ._inputs import PolicyInputs, uses_model_inputs, uses_sensor_values
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
@@ -45,7 +53,7 @@ COMMON_CONSTRAINTS: dict = {
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
     "max_policy_features": [Interval(Integral, 1, None, closed="left")],
-    "n_subsets": [Interval(Integral, 1, 16, closed="both"), None],
+    "n_subsets": [Interval(Integral, 1, MAX_N_SUBSETS, closed="both"), None],
     "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
     "include_all": ["boolean"],
     "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
@@ -121,6 +129,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- fitting
     @property
+    def _seed(self) -> int | None:
+        """``random_state`` as the one int seed every part of a fit uses
+        (see :func:`~budgetdag_core.validation.int_seed`)."""
+        return int_seed(self.random_state)
+
+    @property
     def policy_degree_(self) -> int:
         """The polynomial degree of policy features (``None`` resolved): 2 on
         sensor values (the paper), 1 on the classifier's probabilities (chosen
@@ -154,7 +168,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             scorer=self.subset_scorer,
             max_rows=SUBSET_MAX_ROWS,
             cv=min(self.cv, 3),
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
             progress=progress,
         )
@@ -218,6 +232,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         same selection settings reuses them instead of selecting again.
         """
         self._validate_params()
+        warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec, Xv, y_fit, _ = self.check_fit_data(X, y)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
@@ -234,7 +249,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             self._selection_task()["reward"],
             repr(self.subset_scorer),
             min(self.cv, 3),
-            self.random_state,
+            self._seed,
             mean_costs,
         )
 
@@ -288,6 +303,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
+        warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))

@@ -54,7 +54,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec, dict, JSON str or None, default=None
+    sensors : SensorSpec, dict, JSON text or None, default=None
         The sensors: groups of feature columns with acquisition costs. None:
         one sensor of cost 1 per column of ``X`` (named after the DataFrame's
         columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
@@ -346,7 +346,7 @@ default="proba"
             resolve_bank_kind(self.bank_kind, self.classifier, n_states),
             self.classifier,
             cv=self.cv,
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
             serve=self.bank_serve,
         )

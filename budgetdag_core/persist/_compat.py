@@ -88,8 +88,12 @@ def _bank_parts(bank: Any) -> list[Any]:
     if bank is None:
         return []
     parts, todo = [bank], list(vars(bank).values())
+    seen = {id(bank)}  # a list holding itself (a pickle can) would never end
     while todo:
         value = todo.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
         if isinstance(value, list | tuple):
             todo.extend(value)
         elif _is_ours(value):

@@ -6,7 +6,6 @@ browser's own size check: what a client that misreports sizes can send.
 
 from __future__ import annotations
 
-import json
 import tomllib
 
 import pytest
@@ -50,22 +49,22 @@ def test_a_spec_saved_with_a_byte_order_mark_loads(app, pima):
 
 BAD_SPECS = {
     # A path, an unknown path, a directory: read as text, never opened.
-    "directory": (b"/etc", "the file is not valid JSON"),
-    "server file": (b"/etc/passwd", "the file is not valid JSON"),
-    "missing file": (b"/no/such/file", "the file is not valid JSON"),
-    "home path": (b"  ~/.ssh/id_rsa\n", "the file is not valid JSON"),
+    "directory": (b"/etc", "does not start with '{'"),
+    "server file": (b"/etc/passwd", "does not start with '{'"),
+    "missing file": (b"/no/such/file", "does not start with '{'"),
+    "home path": (b"  ~/.ssh/id_rsa\n", "does not start with '{'"),
     "top-level array": (
         b'[{"name": "a", "columns": ["glucose"]}]',
-        "holds a list, not a sensor spec",
+        "is a JSON array",
     ),
-    "string": (b'"sensors"', "holds a string, not a sensor spec"),
-    "empty": (b"", "the file is empty"),
+    "string": (b'"sensors"', "does not start with '{'"),
+    "empty": (b"", "is empty"),
     "not UTF-8": (b"\xff\xfe{\x00}\x00", "not UTF-8 text"),
     "very deep": (
         b'{"sensors": ' + b"[" * 20_000 + b"]" * 20_000 + b"}",
-        "nested deeper",
+        "levels deep",
     ),
-    "deep": (b'{"sensors": ' + b"[" * 50 + b"]" * 50 + b"}", "nested deeper"),
+    "deep": (b'{"sensors": ' + b"[" * 50 + b"]" * 50 + b"}", "levels deep"),
     "wrong type": (b'{"sensors": [{"name": "a", "columns": 3}]}', "columns"),
 }
 
@@ -93,7 +92,7 @@ def test_a_bad_spec_upload_is_refused_in_words(app, pima, opened, case):
     at = upload_spec(sensors(app, pima), content)
     message = refused(at)
     assert expected in message, message
-    for leak in ("Errno", "IsADirectory", "FileNotFound", "PermissionError", "/etc/"):
+    for leak in ("Errno", "IsADirectory", "FileNotFound", "PermissionError", "root:"):
         assert leak not in message, message
     text = content.decode("latin-1").strip()
     assert text not in opened or not text  # the content never named a file
@@ -104,7 +103,7 @@ def test_a_bad_spec_upload_is_refused_in_words(app, pima, opened, case):
 def test_a_device_path_in_a_spec_upload_is_not_read(app, pima, opened):
     # Before, this read /dev/zero until the memory ran out: run with care.
     message = refused(upload_spec(sensors(app, pima), b"/dev/zero"))
-    assert "the file is not valid JSON" in message
+    assert "does not start with '{'" in message
     assert "/dev/zero" not in opened
 
 
@@ -154,11 +153,3 @@ def test_the_server_cap_is_the_largest_per_kind_cap():
         uploads.CSV_MAX_MB, uploads.SPEC_MAX_MB, uploads.MODEL_MAX_MB
     )
     assert uploads.MODEL_MAX_MB <= 100  # the app's own .skops files, not 200
-
-
-def test_spec_text_checks_shape_without_the_library():
-    assert uploads.spec_text(b'\xef\xbb\xbf {"sensors": []} ', "f") == (
-        '{"sensors": []}'
-    )
-    with pytest.raises(ValueError, match="holds a list"):
-        uploads.spec_text(json.dumps([1]).encode(), "f")
