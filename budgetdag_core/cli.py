@@ -312,12 +312,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--policy-features",
-        default="proba",
+        default="auto",
         choices=sorted(POLICY_FEATURES),
         help="inputs of each node's policy: the current classifier's class "
         "probabilities and confidence (proba), its confidence only, the "
-        "acquired sensors' features (sensors, the paper), or both "
-        "(default: proba)",
+        "acquired sensors' features (sensors, the paper), both "
+        "(sensors+confidence, sensors+proba), or auto: proba, plus the sensor "
+        "values at states whose classifier says the same for every row "
+        "(default: auto)",
     )
     p.add_argument(
         "--stop-loss",

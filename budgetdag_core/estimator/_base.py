@@ -32,7 +32,7 @@ from ..validation import (
     int_seed,
     spec_for,
 )
-from ._inputs import PolicyInputs, uses_model_inputs, uses_sensor_values
+from ._inputs import PolicyInputs, uses_model_inputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 
@@ -137,11 +137,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     @property
     def policy_degree_(self) -> int:
         """The polynomial degree of policy features (``None`` resolved): 2 on
-        sensor values (the paper), 1 on the classifier's probabilities (chosen
-        by measurement: as accurate, and the inputs are already nonlinear)."""
+        sensor values (the paper, and ``"sensors+confidence"``), 1 where the
+        inputs hold the classifier's probabilities (chosen by measurement: as
+        accurate, and the inputs are already nonlinear)."""
         if self.policy_degree is not None:
             return int(self.policy_degree)
-        return 2 if uses_sensor_values(self._input_kind()) else 1
+        return 2 if self._input_kind() in ("sensors", "sensors+confidence") else 1
 
     def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(
@@ -276,8 +277,18 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         regressor's see the values of their sensors."""
         return "sensors"
 
-    def _inputs(self, state_columns: list[np.ndarray], n_classes: int) -> PolicyInputs:
-        return PolicyInputs(self._input_kind(), state_columns, n_classes)
+    def _inputs(
+        self,
+        state_columns: list[np.ndarray],
+        n_classes: int,
+        value_states: np.ndarray | None = None,
+    ) -> PolicyInputs:
+        return PolicyInputs(self._input_kind(), state_columns, n_classes, value_states)
+
+    def _value_states(self, bank: Any) -> np.ndarray | None:
+        """Per state, whether its policy also sees the acquired values (the
+        ``"auto"`` inputs; computed from the bank before Graph-Reduce)."""
+        return None
 
     @property
     def inputs_(self) -> PolicyInputs:
@@ -285,7 +296,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         check_is_fitted(self)
         kind = self._input_kind()
         n_classes = len(self.classes_) if uses_model_inputs(kind) else 0
-        return self._inputs(self.state_columns_, n_classes)
+        value_states = getattr(self, "value_states_", None)
+        return self._inputs(self.state_columns_, n_classes, value_states)
 
     def _selection_task(self) -> dict[str, str]:
         """``task``, ``loss`` and ``reward`` of the greedy subset selection."""
@@ -328,7 +340,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
             self._attach_selection(bank, selection, costs)
         state_cols = dag.state_columns(spec.column_indices())
-        inputs = self._inputs(state_cols, len(target_attrs.get("classes_", ())))
+        value_states = self._value_states(bank)
+        inputs = self._inputs(
+            state_cols, len(target_attrs.get("classes_", ())), value_states
+        )
         result = graph_reduce(
             inputs.training(Xv, getattr(bank, "oof_proba_", None)),
             self._stop_losses(bank, y_fit),
@@ -350,6 +365,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.dag_ = dag.to_networkx()
         self.state_columns_ = state_cols
         self.bank_ = bank
+        self.value_states_ = value_states
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
         return self
