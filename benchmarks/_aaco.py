@@ -153,7 +153,12 @@ class AACO:
             want[i] = bool(is_current[total.argmin()])
             if force:
                 total = np.where(is_current, np.inf, total)
-            if not np.isfinite(total).any() or (want[i] and not force):
+            if want[i] and not force:
+                continue
+            if not np.isfinite(total).any():
+                # Forced, and no candidate adds a sensor: the first one not
+                # yet bought, as AFABench does.
+                choice[i] = int(np.flatnonzero(~o)[0])
                 continue
             new = np.flatnonzero(c[total.argmin()] & ~o)
             if len(new) == 1:

@@ -165,7 +165,9 @@ class MaskedClassifier:
         self.mean_ = X.mean(axis=0)
         self.scale_ = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
         with threadpool_limits(self.n_jobs):
+            t0 = time.perf_counter()
             self.model_ = self._fit_one(X, y, self.random_state)
+            t1 = time.perf_counter()
             self.fold_of_ = np.zeros(len(X), dtype=int)
             self.fold_models_ = []
             if self.oof_folds:
@@ -178,6 +180,9 @@ class MaskedClassifier:
                     self.fold_models_.append(
                         self._fit_one(X[fit_idx], y[fit_idx], seed)
                     )
+        #: Seconds of the full model and of the fold models (the greedy
+        #: acquirer needs the first only, AACO both).
+        self.fit_seconds_ = {"full": t1 - t0, "folds": time.perf_counter() - t1}
         return self
 
     # -------------------------------------------------------------- prediction
