@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from budgetdag_core.baselines import lower_convex_hull
+from budgetdag_core.tradeoff import lower_convex_hull
 
 FRACTIONS = (0.25, 0.5, 0.75)
 TOLERANCE = 0.005

@@ -38,7 +38,7 @@ from _timing import predict_rows_per_second, tiled  # noqa: E402
 from _warm_up import warm_up  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
-from budgetdag_core.baselines import lower_convex_hull  # noqa: E402
+from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
 
 BUDGETS = (0.25, 0.5, 0.75)
 SEEDS = {"landsat": (0, 1, 2), "pima": (0, 1, 2), "letter": (0,), "spam": (0, 1)}

@@ -30,7 +30,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
 from _bench_data import load  # noqa: E402
 
-#: The bank's own settings (``budgetdag_core._bank_models.boosting_classifier``).
+#: The bank's own settings (``budgetdag_core.bank.boosting_classifier``).
 BANK = {"cv": 5, "learning_rate": 0.2, "patience": 10, "max_bin": 255, "leaves": 31}
 VARIANTS: list[dict[str, Any]] = [
     {},

@@ -46,15 +46,15 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 from _policy_problems import Problem, bank_params, cached_bank, problems  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier  # noqa: E402
-from budgetdag_core._sweep import check_fit_data  # noqa: E402
-from budgetdag_core.baselines import (  # noqa: E402
+from budgetdag_core.decisions import encode_labels  # noqa: E402
+from budgetdag_core.tradeoff._baselines import (  # noqa: E402
     StatePredictions,
     bank_state_predictions,
     curve_at,
     dag_point,
     lower_convex_hull,
 )
-from budgetdag_core.decisions import encode_labels  # noqa: E402
+from budgetdag_core.tradeoff._sweep import check_fit_data  # noqa: E402
 
 FRACTIONS = (0.25, 0.5, 0.75)
 

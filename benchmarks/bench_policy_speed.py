@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 from _policy_problems import bank_params, cached_bank, problems  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, SensorDAG, graph_reduce  # noqa: E402
-from budgetdag_core.policy import make_learner  # noqa: E402
+from budgetdag_core.estimator._policy import make_learner  # noqa: E402
 from budgetdag_core.reductions import _filter_tree  # noqa: E402
 from budgetdag_core.reductions._filter_tree import FilterTree  # noqa: E402
 from budgetdag_core.reductions._logistic import SAFE_STEP, fit_logistic  # noqa: E402

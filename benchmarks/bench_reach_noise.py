@@ -38,7 +38,7 @@ from _report import TOLERANCE, cost_to_reach, error_at  # noqa: E402
 from bench_policies import prepared  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier  # noqa: E402
-from budgetdag_core.baselines import lower_convex_hull  # noqa: E402
+from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
 
 FRACTION = 0.5
 

@@ -37,7 +37,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from budgetdag_core import BudgetDAGRegressor, SensorSpec
-from budgetdag_core.baselines import lower_convex_hull
+from budgetdag_core.tradeoff import lower_convex_hull
 
 RESULTS = Path(__file__).parent / "results" / "regressor.md"
 FRACTIONS = (0.25, 0.5, 0.75)

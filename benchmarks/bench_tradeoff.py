@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
 from budgetdag_core import BudgetDAGClassifier, load_demo, tradeoff_curve  # noqa: E402
-from budgetdag_core.baselines import curve_at, lower_convex_hull  # noqa: E402
+from budgetdag_core.tradeoff._baselines import curve_at, lower_convex_hull  # noqa: E402
 
 MODES = ("sensors", "sensors+confidence")
 

@@ -6,7 +6,7 @@ For each dataset (letter, pima, landsat: full DAG; spam, dna, shuttle: many
 sensors or many states) on its test split: the DAG curve (``tradeoff_curve``),
 the paper configuration of the policies (sensor inputs, 0/1 losses), every
 fixed subset and their lower hull, all sensors, the oracle, the confidence
-cascade (``budgetdag_core.cascade``, from the same bank), LightGBM's
+cascade (``budgetdag_core.tradeoff._cascade``, from the same bank), LightGBM's
 cost-efficient gradient boosting (CEGB) with the same cost accounting (see
 ``_cegb.py``), and the active-feature-acquisition peers AACO and a greedy CMI
 acquirer (``_afa_run.py``; ``--no-peers`` leaves them out); fit time, sweep
@@ -62,7 +62,7 @@ from _warm_up import warm_up  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
-from budgetdag_core.baselines import lower_convex_hull  # noqa: E402
+from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
 
 DEFAULT_DATA_DIR = HERE.parent.parent / "shared" / "datasets"
 

@@ -3,14 +3,15 @@
 from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
-from .baselines import baseline_points, lower_convex_hull, oracle_frontier
-from .budget import BudgetReport, fit_for_budget
-from .cascade import ConfidenceCascade, cascade_points, fit_cascade
 from .dag import SensorDAG
 from .datasets import DEMOS, load_demo, toy_dataset
-from .estimator import BudgetDAGClassifier
+from .estimator import (
+    BudgetDAGClassifier,
+    BudgetDAGRegressor,
+    LossTablePolicy,
+    PolicySession,
+)
 from .explain import PathResult, action_names, node_details, path_of
-from .fit_time import estimate_fit_seconds
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -29,17 +30,23 @@ from .plotting import (
     decision_regions_figure,
     tradeoff_figure,
 )
-from .policy import LossTablePolicy
 from .reductions import CostRegression, FilterTree
-from .regressor import BudgetDAGRegressor
 from .sensors import SensorSpec
-from .session import PolicySession
 from .subsets import SubsetSelection, select_subsets
 from .teaching import ReduceStep, cost_tables, graph_reduce_steps
 from .tradeoff import (
+    BudgetReport,
+    ConfidenceCascade,
     DominanceSummary,
     TradeoffResult,
+    baseline_points,
+    cascade_points,
     dominance_summary,
+    estimate_fit_seconds,
+    fit_cascade,
+    fit_for_budget,
+    lower_convex_hull,
+    oracle_frontier,
     tradeoff_curve,
 )
 

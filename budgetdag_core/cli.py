@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._bank_base import SERVE_MODES
-from .bank import BANK_KINDS
-from .confidence import POLICY_FEATURES
+from .bank._base import SERVE_MODES
+from .bank._per_state import BANK_KINDS
 from .decisions import STOP_LOSSES
-from .persist import load_policy, save_policy
+from .estimator._inputs import POLICY_FEATURES
+from .persist._io import load_policy, save_policy
 from .sensors import SensorSpec
 from .validation import MAX_FULL_DAG_SENSORS
 
@@ -111,7 +111,7 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from .estimator import BudgetDAGClassifier
+    from .estimator._classifier import BudgetDAGClassifier
 
     data = _read_table(args.data)
     spec = _read_spec(args.sensors)

@@ -15,8 +15,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from budgetdag_core import Progress, SensorSpec, TradeoffResult, tradeoff_curve
-from budgetdag_core.baselines import baseline_points
-from budgetdag_core.tradeoff import DominanceSummary
+from budgetdag_core.tradeoff import DominanceSummary, baseline_points
 
 from .data import Dataset
 from .training import (

@@ -23,8 +23,8 @@ from budgetdag_core import (
     dumps_policy_skops,
     loads_policy,
     loads_policy_skops,
-    persist,
 )
+from budgetdag_core.persist import _io as persist_io
 from tests.core.fuzz_model_files import tiny_model
 from ui import state
 from ui.figures import png_problem
@@ -227,7 +227,7 @@ def test_a_skops_file_loads_without_the_trust_checkbox(app, pima, pima_run):
 
 
 def test_a_skops_file_with_foreign_types_is_refused(app, pima, pima_run):
-    bundle = persist._skops_bundle(pima_run.model, slim=True)
+    bundle = persist_io._skops_bundle(pima_run.model, slim=True)
     bundle["extra"] = Intruder()
     at = export_page(prefill(app, pima))
     uploader = at.file_uploader(key=state.W_SKOPS_FILE)

@@ -21,9 +21,9 @@ from budgetdag_core import (
     make_bank,
     save_policy,
 )
-from budgetdag_core._bank_base import single_threaded
-from budgetdag_core._calibration import apply_temperature, fit_temperature
 from budgetdag_core.bank import resolve_bank_kind
+from budgetdag_core.bank._base import single_threaded
+from budgetdag_core.bank._calibration import apply_temperature, fit_temperature
 
 N_SENSORS, COLS_PER_SENSOR, N_CLASSES = 3, 2, 3
 
@@ -182,7 +182,7 @@ def test_refit_serving_refits_with_the_fold_models_mean_rounds(kind, data):
 
 @pytest.mark.parametrize("kind", ["hgb", "masked"])
 def test_refit_serving_scores_row_blocks_in_threads_identically(kind, data):
-    from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
+    from budgetdag_core.bank._base import PARALLEL_PREDICT_ROWS
 
     bank = fit_bank(make_bank(kind, cv=3, random_state=0, serve="refit"), data)
     X_big = np.random.default_rng(1).normal(
@@ -202,7 +202,7 @@ def test_refit_serving_scores_row_blocks_in_threads_identically(kind, data):
 def test_all_states_at_once_equal_each_state(kind, serve, data, monkeypatch):
     """predict_proba_states (the masked bank: one walk per row and tree for all
     states, in row blocks and threads) gives predict_proba's numbers exactly."""
-    from budgetdag_core import masked_bank
+    from budgetdag_core.bank import _masked as masked_bank
 
     monkeypatch.setattr(masked_bank, "PREDICT_CHUNK_ROWS", 80)  # blocks of 10 rows
     options = {"serve": serve} if serve else {}
@@ -224,8 +224,8 @@ def test_fold_models_share_one_walk_order_and_still_average_exactly(
     """A state's fold models walk a large batch in one shared similarity
     order; the probabilities stay the plain mean of each fold model's own,
     row for row."""
-    from budgetdag_core import _row_order
-    from budgetdag_core._lgbm_trees import shared_walk_order
+    from budgetdag_core.bank import _row_order
+    from budgetdag_core.bank._lgbm_trees import shared_walk_order
 
     monkeypatch.setattr(_row_order, "SORT_FROM_TREES", 0)
     monkeypatch.setattr(_row_order, "SORT_FROM_TREES_PER_COLUMN", 0.0)
@@ -247,7 +247,7 @@ def test_fold_models_share_one_walk_order_and_still_average_exactly(
 def test_masked_out_of_fold_scores_do_not_depend_on_the_row_blocks(data, monkeypatch):
     """The fit scores its held-out rows at every state in row blocks: one row
     per block gives the numbers of one block for all rows, bit for bit."""
-    from budgetdag_core import masked_bank
+    from budgetdag_core.bank import _masked as masked_bank
 
     whole = fit_bank(make_bank("masked", cv=3, random_state=0), data)
     monkeypatch.setattr(masked_bank, "PREDICT_CHUNK_ROWS", 1)
@@ -293,7 +293,7 @@ def test_threaded_fold_average_equals_the_sequential_one(kind, fitted, monkeypat
     import copy
 
     from budgetdag_core import _threads
-    from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
+    from budgetdag_core.bank._base import PARALLEL_PREDICT_ROWS
 
     pools = []
 
@@ -555,7 +555,7 @@ def test_tiny_tables_fit_with_every_bank_kind(kind):
 def test_round_cap_is_a_bound_and_tiny_tables_keep_the_unstopped_rounds():
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from budgetdag_core._bank_models import (
+    from budgetdag_core.bank._models import (
         MAX_ROUNDS,
         UNSTOPPED_ROUNDS,
         boosting_classifier,

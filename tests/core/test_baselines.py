@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budgetdag_core import BudgetDAGClassifier
-from budgetdag_core.baselines import (
+from budgetdag_core.tradeoff._baselines import (
     StatePredictions,
     baseline_points,
     curve_at,

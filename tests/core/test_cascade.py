@@ -13,14 +13,14 @@ from budgetdag_core import (
     fit_cascade,
     tradeoff_figure,
 )
-from budgetdag_core.baselines import bank_state_predictions
-from budgetdag_core.cascade import (
+from budgetdag_core.dag import SensorDAG
+from budgetdag_core.tradeoff._baselines import bank_state_predictions
+from budgetdag_core.tradeoff._cascade import (
     cascade_from_view,
     greedy_order,
     stop_positions,
     threshold_grid,
 )
-from budgetdag_core.dag import SensorDAG
 from tests.core.tradeoff_problems import make_problem
 
 SPEC = SensorSpec({"a": ["a"], "b": ["b"]}, {"a": 1.0, "b": 2.0})

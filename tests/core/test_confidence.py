@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from budgetdag_core import BudgetDAGClassifier, FilterTree, dumps_policy, loads_policy
-from budgetdag_core.baselines import dag_point, state_predictions
-from budgetdag_core.confidence import confidence_features
+from budgetdag_core.estimator._inputs import confidence_features
+from budgetdag_core.tradeoff._baselines import dag_point, state_predictions
 from tests.core.tradeoff_problems import make_problem
 
 

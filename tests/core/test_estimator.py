@@ -10,9 +10,9 @@ from budgetdag_core import (
     PolicyVersionWarning,
     load_demo,
     load_policy,
-    persist,
     save_policy,
 )
+from budgetdag_core.persist import _io as persist_io
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +155,7 @@ def test_load_warns_on_version_mismatch(tmp_path, monkeypatch, synth) -> None:
     X, y, spec = synth
     model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
     path = save_policy(model, tmp_path / "m.pkl")
-    monkeypatch.setattr(persist, "__version__", "0.0.0-other")
+    monkeypatch.setattr(persist_io, "__version__", "0.0.0-other")
     with pytest.warns(PolicyVersionWarning, match="budgetdag_core"):
         load_policy(path)
 

@@ -11,8 +11,8 @@ from scipy.optimize import minimize_scalar
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from budgetdag_core import _calibration
-from budgetdag_core._calibration import (
+from budgetdag_core.bank import _calibration
+from budgetdag_core.bank._calibration import (
     EPS,
     LOG_T_BOUNDS,
     apply_temperatures,

@@ -71,8 +71,12 @@ def test_letter_estimate_follows_its_longer_fits():
 
 
 def test_rounds_grow_like_the_square_root_of_the_rows():
-    from budgetdag_core._bank_models import MAX_ROUNDS
-    from budgetdag_core.fit_time import REFERENCE_ROWS, TYPICAL_ROUNDS, hgb_rounds
+    from budgetdag_core.bank._models import MAX_ROUNDS
+    from budgetdag_core.tradeoff._fit_time import (
+        REFERENCE_ROWS,
+        TYPICAL_ROUNDS,
+        hgb_rounds,
+    )
 
     assert hgb_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
     assert hgb_rounds(4 * REFERENCE_ROWS) == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])

@@ -21,7 +21,7 @@ from budgetdag_core import (
     loads_policy,
     save_policy,
 )
-from budgetdag_core.masked_bank import MaskedBank
+from budgetdag_core.bank import MaskedBank
 from ui.tabular import diagnose, drop_missing_rows, impute
 
 

@@ -25,7 +25,7 @@ from budgetdag_core import (
     loads_policy,
     loads_policy_skops,
 )
-from budgetdag_core._integrity import check_model_integrity
+from budgetdag_core.persist import check_model_integrity
 
 from .fuzz_model_files import tiny_model
 

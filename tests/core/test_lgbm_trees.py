@@ -10,8 +10,8 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 
-from budgetdag_core._lgbm_trees import LightGBMTrees
-from budgetdag_core._row_order import (
+from budgetdag_core.bank._lgbm_trees import LightGBMTrees
+from budgetdag_core.bank._row_order import (
     SORT_FROM_ROWS,
     rows_in_order,
     similar_rows_order,
@@ -197,7 +197,7 @@ def test_state_scores_equal_one_state_at_a_time(data, fitted):
 def test_zero_as_missing_trees_score_like_lightgbm():
     """Trees whose missing type is "zero" (never trained by the bank, but
     valid in a model's arrays) follow LightGBM's rule too."""
-    from budgetdag_core._lgbm_trees import _parse_trees
+    from budgetdag_core.bank._lgbm_trees import _parse_trees
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(800, 4))

@@ -149,7 +149,7 @@ def test_decide_minimises_expected_loss(proba, lm):
 
 def test_tradeoff_frame_reports_the_matrix_loss(data):
     from budgetdag_core import tradeoff_curve
-    from budgetdag_core.baselines import lower_convex_hull
+    from budgetdag_core.tradeoff import lower_convex_hull
 
     X, y, spec = data
     X_test, y_test = _draw(600, seed=3)

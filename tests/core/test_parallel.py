@@ -85,7 +85,7 @@ def test_routing_in_row_blocks_equals_one_block():
     """Large batches are routed in row blocks in threads (n_jobs): the same
     routes, probabilities and trace as in one block."""
     from budgetdag_core import BudgetDAGClassifier
-    from budgetdag_core._bank_base import PARALLEL_PREDICT_ROWS
+    from budgetdag_core.bank._base import PARALLEL_PREDICT_ROWS
 
     X, y, spec = make_problem(400, 0)
     model = BudgetDAGClassifier(spec, cost_scale=0.02, cv=3, random_state=0).fit(X, y)

@@ -16,10 +16,10 @@ from budgetdag_core import (
     fit_for_budget,
     load_policy_skops,
     loads_policy_skops,
-    persist,
     save_policy_skops,
 )
 from budgetdag_core.persist import SKOPS_TRUSTED_TYPES
+from budgetdag_core.persist import _io as persist_io
 
 from ..conftest import SYNTH_SPEC, make_synthetic
 
@@ -70,7 +70,7 @@ def test_tree_ensemble_bank_round_trips(data):
 
 def test_every_type_in_a_policy_file_is_on_the_list(data):
     found = sio.get_untrusted_types(data=dumps_policy_skops(_fit(data)))
-    assert "budgetdag_core.estimator.BudgetDAGClassifier" in found
+    assert "budgetdag_core.estimator._classifier.BudgetDAGClassifier" in found
     assert set(found) <= set(SKOPS_TRUSTED_TYPES)
 
 
@@ -82,7 +82,7 @@ class Intruder:
 
 
 def test_a_file_with_a_foreign_type_is_refused(data):
-    bundle = persist._skops_bundle(_fit(data), slim=True)
+    bundle = persist_io._skops_bundle(_fit(data), slim=True)
     bundle["extra"] = Intruder()
     blob = sio.dumps(bundle)
     with pytest.raises(ValueError, match="Intruder"):
@@ -96,7 +96,7 @@ def test_not_a_skops_file_is_a_value_error():
 
 def test_other_library_version_warns(data, monkeypatch):
     blob = dumps_policy_skops(_fit(data))
-    monkeypatch.setattr(persist, "__version__", "0.0.0-other")
+    monkeypatch.setattr(persist_io, "__version__", "0.0.0-other")
     with pytest.warns(PolicyVersionWarning, match="budgetdag_core"):
         loads_policy_skops(blob)
 

@@ -23,10 +23,10 @@ from budgetdag_core import (
     toy_dataset,
     tradeoff_figure,
 )
-from budgetdag_core._dag_layout import abbreviate, state_label, thin_labels
-from budgetdag_core.baselines import state_predictions
 from budgetdag_core.decisions import stop_losses
 from budgetdag_core.plotting import lower_hull
+from budgetdag_core.plotting._dag_layout import abbreviate, state_label, thin_labels
+from budgetdag_core.tradeoff._baselines import state_predictions
 
 
 # ----------------------------------------------------------------- fixtures
@@ -643,7 +643,7 @@ def label_room(fig, width: int) -> float:
 
 @pytest.mark.parametrize("width", [820, 600, 420])
 def test_quadrant_labels_fit_between_layers_with_full_names_on_hover(width) -> None:
-    from budgetdag_core._dag_layout import CHAR_PX
+    from budgetdag_core.plotting._dag_layout import CHAR_PX
 
     names = ["top-left", "top-right", "bottom-left", "bottom-right"]
     fig = dag_figure(SensorDAG(names).to_networkx(), width=width)

@@ -12,11 +12,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from budgetdag_core import BudgetDAGClassifier, LossTablePolicy, SensorSpec
-from budgetdag_core.baselines import dag_point, state_predictions
-from budgetdag_core.confidence import model_inputs, policy_inputs
 from budgetdag_core.decisions import stop_losses
-from budgetdag_core.policy import make_learner
+from budgetdag_core.estimator._inputs import model_inputs, policy_inputs
+from budgetdag_core.estimator._policy import make_learner
 from budgetdag_core.reductions import CostRegression, FilterTree
+from budgetdag_core.tradeoff._baselines import dag_point, state_predictions
 from tests.core.tradeoff_problems import make_problem
 
 ESTIMATOR_LEARNERS = [

@@ -160,7 +160,7 @@ def test_fit_with_a_bank_reuses_its_subsets(model, many, monkeypatch):
     def no_selection(*args, **kwargs):
         raise AssertionError("the bank's subsets should be reused")
 
-    monkeypatch.setattr("budgetdag_core._estimator_base.select_subsets", no_selection)
+    monkeypatch.setattr("budgetdag_core.estimator._base.select_subsets", no_selection)
     reused = clone(template).fit(X, y, bank=bank)
     assert reused.subset_selection_ is bank.subset_selection_
     pd.testing.assert_frame_equal(reused.trace(X), fresh.trace(X))
@@ -208,7 +208,7 @@ def test_policy_feature_expansion_stays_bounded_on_wide_states(model):
 
 
 def test_long_tables_lower_the_policy_feature_cap(model, many, monkeypatch):
-    from budgetdag_core import policy
+    from budgetdag_core.estimator import _policy as policy
 
     assert policy.policy_feature_cap(1000, 10_000) == 1000
     assert policy.policy_feature_cap(1000, 104_000) == 2**25 // 104_000 == 322

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from ._plot_style import HOVER, PATH_COLOR
+from ._style import HOVER, PATH_COLOR
 
 X_TITLES = {
     "avg_cost": "average acquisition cost per example (spec cost units)",

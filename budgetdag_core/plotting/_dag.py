@@ -21,7 +21,7 @@ from ._dag_layout import (
     state_label,
     thin_labels,
 )
-from ._plot_style import (
+from ._style import (
     ACQUIRE_COLOR,
     HOVER,
     LEGEND_TOP,

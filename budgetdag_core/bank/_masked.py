@@ -19,7 +19,9 @@ from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import delayed
 
-from ._bank_base import (
+from .._threads import map_in_threads, single_threaded, threads_for
+from ..dag import SensorDAG
+from ._base import (
     BaseBank,
     Progress,
     check_serve,
@@ -29,10 +31,8 @@ from ._bank_base import (
     refit_template,
     row_chunked,
 )
-from ._bank_models import masked_classifier, stops_on_given_rows, unstopped
 from ._lgbm_trees import LightGBMTrees
-from ._threads import map_in_threads, single_threaded, threads_for
-from .dag import SensorDAG
+from ._models import masked_classifier, stops_on_given_rows, unstopped
 
 # Rows per predict call when scoring many states at once (bounds memory).
 PREDICT_CHUNK_ROWS = 200_000
@@ -408,7 +408,7 @@ class MaskedBank(BaseBank):
         """Raise ``ValueError`` if the fitted arrays are inconsistent: state
         columns against the column masks, the prior, and the shared model
         against the full width (boosting trees node by node)."""
-        from ._integrity import (
+        from ..persist._integrity import (
             check_array,
             check_classifier_bank,
             check_fitted_model,

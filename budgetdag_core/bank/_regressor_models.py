@@ -11,7 +11,7 @@ from typing import Any
 
 from sklearn.ensemble import HistGradientBoostingRegressor
 
-from .bank import default_regressor
+from ._per_state import default_regressor
 
 __all__ = [
     "DEFAULT_REGRESSOR_KIND",
@@ -36,7 +36,7 @@ def boosting_regressor(random_state: int | None = None) -> Any:
     (``make_friedman1``, 2000 rows, noise 1, and ``load_diabetes``): MSE 1.57 and
     3196, against 1.79 and 3507 for scikit-learn's defaults and 6.71 and 2974 for
     ridge. The bank fits it single-threaded (see
-    :func:`budgetdag_core._bank_base.single_threaded`).
+    :func:`budgetdag_core.bank._base.single_threaded`).
     """
     return HistGradientBoostingRegressor(
         learning_rate=0.1,

@@ -9,15 +9,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ._plot_style import (
+from ..explain import action_names
+from ..validation import check_features, check_labels
+from ._style import (
     ACTION_COLORS,
     CLASS_COLORS,
     CLASS_SYMBOLS,
     LEGEND_TOP,
     STOP_COLOR,
 )
-from .explain import action_names
-from .validation import check_features, check_labels
 
 
 def decision_regions_figure(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import pickle
 import warnings
 from pathlib import Path
@@ -13,9 +14,9 @@ import numpy as np
 import pandas as pd
 import sklearn
 
-from ._compat import upgrade_model
+from .._version import __version__
+from ._compat import current_module, upgrade_model
 from ._integrity import check_model_integrity
-from ._version import __version__
 
 FORMAT_VERSION = 1
 """Format of the skops bundle (and of pickles written before the checksum)."""
@@ -179,10 +180,17 @@ def loads_policy(data: bytes) -> Any:
     return _check_bundle(bundle, (FORMAT_VERSION, PICKLE_FORMAT_VERSION))
 
 
+class _Unpickler(pickle.Unpickler):
+    """Finds classes that older versions kept in modules that have moved."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(current_module(module), name)
+
+
 def _unpickle(data: bytes) -> Any:
     """``pickle.loads``; a damaged file raises ``ValueError`` saying so."""
     try:
-        return pickle.loads(data)
+        return _Unpickler(io.BytesIO(data)).load()
     except Exception as exc:  # truncated, corrupted, or classes that are gone
         raise ValueError(
             "This file is not a readable policy pickle (truncated or corrupt: "
@@ -195,20 +203,22 @@ def _unpickle(data: bytes) -> Any:
 # containers, numpy arrays and most scikit-learn estimators): our own classes,
 # the networkx graph of the DAG, and the scikit-learn internals of the tree
 # ensembles the app offers for the bank. Anything else in a file is refused.
+# Files written before a module moved are read under today's module names
+# (``_compat.MOVED_MODULES``), so only today's names are listed.
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
-    "budgetdag_core._lgbm_trees.LightGBMTrees",
-    "budgetdag_core.bank.ClassifierBank",
-    "budgetdag_core.bank.RegressorBank",
-    "budgetdag_core.masked_bank.MaskedBank",
+    "budgetdag_core.bank._lgbm_trees.LightGBMTrees",
+    "budgetdag_core.bank._masked.MaskedBank",
+    "budgetdag_core.bank._per_state.ClassifierBank",
+    "budgetdag_core.bank._per_state.RegressorBank",
     "budgetdag_core.dag.SensorDAG",
-    "budgetdag_core.estimator.BudgetDAGClassifier",
+    "budgetdag_core.estimator._classifier.BudgetDAGClassifier",
+    "budgetdag_core.estimator._regressor.BudgetDAGRegressor",
     "budgetdag_core.graph_reduce.ConstantAction",
     "budgetdag_core.graph_reduce.NodePolicy",
     "budgetdag_core.reductions._base.PolicyFeatures",
     "budgetdag_core.reductions._cost_regression.CostRegression",
     "budgetdag_core.reductions._filter_tree.FilterTree",
     "budgetdag_core.reductions._filter_tree._Node",
-    "budgetdag_core.regressor.BudgetDAGRegressor",
     "budgetdag_core.sensors.SensorSpec",
     "networkx.classes.digraph.DiGraph",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
@@ -243,8 +253,8 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
 # Fitted attributes that are dataclasses holding a ``history`` DataFrame: skops
 # does not store pandas objects, so they travel as plain dicts and are rebuilt.
 _PLAIN_ATTRS = {
-    "budget_report_": ("budget", "BudgetReport"),
-    "subset_selection_": ("subsets", "SubsetSelection"),
+    "budget_report_": ("..tradeoff._budget", "BudgetReport"),
+    "subset_selection_": ("..subsets", "SubsetSelection"),
 }
 
 
@@ -284,7 +294,7 @@ def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
         if attr not in _PLAIN_ATTRS:
             raise ValueError(f"Unknown attribute {attr!r} in the policy file.")
         module, name = _PLAIN_ATTRS[attr]
-        cls = getattr(importlib.import_module(f".{module}", __package__), name)
+        cls = getattr(importlib.import_module(module, __package__), name)
         value = cls(**{**fields, "history": pd.DataFrame(fields["history"])})
         setattr(bundle["model"], attr, value)
         if attr == "subset_selection_":
@@ -311,6 +321,51 @@ def _skops_types(data: bytes) -> list[str]:
         ) from exc
 
 
+def _skops_current_modules(data: bytes) -> bytes:
+    """``data`` with the module names of moved classes brought up to date.
+
+    skops names each object's module in the archive's ``schema.json``; a file
+    written before a module moved names the old one. Returned unchanged when
+    nothing moved, or when ``data`` is no readable archive (the checks that
+    follow say what is wrong with it).
+    """
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            schema = json.loads(archive.read("schema.json"))
+            moved = _current_schema_modules(schema)
+            if not moved:
+                return data
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as updated:
+                for info in archive.infolist():
+                    content = archive.read(info)
+                    if info.filename == "schema.json":
+                        content = json.dumps(schema).encode()
+                    updated.writestr(info, content)
+    except Exception:
+        return data
+    return out.getvalue()
+
+
+def _current_schema_modules(schema: Any) -> bool:
+    """Replace moved module names in a skops schema in place; whether any moved."""
+    moved, todo = False, [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            module = node.get("__module__")
+            if isinstance(module, str) and current_module(module) != module:
+                node["__module__"] = current_module(module)
+                moved = True
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return moved
+
+
 def loads_policy_skops(data: bytes) -> Any:
     """Load a policy written by :func:`dumps_policy_skops` / :func:`save_policy_skops`.
 
@@ -335,6 +390,7 @@ def loads_policy_skops(data: bytes) -> Any:
     """
     import skops.io as sio
 
+    data = _skops_current_modules(data)
     found = _skops_types(data)
     refused = [t for t in found if t not in SKOPS_TRUSTED_TYPES]
     if refused:

@@ -1,15 +1,59 @@
 """Bring models saved by older versions up to date (used by the loaders only).
 
-Parameters added after a model was pickled are missing from it. The loaders
-(:mod:`budgetdag_core.persist`) fill them in once, with the value that matches
-how the old model was fitted, so that the estimators' code needs no
-``getattr(self, name, default)`` fallbacks.
+Two things change under a saved model. Modules move: a file names each class by
+the module it lived in when it was written, so the loaders look old module
+paths up in :data:`MOVED_MODULES`. Parameters are added: they are missing from
+an old model, so the loaders (:mod:`budgetdag_core.persist`) fill them in once,
+with the value that matches how the old model was fitted, so that the
+estimators' code needs no ``getattr(self, name, default)`` fallbacks.
 """
 
 from __future__ import annotations
 
 import inspect
 from typing import Any
+
+#: Modules of older versions whose classes now live elsewhere (old -> new).
+MOVED_MODULES: dict[str, str] = {
+    f"budgetdag_core.{old}": f"budgetdag_core.{new}"
+    for old, new in [
+        ("_bank_base", "bank._base"),
+        ("_bank_models", "bank._models"),
+        ("_calibration", "bank._calibration"),
+        ("_lgbm_trees", "bank._lgbm_trees"),
+        ("_regressor_models", "bank._regressor_models"),
+        ("_row_order", "bank._row_order"),
+        ("_tree_kernels", "bank._tree_kernels"),
+        ("bank", "bank._per_state"),
+        ("masked_bank", "bank._masked"),
+        ("_estimator_base", "estimator._base"),
+        ("confidence", "estimator._inputs"),
+        ("estimator", "estimator._classifier"),
+        ("policy", "estimator._policy"),
+        ("regressor", "estimator._regressor"),
+        ("session", "estimator._session"),
+        ("_dag_layout", "plotting._dag_layout"),
+        ("_plot_dag", "plotting._dag"),
+        ("_plot_regions", "plotting._regions"),
+        ("_plot_style", "plotting._style"),
+        ("_plot_tradeoff", "plotting._tradeoff"),
+        ("_compat", "persist._compat"),
+        ("_integrity", "persist._integrity"),
+        ("persist", "persist._io"),
+        ("_sweep", "tradeoff._sweep"),
+        ("baselines", "tradeoff._baselines"),
+        ("budget", "tradeoff._budget"),
+        ("cascade", "tradeoff._cascade"),
+        ("fit_time", "tradeoff._fit_time"),
+        ("tradeoff", "tradeoff._curve"),
+    ]
+}
+
+
+def current_module(module: str) -> str:
+    """Where the classes a file places in ``module`` live today."""
+    return MOVED_MODULES.get(module, module)
+
 
 #: Missing parameters whose old behaviour differs from today's default.
 LEGACY_VALUES: dict[str, Any] = {

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ._bank_models import MAX_ROUNDS
-from .bank import AUTO_MASKED_MIN_STATES
-from .masked_bank import MAX_STACK_ROWS
+from ..bank._masked import MAX_STACK_ROWS
+from ..bank._models import MAX_ROUNDS
+from ..bank._per_state import AUTO_MASKED_MIN_STATES
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit.
 BOOST_SECONDS_PER_ROW_TREE = 1.2e-7

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._lgbm_trees import LightGBMTrees
+from ..bank._lgbm_trees import LightGBMTrees
 
 # Deepest filter-tree tournament accepted: log2 of the actions of a node is
 # far below this for any DAG the library builds (at most a few hundred actions).
@@ -410,7 +410,7 @@ def _check_policy_features(features: Any, where: str, n_inputs: int) -> int:
     """A fitted PolicyFeatures; returns its output width."""
     from sklearn.preprocessing import PolynomialFeatures
 
-    from .reductions._base import PolicyFeatures
+    from ..reductions._base import PolicyFeatures
 
     if not isinstance(features, PolicyFeatures):
         raise fail(where, f"expected PolicyFeatures, got {type(features).__name__}")
@@ -455,7 +455,7 @@ def _check_tree_node(
 ) -> None:
     from sklearn.linear_model import LogisticRegression
 
-    from .reductions._filter_tree import _Node
+    from ..reductions._filter_tree import _Node
 
     if isinstance(node, Integral) and not isinstance(node, bool):
         leaves.append(check_int(node, where, 0, n_actions))
@@ -491,9 +491,9 @@ def _unpack_folded(folded: Any, where: str) -> tuple[Any, Any, Any]:
 
 def check_learner(learner: Any, where: str, n_actions: int, n_inputs: int) -> None:
     """A node's fitted cost-sensitive learner: actions, inputs, inner models."""
-    from .graph_reduce import ConstantAction
-    from .reductions._cost_regression import CostRegression
-    from .reductions._filter_tree import FilterTree
+    from ..graph_reduce import ConstantAction
+    from ..reductions._cost_regression import CostRegression
+    from ..reductions._filter_tree import FilterTree
 
     if isinstance(learner, ConstantAction):
         check_int(learner.action, f"{where}.action", 0, n_actions)
@@ -541,7 +541,7 @@ def _folded_widths(node: Any, where: str) -> list[tuple[str, int]]:
 def _check_dag(model: Any, n_sensors: int, names: list[str]) -> Any:
     import networkx as nx
 
-    from .dag import SensorDAG
+    from ..dag import SensorDAG
 
     dag = getattr(model, "sensor_dag_", None)
     if not isinstance(dag, SensorDAG):
@@ -624,9 +624,9 @@ def check_model_integrity(model: Any) -> None:
 
 
 def _check_model(model: Any) -> None:
-    from .estimator import BudgetDAGClassifier
-    from .regressor import BudgetDAGRegressor
-    from .sensors import SensorSpec
+    from ..estimator._classifier import BudgetDAGClassifier
+    from ..estimator._regressor import BudgetDAGRegressor
+    from ..sensors import SensorSpec
 
     if not isinstance(model, BudgetDAGClassifier | BudgetDAGRegressor):
         raise fail(
@@ -678,12 +678,12 @@ def _check_model(model: Any) -> None:
 
 
 def _check_policies(model: Any, dag: Any, state_columns: list[np.ndarray]) -> None:
-    from .graph_reduce import NodePolicy
+    from ..graph_reduce import NodePolicy
 
     policies = getattr(model, "policies_", None)
     if not isinstance(policies, list) or len(policies) != dag.n_states:
         raise fail("policies_", f"expected a list of {dag.n_states} node policies")
-    from .confidence import policy_input_width
+    from ..estimator._inputs import policy_input_width
 
     uses_confidence = getattr(model, "_uses_confidence", lambda k: False)
     features = getattr(model, "policy_features", "sensors")

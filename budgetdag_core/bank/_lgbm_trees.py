@@ -7,7 +7,7 @@ parser. :class:`LightGBMTrees` therefore keeps only plain arrays per tree (split
 feature, threshold, decision type, children, leaf values), checks that they
 index each other consistently (:meth:`LightGBMTrees.check_integrity`), and
 scores rows itself with compiled kernels over those arrays
-(:mod:`~budgetdag_core._tree_kernels`, LightGBM's decision rules, about four
+(:mod:`~budgetdag_core.bank._tree_kernels`, LightGBM's decision rules, about four
 times faster than LightGBM's predictor here). LightGBM only trains: a saved
 model is never parsed by it.
 """

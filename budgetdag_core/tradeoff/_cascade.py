@@ -29,14 +29,14 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .baselines import FRAME_COLUMNS, StatePredictions, state_predictions
-from .dag import SensorDAG
-from .decisions import decide
-from .sensors import SensorSpec
-from .validation import check_features, check_sample_costs
+from ..dag import SensorDAG
+from ..decisions import decide
+from ..sensors import SensorSpec
+from ..validation import check_features, check_sample_costs
+from ._baselines import FRAME_COLUMNS, StatePredictions, state_predictions
 
 if TYPE_CHECKING:
-    from .estimator import BudgetDAGClassifier
+    from ..estimator._classifier import BudgetDAGClassifier
 
 #: Number of threshold quantiles swept by default (0 and 1 come on top).
 DEFAULT_N_THRESHOLDS = 20

@@ -11,26 +11,18 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._bank_base import SERVE_MODES, row_blocks
-from ._estimator_base import BudgetDAGBase
-from ._progress import Progress
-from ._threads import map_in_threads, single_threaded
-from .bank import (
+from .._progress import Progress
+from .._threads import map_in_threads, single_threaded
+from ..bank._base import SERVE_MODES, row_blocks
+from ..bank._per_state import (
     BANK_KINDS,
     BaseBank,
     ClassifierBank,
     make_bank,
     resolve_bank_kind,
 )
-from .confidence import (
-    POLICY_FEATURES,
-    model_inputs,
-    policy_inputs,
-    uses_model_inputs,
-    uses_sensor_values,
-)
-from .dag import SensorDAG
-from .decisions import (
+from ..dag import SensorDAG
+from ..decisions import (
     STOP_LOSSES,
     check_loss_matrix,
     decide,
@@ -38,9 +30,17 @@ from .decisions import (
     matrix_loss,
     stop_losses,
 )
-from .graph_reduce import GraphReduceResult, Routing, graph_reduce
-from .sensors import SensorSpec
-from .validation import check_features, check_labels, check_sample_costs
+from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
+from ..sensors import SensorSpec
+from ..validation import check_features, check_labels, check_sample_costs
+from ._base import BudgetDAGBase
+from ._inputs import (
+    POLICY_FEATURES,
+    model_inputs,
+    policy_inputs,
+    uses_model_inputs,
+    uses_sensor_values,
+)
 
 #: Probabilities (rows x states x classes) per stop-loss batch.
 STOP_LOSS_VALUES = 2**22
@@ -78,7 +78,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
         small boosted-tree regression per action (see
-        :func:`~budgetdag_core.policy.make_learner`); or any object with
+        :func:`~budgetdag_core.estimator._policy.make_learner`); or any object with
         ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
     policy_degree : int or None, default=None
         Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
@@ -268,7 +268,7 @@ default="proba"
         self, features: np.ndarray, extra: np.ndarray | None, state: int
     ) -> np.ndarray:
         """Inputs of the policy at ``state`` from the acquired ``features`` and
-        the state classifier's :func:`~budgetdag_core.confidence.model_inputs`."""
+        the state classifier's :func:`model_inputs`."""
         if not self._uses_confidence(state):
             return features
         return policy_inputs(features, extra, self.policy_features_)
@@ -324,7 +324,7 @@ default="proba"
         """Route all rows, with the state classifiers' outputs given or asked.
 
         ``conf`` (n, n_states, d) are precomputed
-        :func:`~budgetdag_core.confidence.model_inputs`; ``state_proba`` (n,
+        :func:`model_inputs`; ``state_proba`` (n,
         n_states, n_classes) are the classifiers' probabilities (e.g. the bank's
         out-of-fold ones), from which the inputs of the rows at a state are
         computed when the route gets there. Either is used instead of asking

@@ -10,13 +10,13 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 - ``"hgb"``: the same with :func:`boosting_classifier`, short early-stopped
   LightGBM boosting per state, cross-fitted (the fold models are averaged at
   predict time; no refit);
-- ``"masked"``: :class:`~budgetdag_core.masked_bank.MaskedBank`, one
+- ``"masked"``: :class:`~budgetdag_core.bank.MaskedBank`, one
   missing-value-capable model for all states, trained on rows replicated under
   sensor masks (unacquired columns set to NaN), cross-fitted likewise unless a
   ``classifier`` is given.
 
 Every bank has ``check_integrity()``, which raises ``ValueError`` naming what is
-inconsistent (for model files: see :mod:`budgetdag_core._integrity`).
+inconsistent (for model files: see :mod:`budgetdag_core.persist._integrity`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.parallel import delayed
 
-from ._bank_base import (
+from ..dag import SensorDAG
+from ._base import (
     BaseBank,
     Progress,
     check_serve,
@@ -44,16 +45,15 @@ from ._bank_base import (
     row_chunked,
     single_threaded,
 )
-from ._bank_models import (
+from ._lgbm_trees import LightGBMTrees, shared_walk_order
+from ._masked import MaskedBank
+from ._models import (
     boosting_classifier,
     default_classifier,
     fit_ready,
     stops_on_given_rows,
 )
-from ._lgbm_trees import LightGBMTrees, shared_walk_order
 from ._row_order import scored_in_order
-from .dag import SensorDAG
-from .masked_bank import MaskedBank
 
 __all__ = [
     "BANK_KINDS",
@@ -384,9 +384,9 @@ class ClassifierBank(BaseBank):
 
         Checks the state columns, calibration, and every state's model against
         its input width and the classes (boosting trees node by node); see
-        :func:`~budgetdag_core._integrity.check_model_integrity`.
+        :func:`~budgetdag_core.persist.check_model_integrity`.
         """
-        from ._integrity import check_classifier_bank, check_fitted_model, fail
+        from ..persist._integrity import check_classifier_bank, check_fitted_model, fail
 
         state_columns = check_classifier_bank(self)
         models = getattr(self, "models_", None)
@@ -545,7 +545,7 @@ class RegressorBank:
     def check_integrity(self) -> None:
         """Raise ``ValueError`` if the fitted arrays are inconsistent (state
         columns, each state's regressor against its input width)."""
-        from ._integrity import (
+        from ..persist._integrity import (
             check_array,
             check_fitted_model,
             check_state_columns,

@@ -19,14 +19,14 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._progress import Progress
-from .confidence import uses_sensor_values
-from .dag import SensorDAG
-from .graph_reduce import NodePolicy, Routing, graph_reduce
-from .policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
-from .sensors import SensorSpec
-from .subsets import SubsetSelection, select_subsets
-from .validation import as_spec, check_features, check_sample_costs, spec_for
+from .._progress import Progress
+from ..dag import SensorDAG
+from ..graph_reduce import NodePolicy, Routing, graph_reduce
+from ..sensors import SensorSpec
+from ..subsets import SubsetSelection, select_subsets
+from ..validation import as_spec, check_features, check_sample_costs, spec_for
+from ._inputs import uses_sensor_values
+from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -491,7 +491,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
         ``sample_costs`` (sensor -> cost) are this example's acquisition costs.
         """
-        from .session import PolicySession
+        from ._session import PolicySession
 
         check_is_fitted(self)
         return PolicySession(self, sample_costs)

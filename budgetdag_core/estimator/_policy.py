@@ -21,12 +21,12 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._progress import Progress
-from .dag import SensorDAG
-from .graph_reduce import Routing, graph_reduce, route
-from .reductions import CostRegression, FilterTree
-from .sensors import SensorSpec
-from .validation import (
+from .._progress import Progress
+from ..dag import SensorDAG
+from ..graph_reduce import Routing, graph_reduce, route
+from ..reductions import CostRegression, FilterTree
+from ..sensors import SensorSpec
+from ..validation import (
     MAX_FULL_DAG_SENSORS,
     as_frame,
     as_spec,

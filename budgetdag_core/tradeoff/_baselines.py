@@ -18,15 +18,15 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ._bank_base import proba_at_every_state
-from .bank import ClassifierBank
-from .confidence import model_inputs, uses_model_inputs
-from .dag import SensorDAG
-from .decisions import check_loss_matrix, decide, encode_labels, matrix_loss
-from .validation import check_features, check_labels, check_sample_costs
+from ..bank._base import proba_at_every_state
+from ..bank._per_state import ClassifierBank
+from ..dag import SensorDAG
+from ..decisions import check_loss_matrix, decide, encode_labels, matrix_loss
+from ..estimator._inputs import model_inputs, uses_model_inputs
+from ..validation import check_features, check_labels, check_sample_costs
 
 if TYPE_CHECKING:
-    from .estimator import BudgetDAGClassifier
+    from ..estimator._classifier import BudgetDAGClassifier
 
 FRAME_COLUMNS = [
     "method",
@@ -76,7 +76,7 @@ class StatePredictions:
         when it gets there: a full (n, n_states, d) float64 table of inputs
         would be the largest array of a sweep on a DAG of hundreds of states.
     policy_features : str or None
-        The :func:`~budgetdag_core.confidence.model_inputs` kind of
+        The :func:`~budgetdag_core.estimator._inputs.model_inputs` kind of
         :meth:`model_inputs` (None: the view has no policy inputs).
     """
 

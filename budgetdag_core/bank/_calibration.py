@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from ._threads import map_in_threads, single_threaded, threads_for
+from .._threads import map_in_threads, single_threaded, threads_for
 
 # Floor on probabilities before the log: memorising models output exact zeros.
 EPS = 1e-6

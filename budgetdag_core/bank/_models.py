@@ -28,7 +28,7 @@ UNSTOPPED_ROUNDS = 100
 def boosting_classifier(random_state: int | None = None) -> Any:
     """Gradient boosting tuned for many short fits (the ``"hgb"`` bank).
 
-    LightGBM (:class:`~budgetdag_core._lgbm_trees.LightGBMTrees`, stored as
+    LightGBM (:class:`~budgetdag_core.bank._lgbm_trees.LightGBMTrees`, stored as
     validated arrays): learning rate 0.25 on 63 bins per feature, stopped when
     the log loss on the validation rows (a cross-fitted bank's held-out fold)
     has not improved for 5 rounds. The stop decides, not the cap of

@@ -3,7 +3,8 @@
 ``tradeoff_curve`` fits the classifier bank once (it does not depend on costs),
 learns policies for many ``cost_scale`` values (in parallel through joblib, so a
 Dask or Ray backend spreads them over a cluster), and evaluates each policy and
-every baseline with the same cost accounting (see :mod:`budgetdag_core.baselines`).
+every baseline with the same cost accounting (see
+:mod:`budgetdag_core.tradeoff._baselines`).
 
 The training split ("train") uses the bank's out-of-fold predictions: each training
 row is classified by a bank model that did not see it, as in the losses Graph-Reduce
@@ -22,18 +23,18 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._progress import Progress
-from ._sweep import check_fit_data, fit_point, make_template, split_views
-from .bank import ClassifierBank
-from .baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
-from .budget import BudgetReport, fit_for_budget
-from .cascade import (
+from .._progress import Progress
+from ..bank._per_state import ClassifierBank
+from ..estimator._classifier import BudgetDAGClassifier
+from ._baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
+from ._budget import BudgetReport, fit_for_budget
+from ._cascade import (
     DEFAULT_N_THRESHOLDS,
     ConfidenceCascade,
     cascade_from_view,
     check_n_thresholds,
 )
-from .estimator import BudgetDAGClassifier
+from ._sweep import check_fit_data, fit_point, make_template, split_views
 
 __all__ = [
     "BudgetReport",
@@ -323,12 +324,12 @@ class TradeoffResult:
         split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``,
         ``cascade`` (the confidence cascade, one row per threshold: its tau in
         ``threshold``, its acquisition order in ``sensors``; see
-        :mod:`budgetdag_core.cascade`) and any named extra subsets. ``threshold``
-        is NaN for the other methods. ``loss`` is the mean stop loss under the
-        estimator's ``loss_matrix`` (equal to ``error`` without one; NaN for
-        the oracle with one); the hulls and summaries are drawn on ``error``,
-        and ``lower_convex_hull(fixed.avg_cost, fixed.loss)`` gives the
-        non-adaptive bound on the matrix loss.
+        :mod:`budgetdag_core.tradeoff._cascade`) and any named extra subsets.
+        ``threshold`` is NaN for the other methods. ``loss`` is the mean stop
+        loss under the estimator's ``loss_matrix`` (equal to ``error`` without
+        one; NaN for the oracle with one); the hulls and summaries are drawn on
+        ``error``, and ``lower_convex_hull(fixed.avg_cost, fixed.loss)`` gives
+        the non-adaptive bound on the matrix loss.
     cost_scales : ndarray
         The scales of the DAG points, ascending.
     models : list of BudgetDAGClassifier
@@ -462,10 +463,10 @@ def tradeoff_curve(
         Error slack of the dominance summary's cost fractions.
     cascade : bool, default=True
         Add the confidence cascade (method ``cascade``, see
-        :mod:`budgetdag_core.cascade`): the same bank, units bought in a greedy
-        order, each row stopping once its top-class probability reaches a
-        threshold; order and thresholds chosen on the out-of-fold training
-        predictions.
+        :mod:`budgetdag_core.tradeoff._cascade`): the same bank, units bought
+        in a greedy order, each row stopping once its top-class probability
+        reaches a threshold; order and thresholds chosen on the out-of-fold
+        training predictions.
     cascade_thresholds : int, default=20
         Quantiles of the out-of-fold confidences swept as thresholds.
     n_jobs : int, optional

@@ -10,17 +10,17 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .bank import ClassifierBank
-from .baselines import (
+from ..bank._per_state import ClassifierBank
+from ..decisions import check_loss_matrix
+from ..estimator._classifier import BudgetDAGClassifier
+from ..sensors import SensorSpec
+from ..validation import check_features, check_labels, check_sample_costs
+from ._baselines import (
     StatePredictions,
     bank_state_predictions,
     dag_point,
     encode_labels,
 )
-from .decisions import check_loss_matrix
-from .estimator import BudgetDAGClassifier
-from .sensors import SensorSpec
-from .validation import check_features, check_labels, check_sample_costs
 
 
 def make_template(

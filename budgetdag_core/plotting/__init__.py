@@ -10,9 +10,9 @@ them back from a ``st.plotly_chart(..., on_select="rerun")`` event.
 
 from __future__ import annotations
 
-from ._plot_dag import clicked_states, dag_figure
-from ._plot_regions import decision_regions_figure
-from ._plot_tradeoff import lower_hull, tradeoff_figure
+from ._dag import clicked_states, dag_figure
+from ._regions import decision_regions_figure
+from ._tradeoff import lower_hull, tradeoff_figure
 
 __all__ = [
     "clicked_states",

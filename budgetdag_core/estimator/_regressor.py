@@ -14,12 +14,12 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import column_or_1d
 
-from ._estimator_base import BudgetDAGBase
-from ._progress import Progress
-from ._regressor_models import REGRESSOR_KINDS, regressor_template
-from .bank import RegressorBank
-from .dag import SensorDAG
-from .sensors import SensorSpec
+from .._progress import Progress
+from ..bank._per_state import RegressorBank
+from ..bank._regressor_models import REGRESSOR_KINDS, regressor_template
+from ..dag import SensorDAG
+from ..sensors import SensorSpec
+from ._base import BudgetDAGBase
 
 
 def check_targets(y: Any, n_rows: int) -> np.ndarray:
@@ -73,7 +73,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
         Cloned per state for the bank. None or ``"boosting"``: early-stopped
         gradient boosting with small trees, fitted single-threaded
-        (:func:`~budgetdag_core._regressor_models.boosting_regressor`, seeded by
+        (:func:`~budgetdag_core.bank._regressor_models.boosting_regressor`, seeded by
         ``random_state``); ``"ridge"``: standardised ridge regression (the
         default before boosting; much faster, weaker on nonlinear targets).
     loss : {"squared", "absolute"}, default="squared"

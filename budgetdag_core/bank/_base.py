@@ -19,16 +19,16 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.parallel import Parallel
 
+from .._progress import Progress
+from .._threads import map_in_threads, single_threaded, threads_for
+from ..dag import SensorDAG
+from ..decisions import decide, matrix_loss
 from ._calibration import (
     apply_temperature,
     apply_temperatures,
     expected_calibration_errors,
     fit_temperatures,
 )
-from ._progress import Progress
-from ._threads import map_in_threads, single_threaded, threads_for
-from .dag import SensorDAG
-from .decisions import decide, matrix_loss
 
 #: Rows from which a cross-fitted bank scores its fold models in parallel threads
 #: (below it, starting threads costs more than it saves).

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ._progress import Progress
+from .._progress import Progress
+from ..estimator._classifier import BudgetDAGClassifier
 from ._sweep import (
     check_fit_data,
     fit_point,
     make_template,
     split_views,
 )
-from .estimator import BudgetDAGClassifier
 
 
 @dataclass

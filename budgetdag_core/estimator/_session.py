@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .confidence import model_inputs
-from .graph_reduce import STOP
-from .validation import MAX_ABS_VALUE
+from ..graph_reduce import STOP
+from ..validation import MAX_ABS_VALUE
+from ._inputs import model_inputs
 
 if TYPE_CHECKING:
-    from ._estimator_base import BudgetDAGBase
+    from ._base import BudgetDAGBase
 
 
 def _checked_cost(sensor: str, value: Any) -> float:

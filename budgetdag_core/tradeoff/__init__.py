@@ -1,0 +1,37 @@
+"""The cost-error trade-off and what it is compared with.
+
+One bank, Graph-Reduce per cost scale (:func:`tradeoff_curve`), budget
+targeting (:func:`fit_for_budget`), the non-adaptive baselines and bounds, the
+confidence cascade, and an estimate of the fit time.
+"""
+
+from ._baselines import baseline_points, lower_convex_hull, oracle_frontier
+from ._budget import BudgetReport, fit_for_budget
+from ._cascade import ConfidenceCascade, cascade_points, fit_cascade
+from ._curve import (
+    DominanceSummary,
+    TradeoffResult,
+    dominance_summary,
+    initial_scales,
+    refine_scales,
+    tradeoff_curve,
+)
+from ._fit_time import estimate_fit_seconds
+
+__all__ = [
+    "BudgetReport",
+    "ConfidenceCascade",
+    "DominanceSummary",
+    "TradeoffResult",
+    "baseline_points",
+    "cascade_points",
+    "dominance_summary",
+    "estimate_fit_seconds",
+    "fit_cascade",
+    "fit_for_budget",
+    "initial_scales",
+    "lower_convex_hull",
+    "oracle_frontier",
+    "refine_scales",
+    "tradeoff_curve",
+]
