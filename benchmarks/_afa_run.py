@@ -17,6 +17,12 @@ from threadpoolctl import threadpool_limits
 
 #: The sensor whose first purchase is counted (CUBE-NM's context group).
 ROUTING_SENSOR = "context"
+#: The masked classifier's engine per dataset, chosen on validation rows
+#: (``bench_afa.py --check-engines``: a 75/25 split of seed 0's training rows,
+#: errors at 10/25/50/100 % of the sensors; benchmarks/results/afa_engines.md):
+#: the MLP, about 10x faster to predict in the peers' loops, unless boosting
+#: errs less by more than 1 point on average there.
+ENGINES = {"cube": "hgb", "spam": "hgb", "cube_nm6": "hgb"}
 
 
 def peer_settings(d: BenchData, peer_params: dict) -> dict:
@@ -29,7 +35,7 @@ def peer_settings(d: BenchData, peer_params: dict) -> dict:
     cap = 1.0 if n <= 8 else 0.8 if n <= 20 else 0.6
     return {
         "classifier": {
-            "engine": "mlp",
+            "engine": ENGINES.get(d.name, "mlp"),
             "oof_folds": 3,
             **peer_params.get("classifier", {}),
         },
