@@ -461,6 +461,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default=str(HERE / "out" / "afa"))
     parser.add_argument(
+        "--tables-from",
+        nargs="+",
+        default=None,
+        metavar="DIR",
+        help="only print the tables of saved runs (their --out folders, merged)",
+    )
+    parser.add_argument(
         "--check-engines",
         action="store_true",
         help="only print the masked classifier engines' validation errors",
@@ -476,6 +483,12 @@ def seeds_for(name: str, args) -> list[int]:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
+    if args.tables_from:
+        folders = [Path(f) for f in args.tables_from]
+        table = pd.concat([pd.read_csv(f / "readings.csv") for f in folders])
+        speed = pd.concat([pd.read_csv(f / "speed.csv") for f in folders])
+        print(render(table, speed))
+        return
     if args.check_engines:
         with threadpool_limits(args.n_jobs):
             checks = [engine_check(name) for name in args.datasets]
