@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from _aaco import AACO
-from _afa_common import MaskedClassifier, SensorColumns
+from _afa_common import MaskedClassifier, Rollout, SensorColumns
 from _bench_data import BenchData
 from _greedy_cmi import GreedyCMI
 from threadpoolctl import threadpool_limits
@@ -73,20 +73,23 @@ def run_peers(
                 soft = aaco.rollout(Xt, force=False, max_cost=cap)
                 found.append(soft.own_stop_point(yt).assign(param=lam, rule="soft"))
             parts.append(_rollout_points("aaco", found))
-            info.update(_peer_info("aaco", rollout, sensors, clf, len(Xt)))
+            info.update(_peer_info("aaco", rollout, sensors, len(Xt)))
             info["aaco_fit_s"] = clf.fit_seconds_["full"] + clf.fit_seconds_["folds"]
         if "greedy" in methods:
             greedy = GreedyCMI(clf, **settings["greedy"]).fit(X, y)
             rollout = greedy.rollout(Xt, max_cost=cap)
             found = [rollout.budget_points(yt), rollout.threshold_points(yt)]
             parts.append(_rollout_points("greedy", found))
-            info.update(_peer_info("greedy", rollout, sensors, clf, len(Xt)))
+            info.update(_peer_info("greedy", rollout, sensors, len(Xt)))
             info["greedy_fit_s"] = clf.fit_seconds_["full"]
     points = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     return points, info
 
 
-def _peer_info(name, rollout, sensors, clf, n_test) -> dict:
+def _peer_info(
+    name: str, rollout: Rollout, sensors: SensorColumns, n_test: int
+) -> dict:
+    """Speed, reach and first purchases of one peer's rollout."""
     out = {
         f"{name}_rows_per_s": n_test / rollout.seconds,
         f"{name}_rollout_s": rollout.seconds,

@@ -150,6 +150,7 @@ PEER_MAX_FRACTION = {"few": 1.0, "many": 0.8}
 #: ``--quick``: a smaller masked classifier and fewer candidates (smoke test).
 QUICK_PEERS = {
     "classifier": {
+        "engine": "mlp",
         "n_masks": 8,
         "oof_folds": 2,
         "params": {"hidden_layer_sizes": (64,), "max_iter": 50},
