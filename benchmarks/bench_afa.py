@@ -372,13 +372,18 @@ def routing_table(speed: pd.DataFrame) -> str | None:
     return markdown_table(pd.DataFrame(rows))
 
 
+def _rate(value: float) -> str:
+    """Rows per second: whole above 100, three digits below (peers are slow)."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def speed_table(speed: pd.DataFrame) -> str:
     rows = []
     for name, part in speed.groupby("dataset", sort=False):
         row = {
             "data": name,
             "HGB fit s": _mean_range(part["hgb_fit_s"], lambda v: f"{v:.2f}"),
-            "HGB rows/s": _mean_range(part["hgb_rows_per_s"], lambda v: f"{v:,.0f}"),
+            "HGB rows/s": _mean_range(part["hgb_rows_per_s"], _rate),
         }
         for m in ("dag", "aaco", "greedy"):
             if f"{m}_fit_s" in part:
@@ -388,7 +393,7 @@ def speed_table(speed: pd.DataFrame) -> str:
                 rps = part[f"{m}_rows_per_s"]
                 ratio = rps / part["hgb_rows_per_s"]
                 row[f"{LABELS[m]} rows/s (× HGB)"] = (
-                    _mean_range(rps, lambda v: f"{v:,.0f}")
+                    _mean_range(rps, _rate)
                     + " ("
                     + _mean_range(ratio, lambda v: f"{v:.3g}")
                     + ")"
