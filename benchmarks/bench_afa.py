@@ -435,6 +435,36 @@ def render(readings_: pd.DataFrame, speed: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
+def budget_table(points: pd.DataFrame, budgets: dict[str, list[float]]) -> str:
+    """Each method's hull error at absolute budgets (e.g. issue 30's "4 and 6
+    sensors"), mean over seeds, from saved points; n/a past a peer's run."""
+    methods = [m for m in _order(points["method"]) if m != "allfeat"]
+    rows = []
+    for name, wanted in budgets.items():
+        part = points[points["dataset"] == name]
+        for budget in wanted:
+            row = {"data": name, "budget": f"{budget:g}"}
+            for m in methods:
+                values = []
+                for _, one in part[part["method"] == m].groupby("seed"):
+                    hc, he = hull_of(one)
+                    # Peers' runs stop at their cap: no reading past their points.
+                    top = one["avg_cost"].max()
+                    past = m in ("aaco", "greedy") and budget > top + 1e-9
+                    values.append(np.nan if past else error_at(hc, he, budget))
+                row[LABELS[m]] = _mean_range(pd.Series(values), lambda v: f"{v:.3f}")
+            rows.append(row)
+    return markdown_table(pd.DataFrame(rows))
+
+
+def _budgets(text: str) -> tuple[str, list[float]]:
+    name, _, values = text.partition("=")
+    try:
+        return name, [float(v) for v in values.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=B1,B2; got {text!r}") from None
+
+
 # ---------------------------------------------------------------------- main
 def _json(text: str) -> dict:
     try:
@@ -473,6 +503,15 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="only print the tables of saved runs (their --out folders, merged)",
     )
     parser.add_argument(
+        "--at",
+        nargs="+",
+        type=_budgets,
+        default=[],
+        metavar="NAME=B1,B2",
+        help="with --tables-from: also each method's error at these absolute "
+        "budgets of dataset NAME",
+    )
+    parser.add_argument(
         "--check-engines",
         action="store_true",
         help="only print the masked classifier engines' validation errors",
@@ -493,6 +532,10 @@ def main(argv=None) -> None:
         table = pd.concat([pd.read_csv(f / "readings.csv") for f in folders])
         speed = pd.concat([pd.read_csv(f / "speed.csv") for f in folders])
         print(render(table, speed))
+        if args.at:
+            points = pd.concat([pd.read_csv(f / "points.csv") for f in folders])
+            print("### Error at given budgets\n")
+            print(budget_table(points, dict(args.at)))
         return
     if args.check_engines:
         with threadpool_limits(args.n_jobs):
