@@ -18,6 +18,7 @@ from ui.spec_table import SpecCheck
 
 from . import jobs, session, state, store
 from .data import Dataset, demo_dataset, load_app_demo
+from .estimate import roughly, training_seconds
 from .formatting import pct
 from .jobs import Job
 from .training import (
@@ -272,6 +273,7 @@ def long_work(
     bank_reused: bool,
     subsets: bool,
     shared: tuple[Any, ...] = (),
+    estimate: float | None = None,
 ) -> Job | None:
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
@@ -287,7 +289,8 @@ def long_work(
     return value as a success message; errors are shown in words (``failed``
     and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
     of work; objects of ``shared`` that ``work`` reuses (a model's bank) come
-    back in its result as themselves, not copies.
+    back in its result as themselves, not copies. ``estimate``: the seconds
+    the work should take (the sidebar's first "time left").
     """
     job = Job(
         what=what,
@@ -297,6 +300,7 @@ def long_work(
         subsets=subsets,
         context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
         shared=shared,
+        estimate=estimate,
     )
     try:
         jobs.submit(session.token(), job)
@@ -418,18 +422,19 @@ def _job_panel() -> None:
             st.progress(
                 0.0, text=f"Waiting for a free worker: number {place} in the queue"
             )
+            start = pool.wait_seconds(job)
             st.caption(
-                f"{seconds(job.waited())} waiting · this server runs "
-                f"{pool.size} job{'s' if pool.size > 1 else ''} at a time, "
-                f"{pool.waiting} waiting · it starts by itself"
+                f"{seconds(job.waited())} waiting"
+                + (f" · starts in about {roughly(start)}" if start >= 1 else "")
+                + f" · this server runs {pool.size} job"
+                + f"{'s' if pool.size > 1 else ''} at a time, {pool.waiting} "
+                "waiting · it starts by itself"
             )
         else:
             st.progress(job.fraction, text=job.text)
-            left = job.remaining()
             st.caption(
-                f"{seconds(job.elapsed())} so far"
-                + ("" if left is None else f" · about {seconds(left)} left")
-                + " · runs on while you switch pages"
+                f"{seconds(job.elapsed())} so far · {time_left(job)} · runs on "
+                "while you switch pages"
             )
         st.button(
             "Stopping..." if job.stopping else "Stop",
@@ -441,6 +446,15 @@ def _job_panel() -> None:
             help="Leaves the queue, or stops at the next progress step; the "
             "previous model is kept.",
         )
+
+
+def time_left(job: Job) -> str:
+    """The running job's time left in words (monotone, see ``Job.remaining``)."""
+    left = job.remaining()
+    if left is None:
+        return "estimating the time left"
+    text = "almost done" if left < 1 else f"about {roughly(left)} left"
+    return text + (" (slower than estimated)" if job.revised else "")
 
 
 def trained_label(run: TrainedRun) -> str:
@@ -507,6 +521,9 @@ def train_with_progress(
         bank_reused=reused,
         subsets=uses_subsets(settings),
         shared=(previous.model.bank_,) if reused else (),
+        estimate=training_seconds(
+            dataset, spec, settings, bank_reused=reused, target_budget=target_budget
+        ),
     )
 
 
