@@ -258,7 +258,7 @@ for name in names + ["queue"]:
         idle = training_seconds(dataset, dataset.default_spec, chosen, busy=1.0)
         wait = pool.wait_seconds()
         job = jobs.Job("train", each,
-                       partial(train, dataset, dataset.default_spec, chosen),
+                       partial(train, dataset, dataset.default_spec, chosen, None),
                        estimate=idle * busy)
         job.start()
         submitted.append((each, job, idle, busy, wait))

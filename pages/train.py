@@ -36,6 +36,7 @@ st.markdown(
 dataset = widgets.need_dataset()
 check = widgets.need_spec()
 spec = check.spec
+state.follow_suggestions(spec)  # new data or costs: their cost scale and budget
 widgets.show_notice()
 subset_fields = state.subset_settings(check)
 n_subsets = subset_fields["n_subsets"]

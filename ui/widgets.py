@@ -206,16 +206,13 @@ def guarded(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def show_notice() -> None:
     """The message left by a callback or another page, if any."""
-    found = state.pop_notice()
-    if found is None:
-        return
-    kind, message = found
-    if kind == "error":
-        st.error(message, icon=":material/error:")
-    elif kind == "success":
-        st.success(message, icon=":material/check_circle:")
-    else:
-        st.info(message, icon=":material/info:")
+    for kind, message in state.pop_notice():
+        if kind == "error":
+            st.error(message, icon=":material/error:")
+        elif kind == "success":
+            st.success(message, icon=":material/check_circle:")
+        else:
+            st.info(message, icon=":material/info:")
 
 
 def need_dataset() -> Dataset:

@@ -19,19 +19,19 @@ def landsat():
 def test_training_seconds_counts_the_work(landsat):
     spec = landsat.default_spec
     full = training_seconds(landsat, spec, TrainSettings(), busy=1.0)
-    reused = training_seconds(landsat, spec, TrainSettings(), bank_reused=True, busy=1.0)
-    budget = training_seconds(
-        landsat, spec, TrainSettings(target_budget=2.0), busy=1.0
+    reused = training_seconds(
+        landsat, spec, TrainSettings(), bank_reused=True, busy=1.0
     )
+    budget = training_seconds(landsat, spec, TrainSettings(target_budget=2.0), busy=1.0)
     assert 0 < reused < full / 5  # policies only
     assert budget > reused
     # Fewer sensors: fewer states, fewer columns.
     small = spec.subset(spec.names[:2])
     assert training_seconds(landsat, small, TrainSettings(), busy=1.0) < full
     # A busy machine stretches the estimate by its factor.
-    assert training_seconds(
-        landsat, spec, TrainSettings(), busy=3.0
-    ) == pytest.approx(3 * full)
+    assert training_seconds(landsat, spec, TrainSettings(), busy=3.0) == pytest.approx(
+        3 * full
+    )
 
 
 def test_busy_factor_is_at_least_one():
