@@ -38,15 +38,14 @@ FORMATS = {
 
 
 def policy_download(run: TrainedRun, name: str, kind: str) -> None:
+    """The policy file's button; the file is built when it is clicked (a
+    skops file of a big bank takes seconds), once per model."""
     dump, ext, label = FORMATS[kind]
-    try:
-        data = run.memo(f"policy_{kind}", lambda: dump(run.model))
-    except Exception as exc:
-        widgets.show_unexpected(exc, f"preparing the policy file (.{ext})")
-        return
+    built = run.cache.get(f"policy_{kind}")
+    size = "" if built is None else f" · {len(built) / 2**20:.1f} MB"
     st.download_button(
-        f"{label} · {len(data) / 2**20:.1f} MB",
-        data=data,
+        f"{label}{size}",
+        data=lambda: run.memo(f"policy_{kind}", lambda: dump(run.model)),
         file_name=f"budgetdag_{name}.{ext}",
         mime="application/octet-stream",
         key=f"{state.W_DOWNLOAD}{'policy' if kind == 'pickle' else kind}",
@@ -104,13 +103,13 @@ def downloads() -> None:
             st.caption(run.note)
         else:
             X, y = dataset.X("test", run.spec), dataset.y("test")
-            csv = run.memo(
-                "traces_csv",
-                lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
-            )
             st.download_button(
                 "Download traces (.csv)",
-                data=csv,
+                # Built when clicked: tracing a big test set takes seconds.
+                data=lambda: run.memo(
+                    "traces_csv",
+                    lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
+                ),
                 file_name=f"budgetdag_{name}_test_traces.csv",
                 mime="text/csv",
                 key=f"{state.W_DOWNLOAD}traces",
@@ -315,12 +314,13 @@ def figures_section() -> None:
     for fig_id, (title, build) in builders.items():
         c1, c2, c3 = st.columns([4, 2, 2], vertical_alignment="center")
         c1.markdown(title)
-        # The CDN version is small: built now. The offline one carries plotly.js
-        # and is built only when downloaded.
+        # Built when downloaded: a big DAG's figure takes seconds to draw.
         html = (
             (lambda b=build: html_bytes(b(), offline=True))
             if offline
-            else run.memo(f"html_{fig_id}", lambda b=build: html_bytes(b()))
+            else (
+                lambda b=build, f=fig_id: run.memo(f"html_{f}", lambda: html_bytes(b()))
+            )
         )
         file = f"budgetdag_{name}_{fig_id}"
         widgets.download(

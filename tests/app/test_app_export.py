@@ -65,7 +65,8 @@ def test_spec_and_traces_downloads(app, pima, pima_run, media):
         io.BytesIO(download_data(at, media, f"{state.W_DOWNLOAD}traces"))
     )
     assert len(traces) == len(pima.test)
-    assert list(traces.columns[:3]) == ["prediction", "label", "correct"]
+    assert list(traces.columns[:4]) == ["row", "prediction", "label", "correct"]
+    assert traces["row"].tolist() == pima.test.index.tolist()
     assert traces["label"].tolist() == pima.test["label"].tolist()
     assert traces["correct"].mean() == pytest.approx(1 - pima_run.metrics["error"])
     assert traces["cost"].mean() == pytest.approx(pima_run.metrics["avg_cost"])
