@@ -19,6 +19,7 @@ from budgetdag_core import (
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.reports import to_csv_safe, trace_for_export
+from ui.snippets import deployment_snippet
 from ui.training import TrainedRun, run_from_model
 from ui.trust import TRUST_PICKLES_ENV, pickles_allowed
 from ui.uploads import MODEL_MAX_MB, read_upload
@@ -117,17 +118,19 @@ def downloads() -> None:
                 icon=":material/download:",
             )
     with st.expander("Use the policy in Python"):
+        example = (
+            dataset.test.iloc[0]
+            if all(c in dataset.test.columns for c in run.spec.columns)
+            and len(dataset.test)
+            else None
+        )
         st.code(
-            "from budgetdag_core import load_policy_skops\n\n"
-            f'model = load_policy_skops("budgetdag_{name}.skops")  # checked on load\n'
-            "model.predict(X)            # X: a DataFrame with the feature columns\n"
-            "model.trace(X)              # what each example acquired and paid\n\n"
-            "# In deployment, one example at a time:\n"
-            "session = model.start()\n"
-            "while (sensor := session.next_sensor()) is not None:\n"
-            "    session.observe(sensor, measure(sensor))  # your measurement\n"
-            "label = session.predict()",
+            deployment_snippet(run.spec, f"budgetdag_{name}.skops", example),
             language="python",
+        )
+        st.caption(
+            "Runs as it is once the .skops file is downloaded; the example is the "
+            "first test row. More: the deployment guide in the docs."
         )
 
 

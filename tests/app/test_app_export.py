@@ -10,6 +10,8 @@ import copy
 import io
 import json
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -278,3 +280,24 @@ def test_figures_download_as_html(app, pima, pima_run, media):
         assert any(problem in c.value for c in at.caption)
     # No curve traced yet: only the DAG figures are offered.
     assert not [b for b in at.download_button if "html_tradeoff" in (b.key or "")]
+
+
+def test_the_deployment_snippet_runs_as_shown(app, pima, pima_run, tmp_path):
+    at = export_page(prefill(app, pima, pima_run))
+    assert_clean(at)
+    code = next(c.value for c in at.code if "session.observe" in c.value)
+    assert "mapping column -> value" in code and "model.spec_.groups" in code
+    (tmp_path / "budgetdag_pima.skops").write_bytes(dumps_policy_skops(pima_run.model))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    # The example is the first test row: the session predicts what the model does.
+    X = pima.X("test", pima.default_spec).iloc[:1]
+    expected = pima_run.model.predict(X)[0]
+    assert out.stdout.split()[0] == str(expected)
