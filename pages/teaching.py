@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from urllib.parse import urlencode
@@ -11,7 +12,16 @@ import streamlit as st
 from budgetdag_core import decision_regions_figure, graph_reduce_steps
 from ui import dag_view, links, state, subsets, widgets
 from ui.data import demo_dataset
-from ui.teaching import costs_styler, step_summary
+from ui.estimate import roughly, training_seconds
+from ui.teaching import (
+    costs_styler,
+    refit_out_of_fold,
+    replay_data,
+    replay_model,
+    replay_problem,
+    step_summary,
+)
+from ui.training import TrainedRun
 
 widgets.enter_page()
 ss = st.session_state
@@ -68,6 +78,18 @@ if dataset.name != "toy" or dataset.kind != "demo":
             width="content",
         )
 
+
+def _attach_replay(run: TrainedRun, bank: object) -> str:
+    """Keep the refitted bank with the model it was refitted for."""
+    if state.get_run() is not run:
+        raise ValueError(
+            "The model changed meanwhile: the refitted predictions were not kept."
+        )
+    run.replay_bank = bank
+    run.cache.pop("reduce_steps", None)
+    return "Out-of-fold predictions refitted: the walk is on the Teaching page."
+
+
 spec = widgets.need_spec().spec
 run = state.get_run()
 if run is None or run.dataset_token != dataset.token:
@@ -100,20 +122,60 @@ if run is None or run.dataset_token != dataset.token:
         )
     st.stop()
 
-X, y = dataset.X("train", run.spec), dataset.y("train")
+widgets.need_results(run)  # a loaded model on data without its columns
+X, y = replay_data(run, dataset)
 dag_view.subsets_note(run)
+problem = replay_problem(run, X)
+if problem is not None:
+    busy = widgets.running_job()
+    seconds = training_seconds(dataset, run.spec, run.params)
+    st.info(
+        f"{problem} The fix: refit them on the {len(dataset.train):,} training rows "
+        f"of {dataset.name}, with the model's own settings (about "
+        f"{roughly(seconds)}); the walk then replays this model's policies on "
+        "them. Its predictions elsewhere do not change.",
+        icon=":material/school:",
+    )
+    if busy is not None:
+        st.caption(f":material/hourglass_top: {busy.label} (sidebar)")
+    elif st.button(
+        "Refit the out-of-fold predictions",
+        key=state.W_TEACH_REFIT,
+        type="primary",
+        icon=":material/replay:",
+    ):
+        widgets.long_work(
+            functools.partial(refit_out_of_fold, run.model, dataset),
+            what="replay",
+            label="Refitting out-of-fold predictions...",
+            failed="The out-of-fold predictions could not be refitted",
+            doing="refitting out-of-fold predictions",
+            fix="train a model on the Train page: its walk needs nothing more.",
+            apply=functools.partial(_attach_replay, run),
+            bank_reused=False,
+            subsets=False,
+            estimate=seconds,
+        )
+        st.rerun()
+    st.stop()
 try:
     steps = run.memo(
         "reduce_steps",
-        lambda: graph_reduce_steps(run.model, X, y, rows=SAMPLE_ROWS, random_state=0),
+        lambda: graph_reduce_steps(
+            replay_model(run), X, y, rows=SAMPLE_ROWS, random_state=0
+        ),
     )
 except (ValueError, AttributeError) as exc:
     widgets.show_error(
         f"This model cannot be replayed: {exc}",
-        "train a model with a cost scale on the Train page (a loaded policy file "
-        "or a target-budget model lacks the training costs).",
+        "train a model on the Train page: its walk needs nothing more.",
     )
     st.stop()
+if run.replay_bank is not None:
+    st.caption(
+        "Replayed on out-of-fold predictions refitted on the current training "
+        "rows (the model's file did not keep its own)."
+    )
 
 last = len(steps) - 1
 # A step belongs to the walk of one model: other data or another training starts

@@ -172,6 +172,7 @@ def _fingerprint() -> tuple:
         None if upload is None else len(upload.fixes),
         id(ss.get(state.SPEC_TABLE)),
         id(ss.get(state.RUN)),
+        id(getattr(ss.get(state.RUN), "replay_bank", None)),  # Teaching's refit
         id(ss.get(state.SWEEP)),
         repr(sorted(_settings(ss).items())),
     )

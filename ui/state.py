@@ -125,6 +125,7 @@ W_TRADE_FIT_BUDGET = "w_trade_fit_budget"
 # Teaching page
 W_TEACH_TOY = "w_teach_toy"
 W_TEACH_TRAIN = "w_teach_train"
+W_TEACH_REFIT = "w_teach_refit"
 W_TEACH_RESET = "w_teach_reset"
 W_TEACH_BACK = "w_teach_back"
 W_TEACH_STEP = "w_teach_step"
