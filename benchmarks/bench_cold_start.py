@@ -206,7 +206,7 @@ import pandas as pd
 from budgetdag_core import SensorSpec
 from ui import jobs
 from ui.data import Dataset, demo_dataset, load_app_demo
-from ui.estimate import busy_factor, training_seconds
+from ui.estimate import busy_factor, stretched, training_seconds
 from ui.spec_table import suggested_cost_scale
 from ui.training import TrainSettings, app_n_jobs, train, MAX_APP_SUBSETS
 from functools import partial
@@ -259,14 +259,14 @@ for name in names + ["queue"]:
         wait = pool.wait_seconds()
         job = jobs.Job("train", each,
                        partial(train, dataset, dataset.default_spec, chosen, None),
-                       estimate=idle * busy)
+                       estimate=stretched(idle, busy))
         job.start()
         submitted.append((each, job, idle, busy, wait))
     for each, job, idle, busy, wait in submitted:
         job.wait()
         assert job.status == jobs.DONE, (job.status, job.error, job.trace)
         actual = job.finished - job.submitted
-        estimate = idle * busy + wait
+        estimate = stretched(idle, busy) + wait
         print(json.dumps({"table": each, "queue": name == "queue", "idle": idle,
                           "busy": busy, "wait": wait, "estimate": estimate,
                           "actual": actual, "load": os.getloadavg()[0],

@@ -7,7 +7,13 @@ from dataclasses import replace
 import streamlit as st
 
 from ui import jobs, state, subsets, widgets
-from ui.estimate import busy_factor, kernels_compiling, roughly, training_seconds
+from ui.estimate import (
+    busy_factor,
+    kernels_compiling,
+    roughly,
+    stretched,
+    training_seconds,
+)
 from ui.formatting import pct, percent_column, percent_table
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
@@ -131,9 +137,9 @@ def how_long(chosen: TrainSettings) -> str:
     seconds = training_seconds(dataset, spec, chosen, busy=1.0)
     busy = busy_factor(app_n_jobs())
     threads = app_n_jobs()
-    text = f"roughly {roughly(seconds * busy)}"
+    text = f"roughly {roughly(stretched(seconds, busy))}"
     text += " on one core" if threads == 1 else f" on {threads} cores"
-    if busy >= 1.5:
+    if stretched(seconds, busy) >= 1.5 * seconds:
         text += f", the machine being busy: {roughly(seconds)} when idle"
     if kernels_compiling():
         text += "; a first training after an install also compiles the library"

@@ -35,8 +35,21 @@ BUDGET_TRIALS = 10
 BUDGET_FIT_SHARE = 0.75
 
 
+#: Work of this many idle seconds or more stretches by the full
+#: :func:`busy_factor`; shorter work by a proportional part of it. Measured
+#: (``bench_cold_start.py --part app`` at a load of 12 on 2 cores): trainings
+#: of 0.3-2 s ran at about their idle speed, of 36 s 6.4x slower, as the
+#: load says.
+STRETCH_SECONDS = 10.0
+
+
+def stretched(seconds: float, busy: float) -> float:
+    """``seconds`` of work on idle cores, on a machine as busy as ``busy``."""
+    return seconds * (1 + (busy - 1) * min(1.0, seconds / STRETCH_SECONDS))
+
+
 def busy_factor(threads: int = 1) -> float:
-    """How much longer work takes on this machine now than on idle cores.
+    """How much longer long work takes on this machine now than on idle cores.
 
     The last minute's load average of runnable processes, plus the work's
     own ``threads``, shared by the cores; at least 1.
@@ -84,7 +97,7 @@ def training_seconds(
     else:
         seconds = estimate_fit_seconds_for(spec, X, y, n_jobs=threads, **params)
     seconds += EVALUATE_SECONDS_PER_ROW_STATE * len(dataset.test) * n_states
-    return seconds * (busy_factor(threads) if busy is None else busy)
+    return stretched(seconds, busy_factor(threads) if busy is None else busy)
 
 
 def kernels_compiling() -> bool:

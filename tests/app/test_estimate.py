@@ -28,10 +28,10 @@ def test_training_seconds_counts_the_work(landsat):
     # Fewer sensors: fewer states, fewer columns.
     small = spec.subset(spec.names[:2])
     assert training_seconds(landsat, small, TrainSettings(), busy=1.0) < full
-    # A busy machine stretches the estimate by its factor.
-    assert training_seconds(landsat, spec, TrainSettings(), busy=3.0) == pytest.approx(
-        3 * full
-    )
+    # A busy machine stretches long work by its factor, short work less.
+    assert training_seconds(landsat, spec, TrainSettings(), busy=3.0) > full
+    assert estimate.stretched(60.0, 3.0) == pytest.approx(180.0)
+    assert estimate.stretched(1.0, 3.0) == pytest.approx(1.2)
 
 
 def test_busy_factor_is_at_least_one():
