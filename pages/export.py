@@ -20,6 +20,7 @@ from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.reports import to_csv_safe, trace_for_export
 from ui.snippets import deployment_snippet
+from ui.spec_table import spec_to_table
 from ui.training import TrainedRun, run_from_model
 from ui.trust import TRUST_PICKLES_ENV, pickles_allowed
 from ui.uploads import MODEL_MAX_MB, read_upload
@@ -145,6 +146,8 @@ def _use_loaded() -> None:
         )
         return
     state.set_run(run)
+    if run.metrics is not None:  # the data has its columns: its sensors apply
+        state.set_spec_table(spec_to_table(run.spec))
     state.notice(f"Now using the policy from {loaded['name']}.", "success")
 
 

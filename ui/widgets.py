@@ -540,6 +540,26 @@ def need_results(run: TrainedRun) -> None:
         st.stop()
 
 
+def model_status(run: TrainedRun, check: SpecCheck | None) -> str:
+    """The sidebar's line on the model: where from, its own sensors when they
+    are not the sensor table's (a loaded policy), its results."""
+    spec = run.spec
+    source = "" if run.source == "trained" else f" {run.source} ·"
+    own = ""
+    if check is None or not check.ok or check.spec.to_json() != spec.to_json():
+        n_states = run.model.sensor_dag_.n_states
+        own = (
+            f" {spec.n_sensors} sensor{'s' if spec.n_sensors != 1 else ''} · "
+            f"{n_states} DAG states ·"
+        )
+    if run.metrics is None:
+        return f"**Model:**{source}{own} not evaluated on this data"
+    return (
+        f"**Model:**{source}{own} test error {pct(run.metrics['error'])} · "
+        f"avg cost {run.metrics['avg_cost']:.3g}"
+    )
+
+
 def refresh_status() -> None:
     """(Re)draw the sidebar status in its slot, e.g. after training."""
     _redraw(state.STATUS_SLOT, sidebar_status)
@@ -565,15 +585,10 @@ def sidebar_status() -> None:
             st.caption(f"**Sensors:** {n} · {2**n} DAG states")
         else:
             st.caption("**Sensors:** table has problems")
-    if run is not None and run.metrics is not None:
-        st.caption(
-            f"**Model:** test error {pct(run.metrics['error'])} · "
-            f"avg cost {run.metrics['avg_cost']:.3g}"
-        )
-    elif run is not None:
-        st.caption("**Model:** loaded (not evaluated)")
-    else:
+    if run is None:
         st.caption("**Model:** not trained yet")
+    else:
+        st.caption(model_status(run, check))
     problem = st.session_state.get(state.STORE_PROBLEM)
     if problem:
         st.caption(f":material/warning: Not kept for reloads: {problem}.")

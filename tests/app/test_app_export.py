@@ -29,6 +29,7 @@ from budgetdag_core import (
 from budgetdag_core.persist import _io as persist_io
 from tests.core.fuzz_model_files import tiny_model
 from ui import state
+from ui.data import demo_dataset, load_app_demo
 from ui.figures import png_problem
 from ui.training import TrainSettings, train
 from ui.trust import TRUST_PICKLES_ENV
@@ -173,6 +174,26 @@ def test_a_policy_for_other_columns_is_loaded_without_results(
         assert_clean(at)
         assert not at.error, (name, texts(at, "error"))
     assert json.loads(run.spec.to_json())["sensors"][2]["name"] == "insulin"
+    # The sidebar describes the policy's own sensors, not the sensor table's.
+    model_line = next(c.value for c in at.sidebar.caption if "**Model:**" in c.value)
+    assert "loaded from" in model_line and "3 sensors · 8 DAG states" in model_line
+
+
+def test_a_loaded_policy_brings_its_sensors_to_the_sidebar(app, trust_pickles):
+    at = app.run()  # landsat: 4 sensors, 16 states in the sensor table
+    toy = train(
+        demo_dataset(load_app_demo("toy")),
+        load_app_demo("toy").spec,
+        TrainSettings(cv=2, random_state=0),
+    )
+    at = load(export_page(at), dumps_policy(toy.model), "toy.pkl")
+    at.button(key=state.W_USE_LOADED).click().run()
+    assert_clean(at)
+    lines = [c.value for c in at.sidebar.caption]
+    model_line = next(line for line in lines if "**Model:**" in line)
+    assert "toy.pkl · 3 sensors · 8 DAG states" in model_line
+    assert "not evaluated" in model_line  # landsat lacks its columns
+    assert "**Sensors:** 4 · 16 DAG states" in lines  # the table, for training
 
 
 def test_pickle_uploads_are_off_unless_the_operator_opts_in(
