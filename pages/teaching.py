@@ -49,15 +49,20 @@ with st.expander("How a node is reduced"):
         "this node, which its parents use in turn: the node is *reduced*."
     )
 widgets.show_notice()
+widgets.pending_replace()
 dataset = widgets.need_dataset()
 
 
 @widgets.guarded("loading the toy dataset")
-def _use_toy() -> None:
+def _switch_to_toy() -> None:
     ss[state.W_SOURCE] = "demo"
     ss[state.W_DEMO] = "toy"
     if state.set_dataset(demo_dataset(widgets.cached_demo("toy"))):
         state.notice("Loaded the toy dataset.", "success")
+
+
+def _use_toy() -> None:
+    widgets.replace_data(_switch_to_toy, "the toy demo")
 
 
 if dataset.name != "toy" or dataset.kind != "demo":

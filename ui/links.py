@@ -171,6 +171,8 @@ def apply_once(load_demo: Callable[[str], Any]) -> None:
             problems.append(f"spec: the data has no column(s) {missing[:5]}")
         else:
             state.set_spec_table(spec_to_table(values["spec"]))
+            # Its costs' suggestions, quietly: the link's own settings follow.
+            state.follow_suggestions(values["spec"], first=True)
     for key in (k for k, _ in SETTINGS.values()):
         if key in values:
             ss[key] = values[key]

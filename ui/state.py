@@ -46,6 +46,7 @@ LOADED = "loaded_policy"  # dict: a policy file read on the Export page
 NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget next
 STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
 NOTICE = "notice"  # [(kind, text)]: messages for the next page that is drawn
+PENDING_DATA = "pending_data"  # (words, apply): a data change waiting for a yes
 SUGGESTED = "suggested"  # (data token, total cost): what the cost scale follows
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
@@ -75,6 +76,9 @@ W_UNDO_LAST = "w_undo_last"
 W_UNDO_ALL = "w_undo_all"
 W_USE_DEMO = "w_use_demo"
 W_USE_UPLOAD = "w_use_upload"
+W_QUICK_TRAIN = "w_quick_train"
+W_REPLACE_YES = "w_replace_yes"
+W_REPLACE_NO = "w_replace_no"
 # Sensors page
 W_SPEC_EDITOR = "w_spec_editor_"  # + SPEC_VERSION
 W_PRESET_COST = "w_preset_cost"

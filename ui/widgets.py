@@ -215,6 +215,62 @@ def show_notice() -> None:
             st.info(message, icon=":material/info:")
 
 
+def replace_data(apply: Callable[[], None], words: str) -> None:
+    """Replace the data in use by calling ``apply`` (from a widget callback),
+    or first ask (:func:`pending_replace`) when that would drop the model.
+
+    ``words`` names the new data ("the toy demo").
+    """
+    if state.get_run() is None:
+        apply()
+        return
+    st.session_state[state.PENDING_DATA] = (words, apply)
+
+
+def _answer_replace(yes: bool, cancel: Callable[[], None] | None) -> None:
+    words, apply = st.session_state.pop(state.PENDING_DATA)
+    if yes:
+        guarded(f"switching to {words}")(apply)()
+    elif cancel is not None:
+        cancel()
+
+
+def pending_replace(cancel: Callable[[], None] | None = None) -> None:
+    """The question of :func:`replace_data`, if one waits: switch, or keep.
+
+    ``cancel`` undoes the choice that asked (e.g. a selectbox's value).
+    """
+    pending = st.session_state.get(state.PENDING_DATA)
+    run, dataset = state.get_run(), state.get_dataset()
+    if pending is None:
+        return
+    if run is None or dataset is None:  # nothing to lose any more
+        _answer_replace(True, None)
+        st.rerun()
+    words = pending[0]
+    result = "" if run.metrics is None else f" (test error {pct(run.metrics['error'])})"
+    with st.container(border=True):
+        st.warning(
+            f"Switching to {words} drops the model {run.source} on "
+            f"{dataset.name}{result}. To keep it, download it first (Export page).",
+            icon=":material/swap_horiz:",
+        )
+        row = st.container(horizontal=True)
+        row.button(
+            f"Switch to {words}",
+            key=state.W_REPLACE_YES,
+            type="primary",
+            on_click=_answer_replace,
+            args=(True, None),
+        )
+        row.button(
+            f"Keep {dataset.name} and its model",
+            key=state.W_REPLACE_NO,
+            on_click=_answer_replace,
+            args=(False, cancel),
+        )
+
+
 def need_dataset() -> Dataset:
     dataset = state.get_dataset()
     if dataset is None:

@@ -102,6 +102,15 @@ def test_the_toy_button_switches_data_and_trains(app, pima, pima_run):
     assert any("one or two columns" in t for t in texts(at, "info"))
     at.button(key=state.W_TEACH_TOY).click().run()
     assert_clean(at)
+    # It would drop the model: asked first, and "keep" keeps everything.
+    assert at.session_state[state.DATASET].name == "pima"
+    assert any("drops the model" in t for t in texts(at, "warning"))
+    at.button(key=state.W_REPLACE_NO).click().run()
+    assert at.session_state[state.RUN] is pima_run
+    assert not any("drops the model" in t for t in texts(at, "warning"))
+    at.button(key=state.W_TEACH_TOY).click().run()
+    at.button(key=state.W_REPLACE_YES).click().run()
+    assert_clean(at)
     assert at.session_state[state.DATASET].name == "toy"
     run = finish_jobs(at).session_state[state.RUN]
     assert run is not None and run.model.spec_.names == (
