@@ -197,20 +197,21 @@ def show_results(run: TrainedRun) -> None:
     n = run.spec.n_sensors
     # A wrapping row: four fixed columns cut the numbers short below ~1100 px.
     row = st.container(horizontal=True)
+    points = round(100 * (m["error"] - full["error"]), 1) + 0.0  # no "-0.0"
     row.metric(
         "Test error",
         pct(m["error"]),
-        delta=f"{100 * (m['error'] - full['error']):+.1f} pts vs all sensors",
-        delta_color="inverse",
+        delta=f"{points:+.1f} pts vs all sensors" if points else "same as all sensors",
         border=True,
+        **widgets.lower_is_better(points),
     )
     share = m["avg_cost"] / full["avg_cost"] if full["avg_cost"] > 0 else float("nan")
     row.metric(
         "Average cost",
         f"{m['avg_cost']:.3g}",
         delta=f"{pct(share - 1, signed=True)} vs all sensors",
-        delta_color="inverse",
         border=True,
+        **widgets.lower_is_better(round(share - 1, 3)),
     )
     row.metric("Average sensors", f"{m['avg_sensors']:.2f} of {n}", border=True)
     row.metric(

@@ -88,6 +88,10 @@ W_GROUP_MODE = "w_group_mode"  # a key of ui.grouping.GROUP_MODES
 W_GROUP_PATTERN = "w_group_pattern"
 W_GRID_BLOCKS = "w_grid_blocks"  # blocks per image side (2: quadrants)
 W_SPEC_JSON = "w_spec_json"
+W_NEW_SENSOR = "w_new_sensor"  # its name; custom groups, one sensor at a time
+W_NEW_SENSOR_COLUMNS = "w_new_sensor_columns"
+W_NEW_SENSOR_COST = "w_new_sensor_cost"
+W_NEW_SENSOR_MAKE = "w_new_sensor_make"
 W_PRESET = "w_preset_"  # + preset name
 W_SUBSETS_ON = "w_subsets_on"
 W_N_SUBSETS = "w_n_subsets"
@@ -153,6 +157,7 @@ DEFAULTS: dict[str, Any] = {
     W_TEST_FRACTION: 0.25,
     W_SPLIT_SEED: 0,
     W_PRESET_COST: 1.0,
+    W_NEW_SENSOR_COST: 1.0,
     W_PREFIX_SEP: "",
     W_BLOCKS: 4,
     W_GROUP_MODE: "word",

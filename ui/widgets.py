@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -157,6 +158,14 @@ def context_metric(
         border=True,
         **kwargs,
     )
+
+
+def lower_is_better(change: float) -> dict[str, str]:
+    """A metric's delta style for a shown ``change`` where less is better:
+    green down, red up; no colour and no arrow when it shows as zero."""
+    if change == 0 or not math.isfinite(change):
+        return {"delta_color": "off", "delta_arrow": "off"}
+    return {"delta_color": "inverse"}
 
 
 def show_error(message: str, next_step: str | None = None) -> None:
@@ -644,7 +653,12 @@ def sidebar_status() -> None:
     if run is None:
         st.caption("**Model:** not trained yet")
     else:
-        st.caption(model_status(run, check))
+        try:
+            line = model_status(run, check)
+        except Exception:  # a foreign model: the page that uses it says why
+            log.exception("describing the model in the sidebar")
+            line = "**Model:** cannot be described"
+        st.caption(line)
     problem = st.session_state.get(state.STORE_PROBLEM)
     if problem:
         st.caption(f":material/warning: Not kept for reloads: {problem}.")

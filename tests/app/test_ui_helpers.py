@@ -56,6 +56,10 @@ def test_decisions_and_probabilities_in_words():
     )
     table = decisions_table(decisions)
     assert table["decision"].tolist() == ["buy a", "stop and classify"]
+    # Each line: the cost after its decision beside the prediction after it.
+    assert table["cost so far"].tolist() == [1.0, 1.0]
+    assert table["predicts now"].tolist() == ["1", "1"]
+    assert table["confidence"].tolist() == [0.9, 0.9]
     probs = probability_table({f"c{i}": p for i, p in enumerate([0.1] * 4 + [0.6])})
     assert len(probs) == 5 and probs["class"].iloc[0] == "c4"
 
