@@ -98,8 +98,9 @@ def downloads() -> None:
     with c3, st.container(border=True, height="stretch"):
         st.markdown("**Test-set traces** (CSV)")
         st.caption(
-            "Per test example: prediction, true label, sensors acquired in order, "
-            "cost, stop state, confidence."
+            "Per test example (`row`: its number, as on the What-if page): "
+            "prediction, true label, sensors acquired in order, cost, stop state, "
+            "confidence."
         )
         if run.metrics is None:
             st.caption(run.note)

@@ -222,7 +222,7 @@ def _make_sensor() -> None:
 
 def custom_sensor() -> None:
     """Custom groups in the page: choose columns, name them, one sensor a click."""
-    with st.container(border=True):
+    with st.container(border=True, key=state.W_NEW_SENSOR_BOX):
         st.markdown(
             "**Make a sensor from chosen columns** (they leave the sensors that "
             "had them; a sensor left without columns goes). Repeat for each group."

@@ -257,9 +257,16 @@ fig = dag_view.figure(
 dag_view.rename_trace(fig, "selected", "node being reduced")
 dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
-# Side by side at 1280 px, one under the other when that leaves too little.
-row = st.container(horizontal=True, gap="medium")
-left, right = row.container(width=440), row.container(width=300)
+# Side by side at 1280 px when the table fits in 440 px (a few actions), one
+# under the other when narrower or with more actions: a table narrower than its
+# columns hides the last ones (the cost-to-go) behind a scrollbar.
+TABLE_PX = 440
+needed_px = 70 + 100 * len(step.actions) + 110 + 100  # rows, actions, pick, cost
+if needed_px <= TABLE_PX:
+    row = st.container(horizontal=True, gap="medium")
+    left, right = row.container(width=TABLE_PX), row.container(width=300)
+else:
+    left, right = st.container(), st.container(width=440)
 with left:
     st.markdown(
         f"**Action costs of {len(step.costs)} training examples** (loss units; "

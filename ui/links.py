@@ -163,7 +163,8 @@ def apply_once(load_demo: Callable[[str], Any]) -> None:
     if "demo" in values:
         ss[state.W_DEMO] = values["demo"]
         ss[state.W_SOURCE] = "demo"
-        state.set_dataset(load_demo(values["demo"]))
+        # The visit's first data: its settings without a "New data" notice.
+        state.set_dataset(load_demo(values["demo"]), first=True)
     dataset = state.get_dataset()
     if "spec" in values and dataset is not None:
         missing = [c for c in values["spec"].columns if c not in dataset.features]

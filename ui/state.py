@@ -92,6 +92,7 @@ W_NEW_SENSOR = "w_new_sensor"  # its name; custom groups, one sensor at a time
 W_NEW_SENSOR_COLUMNS = "w_new_sensor_columns"
 W_NEW_SENSOR_COST = "w_new_sensor_cost"
 W_NEW_SENSOR_MAKE = "w_new_sensor_make"
+W_NEW_SENSOR_BOX = "w_new_sensor_box"  # its container
 W_PRESET = "w_preset_"  # + preset name
 W_SUBSETS_ON = "w_subsets_on"
 W_N_SUBSETS = "w_n_subsets"
@@ -212,10 +213,12 @@ def get_dataset() -> Dataset | None:
     return st.session_state.get(DATASET)
 
 
-def set_dataset(dataset: Dataset) -> bool:
+def set_dataset(dataset: Dataset, *, first: bool = False) -> bool:
     """Make ``dataset`` current; reset the sensors and drop a model of other data.
 
-    Returns False (and changes nothing) when it is already current.
+    ``first``: the session's first data of the user's choosing (a link's
+    demo), whose settings change without a notice. Returns False (and
+    changes nothing) when it is already current.
     """
     ss = st.session_state
     current = ss.get(DATASET)
@@ -223,7 +226,7 @@ def set_dataset(dataset: Dataset) -> bool:
         return False
     ss[DATASET] = dataset
     set_spec_table(spec_to_table(dataset.default_spec))
-    follow_suggestions(dataset.default_spec, first=current is None)
+    follow_suggestions(dataset.default_spec, first=first or current is None)
     many = dataset.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = (
         current is not None and current.default_spec.n_sensors > MAX_FULL_DAG_SENSORS

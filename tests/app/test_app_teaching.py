@@ -173,6 +173,8 @@ def test_a_link_with_a_spec_and_settings(app):
     at = open_link(app, params, where="sensors")
     assert_clean(at)
     assert at.session_state[state.DATASET].name == "pima"
+    # The visit's first data: no "New data" notice about the default demo's.
+    assert not any("New data" in t for t in texts(at))
     table = at.session_state[state.SPEC_TABLE]
     assert table["sensor"].tolist() == columns
     assert at.session_state[state.W_LEARNER] == "cost_regression"
