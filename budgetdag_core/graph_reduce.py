@@ -237,8 +237,7 @@ def graph_reduce(
     cost = edge_costs(dag, acquisition_costs, n)
     # State-major tables (a state's column is one contiguous row here): the
     # node tables read and write whole states, and on large DAGs a column of
-    # an (n, K) table is n scattered reads (shuttle: 1 s of the calling
-    # thread's time).
+    # an (n, K) table is n scattered reads.
     stop_by_state = np.ascontiguousarray(stop_loss.T)
     cost_to_go = np.zeros((K, n))
     actions = np.zeros((K, n), dtype=np.intp)
