@@ -24,7 +24,7 @@ from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import as_spec, check_features, check_sample_costs, spec_for
-from ._inputs import PolicyInputs, uses_model_inputs, uses_sensor_values
+from ._inputs import PolicyInputs, uses_sensor_values
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
 
@@ -268,8 +268,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def inputs_(self) -> PolicyInputs:
         """What the policy at each state sees (see :class:`PolicyInputs`)."""
         check_is_fitted(self)
-        kind = self._input_kind()
-        n_classes = len(self.classes_) if uses_model_inputs(kind) else 0
+        n_classes = len(self.classes_) if hasattr(self, "classes_") else 0
         return self._inputs(self.state_columns_, n_classes)
 
     def _selection_task(self) -> dict[str, str]:
