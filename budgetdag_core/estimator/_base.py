@@ -19,14 +19,14 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
-from ..dag import SensorDAG
+from ..dag import SensorDAG, build_dag
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import as_spec, check_features, check_sample_costs, spec_for
 from ._inputs import PolicyInputs, uses_sensor_values
 from ._integrity import check_estimator
-from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
+from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
