@@ -249,7 +249,7 @@ default="proba"
 
     @property
     def policy_features_(self) -> str:
-        """The kind of policy inputs (models pickled before the option: sensors)."""
+        """The kind of policy inputs (``policy_features``)."""
         return self.policy_features
 
     @property
