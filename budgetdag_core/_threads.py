@@ -36,7 +36,7 @@ def single_threaded() -> Iterator[None]:
     Nested and concurrent uses share one limiter: the first entrant sets it,
     the last one out restores the original limits. Code that fits or predicts
     in threads holds this context in its own thread meanwhile (see
-    ``_bank_base.parallel_fits``), so the restore happens in the thread that
+    ``bank._base.parallel_fits``), so the restore happens in the thread that
     set the limits: restored from a pool thread, an OpenBLAS build stayed at
     one thread for the rest of the process.
     """

@@ -92,7 +92,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Cap on the expanded policy features at a node: wider states use a lower
         polynomial degree (see ``reductions.effective_degree``), down to 1. On
         long tables the cap is lowered so that rows x features <= 2^25
-        (``policy.policy_feature_cap``; from 33 554 rows on).
+        (``estimator._policy.policy_feature_cap``; from 33 554 rows on).
     loss_matrix : array (n_classes, n_classes), optional
         Misclassification loss of predicting class j for truth i (classes in
         sorted order); default 0/1. It is the stop loss the policies learn from,
