@@ -37,8 +37,6 @@ MOVED_MODULES: dict[str, str] = {
         ("_plot_regions", "plotting._regions"),
         ("_plot_style", "plotting._style"),
         ("_plot_tradeoff", "plotting._tradeoff"),
-        ("_compat", "persist._compat"),
-        ("_integrity", "persist._integrity"),
         ("persist", "persist._io"),
         ("_sweep", "tradeoff._sweep"),
         ("baselines", "tradeoff._baselines"),
