@@ -60,6 +60,19 @@ class SensorDAG:
     children : list[list[tuple[int, int]]]
         For each state, ``(unit, child_state)`` pairs; units that add nothing are
         left out and two units that reach the same child keep the first.
+
+    Examples
+    --------
+    >>> dag = SensorDAG(["a", "b", "c"])
+    >>> dag.n_states, dag.state_names(dag.n_states - 1)
+    (8, ('a', 'b', 'c'))
+    >>> [(unit, dag.state_names(child)) for unit, child in dag.children[0]]
+    [(0, ('a',)), (1, ('b',)), (2, ('c',))]
+
+    Over sensor subsets (units), as with ``n_subsets``:
+
+    >>> SensorDAG(["a", "b", "c"], units=[[0], [1, 2]]).n_states
+    4
     """
 
     sensor_names: Sequence[str]

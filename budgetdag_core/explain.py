@@ -39,6 +39,19 @@ class PathResult:
         Final prediction.
     proba : dict
         Final class probabilities (empty for a model without them).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import path_of
+    >>> result = path_of(model, demo.X_test.iloc[[0]])
+    >>> result.acquired, result.cost
+    (('precise',), 4.0)
+    >>> list(result.decisions["action"])
+    ['acquire', 'stop']
     """
 
     states: list[int]
@@ -209,6 +222,19 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
         ``arrived``, ``share``, ``error_if_stopped``) or None without ``y``;
         ``error_if_stopped``: error of this state's classifier on all arriving
         examples; ``error_of_stops``: error on those the policy stops here.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import node_details
+    >>> info = node_details(model, demo.X_test, demo.y_test, state=0)  # the root
+    >>> info["sensors"], info["arrived"]
+    ((), 50)
+    >>> list(info["actions"].columns)
+    ['action', 'child', 'count', 'share']
     """
     dag = model.sensor_dag_
     if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:

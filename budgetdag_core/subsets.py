@@ -8,7 +8,7 @@ The subsets greedily maximise the reward
 
 the number of training rows that at least one subset classifies correctly
 (out-of-fold; ``r`` is 1 for a correct prediction, 0 otherwise), under a budget on
-the total size Σ_j |σj| (the paper's B/δ). For regression ``r`` is the reduction
+the total size ``Σ_j |σ_j|`` (the paper's B/δ). For regression ``r`` is the reduction
 of the row's loss below that of the mean predictor (clipped at 0), so G stays a
 sum of per-row maxima (a facility-location objective).
 
@@ -77,6 +77,18 @@ class SubsetSelection:
     runs : dict
         Final G (rows) of each greedy run made (``"greedy"``,
         ``"cost_benefit"``).
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo, select_subsets
+    >>> demo = load_demo("spam")
+    >>> rows = demo.train.sample(400, random_state=0)
+    >>> sel = select_subsets(rows[demo.spec.columns], rows[demo.label], demo.spec,
+    ...                      n_subsets=3, subset_budget=6, random_state=0)
+    >>> len(sel.subsets) <= 3, sel.method in ("greedy", "cost_benefit")
+    (True, True)
+    >>> list(sel.history.columns)
+    ['step', 'subset', 'sensor', 'gain', 'G', 'spent']
     """
 
     subsets: list[tuple[str, ...]]
@@ -510,7 +522,7 @@ def select_subsets(
     n_subsets : int
         t, the number of subsets (the DAG gets at most 2^t states).
     subset_budget : float, optional
-        Budget on the greedy subsets' total size Σ_j |σj| (the paper's B/δ).
+        Budget on the greedy subsets' total size ``Σ_j |σ_j|`` (the paper's B/δ).
         With unequal costs it counts "average sensors": Σ_j cost(σj) may not
         exceed ``subset_budget`` x the mean sensor cost. Default: the number of
         sensors. A sensor in two subsets is paid twice.

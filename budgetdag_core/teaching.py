@@ -45,6 +45,20 @@ class ReduceStep:
         Average cost-to-go at this state over the training rows.
     action_shares : dict
         Action name -> share of training rows the policy sends that way.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import graph_reduce_steps
+    >>> steps = graph_reduce_steps(model, demo.X_train, demo.y_train, rows=3)
+    >>> root = steps[-1]  # the walk ends at the root, the empty state
+    >>> root.order, root.sensors, root.actions[0]
+    (7, (), 'stop')
+    >>> list(root.costs.columns[-3:])
+    ['picked', 'best', 'cost_to_go']
     """
 
     state: int
@@ -81,6 +95,20 @@ def cost_tables(
         root column equals ``model.train_cost_to_go_``.
     actions : ndarray (n_samples, n_states)
         The action each state's policy picks for each row.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> import numpy as np
+    >>> from budgetdag_core import cost_tables
+    >>> tables, cost_to_go, actions = cost_tables(model, demo.X_train, demo.y_train)
+    >>> len(tables), tables[0].shape  # the root: stop, then one column per child
+    (8, (200, 4))
+    >>> bool(np.allclose(cost_to_go[:, 0], model.train_cost_to_go_))
+    True
     """
     record = model.graph_reduce_record(X, y, sample_costs=sample_costs)
     return record.tables, record.cost_to_go, record.actions

@@ -233,6 +233,15 @@ class MaskedBank(BaseBank):
         sensors in no DAG state, would be all missing).
     oof_proba_, state_columns_, temperatures_, calibration_, fingerprint_
         As in :class:`~budgetdag_core.bank.ClassifierBank`.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, bank_kind="masked", cv=3,
+    ...                             random_state=0).fit(demo.X_train, demo.y_train)
+    >>> type(model.bank_).__name__, model.bank_.column_masks_.shape
+    ('MaskedBank', (8, 3))
     """
 
     kind = "masked"

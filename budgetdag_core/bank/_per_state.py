@@ -73,8 +73,8 @@ __all__ = [
 ]
 
 BANK_KINDS = ("per_subset", "hgb", "masked")
-#: What ``bank_kind="auto"`` picks without a ``classifier`` (see the README's
-#: bank benchmark for the measurements behind it).
+#: What ``bank_kind="auto"`` picks without a ``classifier`` (the measurements
+#: behind it: docs/user_guide/banks.rst, "Why hgb is the default").
 DEFAULT_BANK_KIND = "hgb"
 #: With more DAG states than this, ``"auto"`` switches to the masked bank: its
 #: cost is ``cv`` fits (``cv + 1`` with a ``classifier``) whatever the number of
@@ -427,6 +427,20 @@ def make_bank(
         and ``"masked"`` without a ``classifier``), off for a given classifier.
     serve : {"folds", "refit"}
         What a cross-fitted bank predicts with (see :class:`BaseBank`).
+
+    Examples
+    --------
+    >>> from budgetdag_core import make_bank
+    >>> bank = make_bank("hgb", cv=3, random_state=0)
+    >>> type(bank).__name__, bank.cross_fit
+    ('ClassifierBank', True)
+    >>> make_bank("per_subset").cross_fit  # a given classifier is refit on all rows
+    False
+    >>> type(make_bank("masked")).__name__
+    'MaskedBank'
+
+    An estimator builds its bank from ``bank_kind``; ``fit_bank`` fits one to
+    share between models (``fit(X, y, bank=...)``).
     """
     if kind not in BANK_KINDS:
         raise ValueError(f"Unknown bank kind {kind!r}; choose from {list(BANK_KINDS)}.")
@@ -476,6 +490,18 @@ class RegressorBank:
     models_ : list
         Per state, the regressor refit on all rows.
     fingerprint_ : str
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from budgetdag_core import BudgetDAGRegressor, SensorSpec
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    >>> y = 3 * X["a"] + rng.normal(scale=0.1, size=200)
+    >>> spec = SensorSpec.per_column(["a", "b"], cost=0.1)
+    >>> model = BudgetDAGRegressor(spec, regressor="ridge", cv=3).fit(X, y)
+    >>> type(model.bank_).__name__, model.bank_.oof_pred_.shape
+    ('RegressorBank', (200, 4))
     """
 
     def __init__(

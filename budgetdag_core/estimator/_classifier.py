@@ -71,8 +71,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         one ``classifier`` per state, one early-stopped gradient boosting per
         state, or one missing-value model for all states. ``"auto"``:
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
-        33 states or more, else ``"hgb"`` (chosen by measurement, see the
-        README's bank benchmark).
+        33 states or more, else ``"hgb"`` (chosen by measurement, see the user
+        guide's "Classifier banks", ``docs/user_guide/banks.rst``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
@@ -105,7 +105,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "super-sensor"; its edge cost is the cost of the sensors it adds that
         are not yet acquired. ``trace`` still lists real sensors.
     subset_budget : float or None, default=None
-        Budget Σ_j |σj| of the greedy subsets (the paper's B/δ; with unequal
+        Budget ``Σ_j |σ_j|`` of the greedy subsets (the paper's B/δ; with unequal
         costs, in units of the mean sensor cost). Default: the number of
         sensors.
     include_all : bool, default=False
@@ -153,15 +153,8 @@ default="proba"
         ``classifier``) predict with: the average of their ``cv`` fold models,
         or one model per state refit on all rows after the folds, which
         predicts ``cv`` times faster (for high-throughput serving) and is a
-        little less accurate (no averaging; see the README's bank table).
-
-    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
-    chosen on validation splits of the training data by
-    ``benchmarks/bench_policies.py`` (see the README, "Policies"): the policy
-    sees what a confidence cascade sees, and more (which classes are still in
-    play decides which sensor helps), and learns from smooth losses. The paper's
-    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
-    or ``"zero_one"``).
+        little less accurate (no averaging; see the user guide's "Classifier
+        banks").
 
     Attributes
     ----------
@@ -174,6 +167,16 @@ default="proba"
     feature_names_in_ : ndarray of str
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
+
+    Notes
+    -----
+    The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
+    chosen on validation splits of the training data by
+    ``benchmarks/bench_policies.py`` (see the user guide, "Policies"): the policy
+    sees what a confidence cascade sees, and more (which classes are still in
+    play decides which sensor helps), and learns from smooth losses. The paper's
+    configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``
+    or ``"zero_one"``).
 
     Examples
     --------

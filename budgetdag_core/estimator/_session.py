@@ -43,6 +43,22 @@ class PolicySession:
     model : fitted BudgetDAGClassifier or BudgetDAGRegressor
     sample_costs : dict sensor -> cost, optional
         This example's acquisition costs (default: the spec's costs).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> row = demo.X_test.iloc[0]
+    >>> session = model.start()
+    >>> while (sensor := session.next_sensor()) is not None:
+    ...     columns = model.spec_.groups[sensor]  # what this sensor measures
+    ...     session.observe(sensor, {c: row[c] for c in columns})
+    >>> session.acquired, session.cost
+    (['precise'], 4.0)
+    >>> bool(session.predict() == model.predict(demo.X_test.iloc[[0]])[0])
+    True
     """
 
     def __init__(

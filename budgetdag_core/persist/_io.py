@@ -27,7 +27,17 @@ so a damaged file is refused before the model is unpickled."""
 
 
 class PolicyVersionWarning(UserWarning):
-    """A policy file was written by other library versions than those loading it."""
+    """A policy file was written by other library versions than those loading it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from budgetdag_core import PolicyVersionWarning
+    >>> issubclass(PolicyVersionWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():  # e.g. refuse files of other versions
+    ...     warnings.simplefilter("error", PolicyVersionWarning)
+    """
 
 
 def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
@@ -65,6 +75,21 @@ def save_policy(model: Any, path: str | Path, *, slim: bool = True) -> Path:
 
     Works for classifiers and regressors (``"classes"`` is ``None`` for a
     regressor, ``"task"`` says which).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from budgetdag_core import load_policy, save_policy
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_policy(model, Path(folder) / "toy.pkl")
+    ...     loaded = load_policy(path)  # runs code from the file: trusted files only
+    >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
+    True
     """
     path = Path(path)
     path.write_bytes(dumps_policy(model, slim=slim))
@@ -79,6 +104,17 @@ def dumps_policy(model: Any, *, slim: bool = True) -> bytes:
     with a ``ValueError`` instead of being unpickled (corrupted pickles can
     crash the interpreter). This guards against accidents, not attackers: a
     pickle runs code, so load only files you trust.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import dumps_policy, loads_policy
+    >>> data = dumps_policy(model)  # bytes, e.g. for a download
+    >>> loads_policy(data).cost_scale
+    0.03
     """
     bundle = policy_bundle(model, slim=slim)
     inner = pickle.dumps(bundle.pop("model"), protocol=pickle.HIGHEST_PROTOCOL)
@@ -166,6 +202,20 @@ def load_policy(path: str | Path) -> Any:
     (``PolicyVersionWarning``) when library versions differ from the saved ones.
     The model is then checked structurally (``check_model_integrity``): a file
     whose arrays are inconsistent raises ``ValueError`` naming what is wrong.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from budgetdag_core import load_policy, save_policy
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     loaded = load_policy(save_policy(model, Path(folder) / "toy.pkl"))
+    >>> loaded.metadata_["classes"], loaded.spec_ == model.spec_
+    ([0, 1], True)
     """
     path = Path(path)
     try:
@@ -175,7 +225,23 @@ def load_policy(path: str | Path) -> Any:
 
 
 def loads_policy(data: bytes) -> Any:
-    """:func:`load_policy` from bytes. Same trust caveat."""
+    """:func:`load_policy` from bytes. Same trust caveat.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import dumps_policy, loads_policy
+    >>> loaded = loads_policy(dumps_policy(model))
+    >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
+    True
+    >>> loads_policy(dumps_policy(model)[:-10])  # damaged in transit
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     bundle = _open_pickle_bundle(_unpickle(data))
     return _check_bundle(bundle, (FORMAT_VERSION, PICKLE_FORMAT_VERSION))
 
@@ -241,6 +307,19 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
     Returns
     -------
     bytes
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import dumps_policy_skops, loads_policy_skops
+    >>> data = dumps_policy_skops(model)
+    >>> data[:2]  # a zip archive
+    b'PK'
+    >>> loads_policy_skops(data).spec_ == model.spec_
+    True
     """
     import zipfile
 
@@ -303,7 +382,23 @@ def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
 
 
 def save_policy_skops(model: Any, path: str | Path, *, slim: bool = True) -> Path:
-    """Write :func:`dumps_policy_skops` to ``path`` (conventionally ``.skops``)."""
+    """Write :func:`dumps_policy_skops` to ``path`` (conventionally ``.skops``).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from budgetdag_core import load_policy_skops, save_policy_skops
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_policy_skops(model, Path(folder) / "toy.skops")
+    ...     loaded = load_policy_skops(path)
+    >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
+    True
+    """
     path = Path(path)
     path.write_bytes(dumps_policy_skops(model, slim=slim))
     return path
@@ -387,6 +482,17 @@ def loads_policy_skops(data: bytes) -> Any:
     -------
     BudgetDAGClassifier or BudgetDAGRegressor
         With the file's metadata in ``metadata_``.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import dumps_policy_skops, loads_policy_skops
+    >>> loaded = loads_policy_skops(dumps_policy_skops(model))
+    >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
+    True
     """
     import skops.io as sio
 
@@ -412,5 +518,22 @@ def loads_policy_skops(data: bytes) -> Any:
 
 
 def load_policy_skops(path: str | Path) -> Any:
-    """:func:`loads_policy_skops` from a file."""
+    """:func:`loads_policy_skops` from a file.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from budgetdag_core import load_policy_skops, save_policy_skops
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_policy_skops(model, Path(folder) / "toy.skops")
+    ...     loaded = load_policy_skops(path)
+    >>> session = loaded.start()  # ready to deploy, one sensor at a time
+    >>> session.next_sensor()
+    'precise'
+    """
     return loads_policy_skops(Path(path).read_bytes())

@@ -54,6 +54,18 @@ def decision_regions_figure(
     plotly.graph_objects.Figure
         A heatmap ``"policy"`` of action indices (0 = stop, a = a-th child,
         names on the colour bar) and one scatter trace per class.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0,
+    ...                             policy_features="sensors")
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> state = model.sensor_dag_.index[0b011]  # holding cheap_a and cheap_b
+    >>> fig = decision_regions_figure(model, state, demo.X_test, demo.y_test)
+    >>> type(fig).__name__
+    'Figure'
     """
     dag = model.sensor_dag_
     if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:

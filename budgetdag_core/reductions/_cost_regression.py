@@ -37,6 +37,15 @@ class CostRegression(BaseEstimator):
         Cloned once per action instead of the shared ridge regression (``alpha``
         is then unused). Tree models need no polynomial map: use ``degree=1``.
         Actions whose cost is the same on every row get no model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.linspace(0, 2, 80).reshape(-1, 1)
+    >>> C = np.column_stack([z[:, 0] > 1, z[:, 0] <= 1]).astype(float)
+    >>> learner = CostRegression(degree=1).fit(z, C)
+    >>> learner.predict(np.array([[0.2], [1.8]]))
+    array([0, 1])
     """
 
     def __init__(

@@ -316,6 +316,24 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
     DataFrame with ``avg_cost``, ``avg_sensors``, ``error`` at the vertices, and
     ``loss``: the same as ``error`` under 0/1 loss, NaN under a ``loss_matrix``
     (the bound is about being right, not about the matrix).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+
+    The oracle rows of :func:`baseline_points` (and of :func:`tradeoff_curve`'s
+    frame) are this frontier on the model's classifiers:
+
+    >>> from budgetdag_core import baseline_points
+    >>> frame = baseline_points(model, demo.X_test, demo.y_test)
+    >>> oracle = frame[frame["method"] == "oracle"]
+    >>> bool(oracle["error"].is_monotonic_decreasing)
+    True
+    >>> bool(oracle["error"].min() <= frame["error"].min())
+    True
     """
     n = sp.n_samples
     correct = sp.correct
@@ -405,8 +423,22 @@ def baseline_points(
 
     Returns
     -------
-    DataFrame with columns ``method, split, cost_scale, avg_cost, avg_sensors,
-    error, state, sensors`` (see :func:`baseline_frame` for the methods).
+    DataFrame
+        Columns ``method, split, cost_scale, avg_cost, avg_sensors, error,
+        state, sensors`` (see :func:`baseline_frame` for the methods).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import baseline_points
+    >>> frame = baseline_points(model, demo.X_test, demo.y_test, split="test")
+    >>> sorted(frame["method"].unique())
+    ['all_sensors', 'fixed', 'hull', 'no_sensors', 'oracle']
+    >>> len(frame[frame["method"] == "fixed"])  # one row per sensor subset
+    8
     """
     sp = state_predictions(
         model,

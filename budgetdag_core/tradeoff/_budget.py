@@ -52,6 +52,18 @@ class BudgetReport:
         then are those of the split model, measured before the refit).
     history : DataFrame
         Every scale tried, in order, with its costs and errors.
+
+    Examples
+    --------
+    >>> from budgetdag_core import fit_for_budget, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = fit_for_budget(demo.X_train, demo.y_train, demo.spec, 2.0, cv=3,
+    ...                        random_state=0)
+    >>> report = model.budget_report_
+    >>> report.met, abs(report.validation_avg_cost - 2.0) <= report.tolerance
+    (True, True)
+    >>> list(report.history.columns)[:3]
+    ['cost_scale', 'train_avg_cost', 'train_error']
     """
 
     target_avg_cost: float

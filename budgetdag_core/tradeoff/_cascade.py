@@ -165,6 +165,21 @@ class ConfidenceCascade:
         With it, predictions are the Bayes decision (least expected loss).
     train_points : DataFrame or None
         The out-of-fold training points (one row per threshold, frame columns).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import fit_cascade
+    >>> cascade = fit_cascade(model, demo.X_train, demo.y_train)
+    >>> cascade.spec.names == demo.spec.names, len(cascade.states)
+    (True, 4)
+    >>> sure = cascade.at(0.9)  # stop once the top class has probability >= 0.9
+    >>> trace = sure.trace(demo.X_test)
+    >>> bool(trace["cost"].mean() <= demo.spec.total_cost)
+    True
     """
 
     bank: Any
@@ -475,6 +490,18 @@ def cascade_points(
         Method ``cascade``, one row per threshold and split, with the frame
         columns of :func:`budgetdag_core.tradeoff_curve` (``threshold`` holds
         tau, ``sensors`` the acquisition order).
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 50)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
+    >>> model = model.fit(demo.X_train, demo.y_train)
+    >>> from budgetdag_core import cascade_points
+    >>> points = cascade_points(model, demo.X_train, demo.y_train,
+    ...                         X_test=demo.X_test, y_test=demo.y_test)
+    >>> list(points["method"].unique()), sorted(points["split"].unique())
+    (['cascade'], ['test', 'train'])
     """
     if (X_test is None) != (y_test is None):
         raise ValueError("Give both X_test and y_test, or neither.")

@@ -133,6 +133,21 @@ class DominanceSummary:
         NaN when the frame has no ``cascade`` rows.
     cascade_cost_fraction : float
         As ``hull_cost_fraction``, for the confidence cascade's hull.
+
+    Examples
+    --------
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> demo = toy_dataset(200, 100)
+    >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec, n_points=6,
+    ...                      X_test=demo.X_test, y_test=demo.y_test, cv=3,
+    ...                      random_state=0)
+    >>> summary = res.summary
+    >>> summary.split, summary.all_sensor_cost
+    ('test', 6.0)
+    >>> bool(summary.mean_gap > 0)  # the DAG errs less than the fixed subsets
+    True
+    >>> print(summary.describe())  # doctest: +ELLIPSIS
+    [test] Between average costs 0 and 4.1, the DAG curve lies ... below ...
     """
 
     split: str
@@ -271,6 +286,16 @@ def dominance_summary(
         Which split's rows to compare.
     tolerance : float
         Allowed excess over the all-sensor error for the cost fractions.
+
+    Examples
+    --------
+    >>> from budgetdag_core import dominance_summary, toy_dataset, tradeoff_curve
+    >>> demo = toy_dataset(200, 100)
+    >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
+    ...                      cost_scales=[0.0, 0.03, 0.3], cv=3, random_state=0)
+    >>> summary = dominance_summary(res.frame, split="train", tolerance=0.01)
+    >>> summary.split, summary.tolerance
+    ('train', 0.01)
     """
     rows = frame[frame["split"] == split]
     dag = rows[rows["method"] == "dag"]
@@ -343,6 +368,20 @@ class TradeoffResult:
     row_models : dict row label -> int
         The index in :attr:`models` of each DAG row of :attr:`frame` (see
         :meth:`model_index`).
+
+    Examples
+    --------
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> demo = toy_dataset(200, 100)
+    >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
+    ...                      cost_scales=[0.0, 0.03, 0.3], X_test=demo.X_test,
+    ...                      y_test=demo.y_test, cv=3, random_state=0)
+    >>> sorted(res.frame["method"].unique())
+    ['all_sensors', 'cascade', 'dag', 'fixed', 'hull', 'no_sensors', 'oracle']
+    >>> len(res.models), res.models[0].bank_ is res.bank
+    (3, True)
+    >>> res.model_for_budget(2.0).cost_scale  # the most accurate within budget
+    0.3
     """
 
     frame: pd.DataFrame

@@ -1,6 +1,6 @@
 """Screenshots of the app on the many-sensor Spambase demo (sensor subsets).
 
-    python benchmarks/app_screenshots_spam.py [OUT_DIR] [--more]
+    python docs/app_screenshots_spam.py [OUT_DIR] [--more]
 
 Opens a link to the spam demo (57 sensors: Alg. 2 subsets are on), shows the
 Sensors page, trains with the demo's settings, then visits Explore DAG,

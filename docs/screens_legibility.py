@@ -1,6 +1,6 @@
 """Full-page screenshots of every app page at 1280 and 900 px, for a check by eye.
 
-    python benchmarks/screens_legibility.py [OUT_DIR] [--data landsat,spam,digits]
+    python docs/screens_legibility.py [OUT_DIR] [--data landsat,spam,digits]
 
 Starts ``streamlit run app.py`` headless and, for each data set, trains with
 the app's defaults, traces the trade-off curve and saves a full-page view of

@@ -1,0 +1,121 @@
+"""Sphinx configuration of the BudgetDAG documentation.
+
+Build it from the repository root (the CI runs the same command)::
+
+    pip install -e ".[docs]"
+    sphinx-build -W --keep-going -b html docs docs/_build/html
+
+The examples gallery (``docs/examples/``) runs at build time and draws its
+figures; the API reference is generated from ``budgetdag_core.__all__``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(DOCS.parent))  # budgetdag_core from this checkout
+
+# The gallery's examples are small: one BLAS/OpenMP thread per worker keeps a
+# shared machine's build from oversubscribing its cores (set before numpy loads).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
+
+import budgetdag_core  # noqa: E402
+
+project = "BudgetDAG"
+author = "BudgetDAG developers"
+copyright = "BudgetDAG developers"
+release = budgetdag_core.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "myst_parser",  # security.md and development.md (CONTRIBUTING.md)
+    "plotly_scraper",  # docs/_ext: the gallery's plotly figures
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+
+templates_path = ["_templates"]
+exclude_patterns = [
+    "_build",
+    "**.ipynb_checkpoints",
+    "examples",  # the gallery sources; sphinx-gallery writes auto_examples/
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+]
+root_doc = "index"
+
+# API reference: one page per public name (see api.rst and _templates/).
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+
+intersphinx_mapping = {}  # offline builds: no inventories fetched
+
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "image_scrapers": ("plotly_scraper.scrape",),
+    "reset_modules": (),
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": ExplicitOrder(
+        [
+            "plot_landsat_tradeoff.py",
+            "plot_whatif_one_example.py",
+            "plot_regression_loss_table.py",
+            "plot_deploy_saved_policy.py",
+            "plot_dask_sweep.py",
+        ]
+    ),
+    "abort_on_example_error": True,
+    "show_memory": False,
+    "min_reported_time": 1,
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "ignore_repr_types": r"plotly\.graph_objs|matplotlib",
+    # "Examples using X" on each API page (see _templates/autosummary).
+    "doc_module": ("budgetdag_core",),
+    "backreferences_dir": "api/backreferences",
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"BudgetDAG {release}"
+html_static_path = ["_static"]
+html_css_files = ["budgetdag.css"]
+html_theme_options = {
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_context = {"default_mode": "light"}
+html_show_sourcelink = False
+
+
+def _skip_metadata_requests(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's generated ``set_*_request`` methods: they are
+    scikit-learn's metadata routing, documented there, not BudgetDAG's API."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_requests)
