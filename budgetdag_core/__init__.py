@@ -1,5 +1,7 @@
 """BudgetDAG: adaptive sensor acquisition under a budget (Graph-Reduce on a DAG)."""
 
+from . import _compiled
+from ._compiled import kernels_ready, warm_up
 from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
@@ -43,6 +45,7 @@ from .tradeoff import (
     cascade_points,
     dominance_summary,
     estimate_fit_seconds,
+    estimate_fit_seconds_for,
     fit_cascade,
     fit_for_budget,
     lower_convex_hull,
@@ -88,6 +91,7 @@ __all__ = [
     "fit_for_budget",
     "graph_reduce",
     "graph_reduce_steps",
+    "kernels_ready",
     "learn_policies_from_losses",
     "load_demo",
     "load_policy",
@@ -97,6 +101,7 @@ __all__ = [
     "lower_convex_hull",
     "make_bank",
     "estimate_fit_seconds",
+    "estimate_fit_seconds_for",
     "node_details",
     "oracle_frontier",
     "path_of",
@@ -106,4 +111,9 @@ __all__ = [
     "toy_dataset",
     "tradeoff_curve",
     "tradeoff_figure",
+    "warm_up",
 ]
+
+# After an install, the compiled kernels start compiling in a child process
+# now, while the importer loads its data (see budgetdag_core._compiled).
+_compiled.warm_up_on_import()

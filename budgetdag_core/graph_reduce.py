@@ -249,33 +249,26 @@ def graph_reduce(
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        The states of one :func:`fit_layers` group (one height) are
-        independent and are fitted in parallel threads when the problem has at
-        least ``PARALLEL_POLICY_WORK`` rows x states (smaller ones run in the
-        calling thread).
+        Threads for the independent states of one height (:func:`fit_layers`),
+        from ``PARALLEL_POLICY_WORK`` rows x states on.
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each group of states.
     record : bool, default=False
-        Keep each state's action cost table in ``tables`` of the result (what
-        the Teaching page steps through).
+        Keep each state's action cost table in the result's ``tables``.
     replay : list of NodePolicy, optional
-        Fitted policies (e.g. a model's ``policies_``) to take the decisions
-        instead of learning new ones: with the training inputs they were
-        learned on, the walk reproduces their tables and cost-to-go.
+        Fitted policies (e.g. a model's ``policies_``) that decide instead of
+        new ones: on their training inputs the walk reproduces their tables.
 
     Returns
     -------
     GraphReduceResult
-        Policies per state, each example's cost-to-go at every state (in loss
-        units, i.e. stop loss + ``cost_scale`` x acquisition cost), the action
-        each node picks for each example, and with ``record`` the tables.
+        Policies per state, each example's cost-to-go at every state (stop loss
+        + ``cost_scale`` x acquisition cost), each node's actions, the tables.
 
     Examples
     --------
-    Two one-column sensors: ``a`` (cost 0.1) tells the class only when its value
-    is positive, ``b`` (cost 0.3) always does. The states are ``{}``, ``{a}``,
-    ``{b}``, ``{a, b}``; stopping costs 0.5 at the root, 1 at ``{a}`` when ``a``
-    is negative, and nothing once ``b`` is held.
+    ``a`` (cost 0.1) tells the class when positive, ``b`` (cost 0.3) always:
+    stopping costs 0.5 at ``{}``, 1 at ``{a}`` when ``a < 0``, 0 once ``b`` is held.
 
     >>> import numpy as np
     >>> from budgetdag_core import FilterTree, SensorDAG
@@ -286,8 +279,7 @@ def graph_reduce(
     >>> stop_loss = np.column_stack([np.full(400, 0.5), a_wrong, np.zeros((400, 2))])
     >>> result = graph_reduce(lambda k: X[:, dag.sensors_in(k)], stop_loss,
     ...                       np.array([0.1, 0.3]), dag, FilterTree(degree=1, C=100.0))
-    >>> # buy a, then b when a < 0: about 0.1 + 0.3 * P(a < 0)
-    >>> round(float(result.cost_to_go[:, 0].mean()), 2)
+    >>> round(float(result.cost_to_go[:, 0].mean()), 2)  # 0.1 + 0.3 P(a < 0)
     0.26
     """
     stop_loss = np.asarray(stop_loss, dtype=float)

@@ -20,13 +20,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .._compiled import before_call
 from ._row_order import (
     rows_in_order,
     scored_in_order,
     similar_rows_order,
     worth_sorting,
 )
-from ._tree_kernels import SMALL_BATCH, add_scores, add_state_scores, softmax_rows
+from ._tree_kernels import add_scores, add_state_scores, softmax_rows
 
 # decision_type bits: 1 categorical (never produced: no categorical features),
 # 2 default-left, bits 2-3 missing type (0 none, 1 zero, 2 NaN).
@@ -360,7 +361,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         """
         # The kernel walks one tree over all rows, then the next: rows stored
         # by column keep each split's column in cache.
-        X = self._rows(X, column_major=len(X) >= SMALL_BATCH)
+        X = self._rows(X, column_major=True)
         out = np.zeros((len(X), self.n_outputs_))
         if len(self.num_leaves_):
             compiled = self._compiled()
@@ -371,10 +372,13 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 if present.shape != (self.n_features_in_,):
                     raise ValueError("present must have one entry per column.")
             general = self._general(compiled, X)
+            before_call("add_scores")
 
             def scores(rows: np.ndarray) -> np.ndarray:
                 summed = np.zeros((len(rows), self.n_outputs_))
-                add_scores(rows, present, general, *_kernel_args(compiled), summed)
+                add_scores(
+                    _by_column(rows), present, general, *_kernel_args(compiled), summed
+                )
                 return summed
 
             # Similar rows in a row: the walks' branches repeat.
@@ -398,6 +402,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         out = np.zeros((len(X), self.n_outputs_, len(state_present)))
         if len(self.num_leaves_):
             compiled = self._compiled()
+            before_call("add_state_scores")
             add_state_scores(
                 X,
                 state_present,
@@ -417,6 +422,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             out = np.stack([1.0 - p, p], axis=-1)
         else:
             flat = np.ascontiguousarray(raw.reshape(-1, raw.shape[-1]))
+            before_call("softmax_rows")
             out = softmax_rows(flat).reshape(raw.shape)
         return np.moveaxis(out, -1, axis)
 
@@ -470,6 +476,12 @@ def shared_walk_order(
     X = np.asarray(X, dtype=np.float64)
     order = similar_rows_order(X, counts if present is None else counts * present)
     return order, rows_in_order(X, order, read)
+
+
+def _by_column(X: np.ndarray) -> np.ndarray:
+    """``X.T`` C-contiguous (the layout :func:`add_scores` takes): a view of a
+    column-major ``X``, else a copy."""
+    return X.T if X.T.flags.c_contiguous else np.ascontiguousarray(X.T)
 
 
 def _kernel_args(compiled: dict[str, Any]) -> tuple:

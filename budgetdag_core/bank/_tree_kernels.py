@@ -50,14 +50,14 @@ def _resolve_absent(present, feature, threshold, left, right, missing_left):
 
 
 @njit(nogil=True, cache=True)
-def _tree_leaves(X, f, th, l2, r2, ml, zm, general, leaves):
-    """``leaves[i]``: the leaf each row of ``X`` reaches in one tree (its split
-    columns ``f``, thresholds ``th``, children ``l2``/``r2``)."""
+def _tree_leaves(Xt, f, th, l2, r2, ml, zm, general, leaves):
+    """``leaves[i]``: the leaf each row ``Xt[:, i]`` reaches in one tree (its
+    split columns ``f``, thresholds ``th``, children ``l2``/``r2``)."""
     if general:
-        for i in range(X.shape[0]):
+        for i in range(Xt.shape[1]):
             node = 0
             while node >= 0:
-                x = X[i, f[node]]
+                x = Xt[f[node], i]
                 if np.isnan(x) or (zm[node] and abs(x) <= ZERO_THRESHOLD):
                     node = l2[node] if ml[node] else r2[node]
                 elif x <= th[node]:
@@ -66,16 +66,16 @@ def _tree_leaves(X, f, th, l2, r2, ml, zm, general, leaves):
                     node = r2[node]
             leaves[i] = ~node
     else:
-        for i in range(X.shape[0]):
+        for i in range(Xt.shape[1]):
             node = 0
             while node >= 0:
-                node = l2[node] if X[i, f[node]] <= th[node] else r2[node]
+                node = l2[node] if Xt[f[node], i] <= th[node] else r2[node]
             leaves[i] = ~node
 
 
 @njit(nogil=True, cache=True)
 def add_scores(
-    X,
+    Xt,
     present,
     general,
     feature,
@@ -92,11 +92,14 @@ def add_scores(
 ):
     """``out[i, tree_output[t]] += leaf value of row i in tree t``, tree by tree.
 
-    ``present[f]`` is False for a column the rows lack (scored as missing);
+    ``Xt`` holds the rows as columns, C-contiguous (the transpose of a
+    column-major table: each split column's values adjacent); one layout for
+    every batch, so one compiled version serves all. ``present[f]`` is False
+    for a column the rows lack (scored as missing);
     ``general`` enables the NaN and zero-as-missing checks (not needed when
-    ``X`` has no NaN and no node treats zero as missing).
+    ``Xt`` has no NaN and no node treats zero as missing).
     """
-    n = X.shape[0]
+    n = Xt.shape[1]
     n_trees = len(node_offsets) - 1
     everything = True
     for f in range(len(present)):
@@ -111,7 +114,7 @@ def add_scores(
         )
     if n < SMALL_BATCH:
         _add_scores_few(
-            X,
+            Xt,
             general,
             feature,
             th2,
@@ -136,7 +139,7 @@ def add_scores(
                 out[i, c] += lv[0]
             continue
         _tree_leaves(
-            X,
+            Xt,
             feature[a:b],
             th2[a:b],
             l2[a:b],
@@ -152,7 +155,7 @@ def add_scores(
 
 @njit(nogil=True, cache=True)
 def _add_scores_few(
-    X,
+    Xt,
     general,
     feature,
     threshold,
@@ -172,14 +175,14 @@ def _add_scores_few(
         a = node_offsets[t]
         lo = leaf_offsets[t]
         c = tree_output[t]
-        for i in range(X.shape[0]):
+        for i in range(Xt.shape[1]):
             if node_offsets[t + 1] == a:
                 out[i, c] += leaf_value[lo]
                 continue
             node = 0
             while node >= 0:
                 j = a + node
-                x = X[i, feature[j]]
+                x = Xt[feature[j], i]
                 if general and (
                     np.isnan(x) or (zero_missing[j] and abs(x) <= ZERO_THRESHOLD)
                 ):
@@ -267,10 +270,14 @@ def add_state_scores(
                 continue
             top = 0
             stack_node[0] = 0
-            stack_bits[0, :] = everyone
+            # Element loops, not slice assignments: those compile numba's shape
+            # checks and their formatted messages (seconds on a fresh install).
+            for w in range(W):
+                stack_bits[0, w] = everyone[w]
             while top >= 0:
                 node = stack_node[top]
-                bits[:] = stack_bits[top]
+                for w in range(W):
+                    bits[w] = stack_bits[top, w]
                 top -= 1
                 while node >= 0:  # follow one side, push the other if needed
                     j = a + node
@@ -338,3 +345,28 @@ def softmax_rows(raw):
         for c in range(C):
             out[i, c] /= total
     return out
+
+
+def example_calls() -> dict[str, tuple]:
+    """A tiny call of each kernel above that the library calls from Python,
+    with the argument types it passes (:mod:`budgetdag_core._compiled`
+    compiles them ahead of a fit): one tree of one split."""
+    tree = (
+        np.zeros(1, dtype=np.int32),  # feature
+        np.zeros(1),  # threshold
+        np.array([-1], dtype=np.int32),  # left child: leaf 0
+        np.array([-2], dtype=np.int32),  # right child: leaf 1
+        np.ones(1, dtype=bool),  # missing_left
+        np.zeros(1, dtype=bool),  # zero_missing
+        np.zeros(2),  # leaf_value
+        np.array([0, 1], dtype=np.int64),  # node_offsets
+        np.array([0, 2], dtype=np.int64),  # leaf_offsets
+        np.zeros(1, dtype=np.int32),  # tree_output
+    )
+    present = np.ones((2, 2), dtype=bool)  # 2 states (or columns) of 2 columns
+    rows = np.zeros((3, 2))
+    return {
+        "add_scores": (rows.T.copy(), present[0], False, *tree, np.zeros((3, 1))),
+        "add_state_scores": (rows, present, False, *tree, np.zeros((3, 1, 2))),
+        "softmax_rows": (np.zeros((3, 2)),),
+    }

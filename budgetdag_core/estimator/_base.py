@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
@@ -218,6 +219,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         same selection settings reuses them instead of selecting again.
         """
         self._validate_params()
+        warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec, Xv, y_fit, _ = self.check_fit_data(X, y)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
@@ -287,6 +289,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
+        warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, target_attrs = self._prepare_target(y, len(Xv))

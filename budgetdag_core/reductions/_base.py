@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
+from .._compiled import before_call
 from .._integrity import check_array, check_int, fail
 
 
@@ -55,6 +56,7 @@ def column_mean_var(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         and Z.dtype == np.float64
         and Z.flags.c_contiguous
     ):
+        before_call("_row_major_mean_var")
         return _row_major_mean_var(Z)
     return Z.mean(axis=0), Z.var(axis=0)
 
@@ -234,3 +236,9 @@ def check_fitted_learner(
             f"expected PolicyFeatures, got {type(features).__name__}",
         )
     return features.check_integrity(f"{where}.features_", n_inputs)
+
+
+def example_calls() -> dict[str, tuple]:
+    """A tiny call of the compiled kernel with the argument types the policies
+    pass (see :mod:`budgetdag_core._compiled`)."""
+    return {"_row_major_mean_var": (np.zeros((2, 2)),)}

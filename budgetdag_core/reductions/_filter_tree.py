@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
+from .._compiled import before_call
 from .._integrity import check_array, check_int, fail
 from ._base import (
     PolicyFeatures,
@@ -20,7 +21,7 @@ from ._base import (
     check_linear,
     constant_action,
 )
-from ._logistic import as_logistic_regression, fit_logistic
+from ._logistic import SAFE_STEP, as_logistic_regression, fit_logistic
 from ._tournament import MODEL, RIGHT, tournament_layout, train_tournament
 
 
@@ -184,6 +185,7 @@ class FilterTree(BaseEstimator):
         regression, trained in one compiled call (same rows, weights and
         solver; see :mod:`._tournament`)."""
         left, right = tournament_layout(self.n_actions_)
+        before_call("train_tournament")
         kinds, coefs, intercepts, steps, _ = train_tournament(
             np.ascontiguousarray(F, dtype=np.float64),
             np.ascontiguousarray(C, dtype=np.float64),
@@ -191,6 +193,7 @@ class FilterTree(BaseEstimator):
             right,
             1.0 / self.C,
             int(self.max_iter),
+            SAFE_STEP,
         )
         nodes: list[_Node] = []
         for i in range(len(left)):

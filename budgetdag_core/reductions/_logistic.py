@@ -14,13 +14,34 @@ checks are unchanged.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from sklearn.linear_model import LogisticRegression
 
 #: Stop when the largest gradient entry, per unit of total weight, is below this.
 GRADIENT_TOL = 1e-5
 #: Halvings of the backtracking line search at most.
 MAX_HALVINGS = 30
+
+
+#: LAPACK's dgesv as numba's own ``np.linalg.solve`` calls it (numba's helper
+#: ``numba_xgesv``, which finds scipy's LAPACK): called directly, a Newton step
+#: solves with the same routine on the same numbers, and compiling the solver
+#: no longer builds ``np.linalg.solve``'s checks and error messages (4 of the
+#: filter tree's 10 s of compilation on a fresh install).
+_DGESV = types.ExternalFunction(
+    "numba_xgesv",
+    types.intc(
+        types.char,  # kind: "d"
+        types.intp,  # n
+        types.intp,  # right-hand sides
+        types.CPointer(types.float64),  # a (Fortran order), overwritten by LU
+        types.intp,  # lda
+        types.CPointer(types.int32),  # pivots
+        types.CPointer(types.float64),  # b, overwritten by the solution
+        types.intp,  # ldb
+    ),
+)
+_DOUBLE = ord("d")
 
 
 #: A full Newton step that moves no row's decision value by more than this
@@ -59,6 +80,40 @@ def _largest_move(w, z, new_z):
         if w[i] != 0.0:
             move = max(move, abs(new_z[i] - z[i]))
     return move
+
+
+@njit(nogil=True, cache=True)
+def _largest_abs(a):
+    """``np.abs(a).max()`` of a non-empty vector (NaN if any entry is NaN)."""
+    largest = 0.0
+    for k in range(a.shape[0]):
+        if np.isnan(a[k]):
+            return np.nan
+        largest = max(largest, abs(a[k]))
+    return largest
+
+
+@njit(nogil=True, cache=True)
+def _solve(H, g):
+    """``np.linalg.solve(H, g)`` for a square ``H``, by the same LAPACK call
+    (dgesv on a Fortran-order copy) and with the same errors."""
+    n = g.shape[0]
+    for i in range(n):
+        finite = np.isfinite(g[i])
+        for j in range(n):
+            finite = finite and np.isfinite(H[i, j])
+        if not finite:
+            raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+    lu = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            lu[j, i] = H[i, j]  # lu's rows are H's columns: Fortran order
+    solution = g.copy()
+    pivots = np.empty(n, dtype=np.int32)
+    info = _DGESV(_DOUBLE, n, 1, lu.ctypes, n, pivots.ctypes, solution.ctypes, n)
+    if info != 0:
+        raise np.linalg.LinAlgError("Matrix is singular to machine precision.")
+    return solution
 
 
 @njit(nogil=True, cache=True)
@@ -113,11 +168,18 @@ def newton(F, y, w, penalty, max_iter, tol, safe_step):
             for k in range(d):
                 Fs[i, k] = F[i, k] * s
                 border[k] += Fs[i, k]
-        g[:d] = Ft @ r + penalty * coef
+        # Element loops rather than slice assignments: an assignment between
+        # arrays compiles numba's shape checks and their formatted messages.
+        Ftr = Ft @ r
+        for k in range(d):
+            g[k] = Ftr[k] + penalty * coef[k]
         g[d] = r_sum
-        if np.abs(g).max() <= tol * total:
+        if _largest_abs(g) <= tol * total:
             break
-        H[:d, :d] = Ft @ Fs
+        FtFs = Ft @ Fs
+        for k in range(d):
+            for m in range(d):
+                H[k, m] = FtFs[k, m]
         # A tiny floor on the diagonal keeps the system positive definite when
         # every row is predicted with certainty (or the penalty is negligible).
         floor = 1e-12 * total
@@ -126,7 +188,7 @@ def newton(F, y, w, penalty, max_iter, tol, safe_step):
             H[d, k] = border[k]
             H[k, d] = border[k]
         H[d, d] = s_sum + floor
-        step = np.linalg.solve(H, g)
+        step = _solve(H, g)
         decrease = g @ step
         t = 1.0
         new_coef = coef - step[:d]

@@ -175,7 +175,8 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
         j = 0
         for i in range(n):
             if weight[i] > 0:
-                Fk[j] = F[i]
+                for k in range(d):  # (no slice assignment: see newton)
+                    Fk[j, k] = F[i, k]
                 yk[j] = 1.0 if label[i] else 0.0
                 wk[j] = weight[i]
                 j += 1
@@ -184,7 +185,8 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
             Fk, yk, wk, penalty, max_iter, GRADIENT_TOL, safe_step
         )
         kinds[node] = MODEL
-        coefs[node] = coef
+        for k in range(d):
+            coefs[node, k] = coef[k]
         intercepts[node] = intercept
         steps[node] = taken
         decision = F @ coef
@@ -192,3 +194,12 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
             right_wins = decision[i] + intercept > 0
             winners[node, i] = win_right[i] if right_wins else win_left[i]
     return kinds, coefs, intercepts, steps, winners[m - 1]
+
+
+def example_calls() -> dict[str, tuple]:
+    """A tiny call of the compiled tournament with the argument types the
+    filter tree passes (see :mod:`budgetdag_core._compiled`)."""
+    rng = np.random.default_rng(0)
+    left, right = tournament_layout(3)
+    F, C = rng.normal(size=(8, 2)), rng.random((8, 3))
+    return {"train_tournament": (F, C, left, right, 1.0, 100, SAFE_STEP)}

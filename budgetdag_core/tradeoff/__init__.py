@@ -16,7 +16,7 @@ from ._curve import (
     refine_scales,
     tradeoff_curve,
 )
-from ._fit_time import estimate_fit_seconds
+from ._fit_time import estimate_fit_seconds, estimate_fit_seconds_for
 
 __all__ = [
     "BudgetReport",
@@ -27,6 +27,7 @@ __all__ = [
     "cascade_points",
     "dominance_summary",
     "estimate_fit_seconds",
+    "estimate_fit_seconds_for",
     "fit_cascade",
     "fit_for_budget",
     "initial_scales",

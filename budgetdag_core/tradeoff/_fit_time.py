@@ -1,39 +1,79 @@
 """A rough estimate of how long ``BudgetDAGClassifier.fit`` takes, before fitting.
 
 The app shows it on the Train page. The constants are measured on this
-project's 2-core benchmark machine (``benchmarks/bench_fast_model.py``); they
-say "seconds or minutes", not a promise: expect a factor of two either way, and
-more on a busy machine.
+project's 2-core benchmark machine (``benchmarks/bench_cold_start.py`` prints
+each estimate beside the actual time); they say "seconds or minutes", not a
+promise: expect a factor of two either way, and more on a busy machine.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from typing import Any
 
-from ..bank import AUTO_MASKED_MIN_STATES, MAX_ROUNDS, MAX_STACK_ROWS
+from joblib import effective_n_jobs
 
-#: Seconds per (training row x tree x boosting round) of one LightGBM fit.
-BOOST_SECONDS_PER_ROW_TREE = 1.2e-7
-#: Boosting rounds a bank fit typically runs before early stopping (the
-#: per-state ``"hgb"`` bank at ``REFERENCE_ROWS`` training rows).
-TYPICAL_ROUNDS = {"hgb": 35, "masked": 80}
-#: Rows at which the per-state bank's rounds were measured (landsat). Its
-#: early stopping ends later on more rows: letter's all-sensor fits ran 77
-#: rounds on 4 435 of its rows and 150 on all 16 000 (about the square root
-#: of the rows), so the estimate scales the rounds by ``sqrt(rows / 4 435)``,
-#: up to the round cap.
+from .._compiled import kernels_ready as _kernels_ready
+from ..bank import (
+    AUTO_MASKED_MIN_STATES,
+    MAX_ROUNDS,
+    MAX_STACK_ROWS,
+    resolve_bank_kind,
+)
+
+#: Seconds per (training row x tree x boosting round) of one LightGBM fit,
+#: whatever the columns (gradients, row partitions) ...
+BOOST_SECONDS_PER_ROW_TREE = 4e-8
+#: ... and per column the fit reads on top (a histogram per column). Measured
+#: (benchmarks/bench_cold_start.py): about 1.3e-7 s in all on landsat's states
+#: (19 columns on average), 2.6e-7 s on digits' (32) and its masked bank (64).
+BOOST_SECONDS_PER_ROW_TREE_COLUMN = 5e-9
+#: The masked bank's stacked rows lack about half their columns (missing
+#: values, cheap to bin): 2.6e-7 s per row and tree on digits' 64 columns,
+#: as the per-state bank on 32.
+MASKED_COLUMN_SHARE = 0.5
+#: The columns a state reads when the caller does not say (landsat's mean).
+TYPICAL_STATE_COLUMNS = 19
+#: Boosting rounds a bank fit typically runs before early stopping, at
+#: ``REFERENCE_ROWS`` training rows or fewer: the per-state bank's fits ran 16
+#: (pima, 576 rows), 30 (landsat), 31 (toy, 600) and 53 (digits, 1 347) rounds
+#: at the median, the masked bank's 41 (digits) and 51 (spam): fewer rows do
+#: not stop earlier.
+TYPICAL_ROUNDS = {"hgb": 35, "masked": 45}
+#: Above this many rows early stopping ends later: letter's all-sensor fits
+#: ran 77 rounds on 4 435 of its rows and 150 on all 16 000 (about the square
+#: root of the rows), so the estimate scales the rounds by
+#: ``sqrt(rows / 4 435)``, up to the round cap.
 REFERENCE_ROWS = 4435
 #: Seconds per (row x state x fold) of a logistic-regression bank.
 LOGISTIC_SECONDS_PER_ROW_STATE = 2e-6
-#: Fixed seconds per model fit (data set construction, early-stopping checks).
-SECONDS_PER_FIT = 0.01
-#: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes).
-POLICY_SECONDS_PER_ROW_STATE = 3e-6
+#: Fixed seconds per model fit (data set construction, early-stopping checks),
+#: and per column (binning it): the toy's one-column fits took 5 ms each.
+SECONDS_PER_FIT = 0.004
+SECONDS_PER_FIT_COLUMN = 0.001
+#: Fixed seconds per call of ``fit`` (checks, the DAG, the policies' set-up;
+#: the first fit of a process also loads the kernels from numba's cache): the
+#: toy's whole fit took 0.6 s of CPU in a fresh process, its bank 0.2 s.
+SECONDS_PER_CALL = 0.2
+#: What each parallel worker after the first adds: landsat's bank ran 1.45x,
+#: letter's 1.8x faster on two cores than on one.
+PARALLEL_EFFICIENCY = 0.75
+#: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes):
+#: 0.3 s on digits' 256 states (1 347 rows), 0.1 s on landsat's 16.
+POLICY_SECONDS_PER_ROW_STATE = 1e-6
+#: While the compiled kernels are not in numba's cache (a fresh install), a
+#: first fit compiles the scoring kernels itself (seconds of CPU) ...
+OWN_COMPILE_SECONDS = 1.6
+#: ... and the warm-up's child compiles the rest meanwhile (from its start,
+#: with its imports), which a fit whose bank is done sooner waits for.
+CHILD_COMPILE_SECONDS = 8.0
 
 
-def hgb_rounds(n_rows: int) -> float:
-    """Typical boosting rounds of one per-state bank fit on ``n_rows`` rows."""
-    return min(TYPICAL_ROUNDS["hgb"] * math.sqrt(n_rows / REFERENCE_ROWS), MAX_ROUNDS)
+def boosting_rounds(n_rows: int, kind: str = "hgb") -> float:
+    """Typical boosting rounds of one bank fit on ``n_rows`` rows."""
+    scale = math.sqrt(max(n_rows, REFERENCE_ROWS) / REFERENCE_ROWS)
+    return min(TYPICAL_ROUNDS[kind] * scale, MAX_ROUNDS)
 
 
 def estimate_fit_seconds(
@@ -45,6 +85,9 @@ def estimate_fit_seconds(
     cv: int = 5,
     n_jobs: int = 1,
     masks_per_row: int = 16,
+    n_columns: int | None = None,
+    kernels_ready: bool | None = None,
+    n_cores: int | None = None,
 ) -> float:
     """Estimated wall-clock seconds of a default fit: bank plus policies.
 
@@ -63,19 +106,29 @@ def estimate_fit_seconds(
         Folds of the bank.
     n_jobs : int, default=1
         Parallel bank fits (the estimate divides the bank's time by them, up
-        to the number of fits: ``cv`` for the masked bank).
+        to the number of fits, ``cv`` for the masked bank, and the cores).
     masks_per_row : int, default=16
         The masked bank's masks per training row.
+    n_columns : int, optional
+        The table's columns (all sensors'). A per-state model reads its
+        state's columns, on average half of them; the masked bank's model all.
+        Default: a landsat-like width.
+    kernels_ready : bool, optional
+        Whether the compiled kernels are ready (:func:`kernels_ready`, which
+        is asked when this is None); if not, the first fit compiles them.
+    n_cores : int, optional
+        The machine's cores (default ``os.cpu_count()``): workers beyond them
+        wait.
 
     Returns
     -------
     float
-        Seconds (at least 0.1).
+        Seconds.
 
     Examples
     --------
-    >>> round(estimate_fit_seconds(4435, 16, 6, "hgb"))  # landsat: seconds
-    8
+    >>> round(estimate_fit_seconds(4435, 16, 6, "hgb", kernels_ready=True))
+    10
     """
     for name, value in (("n_rows", n_rows), ("n_states", n_states)):
         if value < 1:
@@ -95,18 +148,85 @@ def estimate_fit_seconds(
     if kind == "per_subset":
         bank = LOGISTIC_SECONDS_PER_ROW_STATE * n_rows * non_empty * cv * trees
     elif kind == "hgb":
-        per_fit = SECONDS_PER_FIT + (
-            BOOST_SECONDS_PER_ROW_TREE * fold_rows * trees * hgb_rounds(n_rows)
+        columns = TYPICAL_STATE_COLUMNS if n_columns is None else n_columns / 2
+        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
+            BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
         )
+        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
+        per_fit += per_row_tree * fold_rows * trees * boosting_rounds(n_rows)
         bank = per_fit * non_empty * cv
     else:
+        columns = 2 * TYPICAL_STATE_COLUMNS if n_columns is None else n_columns
         per_row = min(masks_per_row, non_empty, max(1, MAX_STACK_ROWS // n_rows))
         rows = fold_rows * per_row
-        bank = cv * (
-            SECONDS_PER_FIT
-            + BOOST_SECONDS_PER_ROW_TREE * rows * trees * TYPICAL_ROUNDS["masked"]
+        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
+            BOOST_SECONDS_PER_ROW_TREE_COLUMN * MASKED_COLUMN_SHARE * columns
         )
+        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
+        per_fit += per_row_tree * rows * trees * boosting_rounds(n_rows, kind)
+        bank = cv * per_fit
     policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
-    # The masked bank has one fit per fold: more workers than folds wait.
+    # The masked bank has one fit per fold: more workers than folds wait, and
+    # workers beyond the cores wait too.
     fits = cv if kind == "masked" else non_empty * cv
-    return max(0.1, bank / max(1, min(n_jobs, fits)) + policies)
+    cores = (os.cpu_count() or 1) if n_cores is None else n_cores
+    workers = max(1, min(effective_n_jobs(n_jobs), fits, cores))
+    bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
+    if kernels_ready is None:
+        kernels_ready = _kernels_ready()
+    cold = 0.0
+    if not kernels_ready:
+        cold = OWN_COMPILE_SECONDS + max(0.0, CHILD_COMPILE_SECONDS - bank)
+    return bank + policies + cold + SECONDS_PER_CALL
+
+
+def estimate_fit_seconds_for(
+    sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
+) -> float:
+    """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
+    n_jobs=n_jobs, **params)`` on ``X``, ``y``.
+
+    Parameters
+    ----------
+    sensors : SensorSpec, dict or JSON
+        The estimator's sensors.
+    X, y : the training table and target.
+    n_jobs : int or None, default=1
+        The estimator's ``n_jobs``.
+    **params
+        Other estimator parameters; ``n_subsets``, ``bank_kind``,
+        ``classifier`` and ``cv`` change the estimate.
+
+    Returns
+    -------
+    float
+        Seconds, from the rows, the states (at most ``2 ** n_subsets`` with
+        ``n_subsets``), classes, columns, bank kind, folds and cores, counting
+        the compilation of a first fit after an install.
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo
+    >>> demo = load_demo("landsat")
+    >>> estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train) > 1
+    True
+    """
+    import pandas as pd
+
+    from ..validation import as_spec
+
+    spec = as_spec(sensors)
+    n_sensors = params.get("n_subsets") or spec.n_sensors
+    n_states = 2**n_sensors
+    kind = resolve_bank_kind(
+        params.get("bank_kind", "auto"), params.get("classifier"), n_states
+    )
+    return estimate_fit_seconds(
+        len(X),
+        n_states,
+        max(2, int(pd.Series(y).nunique())),
+        kind,
+        cv=int(params.get("cv", 5)),
+        n_jobs=effective_n_jobs(n_jobs),
+        n_columns=len(spec.columns),
+    )

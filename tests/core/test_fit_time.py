@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from budgetdag_core import estimate_fit_seconds
+from budgetdag_core import estimate_fit_seconds as estimate_with_probe
+
+
+def estimate_fit_seconds(*args, **kwargs):
+    """The estimate for a machine of 8 cores whose kernels are compiled
+    (unless a test says otherwise): independent of where the tests run."""
+    kwargs = {"kernels_ready": True, "n_cores": 8, **kwargs}
+    return estimate_with_probe(*args, **kwargs)
 
 
 def test_estimate_grows_with_rows_states_and_classes():
@@ -75,10 +82,43 @@ def test_rounds_grow_like_the_square_root_of_the_rows():
     from budgetdag_core.tradeoff._fit_time import (
         REFERENCE_ROWS,
         TYPICAL_ROUNDS,
-        hgb_rounds,
+        boosting_rounds,
     )
 
-    assert hgb_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
-    assert hgb_rounds(4 * REFERENCE_ROWS) == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])
+    assert boosting_rounds(REFERENCE_ROWS) == TYPICAL_ROUNDS["hgb"]
+    # fewer rows do not stop earlier (pima, toy, digits: measured)
+    assert boosting_rounds(500) == TYPICAL_ROUNDS["hgb"]
+    assert boosting_rounds(500, "masked") == TYPICAL_ROUNDS["masked"]
+    four_times = boosting_rounds(4 * REFERENCE_ROWS)
+    assert four_times == pytest.approx(2 * TYPICAL_ROUNDS["hgb"])
     # early stopping never runs past the cap
-    assert hgb_rounds(10**9) == MAX_ROUNDS
+    assert boosting_rounds(10**9) == MAX_ROUNDS
+
+
+def test_cores_cap_the_workers_and_a_cold_start_adds_the_compilation():
+    two_cores = estimate_fit_seconds(4000, 16, 6, "hgb", n_jobs=8, n_cores=2)
+    assert two_cores == estimate_fit_seconds(4000, 16, 6, "hgb", n_jobs=2)
+    assert two_cores > estimate_fit_seconds(4000, 16, 6, "hgb", n_jobs=8)
+    cold = estimate_fit_seconds(4000, 16, 6, "hgb", kernels_ready=False)
+    assert cold > estimate_fit_seconds(4000, 16, 6, "hgb") + 1
+
+
+def test_wider_tables_take_longer():
+    narrow = estimate_fit_seconds(1347, 16, 10, "hgb", n_columns=8)
+    assert estimate_fit_seconds(1347, 16, 10, "hgb", n_columns=64) > 1.5 * narrow
+    masked = estimate_fit_seconds(1347, 256, 10, "masked", n_columns=8)
+    assert estimate_fit_seconds(1347, 256, 10, "masked", n_columns=64) > masked
+
+
+def test_estimate_for_reads_the_data_and_settings():
+    from budgetdag_core import estimate_fit_seconds_for, load_demo
+
+    demo = load_demo("landsat")
+    expected = estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2)
+    landsat = estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train, n_jobs=2)
+    assert landsat == expected
+    spam = load_demo("spam")
+    subsets = estimate_fit_seconds_for(
+        spam.spec, spam.X_train, spam.y_train, n_subsets=8
+    )
+    assert subsets == estimate_with_probe(3450, 256, 2, "masked", n_columns=57)

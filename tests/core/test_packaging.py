@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -32,6 +33,14 @@ print(*(load_demo(name).train.shape for name in ("letter", "pima", "spam")))
 """
 
 
+def _site_dirs() -> list[str]:
+    """This interpreter's site directories (a virtualenv's, when in one)."""
+    dirs = site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [path for path in dirs if Path(path).is_dir()]
+
+
 def test_wheel_install_loads_demos_from_any_directory(tmp_path):
     # Build from a copy of the sources, so the build leaves the checkout alone.
     src = tmp_path / "src"
@@ -52,11 +61,25 @@ def test_wheel_install_loads_demos_from_any_directory(tmp_path):
     )
     (wheel,) = dist.glob("budgetdag-*.whl")
 
-    # The venv sees the installed dependencies (offline); its own copy of the
-    # package shadows the development install, which Python finds after it.
+    # The venv sees the dependencies installed where this test runs (offline):
+    # a .pth file adds this interpreter's site directories after the venv's
+    # own. (``system_site_packages`` would add the base interpreter's, which
+    # lack them when the tests run inside a virtualenv.) The venv's copy of
+    # the package shadows any development install, which Python finds after it.
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(purelib) / "running_interpreter.pth").write_text(
+        "import site; "
+        + "; ".join(f"site.addsitedir({path!r})" for path in _site_dirs())
+        + "\n"
+    )
     subprocess.run(
         [*pip, "--python", str(python), "install", "-q", "--no-deps", "--no-index"]
         + ["--force-reinstall", str(wheel)],
@@ -68,6 +91,8 @@ def test_wheel_install_loads_demos_from_any_directory(tmp_path):
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "BUDGETDAG_DATA")
     }
+    # The probe fits nothing: no warm-up child compiling for the wheel's copy.
+    env["BUDGETDAG_WARM_UP"] = "0"
     out = subprocess.run(
         [str(python), "-c", PROBE],
         cwd=elsewhere,

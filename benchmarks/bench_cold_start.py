@@ -1,0 +1,216 @@
+"""First fits after a fresh install, and the fit-time estimates, measured.
+
+Part ``cold`` (issue 31): the first default fit of the landsat and letter
+demos in a fresh process with an empty numba cache (a fresh install: the
+compiled kernels are not there yet) against a warm one. Each repeat runs, one
+after the other, in fresh processes:
+
+- cold: a new empty ``NUMBA_CACHE_DIR``; import, load, first fit, then a
+  second fit in the same process;
+- warm: the same cache directory, filled by the cold process; import, load,
+  first fit.
+
+It prints the seconds (wall and this process's CPU), the cold/warm ratio of
+the first fits (the target is at most 1.5) and the load averages. With
+``--compare PATH`` each repeat also runs the same pair on the package at PATH
+(e.g. a checkout of main), so that before and after are measured side by side.
+
+Part ``estimates``: :func:`budgetdag_core.estimate_fit_seconds` (as the app's
+Train page calls it) against the actual wall time of the fit it estimates, on
+the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
+four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
+sensor), warm; and on landsat cold. The target is a factor of two either way.
+
+Run ``PYTHONPATH=. python benchmarks/bench_cold_start.py`` (``--part cold`` or
+``--part estimates``; ``--repeats N``; ``--n-jobs N``, default 1 for the cold
+part, the app's threads for the estimates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+WORKER = """
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+t0 = time.perf_counter()
+import numpy as np
+import pandas as pd
+import budgetdag_core
+from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
+imported = time.perf_counter() - t0
+name, n_jobs, fits = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+
+def table(name):
+    if not name.startswith("digits"):
+        demo = load_demo(name)
+        params = {"n_subsets": 8} if name == "spam" else {}
+        if name == "toy":
+            params["cost_scale"] = 0.03
+        return demo.spec, demo.X_train, demo.y_train, params
+    from sklearn.datasets import load_digits
+    digits = load_digits()
+    pixels = [f"p{r}{c}" for r in range(8) for c in range(8)]
+    X = pd.DataFrame(digits.data, columns=pixels)
+    if name == "digits_quadrants":
+        groups = {
+            f"q{qr}{qc}": [f"p{r}{c}" for r in range(4 * qr, 4 * qr + 4)
+                           for c in range(4 * qc, 4 * qc + 4)]
+            for qr in range(2) for qc in range(2)
+        }
+    else:  # digits_rows: 8 sensors, 256 states
+        groups = {f"row{r}": [f"p{r}{c}" for c in range(8)] for r in range(8)}
+    spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
+    train = np.random.default_rng(0).permutation(len(X))[: int(0.75 * len(X))]
+    return spec, X.iloc[train], pd.Series(digits.target[train]), {}
+
+spec, X, y, params = table(name)
+ready = getattr(budgetdag_core, "kernels_ready", lambda: None)()  # None: older
+estimate = one_thread = None
+if os.environ.get("ESTIMATE") == "1":
+    from budgetdag_core import estimate_fit_seconds_for
+    estimate = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, **params)
+    one_thread = estimate_fit_seconds_for(spec, X, y, n_jobs=1, **params)
+out = {"import": imported, "ready": ready, "estimate": estimate, "fits": [], "cpu": []}
+out["one_thread"] = one_thread
+for _ in range(fits):
+    model = BudgetDAGClassifier(spec, random_state=0, n_jobs=n_jobs, **params)
+    t, c = time.perf_counter(), time.process_time()
+    model.fit(X, y)
+    out["fits"].append(time.perf_counter() - t)
+    out["cpu"].append(time.process_time() - c)
+out["load"] = os.getloadavg()[0]
+print(json.dumps(out))
+"""
+
+
+def run_worker(
+    package: Path, name: str, n_jobs: int | None, fits: int, cache: str, **env: str
+) -> dict:
+    """One fresh process: import, load ``name``, ``fits`` fits; its timings."""
+    out = subprocess.run(
+        [sys.executable, "-c", WORKER, str(package), name, json.dumps(n_jobs)]
+        + [str(fits)],
+        env={**os.environ, "NUMBA_CACHE_DIR": cache, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cold_part(names: list[str], repeats: int, n_jobs: int | None, compare: Path | None):
+    packages = {"this": ROOT} | ({"compare": compare} if compare else {})
+    print(
+        f"First default fit, cold (empty numba cache) vs warm, fresh processes; "
+        f"n_jobs={n_jobs}, {os.cpu_count()} cores"
+    )
+    print(
+        f"{'table':8} {'package':8} {'rep':>3} {'cold 1st':>9} {'cpu':>6} "
+        f"{'2nd':>6} {'warm 1st':>9} {'cpu':>6} {'cold/warm':>9} "
+        f"{'2nd/warm':>8} {'load':>5}"
+    )
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for name in names:
+        for rep in range(repeats):
+            for label, package in packages.items():
+                with tempfile.TemporaryDirectory() as cache:
+                    cold = run_worker(package, name, n_jobs, 2, cache)
+                    warm = run_worker(package, name, n_jobs, 1, cache)
+                ratio = cold["fits"][0] / warm["fits"][0]
+                ratios.setdefault((name, label), []).append(ratio)
+                print(
+                    f"{name:8} {label:8} {rep:>3} {cold['fits'][0]:>8.1f}s "
+                    f"{cold['cpu'][0]:>5.1f}s {cold['fits'][1]:>5.1f}s "
+                    f"{warm['fits'][0]:>8.1f}s {warm['cpu'][0]:>5.1f}s "
+                    f"{ratio:>9.2f} {cold['fits'][1] / warm['fits'][0]:>8.2f} "
+                    f"{warm['load']:>5.1f}",
+                    flush=True,
+                )
+    print("median cold/warm ratio (target <= 1.5):")
+    for (name, label), values in ratios.items():
+        listed = ", ".join(f"{value:.2f}" for value in values)
+        print(f"  {name:8} {label:8} {statistics.median(values):.2f}  ({listed})")
+
+
+ESTIMATE_TABLES = (
+    "landsat",
+    "letter",
+    "pima",
+    "spam",
+    "toy",
+    "digits_quadrants",
+    "digits_rows",
+)
+
+
+def estimates_part(names: list[str], n_jobs: int | None):
+    print(
+        f"Estimated vs actual fit seconds (default settings, n_jobs={n_jobs}, "
+        f"{os.cpu_count()} cores); target: within 2x"
+    )
+    print(
+        "(On a busy machine the wall times stretch with the load; the CPU seconds\n"
+        "of the fit, against the estimate for one thread, stay comparable.)"
+    )
+    print(
+        f"{'table':17} {'kernels':8} {'estimate':>9} {'actual':>8} {'ratio':>6} "
+        f"{'1 thread':>9} {'cpu':>7} {'ratio':>6} {'load':>5}"
+    )
+    cache = tempfile.mkdtemp()
+    rows = [(name, True) for name in names] + [("landsat", False)]
+    for name, warm in rows:
+        if warm:
+            run_worker(ROOT, "toy", 1, 1, cache)  # fills the cache
+            result = run_worker(ROOT, name, n_jobs, 1, cache, ESTIMATE="1")
+        else:
+            with tempfile.TemporaryDirectory() as empty:
+                result = run_worker(ROOT, name, n_jobs, 1, empty, ESTIMATE="1")
+        actual, cpu = result["fits"][0], result["cpu"][0]
+        print(
+            f"{name:17} {'ready' if result['ready'] else 'cold':8} "
+            f"{result['estimate']:>8.1f}s {actual:>7.1f}s "
+            f"{result['estimate'] / actual:>6.2f} {result['one_thread']:>8.1f}s "
+            f"{cpu:>6.1f}s {result['one_thread'] / cpu:>6.2f} {result['load']:>5.1f}",
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("cold", "estimates", "all"), default="all")
+    parser.add_argument("--only", nargs="*", help="tables to run")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--n-jobs", type=int, default=None)
+    parser.add_argument("--compare", type=Path, help="another checkout to measure")
+    args = parser.parse_args()
+    t = time.perf_counter()
+    print(f"load averages at start: {os.getloadavg()}")
+    if args.part in ("cold", "all"):
+        names = args.only or ["landsat", "letter"]
+        cold_part(names, args.repeats, args.n_jobs or 1, args.compare)
+    if args.part in ("estimates", "all"):
+        from budgetdag_core import __file__ as package_file  # noqa: F401
+
+        sys.path.insert(0, str(ROOT))
+        from ui.training import app_n_jobs  # the app's threads
+
+        estimates_part(args.only or list(ESTIMATE_TABLES), args.n_jobs or app_n_jobs())
+    print(f"load averages at end: {os.getloadavg()}; {time.perf_counter() - t:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
