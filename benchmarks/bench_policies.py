@@ -77,6 +77,9 @@ CONFIGS: dict[str, dict] = {
         "stop_loss": "expected",
         "policy_degree": 1,
     },
+    # sensor values beside the probabilities (issue 30: a routing sensor leaves
+    # the probabilities at the prior); "auto" resolves to expected losses, degree 1
+    "ft1-sensors+proba-expected": {"policy_features": "sensors+proba"},
     "ft-conf": {"policy_features": "confidence"},
     "ft-conf-soft": {"policy_features": "confidence", "stop_loss": "soft"},
     "ft-conf-expected": {"policy_features": "confidence", "stop_loss": "expected"},

@@ -3,35 +3,64 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import math
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from ._bounded_io import check_output_file, check_regular_file
 from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
 from .persist import load_policy, save_policy
 from .sensors import SensorSpec
-from .validation import MAX_FULL_DAG_SENSORS
+from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
 
 
 class CLIError(Exception):
     """A user-facing error: printed without a traceback, exit code 2."""
 
 
-def _read_table(path: str) -> pd.DataFrame:
-    p = Path(path)
-    if not p.exists():
-        raise CLIError(f"Data file not found: {path}")
+#: Delimiters a data file may use; the first line decides (a one-column file
+#: has none of them: Python's sniffer would split it on a letter).
+DELIMITERS = ",;\t|"
+
+
+def _delimiter(path: str) -> str:
+    """The delimiter of a CSV file, from its first 64 KB (``,`` if unsure)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        sample = handle.read(1 << 16)
+    if not sample.strip():
+        raise CLIError(f"The data file {path!r} is empty.")
     try:
-        return pd.read_csv(p, sep=None, engine="python")
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
-        raise CLIError(f"Could not read {path} as CSV: {e}") from None
+        return csv.Sniffer().sniff(sample, delimiters=DELIMITERS).delimiter
+    except csv.Error:  # one column, or no delimiter repeated on every line
+        return ","
+
+
+def _read_table(path: str) -> pd.DataFrame:
+    """A CSV file as a DataFrame (UTF-8, with or without a byte-order mark,
+    delimited by one of :data:`DELIMITERS`), or a one-line error."""
+    check_regular_file(path, "data file")
+    try:
+        data = pd.read_csv(path, sep=_delimiter(path), encoding="utf-8-sig")
+    except (
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        UnicodeDecodeError,
+        csv.Error,
+    ) as exc:
+        message = " ".join(str(exc).split())
+        raise CLIError(f"Could not read {path!r} as CSV: {message}") from None
+    if len(data) == 0:
+        raise CLIError(f"The data file {path!r} has a header but no rows.")
+    return data
 
 
 def _split_xy(
@@ -46,9 +75,38 @@ def _split_xy(
 
 
 def _read_spec(path: str) -> SensorSpec:
-    if not Path(path).exists():
-        raise CLIError(f"Sensor spec file not found: {path}")
-    return SensorSpec.from_json(Path(path))
+    try:
+        return SensorSpec.from_file(path)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """Every file argument, before any work: inputs are readable regular
+    files, outputs can be written (their folder exists, they are no
+    directory or device)."""
+    inputs = {
+        "model": "model file",
+        "data": "data file",
+        "test": "test file",
+        "sensors": "sensor spec file",
+    }
+    for attr, what in inputs.items():
+        path = getattr(args, attr, None)
+        if path is not None:
+            if attr == "model" and not Path(path).exists():
+                raise CLIError(f"Model file not found: {path}")
+            check_regular_file(path, what)
+    if getattr(args, "out", None) is not None:
+        check_output_file(args.out, "output file (--out)")
+
+
+def _write(path: str, write: Callable[[str], object]) -> None:
+    """``write(path)``, with a failure (a full disk, ...) in one line."""
+    try:
+        write(path)
+    except OSError as exc:
+        raise CLIError(f"Could not write {path!r}: {exc.strerror or exc}.") from None
 
 
 def _progress(stage: str, done: int, total: int) -> None:
@@ -95,7 +153,7 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
         "bank_serve": args.bank_serve,
     }
     n_subsets = _n_subsets(args, spec)
-    if n_subsets:
+    if n_subsets is not None:
         params["n_subsets"] = n_subsets
         params["subset_reward"] = args.subset_reward
         params["subset_budget"] = args.subset_budget
@@ -133,7 +191,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         model.fit(X, y, progress=_progress)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     model.label_name_ = args.label
-    save_policy(model, args.out)
+    _write(args.out, lambda path: save_policy(model, path))
     report = model.evaluate(X[spec.columns], y)
     if report["avg_sensors"] == 0:
         print(
@@ -147,8 +205,6 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _load(path: str):
-    if not Path(path).exists():
-        raise CLIError(f"Model file not found: {path}")
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         return load_policy(path)
@@ -169,7 +225,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     traces = model.trace(data)
     traces["acquired"] = traces["acquired"].map(lambda a: "|".join(a))
     if args.out:
-        traces.to_csv(args.out, index=False)
+        _write(args.out, lambda path: traces.to_csv(path, index=False))
         print(f"wrote {len(traces)} traces to {args.out}", file=sys.stderr)
     else:
         traces.to_csv(sys.stdout, index=False)
@@ -186,9 +242,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.test:
         X_test, y_test = _split_xy(_read_table(args.test), args.label, spec)
     params = {k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"}
-    scales = (
-        [float(s) for s in args.cost_scales.split(",")] if args.cost_scales else None
-    )
+    scales = args.cost_scales
     result = tradeoff.tradeoff_curve(
         X,
         y,
@@ -201,7 +255,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         **params,
     )
     frame = getattr(result, "frame", result)
-    frame.to_csv(args.out, index=False)
+    _write(args.out, lambda path: frame.to_csv(path, index=False))
     print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
     # How the DAG compares with the fixed-subset hull and the confidence
     # cascade, in words (the rows are in the CSV: methods hull and cascade).
@@ -224,20 +278,26 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--policy-degree",
-        type=int,
+        type=_int_in(1, 3),
         default=None,
         help="polynomial degree 1-3 of the policy features (default: 1 with "
         "model inputs (proba, confidence), 2 with sensor inputs)",
     )
     p.add_argument(
-        "--cv", type=int, default=5, help="folds of the out-of-fold losses (default: 5)"
+        "--cv",
+        type=_int_in(2),
+        default=5,
+        help="folds of the out-of-fold losses (default: 5)",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="random seed of the fold split (default: 0)"
+        "--seed",
+        type=_int_in(0, 2**32 - 1),
+        default=0,
+        help="random seed of the fold split (default: 0)",
     )
     p.add_argument(
         "--n-jobs",
-        type=int,
+        type=_n_jobs,
         default=None,
         help="parallel jobs for bank and node fits (default: 1)",
     )
@@ -252,12 +312,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--policy-features",
-        default="proba",
+        default="auto",
         choices=sorted(POLICY_FEATURES),
         help="inputs of each node's policy: the current classifier's class "
         "probabilities and confidence (proba), its confidence only, the "
-        "acquired sensors' features (sensors, the paper), or both "
-        "(default: proba)",
+        "acquired sensors' features (sensors, the paper), both "
+        "(sensors+confidence, sensors+proba), or auto: proba, plus the sensor "
+        "values at states whose classifier says the same for every row "
+        "(default: auto)",
     )
     p.add_argument(
         "--stop-loss",
@@ -278,14 +340,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-policy-features",
-        type=int,
+        type=_int_in(1),
         default=1000,
         help="cap on the polynomial features of one node's policy; wider "
         "states fall back to a lower degree (default: 1000)",
     )
     p.add_argument(
         "--n-subsets",
-        type=int,
+        type=_int_in(1, MAX_N_SUBSETS),
         default=None,
         help="select this many sensor subsets (Alg. 2, 1-16); the DAG is built "
         f"over their unions (default: none, or {DEFAULT_N_SUBSETS} when the spec "
@@ -293,7 +355,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--subset-budget",
-        type=float,
+        type=_number(0, strict=True),
         default=None,
         help="with --n-subsets: budget on the total size of the greedy subsets "
         "in average sensors (default: the number of sensors)",
@@ -314,8 +376,66 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with each mistake in one line (and exit code 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high`` (inclusive)."""
+    span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer {span}")
+        return value
+
+    return parse
+
+
+def _n_jobs(text: str) -> int:
+    """An argparse type: joblib's n_jobs (a non-zero integer, -1: all cores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a non-zero integer (1: one job, -1: all cores)"
+        )
+    return value
+
+
+def _number(low: float, *, strict: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number at least (``strict``: above) ``low``."""
+    bound = f"above {low:g}" if strict else f"at least {low:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number {bound}")
+        return value
+
+    return parse
+
+
+def _scales(text: str) -> list[float]:
+    """An argparse type: comma-separated finite, non-negative cost scales."""
+    parse = _number(0)
+    return [parse(part.strip()) for part in text.split(",")]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="budgetdag",
         description="Adaptive sensor acquisition under a budget (Graph-Reduce on "
         "a sensor DAG). Data files are CSV; the sensor spec is JSON as written by "
@@ -330,13 +450,13 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--cost-scale",
-        type=float,
+        type=_number(0),
         default=1.0,
         help="weight of acquisition cost vs one error (default: 1.0)",
     )
     g.add_argument(
         "--budget",
-        type=float,
+        type=_number(0, strict=True),
         default=None,
         help="target average acquisition cost per example; the cost "
         "scale is found by bisection on a held-out split",
@@ -368,12 +488,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", default=None, help="test CSV (default: none)")
     p.add_argument(
         "--cost-scales",
+        type=_scales,
         default=None,
         help="comma-separated cost scales (default: automatic range)",
     )
     p.add_argument(
         "--n-points",
-        type=int,
+        type=_int_in(2),
         default=10,
         help="points of the automatic range (default: 10)",
     )
@@ -386,9 +507,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _check_paths(args)  # every path before any work
         return args.func(args)
-    except (CLIError, ValueError, FileNotFoundError) as exc:
-        print(f"budgetdag {args.command}: error: {exc}", file=sys.stderr)
+    except (CLIError, ValueError, OSError) as exc:
+        message = " ".join(str(exc).split())  # one line
+        print(f"budgetdag {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 

@@ -16,10 +16,15 @@ import networkx as nx
 import numpy as np
 
 from ._integrity import check_int, fail
-from .validation import MAX_FULL_DAG_SENSORS
+from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
 
 if TYPE_CHECKING:
     from .sensors import SensorSpec
+
+#: Most acquire-actions (units) of a DAG the estimators build: one per sensor
+#: of a full DAG, or one per selected subset. A loaded DAG's units are counted
+#: before it is rebuilt, which takes up to 2^units states.
+MAX_DAG_UNITS = max(MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS)
 
 
 def mask_of(indices: Sequence[int]) -> int:
@@ -160,6 +165,12 @@ class SensorDAG:
         units = self.units
         if not isinstance(units, list | tuple) or not units:
             raise fail(f"{where}.units", "expected a non-empty list")
+        if len(units) > MAX_DAG_UNITS:
+            raise fail(
+                f"{where}.units",
+                f"{len(units)} units, at most {MAX_DAG_UNITS} "
+                f"(2^{MAX_DAG_UNITS} states)",
+            )
         for j, unit in enumerate(units):
             if not isinstance(unit, list | tuple) or not unit:
                 raise fail(f"{where}.units[{j}]", "expected a non-empty tuple")

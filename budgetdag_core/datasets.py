@@ -118,6 +118,10 @@ DEMOS = {
     "DAG over their unions.",
     "toy": "Teaching toy (synthetic): two cheap but noisy sensors and one expensive "
     "but clean one, one column each, 2 classes; try cost_scale 0.03.",
+    "cube_nm": "CUBE-NM (synthetic, AFABench): a context sensor (5 columns, cost 1) "
+    "says which of five 10-column blocks holds the class signal; each block column "
+    "is its own sensor of cost 1; 8 classes. Built to defeat greedy acquisition: "
+    "the context is worthless alone but tells a planner where to look.",
 }
 
 TOY_NOISE = {"cheap_a": 0.8, "cheap_b": 0.8, "precise": 0.1}
@@ -190,8 +194,9 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     landsat and letter come with their standard train/test files; pima and spam
     (Spambase: 57 one-column sensors of cost 1, rows ordered by class in the
     file) are split at random, stratified by the label, with ``test_fraction``
-    of the rows in the test part and ``random_state`` as the seed; toy is
-    generated (:func:`toy_dataset`).
+    of the rows in the test part and ``random_state`` as the seed; toy and
+    cube_nm are generated (:func:`toy_dataset`, :func:`cube_nm_dataset` with its
+    defaults and ``random_state`` as the seed).
 
     Examples
     --------
@@ -201,6 +206,8 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     """
     if name == "toy":
         return toy_dataset(random_state=random_state)
+    if name == "cube_nm":
+        return cube_nm_dataset(random_state=random_state)
     if name == "landsat":
         train = pd.read_csv(find_file("landsat_train.csv.gz"))
         test = pd.read_csv(find_file("landsat_test.csv.gz"))
@@ -226,4 +233,279 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
         "label",
         spec,
         DEMOS[name],
+    )
+
+
+# ------------------------------------------------- active feature acquisition data
+# The synthetic problems of AFABench (Schütz et al. 2025, github.com/Linusaronsson/
+# AFA-Benchmark), the field's benchmark for active feature acquisition, drawn with
+# numpy from the same distributions and with the parameters of its dataset
+# generation configs (1000 rows there, split 60/20/20: 600 training rows).
+
+#: Classes of CUBE and CUBE-NM; each is coded by its 3 bits.
+CUBE_CLASSES = 8
+#: Columns of one CUBE block (CUBE has one block plus 10 noise columns).
+CUBE_BLOCK = 10
+
+
+def _check_sizes(n_train: int, n_test: int) -> None:
+    if int(n_train) != n_train or int(n_test) != n_test or n_train < 1 or n_test < 1:
+        raise ValueError(
+            f"n_train and n_test must be positive integers; got {n_train}, {n_test}."
+        )
+
+
+def _check_std(**stds: float) -> None:
+    for name, value in stds.items():
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be finite and >= 0; got {value}.")
+
+
+def _class_bits(labels: np.ndarray) -> np.ndarray:
+    """The 3 bits of each class, lowest first (class 1 -> 1, 0, 0), as AFABench."""
+    return ((labels[:, None] >> np.arange(3)) & 1).astype(float)
+
+
+def _demo_from_arrays(
+    name: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    columns: list[str],
+    n_train: int,
+    spec: SensorSpec,
+    description: str,
+) -> Demo:
+    frame = pd.DataFrame(X, columns=columns)
+    frame["label"] = y
+    return Demo(
+        name,
+        frame.iloc[:n_train].reset_index(drop=True),
+        frame.iloc[n_train:].reset_index(drop=True),
+        "label",
+        spec,
+        description,
+    )
+
+
+def cube_dataset(
+    n_train: int = 600,
+    n_test: int = 1000,
+    *,
+    random_state: int = 0,
+    informative_std: float = 0.1,
+    noise_mean: float = 0.5,
+    noise_std: float = 0.1,
+) -> Demo:
+    """CUBE (ODIN, Zannone et al. 2019; AFABench): 20 one-column sensors, 8 classes.
+
+    The class ``y`` is uniform on 0..7. Columns ``x00``..``x19`` are noise
+    ``N(noise_mean, noise_std)``, except the three columns ``y, y+1, y+2``,
+    which hold the class's 3 bits (lowest first) plus ``N(0,
+    informative_std)``. Columns 10..19 never carry signal. Each column is a
+    sensor of cost 1. The defaults are AFABench's dataset config (its
+    generator's own defaults have ``noise_std=0.3``).
+
+    Parameters
+    ----------
+    n_train, n_test : int
+        Rows of each split, drawn independently from the same distribution.
+    random_state : int
+        Seed; the same seed gives the same rows.
+    informative_std, noise_mean, noise_std : float
+        The distribution's parameters (see above).
+
+    Returns
+    -------
+    Demo
+        ``name="cube"``, ``label="label"`` (0..7).
+
+    Examples
+    --------
+    >>> demo = cube_dataset(60, 20)
+    >>> demo.X_train.shape, demo.spec.n_sensors, demo.spec.total_cost
+    ((60, 20), 20, 20.0)
+    """
+    _check_sizes(n_train, n_test)
+    _check_std(informative_std=informative_std, noise_std=noise_std)
+    rng = np.random.default_rng(random_state)
+    n = int(n_train) + int(n_test)
+    y = rng.integers(0, CUBE_CLASSES, size=n)
+    X = rng.normal(noise_mean, noise_std, size=(n, 2 * CUBE_BLOCK))
+    cols = y[:, None] + np.arange(3)
+    signal = _class_bits(y) + rng.normal(0.0, informative_std, size=(n, 3))
+    np.put_along_axis(X, cols, signal, axis=1)
+    columns = [f"x{j:02d}" for j in range(2 * CUBE_BLOCK)]
+    return _demo_from_arrays(
+        "cube",
+        X.round(6),
+        y,
+        columns,
+        int(n_train),
+        SensorSpec.per_column(columns, cost=1.0),
+        "CUBE (synthetic, ODIN/AFABench): 20 one-column sensors of cost 1, 8 "
+        "classes; columns y..y+2 hold the class's bits, the rest is noise.",
+    )
+
+
+def cube_nm_columns(n_contexts: int = 5) -> tuple[list[str], list[list[str]]]:
+    """CUBE-NM's context columns and its blocks' columns.
+
+    Returns ``(["ctx0", ...], [["b0_0", ..., "b0_9"], ...])``.
+    """
+    if int(n_contexts) != n_contexts or n_contexts < 2:
+        raise ValueError(f"n_contexts must be an integer >= 2; got {n_contexts}.")
+    context = [f"ctx{k}" for k in range(int(n_contexts))]
+    blocks = [[f"b{k}_{j}" for j in range(CUBE_BLOCK)] for k in range(int(n_contexts))]
+    return context, blocks
+
+
+def cube_nm_block_spec(
+    n_contexts: int = 5, *, context_cost: float = 1.0, block_cost: float = 10.0
+) -> SensorSpec:
+    """CUBE-NM with one sensor per block: ``context`` and ``block0``..``block4``.
+
+    The context group (cost 1) and each 10-column block as one sensor (cost 10:
+    the cost of its 10 columns), so the all-sensor cost stays 51 and a full DAG
+    (64 states) fits. Use it with the frames of :func:`cube_nm_dataset`.
+
+    Examples
+    --------
+    >>> spec = cube_nm_block_spec()
+    >>> spec.names, spec.total_cost
+    (('context', 'block0', 'block1', 'block2', 'block3', 'block4'), 51.0)
+    """
+    context, blocks = cube_nm_columns(n_contexts)
+    groups = {"context": context, **{f"block{k}": b for k, b in enumerate(blocks)}}
+    costs = {"context": float(context_cost)}
+    costs.update({f"block{k}": float(block_cost) for k in range(len(blocks))})
+    return SensorSpec(groups, costs)
+
+
+def cube_nm_dataset(
+    n_train: int = 600,
+    n_test: int = 1000,
+    *,
+    random_state: int = 0,
+    n_contexts: int = 5,
+    context_std: float = 0.1,
+    informative_std: float = 0.3,
+    noise_mean: float = 0.5,
+    noise_std: float = 0.3,
+    grouping: str = "columns",
+) -> Demo:
+    """CUBE-NM (AFABench): a context says which of five CUBE blocks holds the signal.
+
+    A context ``c`` uniform on ``0..n_contexts-1`` and a class ``y`` uniform on
+    0..7 are drawn independently. The context columns ``ctx0..`` are the
+    one-hot code of ``c`` plus ``N(0, context_std)``. Each block ``b{k}_0..9``
+    is noise ``N(noise_mean, noise_std)``; in block ``c`` only, the columns
+    ``y, y+1, y+2`` (mod 10) hold the class's 3 bits plus ``N(0,
+    informative_std)``. The context alone says nothing about the class; with
+    it, one block of 10 columns suffices, so a planner buys the context first.
+
+    Sensors (``grouping="columns"``, AFABench's ``CubeNMUnmasker`` with cheap
+    context): the context group at cost 1 (5 columns of 1/5) and each block
+    column its own sensor of cost 1; 51 sensors, all-sensor cost 51.
+    ``grouping="blocks"``: :func:`cube_nm_block_spec` (6 sensors). The
+    defaults are AFABench's ``cube_nm`` dataset config.
+
+    Parameters
+    ----------
+    n_train, n_test : int
+        Rows of each split, drawn independently from the same distribution.
+    random_state : int
+        Seed; the same seed gives the same rows.
+    n_contexts : int
+        Number of contexts and blocks.
+    context_std, informative_std, noise_mean, noise_std : float
+        The distribution's parameters (see above).
+    grouping : {"columns", "blocks"}
+        The sensors (see above); the rows do not depend on it.
+
+    Returns
+    -------
+    Demo
+        ``name="cube_nm"`` (``"cube_nm6"`` for blocks), ``label="label"``.
+
+    Examples
+    --------
+    >>> demo = cube_nm_dataset(60, 20)
+    >>> demo.X_train.shape, demo.spec.n_sensors, demo.spec.total_cost
+    ((60, 55), 51, 51.0)
+    >>> demo.spec.groups["context"]
+    ['ctx0', 'ctx1', 'ctx2', 'ctx3', 'ctx4']
+    """
+    _check_sizes(n_train, n_test)
+    _check_std(
+        context_std=context_std, informative_std=informative_std, noise_std=noise_std
+    )
+    if grouping not in ("columns", "blocks"):
+        raise ValueError(f"grouping must be 'columns' or 'blocks'; got {grouping!r}.")
+    context_cols, block_cols = cube_nm_columns(n_contexts)
+    k = len(context_cols)
+    rng = np.random.default_rng(random_state)
+    n = int(n_train) + int(n_test)
+    context = rng.integers(0, k, size=n)
+    y = rng.integers(0, CUBE_CLASSES, size=n)
+    onehot = np.eye(k)[context] + rng.normal(0.0, context_std, size=(n, k))
+    blocks = rng.normal(noise_mean, noise_std, size=(n, k, CUBE_BLOCK))
+    signal = _class_bits(y) + rng.normal(0.0, informative_std, size=(n, 3))
+    cols = (y[:, None] + np.arange(3)) % CUBE_BLOCK
+    blocks[np.arange(n)[:, None], context[:, None], cols] = signal
+    X = np.hstack([onehot, blocks.reshape(n, -1)])
+    columns = context_cols + [c for block in block_cols for c in block]
+    if grouping == "blocks":
+        spec = cube_nm_block_spec(k)
+        name, what = "cube_nm6", f"{k + 1} sensors: the context and {k} blocks"
+    else:
+        per_column = {c: [c] for block in block_cols for c in block}
+        spec = SensorSpec(
+            {"context": context_cols, **per_column},
+            {"context": 1.0, **dict.fromkeys(per_column, 1.0)},
+        )
+        name, what = "cube_nm", f"{spec.n_sensors} sensors"
+    description = (
+        DEMOS["cube_nm"]
+        if grouping == "columns"
+        else (
+            f"CUBE-NM (synthetic, AFABench) with {what} (context cost 1, blocks cost "
+            "10); 8 classes."
+        )
+    )
+    return _demo_from_arrays(
+        name, X.round(6), y, columns, int(n_train), spec, description
+    )
+
+
+def digits_dataset(*, test_fraction: float = 0.25, random_state: int = 0) -> Demo:
+    """8 x 8 images of digits (scikit-learn's copy of UCI's), a sensor per pixel.
+
+    1797 images, 10 classes; each of the 64 pixels (grey level 0..16) is its
+    own sensor of cost 1, named ``r{row}c{col}``. Split at random, stratified
+    by the label, ``test_fraction`` of the rows in the test part, seeded by
+    ``random_state``. No download.
+
+    Examples
+    --------
+    >>> demo = digits_dataset()
+    >>> demo.X_train.shape, demo.X_test.shape, demo.spec.n_sensors
+    ((1347, 64), (450, 64), 64)
+    """
+    from sklearn.datasets import load_digits
+
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must be in (0, 1); got {test_fraction}.")
+    images = load_digits()
+    columns = [f"r{r}c{c}" for r in range(8) for c in range(8)]
+    data = pd.DataFrame(images.data, columns=columns)
+    data["label"] = images.target
+    train, test = _stratified_split(data, test_fraction, random_state)
+    return Demo(
+        "digits",
+        train.reset_index(drop=True),
+        test.reset_index(drop=True),
+        "label",
+        SensorSpec.per_column(columns, cost=1.0),
+        "Digits (UCI, via scikit-learn): 8 x 8 grey images, one sensor of cost 1 "
+        "per pixel, 10 classes.",
     )

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
+
+from ._bounded_io import decode_utf8, json_depth, read_regular_file
+
+#: Largest sensor spec accepted as JSON, in characters (text) or bytes (a file):
+#: a spec of thousands of sensors and columns takes a few hundred KB.
+MAX_SPEC_JSON_CHARS = 1_000_000
+#: Deepest nesting of arrays and objects in a spec's JSON: the format needs 3
+#: (``{"sensors": [{"columns": [...]}]}``).
+MAX_SPEC_JSON_DEPTH = 8
+#: Longest integer literal read as an integer: longer ones are read as floats
+#: (infinite, so refused by name) where Python's ``int`` would refuse more than
+#: 4 300 digits with an error about its own limit.
+_MAX_INT_DIGITS = 4000
 
 
 def _check_text_names(keys: Iterable[object]) -> None:
@@ -31,9 +47,56 @@ def _column_list(sensor: object, columns: object) -> list[str]:
     if not isinstance(columns, Iterable) or isinstance(columns, Mapping | bytes):
         raise ValueError(
             f"The columns of sensor {sensor!r} must be a list of column names; got "
-            f"{type(columns).__name__} {columns!r}."
+            f"{type(columns).__name__} {_short(columns)}."
         )
+    columns = list(columns)
+    for c in columns:
+        if c is None or isinstance(c, Mapping | list | set | bytes):
+            raise ValueError(
+                f"Sensor {sensor!r} lists a column that is not a name: {_short(c)}."
+            )
     return [str(c) for c in columns]
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (user values can be huge)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = int(value.bit_length() * 0.30103) + 1
+        if digits > limit:  # repr of a huge int is slow, and limited in Python
+            return f"an integer of about {digits} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def checked_cost(sensor: object, cost: object, what: str = "Cost") -> float:
+    """A sensor's cost as a finite, non-negative float, or a ``ValueError``
+    naming the sensor.
+
+    Numbers (Python or numpy) are accepted; text such as ``"1"`` and booleans
+    are refused rather than guessed at, so a cost is a number wherever it is
+    read (sessions, traces, saved files).
+    """
+    if isinstance(cost, str | bytes):
+        raise ValueError(
+            f"{what} of sensor {sensor!r} is the text {_short(cost)}, not a number: "
+            "write it without quotes."
+        )
+    if isinstance(cost, bool | np.bool_) or not isinstance(cost, Real | Decimal):
+        raise ValueError(
+            f"{what} of sensor {sensor!r} is not a number: {_short(cost)}."
+        )
+    try:
+        value = float(cost)
+    except OverflowError:
+        raise ValueError(
+            f"{what} of sensor {sensor!r} is too large for a float64 "
+            f"({_short(cost)}): rescale the costs (e.g. other units)."
+        ) from None
+    if not math.isfinite(value):
+        raise ValueError(f"{what} of sensor {sensor!r} is not finite: {_short(cost)}.")
+    if value < 0:
+        raise ValueError(f"{what} of sensor {sensor!r} is negative: {value}.")
+    return value
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
@@ -60,7 +123,8 @@ class SensorSpec:
         Sensor name -> the feature columns that acquiring the sensor reveals.
         The order of the dict is the sensor order used everywhere.
     costs : dict[str, float]
-        Sensor name -> acquisition cost (finite, non-negative).
+        Sensor name -> acquisition cost: a finite, non-negative number (stored
+        as a float; text such as ``"1"`` is refused).
 
     Examples
     --------
@@ -77,8 +141,18 @@ class SensorSpec:
     def __post_init__(self) -> None:
         _check_text_names(self.groups)
         _check_text_names(self.costs)
+        if not isinstance(self.groups, Mapping):
+            raise ValueError(
+                "The sensor groups must be a mapping of sensor name -> columns; got "
+                f"{type(self.groups).__name__}."
+            )
+        if not isinstance(self.costs, Mapping):
+            raise ValueError(
+                "The sensor costs must be a mapping of sensor name -> cost; got "
+                f"{type(self.costs).__name__}."
+            )
         groups = {str(k): _column_list(k, v) for k, v in dict(self.groups).items()}
-        costs = {str(k): v for k, v in dict(self.costs).items()}
+        costs = {str(k): checked_cost(k, v) for k, v in dict(self.costs).items()}
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "costs", costs)
         self.check()
@@ -109,18 +183,7 @@ class SensorSpec:
         extra = [n for n in self.costs if n not in self.groups]
         if extra:
             raise ValueError(f"Costs given for unknown sensor(s) {extra}.")
-        for name, cost in self.costs.items():
-            try:
-                value = float(cost)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"Cost of sensor {name!r} is not a number: {cost!r}."
-                ) from None
-            if not math.isfinite(value):
-                raise ValueError(f"Cost of sensor {name!r} is not finite: {cost!r}.")
-            if value < 0:
-                raise ValueError(f"Cost of sensor {name!r} is negative: {value}.")
-        total = sum(float(c) for c in self.costs.values())
+        total = sum(checked_cost(name, cost) for name, cost in self.costs.items())
         if not math.isfinite(total):
             raise ValueError(
                 "The sensor costs sum to more than float64 can hold (infinity): "
@@ -186,9 +249,9 @@ class SensorSpec:
         """
         columns = [str(c) for c in columns]
         if isinstance(cost, Mapping):
-            costs = {c: float(cost[c]) for c in columns}
+            costs = {c: cost[c] for c in columns if c in cost}
         else:
-            costs = {c: float(cost) for c in columns}
+            costs = dict.fromkeys(columns, cost)
         return cls({c: [c] for c in columns}, costs)
 
     @classmethod
@@ -199,7 +262,7 @@ class SensorSpec:
         groups: dict[str, list[str]] = {}
         for col in map(str, columns):
             groups.setdefault(col.split(separator, 1)[0], []).append(col)
-        return cls(groups, {name: float(cost) for name in groups})
+        return cls(groups, dict.fromkeys(groups, cost))
 
     def to_dict(self) -> dict:
         return {
@@ -211,32 +274,65 @@ class SensorSpec:
 
     @classmethod
     def from_dict(cls, data: Mapping) -> SensorSpec:
+        """A spec from ``{"sensors": [{"name", "columns", "cost"}, ...]}`` (the
+        format of :meth:`to_dict`; a missing cost is 1) or from
+        ``{"groups": {name: columns}, "costs": {name: cost}}``.
+
+        Raises ``ValueError`` naming the entry that is not of the expected type.
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(
+                'A sensor spec must be an object {"sensors": [...]}; got '
+                f"{_kind(data)}."
+            )
         if "sensors" in data:
-            items = data["sensors"]
-            if not isinstance(items, list):
-                raise ValueError("'sensors' must be a list of {name, columns, cost}.")
-            groups, costs, entry = {}, {}, {}
-            for i, item in enumerate(items):
-                try:
-                    name = str(item["name"])
-                    columns = item["columns"]
-                    cost = item.get("cost", 1.0)
-                except (KeyError, TypeError, AttributeError):
-                    raise ValueError(
-                        f"Sensor entry {i} must have 'name' and 'columns'."
-                    ) from None
-                if name in entry:
-                    raise ValueError(
-                        f"Sensor name {name!r} is used by entries {entry[name]} and "
-                        f"{i}: sensor names must be unique."
-                    )
-                entry[name] = i
-                groups[name] = _column_list(name, columns)
-                costs[name] = cost
-            return cls(groups, costs)
+            return cls._from_entries(data["sensors"])
         if "groups" in data:
-            return cls(dict(data["groups"]), dict(data.get("costs", {})))
+            groups, costs = data["groups"], data.get("costs", {})
+            if not isinstance(groups, Mapping):
+                raise ValueError(
+                    "'groups' must be an object of sensor name -> list of columns; "
+                    f"got {_kind(groups)}."
+                )
+            if not isinstance(costs, Mapping):
+                raise ValueError(
+                    "'costs' must be an object of sensor name -> cost; got "
+                    f"{_kind(costs)}."
+                )
+            return cls(dict(groups), dict(costs))
         raise ValueError("A sensor spec needs a 'sensors' (or 'groups') entry.")
+
+    @classmethod
+    def _from_entries(cls, items: object) -> SensorSpec:
+        """The spec of a list of ``{"name", "columns", "cost"}`` entries."""
+        if not isinstance(items, list):
+            raise ValueError(
+                "'sensors' must be a list of {name, columns, cost}; got "
+                f"{_kind(items)}."
+            )
+        groups, costs, entry = {}, {}, {}
+        for i, item in enumerate(items):
+            if (
+                not isinstance(item, Mapping)
+                or "name" not in item
+                or ("columns" not in item)
+            ):
+                raise ValueError(f"Sensor entry {i} must have 'name' and 'columns'.")
+            name = item["name"]
+            if isinstance(name, bool) or not isinstance(name, str | int):
+                raise ValueError(
+                    f"The name of sensor entry {i} must be text; got {_short(name)}."
+                )
+            name = str(name)
+            if name in entry:
+                raise ValueError(
+                    f"Sensor name {name!r} is used by entries {entry[name]} and "
+                    f"{i}: sensor names must be unique."
+                )
+            entry[name] = i
+            groups[name] = _column_list(name, item["columns"])
+            costs[name] = item.get("cost", 1.0)
+        return cls(groups, costs)
 
     def to_json(self, path: str | Path | None = None) -> str:
         """Serialise to JSON; also write to ``path`` when given."""
@@ -246,19 +342,107 @@ class SensorSpec:
         return text
 
     @classmethod
-    def from_json(cls, text_or_path: str | Path) -> SensorSpec:
-        """Read a spec from a JSON string or a path to a JSON file."""
-        text = str(text_or_path)
-        if isinstance(text_or_path, Path) or not text.lstrip().startswith("{"):
-            text = Path(text_or_path).read_text()
+    def from_json(cls, text: str | bytes) -> SensorSpec:
+        """A spec from JSON text (as :meth:`to_json` writes it).
+
+        The text is never used as a path: to read a file use :meth:`from_file`.
+        A leading byte-order mark and white space are ignored; bytes are read
+        as UTF-8.
+
+        Raises
+        ------
+        ValueError
+            Naming the problem: text that is not a JSON object (an array, a
+            file name, ...), larger than :data:`MAX_SPEC_JSON_CHARS`, nested
+            deeper than :data:`MAX_SPEC_JSON_DEPTH`, not valid JSON, or a spec
+            with entries of the wrong type or costs that are not finite,
+            non-negative numbers.
+        """
+        if isinstance(text, os.PathLike):
+            raise ValueError(
+                "SensorSpec.from_json reads JSON text, not a path: use "
+                "SensorSpec.from_file(path) to read a file."
+            )
+        if isinstance(text, bytes | bytearray):
+            if len(text) > 4 * MAX_SPEC_JSON_CHARS:
+                _too_large(len(text), "bytes")
+            text = decode_utf8(bytes(text), "sensor spec")
+        if not isinstance(text, str):
+            raise ValueError(
+                f"SensorSpec.from_json reads JSON text; got {type(text).__name__}."
+            )
+        return cls.from_dict(_parse_spec_json(text))
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> SensorSpec:
+        """A spec from a JSON file (UTF-8, as :meth:`to_json` writes it).
+
+        Only a regular file is read (a directory, FIFO or device is refused),
+        and at most :data:`MAX_SPEC_JSON_CHARS` bytes of it; its content is
+        checked as in :meth:`from_json`. Errors are ``ValueError`` naming the
+        file.
+        """
+        data = read_regular_file(path, MAX_SPEC_JSON_CHARS, "sensor spec file")
         try:
-            data = json.loads(text, object_pairs_hook=_unique_keys)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"The sensor spec is not valid JSON: {exc}") from None
-        return cls.from_dict(data)
+            return cls.from_json(data)
+        except ValueError as exc:
+            raise ValueError(f"The sensor spec file {str(path)!r}: {exc}") from None
 
     def subset(self, names: Iterable[str]) -> SensorSpec:
         names = list(names)
         return SensorSpec(
             {n: self.groups[n] for n in names}, {n: self.costs[n] for n in names}
         )
+
+
+def _kind(value: object) -> str:
+    """What a JSON value is, in words (for messages)."""
+    names = {list: "an array", dict: "an object", str: "text", bool: "true/false"}
+    for kind, name in names.items():
+        if isinstance(value, kind):
+            return f"{name} {_short(value)}"
+    if value is None:
+        return "null"
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _too_large(size: int, unit: str) -> None:
+    raise ValueError(
+        f"The sensor spec is too large ({size:,} {unit}; at most "
+        f"{MAX_SPEC_JSON_CHARS:,} accepted)."
+    )
+
+
+def _parse_int(digits: str) -> int | float:
+    """JSON integers, with very long ones read as floats (see _MAX_INT_DIGITS)."""
+    return int(digits) if len(digits) <= _MAX_INT_DIGITS else float(digits)
+
+
+def _parse_spec_json(text: str) -> dict:
+    """The JSON object of a sensor spec's text, checked before it is parsed."""
+    if len(text) > MAX_SPEC_JSON_CHARS:
+        _too_large(len(text), "characters")
+    body = text.lstrip("\ufeff \t\r\n")
+    if not body:
+        raise ValueError("The sensor spec is empty: expected a JSON object.")
+    if not body.startswith("{"):
+        if body.startswith("["):
+            raise ValueError(
+                "The sensor spec is a JSON array; expected an object "
+                '{"sensors": [{"name", "columns", "cost"}, ...]}.'
+            )
+        raise ValueError(
+            f"The sensor spec does not start with '{{' (it starts with "
+            f"{_short(body[:20])}): expected a JSON object. SensorSpec.from_json "
+            "reads JSON text; to read a file use SensorSpec.from_file(path)."
+        )
+    depth = json_depth(body)
+    if depth > MAX_SPEC_JSON_DEPTH:
+        raise ValueError(
+            f"The sensor spec JSON is nested {depth} levels deep; a spec needs 3 "
+            f"(at most {MAX_SPEC_JSON_DEPTH} accepted)."
+        )
+    try:
+        return json.loads(body, object_pairs_hook=_unique_keys, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"The sensor spec is not valid JSON: {exc}") from None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -13,19 +15,44 @@ from sklearn.utils.validation import column_or_1d
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
+#: Most sensor subsets (``n_subsets``) a DAG is built over: 2^16 states at most.
+MAX_N_SUBSETS = 16
 #: Largest magnitude a feature value may have. Squares of larger values overflow
 #: float64 (1e154 ** 2 > 1.8e308) in the standardisations of the policies and the
 #: subset scorer; 1e150 leaves room for sums over a million rows.
 MAX_ABS_VALUE = 1e150
 
 
+def int_seed(random_state: Any) -> int | None:
+    """``random_state`` as scikit-learn takes it (None, an int or a numpy
+    ``RandomState``) as an int seed, or None.
+
+    A ``RandomState`` gives the seed it would draw next, without drawing it:
+    the parts of a fit (folds, subsets, boosting) all use that one seed, and
+    fitting again with the same ``RandomState`` gives the same model, as with
+    an int (scikit-learn's own estimators would advance it).
+    """
+    if random_state is None:
+        return None
+    if isinstance(random_state, np.random.RandomState):
+        peek = copy.deepcopy(random_state)
+        return int(peek.randint(np.iinfo(np.int32).max))
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    raise ValueError(
+        "random_state must be None, an int or a numpy RandomState; got "
+        f"{type(random_state).__name__} {random_state!r}."
+    )
+
+
 def as_spec(sensors: Any) -> SensorSpec:
-    """Accept a SensorSpec, a spec dict, or a JSON string/path."""
+    """Accept a SensorSpec, a spec dict, or JSON text (never a path: see
+    :meth:`SensorSpec.from_file`)."""
     if isinstance(sensors, SensorSpec):
         return sensors
     if isinstance(sensors, Mapping):
         return SensorSpec.from_dict(sensors)
-    if isinstance(sensors, str):
+    if isinstance(sensors, str | bytes):
         return SensorSpec.from_json(sensors)
     raise ValueError(
         f"'sensors' must be a SensorSpec, a dict or JSON; got {type(sensors).__name__}."
@@ -112,18 +139,11 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
     if X.columns.duplicated().any():
         dups = sorted(set(map(str, X.columns[X.columns.duplicated()])))
         raise ValueError(f"Duplicate column name(s) in the data: {dups}.")
+    _check_text_names(X.columns)
     X = X.rename(columns=str)
     spec.check_columns(X.columns)
     for col in spec.columns:
-        if not (
-            pd.api.types.is_numeric_dtype(X[col]) or pd.api.types.is_bool_dtype(X[col])
-        ):
-            bad = X[col][pd.to_numeric(X[col], errors="coerce").isna() & X[col].notna()]
-            example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
-            raise ValueError(
-                f"Feature column {col!r} is not numeric{example}: encode it (one-hot) "
-                "or drop it from the sensor spec."
-            )
+        _check_numeric(X[col], col)
     values = X[spec.columns].to_numpy(dtype=float)
     if (np.abs(values) < MAX_ABS_VALUE).all():  # one pass: NaN compares False
         return values
@@ -147,6 +167,48 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
             "column (e.g. other units) or drop those rows."
         )
     return values
+
+
+def _check_text_names(columns: pd.Index) -> None:
+    """Refuse two columns whose names are the same once written as text (the
+    spec names columns by text: ``0`` and ``"0"`` would both be ``"0"``)."""
+    seen: dict[str, Any] = {}
+    for name in columns:
+        text = str(name)
+        if text in seen:
+            raise ValueError(
+                f"Columns {seen[text]!r} and {name!r} have the same name once "
+                "written as text (the sensor spec names columns by text): rename "
+                "one."
+            )
+        seen[text] = name
+
+
+#: What pandas infers for an object column whose values are all real numbers
+#: (or missing): such a column is read as floats.
+_REAL_OBJECTS = {"floating", "integer", "mixed-integer-float", "decimal", "boolean"}
+
+
+def _check_numeric(column: pd.Series, name: str) -> None:
+    """Refuse a feature column that does not hold real numbers, naming it."""
+    dtype = column.dtype
+    is_object = pd.api.types.is_object_dtype(dtype)
+    kind = pd.api.types.infer_dtype(column, skipna=True) if is_object else None
+    if getattr(dtype, "kind", None) == "c" or kind == "complex":
+        raise ValueError(
+            f"Feature column {name!r} holds complex numbers: the features must be "
+            "real (split it into real and imaginary columns, or take the modulus)."
+        )
+    if kind in _REAL_OBJECTS or kind == "empty":
+        return  # an object column of Python numbers: read as floats
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return
+    bad = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
+    example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+    raise ValueError(
+        f"Feature column {name!r} is not numeric{example}: encode it (one-hot) or "
+        "drop it from the sensor spec."
+    )
 
 
 def check_labels(

@@ -385,7 +385,7 @@ def json_io() -> None:
         if file is not None and ss.get(state.SPEC_JSON_ID) != file.file_id:
             ss[state.SPEC_JSON_ID] = file.file_id
             try:
-                spec = SensorSpec.from_json(file.getvalue().decode("utf-8", "replace"))
+                spec = SensorSpec.from_json(file.getvalue())  # text, never a path
                 spec.check_columns(features)
             except ValueError as exc:
                 widgets.show_error(

@@ -128,8 +128,8 @@ def decode(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
             )
     if "spec" in params:
         try:
-            out["spec"] = SensorSpec.from_dict(json.loads(params["spec"]))
-        except (ValueError, TypeError, AttributeError) as exc:
+            out["spec"] = SensorSpec.from_json(params["spec"])
+        except ValueError as exc:
             problems.append(f"spec is not a sensor spec ({exc})")
     for name, (key, parse) in SETTINGS.items():
         if name in params:

@@ -23,6 +23,7 @@ from .._progress import Progress
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ..decisions import decide, matrix_loss
+from ..validation import int_seed
 from ._calibration import (
     apply_temperature,
     apply_temperatures,
@@ -210,7 +211,7 @@ class BaseBank:
         return (
             self.kind,
             self.cv,
-            self.random_state,
+            int_seed(self.random_state),
             repr(self.template()),
             self.calibrate,
             self.cross_fit,
@@ -228,14 +229,14 @@ class BaseBank:
     # ------------------------------------------------------------------ fit
     def _folds(self, X: np.ndarray, y: np.ndarray) -> list[tuple[np.ndarray, ...]]:
         splitter = StratifiedKFold(
-            self.cv, shuffle=True, random_state=self.random_state
+            self.cv, shuffle=True, random_state=int_seed(self.random_state)
         )
         return list(splitter.split(X, y))
 
     def _finish(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> None:
         """Calibrate per state on the out-of-fold probabilities; fingerprint."""
         K = self.oof_proba_.shape[1]
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(int_seed(self.random_state))
         self.oof_ece_raw_ = expected_calibration_errors(self.oof_proba_, y)
         self.temperatures_ = np.ones(K)
         if self.calibrate:

@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._compiled import before_call
+from ..validation import int_seed
 from ._row_order import (
     rows_in_order,
     scored_in_order,
@@ -39,6 +40,25 @@ _TREE_KEYS = (
     "left_child",
     "right_child",
 )
+
+
+#: LightGBM bins every |x| <= 1e-35 (its kZeroThreshold) as zero: a column whose
+#: values are all that small is constant to it. Columns whose largest |x| is
+#: below this bound are scaled by a power of two for training (exact in
+#: floating point) and the thresholds scaled back, so the stored trees compare
+#: the raw values; other columns, all of normal data, are left as they are.
+_TINY_COLUMN = 1e-20
+
+
+def _tiny_column_exponents(X: np.ndarray) -> np.ndarray | None:
+    """Per column, the power of two that brings a column of tiny values to
+    [0.5, 1) (0 for the others), or None when no column is tiny."""
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.abs(X), axis=0, initial=0.0)
+    tiny = (top > 0) & (top < _TINY_COLUMN)
+    if not tiny.any():
+        return None
+    return np.where(tiny, -np.frexp(top)[1], 0).astype(np.int64)
 
 
 def _fail(what: str) -> None:
@@ -127,6 +147,11 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         import lightgbm as lgb
 
         X = np.asarray(X, dtype=float)
+        exponents = _tiny_column_exponents(X) if len(X) else None
+        if exponents is not None:
+            X = np.ldexp(X, exponents)
+            if X_val is not None:
+                X_val = np.ldexp(np.asarray(X_val, dtype=float), exponents)
         self.classes_, y_enc = np.unique(np.asarray(y), return_inverse=True)
         self.n_features_in_ = X.shape[1]
         n_classes = len(self.classes_)
@@ -135,7 +160,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             self._store_trees([])
             self.n_iter_ = 0
             return self
-        seed = 0 if self.random_state is None else int(self.random_state)
+        seed = int_seed(self.random_state) or 0
         params: dict[str, Any] = {
             "learning_rate": self.learning_rate,
             "num_leaves": self.num_leaves,
@@ -183,7 +208,12 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         )
         best = booster.best_iteration if valid is not None else 0
         self.n_iter_ = int(best or booster.current_iteration())
-        self._store_trees(_parse_trees(booster.model_to_string(num_iteration=best)))
+        trees = _parse_trees(booster.model_to_string(num_iteration=best))
+        if exponents is not None:  # thresholds back in the columns' own units
+            for tree in trees:
+                shift = exponents[tree["split_feature"]]
+                tree["threshold"] = np.ldexp(tree["threshold"], -shift)
+        self._store_trees(trees)
         return self
 
     def _split(self, y: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray | None]:

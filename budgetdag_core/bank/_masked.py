@@ -22,6 +22,7 @@ from sklearn.utils.parallel import delayed
 from .._integrity import check_array, check_indices, check_int, fail
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
+from ..validation import int_seed
 from ._base import (
     BaseBank,
     Progress,
@@ -334,7 +335,7 @@ class MaskedBank(BaseBank):
         for k, cols in enumerate(self.state_columns_):
             masks[k, cols] = True
         self.column_masks_ = masks
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(int_seed(self.random_state))
         pair_rows, pair_states = self.mask_pairs(dag, n, rng)
         jobs = self._folds(X, y)
         if not self.cross_fit:

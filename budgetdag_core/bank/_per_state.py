@@ -36,6 +36,7 @@ from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
+from ..validation import int_seed
 from ._base import (
     BaseBank,
     Progress,
@@ -526,7 +527,7 @@ class RegressorBank:
     def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
         """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``."""
         y = np.asarray(y, dtype=float)
-        settings = (self.cv, self.random_state, repr(self.template()))
+        settings = (self.cv, int_seed(self.random_state), repr(self.template()))
         return self.make_fingerprint(X, y, *settings, dag.states)
 
     def fit(
@@ -542,7 +543,9 @@ class RegressorBank:
         y = np.asarray(y, dtype=float)
         self.state_columns_ = dag.state_columns(sensor_columns)
         folds = list(
-            KFold(self.cv, shuffle=True, random_state=self.random_state).split(X)
+            KFold(
+                self.cv, shuffle=True, random_state=int_seed(self.random_state)
+            ).split(X)
         )
         oof, self.models_ = _fit_states(
             template,

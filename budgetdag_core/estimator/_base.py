@@ -24,8 +24,15 @@ from ..dag import SensorDAG, build_dag
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..subsets import SubsetSelection, select_subsets
-from ..validation import as_spec, check_features, check_sample_costs, spec_for
-from ._inputs import PolicyInputs, uses_sensor_values
+from ..validation import (
+    MAX_N_SUBSETS,
+    as_spec,
+    check_features,
+    check_sample_costs,
+    int_seed,
+    spec_for,
+)
+from ._inputs import PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
 
@@ -46,7 +53,7 @@ COMMON_CONSTRAINTS: dict = {
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
     "max_policy_features": [Interval(Integral, 1, None, closed="left")],
-    "n_subsets": [Interval(Integral, 1, 16, closed="both"), None],
+    "n_subsets": [Interval(Integral, 1, MAX_N_SUBSETS, closed="both"), None],
     "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
     "include_all": ["boolean"],
     "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
@@ -122,13 +129,20 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- fitting
     @property
+    def _seed(self) -> int | None:
+        """``random_state`` as the one int seed every part of a fit uses
+        (see :func:`~budgetdag_core.validation.int_seed`)."""
+        return int_seed(self.random_state)
+
+    @property
     def policy_degree_(self) -> int:
         """The polynomial degree of policy features (``None`` resolved): 2 on
-        sensor values (the paper), 1 on the classifier's probabilities (chosen
-        by measurement: as accurate, and the inputs are already nonlinear)."""
+        sensor values (the paper, and ``"sensors+confidence"``), 1 where the
+        inputs hold the classifier's probabilities (chosen by measurement: as
+        accurate, and the inputs are already nonlinear)."""
         if self.policy_degree is not None:
             return int(self.policy_degree)
-        return 2 if uses_sensor_values(self._input_kind()) else 1
+        return 2 if self._input_kind() in ("sensors", "sensors+confidence") else 1
 
     def _make_learner(self, n_rows: int | None = None) -> Any:
         return make_learner(
@@ -155,7 +169,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             scorer=self.subset_scorer,
             max_rows=SUBSET_MAX_ROWS,
             cv=min(self.cv, 3),
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
             progress=progress,
         )
@@ -236,7 +250,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             self._selection_task()["reward"],
             repr(self.subset_scorer),
             min(self.cv, 3),
-            self.random_state,
+            self._seed,
             mean_costs,
         )
 
@@ -263,15 +277,25 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         regressor's see the values of their sensors."""
         return "sensors"
 
-    def _inputs(self, state_columns: list[np.ndarray], n_classes: int) -> PolicyInputs:
-        return PolicyInputs(self._input_kind(), state_columns, n_classes)
+    def _inputs(
+        self,
+        state_columns: list[np.ndarray],
+        n_classes: int,
+        value_states: np.ndarray | None = None,
+    ) -> PolicyInputs:
+        return PolicyInputs(self._input_kind(), state_columns, n_classes, value_states)
+
+    def _value_states(self, bank: Any) -> np.ndarray | None:
+        """Per state, whether its policy also sees the acquired values (the
+        ``"auto"`` inputs; computed from the bank before Graph-Reduce)."""
+        return None
 
     @property
     def inputs_(self) -> PolicyInputs:
         """What the policy at each state sees (see :class:`PolicyInputs`)."""
         check_is_fitted(self)
         n_classes = len(self.classes_) if hasattr(self, "classes_") else 0
-        return self._inputs(self.state_columns_, n_classes)
+        return self._inputs(self.state_columns_, n_classes, self.value_states_)
 
     def _selection_task(self) -> dict[str, str]:
         """``task``, ``loss`` and ``reward`` of the greedy subset selection."""
@@ -314,7 +338,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
             self._attach_selection(bank, selection, costs)
         state_cols = dag.state_columns(spec.column_indices())
-        inputs = self._inputs(state_cols, len(target_attrs.get("classes_", ())))
+        value_states = self._value_states(bank)
+        inputs = self._inputs(
+            state_cols, len(target_attrs.get("classes_", ())), value_states
+        )
         result = graph_reduce(
             inputs.training(Xv, getattr(bank, "oof_proba_", None)),
             self._stop_losses(bank, y_fit),
@@ -336,6 +363,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.dag_ = dag.to_networkx()
         self.state_columns_ = state_cols
         self.bank_ = bank
+        self.value_states_ = value_states
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
         return self

@@ -37,8 +37,8 @@ from ..validation import check_features, check_labels, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
     POLICY_FEATURES,
+    constant_states,
     uses_model_inputs,
-    uses_sensor_values,
 )
 
 #: Probabilities (rows x states x classes) per stop-loss batch.
@@ -54,7 +54,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec, dict, JSON str or None, default=None
+    sensors : SensorSpec, dict, JSON text or None, default=None
         The sensors: groups of feature columns with acquisition costs. None:
         one sensor of cost 1 per column of ``X`` (named after the DataFrame's
         columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
@@ -122,14 +122,22 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         reward keeps G informative, and on the many-sensor benchmarks (spam,
         DNA) the DAG over its subsets errs less at the same cost (see the
         README on Alg. 2). See :func:`~budgetdag_core.select_subsets`.
-    policy_features : {"proba", "confidence", "sensors", "sensors+confidence"}, \
-default="proba"
+    policy_features : {"auto", "proba", "confidence", "sensors", \
+"sensors+confidence", "sensors+proba"}, default="auto"
         Inputs of each node's policy (out-of-fold at training, the bank at
         predict time; the root sees nothing, its classifier is the same for
         every row). ``"proba"``: the state classifier's calibrated class
         probabilities, then its top-class probability, margin and entropy.
         ``"confidence"``: those three only. ``"sensors"`` (the paper): the
-        features of the acquired sensors. ``"sensors+confidence"``: both. The
+        features of the acquired sensors. ``"sensors+confidence"``: both.
+        ``"sensors+proba"``: the features beside the probabilities and the
+        three confidences. ``"auto"``: ``"proba"``, except at states whose
+        classifier says much the same for every row (``value_states_``, see
+        :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
+        policy sees ``"sensors+proba"``: a sensor that only says where to look
+        (a context that leaves the probabilities at the prior) is visible only
+        through its values. Where every state's classifier is informative (all
+        of the paper's data sets) ``"auto"`` is ``"proba"``. The
         probabilities use only acquired sensors, so Theorem 2.1 still holds.
         With ``sample_costs`` that depend on an acquired sensor's value which
         says nothing about the class (e.g. a flag for where a sensor is free),
@@ -146,8 +154,8 @@ default="proba"
         (0/1: one minus the probability of the true class); it is not the
         risk of the decision and misses the Bayes optimum of
         ``tests/core/test_optimality.py`` by 0.023. ``"auto"``: ``"zero_one"``
-        with sensor inputs (``"sensors"``, ``"sensors+confidence"``: those
-        configurations stay reproducible), else ``"expected"``.
+        with the paper's sensor inputs (``"sensors"``, ``"sensors+confidence"``:
+        those configurations stay reproducible), else ``"expected"``.
     bank_serve : {"folds", "refit"}, default="folds"
         What the cross-fitted boosting banks (``"hgb"``, ``"masked"`` without
         ``classifier``) predict with: the average of their ``cv`` fold models,
@@ -167,6 +175,9 @@ default="proba"
     feature_names_in_ : ndarray of str
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
+    value_states_ : ndarray of bool or None
+        With ``policy_features="auto"``: per state, whether its policy also
+        sees the acquired sensor values; else None.
 
     Notes
     -----
@@ -221,7 +232,7 @@ default="proba"
         subset_budget: float | None = None,
         include_all: bool = False,
         subset_scorer: Any = "ridge",
-        policy_features: str = "proba",
+        policy_features: str = "auto",
         subset_reward: str = "soft",
         stop_loss: str = "auto",
         bank_serve: str = "folds",
@@ -262,6 +273,20 @@ default="proba"
 
     def _input_kind(self) -> str:
         return self.policy_features
+
+    def _value_states(self, bank: Any) -> np.ndarray | None:
+        """With ``policy_features="auto"``: the states whose classifier says
+        much the same for every row (:func:`constant_states` of the bank's
+        out-of-fold probabilities), where the policy also sees the values."""
+        if self.policy_features_ != "auto":
+            return None
+        oof = getattr(bank, "oof_proba_", None)
+        if oof is None:
+            raise ValueError(
+                "policy_features='auto' needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
+            )
+        return constant_states(oof)
 
     def _selection_task(self) -> dict[str, str]:
         return {
@@ -345,7 +370,7 @@ default="proba"
             resolve_bank_kind(self.bank_kind, self.classifier, n_states),
             self.classifier,
             cv=self.cv,
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
             serve=self.bank_serve,
         )
@@ -367,7 +392,8 @@ default="proba"
         """The stop loss the policies learn from (``"auto"`` resolved)."""
         if self.stop_loss != "auto":
             return self.stop_loss
-        return "zero_one" if uses_sensor_values(self.policy_features_) else "expected"
+        paper_inputs = self.policy_features_ in ("sensors", "sensors+confidence")
+        return "zero_one" if paper_inputs else "expected"
 
     def _stop_losses(self, bank: ClassifierBank, y_fit: np.ndarray) -> np.ndarray:
         lm = self._check_loss_matrix(bank.n_classes_)

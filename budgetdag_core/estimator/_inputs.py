@@ -9,7 +9,15 @@ look at them without peeking at anything unacquired (Theorem 2.1 still holds):
   classifier is (top-class probability, margin to the runner-up, entropy);
 - ``"confidence"``: only those three numbers (what a confidence cascade sees);
 - ``"proba"``: the class probabilities and the three confidences (the
-  posterior, which decides *which* sensor helps, not only whether to stop).
+  posterior, which decides *which* sensor helps, not only whether to stop);
+- ``"sensors+proba"``: the sensors' features, then the probabilities and the
+  three confidences;
+- ``"auto"`` (the default): ``"proba"``, except at states whose classifier says
+  much the same for every row (:func:`constant_states`: the acquired sensors
+  say little about the class alone, e.g. a context that only says where to
+  look), where the policy sees ``"sensors+proba"``: such a sensor is visible
+  only through its values. Where every state's classifier is informative this
+  is exactly ``"proba"``.
 
 The training inputs come from the bank's out-of-fold probabilities (what the stop
 loss is computed from); at predict time the bank gives them. The root (no sensor)
@@ -29,7 +37,25 @@ from typing import Any
 import numpy as np
 
 CONFIDENCE_FEATURES = ("top_proba", "margin", "entropy")
-POLICY_FEATURES = ("sensors", "sensors+confidence", "confidence", "proba")
+POLICY_FEATURES = (
+    "sensors",
+    "sensors+confidence",
+    "confidence",
+    "proba",
+    "sensors+proba",
+    "auto",
+)
+#: Kinds whose model part holds the probabilities (then the confidences).
+_WITH_PROBA = ("proba", "sensors+proba", "auto")
+
+#: A state whose classifier's out-of-fold probabilities lie, on average, less
+#: than this total-variation distance from their mean says much the same for
+#: every row (see :func:`constant_states`). Set between CUBE-NM's context
+#: state (0.001-0.018: 600 and 5000 training rows, 2 seeds) and the least
+#: informative state of the paper's data sets (pima 0.065-0.104 over its 10
+#: validation and test splits; dna, landsat, letter, spam >= 0.28; out-of-fold,
+#: training rows only).
+CONSTANT_STATE_SPREAD = 0.03
 
 
 def confidence_features(proba: np.ndarray) -> np.ndarray:
@@ -78,12 +104,13 @@ def model_inputs(proba: np.ndarray, policy_features: str) -> np.ndarray | None:
     """What a policy sees of a state classifier's probabilities (``...``, n_classes).
 
     None for ``"sensors"``; the three confidences for ``"sensors+confidence"``
-    and ``"confidence"``; probabilities then confidences for ``"proba"``.
+    and ``"confidence"``; probabilities then confidences for ``"proba"``,
+    ``"sensors+proba"`` and ``"auto"``.
     """
     if not uses_model_inputs(policy_features):
         return None
     conf = confidence_features(proba)
-    if policy_features == "proba":
+    if policy_features in _WITH_PROBA:
         return np.concatenate([np.asarray(proba, dtype=float), conf], axis=-1)
     return conf
 
@@ -93,8 +120,8 @@ def policy_input_width(n_columns: int, n_classes: int, policy_features: str) -> 
     ``n_columns`` acquired columns and its classifier's output."""
     if not uses_model_inputs(policy_features):
         return n_columns
-    n_model = 3 + (n_classes if policy_features == "proba" else 0)
-    if policy_features in ("confidence", "proba"):
+    n_model = 3 + (n_classes if policy_features in _WITH_PROBA else 0)
+    if policy_features in ("confidence", "proba", "auto"):
         return n_model
     return n_columns + n_model
 
@@ -108,9 +135,46 @@ def policy_inputs(
     :func:`model_inputs` ``conf`` of its classifier (None: features only)."""
     if conf is None:
         return features
-    if policy_features in ("confidence", "proba"):
+    if policy_features in ("confidence", "proba", "auto"):
         return np.asarray(conf, dtype=float).reshape(len(features), -1)
     return np.hstack([features, conf])
+
+
+def constant_states(oof_proba: np.ndarray) -> np.ndarray:
+    """States whose classifier says much the same for every row.
+
+    Parameters
+    ----------
+    oof_proba : ndarray (n_samples, n_states, n_classes)
+        Out-of-fold class probabilities of every state.
+
+    Returns
+    -------
+    ndarray (n_states,) of bool
+        True where the mean total-variation distance of the rows' probabilities
+        from their mean is below :data:`CONSTANT_STATE_SPREAD` (never the root,
+        whose policy sees nothing). Policies with ``policy_features="auto"``
+        see the acquired sensor values there: the probabilities give them
+        nothing to route on.
+
+    Examples
+    --------
+    >>> p = np.array([[[0.5, 0.5], [0.5, 0.5], [0.9, 0.1]],
+    ...               [[0.5, 0.5], [0.52, 0.48], [0.1, 0.9]]])
+    >>> constant_states(p).tolist()
+    [False, True, False]
+    """
+    p = np.asarray(oof_proba)
+    n, n_states = p.shape[:2]
+    spread = np.empty(n_states)
+    step = max(1, 2**22 // max(1, n * p.shape[2]))
+    for start in range(0, n_states, step):
+        block = np.asarray(p[:, start : start + step], dtype=float)
+        distance = np.abs(block - block.mean(axis=0)).sum(axis=2) / 2
+        spread[start : start + step] = distance.mean(axis=0)
+    out = spread < CONSTANT_STATE_SPREAD
+    out[0] = False
+    return out
 
 
 @dataclass(frozen=True)
@@ -127,6 +191,9 @@ class PolicyInputs:
     n_classes : int
         Classes of the state classifiers whose probabilities a policy may read
         (0 when no policy reads them).
+    value_states : ndarray of bool, optional
+        With ``kind="auto"``: per state, whether its policy also sees the
+        acquired values (:func:`constant_states`); None: nowhere.
 
     Notes
     -----
@@ -149,6 +216,14 @@ class PolicyInputs:
     kind: str
     state_columns: Sequence[np.ndarray]
     n_classes: int = 0
+    value_states: np.ndarray | None = None
+
+    def kind_at(self, state: int) -> str:
+        """The kind of inputs of the policy at ``state`` (``"auto"`` resolved)."""
+        if self.kind != "auto":
+            return self.kind
+        values = self.value_states is not None and bool(self.value_states[state])
+        return "sensors+proba" if values else "proba"
 
     @property
     def reads_model(self) -> bool:
@@ -165,7 +240,7 @@ class PolicyInputs:
         n_columns = len(self.state_columns[state])
         if not self.reads_model_at(state):
             return n_columns
-        return policy_input_width(n_columns, self.n_classes, self.kind)
+        return policy_input_width(n_columns, self.n_classes, self.kind_at(state))
 
     def of_rows(
         self,
@@ -188,11 +263,12 @@ class PolicyInputs:
             return X[:, cols] if rows is None else X[np.ix_(rows, cols)]
         if model_part is None:
             model_part = model_inputs(proba, self.kind)
-        if not uses_sensor_values(self.kind):  # no copy of unread columns
+        kind = self.kind_at(state)
+        if not uses_sensor_values(kind):  # no copy of unread columns
             n = len(X) if rows is None else len(rows)
-            return policy_inputs(np.empty((n, 0)), model_part, self.kind)
+            return policy_inputs(np.empty((n, 0)), model_part, kind)
         features = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
-        return policy_inputs(features, model_part, self.kind)
+        return policy_inputs(features, model_part, kind)
 
     def training(
         self, X: np.ndarray, oof_proba: np.ndarray | None

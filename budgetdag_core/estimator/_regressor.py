@@ -20,6 +20,12 @@ from ..dag import SensorDAG
 from ..sensors import SensorSpec
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 
+#: Largest target magnitude accepted. The boosting bank keeps gradients in
+#: float32 (at most 3.4e38: larger targets gave constant predictions) and the
+#: policies learn from squared losses and their differences (targets of 1e38
+#: overflowed there); 1e30 leaves room for both.
+MAX_ABS_TARGET = 1e30
+
 
 def check_targets(y: Any, n_rows: int) -> np.ndarray:
     """Regression targets as a finite float vector, or a ``ValueError``."""
@@ -42,6 +48,15 @@ def check_targets(y: Any, n_rows: int) -> np.ndarray:
             f"{int((~finite).sum())} target(s) are missing or infinite (first at "
             f"row {first}): drop or impute them."
         )
+    huge = np.abs(values) > MAX_ABS_TARGET
+    if huge.any():
+        first = int(np.flatnonzero(huge)[0])
+        raise ValueError(
+            f"The target y has {int(huge.sum())} value(s) of magnitude above "
+            f"{MAX_ABS_TARGET:g} (first at row {first}: {values[first]:g}), too "
+            "large for the regressor bank and the squared losses: rescale it "
+            "(e.g. other units)."
+        )
     return values
 
 
@@ -63,7 +78,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     Parameters
     ----------
-    sensors : SensorSpec, dict, JSON str or None, default=None
+    sensors : SensorSpec, dict, JSON text or None, default=None
         As in :class:`BudgetDAGClassifier` (None: one unit-cost sensor per
         column).
     cost_scale : float, default=1.0
@@ -161,13 +176,13 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         return y, {}
 
     def _bank_template(self) -> Any:
-        return regressor_template(self.regressor, self.random_state)
+        return regressor_template(self.regressor, self._seed)
 
     def _new_bank(self, dag: SensorDAG | None = None) -> RegressorBank:
         return RegressorBank(
             self._bank_template(),
             cv=self.cv,
-            random_state=self.random_state,
+            random_state=self._seed,
             n_jobs=self.n_jobs,
         )
 

@@ -8,26 +8,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..graph_reduce import STOP
+from ..sensors import checked_cost
 from ..validation import MAX_ABS_VALUE
 
 if TYPE_CHECKING:
     from ._base import BudgetDAGBase
-
-
-def _checked_cost(sensor: str, value: Any) -> float:
-    """A per-example cost as a float, refused as ``fit``/``trace`` refuse it."""
-    try:
-        cost = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"sample_costs of sensor {sensor!r} is not a number: {value!r}."
-        ) from None
-    if not np.isfinite(cost) or cost < 0:
-        raise ValueError(
-            f"sample_costs of sensor {sensor!r} is {cost}: costs must be finite "
-            "and non-negative."
-        )
-    return cost
 
 
 class PolicySession:
@@ -69,11 +54,17 @@ class PolicySession:
         spec = model.spec_
         self._costs = dict(spec.costs)
         if sample_costs is not None:
+            if not isinstance(sample_costs, Mapping):
+                raise ValueError(
+                    "sample_costs of a session must map sensor names to this "
+                    f"example's costs; got {type(sample_costs).__name__} "
+                    f"{str(sample_costs)[:40]!r}."
+                )
             unknown = set(sample_costs) - set(spec.names)
             if unknown:
                 raise ValueError(f"sample_costs names unknown sensor(s) {unknown}.")
             for name, value in sample_costs.items():
-                self._costs[name] = _checked_cost(name, value)
+                self._costs[name] = checked_cost(name, value, "sample_costs")
         self._row = np.full(len(spec.columns), np.nan)
         self._col_pos = {c: i for i, c in enumerate(spec.columns)}
         self.state = 0

@@ -63,15 +63,28 @@ LEGACY_VALUES: dict[str, Any] = {
 }
 
 
+#: Fitted attributes of the estimators added since, with what an older fitted
+#: model amounts to.
+LEGACY_FITTED: dict[str, Any] = {
+    "value_states_": None,  # before "auto" inputs: no state's policy saw both
+}
+
+
 def upgrade_model(model: Any) -> list[str]:
     """Set the parameters ``model`` and its parts lack; the names of those set.
 
     A missing parameter gets its :data:`LEGACY_VALUES` entry, else the
-    estimator's current default. The parts are the objects of this package the
-    model holds: its bank, the bank's template and fitted models (nested in
-    lists), and the node policies' learners.
+    estimator's current default; a fitted model lacking a fitted attribute
+    gets its :data:`LEGACY_FITTED` entry. The parts are the objects of this
+    package the model holds: its bank, the bank's template and fitted models
+    (nested in lists), and the node policies' learners.
     """
     added = _upgrade_one(model)
+    if "policies_" in vars(model):
+        for name, value in LEGACY_FITTED.items():
+            if name not in vars(model):
+                setattr(model, name, value)
+                added.append(name)
     for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
         added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
     return added
@@ -86,8 +99,12 @@ def _bank_parts(bank: Any) -> list[Any]:
     if bank is None:
         return []
     parts, todo = [bank], list(vars(bank).values())
+    seen = {id(bank)}  # a list holding itself (a pickle can) would never end
     while todo:
         value = todo.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
         if isinstance(value, list | tuple):
             todo.extend(value)
         elif _is_ours(value):

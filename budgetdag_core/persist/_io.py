@@ -14,9 +14,14 @@ import numpy as np
 import pandas as pd
 import sklearn
 
+from .._bounded_io import read_regular_file
 from .._version import __version__
 from ._compat import current_module, upgrade_model
 from ._integrity import check_model_integrity
+from ._skops_checks import MAX_UNPACKED_BYTES, check_skops_archive
+
+#: Largest policy file read from a path (a random-forest bank on landsat: 30 MB).
+MAX_POLICY_FILE_BYTES = 1 << 30
 
 FORMAT_VERSION = 1
 """Format of the skops bundle (and of pickles written before the checksum)."""
@@ -217,9 +222,9 @@ def load_policy(path: str | Path) -> Any:
     >>> loaded.metadata_["classes"], loaded.spec_ == model.spec_
     ([0, 1], True)
     """
-    path = Path(path)
+    data = read_regular_file(path, MAX_POLICY_FILE_BYTES, "policy file")
     try:
-        return loads_policy(path.read_bytes())
+        return loads_policy(data)
     except ValueError as exc:
         raise ValueError(f"The file {str(path)!r}: {exc}") from None
 
@@ -410,7 +415,7 @@ def _skops_types(data: bytes) -> list[str]:
 
     try:
         return list(sio.get_untrusted_types(data=data))
-    except Exception as exc:  # not a zip archive, or no skops schema in it
+    except Exception as exc:  # not a skops schema after all
         raise ValueError(
             f"This is not a skops file ({type(exc).__name__}: {exc})."
         ) from exc
@@ -461,22 +466,33 @@ def _current_schema_modules(schema: Any) -> bool:
     return moved
 
 
-def loads_policy_skops(data: bytes) -> Any:
+def loads_policy_skops(
+    data: bytes, *, max_unpacked_bytes: int = MAX_UNPACKED_BYTES
+) -> Any:
     """Load a policy written by :func:`dumps_policy_skops` / :func:`save_policy_skops`.
 
-    Only the types skops trusts by default and those in
-    :data:`SKOPS_TRUSTED_TYPES` are rebuilt; a file naming any other type is
-    refused with a ``ValueError`` listing them, before anything is built. The
-    rebuilt model is then checked structurally (every boosting tree's child and
-    feature indices, the DAG, state columns, node policies, classes, see
-    ``check_model_integrity``) before it is returned: a file that fails raises
-    ``ValueError`` naming what is wrong. Warns (``PolicyVersionWarning``) when
-    library versions differ from the saved ones.
+    First the archive is checked with bounded work, before anything is
+    inflated or audited: its member count, each member's size and compression
+    ratio, the total unpacked size, each array's header, the schema's nesting
+    and size, and shared object ids (which must repeat their content: no
+    reference may stand for more than it holds, nor contain itself). Then only
+    the types skops trusts by default and those in :data:`SKOPS_TRUSTED_TYPES`
+    are rebuilt; a file naming any other type is refused with a ``ValueError``
+    listing them, before anything is built. The rebuilt model is then checked
+    structurally (its number of DAG units before the DAG is rebuilt, every
+    boosting tree's child and feature indices, the DAG, state columns, node
+    policies, classes, see ``check_model_integrity``) before it is returned.
+    Every refusal is a ``ValueError`` saying what is wrong. Warns
+    (``PolicyVersionWarning``) when library versions differ from the saved
+    ones.
 
     Parameters
     ----------
     data : bytes
         The file's content.
+    max_unpacked_bytes : int, default=512 MiB
+        Refuse archives whose members unpack to more than this in total (a
+        server can pass less: a default landsat policy unpacks to 16 MB).
 
     Returns
     -------
@@ -496,6 +512,7 @@ def loads_policy_skops(data: bytes) -> Any:
     """
     import skops.io as sio
 
+    check_skops_archive(bytes(data), max_unpacked_bytes)
     data = _skops_current_modules(data)
     found = _skops_types(data)
     refused = [t for t in found if t not in SKOPS_TRUSTED_TYPES]
@@ -517,8 +534,11 @@ def loads_policy_skops(data: bytes) -> Any:
     return _check_bundle(bundle)
 
 
-def load_policy_skops(path: str | Path) -> Any:
-    """:func:`loads_policy_skops` from a file.
+def load_policy_skops(
+    path: str | Path, *, max_unpacked_bytes: int = MAX_UNPACKED_BYTES
+) -> Any:
+    """:func:`loads_policy_skops` from a regular file (at most
+    :data:`MAX_POLICY_FILE_BYTES`).
 
     Examples
     --------
@@ -536,4 +556,5 @@ def load_policy_skops(path: str | Path) -> Any:
     >>> session.next_sensor()
     'precise'
     """
-    return loads_policy_skops(Path(path).read_bytes())
+    data = read_regular_file(path, MAX_POLICY_FILE_BYTES, "policy file")
+    return loads_policy_skops(data, max_unpacked_bytes=max_unpacked_bytes)

@@ -239,7 +239,7 @@ class FilterTree(BaseEstimator):
         if width is None:
             return
         leaves: list[int] = []
-        _check_node(self.tree_, f"{where}.tree_", n_actions, width, leaves, 0)
+        _check_node(self.tree_, f"{where}.tree_", n_actions, width, leaves, 0, set())
         if sorted(leaves) != list(range(n_actions)):
             raise fail(
                 f"{where}.tree_", "the tournament does not hold every action once"
@@ -265,9 +265,20 @@ _MAX_TREE_DEPTH = 64
 
 
 def _check_node(
-    node: Any, where: str, n_actions: int, width: int, leaves: list[int], depth: int
+    node: Any,
+    where: str,
+    n_actions: int,
+    width: int,
+    leaves: list[int],
+    depth: int,
+    seen: set[int],
 ) -> None:
-    """A loaded tournament node and its subtrees; collects the leaves' actions."""
+    """A loaded tournament node and its subtrees; collects the leaves' actions.
+
+    ``seen`` holds the ids of the nodes met so far: a node met twice (shared by
+    two parents, as a pickle or a forged file can make them) would make the
+    walk exponential in the depth.
+    """
     if isinstance(node, Integral) and not isinstance(node, bool):
         leaves.append(check_int(node, where, 0, n_actions))
         return
@@ -275,6 +286,9 @@ def _check_node(
         raise fail(where, f"expected a tree node, got {type(node).__name__}")
     if depth > _MAX_TREE_DEPTH:
         raise fail(where, "the tournament tree is too deep (a cycle?)")
+    if id(node) in seen or len(seen) >= n_actions - 1:
+        raise fail(where, "a node is shared, or more nodes than a tournament has")
+    seen.add(id(node))
     if node.model is not None:
         if not isinstance(node.model, LogisticRegression):
             raise fail(f"{where}.model", f"unexpected {type(node.model).__name__}")
@@ -287,8 +301,9 @@ def _check_node(
             check_array(U, f"{where}.folded[1]", shape=(n_inputs, n_inputs), kind="f")
         if not isinstance(b, float | np.floating):
             raise fail(f"{where}.folded[2]", "expected a number")
-    _check_node(node.left, f"{where}.left", n_actions, width, leaves, depth + 1)
-    _check_node(node.right, f"{where}.right", n_actions, width, leaves, depth + 1)
+    for side in ("left", "right"):
+        child = getattr(node, side)
+        _check_node(child, f"{where}.{side}", n_actions, width, leaves, depth + 1, seen)
 
 
 def _unpack_folded(folded: Any, where: str) -> tuple[Any, Any, Any]:

@@ -237,7 +237,7 @@ class _ScaleSearch:
             np.arange(len(y)),
             test_size=validation_fraction,
             stratify=y,
-            random_state=template.random_state,
+            random_state=template._seed,
         )
         X_fit, y_fit = X.iloc[fit_rows], y[fit_rows]
         data = check_fit_data(template, X_fit, y_fit, _take(fit_rows, sample_costs))

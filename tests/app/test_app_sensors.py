@@ -176,6 +176,35 @@ def test_bad_spec_json_gets_a_message(app, pima):
     ]
 
 
+def test_uploaded_spec_text_is_never_a_server_path(app, pima):
+    # Issue 28, case 1: main read text not starting with "{" as a file name
+    # (IsADirectoryError for "/etc", FileNotFoundError probing files) and a
+    # BOM, a top-level array or deep nesting ended in "Something unexpected".
+    at = sensors(app, pima)
+    spec = pima.default_spec.to_json().encode()
+    cases = {
+        "etc.json": (b"/etc", "does not start with '{'"),
+        "probe.json": (b"/no/such/file", "does not start with '{'"),
+        "zero.json": (b"/dev/zero", "does not start with '{'"),
+        "array.json": (b"[" + spec + b"]", "is a JSON array"),
+        "deep.json": (b'{"a":' * 5000 + b"1" + b"}" * 5000, "nested 5000 levels"),
+        "groups.json": (b'{"groups": [["a", ["b"]]]}', "'groups' must be an object"),
+    }
+    for name, (content, message) in cases.items():
+        at.file_uploader(key=state.W_SPEC_JSON).set_value(
+            (name, content, "application/json")
+        ).run()
+        assert_clean(at)
+        errors = texts(at, "error")
+        assert any(message in e and name in e for e in errors), (name, errors)
+        assert not any("Something unexpected" in e or "Errno" in e for e in errors)
+    at.file_uploader(key=state.W_SPEC_JSON).set_value(
+        ("bom.json", b"\xef\xbb\xbf" + spec, "application/json")
+    ).run()
+    assert_clean(at)
+    assert "Loaded the sensors from bom.json." in texts(at, "success")
+
+
 def uploaded(name, frame, label="label"):
     """A Dataset as if ``frame`` had been uploaded (every column its own sensor)."""
     from ui.data import Dataset

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import io
 import json
+import os
 
 import pandas as pd
 import pytest
 
-from budgetdag_core import load_policy
+from budgetdag_core import SensorSpec, load_policy
 from budgetdag_core.cli import main
 from tests.conftest import SYNTH_SPEC, make_synthetic
 
@@ -279,3 +281,124 @@ def test_train_warns_when_policy_buys_nothing(files, capsys) -> None:
     assert code == 0
     assert json.loads(captured.out)["train"]["avg_sensors"] == 0
     assert "acquires no sensor" in captured.err
+
+
+# ------------------------------------------- issue 28: mistakes, one line each
+def _one_line_error(capsys, argv: list[str]) -> str:
+    """The one stderr line of a refused command (exit code 2, nothing trained)."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own checks
+        code = exc.code
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert code == 2, captured.err
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err and "trained in" not in captured.err
+    return lines[0]
+
+
+def _train_args(files, **changes: str) -> list[str]:
+    args = {
+        "data": str(files / "train.csv"),
+        "--label": "target",
+        "--sensors": str(files / "spec.json"),
+        "--out": str(files / "m.pkl"),
+        "--cv": "3",
+    }
+    args.update(changes)
+    out = ["train", args.pop("data")]
+    for key, value in args.items():
+        out += [key, value]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"--out": "{dir}"}, "output file (--out) '{dir}' is a directory"),
+        ({"data": "{dir}"}, "data file '{dir}' is a directory"),
+        ({"--sensors": "{dir}"}, "sensor spec file '{dir}' is a directory"),
+        ({"--out": "/dev/full"}, "'/dev/full' is not a regular file"),
+        ({"data": "/dev/zero"}, "'/dev/zero' is not a regular file"),
+        ({"--out": "{dir}/no/such/m.pkl"}, "folder of the output file"),
+        ({"data": "{dir}/missing.csv"}, "data file '{dir}/missing.csv' does not exist"),
+        ({"--n-subsets": "0"}, "argument --n-subsets: '0' is not an integer from 1"),
+        ({"--cv": "1"}, "argument --cv: '1' is not an integer of at least 2"),
+        ({"--cost-scale": "nan"}, "argument --cost-scale: 'nan' is not a finite"),
+        ({"--budget": "0"}, "argument --budget: '0' is not a finite number above 0"),
+        ({"--n-jobs": "0"}, "argument --n-jobs: '0' is not a non-zero integer"),
+        ({"--policy-degree": "9"}, "argument --policy-degree: '9' is not an integer"),
+    ],
+)
+def test_train_mistakes_are_refused_before_training(files, capsys, change, message):
+    change = {k: v.format(dir=files) for k, v in change.items()}
+    line = _one_line_error(capsys, _train_args(files, **change))
+    assert line.startswith("budgetdag train: error:")
+    assert message.format(dir=files) in line
+
+
+def test_empty_and_header_only_csv_are_refused(files, capsys):
+    (files / "empty.csv").write_text("")
+    line = _one_line_error(capsys, _train_args(files, data=str(files / "empty.csv")))
+    assert "is empty" in line
+    (files / "header.csv").write_text("a,b,target\n")
+    line = _one_line_error(capsys, _train_args(files, data=str(files / "header.csv")))
+    assert "has a header but no rows" in line
+
+
+def test_a_fifo_is_refused_without_blocking(files, capsys):
+    fifo = files / "pipe.csv"
+    os.mkfifo(fifo)
+    line = _one_line_error(capsys, _train_args(files, data=str(fifo)))
+    assert "not a regular file" in line
+
+
+def test_csv_with_a_byte_order_mark_reads_as_without(files, capsys):
+    text = (files / "train.csv").read_text()
+    (files / "excel.csv").write_text(text, encoding="utf-8-sig")  # as Excel saves
+    code = main(
+        _train_args(files, data=str(files / "excel.csv"), **{"--cost-scale": "0.05"})
+    )
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["evaluate", str(files / "m.pkl"), str(files / "excel.csv")]) == 0
+    from_bom = json.loads(capsys.readouterr().out)
+    assert main(["evaluate", str(files / "m.pkl"), str(files / "test.csv")]) == 0
+    assert from_bom["n_samples"] == 200
+
+
+def test_a_one_column_csv_is_one_column(tmp_path, capsys):
+    X, y = make_synthetic(200)
+    values = X[["s1"]].rename(columns={"s1": "value"}).round(3)
+    values.assign(target=y).to_csv(tmp_path / "train.csv", index=False)
+    SensorSpec({"s": ["value"]}, {"s": 1}).to_json(tmp_path / "spec.json")
+    # Python's sniffer split this file on the letter 'v' of its header.
+    values.to_csv(tmp_path / "one.csv", index=False)
+    model = str(tmp_path / "m.pkl")
+    args = ["train", str(tmp_path / "train.csv"), "--label", "target"]
+    args += ["--sensors", str(tmp_path / "spec.json"), "--cv", "3", "--out", model]
+    assert main(args) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["predict", model, str(tmp_path / "one.csv")]) == 0
+    traces = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert len(traces) == 200
+
+
+def test_predict_and_evaluate_paths_are_checked(files, capsys):
+    line = _one_line_error(capsys, ["evaluate", str(files), str(files / "test.csv")])
+    assert "model file" in line and "is a directory" in line
+    assert main(_train_args(files, **{"--cost-scale": "0.05"})) == 0
+    capsys.readouterr()
+    argv = ["predict", str(files / "m.pkl"), str(files / "test.csv"), "--out"]
+    assert "is a directory" in _one_line_error(capsys, [*argv, str(files)])
+    assert "not a regular file" in _one_line_error(capsys, [*argv, "/dev/full"])
+
+
+def test_sweep_checks_test_file_and_scales_first(files, capsys):
+    argv = ["sweep", str(files / "train.csv"), "--label", "target", "--sensors"]
+    argv += [str(files / "spec.json"), "--out", str(files / "c.csv")]
+    line = _one_line_error(capsys, [*argv, "--test", str(files)])
+    assert "test file" in line and "is a directory" in line
+    line = _one_line_error(capsys, [*argv, "--cost-scales", "0,x"])
+    assert "argument --cost-scales: 'x' is not a finite number" in line

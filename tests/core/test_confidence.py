@@ -138,3 +138,84 @@ def test_paper_mode_policies_see_sensors_only(problem):
     for k, policy in enumerate(m.policies_):
         if policy.learner is not None:
             assert policy.n_features == len(m.state_columns_[k])
+
+
+@pytest.fixture(scope="module")
+def values_and_proba(problem):
+    X, y, spec, _, _ = problem
+    return BudgetDAGClassifier(
+        spec, cost_scale=0.03, cv=3, random_state=0, policy_features="sensors+proba"
+    ).fit(X, y)
+
+
+def test_sensors_and_proba_widths_and_defaults(values_and_proba):
+    m = values_and_proba
+    n_classes = len(m.classes_)
+    assert m.stop_loss_ == "expected" and m.policy_degree_ == 1
+    for k, policy in enumerate(m.policies_):
+        if policy.learner is None:
+            continue
+        extra = n_classes + 3 if k else 0
+        assert policy.n_features == len(m.state_columns_[k]) + extra
+
+
+def test_sensors_and_proba_train_on_values_then_out_of_fold_proba(problem):
+    X, y, spec, _, _ = problem
+    RecordingTree.seen = []
+    m = BudgetDAGClassifier(
+        spec,
+        cv=3,
+        random_state=0,
+        policy_learner=RecordingTree(),
+        policy_features="sensors+proba",
+    ).fit(X, y)
+    Xv = X[m.spec_.columns].to_numpy(float)
+    oof = m.bank_.oof_proba_
+    extra = len(m.classes_) + 3
+    matched = 0
+    for Z in RecordingTree.seen:
+        for k in range(1, m.sensor_dag_.n_states):
+            cols = m.state_columns_[k]
+            if Z.shape[1] == len(cols) + extra and np.array_equal(
+                Z[:, : len(cols)], Xv[:, cols]
+            ):
+                np.testing.assert_allclose(Z[:, len(cols) : -3], oof[:, k])
+                matched += 1
+    assert matched == sum(1 for p in m.policies_ if p.learner is not None) - 1
+
+
+def test_sensors_and_proba_session_and_saved_model(values_and_proba, problem):
+    _, _, _, Xt, yt = problem
+    m = values_and_proba
+    trace = m.trace(Xt)
+    for i, row in enumerate(Xt.head(20).to_dict("records")):
+        session = m.start()
+        assert session.run(row) == trace["prediction"].iloc[i]
+        assert tuple(session.acquired) == trace["acquired"].iloc[i]
+    loaded = loads_policy(dumps_policy(m))
+    np.testing.assert_array_equal(loaded.predict(Xt), m.predict(Xt))
+    point = dag_point(m, state_predictions(m, Xt, yt))
+    assert point["error"] == pytest.approx(m.evaluate(Xt, yt)["error"])
+
+
+@pytest.mark.parametrize(
+    "mode", ["sensors", "sensors+confidence", "proba", "sensors+proba"]
+)
+def test_routes_never_read_unacquired_values(problem, mode):
+    """Scrambling every column a row never acquires changes nothing: not its
+    path, its cost or its prediction."""
+    X, y, spec, Xt, _ = problem
+    m = BudgetDAGClassifier(
+        spec, cost_scale=0.02, cv=3, random_state=0, policy_features=mode
+    ).fit(X, y)
+    before = m.trace(Xt)
+    scrambled = Xt.copy()
+    rng = np.random.default_rng(1)
+    for i, acquired in enumerate(before["acquired"]):
+        for sensor in set(spec.names) - set(acquired):
+            for col in spec.groups[sensor]:
+                scrambled.iloc[i, scrambled.columns.get_loc(col)] = rng.normal(0, 50)
+    after = m.trace(scrambled)
+    assert list(after["acquired"]) == list(before["acquired"])
+    np.testing.assert_array_equal(after["prediction"], before["prediction"])
+    assert before["n_sensors"].between(1, len(spec.names) - 1).any()

@@ -256,8 +256,14 @@ def test_paper_configuration_reproduces_the_earlier_policies(
 
 def test_defaults_resolve_to_the_measured_configuration(problem, bank):
     model = _fit(problem, bank)
-    assert model.policy_features_ == "proba"
+    assert model.policy_features_ == "auto"
     assert (model.stop_loss_, model.policy_degree_) == ("expected", 1)
+    # Every state's classifier is informative here: "auto" is "proba".
+    assert not model.value_states_.any()
+    proba = _fit(problem, bank, policy_features="proba")
+    np.testing.assert_array_equal(
+        model.predict_state(problem[3]), proba.predict_state(problem[3])
+    )
     paper = _fit(problem, bank, policy_features="sensors")
     assert (paper.stop_loss_, paper.policy_degree_) == ("zero_one", 2)
     explicit = _fit(problem, bank, policy_features="sensors", policy_degree=2)
@@ -268,6 +274,8 @@ def test_defaults_resolve_to_the_measured_configuration(problem, bank):
     assert (both.stop_loss_, both.policy_degree_) == ("zero_one", 2)
     conf = _fit(problem, bank, policy_features="confidence")
     assert (conf.stop_loss_, conf.policy_degree_) == ("expected", 1)
+    values = _fit(problem, bank, policy_features="sensors+proba")
+    assert (values.stop_loss_, values.policy_degree_) == ("expected", 1)
 
 
 def test_prediction_reuses_the_routing_probabilities(problem, bank, monkeypatch):

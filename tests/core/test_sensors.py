@@ -30,7 +30,7 @@ def test_json_round_trip(tmp_path) -> None:
     assert SensorSpec.from_json(spec.to_json()) == spec
     path = tmp_path / "spec.json"
     spec.to_json(path)
-    assert SensorSpec.from_json(path) == spec
+    assert SensorSpec.from_file(path) == spec
     assert json.loads(path.read_text())["sensors"][0]["name"] == "s"
 
 
@@ -41,7 +41,7 @@ def test_json_round_trip(tmp_path) -> None:
         ({"s": ["a"]}, {"s": -1}, "negative"),
         ({"s": ["a"]}, {"s": float("nan")}, "not finite"),
         ({"s": ["a"]}, {"s": float("inf")}, "not finite"),
-        ({"s": ["a"]}, {"s": "x"}, "not a number"),
+        ({"s": ["a"]}, {"s": "x"}, "the text 'x', not a number"),
         ({"s": ["a"]}, {}, "No cost"),
         ({"s": []}, {"s": 1}, "no columns"),
         ({}, {}, "no sensors"),
