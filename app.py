@@ -53,6 +53,7 @@ try:
 except Exception as exc:  # e.g. the bundled demo files are missing
     widgets.show_unexpected(exc, "loading the default demo")
 
+widgets.start_workers()  # the server's pool for long work, on the first visit
 widgets.collect_job()  # a job that ended while another page (or tab) was shown
 # Pages that change the data, sensors or model redraw this slot.
 st.session_state[state.STATUS_SLOT] = st.sidebar.empty()

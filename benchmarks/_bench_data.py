@@ -18,7 +18,12 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from budgetdag_core import SensorSpec, load_demo
-from budgetdag_core.datasets import find_file
+from budgetdag_core.datasets import (
+    cube_dataset,
+    cube_nm_dataset,
+    digits_dataset,
+    find_file,
+)
 
 SEED = 0
 #: Rows a subsample keeps of each class at least (the most folds used is 5).
@@ -29,8 +34,14 @@ MIN_CLASS_ROWS = 5
 SMALL = ("letter", "pima", "landsat")
 LARGE = ("spam", "dna", "shuttle")
 OPTIONAL = ("miniboone", "covertype")
+#: Active feature acquisition problems (issue 30): AFABench's synthetic data
+#: (drawn anew for each seed) and the 8x8 digits, a sensor per pixel.
+AFA = ("cube", "cube_03", "cube_nm", "cube_nm_5000", "cube_nm6", "digits")
 #: Datasets split at random (the others come with a fixed train/test split).
-RANDOM_SPLIT = ("pima", "spam", "miniboone", "covertype")
+RANDOM_SPLIT = ("pima", "spam", "miniboone", "covertype", *AFA)
+#: Test rows drawn for the synthetic problems (AFABench keeps 200 of its
+#: 1000; more test rows read the curves with less noise).
+AFA_TEST_ROWS = 1000
 #: Seeded splits run by default (pima's 768 rows give a noisy single split).
 DEFAULT_SPLITS = {"pima": 5}
 
@@ -119,6 +130,37 @@ def _many_sensor_params(spec: SensorSpec, notes: list[str]) -> dict:
         "(Alg. 2, soft reward) + all sensors (n_subsets=8, include_all=True)"
     )
     return {"n_subsets": 8, "include_all": True}
+
+
+_AFA_NOTES = {
+    "cube": "AFABench's cube config (signal std 0.1, noise N(0.5, 0.1)), 600 "
+    "training rows, drawn with seed {seed}",
+    "cube_03": "the AACO paper's cube (signal and noise std 0.3), 600 training "
+    "rows, drawn with seed {seed}",
+    "cube_nm": "AFABench's cube_nm config, 600 training rows, drawn with seed {seed}",
+    "cube_nm_5000": "AFABench's cube_nm config, 5000 training rows, drawn with seed "
+    "{seed}",
+    "cube_nm6": "AFABench's cube_nm config grouped as 6 sensors (context cost 1, "
+    "blocks cost 10), 5000 training rows, drawn with seed {seed}",
+    "digits": "random stratified 75/25 split, seed {seed}; unit cost per pixel",
+}
+
+
+def _afa_demo(name: str, seed: int):
+    """The demo behind an ``AFA`` benchmark name."""
+    if name == "digits":
+        return digits_dataset(random_state=seed)
+    if name in ("cube", "cube_03"):
+        std = {"informative_std": 0.3, "noise_std": 0.3} if name == "cube_03" else {}
+        demo = cube_dataset(600, AFA_TEST_ROWS, random_state=seed, **std)
+    else:
+        n_train = 600 if name == "cube_nm" else 5000
+        grouping = "blocks" if name == "cube_nm6" else "columns"
+        demo = cube_nm_dataset(
+            n_train, AFA_TEST_ROWS, random_state=seed, grouping=grouping
+        )
+    demo.name = name
+    return demo
 
 
 def load(
@@ -216,6 +258,15 @@ def load(
         yte = yte.to_numpy()
         desc = "Forest Covertype (UCI): 12 sensors, 7 classes."
         degrees = (1,)
+    elif name in AFA:
+        demo = _afa_demo(name, seed)
+        Xtr, ytr = demo.X_train, demo.y_train.to_numpy()
+        Xte, yte = demo.X_test, demo.y_test.to_numpy()
+        spec, desc = demo.spec, demo.description
+        notes.append(_AFA_NOTES[name].format(seed=seed))
+        if spec.n_sensors > 12:
+            params = _many_sensor_params(spec, notes)
+            degrees = (1,)
     else:
         raise ValueError(f"Unknown benchmark dataset {name!r}.")
     Xtr, ytr = _subsample(

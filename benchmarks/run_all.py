@@ -6,9 +6,11 @@ For each dataset (letter, pima, landsat: full DAG; spam, dna, shuttle: many
 sensors or many states) on its test split: the DAG curve (``tradeoff_curve``),
 the paper configuration of the policies (sensor inputs, 0/1 losses), every
 fixed subset and their lower hull, all sensors, the oracle, the confidence
-cascade (``budgetdag_core.tradeoff._cascade``, from the same bank), and LightGBM's
+cascade (``budgetdag_core.tradeoff._cascade``, from the same bank), LightGBM's
 cost-efficient gradient boosting (CEGB) with the same cost accounting (see
-``_cegb.py``); fit time, sweep time, prediction throughput and peak memory.
+``_cegb.py``), and the active-feature-acquisition peers AACO and a greedy CMI
+acquirer (``_afa_run.py``; ``--no-peers`` leaves them out); fit time, sweep
+time, prediction throughput and peak memory.
 Each dataset runs in its own process, so its peak
 memory (``ru_maxrss``) is its own and a failure does not stop the others.
 
@@ -45,6 +47,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
+from _afa_run import peer_settings, run_peers  # noqa: E402
 from _bench_data import (  # noqa: E402
     LARGE,
     RANDOM_SPLIT,
@@ -140,6 +143,41 @@ def timed_cegb(
     return cegb, time.perf_counter() - t0, fit_s
 
 
+#: Share of the all-sensor cost the peers' rollouts may spend: all of it up to
+#: 20 sensors, 80 % beyond (enough for the 75 % reading; rollouts cost time per
+#: step).
+PEER_MAX_FRACTION = {"few": 1.0, "many": 0.8}
+#: ``--quick``: a smaller masked classifier and fewer candidates (smoke test).
+QUICK_PEERS = {
+    "classifier": {
+        "engine": "mlp",
+        "n_masks": 8,
+        "oof_folds": 2,
+        "params": {"hidden_layer_sizes": (64,), "max_iter": 50},
+    },
+    "aaco": {"n_masks": 30},
+    "greedy": {"k_neighbors": 8},
+}
+
+
+def afa_peers(d: BenchData, args: argparse.Namespace) -> tuple[pd.DataFrame, dict]:
+    """AACO's and the greedy CMI acquirer's test points, and their seconds."""
+    if args.no_peers:
+        return pd.DataFrame(), {}
+    many = "many" if d.spec.n_sensors > 20 else "few"
+    quick = QUICK_PEERS if args.quick else {}
+    settings = peer_settings(d, {**quick, "max_fraction": PEER_MAX_FRACTION[many]})
+    points, info = run_peers(d, {"aaco", "greedy"}, settings, args.n_jobs)
+    frame = points[["method", "avg_cost", "error"]].assign(split="test")
+    seconds = {
+        "AACO fit (masked classifier + fold models)": info["aaco_fit_s"],
+        "AACO rollout (test rows)": info["aaco_rollout_s"],
+        "greedy CMI fit (masked classifier)": info["greedy_fit_s"],
+        "greedy CMI rollout (test rows)": info["greedy_rollout_s"],
+    }
+    return frame, seconds
+
+
 def run_split(
     name: str, args: argparse.Namespace, seed: int
 ) -> tuple[dict, pd.DataFrame]:
@@ -208,13 +246,14 @@ def run_split(
     rows_per_s = throughput(model, d.X_test)
 
     cegb, cegb_s, cegb_fit_s = timed_cegb(d, args)
+    peers, peer_seconds = afa_peers(d, args)
 
     frame = res.frame[res.frame["split"] == "test"].copy()
     conf = res_conf.frame
     conf = conf[(conf["split"] == "test") & (conf["method"] == "dag")].copy()
     conf["method"] = "dag_paper"
     cegb["split"] = "test"
-    out = pd.concat([frame, conf, cegb], ignore_index=True)
+    out = pd.concat([frame, conf, cegb, peers], ignore_index=True)
     out["sensors"] = out["sensors"].map(
         lambda s: "|".join(s) if isinstance(s, (list, tuple)) else s
     )
@@ -241,6 +280,7 @@ def run_split(
             "paper-configuration sweep (bank reused)": conf_sweep_s,
             "CEGB (all settings)": cegb_s,
             "CEGB fits only": cegb_fit_s,
+            **peer_seconds,
         },
         "predict_rows_per_s": rows_per_s,
     }
@@ -374,6 +414,8 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
         cmd += ["--splits", str(args.splits)]
     if args.choose_degree:
         cmd.append("--choose-degree")
+    if args.no_peers:
+        cmd.append("--no-peers")
     env = dict(os.environ)
     if args.parallel > 1:
         # Parallel processes share the cores: one BLAS/OpenMP thread each.
@@ -544,6 +586,11 @@ def main() -> None:
         help="choose the DAG's policy degree among the dataset's candidates on a "
         "validation split of the training rows (default: the library's default "
         "degree, as a user gets it)",
+    )
+    parser.add_argument(
+        "--no-peers",
+        action="store_true",
+        help="leave out the AFA peers (AACO, greedy CMI), the slowest columns",
     )
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cegb-only", action="store_true", help=argparse.SUPPRESS)

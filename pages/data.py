@@ -12,7 +12,6 @@ from ui.data import Upload, demo_dataset
 from ui.formatting import percent_column, percent_table
 from ui.tabular import (
     FIXES,
-    MAX_UPLOAD_MB,
     Fix,
     Problem,
     class_balance,
@@ -23,6 +22,7 @@ from ui.tabular import (
     read_csv_bytes,
     suggest_label,
 )
+from ui.uploads import CSV_MAX_MB, read_upload
 
 widgets.enter_page()
 ss = st.session_state
@@ -89,7 +89,8 @@ def _read_new_file(file: UploadedFile) -> Upload | None:
         widgets.show_error(failed[1], _UPLOAD_HELP)
         return None
     try:
-        table = read_csv_bytes(file.getvalue(), name=f"The file {file.name!r}")
+        data = read_upload(file, CSV_MAX_MB, "CSV files")
+        table = read_csv_bytes(data, name=f"The file {file.name!r}")
     except ValueError as exc:
         ss[state.UPLOAD_ERROR] = (file.file_id, str(exc))
         widgets.show_error(str(exc), _UPLOAD_HELP)
@@ -190,13 +191,12 @@ def test_set_section(upload: Upload) -> None:
     test_file = st.file_uploader(
         "Test CSV (same columns as the training file)",
         key=state.W_UPLOAD_TEST,
-        max_upload_size=MAX_UPLOAD_MB,
+        max_upload_size=CSV_MAX_MB,
     )
     if test_file is not None and test_file.file_id != upload.test_file_id:
         try:
-            table = read_csv_bytes(
-                test_file.getvalue(), name=f"The file {test_file.name!r}"
-            )
+            data = read_upload(test_file, CSV_MAX_MB, "CSV files")
+            table = read_csv_bytes(data, name=f"The file {test_file.name!r}")
             upload.set_test(test_file.name, table.frame, test_file.file_id)
         except ValueError as exc:
             widgets.show_error(str(exc), "upload a test file with the same columns.")
@@ -210,9 +210,9 @@ def test_set_section(upload: Upload) -> None:
 
 def upload_section() -> None:
     file = st.file_uploader(
-        f"CSV file (up to {MAX_UPLOAD_MB} MB)",
+        f"CSV file (up to {CSV_MAX_MB} MB)",
         key=state.W_UPLOAD,
-        max_upload_size=MAX_UPLOAD_MB,
+        max_upload_size=CSV_MAX_MB,
         help="One row per example with a header row. Comma, semicolon, tab or pipe "
         "separated (detected), any common encoding, optionally gzip-compressed "
         "(.csv.gz). Missing values may be empty, NA or '?'.",

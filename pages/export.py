@@ -21,6 +21,7 @@ from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.reports import to_csv_safe, trace_for_export
 from ui.training import TrainedRun, run_from_model
 from ui.trust import TRUST_PICKLES_ENV, pickles_allowed
+from ui.uploads import MODEL_MAX_MB, read_upload
 
 widgets.enter_page()
 ss = st.session_state
@@ -158,11 +159,21 @@ def read_policy(file: UploadedFile, kind: str) -> dict | None:
             "upload the .skops file of the policy instead.",
         )
         return None
+    try:
+        data = read_upload(file, MODEL_MAX_MB, "policy files")
+    except ValueError as exc:
+        widgets.show_error(
+            str(exc),
+            "choose the .skops file of the policy (a pickle is several times "
+            "larger), or load the file in Python with "
+            "`budgetdag_core.load_policy_skops`.",
+        )
+        return None
     read = loads_policy_skops if kind == "skops" else loads_policy
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            model = read(file.getvalue())
+            model = read(data)
         except Exception as exc:
             widgets.show_error(
                 f"{file.name!r} is not a usable BudgetDAG policy: "
@@ -231,7 +242,7 @@ def pickle_uploader() -> UploadedFile | None:
         type=["pkl", "pickle"],
         key=state.W_POLICY_FILE,
         disabled=not trusted,
-        max_upload_size=200,
+        max_upload_size=MODEL_MAX_MB,
     )
     return file if trusted else None
 
@@ -251,7 +262,7 @@ def load_section() -> None:
             "Policy file (.skops)",
             type=["skops"],
             key=state.W_SKOPS_FILE,
-            max_upload_size=200,
+            max_upload_size=MODEL_MAX_MB,
         )
     with cards.container(border=True, width=380):
         st.markdown("**Pickle (.pkl)**")

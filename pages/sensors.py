@@ -12,6 +12,7 @@ from ui import state, widgets
 from ui.grouping import GROUP_MODES, Grouping, propose
 from ui.spec_table import SpecCheck, spec_in_blocks, spec_to_table
 from ui.training import MAX_APP_SUBSETS, SUBSET_REWARDS
+from ui.uploads import SPEC_MAX_MB, spec_from_upload
 
 widgets.enter_page()
 ss = st.session_state
@@ -380,12 +381,12 @@ def json_io() -> None:
             "Load a spec (JSON)",
             type=["json"],
             key=state.W_SPEC_JSON,
-            max_upload_size=1,
+            max_upload_size=SPEC_MAX_MB,  # the browser's; the server checks too
         )
         if file is not None and ss.get(state.SPEC_JSON_ID) != file.file_id:
             ss[state.SPEC_JSON_ID] = file.file_id
             try:
-                spec = SensorSpec.from_json(file.getvalue())  # text, never a path
+                spec = spec_from_upload(file)
                 spec.check_columns(features)
             except ValueError as exc:
                 widgets.show_error(

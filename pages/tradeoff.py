@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from dataclasses import replace
+
 import streamlit as st
 
 from budgetdag_core import TradeoffResult, tradeoff_figure
@@ -115,8 +118,13 @@ def _traced(
 
 if go_sweep:
     busy = widgets.long_work(
-        lambda progress, run=run: sweep.compute_sweep(
-            dataset, spec, params, n_points, run, progress=progress
+        functools.partial(
+            sweep.compute_sweep,
+            dataset,
+            spec,
+            params,
+            n_points,
+            replace(run, cache={}),  # without the page's memo of figures
         ),
         what="sweep",
         label="Tracing the trade-off curve...",
@@ -126,6 +134,7 @@ if go_sweep:
         apply=_traced,
         bank_reused=reused,
         subsets=uses_subsets(params),
+        shared=(run.model.bank_,) if reused else (),
     )
 if busy is not None:
     st.caption(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import joblib
 import pandas as pd
 
-from budgetdag_core import SensorSpec
+from budgetdag_core import SensorSpec, load_demo
 from budgetdag_core.datasets import Demo
 from ui.spec_table import suggest_spec
 from ui.tabular import (
@@ -38,6 +39,13 @@ class Dataset:
                 (self.train, self.test, self.label)
             )
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # A bundled demo is pickled (session store, worker processes) as its
+        # name and split: its rows come from the package, not from the pickle.
+        if self.kind == "demo" and self.token == demo_token(self.name):
+            return (_demo_from_name, (self.name, DEMO_SPLIT))
+        return super().__reduce_ex__(protocol)
+
     @property
     def features(self) -> list[str]:
         return [str(c) for c in self.train.columns if c != self.label]
@@ -55,7 +63,21 @@ class Dataset:
         return self.train if part == "train" else self.test
 
 
+DEMO_SPLIT = {"test_fraction": 0.25, "random_state": 0}
+"""How the app splits the demos without a test file (``load_demo``'s defaults)."""
+
+
+def demo_token(name: str) -> str:
+    return f"demo:{name}"
+
+
+def load_app_demo(name: str) -> Demo:
+    """A bundled demo with the app's split (:data:`DEMO_SPLIT`)."""
+    return load_demo(name, **DEMO_SPLIT)
+
+
 def demo_dataset(demo: Demo) -> Dataset:
+    """A demo from :func:`load_app_demo` as the app's data."""
     return Dataset(
         demo.name,
         "demo",
@@ -64,8 +86,13 @@ def demo_dataset(demo: Demo) -> Dataset:
         demo.label,
         demo.spec,
         demo.description,
-        token=f"demo:{demo.name}",
+        token=demo_token(demo.name),
     )
+
+
+def _demo_from_name(name: str, split: dict[str, Any]) -> Dataset:
+    """A pickled demo dataset, rebuilt from the package's files."""
+    return demo_dataset(load_demo(name, **split))
 
 
 @dataclass
@@ -89,6 +116,14 @@ class Upload:
     is_train: pd.Series | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
+        self.rebuild()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The cleaned table is the recipe replayed: kept as raw tables + fixes.
+        return {k: v for k, v in vars(self).items() if k not in ("work", "is_train")}
+
+    def __setstate__(self, kept: dict[str, Any]) -> None:
+        vars(self).update(kept)
         self.rebuild()
 
     def rebuild(self) -> None:

@@ -1,28 +1,55 @@
-"""Long work beside the page: one background job per browser session (no Streamlit).
+"""Long work beside the page: a bounded pool of worker processes (no Streamlit).
 
-Training, curve tracing and budget fits run in a worker thread so the user can
-switch pages (or reload the tab) while they run. The worker only touches its
-:class:`Job` (a plain object): the page that started it passes everything the
-work needs, and a later script run of the same session reads ``job.result``
-and applies it to the session state (:func:`ui.widgets.collect_job`).
+Training, curve tracing and budget fits run in worker processes
+(:mod:`ui.worker`), at most :func:`ui.training.app_workers` at once; more
+jobs wait in one first-come queue, whose place the sidebar shows. The
+server process only waits for the workers' messages, so pages and the
+health check answer while they compute, however many users train at once.
 
-Jobs are kept by session token (:mod:`ui.store`), in this server process, so a
-reloaded tab with the same token finds its running or finished job. Stop sets
-the job's own cancel flag; the work stops at its next progress step.
+The page that starts a job passes everything the work needs as one
+picklable callable (a module-level function with its arguments, e.g. a
+``functools.partial``), called as ``work(progress)`` in a worker; a later
+script run of the session reads ``job.result`` and applies it to the session
+state (:func:`ui.widgets.collect_job`).
+
+Jobs are kept by session token (:mod:`ui.store`) in this server process, so a
+reloaded tab with the same token finds its queued, running or finished job;
+the same job can be kept under two tokens (an address open in two tabs, see
+:mod:`ui.session`), and each collects it once. Stop drops a queued job at
+once; a running one stops at its next progress step, and its worker process
+is ended (and later replaced) when it has not within :data:`STOP_GRACE`
+seconds.
 """
 
 from __future__ import annotations
 
+import atexit
+import itertools
+import logging
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 import warnings
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from budgetdag_core import Progress
 
-from .training import ProgressReporter
+from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
+from .worker import Stopped, loads_result
+
+__all__ = ["Job", "Stopped", "current", "forget", "rekey", "share", "submit"]
+
+log = logging.getLogger("budgetdag.app")
 
 # Stop cancels a fit between its parallel tasks on purpose: joblib's note that
 # it dropped the queued ones is expected here, not news for the server log.
@@ -33,22 +60,29 @@ warnings.filterwarnings(
     category=UserWarning,
 )
 
-RUNNING, DONE, FAILED, STOPPED = "running", "done", "failed", "stopped"
+QUEUED, RUNNING = "queued", "running"
+DONE, FAILED, STOPPED = "done", "failed", "stopped"
+STOP_GRACE = 5.0
+"""Seconds a running job has to reach its next progress step after Stop."""
+START_TIMEOUT = 120.0
+"""Seconds a new worker process may take to import the library."""
+POLL = 0.2  # seconds between looks at Stop while a worker computes
+ROOT = Path(__file__).resolve().parents[1]
+_ids = itertools.count(1)
 
 
-class Stopped(Exception):
-    """Raised inside the work at a progress step once Stop was pressed."""
-
-
-@dataclass
+@dataclass(eq=False)
 class Job:
     """One piece of long work and what it has reported.
 
-    ``work(progress)`` runs in the worker thread; ``progress`` is the core's
+    ``work(progress)`` runs in a worker process; ``progress`` is the core's
     ``progress(stage, done, total)`` callback (raising :class:`Stopped` after
     :meth:`stop`). ``what`` names the work for the applier (``"train"``,
     ``"sweep"``, ...); ``context`` holds what the applier needs besides the
-    result (plain values, texts, the function that applies the result).
+    result (plain values, texts, the function that applies the result); it
+    stays in this process. The objects of ``shared`` that the result holds
+    (e.g. the classifier bank a training reuses) come back as these very
+    objects, not as copies: the session keeps one bank, not two.
     """
 
     what: str
@@ -57,78 +91,333 @@ class Job:
     bank_reused: bool = False
     subsets: bool = False
     context: dict[str, Any] = field(default_factory=dict)
+    shared: tuple[Any, ...] = ()
     fraction: float = 0.0
-    text: str = "Starting"
-    status: str = RUNNING
+    text: str = "Waiting for a free worker"
+    status: str = QUEUED
     result: Any = None
     error: BaseException | None = None
-    started: float = field(default_factory=time.monotonic)
+    trace: str = ""  # the worker's traceback of an error, for the server log
+    submitted: float = field(default_factory=time.monotonic)
+    started: float | None = None
     finished: float | None = None
     collected: bool = False
+    id: int = field(default_factory=lambda: next(_ids))
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
-    _thread: threading.Thread | None = field(default=None, repr=False)
+    _ended: threading.Event = field(default_factory=threading.Event, repr=False)
+    _pool: Pool | None = field(default=None, repr=False)
 
     def start(self) -> Job:
-        """Run the work in a daemon thread; returns ``self``."""
-        self._thread = threading.Thread(
-            target=self._run, name=f"budgetdag-{self.what}", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def _report(self, fraction: float, text: str) -> None:
-        self.fraction, self.text = fraction, text
-
-    def _run(self) -> None:
-        reporter = ProgressReporter(
-            self._report, bank_reused=self.bank_reused, subsets=self.subsets
-        )
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if self._cancel.is_set():
-                raise Stopped
-            reporter(stage, done, total)
-
-        try:
-            result = self.work(progress)
-        except Stopped:
-            self.status = STOPPED
-        except Exception as exc:  # shown in words by the page (collect_job)
-            self.error, self.status = exc, FAILED
-        else:
-            self.result, self.fraction, self.status = result, 1.0, DONE
-        finally:
-            self.finished = time.monotonic()
+        """Queue the work in the server's pool (no session); returns ``self``."""
+        return pool().submit(self)
 
     def stop(self) -> None:
-        """Ask the work to stop at its next progress step."""
+        """Drop the job if it waits; else ask it to stop at its next step."""
         self._cancel.set()
+        if self._pool is not None:
+            self._pool.cancel(self)
+
+    def _finish(
+        self,
+        status: str,
+        result: Any = None,
+        error: BaseException | None = None,
+        trace: str = "",
+    ) -> None:
+        self.result, self.error, self.trace = result, error, trace
+        if status == DONE:
+            self.fraction = 1.0
+        self.finished = time.monotonic()
+        self.status = status
+        self._ended.set()
 
     @property
     def stopping(self) -> bool:
-        return self._cancel.is_set() and self.status == RUNNING
+        return self._cancel.is_set() and self.running
 
     @property
     def running(self) -> bool:
-        return self.status == RUNNING
+        """Not finished yet: waiting in the queue or computing."""
+        return self.status in (QUEUED, RUNNING)
+
+    @property
+    def queued(self) -> bool:
+        return self.status == QUEUED
+
+    @property
+    def position(self) -> int | None:
+        """The job's place in the queue (1: next), or None when not waiting."""
+        if not self.queued or self._pool is None:
+            return None
+        return self._pool.position(self)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the work ends (tests, scripts); whether it has."""
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._ended.wait(timeout)
         return not self.running
 
     def elapsed(self) -> float:
-        """Seconds since the start (until the end once finished)."""
+        """Seconds of work so far (0 while queued; until the end once finished)."""
+        if self.started is None:
+            return 0.0
         end = time.monotonic() if self.finished is None else self.finished
         return end - self.started
+
+    def waited(self) -> float:
+        """Seconds spent in the queue (so far)."""
+        end = self.started or self.finished or time.monotonic()
+        return end - self.submitted
 
     def remaining(self) -> float | None:
         """A rough estimate of the seconds left: elapsed time scaled by the
         share of the bar still to go; None until 2 % of it is done."""
-        if not self.running or self.fraction < 0.02:
+        if self.status != RUNNING or self.fraction < 0.02:
             return None
         return self.elapsed() * (1 - self.fraction) / self.fraction
+
+
+class WorkerProcess:
+    """One ``python -m ui.worker`` process and our end of its socket."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        # The worker imports what this process imports (the app's `ui`, this
+        # checkout's library) and uses its share of the cores.
+        paths = [str(ROOT), *(p for p in sys.path if p and os.path.isdir(p))]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+        env[N_JOBS_VARIABLE] = str(app_n_jobs())
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "ui.worker", str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                env=env,
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # Stop ends its helpers too (killpg)
+            )
+        self.conn = Connection(ours.detach())
+        try:
+            if not self.conn.poll(START_TIMEOUT):
+                raise RuntimeError(f"no answer within {START_TIMEOUT:.0f} s")
+            self.conn.recv()  # ("ready", pid)
+        except (EOFError, OSError, RuntimeError) as exc:
+            code = self.end()
+            raise RuntimeError(
+                f"A worker process could not start ({exc}; exit code {code}): see "
+                "the terminal that runs Streamlit."
+            ) from None
+
+    def send(self, message: tuple) -> None:
+        self.conn.send(message)
+
+    def end(self) -> int | None:
+        """Kill the process and its helpers; its exit code."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.conn.close()
+        try:
+            return self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a zombie
+            return None
+
+
+class Pool:
+    """At most ``size`` jobs at once, each in its own worker process; the
+    others wait in a first-come queue."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._cond = threading.Condition()
+        self._queue: deque[Job] = deque()
+        self._running = 0
+        self._slots: list[_Slot] = []
+        atexit.register(self.close)
+
+    def submit(self, job: Job) -> Job:
+        with self._cond:
+            job._pool = self
+            self._queue.append(job)
+            if len(self._slots) < min(self.size, len(self._queue) + self._running):
+                self._add_slot(warm=False)
+            self._cond.notify()
+        return job
+
+    def warm(self) -> None:
+        """Start every worker process now, in the background: the first jobs
+        then do not wait for a worker to import the library."""
+        with self._cond:
+            while len(self._slots) < self.size:
+                self._add_slot(warm=True)
+
+    def _add_slot(self, warm: bool) -> None:
+        slot = _Slot(self)
+        self._slots.append(slot)
+        threading.Thread(
+            target=slot.loop, args=(warm,), name="budgetdag-slot", daemon=True
+        ).start()
+
+    def position(self, job: Job) -> int | None:
+        with self._cond:
+            for place, waiting in enumerate(self._queue, start=1):
+                if waiting is job:
+                    return place
+        return None
+
+    def cancel(self, job: Job) -> bool:
+        """Drop ``job`` if it still waits; whether it did."""
+        with self._cond:
+            if not any(waiting is job for waiting in self._queue):
+                return False
+            self._queue.remove(job)
+        job._finish(STOPPED)
+        return True
+
+    @property
+    def running(self) -> int:
+        """Jobs computing now."""
+        return self._running
+
+    @property
+    def waiting(self) -> int:
+        return len(self._queue)
+
+    def take(self) -> Job:
+        """The next job (blocks until there is one), marked as running."""
+        with self._cond:
+            while not self._queue:
+                self._cond.wait()
+            job = self._queue.popleft()
+            job.started, job.status = time.monotonic(), RUNNING
+            job.text = "Starting"
+            self._running += 1
+            return job
+
+    def done(self) -> None:
+        with self._cond:
+            self._running -= 1
+
+    def close(self) -> None:
+        """End every worker process (the server stops)."""
+        for slot in self._slots:
+            slot.end_worker()
+
+
+class _Slot:
+    """A thread of the pool: runs one job at a time in its worker process."""
+
+    def __init__(self, owner: Pool) -> None:
+        self.owner = owner
+        self.worker: WorkerProcess | None = None
+
+    def loop(self, warm: bool = False) -> None:
+        if warm:
+            try:
+                self.worker = WorkerProcess()
+            except Exception:  # the first job tries again, and says why
+                log.exception("Could not start a worker process")
+        while True:
+            job = self.owner.take()
+            try:
+                self.run(job)
+            except Exception as exc:  # a bug here must not end the slot
+                log.exception("The job pool failed on %s", job.label)
+                self.end_worker()
+                job._finish(FAILED, error=exc)
+            finally:
+                self.owner.done()
+
+    def end_worker(self) -> int | None:
+        worker, self.worker = self.worker, None
+        return None if worker is None else worker.end()
+
+    def run(self, job: Job) -> None:
+        try:
+            payload = pickle.dumps((job.work, job.shared), protocol=5)
+        except Exception as exc:
+            job._finish(
+                FAILED,
+                error=TypeError(f"the work cannot be sent to a worker process ({exc})"),
+            )
+            return
+        task = ("run", job.id, payload, job.bank_reused, job.subsets)
+        for attempt in (1, 2):
+            if self.worker is None:
+                job.text = "Starting a worker process"
+                self.worker = WorkerProcess()
+            if job._cancel.is_set():  # stopped while its worker started
+                job._finish(STOPPED)
+                return
+            try:
+                self.worker.send(task)
+                break
+            except OSError:  # the idle worker was ended (e.g. out of memory)
+                self.end_worker()
+                if attempt == 2:
+                    raise
+        self.follow(job, self.worker)
+
+    def follow(self, job: Job, worker: WorkerProcess) -> None:
+        """Pass on the worker's messages about ``job`` until it ends."""
+        asked: float | None = None
+        while True:
+            if asked is not None and time.monotonic() - asked > STOP_GRACE:
+                self.end_worker()  # a step that takes long: end it now
+                job._finish(STOPPED)
+                return
+            try:
+                if job._cancel.is_set() and asked is None:
+                    worker.send(("stop", job.id))
+                    asked = time.monotonic()
+                if not worker.conn.poll(POLL):
+                    continue
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                code = self.end_worker()
+                if asked is not None:
+                    job._finish(STOPPED)
+                else:
+                    job._finish(
+                        FAILED,
+                        error=RuntimeError(
+                            f"the worker process ended unexpectedly (exit code "
+                            f"{code}), e.g. out of memory"
+                        ),
+                    )
+                return
+            kind, about = message[0], message[1]
+            if about != job.id:
+                continue  # a late word about an earlier job
+            if kind == "progress":
+                job.fraction, job.text = message[2], message[3]
+            elif kind == "done":
+                try:
+                    result = loads_result(message[2], job.shared)
+                except Exception as exc:  # e.g. a class this process lacks
+                    job._finish(FAILED, error=exc)
+                else:
+                    job._finish(DONE, result=result)
+                return
+            elif kind == "failed":
+                job._finish(FAILED, error=message[2], trace=message[3])
+                return
+            elif kind == "stopped":
+                job._finish(STOPPED)
+                return
+
+
+_POOL: Pool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def pool() -> Pool:
+    """The server's pool (created on first use, sized by ``app_workers``)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = Pool(app_workers())
+        return _POOL
 
 
 _JOBS: dict[str, Job] = {}
@@ -138,7 +427,7 @@ STALE_SECONDS = 24 * 3600
 
 
 def current(token: str | None) -> Job | None:
-    """The session's last job (running or not yet collected), or None."""
+    """The session's last job (queued, running or not yet collected), or None."""
     if token is None:
         return None
     with _LOCK:
@@ -146,10 +435,10 @@ def current(token: str | None) -> Job | None:
 
 
 def submit(token: str, job: Job) -> Job:
-    """Start ``job`` for the session ``token``.
+    """Queue ``job`` for the session ``token``.
 
-    Raises ``ValueError`` while another job of the session runs: one long job
-    at a time per session (the machine's cores are shared).
+    Raises ``ValueError`` while another job of the session is queued or runs:
+    one long job at a time per session (the machine's cores are shared).
     """
     with _LOCK:
         running = _JOBS.get(token)
@@ -166,7 +455,7 @@ def submit(token: str, job: Job) -> Job:
             if old.finished is not None and now - old.finished > STALE_SECONDS
         ]:
             del _JOBS[name]
-    return job.start()
+    return pool().submit(job)
 
 
 def rekey(old: str, new: str) -> None:
@@ -176,8 +465,17 @@ def rekey(old: str, new: str) -> None:
             _JOBS[new] = _JOBS.pop(old)
 
 
+def share(token: str, other: str) -> None:
+    """The job of session ``token`` (if any) also belongs to session ``other``:
+    both follow it, and each collects its result once."""
+    with _LOCK:
+        if token in _JOBS:
+            _JOBS[other] = _JOBS[token]
+
+
 def forget(token: str, job: Job) -> None:
-    """Drop ``job`` once its result was collected (if it is still the last)."""
+    """Drop ``job`` from session ``token`` once collected (if it is still its
+    last)."""
     with _LOCK:
         if _JOBS.get(token) is job:
             del _JOBS[token]

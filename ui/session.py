@@ -11,6 +11,7 @@ thing of every run) saves them again when one of them changed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -40,9 +41,13 @@ def begin() -> None:
     """Give the session its token, in the URL; on the session's first run,
     restore the work kept under the URL's token, if any.
 
-    A session always gets a fresh token: the kept work (and a job still
-    running) moves from the URL's token to it, so a token is never shared by
-    two people, even when one hands the other an address.
+    A session always gets a fresh token, so a token is never shared by two
+    people, even when one hands the other an address. The kept work (and a
+    job not yet collected) moves from the URL's token to it (a reload), or,
+    when that address is still open in another tab (a duplicated tab, the
+    address pasted into a second window), is copied: the other tab keeps its
+    work, this one continues from a copy, and both follow the same job and
+    get its result.
     """
     ss = st.session_state
     if state.TOKEN in ss:
@@ -53,17 +58,79 @@ def begin() -> None:
     fresh = store.new_token()
     if store.valid_token(given):
         snapshot = store.load(given)
-        # The work moves to a fresh token: whoever handed out the address
-        # (e.g. a link with a token of their own) cannot read what follows.
-        if snapshot is not None:
-            store.rename(given, fresh)
-        jobs.rekey(given, fresh)
-        ss[state.TOKEN] = fresh
+        twin = open_elsewhere(given)
+        # Whoever handed out the address (e.g. a link with a token of their
+        # own) cannot read what follows: it goes under the fresh token.
+        if twin:
+            store.copy(given, fresh)
+            jobs.share(given, fresh)
+        else:
+            if snapshot is not None:
+                store.rename(given, fresh)
+            jobs.rekey(given, fresh)
+        _hold(fresh)
         if snapshot is not None:
             _restore(snapshot)
+        if twin:
+            _tell_twin(fresh)
     else:
-        ss[state.TOKEN] = fresh
+        _hold(fresh)
     st.query_params[PARAM] = fresh
+
+
+# Which browser session holds each token handed out by this server process.
+_HOLDERS: dict[str, str] = {}
+_MAX_HOLDERS = 10_000  # then the entries of closed sessions are dropped
+
+
+def _session_id() -> str | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
+def _connected(session_id: str) -> bool:
+    """Whether a browser is connected to the Streamlit session now."""
+    from streamlit.runtime import Runtime
+
+    return Runtime.exists() and Runtime.instance().is_active_session(session_id)
+
+
+def _hold(name: str) -> None:
+    st.session_state[state.TOKEN] = name
+    holder = _session_id()
+    if holder is None:
+        return
+    if len(_HOLDERS) >= _MAX_HOLDERS:
+        for old, sid in list(_HOLDERS.items()):
+            if not _connected(sid):
+                del _HOLDERS[old]
+    _HOLDERS[name] = holder
+
+
+def open_elsewhere(name: str) -> bool:
+    """Whether another browser session, still connected, holds token ``name``
+    (the same address open in another tab). A reloaded tab's old session
+    has disconnected by then."""
+    holder = _HOLDERS.get(name)
+    return holder is not None and holder != _session_id() and _connected(holder)
+
+
+def _tell_twin(name: str) -> None:
+    job = jobs.current(name)
+    following = (
+        f" {job.label.rstrip('.')} runs there: it shows here too, and its result "
+        "comes to both tabs."
+        if job is not None and job.running
+        else ""
+    )
+    state.notice(
+        "This address is also open in another tab or window. This tab continues "
+        "from a copy of the work kept there, under an address of its own; what "
+        f"you do here from now on does not change the other tab.{following}",
+        "info",
+    )
 
 
 def _restore(snapshot: dict[str, Any]) -> None:
@@ -92,8 +159,7 @@ def _restore(snapshot: dict[str, Any]) -> None:
     )
 
 
-def _settings() -> dict[str, Any]:
-    ss = st.session_state
+def _settings(ss: Mapping[str, Any]) -> dict[str, Any]:
     return {key: ss[key] for key in state.DEFAULTS if key in ss}
 
 
@@ -107,8 +173,24 @@ def _fingerprint() -> tuple:
         id(ss.get(state.SPEC_TABLE)),
         id(ss.get(state.RUN)),
         id(ss.get(state.SWEEP)),
-        repr(sorted(_settings().items())),
+        repr(sorted(_settings(ss).items())),
     )
+
+
+def snapshot(ss: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`keep` saves of the session state ``ss``."""
+    run = ss.get(state.RUN)
+    return {
+        "dataset": ss.get(state.DATASET),
+        "upload": ss.get(state.UPLOAD),
+        "spec_table": ss.get(state.SPEC_TABLE),
+        # Without its memo of figures and downloads: they are rebuilt on demand.
+        "run": None if run is None else replace(run, cache={}),
+        # In the same pickle as the run: a model picked on the curve stays
+        # the very object of the curve (ui.sweep.curve_point).
+        "sweep": ss.get(state.SWEEP),
+        "settings": _settings(ss),
+    }
 
 
 def keep() -> None:
@@ -123,20 +205,8 @@ def keep() -> None:
     mark = _fingerprint()
     if ss.get(state.KEPT) == mark:
         return
-    run = ss.get(state.RUN)
-    snapshot = {
-        "dataset": ss.get(state.DATASET),
-        "upload": ss.get(state.UPLOAD),
-        "spec_table": ss.get(state.SPEC_TABLE),
-        # Without its memo of figures and downloads: they are rebuilt on demand.
-        "run": None if run is None else replace(run, cache={}),
-        # In the same pickle as the run: a model picked on the curve stays
-        # the very object of the curve (ui.sweep.curve_point).
-        "sweep": ss.get(state.SWEEP),
-        "settings": _settings(),
-    }
     try:
-        ss[state.STORE_PROBLEM] = store.save(name, snapshot)
+        ss[state.STORE_PROBLEM] = store.save(name, snapshot(ss))
     except Exception as exc:  # a full disk must not stop the page
         log.exception("Could not keep the session's work")
         ss[state.STORE_PROBLEM] = f"it could not be written ({type(exc).__name__})"

@@ -3,13 +3,15 @@
 A session is named by a random token (``secrets.token_urlsafe``) that the app
 puts in the URL (``?session=...``). Its snapshot (the data in use, an uploaded
 table with its cleaning steps, the sensor table, the last model with its
-results, the last traced curve and the form's settings) is one pickle file in
+results, the last traced curve and the form's settings) is one compressed
+pickle file in
 :func:`store_dir`, whose name is derived from the token only after
 :func:`valid_token` checked it against a strict pattern: no user text reaches
 a path, and only files this module wrote are ever read (the folder is private
 to the server's user). A snapshot larger than :data:`MAX_BYTES` is not kept;
 snapshots untouched for :data:`EXPIRY_HOURS` are deleted, as are the oldest
-ones past :data:`MAX_TOTAL_BYTES` in all.
+ones past :data:`MAX_TOTAL_BYTES` in all. A bundled demo is kept as its name
+(``ui.data.Dataset`` pickles it so), not as rows.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 import secrets
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +30,11 @@ TOKEN_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
 TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{32}")
 EXPIRY_HOURS = 24
 MAX_BYTES = 200 * 2**20
-"""Largest snapshot kept (bytes): data, upload and model together."""
+"""Largest snapshot kept (bytes, compressed): data, upload and model together."""
 MAX_TOTAL_BYTES = 2 * 2**30
 """All snapshots of the server together (bytes): the oldest go first."""
-FORMAT = 1
+FORMAT = 2  # 2: zlib-compressed, demos by name
+COMPRESSION = 1  # zlib's fastest level: most of the gain for little time
 ENV_DIR = "BUDGETDAG_STORE_DIR"  # where snapshots go (default: a temp folder)
 
 
@@ -64,13 +68,20 @@ def save(token: str, snapshot: dict[str, Any]) -> str | None:
 
     ``snapshot`` holds the app's own objects only (it is pickled).
     """
-    data = pickle.dumps({"format": FORMAT, **snapshot}, protocol=5)
+    data = zlib.compress(
+        pickle.dumps({"format": FORMAT, **snapshot}, protocol=5), COMPRESSION
+    )
     if len(data) > MAX_BYTES:
         return (
             f"this session's data and model take {len(data) / 2**20:.0f} MB, over "
             f"the {MAX_BYTES / 2**20:.0f} MB kept per session"
         )
-    path = _path(token)
+    _write(_path(token), data)
+    prune()
+    return None
+
+
+def _write(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -79,8 +90,6 @@ def save(token: str, snapshot: dict[str, Any]) -> str | None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    prune()
-    return None
 
 
 def load(token: str) -> dict[str, Any] | None:
@@ -96,9 +105,8 @@ def load(token: str) -> dict[str, Any] | None:
         path.unlink(missing_ok=True)
         return None
     try:
-        with path.open("rb") as fh:
-            # Written by save() under a name only a valid token maps to.
-            snapshot = pickle.load(fh)
+        # Written by save() under a name only a valid token maps to.
+        snapshot = pickle.loads(zlib.decompress(path.read_bytes()))
     except Exception:  # written by another version of the app: start afresh
         return None
     if not isinstance(snapshot, dict) or snapshot.get("format") != FORMAT:
@@ -112,6 +120,15 @@ def rename(old: str, new: str) -> None:
         os.replace(_path(old), _path(new))
     except FileNotFoundError:
         pass
+
+
+def copy(old: str, new: str) -> None:
+    """Copy the snapshot of token ``old`` to token ``new`` (if it exists)."""
+    try:
+        data = _path(old).read_bytes()
+    except FileNotFoundError:
+        return
+    _write(_path(new), data)
 
 
 def drop(token: str) -> None:

@@ -214,30 +214,47 @@ def model_params(model: BudgetDAGClassifier) -> dict[str, Any]:
 
 #: Environment variable capping the threads of the app's fits and sweeps.
 N_JOBS_VARIABLE = "BUDGETDAG_N_JOBS"
+#: Environment variable: how many fits or sweeps the server runs at once.
+WORKERS_VARIABLE = "BUDGETDAG_WORKERS"
 #: Threads at most by default: a bank has 5 folds, and more threads than that
 #: mostly wait.
 MAX_DEFAULT_JOBS = 8
 
 
-def app_n_jobs() -> int:
-    """Threads for the app's fits, sweeps and budget searches.
-
-    ``BUDGETDAG_N_JOBS`` when it is a positive integer (a server shared by
-    several users can set 1), else every core up to ``MAX_DEFAULT_JOBS``.
-    Results do not depend on it: the library's fits are equal for any
-    ``n_jobs``.
+def _setting(variable: str, default: int) -> int:
+    """The positive integer in the environment ``variable``, else ``default``
+    (with a warning for the server log when the variable holds something else).
     """
-    value = os.environ.get(N_JOBS_VARIABLE, "").strip()
+    value = os.environ.get(variable, "").strip()
     if value.isdigit() and int(value) > 0:
         return int(value)
-    default = max(1, min(os.cpu_count() or 1, MAX_DEFAULT_JOBS))
     if value:  # a setting the operator meant: say why it is not used
         warnings.warn(
-            f"{N_JOBS_VARIABLE}={value!r} is not a positive integer; the app "
-            f"uses {default} threads.",
-            stacklevel=2,
+            f"{variable}={value!r} is not a positive integer; the app uses {default}.",
+            stacklevel=3,
         )
     return default
+
+
+def app_workers() -> int:
+    """Worker processes for the app's long work (:mod:`ui.jobs`).
+
+    ``BUDGETDAG_WORKERS`` when it is a positive integer, else half the cores
+    (at least one): more jobs wait in a queue, so that many users at once
+    slow each other down rather than the server.
+    """
+    return _setting(WORKERS_VARIABLE, max(1, (os.cpu_count() or 1) // 2))
+
+
+def app_n_jobs() -> int:
+    """Threads for each of the app's fits, sweeps and budget searches.
+
+    ``BUDGETDAG_N_JOBS`` when it is a positive integer, else the cores shared
+    among the :func:`app_workers` (up to ``MAX_DEFAULT_JOBS``). Results do not
+    depend on it: the library's fits are equal for any ``n_jobs``.
+    """
+    cores = (os.cpu_count() or 1) // app_workers()
+    return _setting(N_JOBS_VARIABLE, max(1, min(cores, MAX_DEFAULT_JOBS)))
 
 
 def estimator_params(settings: Settings) -> dict[str, Any]:

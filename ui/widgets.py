@@ -6,17 +6,18 @@ import functools
 import logging
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import streamlit as st
 
-from budgetdag_core import Progress, SensorSpec, load_demo
+from budgetdag_core import Progress, SensorSpec
 from budgetdag_core.datasets import Demo
 from ui.spec_table import SpecCheck
 
 from . import jobs, session, state, store
-from .data import Dataset, demo_dataset
+from .data import Dataset, demo_dataset, load_app_demo
 from .formatting import pct
 from .jobs import Job
 from .training import (
@@ -58,7 +59,7 @@ def enter_page() -> None:
 @st.cache_data(show_spinner="Loading the demo data...")
 def cached_demo(name: str) -> Demo:
     """A bundled demo, read from disk once per server (each caller gets a copy)."""
-    return load_demo(name)
+    return load_app_demo(name)
 
 
 def default_dataset() -> Dataset:
@@ -270,19 +271,23 @@ def long_work(
     apply: Callable[[T], str],
     bank_reused: bool,
     subsets: bool,
+    shared: tuple[Any, ...] = (),
 ) -> Job | None:
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
     The one widget for long work (training, sweeps, budget fits): the work
-    runs in the session's background job (:mod:`ui.jobs`) and the sidebar
-    (:func:`job_panel`) shows its progress, elapsed time, an estimate and a
-    Stop button on every page; switching pages does not stop it. ``work``
-    must not touch the session state: it gets plain values only. When it ends,
+    runs in the session's background job, in a worker process of the
+    server's pool (:mod:`ui.jobs`), and the sidebar (:func:`job_panel`) shows
+    its place in the queue, then its progress, elapsed time, an estimate and
+    a Stop button on every page; switching pages does not stop it. ``work``
+    is sent to the worker: a module-level function with its arguments
+    (``functools.partial``), plain values only, no session state. When it ends,
     the next script run of the session (:func:`collect_job`) calls
     ``apply(result)`` (which may update the session state) and shows its
     return value as a success message; errors are shown in words (``failed``
     and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
-    of work.
+    of work; objects of ``shared`` that ``work`` reuses (a model's bank) come
+    back in its result as themselves, not copies.
     """
     job = Job(
         what=what,
@@ -291,6 +296,7 @@ def long_work(
         bank_reused=bank_reused,
         subsets=subsets,
         context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
+        shared=shared,
     )
     try:
         jobs.submit(session.token(), job)
@@ -299,6 +305,13 @@ def long_work(
         return None
     refresh_job_panel()
     return job
+
+
+def start_workers() -> None:
+    """Start the server's worker processes if they are not running yet
+    (``app.py``, every run; at once after the first): the first training
+    then does not wait for a worker to import the library."""
+    jobs.pool().warm()
 
 
 def running_job() -> Job | None:
@@ -311,16 +324,22 @@ def collect_job() -> None:
     """Apply the session's finished job, once (``app.py``, every run)."""
     token = session.token()
     job = jobs.current(token)
-    if job is None or job.running or job.collected:
+    if job is None or job.running:
         return
+    # Once per session: a job shared by two tabs is collected by each.
     job.collected = True
     jobs.forget(token, job)
     took = seconds(job.elapsed())
     ctx = job.context
     if job.status == jobs.STOPPED:
+        when = (
+            "before it started (it was waiting for a free worker)"
+            if job.started is None
+            else f"after {took}"
+        )
         outcome = (
             "info",
-            f"{job.label.rstrip('.')} was stopped after {took}: nothing changed "
+            f"{job.label.rstrip('.')} was stopped {when}: nothing changed "
             "(the previous model, if any, is kept).",
         )
     elif job.status == jobs.FAILED:
@@ -328,7 +347,9 @@ def collect_job() -> None:
         if isinstance(exc, ValueError):
             text = f"{ctx['failed']}: {exc}\n\n**What to do:** {ctx['fix']}"
         else:
-            log.error("Unexpected error while %s", ctx["doing"], exc_info=exc)
+            log.error(
+                "Unexpected error while %s\n%s", ctx["doing"], job.trace, exc_info=exc
+            )
             text = (
                 f"Something unexpected went wrong while {ctx['doing']}: "
                 f"{type(exc).__name__}: {exc}. The rest of the app still works; "
@@ -388,18 +409,28 @@ def _job_panel() -> None:
     if job is None:
         return
     if not job.running:
-        if not job.collected:
-            st.rerun()  # the whole app: the page under it picks up the result
-        return
+        st.rerun()  # the whole app: the page under it picks up the result
     with st.container(border=True):
         st.markdown(f"**{job.label}**")
-        st.progress(job.fraction, text=job.text)
-        left = job.remaining()
-        st.caption(
-            f"{seconds(job.elapsed())} so far"
-            + ("" if left is None else f" · about {seconds(left)} left")
-            + " · runs on while you switch pages"
-        )
+        place = job.position
+        if place is not None:
+            pool = jobs.pool()
+            st.progress(
+                0.0, text=f"Waiting for a free worker: number {place} in the queue"
+            )
+            st.caption(
+                f"{seconds(job.waited())} waiting · this server runs "
+                f"{pool.size} job{'s' if pool.size > 1 else ''} at a time, "
+                f"{pool.waiting} waiting · it starts by itself"
+            )
+        else:
+            st.progress(job.fraction, text=job.text)
+            left = job.remaining()
+            st.caption(
+                f"{seconds(job.elapsed())} so far"
+                + ("" if left is None else f" · about {seconds(left)} left")
+                + " · runs on while you switch pages"
+            )
         st.button(
             "Stopping..." if job.stopping else "Stop",
             key=state.W_STOP,
@@ -407,7 +438,8 @@ def _job_panel() -> None:
             disabled=job.stopping,
             icon=":material/stop_circle:",
             width="stretch",
-            help="Stops at the next progress step; the previous model is kept.",
+            help="Leaves the queue, or stops at the next progress step; the "
+            "previous model is kept.",
         )
 
 
@@ -455,12 +487,13 @@ def train_with_progress(
         return (done or trained_label)(run)
 
     return long_work(
-        lambda progress: train(
+        # The previous run (its bank, without the page's memo) only when reused.
+        functools.partial(
+            train,
             dataset,
             spec,
             settings,
-            previous,
-            progress=progress,
+            replace(previous, cache={}) if reused else None,
             target_budget=target_budget,
         ),
         what="train",
@@ -473,6 +506,7 @@ def train_with_progress(
         apply=apply,
         bank_reused=reused,
         subsets=uses_subsets(settings),
+        shared=(previous.model.bank_,) if reused else (),
     )
 
 

@@ -116,3 +116,70 @@ def test_a_reload_keeps_the_traced_curve(app, pima, pima_run):
     point = curve_point(run, kept)
     assert point is not None
     assert kept.cost_scales[point] == run.model.cost_scale
+
+
+def test_a_fresh_visit_keeps_a_few_kilobytes_not_the_demo_rows(app):
+    """A demo is kept as its name and split: about 1 000 anonymous visits
+    used to fill the store's 2 GB with copies of the landsat rows."""
+    at = app.run()
+    assert at.session_state[state.DATASET].name == "landsat"
+    kept = store.store_dir() / f"{at.query_params['session']}.pkl"
+    assert kept.stat().st_size < 20_000
+    back = reload(at.query_params["session"], where="data")
+    assert_clean(back)
+    restored = back.session_state[state.DATASET]
+    original = at.session_state[state.DATASET]
+    assert restored.token == original.token
+    assert restored.train.equals(original.train) and restored.test.equals(original.test)
+
+
+def test_a_demo_pickles_as_its_name_and_an_upload_as_its_recipe(pima):
+    import pickle
+
+    from test_app_data import small_csv
+
+    from ui.data import Upload
+    from ui.tabular import Fix
+
+    data = pickle.dumps(pima)
+    assert len(data) < 2_000
+    back = pickle.loads(data)
+    assert back.train.equals(pima.train) and back.default_spec == pima.default_spec
+    frame = small_csv(60)
+    frame.loc[0, "lab_a"] = None
+    upload = Upload("mine.csv", frame, "test")
+    upload.add_fix(Fix("impute", ("lab_a",)))
+    again = pickle.loads(pickle.dumps(upload))
+    assert again.work.equals(upload.work) and again.fixes == upload.fixes
+
+
+def test_an_address_open_in_two_tabs_gives_the_training_to_both(app, pima, monkeypatch):
+    """A duplicated tab mid-training: the first tab keeps its address and gets
+    the model; the second is told, continues from a copy and gets it too."""
+    from ui import jobs, session
+
+    at = prefill(app, pima).switch_page(page("train")).run()
+    at.number_input(key=state.W_CV).set_value(3).run()
+    token = at.query_params["session"]
+    at.button(key=state.W_TRAIN).click().run()
+    job = jobs.current(token)
+    assert job is not None
+    # AppTest's sessions share one id: say the first tab is still connected.
+    monkeypatch.setattr(session, "open_elsewhere", lambda name: name == token)
+    twin = reload(token, where="train")
+    assert_clean(twin)
+    copy = twin.query_params["session"]
+    assert copy != token
+    # It follows the job (or, already done, collected it in its first run).
+    assert jobs.current(copy) is job or twin.session_state[state.RUN] is not None
+    assert jobs.current(token) is job  # the first tab still follows it
+    assert any("also open in another tab" in t for t in texts(twin, "info"))
+    assert store.load(token) is not None and store.load(copy) is not None
+
+    twin, at = finish_jobs(twin), finish_jobs(at)
+    for tab in (at, twin):
+        assert_clean(tab)
+        assert tab.session_state[state.RUN] is not None
+        assert any("Trained in" in t for t in texts(tab, "success"))
+    assert at.query_params["session"] == token
+    assert jobs.current(token) is None and jobs.current(copy) is None

@@ -55,7 +55,8 @@ def test_expired_snapshots_are_gone(tmp_path):
 def test_size_caps(monkeypatch):
     token = store.new_token()
     monkeypatch.setattr(store, "MAX_BYTES", 1000)
-    why = store.save(token, {"dataset": "x" * 5000})
+    # Random bytes: the store compresses, and they do not shrink.
+    why = store.save(token, {"dataset": os.urandom(5000)})
     assert why is not None and "over the" in why
     assert store.load(token) is None
     # Past the total cap the oldest snapshots go first.
@@ -63,7 +64,7 @@ def test_size_caps(monkeypatch):
     monkeypatch.setattr(store, "MAX_TOTAL_BYTES", 2500)
     tokens = [store.new_token() for _ in range(3)]
     for i, t in enumerate(tokens):
-        store.save(t, {"dataset": "y" * 1000})
+        store.save(t, {"dataset": os.urandom(1000)})
         path = store.store_dir() / f"{t}.pkl"
         os.utime(path, (time.time() - 100 + i, time.time() - 100 + i))
     store.prune()

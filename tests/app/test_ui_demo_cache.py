@@ -7,13 +7,13 @@ from ui import widgets
 
 def test_demos_are_read_from_disk_once(monkeypatch):
     calls = []
-    real = widgets.load_demo
+    real = widgets.load_app_demo
 
     def counting(name):
         calls.append(name)
         return real(name)
 
-    monkeypatch.setattr(widgets, "load_demo", counting)
+    monkeypatch.setattr(widgets, "load_app_demo", counting)
     widgets.cached_demo.clear()
     first = widgets.cached_demo("pima")
     second = widgets.cached_demo("pima")

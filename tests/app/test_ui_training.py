@@ -15,6 +15,7 @@ from ui.training import (
     ProgressReporter,
     TrainSettings,
     app_n_jobs,
+    app_workers,
     bank_key,
     bank_kind_of,
     describe_model,
@@ -139,6 +140,21 @@ def test_app_threads_come_from_the_environment(monkeypatch, value, expected):
             assert app_n_jobs() == 2
     else:
         assert app_n_jobs() == (2 if expected is None else expected)
+
+
+def test_workers_share_the_cores(monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    monkeypatch.delenv("BUDGETDAG_N_JOBS", raising=False)
+    monkeypatch.delenv("BUDGETDAG_WORKERS", raising=False)
+    assert (app_workers(), app_n_jobs()) == (4, 2)  # half the cores, 2 threads each
+    monkeypatch.setenv("BUDGETDAG_WORKERS", "1")
+    assert (app_workers(), app_n_jobs()) == (1, 8)
+    monkeypatch.setenv("BUDGETDAG_WORKERS", "lots")
+    with pytest.warns(UserWarning, match="BUDGETDAG_WORKERS='lots'"):
+        assert app_workers() == 4
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    monkeypatch.delenv("BUDGETDAG_WORKERS")
+    assert (app_workers(), app_n_jobs()) == (1, 1)
 
 
 def test_app_fits_and_sweeps_use_the_app_threads(toy, monkeypatch):

@@ -40,6 +40,8 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
         "oracle",
         "cegb",
         "cascade",
+        "aaco",
+        "greedy",
     } <= methods
     assert curve["error"].between(0, 1).all() and (curve["avg_cost"] >= 0).all()
     # CEGB pays sensors with the DAG's accounting: never more than all of them.
@@ -59,7 +61,9 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     assert "| split seed | method |" in report
     assert "LightGBM CEGB" in report and "mode --quick" in report
     # The cascade has its column in the summary and a row in pima's table.
-    assert "| confidence cascade | CEGB |" in report
+    assert "| confidence cascade | CEGB | AACO | greedy CMI |" in report
+    assert "| AACO (k-NN oracle) | " in report[report.index("## pima") :]
+    assert summary["seconds"]["AACO rollout (test rows)"] > 0
     assert "| confidence cascade | " in report[report.index("## pima") :]
     assert (tmp_path / "benchmarks" / "figures" / "pima.png").stat().st_size > 1000
 

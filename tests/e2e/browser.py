@@ -37,11 +37,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 90.0) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port; yields its URL, stops it after."""
+def streamlit_server(
+    timeout: float = 90.0, env: dict[str, str] | None = None, log_name: str = ""
+) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port of 127.0.0.1; yields its URL,
+    stops it after. ``env``: extra environment variables for the server."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    log = (ROOT / "test-artifacts").joinpath("streamlit-server.log")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    log = (ROOT / "test-artifacts").joinpath(
+        f"streamlit-server{'-' if log_name else ''}{log_name}.log"
+    )
     log.parent.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(

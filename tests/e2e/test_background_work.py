@@ -1,8 +1,11 @@
 """Long work beside the page, in a real browser (Chromium driven by Playwright).
 
-Training runs in the session's background job: the user switches to Explore
-DAG at once and the model appears there; a reload of the tab brings it back
-(the session token in the URL); Stop in the sidebar works from another page.
+Training runs in the session's background job, in the server's pool of
+worker processes: the user switches to Explore DAG at once and the model
+appears there; a reload of the tab brings it back (the session token in the
+URL); Stop in the sidebar works from another page; a second session's
+training waits in line with its place shown; a tab duplicated mid-training
+gets the model as the first tab does.
 """
 
 from __future__ import annotations
@@ -12,15 +15,17 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from .browser import chromium_page, open_page, streamlit_server, wait_idle
+from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.e2e
 LONG = 300_000  # ms: generous for a loaded 2-core machine
+ARTIFACTS = ROOT / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
 def server():
-    with streamlit_server() as url:
+    # One job at a time whatever the machine: the queue is seen at once.
+    with streamlit_server(env={"BUDGETDAG_WORKERS": "1"}) as url:
         yield url
 
 
@@ -91,3 +96,73 @@ def test_stop_from_another_page(server):
         stopped.wait_for(timeout=LONG)
         assert "not trained yet" in sidebar(page)
         assert page.locator("[data-testid='stException']").count() == 0
+
+
+def stop_job(page, shown: str | re.Pattern) -> None:
+    """Press Stop in the sidebar until ``shown`` appears (the panel redraws
+    itself every second: a click can land on a button being replaced)."""
+    stop = page.locator("[data-testid='stSidebar']").get_by_role("button", name="Stop")
+    done = page.get_by_text(shown)
+    for _ in range(10):
+        if stop.count():
+            stop.first.click()
+        try:
+            done.first.wait_for(timeout=15_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    done.first.wait_for(timeout=LONG)
+
+
+def start_training(page) -> None:
+    open_page(page, "Train")
+    page.get_by_role("button", name="Train", exact=True).click()
+
+
+def test_a_second_training_waits_in_line_with_its_place_shown(server):
+    with chromium_page() as first:
+        second = first.context.new_page()  # another session: no token given
+        for tab in (first, second):
+            tab.goto(server)  # landsat at the default settings (slow)
+            wait_idle(tab)
+        assert session_of(first) != session_of(second)
+        start_training(first)
+        first.locator("[data-testid='stSidebar']").get_by_text(
+            "Training on landsat"
+        ).wait_for(timeout=LONG)
+        start_training(second)
+        place = second.locator("[data-testid='stSidebar']").get_by_text(
+            "Waiting for a free worker: number 1 in the queue"
+        )
+        place.wait_for(timeout=60_000)
+        assert "runs 1 job at a time" in sidebar(second)
+        stop_job(second, "was stopped before it started")
+        assert "not trained yet" in sidebar(second)
+        stop_job(first, re.compile("was stopped after"))
+        for tab in (first, second):
+            assert tab.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_duplicated_tab_mid_training_gets_the_model_too(server):
+    with chromium_page() as page:
+        page.goto(server)
+        wait_idle(page)
+        token = session_of(page)
+        start_training(page)
+        page.locator("[data-testid='stSidebar']").get_by_text(
+            "Training on landsat"
+        ).wait_for(timeout=LONG)
+        twin = page.context.new_page()
+        twin.goto(page.url)  # as the browser's "Duplicate tab" does
+        wait_idle(twin)
+        main = twin.locator("[data-testid='stMain']").inner_text()
+        assert "also open in another tab" in main
+        assert session_of(twin) != token
+        for tab in (page, twin):
+            tab.locator("[data-testid='stSidebar']").get_by_text("test error").wait_for(
+                timeout=LONG
+            )
+            assert "not trained yet" not in sidebar(tab)
+            assert tab.locator("[data-testid='stException']").count() == 0
+        assert session_of(page) == token  # the first tab kept its address
+        twin.screenshot(path=str(ARTIFACTS / "duplicated_tab.png"), full_page=True)

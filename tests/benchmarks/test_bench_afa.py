@@ -1,0 +1,85 @@
+"""The AFA benchmark harness: its readings on known points, and a tiny run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_afa  # noqa: E402
+from _bench_data import BenchData  # noqa: E402
+
+from budgetdag_core.datasets import cube_nm_dataset  # noqa: E402
+
+
+def test_readings_on_the_hull_with_caps():
+    points = pd.DataFrame(
+        {
+            "method": ["a", "a", "a", "b", "b"],
+            "avg_cost": [0.0, 4.0, 10.0, 0.0, 5.0],
+            "error": [0.8, 0.2, 0.1, 0.8, 0.3],
+        }
+    )
+    table = bench_afa.readings(points, 10.0, 0.25, {"b": 5.0}).set_index("method")
+    # a's hull: (0, .8) - (4, .2) - (10, .1); at 25 % (cost 2.5) halfway-ish.
+    assert table.at["a", "e10"] == pytest.approx(0.8 - 0.6 * 1 / 4)
+    assert table.at["a", "e25"] == pytest.approx(0.8 - 0.6 * 2.5 / 4)
+    assert table.at["a", "e50"] == pytest.approx(0.2 - 0.1 * 1 / 6)
+    # a reaches 0.25 at cost 4 * (0.55 / 0.6).
+    assert table.at["a", "reach"] == pytest.approx(4 * 0.55 / 0.6 / 10)
+    # b's run stopped at cost 5: no reading past it, and it never reaches 0.25.
+    assert table.at["b", "e50"] == pytest.approx(0.3)
+    assert np.isnan(table.at["b", "e75"]) and np.isnan(table.at["b", "reach"])
+
+
+@pytest.fixture
+def tiny_cube_nm(monkeypatch):
+    def load(name, *, quick, max_train, seed):
+        demo = cube_nm_dataset(400, 150, random_state=seed, grouping="blocks")
+        return BenchData(
+            name,
+            demo.X_train,
+            demo.y_train.to_numpy(),
+            demo.X_test,
+            demo.y_test.to_numpy(),
+            demo.spec,
+            demo.description,
+        )
+
+    monkeypatch.setattr(bench_afa, "load", load)
+    monkeypatch.setattr(bench_afa, "SESSION_ROWS", 5)
+
+
+def test_a_tiny_run_reads_every_method(tiny_cube_nm, tmp_path):
+    peers = (
+        '{"classifier": {"engine": "hgb", "n_masks": 4, "oof_folds": 2, '
+        '"params": {"max_iter": 20, "early_stopping": false}}, '
+        '"aaco": {"n_masks": 20}, "greedy": {"k_neighbors": 4}, '
+        '"aaco_lambdas": [0.5]}'
+    )
+    bench_afa.main(
+        ["--datasets", "tiny", "--seeds", "0", "--n-points", "3"]
+        + ["--dag-params", '{"cv": 2}', "--peer-params", peers]
+        + ["--out", str(tmp_path)]
+    )
+    readings = pd.read_csv(tmp_path / "readings.csv")
+    assert set(readings["method"]) == set(bench_afa.METHODS)
+    points = pd.read_csv(tmp_path / "points.csv")
+    assert {"budget", "own stop", "soft"} <= set(
+        points.loc[points.method == "aaco", "rule"]
+    )
+    assert {"budget", "threshold"} <= set(points.loc[points.method == "greedy", "rule"])
+    speed = pd.read_csv(tmp_path / "speed.csv").iloc[0]
+    for m in ("dag", "aaco", "greedy"):
+        assert 0 <= speed[f"{m}_first_context"] <= 1
+        assert speed[f"{m}_fit_s"] > 0 and speed[f"{m}_rows_per_s"] > 0
+    assert speed["dag_session_ms"] > 0 and speed["hgb_fit_s"] > 0
+    tables = (tmp_path / "tables.md").read_text()
+    assert "First purchase is the context group" in tables
+    assert "| tiny (1) | 25% (12.75) |" in tables

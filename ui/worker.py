@@ -1,0 +1,144 @@
+"""A worker process of the app's job pool (:mod:`ui.jobs`); no Streamlit.
+
+Started by the pool as ``python -m ui.worker FD`` with one end of a socket
+pair as file descriptor ``FD``. It runs one job at a time, in its main
+thread. The pool sends ``("run", job_id, payload, bank_reused, subsets)``,
+``payload`` being ``(work, shared)`` pickled apart (so that a job whose work
+cannot be rebuilt here fails alone); the worker calls ``work(progress)`` and
+answers with ``("progress", job_id, fraction, text)`` messages, then one of
+``("done", job_id, result)``, ``("failed", job_id, error, traceback)`` or
+``("stopped", job_id)``. The result travels pickled too, each object of
+``shared`` (e.g. the classifier bank a training reused) named by its index
+instead of copied: the server puts its own object back in its place
+(:func:`dumps_result`). ``("stop", job_id)`` makes the job's next progress
+step raise :class:`Stopped`. A reader thread takes the messages, so a stop
+arrives while the work runs; when the pool's end closes (the server is gone)
+the worker exits at once.
+
+The worker runs at a lower CPU priority than the server (:data:`NICE`), so
+pages and the health check answer while every worker computes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import queue
+import sys
+import threading
+import traceback
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+NICE = 10
+"""How much lower than the server's the workers' CPU priority is."""
+
+
+class Stopped(Exception):
+    """Raised inside the work at a progress step once Stop was pressed."""
+
+
+def _sendable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling, else a RuntimeError with its text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+def dumps_result(result: Any, shared: Sequence[Any]) -> bytes:
+    """``result`` pickled with the objects of ``shared`` as their index."""
+    index = {id(obj): i for i, obj in enumerate(shared)}
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.persistent_id = lambda obj: index.get(id(obj))  # type: ignore[method-assign]
+    pickler.dump(result)
+    return buffer.getvalue()
+
+
+def loads_result(data: bytes, shared: Sequence[Any]) -> Any:
+    """The result of :func:`dumps_result`, with ``shared``'s objects in place."""
+    unpickler = pickle.Unpickler(io.BytesIO(data))
+    unpickler.persistent_load = lambda i: shared[i]  # type: ignore[method-assign]
+    return unpickler.load()
+
+
+class Worker:
+    """The worker's side of the conversation (see the module docstring)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.tasks: queue.Queue[tuple] = queue.Queue()
+        self.stop_requested: set[int] = set()
+        self.lock = threading.Lock()  # sends come from one thread at a time
+
+    def send(self, message: tuple) -> None:
+        with self.lock:
+            self.conn.send(message)
+
+    def read(self) -> None:
+        """Take the pool's messages until its end closes, then exit."""
+        try:
+            while True:
+                message = self.conn.recv()
+                if message[0] == "stop":
+                    self.stop_requested.add(message[1])
+                else:
+                    self.tasks.put(message)
+        except (EOFError, OSError):
+            os._exit(0)  # the server is gone: nobody waits for the result
+
+    def run(self, job_id: int, work: bytes, bank_reused: bool, subsets: bool) -> None:
+        from ui.training import ProgressReporter
+
+        def report(fraction: float, text: str) -> None:
+            self.send(("progress", job_id, fraction, text))
+
+        reporter = ProgressReporter(report, bank_reused=bank_reused, subsets=subsets)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if job_id in self.stop_requested:
+                raise Stopped
+            reporter(stage, done, total)
+
+        try:
+            task, shared = pickle.loads(work)
+            result = task(progress)
+        except Stopped:
+            self.send(("stopped", job_id))
+            return
+        except Exception as exc:
+            self.send(("failed", job_id, _sendable(exc), traceback.format_exc()))
+            return
+        try:
+            data = dumps_result(result, shared)
+        except Exception as exc:  # a result that cannot be pickled: a bug
+            self.send(("failed", job_id, _sendable(exc), traceback.format_exc()))
+        else:
+            self.send(("done", job_id, data))
+
+    def serve(self) -> None:
+        threading.Thread(target=self.read, name="budgetdag-reader", daemon=True).start()
+        self.send(("ready", os.getpid()))
+        while True:
+            _, job_id, work, bank_reused, subsets = self.tasks.get()
+            self.run(job_id, work, bank_reused, subsets)
+
+
+def main() -> None:
+    os.nice(NICE)
+    # What every job needs, imported before the first job arrives.
+    import budgetdag_core  # noqa: F401
+    import ui.training  # noqa: F401
+
+    try:
+        Worker(Connection(int(sys.argv[1]))).serve()
+    except (EOFError, OSError):  # the pool's end closed: nobody to answer
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
