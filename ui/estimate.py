@@ -19,7 +19,7 @@ from typing import Any
 
 import budgetdag_core
 from budgetdag_core import SensorSpec, estimate_fit_seconds_for
-from budgetdag_core.tradeoff import _fit_time
+from budgetdag_core.tradeoff import estimate_policy_seconds
 
 from .data import Dataset
 from .training import Settings, TrainSettings, app_n_jobs, estimator_params
@@ -85,9 +85,9 @@ def training_seconds(
     threads = app_n_jobs()
     X, y = dataset.X("train", spec), dataset.y("train")
     n_states = 2 ** (params.get("n_subsets") or spec.n_sensors)
-    policies = _fit_time.POLICY_SECONDS_PER_ROW_STATE * len(X) * n_states
+    policies = estimate_policy_seconds(len(X), n_states, fit_call=False)
     if bank_reused:
-        seconds = policies + _fit_time.SECONDS_PER_CALL
+        seconds = estimate_policy_seconds(len(X), n_states)
     elif target_budget is not None:
         rows = max(2, math.ceil(BUDGET_FIT_SHARE * len(X)))
         seconds = estimate_fit_seconds_for(

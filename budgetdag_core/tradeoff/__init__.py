@@ -16,7 +16,11 @@ from ._curve import (
     refine_scales,
     tradeoff_curve,
 )
-from ._fit_time import estimate_fit_seconds, estimate_fit_seconds_for
+from ._fit_time import (
+    estimate_fit_seconds,
+    estimate_fit_seconds_for,
+    estimate_policy_seconds,
+)
 
 __all__ = [
     "BudgetReport",
@@ -28,6 +32,7 @@ __all__ = [
     "dominance_summary",
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
+    "estimate_policy_seconds",
     "fit_cascade",
     "fit_for_budget",
     "initial_scales",

@@ -180,6 +180,38 @@ def estimate_fit_seconds(
     return bank + policies + cold + SECONDS_PER_CALL
 
 
+def estimate_policy_seconds(
+    n_rows: int, n_states: int, *, fit_call: bool = True
+) -> float:
+    """Estimated seconds of learning the policies alone, on a fitted bank.
+
+    A refit that reuses the bank (a new cost scale, policy learner or
+    degree) costs this; so does each trial of a budget search.
+
+    Parameters
+    ----------
+    n_rows : int
+        Training rows.
+    n_states : int
+        States of the sensor DAG.
+    fit_call : bool, default=True
+        Count the fixed cost of a call of ``fit`` (checks, the DAG); a trial
+        inside a search has none of its own.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> round(estimate_policy_seconds(4435, 16, fit_call=False), 2)
+    0.07
+    """
+    policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
+    return policies + (SECONDS_PER_CALL if fit_call else 0.0)
+
+
 def estimate_fit_seconds_for(
     sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
 ) -> float:
