@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import math
 import os
+import time
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,18 +51,57 @@ def stretched(seconds: float, busy: float) -> float:
     return seconds * (1 + (busy - 1) * min(1.0, seconds / STRETCH_SECONDS))
 
 
+#: The time constant of the kernel's 1-minute load average (an exponential
+#: average of the runnable tasks), in seconds.
+LOAD_AVERAGE_SECONDS = 60.0
+#: The server's work that has ended: (start, end, threads), monotonic seconds.
+_ENDED: deque[tuple[float, float, int]] = deque(maxlen=32)
+
+
+def work_ended(start: float, end: float, threads: int) -> None:
+    """Record that work of the app's pool ran from ``start`` to ``end``
+    (:func:`time.monotonic`) on ``threads`` threads (:mod:`ui.jobs` calls it)."""
+    _ENDED.append((start, end, threads))
+
+
+def lingering_load(ended: Iterable[tuple[float, float, int]], now: float) -> float:
+    """What work that has ended still adds to the 1-minute load average.
+
+    The average follows the runnable tasks with a 60 s time constant: work
+    of ``threads`` threads lasting ``d`` seconds raised it by ``threads x (1 -
+    exp(-d / 60))``, which then decays by ``exp(-t / 60)``. Right after a
+    training, the load average still counts it for a minute: it is not
+    competition for the next one.
+
+    Examples
+    --------
+    >>> round(lingering_load([(0.0, 60.0, 2)], now=60.0), 2)
+    1.26
+    >>> round(lingering_load([(0.0, 60.0, 2)], now=180.0), 2)
+    0.17
+    """
+    return sum(
+        threads
+        * (1 - math.exp(-(end - start) / LOAD_AVERAGE_SECONDS))
+        * math.exp(-max(0.0, now - end) / LOAD_AVERAGE_SECONDS)
+        for start, end, threads in ended
+    )
+
+
 def busy_factor(threads: int = 1) -> float:
     """How much longer long work takes on this machine now than on idle cores.
 
-    The last minute's load average of runnable processes, plus the work's
-    own ``threads``, shared by the cores; at least 1.
+    The last minute's load average of runnable processes, less what the
+    app's own ended work still adds to it (:func:`lingering_load`), plus
+    the work's own ``threads``, shared by the cores; at least 1.
     """
     cores = os.cpu_count() or 1
     try:
         load = os.getloadavg()[0]
     except OSError:  # not on every platform
         return 1.0
-    return max(1.0, (load + threads) / cores)
+    others = max(0.0, load - lingering_load(_ENDED, time.monotonic()))
+    return max(1.0, (others + threads) / cores)
 
 
 def training_seconds(

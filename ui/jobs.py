@@ -44,7 +44,7 @@ from typing import Any
 
 from budgetdag_core import Progress
 
-from .estimate import TimeLeft
+from .estimate import TimeLeft, work_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
 from .worker import Stopped, loads_result
 
@@ -368,6 +368,10 @@ class _Slot:
             finally:
                 self.job = None
                 self.owner.done()
+                if job.started is not None:
+                    work_ended(
+                        job.started, job.finished or time.monotonic(), app_n_jobs()
+                    )
 
     def end_worker(self) -> int | None:
         worker, self.worker = self.worker, None

@@ -38,6 +38,21 @@ def test_busy_factor_is_at_least_one():
     assert estimate.busy_factor() >= 1.0
 
 
+def test_the_apps_ended_work_is_not_counted_as_competition(monkeypatch):
+    # A minute of 2-thread work that just ended adds 2 (1 - 1/e) = 1.26 to
+    # the load average; two minutes later 1.26 / e^2 = 0.17.
+    ended = [(0.0, 60.0, 2)]
+    assert estimate.lingering_load(ended, now=60.0) == pytest.approx(1.264, abs=1e-3)
+    assert estimate.lingering_load(ended, now=180.0) == pytest.approx(0.171, abs=1e-3)
+    monkeypatch.setattr(estimate.os, "getloadavg", lambda: (3.0, 3.0, 3.0))
+    monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(estimate, "_ENDED", type(estimate._ENDED)(maxlen=32))
+    assert estimate.busy_factor(1) == pytest.approx(2.0)  # (3 + 1) / 2
+    now = estimate.time.monotonic()
+    estimate.work_ended(now - 600, now, 2)  # ten minutes of 2 threads, just ended
+    assert estimate.busy_factor(1) == pytest.approx((3 - 2 + 1) / 2, abs=1e-3)
+
+
 def test_time_left_counts_down_and_says_when_it_goes_up():
     left = TimeLeft(estimate=100.0)
     shown = [left.update(t, f) for t, f in [(0, 0.0), (10, 0.1), (20, 0.2)]]
