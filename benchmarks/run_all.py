@@ -48,17 +48,22 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
 from _afa_run import peer_settings, run_peers  # noqa: E402
-from _bench_data import (  # noqa: E402
+from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
+from _common import (  # noqa: E402
     LARGE,
+    OUT,
     RANDOM_SPLIT,
     SMALL,
     BenchData,
     load,
+    predict_rows_per_second,
+    reference_fit,
     split_seeds,
+    tiled,
     use_data_dir,
+    warm_up,
 )
-from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
-from _warm_up import warm_up  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
@@ -187,6 +192,10 @@ def run_split(
     d = load(name, quick=args.quick, max_train=args.max_train, seed=seed)
     params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs, **d.params}
     log = list(d.notes)
+    # The unit of the speed ratios, fitted and timed in this process.
+    ref, ref_fit_s, ref_error = reference_fit(d.X_train, d.y_train, d.X_test, d.y_test)
+    with threadpool_limits(1):
+        ref_rows_per_s = predict_rows_per_second(ref, tiled(d.X_test, 20000), 1)
     t0 = time.perf_counter()
     degree_scores: dict = {}
     if args.choose_degree:
@@ -283,6 +292,11 @@ def run_split(
             **peer_seconds,
         },
         "predict_rows_per_s": rows_per_s,
+        "reference": {
+            "fit_s": ref_fit_s,
+            "error": ref_error,
+            "predict_rows_per_s": ref_rows_per_s,
+        },
     }
     return summary, out
 
@@ -332,6 +346,16 @@ def combine_splits(parts: list[tuple[int, dict]]) -> dict:
         "predict_rows_per_s": float(
             np.mean([s["predict_rows_per_s"] for s in summaries])
         ),
+        **(
+            {
+                "reference": {
+                    k: float(np.mean([s["reference"][k] for s in summaries]))
+                    for k in first["reference"]
+                }
+            }
+            if "reference" in first
+            else {}
+        ),
         "split_seeds": seeds,
         "splits": [
             {"seed": seed, **{k: s[k] for k in SPLIT_KEYS}} for seed, s in parts
@@ -362,6 +386,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
         **combine_splits(parts),
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load_average_1m": os.getloadavg()[0],
+        "finished_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
     }
 
 
@@ -594,9 +619,14 @@ def main() -> None:
     )
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cegb-only", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--work-dir", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--work-dir",
+        default=None,
+        help="folder of the per-dataset results that --report-only reads "
+        "(default: benchmarks/out/run_all, git-ignored)",
+    )
     args = parser.parse_args()
-    args.work_dir = Path(args.work_dir or HERE / "results" / "run_all")
+    args.work_dir = Path(args.work_dir or OUT / "run_all")
     args.work_dir.mkdir(parents=True, exist_ok=True)
     if args.one and args.cegb_only:
         rerun_cegb(args.one, args)
@@ -627,10 +657,11 @@ def main() -> None:
     else:
         # The code that ran, even if the checkout moves on during the run.
         args.commit = current_commit()
-        # Slowest first, so the long runs overlap the short ones.
-        order = sorted(
-            args.datasets, key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER))
-        )
+        # In parallel slowest first, so the long runs overlap the short ones;
+        # one at a time in the order given.
+        order = list(args.datasets)
+        if args.parallel > 1:
+            order.sort(key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER)))
         with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
             done = dict(zip(order, pool.map(lambda n: run_child(n, args), order)))
         summaries = {name: done[name] for name in args.datasets}

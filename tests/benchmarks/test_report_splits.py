@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _bench_data import split_seeds  # noqa: E402
+from _common import split_seeds  # noqa: E402
 from _report import (  # noqa: E402
     METHODS,
     acceptance_row,

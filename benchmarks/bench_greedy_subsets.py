@@ -11,7 +11,7 @@ standardised logistic regression) is fitted once and the policies are refitted
 for each ``cost_scale``. Prints test error vs average cost, with the all-sensor
 classifier and the cheapest non-adaptive subset as reference.
 
-Run from the repository root: ``python -m benchmarks.bench_many_tradeoff``.
+Run from the repository root: ``python -m benchmarks.bench_greedy_subsets``.
 """
 
 from __future__ import annotations
