@@ -63,6 +63,7 @@ from _common import (  # noqa: E402
     use_data_dir,
     warm_up,
 )
+from _report import machine  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
@@ -387,6 +388,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load_average_1m": os.getloadavg()[0],
         "finished_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "machine": machine(),
     }
 
 
@@ -474,58 +476,6 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
     return summary
 
 
-def _saved_runs(run_info: Path) -> list[dict]:
-    """The runs recorded in ``run.json`` (an older file holds one, datasets unknown)."""
-    if not run_info.exists():
-        return []
-    info = json.loads(run_info.read_text())
-    if "runs" in info:
-        return info["runs"]
-    return [
-        {"datasets": None, "commit": info.get("commit"), "total_s": info["total_s"]}
-    ]
-
-
-def record_run(
-    run_info: Path, datasets: list[str], commit: str, total_s: float
-) -> None:
-    """Add this run to ``run.json``; runs whose datasets it all reran are dropped.
-
-    The top-level ``commit`` and ``total_s`` are this run's, as before.
-    """
-    kept = [
-        r
-        for r in _saved_runs(run_info)
-        if r["datasets"] is None or set(r["datasets"]) - set(datasets)
-    ]
-    this = {"datasets": list(datasets), "commit": commit, "total_s": total_s}
-    run_info.write_text(
-        json.dumps(
-            {"commit": commit, "total_s": total_s, "runs": [*kept, this]}, indent=2
-        )
-    )
-
-
-def runs_behind(run_info: Path, datasets: list[str]) -> list[dict]:
-    """The recorded runs whose results a report of ``datasets`` uses.
-
-    A dataset's results are from the last run that included it; a run from an
-    older ``run.json`` (datasets unknown) counts only when no run names them.
-    """
-    runs = _saved_runs(run_info)
-    used = []
-    for name in datasets:
-        last = next(
-            (r for r in reversed(runs) if r["datasets"] and name in r["datasets"]),
-            None,
-        )
-        if last is None:
-            last = next((r for r in runs if r["datasets"] is None), None)
-        if last is not None and last not in used:
-            used.append(last)
-    return used
-
-
 def _positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     try:
@@ -603,7 +553,8 @@ def main() -> None:
     parser.add_argument(
         "--report-only",
         action="store_true",
-        help="rewrite BENCHMARKS.md from the results of the last run",
+        help="rewrite BENCHMARKS.md from the saved results (each dataset's "
+        "last run, in --work-dir)",
     )
     parser.add_argument(
         "--choose-degree",
@@ -616,6 +567,17 @@ def main() -> None:
         "--no-peers",
         action="store_true",
         help="leave out the AFA peers (AACO, greedy CMI), the slowest columns",
+    )
+    parser.add_argument(
+        "--afa-dir",
+        default=str(OUT / "afa"),
+        help="saved bench_afa.py runs (folders with readings.csv and speed.csv) "
+        "whose tables the report adds (default: benchmarks/out/afa)",
+    )
+    parser.add_argument(
+        "--no-figures",
+        action="store_true",
+        help="skip the PNG figures (default: written to the results folder)",
     )
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cegb-only", action="store_true", help=argparse.SUPPRESS)
@@ -636,24 +598,11 @@ def main() -> None:
         (args.work_dir / f"{args.one}.json").write_text(json.dumps(summary, indent=2))
         return
 
-    from _report import current_commit, write_report
+    from _report import current_commit, summaries_from, write_report
 
     started = time.perf_counter()
-    run_info = args.work_dir / "run.json"
     if args.report_only:
-        args.runs = runs_behind(run_info, args.datasets)
-        if args.runs:
-            commits = dict.fromkeys(r["commit"] for r in args.runs if r.get("commit"))
-            args.commit = ", ".join(commits) or None
-            args.run_minutes = sum(r.get("total_s", 0) for r in args.runs) / 60 or None
-        summaries = {}
-        for name in args.datasets:
-            path = args.work_dir / f"{name}.json"
-            summaries[name] = (
-                json.loads(path.read_text())
-                if path.exists()
-                else {"name": name, "failed": "no result from the last run"}
-            )
+        summaries = summaries_from(args.work_dir, args.datasets)
     else:
         # The code that ran, even if the checkout moves on during the run.
         args.commit = current_commit()
@@ -665,11 +614,21 @@ def main() -> None:
         with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
             done = dict(zip(order, pool.map(lambda n: run_child(n, args), order)))
         summaries = {name: done[name] for name in args.datasets}
-    total = time.perf_counter() - started
-    if not args.report_only:
-        record_run(run_info, args.datasets, args.commit, total)
-    write_report(summaries, args, total)
-    print(f"wrote {args.out} in {total / 60:.1f} min", file=sys.stderr)
+        (args.work_dir / "run.json").write_text(
+            json.dumps(
+                {
+                    "argv": sys.argv[1:],
+                    "commit": args.commit,
+                    "total_s": time.perf_counter() - started,
+                },
+                indent=2,
+            )
+        )
+    write_report(summaries, args, time.perf_counter() - started)
+    print(
+        f"wrote {args.out} in {(time.perf_counter() - started) / 60:.1f} min",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":
