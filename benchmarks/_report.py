@@ -630,7 +630,9 @@ def script_list(bench_dir: Path) -> list[list[str]]:
     rows = []
     for path in sorted(bench_dir.glob("bench_*.py")):
         doc = ast.get_docstring(ast.parse(path.read_text())) or ""
-        first = re.split(r"(?<=[.?])\s", " ".join(doc.split("\n\n")[0].split()))[0]
+        first = re.split(
+            r"(?<=[.?])\s+(?=[A-Z])", " ".join(doc.split("\n\n")[0].split())
+        )[0]
         first = re.sub(r"\s*\(issues? [0-9, and]+\)", "", first)
         rows.append([f"`{path.name}`", first])
     return rows

@@ -17,9 +17,9 @@ time (the fits are independent).
 
 Usage::
 
-    python -m benchmarks.bench_bank_kinds                      # landsat letter pima
-    python -m benchmarks.bench_bank_kinds--datasets spam --kinds hgb masked
-    python -m benchmarks.bench_bank_kinds--datasets landsat --kinds hgb --curve
+    python -m benchmarks.bench_bank_kinds                       # landsat letter pima
+    python -m benchmarks.bench_bank_kinds --datasets spam --kinds hgb masked
+    python -m benchmarks.bench_bank_kinds --datasets landsat --kinds hgb --curve
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Acceptance numbers of the fast-model issue, measured (not asserted), in one run.
+"""Fit, predict, session and sweep speed as ratios to one HGB, in one run.
 
 Every time is printed with its ratio to ONE single-threaded
 ``HistGradientBoostingClassifier(max_iter=200, early_stopping=True)`` fitted on

@@ -1,4 +1,4 @@
-"""Acceptance run of issue 3: spam and DNA with many sensors, t=8, trade-off curve.
+"""Trade-off curves over greedy sensor subsets (Alg. 2, t=8) on spam and DNA.
 
 - spam: 57 single-feature sensors (UCI Spambase), seeded stratified 70/30 split.
 - dna: 60 position sensors of 3 one-hot bits each (StatLog DNA; sensor ``pNN`` is

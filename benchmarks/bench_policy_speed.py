@@ -1,4 +1,6 @@
-"""Policy learning speed (issue 13): ``refit_policies`` for a new cost scale as a
+"""Policy learning speed: refits, Graph-Reduce on a long table, node solvers.
+
+``refit_policies`` for a new cost scale as a
 ratio to one single-threaded ``HistGradientBoostingClassifier(max_iter=200,
 early_stopping=True)`` fit on all features of the same training rows, measured
 side by side in one run; Graph-Reduce on a long synthetic loss table; and

@@ -1,4 +1,4 @@
-"""Regressor benchmark of issue 17: the default (boosting) bank against its hull.
+"""The regressor: the default (boosting) bank's DAG against its hull (issue 17).
 
 On Friedman #1 (``make_friedman1``, synthetic) and diabetes (``load_diabetes``,
 a real table that ships with scikit-learn; California housing is a download

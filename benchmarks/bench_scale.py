@@ -1,4 +1,6 @@
-"""Scale benchmark of issues 3 and 17: a MiniBooNE-sized table, every feature a sensor.
+"""Fit time and memory at scale: 130 000 x 50, every feature a sensor.
+
+A MiniBooNE-sized table (issues 3 and 17).
 
 A seeded ``make_classification`` table of 130 000 rows x 50 features (MiniBooNE's
 size; the real file is not obtainable here), 50 single-column unit-cost sensors,
@@ -312,7 +314,7 @@ def render(m: dict) -> str:
             if args.rows > FULL_ROWS
             else [
                 "Larger tables (1 000 000 x 50): `--rows 1000000` writes "
-                "`benchmarks/many_sensors_large_results.md`.",
+                "`benchmarks/out/scale_large.md`.",
                 "",
             ]
         ),
