@@ -1,4 +1,4 @@
-"""Run every benchmark and regenerate BENCHMARKS.md and its figures.
+"""Run the benchmark datasets and write BENCHMARKS.md from their saved results.
 
     python benchmarks/run_all.py [--quick] [--data-dir DIR] [--datasets letter pima]
 
@@ -10,18 +10,27 @@ cascade (``budgetdag_core.tradeoff._cascade``, from the same bank), LightGBM's
 cost-efficient gradient boosting (CEGB) with the same cost accounting (see
 ``_cegb.py``), and the active-feature-acquisition peers AACO and a greedy CMI
 acquirer (``_afa_run.py``; ``--no-peers`` leaves them out); fit time, sweep
-time, prediction throughput and peak memory.
-Each dataset runs in its own process, so its peak
-memory (``ru_maxrss``) is its own and a failure does not stop the others.
+time, prediction throughput and peak memory, beside one single-threaded HGB
+on all features fitted in the same process (the unit of the speed ratios).
+Each dataset runs in its own process, so its peak memory (``ru_maxrss``) is
+its own and a failure does not stop the others.
 
-The default run (5 folds, 20 sweep points per curve) took 40 minutes on 2 cores,
-32 of them for shuttle's 512-state DAG, which runs alongside the others.
+Results go to ``--work-dir`` (``benchmarks/out/run_all``, ignored by git): per
+dataset a summary JSON (with its commit, finish time and machine), its curve
+CSV and a PNG figure. ``--report-only`` rewrites BENCHMARKS.md from them, each
+dataset from its last run, with the saved ``bench_afa.py`` runs in
+``--afa-dir``.
+
+The default run without the peers (5 folds, 20 sweep points per curve) takes
+about 25 minutes of one core on an idle machine, 14 of them for shuttle's
+512-state DAG.
 ``--quick`` (3 folds, 6 sweep points, 7 CEGB settings, smaller letter and
 shuttle samples) is for a smoke test.
 pima runs on 5 seeded stratified 75/25 splits (seeds 0-4; ``--splits N`` sets
 the number for every dataset split at random) and the report gives the mean,
-the spread and each split's numbers; every choice is made per split on its own
-training rows. The curve CSV of a dataset split at random has a ``seed`` column.
+the spread and in how many splits a baseline is ahead; every choice is made
+per split on its own training rows. The curve CSV of a dataset split at
+random has a ``seed`` column.
 MiniBooNE and Covertype run when named in ``--datasets`` and their UCI files
 (``MiniBooNE_PID.txt``, ``covtype.data.gz``) are in ``--data-dir``.
 """
