@@ -238,7 +238,13 @@ def reach_row(label: str, stats: SplitStats, methods: tuple[str, ...]) -> list[s
             out.append("not run")
             continue
         v = stats.at(m, REACH)
-        out.append(f"{v:.1%}" if np.isfinite(v) else "never")
+        missing = int(stats.at(m, REACH, "n_missing"))
+        if np.isfinite(v):
+            out.append(f"{v:.1%}")
+        elif missing < stats.n_splits:  # a mean needs every split's number
+            out.append(f"never in {missing} of {stats.n_splits} splits")
+        else:
+            out.append("never")
     return out
 
 
