@@ -324,7 +324,10 @@ def _split_value(t: pd.DataFrame, method: str, column: str) -> float:
 
 def _ratio(seconds: float, unit: float | None) -> str:
     """``seconds`` as a multiple of the reference; plain seconds without one."""
-    return f"{seconds / unit:.1f}×" if unit else f"{seconds:.1f} s"
+    if not unit:
+        return f"{seconds:.1f} s"
+    r = seconds / unit
+    return f"{r:.1f}×" if r >= 1 else f"{r:.2g}×"
 
 
 def speed_row(name: str, s: dict) -> list[str]:
@@ -360,6 +363,7 @@ def scale_row(name: str, s: dict) -> list[str]:
         f"{sec['sweep (bank reused)']:.1f}",
         f"{s['predict_rows_per_s']:,.0f}",
         f"{s['peak_mib']:.0f}",
+        f"{s['load_average_1m']:.1f}" if "load_average_1m" in s else "n/a",
     ]
 
 
@@ -619,16 +623,21 @@ def machine_line(summaries: list[dict]) -> str:
 
 def provenance(summaries: dict[str, dict]) -> str:
     """Which commit (and when) each dataset's saved results come from."""
-    by_commit: dict[str, list[str]] = {}
+    by_commit: dict[str, list[tuple[str, str | None]]] = {}
     for name, s in summaries.items():
-        if "failed" in s:
-            continue
-        when = s.get("finished_utc")
-        key = f"commit `{s.get('commit') or 'unknown'}`" + (
-            f", finished {when} UTC" if when else ""
-        )
-        by_commit.setdefault(key, []).append(name)
-    return "; ".join(f"{', '.join(v)}: {k}" for k, v in by_commit.items())
+        if "failed" not in s:
+            key = s.get("commit") or "unknown"
+            by_commit.setdefault(key, []).append((name, s.get("finished_utc")))
+    parts = []
+    for commit, runs in by_commit.items():
+        times = sorted(t for _, t in runs if t)
+        when = ""
+        if times:
+            span = times[0] if times[0] == times[-1] else f"{times[0]}–{times[-1][-5:]}"
+            when = f", finished {span} UTC"
+        names = ", ".join(n for n, _ in runs)
+        parts.append(f"{names}: commit `{commit}`{when}")
+    return "; ".join(parts)
 
 
 def script_list(bench_dir: Path) -> list[list[str]]:
@@ -652,8 +661,9 @@ WHY = [
     "and the greedy CMI acquirer choose any sensor for each example from the "
     "values seen so far. Where the informative columns depend on the example "
     "(CUBE: on the class; CUBE-NM: on a context sensor; digits: on the "
-    "pixels), that per-example choice wins at small budgets. The price is "
-    "speed: their predictions are thousands of times slower (speed table).",
+    "digit drawn), that per-example choice wins at small budgets. The price "
+    "is speed: their rollouts are hundreds to tens of thousands of times "
+    "slower than the DAG's predictions (speed table).",
     "- **Small data.** pima has 576 training rows per split; a gap there is "
     "worth reading with the number of splits in which the baseline is ahead.",
 ]
@@ -784,9 +794,11 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "## Scale",
         "",
         "Rows, sensors, DAG states (full DAG up to 12 sensors, unions of 8 "
-        "greedy subsets beyond), absolute seconds on one core and the peak "
-        "memory of each dataset's process. shuttle's training rows are a "
-        "seeded stratified subsample of its 43 500.",
+        "greedy subsets beyond), absolute seconds on one core, the peak "
+        "memory of each dataset's process and the machine's load average (1 "
+        "min, 2 cores) when it finished (above 2, other work shared the "
+        "cores). shuttle's training rows are a seeded stratified subsample of "
+        "its 43 500.",
         "",
         table(
             [
@@ -799,6 +811,7 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
                 "sweep s",
                 "predict rows/s",
                 "peak MiB",
+                "load",
             ],
             scale,
         ),

@@ -137,7 +137,7 @@ def test_speed_row_gives_ratios_to_the_reference_or_plain_seconds():
     s = {"seconds": seconds, "n_points": 20, "predict_rows_per_s": 5000.0}
     ref = {"fit_s": 2.0, "error": 0.1, "predict_rows_per_s": 10000.0}
     row = speed_row("d", {**s, "reference": ref})
-    assert row == ["d", "2.00", "3.0×", "0.2×", "2.0× (20 points)", "1.5×", "0.50×"]
+    assert row == ["d", "2.00", "3.0×", "0.25×", "2.0× (20 points)", "1.5×", "0.50×"]
     old = speed_row("d", s)
     assert old[1:3] == ["not measured", "6.0 s"] and old[-1] == "5,000 rows/s"
 
