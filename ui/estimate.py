@@ -22,7 +22,7 @@ from typing import Any
 
 import budgetdag_core
 from budgetdag_core import SensorSpec, estimate_fit_seconds_for
-from budgetdag_core.tradeoff import estimate_policy_seconds
+from budgetdag_core.tradeoff import dag_states_at_most, estimate_policy_seconds
 
 from .data import Dataset
 from .training import Settings, TrainSettings, app_n_jobs, estimator_params
@@ -126,7 +126,11 @@ def training_seconds(
     params.pop("n_jobs")
     threads = app_n_jobs()
     X, y = dataset.X("train", spec), dataset.y("train")
-    n_states = 2 ** (params.get("n_subsets") or spec.n_sensors)
+    n_states = dag_states_at_most(
+        spec.n_sensors,
+        params.get("n_subsets"),
+        include_all=bool(params.get("include_all", False)),
+    )
     policies = estimate_policy_seconds(len(X), n_states, fit_call=False)
     if bank_reused:
         seconds = estimate_policy_seconds(len(X), n_states)

@@ -17,6 +17,7 @@ from ._curve import (
     tradeoff_curve,
 )
 from ._fit_time import (
+    dag_states_at_most,
     estimate_fit_seconds,
     estimate_fit_seconds_for,
     estimate_policy_seconds,
@@ -29,6 +30,7 @@ __all__ = [
     "TradeoffResult",
     "baseline_points",
     "cascade_points",
+    "dag_states_at_most",
     "dominance_summary",
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
