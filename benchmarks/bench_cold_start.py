@@ -21,9 +21,18 @@ the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
 four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
 sensor), warm; and on landsat cold. The target is a factor of two either way.
 
-Run ``PYTHONPATH=. python benchmarks/bench_cold_start.py`` (``--part cold`` or
-``--part estimates``; ``--repeats N``; ``--n-jobs N``, default 1 for the cold
-part, the app's threads for the estimates).
+Part ``app``: the Train page's estimate (:func:`ui.estimate.training_seconds`
+plus the queue's wait, :meth:`ui.jobs.Pool.wait_seconds`) against the time
+from pressing Train to the result, through the app's own path: jobs of
+:func:`ui.training.train` in the app's pool of worker processes, one server
+process with an empty numba cache (the first training is cold), the tables
+one after the other, then two trainings submitted at once (the second
+waits in the queue). ``BUDGETDAG_WORKERS`` and ``BUDGETDAG_N_JOBS`` apply as
+in the app.
+
+Run ``PYTHONPATH=. python benchmarks/bench_cold_start.py`` (``--part cold``,
+``--part estimates`` or ``--part app``; ``--repeats N``; ``--n-jobs N``,
+default 1 for the cold part, the app's threads for the estimates).
 """
 
 from __future__ import annotations
@@ -189,9 +198,129 @@ def estimates_part(names: list[str], n_jobs: int | None):
         )
 
 
+APP_WORKER = """
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import pandas as pd
+from budgetdag_core import SensorSpec
+from ui import jobs
+from ui.data import Dataset, demo_dataset, load_app_demo
+from ui.estimate import busy_factor, stretched, training_seconds
+from ui.spec_table import suggested_cost_scale
+from ui.training import TrainSettings, app_n_jobs, train, MAX_APP_SUBSETS
+from functools import partial
+
+def table(name):
+    if not name.startswith("digits"):
+        return demo_dataset(load_app_demo(name))
+    from sklearn.datasets import load_digits
+    digits = load_digits()
+    pixels = [f"p{r}{c}" for r in range(8) for c in range(8)]
+    frame = pd.DataFrame(digits.data, columns=pixels)
+    frame["digit"] = digits.target
+    if name == "digits_quadrants":  # 64 columns, 4 sensors
+        groups = {
+            f"q{qr}{qc}": [f"p{r}{c}" for r in range(4 * qr, 4 * qr + 4)
+                           for c in range(4 * qc, 4 * qc + 4)]
+            for qr in range(2) for qc in range(2)
+        }
+    else:  # digits_rows: 8 sensors, 256 states
+        groups = {f"row{r}": [f"p{r}{c}" for c in range(8)] for r in range(8)}
+    order = np.random.default_rng(0).permutation(len(frame))
+    cut = int(0.75 * len(frame))
+    return Dataset(name, "upload", frame.iloc[order[:cut]], frame.iloc[order[cut:]],
+                   "digit", SensorSpec(groups, dict.fromkeys(groups, 1.0)))
+
+def settings(dataset):
+    # The app's defaults for this data (ui.state.set_dataset)
+    spec = dataset.default_spec
+    many = spec.n_sensors > 8
+    return TrainSettings(
+        cost_scale=suggested_cost_scale(spec),
+        classifier="masked_boosting" if many else "hist_gradient_boosting",
+        n_subsets=MAX_APP_SUBSETS if many else None,
+    )
+
+pool = jobs.pool()
+pool.warm()  # as app.py does on the first visit
+t0 = time.monotonic()
+names = sys.argv[2].split(",")
+for name in names + ["queue"]:
+    batch = [names[0], names[0]] if name == "queue" else [name]
+    submitted = []
+    for i, each in enumerate(batch):
+        dataset = table(each)
+        chosen = settings(dataset)
+        if i:
+            chosen = TrainSettings(**{**chosen.__dict__, "random_state": 1})
+        busy = busy_factor(app_n_jobs())
+        idle = training_seconds(dataset, dataset.default_spec, chosen, busy=1.0)
+        wait = pool.wait_seconds()
+        job = jobs.Job("train", each,
+                       partial(train, dataset, dataset.default_spec, chosen, None),
+                       estimate=stretched(idle, busy))
+        job.start()
+        submitted.append((each, job, idle, busy, wait))
+    for each, job, idle, busy, wait in submitted:
+        job.wait()
+        assert job.status == jobs.DONE, (job.status, job.error, job.trace)
+        actual = job.finished - job.submitted
+        estimate = stretched(idle, busy) + wait
+        print(json.dumps({"table": each, "queue": name == "queue", "idle": idle,
+                          "busy": busy, "wait": wait, "estimate": estimate,
+                          "actual": actual, "load": os.getloadavg()[0],
+                          "since_start": job.submitted - t0}), flush=True)
+pool.close()
+"""
+
+APP_TABLES = ("landsat", "letter", "pima", "spam", "toy", "cube_nm")
+APP_TABLES += ("digits_quadrants", "digits_rows")
+
+
+def app_part(names: list[str]) -> None:
+    """Estimates against actual times through the app's job pool (cold first)."""
+    print(
+        "Train page estimate vs press-to-result time, app job pool, one server "
+        f"process, empty numba cache; {os.cpu_count()} cores; target: within 2x"
+    )
+    print(
+        f"{'table':17} {'idle est':>9} {'busy':>5} {'queue':>6} {'estimate':>9} "
+        f"{'actual':>8} {'ratio':>6} {'load':>5}"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", APP_WORKER, str(ROOT), ",".join(names)],
+            env={**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None
+        ratios = []
+        for line in proc.stdout:
+            if not line.startswith("{"):
+                continue
+            row = json.loads(line)
+            ratio = row["estimate"] / row["actual"]
+            ratios.append(ratio)
+            label = row["table"] + (" (queued)" if row["queue"] else "")
+            print(
+                f"{label:17} {row['idle']:>8.1f}s {row['busy']:>5.2f} "
+                f"{row['wait']:>5.0f}s {row['estimate']:>8.1f}s "
+                f"{row['actual']:>7.1f}s {ratio:>6.2f} {row['load']:>5.1f}",
+                flush=True,
+            )
+        if proc.wait() != 0:
+            raise RuntimeError(f"the app worker failed (exit code {proc.returncode})")
+    inside = sum(0.5 <= r <= 2 for r in ratios)
+    print(f"within 2x: {inside} of {len(ratios)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("cold", "estimates", "all"), default="all")
+    parser.add_argument(
+        "--part", choices=("cold", "estimates", "app", "all"), default="all"
+    )
     parser.add_argument("--only", nargs="*", help="tables to run")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--n-jobs", type=int, default=None)
@@ -209,6 +338,8 @@ def main() -> None:
         from ui.training import app_n_jobs  # the app's threads
 
         estimates_part(args.only or list(ESTIMATE_TABLES), args.n_jobs or app_n_jobs())
+    if args.part in ("app", "all"):
+        app_part(args.only or list(APP_TABLES))
     print(f"load averages at end: {os.getloadavg()}; {time.perf_counter() - t:.0f} s")
 
 

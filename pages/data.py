@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
@@ -49,16 +51,73 @@ with st.expander("How it works, in four steps"):
         "their cost."
     )
 widgets.show_notice()
+question = st.container()  # a data change that waits for a yes (below)
+
+
+def quick_start() -> None:
+    """One click from the first screen to a trained model: train on the data
+    in use with its suggested sensors and settings, and follow it on Train."""
+    dataset, check = state.get_dataset(), state.spec_check()
+    if dataset is None or state.get_run() is not None:
+        return
+    busy = widgets.running_job()
+    row = st.container(horizontal=True, vertical_alignment="center")
+    if check is None or not check.ok:
+        row.page_link(
+            widgets.PAGES["sensors"],
+            label="Fix the sensor table, then train",
+            icon=":material/sensors:",
+        )
+        return
+    clicked = row.button(
+        f"Train a model on {dataset.name}",
+        key=state.W_QUICK_TRAIN,
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=busy is not None,
+        help="With the sensors and settings shown on the Sensors and Train "
+        "pages (suggested for this data); change them there any time.",
+    )
+    row.caption(
+        f"{check.spec.n_sensors} sensors, suggested settings · or choose other "
+        "data below, then set up the sensors and training."
+    )
+    if clicked and widgets.train_with_progress(
+        dataset, check.spec, state.train_settings(check)
+    ):
+        st.switch_page(widgets.PAGES["train"])
+
+
+quick_start()
 
 
 # ------------------------------------------------------------------- demos
 @widgets.guarded("loading the demo")
-def _use_demo() -> None:
+def _switch_to_demo(name: str) -> None:
     try:
-        if state.set_dataset(demo_dataset(widgets.cached_demo(ss[state.W_DEMO]))):
-            state.notice(f"Loaded the {ss[state.W_DEMO]} demo.", "success")
+        if state.set_dataset(demo_dataset(widgets.cached_demo(name))):
+            state.notice(f"Loaded the {name} demo.", "success")
     except (OSError, ValueError) as exc:
         state.notice(f"The demo could not be loaded: {exc}", "error")
+
+
+def _use_demo() -> None:
+    name = ss[state.W_DEMO]
+    current = state.get_dataset()
+    if current is not None and current.token == f"demo:{name}":
+        return
+    widgets.replace_data(functools.partial(_switch_to_demo, name), f"the {name} demo")
+
+
+def _keep_data() -> None:
+    """The user kept the data in use: the choices above show it again."""
+    current = state.get_dataset()
+    if current is None:
+        return
+    if current.kind == "demo":
+        ss[state.W_SOURCE], ss[state.W_DEMO] = "demo", current.name
+    else:
+        ss[state.W_SOURCE] = "upload"
 
 
 def demo_section() -> None:
@@ -120,8 +179,13 @@ def _undo(all_steps: bool) -> None:
     upload.rebuild()
 
 
-@widgets.guarded("preparing the uploaded table")
 def _use_upload(label: str) -> None:
+    upload = state.get_upload()
+    widgets.replace_data(functools.partial(_switch_to_upload, label), upload.name)
+
+
+@widgets.guarded("preparing the uploaded table")
+def _switch_to_upload(label: str) -> None:
     upload = state.get_upload()
     dataset = upload.to_dataset(
         label,
@@ -356,6 +420,8 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         st.dataframe(column_summary(frame), hide_index=True, height=300)
 
 
+with question:
+    widgets.pending_replace(cancel=_keep_data)
 SOURCES = {"demo": "Bundled demo", "upload": "Upload a CSV"}
 widgets.choice(st.radio, "Data source", SOURCES, state.W_SOURCE, horizontal=True)
 # Filled after the sections below, which may read a new upload in this run.

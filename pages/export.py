@@ -19,6 +19,8 @@ from budgetdag_core import (
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.reports import to_csv_safe, trace_for_export
+from ui.snippets import deployment_snippet
+from ui.spec_table import spec_to_table
 from ui.training import TrainedRun, run_from_model
 from ui.trust import TRUST_PICKLES_ENV, pickles_allowed
 from ui.uploads import MODEL_MAX_MB, read_upload
@@ -38,15 +40,14 @@ FORMATS = {
 
 
 def policy_download(run: TrainedRun, name: str, kind: str) -> None:
+    """The policy file's button; the file is built when it is clicked (a
+    skops file of a big bank takes seconds), once per model."""
     dump, ext, label = FORMATS[kind]
-    try:
-        data = run.memo(f"policy_{kind}", lambda: dump(run.model))
-    except Exception as exc:
-        widgets.show_unexpected(exc, f"preparing the policy file (.{ext})")
-        return
+    built = run.cache.get(f"policy_{kind}")
+    size = "" if built is None else f" · {len(built) / 2**20:.1f} MB"
     st.download_button(
-        f"{label} · {len(data) / 2**20:.1f} MB",
-        data=data,
+        f"{label}{size}",
+        data=lambda: run.memo(f"policy_{kind}", lambda: dump(run.model)),
         file_name=f"budgetdag_{name}.{ext}",
         mime="application/octet-stream",
         key=f"{state.W_DOWNLOAD}{'policy' if kind == 'pickle' else kind}",
@@ -97,20 +98,21 @@ def downloads() -> None:
     with c3, st.container(border=True, height="stretch"):
         st.markdown("**Test-set traces** (CSV)")
         st.caption(
-            "Per test example: prediction, true label, sensors acquired in order, "
-            "cost, stop state, confidence."
+            "Per test example (`row`: its number, as on the What-if page): "
+            "prediction, true label, sensors acquired in order, cost, stop state, "
+            "confidence."
         )
         if run.metrics is None:
             st.caption(run.note)
         else:
             X, y = dataset.X("test", run.spec), dataset.y("test")
-            csv = run.memo(
-                "traces_csv",
-                lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
-            )
             st.download_button(
                 "Download traces (.csv)",
-                data=csv,
+                # Built when clicked: tracing a big test set takes seconds.
+                data=lambda: run.memo(
+                    "traces_csv",
+                    lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
+                ),
                 file_name=f"budgetdag_{name}_test_traces.csv",
                 mime="text/csv",
                 key=f"{state.W_DOWNLOAD}traces",
@@ -118,17 +120,19 @@ def downloads() -> None:
                 icon=":material/download:",
             )
     with st.expander("Use the policy in Python"):
+        example = (
+            dataset.test.iloc[0]
+            if all(c in dataset.test.columns for c in run.spec.columns)
+            and len(dataset.test)
+            else None
+        )
         st.code(
-            "from budgetdag_core import load_policy_skops\n\n"
-            f'model = load_policy_skops("budgetdag_{name}.skops")  # checked on load\n'
-            "model.predict(X)            # X: a DataFrame with the feature columns\n"
-            "model.trace(X)              # what each example acquired and paid\n\n"
-            "# In deployment, one example at a time:\n"
-            "session = model.start()\n"
-            "while (sensor := session.next_sensor()) is not None:\n"
-            "    session.observe(sensor, measure(sensor))  # your measurement\n"
-            "label = session.predict()",
+            deployment_snippet(run.spec, f"budgetdag_{name}.skops", example),
             language="python",
+        )
+        st.caption(
+            "Runs as it is once the .skops file is downloaded; the example is the "
+            "first test row. More: the deployment guide in the docs."
         )
 
 
@@ -143,6 +147,8 @@ def _use_loaded() -> None:
         )
         return
     state.set_run(run)
+    if run.metrics is not None:  # the data has its columns: its sensors apply
+        state.set_spec_table(spec_to_table(run.spec))
     state.notice(f"Now using the policy from {loaded['name']}.", "success")
 
 
@@ -315,12 +321,13 @@ def figures_section() -> None:
     for fig_id, (title, build) in builders.items():
         c1, c2, c3 = st.columns([4, 2, 2], vertical_alignment="center")
         c1.markdown(title)
-        # The CDN version is small: built now. The offline one carries plotly.js
-        # and is built only when downloaded.
+        # Built when downloaded: a big DAG's figure takes seconds to draw.
         html = (
             (lambda b=build: html_bytes(b(), offline=True))
             if offline
-            else run.memo(f"html_{fig_id}", lambda b=build: html_bytes(b()))
+            else (
+                lambda b=build, f=fig_id: run.memo(f"html_{f}", lambda: html_bytes(b()))
+            )
         )
         file = f"budgetdag_{name}_{fig_id}"
         widgets.download(

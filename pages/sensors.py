@@ -10,7 +10,7 @@ from budgetdag_core import SensorSpec
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from ui import state, widgets
 from ui.grouping import GROUP_MODES, Grouping, propose
-from ui.spec_table import SpecCheck, spec_in_blocks, spec_to_table
+from ui.spec_table import SpecCheck, spec_in_blocks, spec_to_table, with_sensor
 from ui.training import MAX_APP_SUBSETS, SUBSET_REWARDS
 from ui.uploads import SPEC_MAX_MB, spec_from_upload
 
@@ -197,6 +197,59 @@ def grouping() -> None:
                 f"{len(found.leftover)} column(s) match no group and become "
                 "sensors of their own."
             )
+
+
+@widgets.guarded("making the sensor")
+def _make_sensor() -> None:
+    try:
+        table = with_sensor(
+            ss[state.SPEC_TABLE],
+            ss.get(state.W_NEW_SENSOR) or "",
+            ss.get(state.W_NEW_SENSOR_COLUMNS) or [],
+            float(ss.get(state.W_NEW_SENSOR_COST) or 0.0),
+        )
+    except ValueError as exc:
+        state.notice(str(exc), "error")
+        return
+    state.set_spec_table(table)
+    state.notice(
+        f"Sensor {ss[state.W_NEW_SENSOR].strip()!r} now reveals "
+        f"{len(ss[state.W_NEW_SENSOR_COLUMNS])} column(s).",
+        "success",
+    )
+    ss[state.W_NEW_SENSOR], ss[state.W_NEW_SENSOR_COLUMNS] = "", []
+
+
+def custom_sensor() -> None:
+    """Custom groups in the page: choose columns, name them, one sensor a click."""
+    with st.container(border=True, key=state.W_NEW_SENSOR_BOX):
+        st.markdown(
+            "**Make a sensor from chosen columns** (they leave the sensors that "
+            "had them; a sensor left without columns goes). Repeat for each group."
+        )
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        row.multiselect(
+            "Columns",
+            options=features,
+            key=state.W_NEW_SENSOR_COLUMNS,
+            placeholder="choose the columns one measurement reveals",
+            width=420,
+        )
+        row.text_input(
+            "Sensor name",
+            key=state.W_NEW_SENSOR,
+            placeholder="e.g. lab panel",
+            width=180,
+        )
+        row.number_input(
+            "Cost", min_value=0.0, key=state.W_NEW_SENSOR_COST, format="%g", width=110
+        )
+        row.button(
+            "Make sensor",
+            key=state.W_NEW_SENSOR_MAKE,
+            on_click=_make_sensor,
+            icon=":material/add:",
+        )
 
 
 def _listed(cell: object) -> list[str]:
@@ -401,6 +454,7 @@ def json_io() -> None:
 
 presets()
 grouping()
+custom_sensor()
 editor()
 column_lists()
 messages()

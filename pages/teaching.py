@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from urllib.parse import urlencode
@@ -11,7 +12,16 @@ import streamlit as st
 from budgetdag_core import decision_regions_figure, graph_reduce_steps
 from ui import dag_view, links, state, subsets, widgets
 from ui.data import demo_dataset
-from ui.teaching import costs_styler, step_summary
+from ui.estimate import roughly, training_seconds
+from ui.teaching import (
+    costs_styler,
+    refit_out_of_fold,
+    replay_data,
+    replay_model,
+    replay_problem,
+    step_summary,
+)
+from ui.training import TrainedRun
 
 widgets.enter_page()
 ss = st.session_state
@@ -39,15 +49,20 @@ with st.expander("How a node is reduced"):
         "this node, which its parents use in turn: the node is *reduced*."
     )
 widgets.show_notice()
+widgets.pending_replace()
 dataset = widgets.need_dataset()
 
 
 @widgets.guarded("loading the toy dataset")
-def _use_toy() -> None:
+def _switch_to_toy() -> None:
     ss[state.W_SOURCE] = "demo"
     ss[state.W_DEMO] = "toy"
     if state.set_dataset(demo_dataset(widgets.cached_demo("toy"))):
         state.notice("Loaded the toy dataset.", "success")
+
+
+def _use_toy() -> None:
+    widgets.replace_data(_switch_to_toy, "the toy demo")
 
 
 if dataset.name != "toy" or dataset.kind != "demo":
@@ -67,6 +82,18 @@ if dataset.name != "toy" or dataset.kind != "demo":
             icon=":material/school:",
             width="content",
         )
+
+
+def _attach_replay(run: TrainedRun, bank: object) -> str:
+    """Keep the refitted bank with the model it was refitted for."""
+    if state.get_run() is not run:
+        raise ValueError(
+            "The model changed meanwhile: the refitted predictions were not kept."
+        )
+    run.replay_bank = bank
+    run.cache.pop("reduce_steps", None)
+    return "Out-of-fold predictions refitted: the walk is on the Teaching page."
+
 
 spec = widgets.need_spec().spec
 run = state.get_run()
@@ -100,20 +127,60 @@ if run is None or run.dataset_token != dataset.token:
         )
     st.stop()
 
-X, y = dataset.X("train", run.spec), dataset.y("train")
+widgets.need_results(run)  # a loaded model on data without its columns
+X, y = replay_data(run, dataset)
 dag_view.subsets_note(run)
+problem = replay_problem(run, X)
+if problem is not None:
+    busy = widgets.running_job()
+    seconds = training_seconds(dataset, run.spec, run.params)
+    st.info(
+        f"{problem} The fix: refit them on the {len(dataset.train):,} training rows "
+        f"of {dataset.name}, with the model's own settings (about "
+        f"{roughly(seconds)}); the walk then replays this model's policies on "
+        "them. Its predictions elsewhere do not change.",
+        icon=":material/school:",
+    )
+    if busy is not None:
+        st.caption(f":material/hourglass_top: {busy.label} (sidebar)")
+    elif st.button(
+        "Refit the out-of-fold predictions",
+        key=state.W_TEACH_REFIT,
+        type="primary",
+        icon=":material/replay:",
+    ):
+        widgets.long_work(
+            functools.partial(refit_out_of_fold, run.model, dataset),
+            what="replay",
+            label="Refitting out-of-fold predictions...",
+            failed="The out-of-fold predictions could not be refitted",
+            doing="refitting out-of-fold predictions",
+            fix="train a model on the Train page: its walk needs nothing more.",
+            apply=functools.partial(_attach_replay, run),
+            bank_reused=False,
+            subsets=False,
+            estimate=seconds,
+        )
+        st.rerun()
+    st.stop()
 try:
     steps = run.memo(
         "reduce_steps",
-        lambda: graph_reduce_steps(run.model, X, y, rows=SAMPLE_ROWS, random_state=0),
+        lambda: graph_reduce_steps(
+            replay_model(run), X, y, rows=SAMPLE_ROWS, random_state=0
+        ),
     )
 except (ValueError, AttributeError) as exc:
     widgets.show_error(
         f"This model cannot be replayed: {exc}",
-        "train a model with a cost scale on the Train page (a loaded policy file "
-        "or a target-budget model lacks the training costs).",
+        "train a model on the Train page: its walk needs nothing more.",
     )
     st.stop()
+if run.replay_bank is not None:
+    st.caption(
+        "Replayed on out-of-fold predictions refitted on the current training "
+        "rows (the model's file did not keep its own)."
+    )
 
 last = len(steps) - 1
 # A step belongs to the walk of one model: other data or another training starts
@@ -190,9 +257,16 @@ fig = dag_view.figure(
 dag_view.rename_trace(fig, "selected", "node being reduced")
 dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
-# Side by side at 1280 px, one under the other when that leaves too little.
-row = st.container(horizontal=True, gap="medium")
-left, right = row.container(width=440), row.container(width=300)
+# Side by side at 1280 px when the table fits in 440 px (a few actions), one
+# under the other when narrower or with more actions: a table narrower than its
+# columns hides the last ones (the cost-to-go) behind a scrollbar.
+TABLE_PX = 440
+needed_px = 70 + 100 * len(step.actions) + 110 + 100  # rows, actions, pick, cost
+if needed_px <= TABLE_PX:
+    row = st.container(horizontal=True, gap="medium")
+    left, right = row.container(width=TABLE_PX), row.container(width=300)
+else:
+    left, right = st.container(), st.container(width=440)
 with left:
     st.markdown(
         f"**Action costs of {len(step.costs)} training examples** (loss units; "

@@ -98,13 +98,17 @@ go_sweep = controls.button(
     icon=":material/show_chart:",
     width="content",
     disabled=busy is not None,
-    help="Same data, sensors and settings as the current model; only the cost "
-    "scale changes. "
+)
+# A caption, not the button's tooltip: a tooltip stays on screen when the
+# button it belongs to is redrawn (disabled, then renamed) under the pointer.
+st.caption(
+    f"**{'Recompute' if result is not None else 'Trace the curve'}**: same data, "
+    "sensors and settings as the current model; only the cost scale changes. "
     + (
         "The classifier bank of the current model is reused."
         if reused
         else "The classifier bank is fitted first (as long as a training)."
-    ),
+    )
 )
 
 

@@ -6,8 +6,14 @@ from dataclasses import replace
 
 import streamlit as st
 
-from budgetdag_core import estimate_fit_seconds
-from ui import state, subsets, widgets
+from ui import jobs, state, subsets, widgets
+from ui.estimate import (
+    busy_factor,
+    kernels_compiling,
+    roughly,
+    stretched,
+    training_seconds,
+)
 from ui.formatting import pct, percent_column, percent_table
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
@@ -18,7 +24,6 @@ from ui.training import (
     TrainedRun,
     TrainSettings,
     app_n_jobs,
-    bank_kind_of,
     budget_targeting_available,
     describe_model,
     reusable_bank,
@@ -37,6 +42,7 @@ st.markdown(
 dataset = widgets.need_dataset()
 check = widgets.need_spec()
 spec = check.spec
+state.follow_suggestions(spec)  # new data or costs: their cost scale and budget
 widgets.show_notice()
 subset_fields = state.subset_settings(check)
 n_subsets = subset_fields["n_subsets"]
@@ -126,6 +132,23 @@ def trained(run: TrainedRun) -> str:
     return widgets.trained_label(run)
 
 
+def how_long(chosen: TrainSettings) -> str:
+    """The training's estimated time in words, with what it counts."""
+    seconds = training_seconds(dataset, spec, chosen, busy=1.0)
+    busy = busy_factor(app_n_jobs())
+    threads = app_n_jobs()
+    text = f"roughly {roughly(stretched(seconds, busy))}"
+    text += " on one core" if threads == 1 else f" on {threads} cores"
+    if stretched(seconds, busy) >= 1.5 * seconds:
+        text += f", the machine being busy: {roughly(seconds)} when idle"
+    if kernels_compiling():
+        text += "; a first training after an install also compiles the library"
+    wait = jobs.pool().wait_seconds()
+    if wait >= 1:
+        text += f"; it starts after the jobs ahead, in about {roughly(wait)}"
+    return text
+
+
 def run_training(chosen: TrainSettings) -> None:
     widgets.train_with_progress(
         dataset,
@@ -174,20 +197,21 @@ def show_results(run: TrainedRun) -> None:
     n = run.spec.n_sensors
     # A wrapping row: four fixed columns cut the numbers short below ~1100 px.
     row = st.container(horizontal=True)
+    points = round(100 * (m["error"] - full["error"]), 1) + 0.0  # no "-0.0"
     row.metric(
         "Test error",
         pct(m["error"]),
-        delta=f"{100 * (m['error'] - full['error']):+.1f} pts vs all sensors",
-        delta_color="inverse",
+        delta=f"{points:+.1f} pts vs all sensors" if points else "same as all sensors",
         border=True,
+        **widgets.lower_is_better(points),
     )
     share = m["avg_cost"] / full["avg_cost"] if full["avg_cost"] > 0 else float("nan")
     row.metric(
         "Average cost",
         f"{m['avg_cost']:.3g}",
         delta=f"{pct(share - 1, signed=True)} vs all sensors",
-        delta_color="inverse",
         border=True,
+        **widgets.lower_is_better(round(share - 1, 3)),
     )
     row.metric("Average sensors", f"{m['avg_sensors']:.2f} of {n}", border=True)
     row.metric(
@@ -252,7 +276,7 @@ if chosen.target_budget is not None:
     st.caption(
         "Training fits the classifier bank on 75% of the training rows, then tries "
         "cost scales (policies only) until the other 25% spend the target on "
-        "average."
+        f"average ({how_long(chosen)})."
     )
 elif reusable_bank(previous, dataset, spec, chosen) is not None:
     st.info(
@@ -276,22 +300,10 @@ else:
         else f"{at_most}{n_states * per_state:,} classifiers ({n_states} "
         f"states x {per_state})"
     )
-    threads = app_n_jobs()
-    seconds = estimate_fit_seconds(
-        len(dataset.train),
-        n_states,
-        max(2, dataset.train[dataset.label].nunique()),
-        bank_kind_of(chosen.classifier),
-        cv=chosen.cv,
-        n_jobs=threads,
-    )
     st.caption(
         f"Training {selecting}fits {fits}, then learns a policy per state "
-        "(roughly "
-        + (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min")
-        + (" on one core" if threads == 1 else f" on {threads} cores")
-        + "). Later "
-        "changes of the cost scale, policy learner or degree reuse the "
+        f"({how_long(chosen)}). Later changes of the cost scale, policy learner or "
+        "degree reuse the "
         + ("subsets and " if n_subsets is not None else "")
         + "classifiers."
     )

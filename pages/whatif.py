@@ -108,8 +108,13 @@ st.markdown(
     )
 )
 config = {
-    "cost so far": st.column_config.NumberColumn(format="%g"),
-    "confidence": percent_column(),
+    "cost so far": st.column_config.NumberColumn(
+        format="%g", help="Paid after this step."
+    ),
+    "predicts now": st.column_config.TextColumn(
+        help="The prediction with the sensors held after this step."
+    ),
+    "confidence": percent_column(help="Of that prediction."),
 }
 st.dataframe(
     percent_table(

@@ -44,6 +44,7 @@ from typing import Any
 
 from budgetdag_core import Progress
 
+from .estimate import TimeLeft, work_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
 from .worker import Stopped, loads_result
 
@@ -92,6 +93,7 @@ class Job:
     subsets: bool = False
     context: dict[str, Any] = field(default_factory=dict)
     shared: tuple[Any, ...] = ()
+    estimate: float | None = None  # seconds the work should take, if known
     fraction: float = 0.0
     text: str = "Waiting for a free worker"
     status: str = QUEUED
@@ -106,6 +108,10 @@ class Job:
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
     _ended: threading.Event = field(default_factory=threading.Event, repr=False)
     _pool: Pool | None = field(default=None, repr=False)
+    _left: TimeLeft = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._left = TimeLeft(self.estimate)
 
     def start(self) -> Job:
         """Queue the work in the server's pool (no session); returns ``self``."""
@@ -169,11 +175,24 @@ class Job:
         return end - self.submitted
 
     def remaining(self) -> float | None:
-        """A rough estimate of the seconds left: elapsed time scaled by the
-        share of the bar still to go; None until 2 % of it is done."""
-        if self.status != RUNNING or self.fraction < 0.02:
+        """The seconds left (:class:`ui.estimate.TimeLeft`): from the estimate,
+        then more and more from the pace; counts down, and goes up only with
+        :attr:`revised` set. None while queued, or with nothing to go on."""
+        if self.status != RUNNING:
             return None
-        return self.elapsed() * (1 - self.fraction) / self.fraction
+        return self._left.update(self.elapsed(), self.fraction)
+
+    @property
+    def revised(self) -> bool:
+        """Whether the seconds left were revised upwards (slower than thought)."""
+        return self._left.revised
+
+    def left_at_most(self) -> float:
+        """The seconds left for planning the queue: the last shown figure, or
+        the estimate (0 when unknown)."""
+        if self._left.shown is not None:
+            return max(0.0, self._left.shown - (self.elapsed() - self._left.at))
+        return self.estimate or 0.0
 
 
 class WorkerProcess:
@@ -258,6 +277,26 @@ class Pool:
             target=slot.loop, args=(warm,), name="budgetdag-slot", daemon=True
         ).start()
 
+    def wait_seconds(self, job: Job | None = None) -> float:
+        """Seconds until ``job`` (queued), or a job submitted now, should start.
+
+        Replays the queue on the slots: each running job frees its slot when
+        its time left has passed, each waiting job ahead takes the first free
+        slot for its estimate (jobs without one count as instant).
+        """
+        with self._cond:
+            running = [j for s in self._slots if (j := s.job) is not None]
+            ahead = list(self._queue)
+        if job is not None and job in ahead:
+            ahead = ahead[: ahead.index(job)]
+        free = sorted(j.left_at_most() for j in running)
+        free += [0.0] * max(0, self.size - len(free))
+        free = sorted(free)[: self.size]
+        for waiting in ahead:
+            free[0] += waiting.estimate or 0.0
+            free.sort()
+        return free[0]
+
     def position(self, job: Job) -> int | None:
         with self._cond:
             for place, waiting in enumerate(self._queue, start=1):
@@ -310,6 +349,7 @@ class _Slot:
     def __init__(self, owner: Pool) -> None:
         self.owner = owner
         self.worker: WorkerProcess | None = None
+        self.job: Job | None = None  # the job it runs now
 
     def loop(self, warm: bool = False) -> None:
         if warm:
@@ -318,7 +358,7 @@ class _Slot:
             except Exception:  # the first job tries again, and says why
                 log.exception("Could not start a worker process")
         while True:
-            job = self.owner.take()
+            job = self.job = self.owner.take()
             try:
                 self.run(job)
             except Exception as exc:  # a bug here must not end the slot
@@ -326,7 +366,12 @@ class _Slot:
                 self.end_worker()
                 job._finish(FAILED, error=exc)
             finally:
+                self.job = None
                 self.owner.done()
+                if job.started is not None:
+                    work_ended(
+                        job.started, job.finished or time.monotonic(), app_n_jobs()
+                    )
 
     def end_worker(self) -> int | None:
         worker, self.worker = self.worker, None

@@ -163,7 +163,8 @@ def apply_once(load_demo: Callable[[str], Any]) -> None:
     if "demo" in values:
         ss[state.W_DEMO] = values["demo"]
         ss[state.W_SOURCE] = "demo"
-        state.set_dataset(load_demo(values["demo"]))
+        # The visit's first data: its settings without a "New data" notice.
+        state.set_dataset(load_demo(values["demo"]), first=True)
     dataset = state.get_dataset()
     if "spec" in values and dataset is not None:
         missing = [c for c in values["spec"].columns if c not in dataset.features]
@@ -171,6 +172,8 @@ def apply_once(load_demo: Callable[[str], Any]) -> None:
             problems.append(f"spec: the data has no column(s) {missing[:5]}")
         else:
             state.set_spec_table(spec_to_table(values["spec"]))
+            # Its costs' suggestions, quietly: the link's own settings follow.
+            state.follow_suggestions(values["spec"], first=True)
     for key in (k for k, _ in SETTINGS.values()):
         if key in values:
             ss[key] = values[key]

@@ -191,7 +191,9 @@ def trace_for_export(
 ) -> pd.DataFrame:
     """A model's ``trace`` made CSV-friendly: acquired sensors as ``"a > b"``.
 
-    With ``y_true``, adds ``label`` and ``correct`` columns after ``prediction``.
+    The first column, ``row``, is the trace's index (the row id of the table
+    traced), so each line can be matched to its example. With ``y_true``,
+    adds ``label`` and ``correct`` columns after ``prediction``.
     """
     out = trace.copy()
     out["acquired"] = [" > ".join(a) for a in out["acquired"]]
@@ -199,6 +201,7 @@ def trace_for_export(
         y = np.asarray(y_true)
         out.insert(1, "label", y)
         out.insert(2, "correct", out["prediction"].to_numpy() == y)
+    out.insert(0, "row", trace.index.to_numpy())
     return out
 
 

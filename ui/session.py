@@ -71,11 +71,26 @@ def begin() -> None:
         _hold(fresh)
         if snapshot is not None:
             _restore(snapshot)
+        elif not twin and jobs.current(fresh) is None:
+            _tell_unknown()
         if twin:
             _tell_twin(fresh)
     else:
         _hold(fresh)
+        if given:
+            _tell_unknown()
     st.query_params[PARAM] = fresh
+
+
+def _tell_unknown() -> None:
+    """The address named a session this server does not keep (any more)."""
+    state.notice(
+        "The session in this address is not kept on this server: work is kept "
+        f"for {store.EXPIRY_HOURS} hours after its last change, on the server "
+        "that did it, and the address may be older, from another server or "
+        "mistyped. This is a fresh session, on a bundled demo.",
+        "info",
+    )
 
 
 # Which browser session holds each token handed out by this server process.
@@ -172,6 +187,7 @@ def _fingerprint() -> tuple:
         None if upload is None else len(upload.fixes),
         id(ss.get(state.SPEC_TABLE)),
         id(ss.get(state.RUN)),
+        id(getattr(ss.get(state.RUN), "replay_bank", None)),  # Teaching's refit
         id(ss.get(state.SWEEP)),
         repr(sorted(_settings(ss).items())),
     )

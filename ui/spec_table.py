@@ -236,6 +236,47 @@ def _check_size(
         )
 
 
+def with_sensor(
+    table: pd.DataFrame, name: str, columns: Sequence[str], cost: float
+) -> pd.DataFrame:
+    """``table`` with one sensor ``name`` that reveals ``columns`` at ``cost``.
+
+    The columns leave the sensors that had them; a sensor left without a
+    column goes, and a sensor already called ``name`` is replaced (in its
+    place). Custom groups are made this way in the app, one sensor at a time.
+
+    Examples
+    --------
+    >>> t = spec_to_table(SensorSpec.per_column(["a", "b", "c"]))
+    >>> out = with_sensor(t, "ab", ["a", "b"], 2.0)
+    >>> out["sensor"].tolist(), out["columns"].tolist(), out["cost"].tolist()
+    (['ab', 'c'], [['a', 'b'], ['c']], [2.0, 1.0])
+    """
+    name, chosen = str(name).strip(), [str(c) for c in columns]
+    if not name:
+        raise ValueError("Give the new sensor a name.")
+    if not chosen:
+        raise ValueError("Choose at least one column for the new sensor.")
+    if not math.isfinite(float(cost)) or float(cost) < 0:
+        raise ValueError(f"The cost must be 0 or more; got {cost!r}.")
+    taken = set(chosen)
+    rows: list[tuple[Any, list[str], Any]] = []
+    at = None  # where the new sensor goes: its first column's old place
+    for sensor, cells, old_cost in zip(
+        table["sensor"], table["columns"], table["cost"], strict=True
+    ):
+        held = _as_columns(cells)
+        if at is None and (str(sensor).strip() == name or taken & set(held)):
+            at = len(rows)
+        if str(sensor).strip() == name:
+            continue
+        kept = [c for c in held if c not in taken]
+        if kept or not held:  # a row without columns yet: the user's to finish
+            rows.append((sensor, kept, old_cost))
+    rows.insert(len(rows) if at is None else at, (name, chosen, float(cost)))
+    return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+
+
 def spec_in_blocks(
     columns: Sequence[str], n_blocks: int, cost: float = 1.0
 ) -> SensorSpec:

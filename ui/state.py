@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from budgetdag_core import TradeoffResult
+from budgetdag_core import SensorSpec, TradeoffResult
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from ui.spec_table import (
     SpecCheck,
@@ -45,7 +45,9 @@ STORE_PROBLEM = "store_problem"  # str | None: why the work could not be kept
 LOADED = "loaded_policy"  # dict: a policy file read on the Export page
 NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget next
 STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
-NOTICE = "notice"  # (kind, text): a message for the next page that is drawn
+NOTICE = "notice"  # [(kind, text)]: messages for the next page that is drawn
+PENDING_DATA = "pending_data"  # (words, apply): a data change waiting for a yes
+SUGGESTED = "suggested"  # (data token, total cost): what the cost scale follows
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
@@ -74,6 +76,9 @@ W_UNDO_LAST = "w_undo_last"
 W_UNDO_ALL = "w_undo_all"
 W_USE_DEMO = "w_use_demo"
 W_USE_UPLOAD = "w_use_upload"
+W_QUICK_TRAIN = "w_quick_train"
+W_REPLACE_YES = "w_replace_yes"
+W_REPLACE_NO = "w_replace_no"
 # Sensors page
 W_SPEC_EDITOR = "w_spec_editor_"  # + SPEC_VERSION
 W_PRESET_COST = "w_preset_cost"
@@ -83,6 +88,11 @@ W_GROUP_MODE = "w_group_mode"  # a key of ui.grouping.GROUP_MODES
 W_GROUP_PATTERN = "w_group_pattern"
 W_GRID_BLOCKS = "w_grid_blocks"  # blocks per image side (2: quadrants)
 W_SPEC_JSON = "w_spec_json"
+W_NEW_SENSOR = "w_new_sensor"  # its name; custom groups, one sensor at a time
+W_NEW_SENSOR_COLUMNS = "w_new_sensor_columns"
+W_NEW_SENSOR_COST = "w_new_sensor_cost"
+W_NEW_SENSOR_MAKE = "w_new_sensor_make"
+W_NEW_SENSOR_BOX = "w_new_sensor_box"  # its container
 W_PRESET = "w_preset_"  # + preset name
 W_SUBSETS_ON = "w_subsets_on"
 W_N_SUBSETS = "w_n_subsets"
@@ -124,6 +134,7 @@ W_TRADE_FIT_BUDGET = "w_trade_fit_budget"
 # Teaching page
 W_TEACH_TOY = "w_teach_toy"
 W_TEACH_TRAIN = "w_teach_train"
+W_TEACH_REFIT = "w_teach_refit"
 W_TEACH_RESET = "w_teach_reset"
 W_TEACH_BACK = "w_teach_back"
 W_TEACH_STEP = "w_teach_step"
@@ -147,6 +158,7 @@ DEFAULTS: dict[str, Any] = {
     W_TEST_FRACTION: 0.25,
     W_SPLIT_SEED: 0,
     W_PRESET_COST: 1.0,
+    W_NEW_SENSOR_COST: 1.0,
     W_PREFIX_SEP: "",
     W_BLOCKS: 4,
     W_GROUP_MODE: "word",
@@ -176,6 +188,9 @@ DEFAULTS: dict[str, Any] = {
     W_TRADE_X: "avg_cost",
     W_TRADE_SPLIT: "test",
     W_TRUST: False,
+    # Not a widget: kept with the settings, so that a restored session knows
+    # which data its cost scale and budget were suggested for.
+    SUGGESTED: None,
 }
 
 
@@ -198,10 +213,12 @@ def get_dataset() -> Dataset | None:
     return st.session_state.get(DATASET)
 
 
-def set_dataset(dataset: Dataset) -> bool:
+def set_dataset(dataset: Dataset, *, first: bool = False) -> bool:
     """Make ``dataset`` current; reset the sensors and drop a model of other data.
 
-    Returns False (and changes nothing) when it is already current.
+    ``first``: the session's first data of the user's choosing (a link's
+    demo), whose settings change without a notice. Returns False (and
+    changes nothing) when it is already current.
     """
     ss = st.session_state
     current = ss.get(DATASET)
@@ -209,9 +226,7 @@ def set_dataset(dataset: Dataset) -> bool:
         return False
     ss[DATASET] = dataset
     set_spec_table(spec_to_table(dataset.default_spec))
-    scale = suggested_cost_scale(dataset.default_spec)
-    ss[W_COST_SCALE] = scale
-    ss[W_BUDGET] = float(f"{dataset.default_spec.total_cost / 2:.3g}")
+    follow_suggestions(dataset.default_spec, first=first or current is None)
     many = dataset.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = (
         current is not None and current.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
@@ -232,6 +247,49 @@ def set_dataset(dataset: Dataset) -> bool:
         ss[RUN] = None
         notice("The model trained on the previous data was cleared: train again.")
     return True
+
+
+def suggested_budget(spec: SensorSpec) -> float:
+    """The target average cost suggested for ``spec``: half of every sensor."""
+    return float(f"{spec.total_cost / 2:.3g}")
+
+
+def follow_suggestions(spec: SensorSpec, *, first: bool = False) -> None:
+    """Reset the cost scale and target cost to their suggestions for ``spec``
+    when the data or the sensors' total cost changed since they were set.
+
+    The values depend on the data's costs: carried over to other data they
+    would silently train at another point of the trade-off. The seed and the
+    other choices stay. A one-line notice says what changed (none when
+    ``first``: the session's first data). A session restored from before
+    this was recorded keeps its values.
+    """
+    ss = st.session_state
+    dataset = get_dataset()
+    basis = (None if dataset is None else dataset.token, round(spec.total_cost, 9))
+    last = ss.get(SUGGESTED)
+    if last == basis:
+        return
+    ss[SUGGESTED] = basis
+    if last is None and not first:
+        return
+    changes = []
+    for key, value, name in (
+        (W_COST_SCALE, suggested_cost_scale(spec), "cost scale"),
+        (W_BUDGET, suggested_budget(spec), "target average cost"),
+    ):
+        old = ss.get(key)
+        if old != value:
+            if old is not None:
+                changes.append(f"{name} {old:g} → {value:g}")
+            ss[key] = value
+    if changes and not first:
+        what = "New data" if last is None or last[0] != basis[0] else "New costs"
+        notice(
+            f"{what}: {', '.join(changes)} (suggested for them); the seed "
+            f"({ss.get(W_SEED)}) and the other choices are kept.",
+            "info",
+        )
 
 
 def get_upload() -> Upload | None:
@@ -337,9 +395,12 @@ def train_settings(check: SpecCheck | None = None) -> TrainSettings:
 
 # ------------------------------------------------------------------ messages
 def notice(message: str, kind: str = "info") -> None:
-    """Show ``message`` once, on the next page drawn (kind: info, success, error)."""
-    st.session_state[NOTICE] = (kind, message)
+    """Show ``message`` once, on the next page drawn (kind: info, success, error).
+
+    Messages left before that page is drawn are all shown, in order.
+    """
+    st.session_state.setdefault(NOTICE, []).append((kind, message))
 
 
-def pop_notice() -> tuple[str, str] | None:
-    return st.session_state.pop(NOTICE, None)
+def pop_notice() -> list[tuple[str, str]]:
+    return st.session_state.pop(NOTICE, [])

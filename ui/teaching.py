@@ -1,15 +1,95 @@
-"""Words and table styles for the Teaching page (no Streamlit)."""
+"""The Teaching page's replay of Graph-Reduce: its data, words and tables
+(no Streamlit).
+
+A replay needs the out-of-fold losses of the rows the model's policies were
+trained on. :func:`replay_data` finds those rows (all training rows, or the
+part a budget fit used); :func:`replay_problem` says in plain words when the
+model lacks them (a model loaded from a file keeps no out-of-fold
+predictions), and :func:`refit_out_of_fold` is the fix: the model's bank
+refitted, with its own settings, on the rows at hand, for the replay only.
+"""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from budgetdag_core import ReduceStep
+from budgetdag_core import BudgetDAGClassifier, Progress, ReduceStep
 
+from .data import Dataset
 from .formatting import pct
+from .training import TrainedRun, make_model, model_params
+
+
+def replay_data(run: TrainedRun, dataset: Dataset) -> tuple[pd.DataFrame, pd.Series]:
+    """The training rows the model's policies learned from, as ``(X, y)``.
+
+    A model fitted for a budget learned from part of the training rows
+    (``budget_report_.train_rows``); any other from all of them.
+    """
+    X, y = dataset.X("train", run.spec), dataset.y("train")
+    report = getattr(run.model, "budget_report_", None)
+    rows = getattr(report, "train_rows", None)
+    if rows is not None and len(rows) and max(rows) < len(X):
+        return X.iloc[rows], y.iloc[rows]
+    return X, y
+
+
+def replay_model(run: TrainedRun) -> BudgetDAGClassifier:
+    """The model to replay: itself, or a copy with the refitted bank."""
+    if run.replay_bank is None:
+        return run.model
+    model = copy.copy(run.model)
+    model.bank_ = run.replay_bank
+    return model
+
+
+def replay_problem(run: TrainedRun, X: pd.DataFrame) -> str | None:
+    """Why the model cannot be replayed on ``X`` as it is, in plain words."""
+    bank = replay_model(run).bank_
+    oof = getattr(bank, "oof_proba_", None)
+    if oof is None:
+        return (
+            f"This model was {run.source}: a saved model keeps its policies and "
+            "classifiers, not the out-of-fold predictions of the rows it was "
+            "trained on, and the walk needs those (each example's loss from "
+            "classifiers that did not see it)."
+        )
+    if len(oof) != len(X):
+        return (
+            f"This model's out-of-fold predictions are for {len(oof):,} training "
+            f"rows, but it does not say which; the current data has {len(X):,}."
+        )
+    return None
+
+
+def refit_out_of_fold(
+    model: BudgetDAGClassifier, dataset: Dataset, progress: Progress | None = None
+) -> Any:
+    """A bank with out-of-fold predictions on ``dataset``'s training rows,
+    fitted with ``model``'s own settings (a worker's job).
+
+    Raises ``ValueError`` when its DAG would differ from the model's (sensor
+    subsets selected anew on these rows).
+    """
+    X, y = dataset.X("train", model.spec_), dataset.y("train")
+    params = {**model_params(model), "cost_scale": model.cost_scale}
+    bank = make_model(model.spec_, params).fit_bank(X, y, progress=progress)
+    mine = getattr(model, "subset_selection_", None)
+    theirs = getattr(bank, "subset_selection_", None)
+    if (mine is None) != (theirs is None) or (
+        mine is not None and mine.subsets != theirs.subsets
+    ):
+        raise ValueError(
+            "On the current training rows other sensor subsets are selected than "
+            "the model's: its walk cannot be replayed on them"
+        )
+    return bank
+
 
 CHEAPEST = "background-color: #d3f0d3"
 PICKED = "font-weight: bold; color: #b3360b"

@@ -287,6 +287,9 @@ class TrainedRun:
     seconds: float | None = None
     bank_reused: bool = False
     note: str = ""
+    #: A bank with out-of-fold predictions refitted for the Teaching page's
+    #: replay, when the model's own has none (:mod:`ui.teaching`).
+    replay_bank: Any = None
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property

@@ -58,10 +58,20 @@ def decisions_table(
 ) -> pd.DataFrame:
     """``path_of(...).decisions`` in words, one line per decision.
 
-    ``subsets`` names the sensor subset bought at each acquire step (models over
-    subsets, see :func:`ui.subsets.path_subsets`): ``buy S3 (6 sensors): ...``.
+    Each line shows the state *after* its decision: the cost paid so far
+    beside what the policy would predict with the sensors held then (the
+    library's rows give the prediction of the state the decision was taken
+    in, before the purchase). ``subsets`` names the sensor subset bought at
+    each acquire step (models over subsets, see
+    :func:`ui.subsets.path_subsets`): ``buy S3 (6 sensors): ...``.
     """
     subsets = list(subsets or [])
+    # The state after decision i is the one decision i + 1 is taken in; the
+    # last decision (stop) buys nothing.
+    predictions, confidences = (
+        list(decisions[c])[1:] + list(decisions[c])[-1:]
+        for c in ("prediction", "confidence")
+    )
 
     def buy(step: int, bought: Any) -> str:
         name = subsets[step] if step < len(subsets) else None
@@ -79,8 +89,8 @@ def decisions_table(
                 )
             ],
             "cost so far": decisions["cost_so_far"],
-            "predicts": decisions["prediction"].map(str),
-            "confidence": decisions["confidence"],
+            "predicts now": [str(p) for p in predictions],
+            "confidence": confidences,
         }
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -18,6 +19,7 @@ from ui.spec_table import SpecCheck
 
 from . import jobs, session, state, store
 from .data import Dataset, demo_dataset, load_app_demo
+from .estimate import roughly, training_seconds
 from .formatting import pct
 from .jobs import Job
 from .training import (
@@ -158,6 +160,14 @@ def context_metric(
     )
 
 
+def lower_is_better(change: float) -> dict[str, str]:
+    """A metric's delta style for a shown ``change`` where less is better:
+    green down, red up; no colour and no arrow when it shows as zero."""
+    if change == 0 or not math.isfinite(change):
+        return {"delta_color": "off", "delta_arrow": "off"}
+    return {"delta_color": "inverse"}
+
+
 def show_error(message: str, next_step: str | None = None) -> None:
     """An error in words, with what to do about it."""
     text = message if next_step is None else f"{message}\n\n**What to do:** {next_step}"
@@ -205,16 +215,69 @@ def guarded(doing: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def show_notice() -> None:
     """The message left by a callback or another page, if any."""
-    found = state.pop_notice()
-    if found is None:
+    for kind, message in state.pop_notice():
+        if kind == "error":
+            st.error(message, icon=":material/error:")
+        elif kind == "success":
+            st.success(message, icon=":material/check_circle:")
+        else:
+            st.info(message, icon=":material/info:")
+
+
+def replace_data(apply: Callable[[], None], words: str) -> None:
+    """Replace the data in use by calling ``apply`` (from a widget callback),
+    or first ask (:func:`pending_replace`) when that would drop the model.
+
+    ``words`` names the new data ("the toy demo").
+    """
+    if state.get_run() is None:
+        apply()
         return
-    kind, message = found
-    if kind == "error":
-        st.error(message, icon=":material/error:")
-    elif kind == "success":
-        st.success(message, icon=":material/check_circle:")
-    else:
-        st.info(message, icon=":material/info:")
+    st.session_state[state.PENDING_DATA] = (words, apply)
+
+
+def _answer_replace(yes: bool, cancel: Callable[[], None] | None) -> None:
+    words, apply = st.session_state.pop(state.PENDING_DATA)
+    if yes:
+        guarded(f"switching to {words}")(apply)()
+    elif cancel is not None:
+        cancel()
+
+
+def pending_replace(cancel: Callable[[], None] | None = None) -> None:
+    """The question of :func:`replace_data`, if one waits: switch, or keep.
+
+    ``cancel`` undoes the choice that asked (e.g. a selectbox's value).
+    """
+    pending = st.session_state.get(state.PENDING_DATA)
+    run, dataset = state.get_run(), state.get_dataset()
+    if pending is None:
+        return
+    if run is None or dataset is None:  # nothing to lose any more
+        _answer_replace(True, None)
+        st.rerun()
+    words = pending[0]
+    result = "" if run.metrics is None else f" (test error {pct(run.metrics['error'])})"
+    with st.container(border=True):
+        st.warning(
+            f"Switching to {words} drops the model {run.source} on "
+            f"{dataset.name}{result}. To keep it, download it first (Export page).",
+            icon=":material/swap_horiz:",
+        )
+        row = st.container(horizontal=True)
+        row.button(
+            f"Switch to {words}",
+            key=state.W_REPLACE_YES,
+            type="primary",
+            on_click=_answer_replace,
+            args=(True, None),
+        )
+        row.button(
+            f"Keep {dataset.name} and its model",
+            key=state.W_REPLACE_NO,
+            on_click=_answer_replace,
+            args=(False, cancel),
+        )
 
 
 def need_dataset() -> Dataset:
@@ -272,6 +335,7 @@ def long_work(
     bank_reused: bool,
     subsets: bool,
     shared: tuple[Any, ...] = (),
+    estimate: float | None = None,
 ) -> Job | None:
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
@@ -287,7 +351,8 @@ def long_work(
     return value as a success message; errors are shown in words (``failed``
     and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
     of work; objects of ``shared`` that ``work`` reuses (a model's bank) come
-    back in its result as themselves, not copies.
+    back in its result as themselves, not copies. ``estimate``: the seconds
+    the work should take (the sidebar's first "time left").
     """
     job = Job(
         what=what,
@@ -297,6 +362,7 @@ def long_work(
         subsets=subsets,
         context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
         shared=shared,
+        estimate=estimate,
     )
     try:
         jobs.submit(session.token(), job)
@@ -418,18 +484,19 @@ def _job_panel() -> None:
             st.progress(
                 0.0, text=f"Waiting for a free worker: number {place} in the queue"
             )
+            start = pool.wait_seconds(job)
             st.caption(
-                f"{seconds(job.waited())} waiting · this server runs "
-                f"{pool.size} job{'s' if pool.size > 1 else ''} at a time, "
-                f"{pool.waiting} waiting · it starts by itself"
+                f"{seconds(job.waited())} waiting"
+                + (f" · starts in about {roughly(start)}" if start >= 1 else "")
+                + f" · this server runs {pool.size} job"
+                + f"{'s' if pool.size > 1 else ''} at a time, {pool.waiting} "
+                "waiting · it starts by itself"
             )
         else:
             st.progress(job.fraction, text=job.text)
-            left = job.remaining()
             st.caption(
-                f"{seconds(job.elapsed())} so far"
-                + ("" if left is None else f" · about {seconds(left)} left")
-                + " · runs on while you switch pages"
+                f"{seconds(job.elapsed())} so far · {time_left(job)} · runs on "
+                "while you switch pages"
             )
         st.button(
             "Stopping..." if job.stopping else "Stop",
@@ -441,6 +508,15 @@ def _job_panel() -> None:
             help="Leaves the queue, or stops at the next progress step; the "
             "previous model is kept.",
         )
+
+
+def time_left(job: Job) -> str:
+    """The running job's time left in words (monotone, see ``Job.remaining``)."""
+    left = job.remaining()
+    if left is None:
+        return "estimating the time left"
+    text = "almost done" if left < 1 else f"about {roughly(left)} left"
+    return text + (" (slower than estimated)" if job.revised else "")
 
 
 def trained_label(run: TrainedRun) -> str:
@@ -507,6 +583,9 @@ def train_with_progress(
         bank_reused=reused,
         subsets=uses_subsets(settings),
         shared=(previous.model.bank_,) if reused else (),
+        estimate=training_seconds(
+            dataset, spec, settings, bank_reused=reused, target_budget=target_budget
+        ),
     )
 
 
@@ -524,6 +603,26 @@ def need_results(run: TrainedRun) -> None:
     if run.metrics is None:
         st.warning(run.note or "This model has no results on the current data.")
         st.stop()
+
+
+def model_status(run: TrainedRun, check: SpecCheck | None) -> str:
+    """The sidebar's line on the model: where from, its own sensors when they
+    are not the sensor table's (a loaded policy), its results."""
+    spec = run.spec
+    source = "" if run.source == "trained" else f" {run.source} ·"
+    own = ""
+    if check is None or not check.ok or check.spec.to_json() != spec.to_json():
+        n_states = run.model.sensor_dag_.n_states
+        own = (
+            f" {spec.n_sensors} sensor{'s' if spec.n_sensors != 1 else ''} · "
+            f"{n_states} DAG states ·"
+        )
+    if run.metrics is None:
+        return f"**Model:**{source}{own} not evaluated on this data"
+    return (
+        f"**Model:**{source}{own} test error {pct(run.metrics['error'])} · "
+        f"avg cost {run.metrics['avg_cost']:.3g}"
+    )
 
 
 def refresh_status() -> None:
@@ -551,15 +650,15 @@ def sidebar_status() -> None:
             st.caption(f"**Sensors:** {n} · {2**n} DAG states")
         else:
             st.caption("**Sensors:** table has problems")
-    if run is not None and run.metrics is not None:
-        st.caption(
-            f"**Model:** test error {pct(run.metrics['error'])} · "
-            f"avg cost {run.metrics['avg_cost']:.3g}"
-        )
-    elif run is not None:
-        st.caption("**Model:** loaded (not evaluated)")
-    else:
+    if run is None:
         st.caption("**Model:** not trained yet")
+    else:
+        try:
+            line = model_status(run, check)
+        except Exception:  # a foreign model: the page that uses it says why
+            log.exception("describing the model in the sidebar")
+            line = "**Model:** cannot be described"
+        st.caption(line)
     problem = st.session_state.get(state.STORE_PROBLEM)
     if problem:
         st.caption(f":material/warning: Not kept for reloads: {problem}.")

@@ -16,7 +16,12 @@ from ._curve import (
     refine_scales,
     tradeoff_curve,
 )
-from ._fit_time import estimate_fit_seconds, estimate_fit_seconds_for
+from ._fit_time import (
+    dag_states_at_most,
+    estimate_fit_seconds,
+    estimate_fit_seconds_for,
+    estimate_policy_seconds,
+)
 
 __all__ = [
     "BudgetReport",
@@ -25,9 +30,11 @@ __all__ = [
     "TradeoffResult",
     "baseline_points",
     "cascade_points",
+    "dag_states_at_most",
     "dominance_summary",
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
+    "estimate_policy_seconds",
     "fit_cascade",
     "fit_for_budget",
     "initial_scales",

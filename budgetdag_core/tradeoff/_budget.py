@@ -52,6 +52,12 @@ class BudgetReport:
         then are those of the split model, measured before the refit).
     history : DataFrame
         Every scale tried, in order, with its costs and errors.
+    train_rows : ndarray of int or None
+        Positions in ``X`` of the rows the returned model was fitted on, in
+        the order it saw them (all rows after a refit): its out-of-fold
+        predictions are theirs, e.g. to replay Graph-Reduce
+        (:func:`graph_reduce_steps`) on ``X.iloc[train_rows]``. None in
+        reports made before it was recorded.
 
     Examples
     --------
@@ -78,6 +84,7 @@ class BudgetReport:
     n_validation: int
     refit: bool
     history: pd.DataFrame
+    train_rows: np.ndarray | None = None
 
 
 def _take(rows: np.ndarray, values: Any) -> Any:
@@ -183,6 +190,7 @@ def fit_for_budget(
         n_validation=search.n_validation,
         refit=refit,
         history=history,
+        train_rows=np.arange(len(full.y)) if refit else search.fit_rows,
     )
     return model
 
@@ -218,6 +226,7 @@ class _ScaleSearch:
     progress: Progress | None
     n_train: int
     n_validation: int
+    fit_rows: np.ndarray
     scale_range: tuple[float, float]
     tried: dict[float, tuple[BudgetDAGClassifier, dict[str, float]]]
 
@@ -253,6 +262,7 @@ class _ScaleSearch:
             progress,
             len(fit_rows),
             len(val_rows),
+            fit_rows,
             data.scale_range(),
             {},
         )

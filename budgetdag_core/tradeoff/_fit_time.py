@@ -180,6 +180,74 @@ def estimate_fit_seconds(
     return bank + policies + cold + SECONDS_PER_CALL
 
 
+def dag_states_at_most(
+    n_sensors: int, n_subsets: int | None = None, *, include_all: bool = False
+) -> int:
+    """The most states the estimator's sensor DAG can have.
+
+    The full DAG has ``2 ** n_sensors``. Over ``n_subsets`` selected subsets
+    (Alg. 2) it has the distinct unions of the subsets, at most ``2 **
+    n_subsets``; with ``include_all`` the last subset is every sensor, so any
+    union holding it is the full state: at most ``2 ** (n_subsets - 1) + 1``.
+    Overlapping subsets give fewer, known only once they are selected.
+
+    Parameters
+    ----------
+    n_sensors : int
+        Sensors of the spec.
+    n_subsets : int, optional
+        The estimator's ``n_subsets`` (None or 0: the full DAG).
+    include_all : bool, default=False
+        The estimator's ``include_all``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> dag_states_at_most(4), dag_states_at_most(57, 8)
+    (16, 256)
+    >>> dag_states_at_most(57, 8, include_all=True)
+    129
+    """
+    if not n_subsets:
+        return 2**n_sensors
+    return 2 ** (n_subsets - 1) + 1 if include_all else 2**n_subsets
+
+
+def estimate_policy_seconds(
+    n_rows: int, n_states: int, *, fit_call: bool = True
+) -> float:
+    """Estimated seconds of learning the policies alone, on a fitted bank.
+
+    A refit that reuses the bank (a new cost scale, policy learner or
+    degree) costs this; so does each trial of a budget search.
+
+    Parameters
+    ----------
+    n_rows : int
+        Training rows.
+    n_states : int
+        States of the sensor DAG.
+    fit_call : bool, default=True
+        Count the fixed cost of a call of ``fit`` (checks, the DAG); a trial
+        inside a search has none of its own.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> round(estimate_policy_seconds(4435, 16, fit_call=False), 2)
+    0.07
+    """
+    policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
+    return policies + (SECONDS_PER_CALL if fit_call else 0.0)
+
+
 def estimate_fit_seconds_for(
     sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
 ) -> float:
@@ -200,9 +268,9 @@ def estimate_fit_seconds_for(
     Returns
     -------
     float
-        Seconds, from the rows, the states (at most ``2 ** n_subsets`` with
-        ``n_subsets``), classes, columns, bank kind, folds and cores, counting
-        the compilation of a first fit after an install.
+        Seconds, from the rows, the states (:func:`dag_states_at_most`),
+        classes, columns, bank kind, folds and cores, counting the
+        compilation of a first fit after an install.
 
     Examples
     --------
@@ -216,8 +284,11 @@ def estimate_fit_seconds_for(
     from ..validation import as_spec
 
     spec = as_spec(sensors)
-    n_sensors = params.get("n_subsets") or spec.n_sensors
-    n_states = 2**n_sensors
+    n_states = dag_states_at_most(
+        spec.n_sensors,
+        params.get("n_subsets"),
+        include_all=bool(params.get("include_all", False)),
+    )
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
     )

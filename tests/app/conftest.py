@@ -62,4 +62,16 @@ def media(monkeypatch) -> dict[str, bytes]:
         return file_id
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    # A download built when clicked (data=callable) needs a server; here it
+    # is built at once, as if clicked, and stored like the others.
+    from streamlit.elements.widgets import button
+
+    marshall = button.marshall_file
+
+    def built(coordinates, data, *args, **kwargs):
+        return marshall(
+            coordinates, data() if callable(data) else data, *args, **kwargs
+        )
+
+    monkeypatch.setattr(button, "marshall_file", built)
     return stored

@@ -7,7 +7,7 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
-from app_helpers import assert_clean, finish_jobs, texts
+from app_helpers import assert_clean, finish_jobs, page, prefill, texts
 
 from ui import state
 
@@ -281,3 +281,32 @@ def test_the_page_says_which_table_is_in_use(app):
     assert "In use for training: mine.csv (uploaded table)" in [
         h.value for h in at.subheader
     ]
+
+
+def test_the_first_screen_trains_in_one_click(app):
+    at = app.run()  # opens on Data, with the landsat demo
+    assert_clean(at)
+    at.button(key=state.W_QUICK_TRAIN).click().run()
+    assert_clean(at)
+    at = finish_jobs(at)
+    run = at.session_state[state.RUN]
+    assert (
+        run is not None
+        and run.model.spec_.names == at.session_state[state.DATASET].default_spec.names
+    )
+    assert any("Trained in" in t for t in texts(at, "success"))
+
+
+def test_switching_demos_asks_before_dropping_the_model(app, pima, pima_run):
+    at = prefill(app, pima, pima_run).switch_page(page("data")).run()
+    at.selectbox(key=state.W_DEMO).set_value("toy").run()
+    assert at.session_state[state.DATASET].name == "pima"  # not yet
+    assert any("drops the model" in t for t in texts(at, "warning"))
+    at.button(key=state.W_REPLACE_NO).click().run()
+    assert at.session_state[state.W_DEMO] == "pima"  # the choice shows it again
+    assert at.session_state[state.RUN] is pima_run
+    at.selectbox(key=state.W_DEMO).set_value("toy").run()
+    at.button(key=state.W_REPLACE_YES).click().run()
+    assert_clean(at)
+    assert at.session_state[state.DATASET].name == "toy"
+    assert at.session_state[state.RUN] is None

@@ -10,6 +10,8 @@ import copy
 import io
 import json
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,7 @@ from budgetdag_core import (
 from budgetdag_core.persist import _io as persist_io
 from tests.core.fuzz_model_files import tiny_model
 from ui import state
+from ui.data import demo_dataset, load_app_demo
 from ui.figures import png_problem
 from ui.training import TrainSettings, train
 from ui.trust import TRUST_PICKLES_ENV
@@ -65,7 +68,8 @@ def test_spec_and_traces_downloads(app, pima, pima_run, media):
         io.BytesIO(download_data(at, media, f"{state.W_DOWNLOAD}traces"))
     )
     assert len(traces) == len(pima.test)
-    assert list(traces.columns[:3]) == ["prediction", "label", "correct"]
+    assert list(traces.columns[:4]) == ["row", "prediction", "label", "correct"]
+    assert traces["row"].tolist() == pima.test.index.tolist()
     assert traces["label"].tolist() == pima.test["label"].tolist()
     assert traces["correct"].mean() == pytest.approx(1 - pima_run.metrics["error"])
     assert traces["cost"].mean() == pytest.approx(pima_run.metrics["avg_cost"])
@@ -170,6 +174,26 @@ def test_a_policy_for_other_columns_is_loaded_without_results(
         assert_clean(at)
         assert not at.error, (name, texts(at, "error"))
     assert json.loads(run.spec.to_json())["sensors"][2]["name"] == "insulin"
+    # The sidebar describes the policy's own sensors, not the sensor table's.
+    model_line = next(c.value for c in at.sidebar.caption if "**Model:**" in c.value)
+    assert "loaded from" in model_line and "3 sensors · 8 DAG states" in model_line
+
+
+def test_a_loaded_policy_brings_its_sensors_to_the_sidebar(app, trust_pickles):
+    at = app.run()  # landsat: 4 sensors, 16 states in the sensor table
+    toy = train(
+        demo_dataset(load_app_demo("toy")),
+        load_app_demo("toy").spec,
+        TrainSettings(cv=2, random_state=0),
+    )
+    at = load(export_page(at), dumps_policy(toy.model), "toy.pkl")
+    at.button(key=state.W_USE_LOADED).click().run()
+    assert_clean(at)
+    lines = [c.value for c in at.sidebar.caption]
+    model_line = next(line for line in lines if "**Model:**" in line)
+    assert "toy.pkl · 3 sensors · 8 DAG states" in model_line
+    assert "not evaluated" in model_line  # landsat lacks its columns
+    assert "**Sensors:** 4 · 16 DAG states" in lines  # the table, for training
 
 
 def test_pickle_uploads_are_off_unless_the_operator_opts_in(
@@ -277,3 +301,24 @@ def test_figures_download_as_html(app, pima, pima_run, media):
         assert any(problem in c.value for c in at.caption)
     # No curve traced yet: only the DAG figures are offered.
     assert not [b for b in at.download_button if "html_tradeoff" in (b.key or "")]
+
+
+def test_the_deployment_snippet_runs_as_shown(app, pima, pima_run, tmp_path):
+    at = export_page(prefill(app, pima, pima_run))
+    assert_clean(at)
+    code = next(c.value for c in at.code if "session.observe" in c.value)
+    assert "mapping column -> value" in code and "model.spec_.groups" in code
+    (tmp_path / "budgetdag_pima.skops").write_bytes(dumps_policy_skops(pima_run.model))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    # The example is the first test row: the session predicts what the model does.
+    X = pima.X("test", pima.default_spec).iloc[:1]
+    expected = pima_run.model.predict(X)[0]
+    assert out.stdout.split()[0] == str(expected)

@@ -333,3 +333,36 @@ def test_a_pattern_that_matches_nothing_says_so(app, breast_cancer):
     captions = " ".join(c.value for c in at.caption)
     assert "Preview: 21 sensors" in captions
     assert "20 column(s) match no group and become sensors of their own" in captions
+
+
+def test_custom_groups_one_sensor_at_a_time(app, pima):
+    """Custom groups without a JSON file: choose columns, name them, click."""
+    at = sensors(app, pima)
+    at.button(key=f"{state.W_PRESET}per_column").click().run()
+    assert len(at.data_editor[0].value) == 8
+    groups = {
+        "body": ["bmi", "skin_thickness", "blood_pressure"],
+        "history": ["pregnancies", "pedigree", "age"],
+        "blood": ["glucose", "insulin"],
+    }
+    for name, columns in groups.items():
+        at.multiselect(key=state.W_NEW_SENSOR_COLUMNS).set_value(columns)
+        at.text_input(key=state.W_NEW_SENSOR).set_value(f" {name} ")
+        at.number_input(key=state.W_NEW_SENSOR_COST).set_value(2.0)
+        at.button(key=state.W_NEW_SENSOR_MAKE).click().run()
+        assert_clean(at)
+        # Cleared for the next one.
+        assert at.multiselect(key=state.W_NEW_SENSOR_COLUMNS).value == []
+    table = at.data_editor[0].value
+    assert dict(zip(table["sensor"], map(list, table["columns"]), strict=True)) == (
+        groups
+    )
+    assert table["cost"].tolist() == [2.0] * 3
+    assert "3 sensors, 8 DAG states, total cost 6. Ready to train." in texts(
+        at, "success"
+    )
+    # Nothing chosen: said in words, the table stays.
+    at.text_input(key=state.W_NEW_SENSOR).set_value("empty")
+    at.button(key=state.W_NEW_SENSOR_MAKE).click().run()
+    assert any("at least one column" in t for t in texts(at, "error"))
+    assert len(at.data_editor[0].value) == 3

@@ -48,6 +48,8 @@ def test_another_or_a_malformed_token_starts_afresh(app, pima, pima_run):
     chosen = store.new_token()  # e.g. planted in a link by someone else
     other = reload(chosen)
     assert other.session_state[state.DATASET].name == "landsat"  # the default
+    # Said, not silent: the address's session is not kept here.
+    assert any("not kept on this server" in t for t in texts(other, "info"))
     assert other.query_params["session"] != chosen  # not adopted
     assert (
         state.RUN not in other.session_state or other.session_state[state.RUN] is None
@@ -56,6 +58,7 @@ def test_another_or_a_malformed_token_starts_afresh(app, pima, pima_run):
     assert bad.query_params["session"] != "../" + mine[3:]
     assert store.valid_token(bad.query_params["session"])
     assert bad.session_state[state.DATASET].name == "landsat"
+    assert any("not kept on this server" in t for t in texts(bad, "info"))
 
 
 def test_a_reload_brings_back_an_uploaded_table_with_its_cleaning(app):

@@ -10,8 +10,8 @@ from app_helpers import assert_clean, finish_jobs, page, prefill, texts
 
 from budgetdag_core import SensorSpec, dumps_policy, graph_reduce_steps, loads_policy
 from ui import links, state
-from ui.teaching import action_label
-from ui.training import run_from_model
+from ui.teaching import action_label, replay_data, replay_model
+from ui.training import TrainSettings, run_from_model, train
 
 TOY_LINK = {"demo": "toy", "cost_scale": "0.03", "cv": "3"}
 
@@ -102,6 +102,15 @@ def test_the_toy_button_switches_data_and_trains(app, pima, pima_run):
     assert any("one or two columns" in t for t in texts(at, "info"))
     at.button(key=state.W_TEACH_TOY).click().run()
     assert_clean(at)
+    # It would drop the model: asked first, and "keep" keeps everything.
+    assert at.session_state[state.DATASET].name == "pima"
+    assert any("drops the model" in t for t in texts(at, "warning"))
+    at.button(key=state.W_REPLACE_NO).click().run()
+    assert at.session_state[state.RUN] is pima_run
+    assert not any("drops the model" in t for t in texts(at, "warning"))
+    at.button(key=state.W_TEACH_TOY).click().run()
+    at.button(key=state.W_REPLACE_YES).click().run()
+    assert_clean(at)
     assert at.session_state[state.DATASET].name == "toy"
     run = finish_jobs(at).session_state[state.RUN]
     assert run is not None and run.model.spec_.names == (
@@ -112,12 +121,42 @@ def test_the_toy_button_switches_data_and_trains(app, pima, pima_run):
     assert at.query_params["demo"] == "toy"
 
 
-def test_a_loaded_policy_cannot_be_replayed(app, pima, pima_run):
+def test_a_loaded_policy_is_replayed_after_refitting_its_losses(app, pima, pima_run):
     loaded = loads_policy(dumps_policy(pima_run.model))  # slim: no training costs
     run = run_from_model(loaded, pima, "loaded from mine.pkl")
     at = prefill(app, pima, run).switch_page(page("teaching")).run()
     assert_clean(at)
-    assert any("cannot be replayed" in e for e in texts(at, "error"))
+    assert not at.error
+    # Plain words on what is missing, and the fix as a button.
+    assert any("out-of-fold predictions" in t for t in texts(at, "info"))
+    at.button(key=state.W_TEACH_REFIT).click().run()
+    at = finish_jobs(at)
+    assert_clean(at)
+    kept = at.session_state[state.RUN]
+    assert kept is run and run.replay_bank is not None
+    assert summary(at).startswith("**Reducing node")
+    # The replay walks the loaded policies on the refitted losses: with the
+    # same settings and rows, those are the trained model's own.
+    X, y = pima.X("train", pima.default_spec), pima.y("train")
+    replayed = graph_reduce_steps(replay_model(run), X, y, rows=6, random_state=0)
+    original = graph_reduce_steps(pima_run.model, X, y, rows=6, random_state=0)
+    assert [s.mean_cost_to_go for s in replayed] == pytest.approx(
+        [s.mean_cost_to_go for s in original]
+    )
+    # A loaded model's walk is not the app's data's: the predictions stay.
+    assert kept.model.bank_ is loaded.bank_
+
+
+def test_a_model_fitted_for_a_budget_is_replayed_on_its_rows(app, pima):
+    settings = TrainSettings(cv=3, random_state=0, target_budget=2.0)
+    run = train(pima, pima.default_spec, settings)
+    assert len(run.model.budget_report_.train_rows) < len(pima.train)
+    at = prefill(app, pima, run).switch_page(page("teaching")).run()
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    assert summary(at).startswith("**Reducing node")
+    X, y = replay_data(run, pima)
+    assert len(X) == run.model.budget_report_.n_train
 
 
 def test_a_link_with_a_spec_and_settings(app):
@@ -134,6 +173,8 @@ def test_a_link_with_a_spec_and_settings(app):
     at = open_link(app, params, where="sensors")
     assert_clean(at)
     assert at.session_state[state.DATASET].name == "pima"
+    # The visit's first data: no "New data" notice about the default demo's.
+    assert not any("New data" in t for t in texts(at))
     table = at.session_state[state.SPEC_TABLE]
     assert table["sensor"].tolist() == columns
     assert at.session_state[state.W_LEARNER] == "cost_regression"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from app_helpers import TIMEOUT, assert_clean, finish_jobs, page, prefill, texts
 
 from budgetdag_core import SensorSpec
@@ -206,3 +207,34 @@ def test_target_budget_mode(app, pima, monkeypatch):
     assert any("Target average cost 10: cost scale" in c.value for c in at.caption)
     at.radio(key=state.W_COST_MODE).set_value("scale").run()
     assert at.number_input(key=state.W_COST_SCALE).value == report.cost_scale
+
+
+def test_new_data_or_costs_reset_the_cost_scale_and_budget_only(app, pima):
+    at = train_page(app.run())  # landsat
+    at.number_input(key=state.W_COST_SCALE).set_value(0.025).run()
+    at.number_input(key=state.W_SEED).set_value(1).run()
+    # Other data: its suggestion replaces the cost scale, the seed stays.
+    at.switch_page(page("data")).run()
+    at.selectbox(key=state.W_DEMO).set_value("pima").run()
+    spec = at.session_state[state.DATASET].default_spec
+    notes = [t for t in texts(at, "info") if t.startswith("New data")]
+    assert len(notes) == 1 and "cost scale 0.025 →" in notes[0], texts(at)
+    assert "seed (1)" in notes[0]
+    at = train_page(at)
+    assert at.number_input(key=state.W_COST_SCALE).value == pytest.approx(
+        0.2 / spec.total_cost, rel=0.05
+    )
+    assert at.number_input(key=state.W_SEED).value == 1
+    # New sensor costs (Sensors page): the suggestion follows them, once.
+    table = at.session_state[state.SPEC_TABLE].copy()
+    table["cost"] = table["cost"] * 2
+    at.session_state[state.SPEC_TABLE] = table
+    at = train_page(at)
+    assert any(t.startswith("New costs") for t in texts(at, "info")), texts(at)
+    scale = at.number_input(key=state.W_COST_SCALE).value
+    assert scale == pytest.approx(0.1 / spec.total_cost, rel=0.05)
+    # A value the user sets for these costs stays.
+    at.number_input(key=state.W_COST_SCALE).set_value(0.5).run()
+    at = train_page(at)
+    assert at.number_input(key=state.W_COST_SCALE).value == 0.5
+    assert not any(t.startswith("New") for t in texts(at, "info"))

@@ -109,7 +109,8 @@ def test_baseline_table_dominance():
 def test_trace_for_export(fitted):
     model, X, y = fitted
     out = trace_for_export(model.trace(X), y)
-    assert list(out.columns[:3]) == ["prediction", "label", "correct"]
+    assert list(out.columns[:4]) == ["row", "prediction", "label", "correct"]
+    assert out["row"].tolist() == X.index.tolist()  # each line's example
     assert out["correct"].tolist() == (model.predict(X) == y).tolist()
     assert all(isinstance(a, str) for a in out["acquired"])
     csv = out.to_csv(index=False)

@@ -56,6 +56,10 @@ def test_decisions_and_probabilities_in_words():
     )
     table = decisions_table(decisions)
     assert table["decision"].tolist() == ["buy a", "stop and classify"]
+    # Each line: the cost after its decision beside the prediction after it.
+    assert table["cost so far"].tolist() == [1.0, 1.0]
+    assert table["predicts now"].tolist() == ["1", "1"]
+    assert table["confidence"].tolist() == [0.9, 0.9]
     probs = probability_table({f"c{i}": p for i, p in enumerate([0.1] * 4 + [0.6])})
     assert len(probs) == 5 and probs["class"].iloc[0] == "c4"
 
@@ -91,3 +95,11 @@ def test_tradeoff_summary_speaks_of_error_gaps_in_points():
 
     tiny = summary_words(replace(summary, cascade_mean_gap=-0.0003))
     assert "lies less than 0.1 error points above it" in tiny and "0.0" not in tiny
+
+
+def test_a_change_shown_as_zero_has_no_colour_or_arrow():
+    from ui.widgets import lower_is_better
+
+    assert lower_is_better(0.0) == {"delta_color": "off", "delta_arrow": "off"}
+    assert lower_is_better(float("nan"))["delta_arrow"] == "off"
+    assert lower_is_better(0.4) == lower_is_better(-0.4) == {"delta_color": "inverse"}

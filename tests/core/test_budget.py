@@ -47,6 +47,11 @@ def test_meets_the_target_within_tolerance(problem, target):
     assert chosen["validation_avg_cost"] == report.validation_avg_cost
     assert 0 < report.train_avg_cost < spec.total_cost
     assert set(model.predict(X)) <= {0, 1}
+    # The rows the model was fitted on: Graph-Reduce replays on them.
+    rows = report.train_rows
+    assert len(rows) == report.n_train and len(set(rows)) == len(rows)
+    record = model.graph_reduce_record(X.iloc[rows], y.iloc[rows])
+    np.testing.assert_allclose(record.cost_to_go[:, 0], model.train_cost_to_go_)
 
 
 def test_generous_budget_gives_scale_zero(small):

@@ -122,3 +122,9 @@ def test_estimate_for_reads_the_data_and_settings():
         spam.spec, spam.X_train, spam.y_train, n_subsets=8
     )
     assert subsets == estimate_with_probe(3450, 256, 2, "masked", n_columns=57)
+    # All sensors as the last subset: any union holding it is the full state.
+    with_all = estimate_fit_seconds_for(
+        spam.spec, spam.X_train, spam.y_train, n_subsets=8, include_all=True
+    )
+    assert with_all == estimate_with_probe(3450, 129, 2, "masked", n_columns=57)
+    assert with_all < subsets

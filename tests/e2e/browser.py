@@ -31,9 +31,17 @@ IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port of 127.0.0.1: any, or the first free one of the range in
+    ``BUDGETDAG_TEST_PORTS`` ("8661-8669") on a machine that assigns ports."""
+    first, _, last = os.environ.get("BUDGETDAG_TEST_PORTS", "0").partition("-")
+    for port in range(int(first), int(last or first) + 1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError(f"no free port in {first}-{last}")
 
 
 @contextmanager

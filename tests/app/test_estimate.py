@@ -1,0 +1,99 @@
+"""The app's time estimates: a training's seconds, the queue, the time left."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ui import estimate, jobs
+from ui.data import demo_dataset, load_app_demo
+from ui.estimate import TimeLeft, training_seconds
+from ui.training import TrainSettings
+
+
+@pytest.fixture(scope="module")
+def landsat():
+    return demo_dataset(load_app_demo("landsat"))
+
+
+def test_training_seconds_counts_the_work(landsat):
+    spec = landsat.default_spec
+    full = training_seconds(landsat, spec, TrainSettings(), busy=1.0)
+    reused = training_seconds(
+        landsat, spec, TrainSettings(), bank_reused=True, busy=1.0
+    )
+    budget = training_seconds(landsat, spec, TrainSettings(target_budget=2.0), busy=1.0)
+    assert 0 < reused < full / 5  # policies only
+    assert budget > reused
+    # Fewer sensors: fewer states, fewer columns.
+    small = spec.subset(spec.names[:2])
+    assert training_seconds(landsat, small, TrainSettings(), busy=1.0) < full
+    # A busy machine stretches long work by its factor, short work less.
+    assert training_seconds(landsat, spec, TrainSettings(), busy=3.0) > full
+    assert estimate.stretched(60.0, 3.0) == pytest.approx(180.0)
+    assert estimate.stretched(1.0, 3.0) == pytest.approx(1.2)
+
+
+def test_busy_factor_is_at_least_one():
+    assert estimate.busy_factor() >= 1.0
+
+
+def test_the_apps_ended_work_is_not_counted_as_competition(monkeypatch):
+    # A minute of 2-thread work that just ended adds 2 (1 - 1/e) = 1.26 to
+    # the load average; two minutes later 1.26 / e^2 = 0.17.
+    ended = [(0.0, 60.0, 2)]
+    assert estimate.lingering_load(ended, now=60.0) == pytest.approx(1.264, abs=1e-3)
+    assert estimate.lingering_load(ended, now=180.0) == pytest.approx(0.171, abs=1e-3)
+    monkeypatch.setattr(estimate.os, "getloadavg", lambda: (3.0, 3.0, 3.0))
+    monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(estimate, "_ENDED", type(estimate._ENDED)(maxlen=32))
+    assert estimate.busy_factor(1) == pytest.approx(2.0)  # (3 + 1) / 2
+    now = estimate.time.monotonic()
+    estimate.work_ended(now - 600, now, 2)  # ten minutes of 2 threads, just ended
+    assert estimate.busy_factor(1) == pytest.approx((3 - 2 + 1) / 2, abs=1e-3)
+
+
+def test_time_left_counts_down_and_says_when_it_goes_up():
+    left = TimeLeft(estimate=100.0)
+    shown = [left.update(t, f) for t, f in [(0, 0.0), (10, 0.1), (20, 0.2)]]
+    assert shown[0] == pytest.approx(100.0)
+    assert all(b <= a for a, b in zip(shown, shown[1:], strict=False))
+    assert not left.revised
+    # The pace says much slower than estimated: revised up, and flagged.
+    late = left.update(60, 0.25)
+    assert late > shown[-1] and left.revised
+
+
+def test_time_left_is_monotone_under_noisy_progress():
+    rng = np.random.default_rng(0)
+    left = TimeLeft(estimate=50.0)
+    fraction, previous = 0.0, None
+    for t in np.arange(0, 60, 1.0):
+        # Uneven steps, as the bank's fits end in bursts.
+        fraction = min(1.0, fraction + rng.choice([0.0, 0.0, 0.01, 0.05]))
+        shown = left.update(float(t), fraction)
+        if previous is not None and not left.revised:
+            assert shown <= previous + 1e-9
+        previous = shown
+
+
+def test_time_left_without_estimate_waits_for_progress():
+    left = TimeLeft()
+    assert left.update(1.0, 0.0) is None
+    assert left.update(10.0, 0.5) == pytest.approx(10.0)
+
+
+def test_queue_wait_replays_the_running_and_waiting_jobs():
+    pool = jobs.Pool(1)
+
+    class Slot:  # a slot running a job with 30 s left
+        def __init__(self, job):
+            self.job = job
+
+    running = jobs.Job("train", "a", lambda progress: None, estimate=30.0)
+    pool._slots.append(Slot(running))
+    waiting = jobs.Job("train", "b", lambda progress: None, estimate=20.0)
+    pool._queue.append(waiting)
+    assert pool.wait_seconds(waiting) == pytest.approx(30.0)
+    assert pool.wait_seconds() == pytest.approx(50.0)  # a job submitted now
+    pool._slots.clear()

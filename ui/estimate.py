@@ -1,0 +1,219 @@
+"""How long the app's long work takes: before it starts, and while it runs.
+
+No Streamlit. :func:`training_seconds` is the Train page's estimate of a
+training job as a worker process runs it (:mod:`ui.jobs`): the library's
+:func:`budgetdag_core.estimate_fit_seconds_for` for the fit (rows, columns,
+states, classes, bank kind, the worker's threads, the compilation of a first
+fit after an install), plus the test-set evaluation, stretched by how busy
+the machine's cores are. :class:`TimeLeft` turns a running job's progress
+into the sidebar's "about N s left": it starts from the estimate, leans on
+the measured pace as the bar fills, and never counts up without saying so.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import budgetdag_core
+from budgetdag_core import SensorSpec, estimate_fit_seconds_for
+from budgetdag_core.tradeoff import dag_states_at_most, estimate_policy_seconds
+
+from .data import Dataset
+from .training import Settings, TrainSettings, app_n_jobs, estimator_params
+
+#: Seconds per (test row x DAG state) of the evaluation after a fit (the
+#: policy's metrics and every fixed subset's): measured with
+#: ``benchmarks/bench_cold_start.py --part app``.
+EVALUATE_SECONDS_PER_ROW_STATE = 2e-6
+#: Cost-scale trials of a budget fit (a bisection of at most 20 steps; the
+#: searches of the demos stop after 6 to 12).
+BUDGET_TRIALS = 10
+#: The share of the training rows a budget fit's bank is fitted on.
+BUDGET_FIT_SHARE = 0.75
+
+
+#: Work of this many idle seconds or more stretches by the full
+#: :func:`busy_factor`; shorter work by a proportional part of it. Measured
+#: (``bench_cold_start.py --part app`` at a load of 12 on 2 cores): trainings
+#: of 0.3-2 s ran at about their idle speed, of 36 s 6.4x slower, as the
+#: load says.
+STRETCH_SECONDS = 10.0
+
+
+def stretched(seconds: float, busy: float) -> float:
+    """``seconds`` of work on idle cores, on a machine as busy as ``busy``."""
+    return seconds * (1 + (busy - 1) * min(1.0, seconds / STRETCH_SECONDS))
+
+
+#: The time constant of the kernel's 1-minute load average (an exponential
+#: average of the runnable tasks), in seconds.
+LOAD_AVERAGE_SECONDS = 60.0
+#: The server's work that has ended: (start, end, threads), monotonic seconds.
+_ENDED: deque[tuple[float, float, int]] = deque(maxlen=32)
+
+
+def work_ended(start: float, end: float, threads: int) -> None:
+    """Record that work of the app's pool ran from ``start`` to ``end``
+    (:func:`time.monotonic`) on ``threads`` threads (:mod:`ui.jobs` calls it)."""
+    _ENDED.append((start, end, threads))
+
+
+def lingering_load(ended: Iterable[tuple[float, float, int]], now: float) -> float:
+    """What work that has ended still adds to the 1-minute load average.
+
+    The average follows the runnable tasks with a 60 s time constant: work
+    of ``threads`` threads lasting ``d`` seconds raised it by ``threads x (1 -
+    exp(-d / 60))``, which then decays by ``exp(-t / 60)``. Right after a
+    training, the load average still counts it for a minute: it is not
+    competition for the next one.
+
+    Examples
+    --------
+    >>> round(lingering_load([(0.0, 60.0, 2)], now=60.0), 2)
+    1.26
+    >>> round(lingering_load([(0.0, 60.0, 2)], now=180.0), 2)
+    0.17
+    """
+    return sum(
+        threads
+        * (1 - math.exp(-(end - start) / LOAD_AVERAGE_SECONDS))
+        * math.exp(-max(0.0, now - end) / LOAD_AVERAGE_SECONDS)
+        for start, end, threads in ended
+    )
+
+
+def busy_factor(threads: int = 1) -> float:
+    """How much longer long work takes on this machine now than on idle cores.
+
+    The last minute's load average of runnable processes, less what the
+    app's own ended work still adds to it (:func:`lingering_load`), plus
+    the work's own ``threads``, shared by the cores; at least 1.
+    """
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not on every platform
+        return 1.0
+    others = max(0.0, load - lingering_load(_ENDED, time.monotonic()))
+    return max(1.0, (others + threads) / cores)
+
+
+def training_seconds(
+    dataset: Dataset,
+    spec: SensorSpec,
+    settings: Settings,
+    *,
+    bank_reused: bool = False,
+    target_budget: float | None = None,
+    busy: float | None = None,
+) -> float:
+    """Estimated wall-clock seconds of :func:`ui.training.train` in a worker.
+
+    ``settings`` as for ``train``; ``bank_reused``: only the policies are
+    learned; ``target_budget`` (else the form's): a budget fit, whose bank
+    is fitted on part of the rows and whose policies are learned once per
+    trial scale. ``busy``: the :func:`busy_factor` to count (default: now).
+    """
+    if target_budget is None and isinstance(settings, TrainSettings):
+        target_budget = settings.target_budget
+    params = estimator_params(settings)
+    params.pop("n_jobs")
+    threads = app_n_jobs()
+    X, y = dataset.X("train", spec), dataset.y("train")
+    n_states = dag_states_at_most(
+        spec.n_sensors,
+        params.get("n_subsets"),
+        include_all=bool(params.get("include_all", False)),
+    )
+    policies = estimate_policy_seconds(len(X), n_states, fit_call=False)
+    if bank_reused:
+        seconds = estimate_policy_seconds(len(X), n_states)
+    elif target_budget is not None:
+        rows = max(2, math.ceil(BUDGET_FIT_SHARE * len(X)))
+        seconds = estimate_fit_seconds_for(
+            spec, X.iloc[:rows], y.iloc[:rows], n_jobs=threads, **params
+        )
+        seconds += (BUDGET_TRIALS - 1) * BUDGET_FIT_SHARE * policies
+    else:
+        seconds = estimate_fit_seconds_for(spec, X, y, n_jobs=threads, **params)
+    seconds += EVALUATE_SECONDS_PER_ROW_STATE * len(dataset.test) * n_states
+    return stretched(seconds, busy_factor(threads) if busy is None else busy)
+
+
+def kernels_compiling() -> bool:
+    """Whether a first fit would still compile kernels (a fresh install)."""
+    ready: Any = getattr(budgetdag_core, "kernels_ready", None)
+    return ready is not None and not ready()
+
+
+def roughly(seconds: float) -> str:
+    """A duration in words for an estimate: ``"20 s"``, ``"3 min"``."""
+    if seconds < 10:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 90:
+        return f"{round(seconds, -1 if seconds >= 30 else 0):.0f} s"
+    return f"{seconds / 60:.0f} min"
+
+
+#: While the bar is below this share, the estimate weighs more than the pace.
+TRUST_PACE_AT = 0.5
+#: A revision upwards is shown only when the new figure exceeds the old one by
+#: more than this share of it, and by more than :data:`REVISE_MIN_SECONDS`.
+REVISE_SHARE = 0.3
+REVISE_MIN_SECONDS = 5.0
+
+
+@dataclass
+class TimeLeft:
+    """The sidebar's "about N s left" of one running job.
+
+    Each :meth:`update` blends two guesses of the seconds left: the
+    estimate's share still to go (``estimate x (1 - fraction)``) and the
+    measured pace (``elapsed x (1 - fraction) / fraction``), weighing the
+    pace more as the bar fills (fully from :data:`TRUST_PACE_AT`). The shown
+    figure counts down with the clock and never goes up, except when the
+    blend exceeds it clearly (:data:`REVISE_SHARE`); :attr:`revised` then
+    says so, for the sidebar to tell ("slower than estimated").
+    """
+
+    estimate: float | None = None
+    shown: float | None = None
+    at: float = 0.0  # elapsed seconds when ``shown`` was set
+    revised: bool = False
+
+    def blend(self, elapsed: float, fraction: float) -> float | None:
+        """The seconds left by estimate and pace (None: nothing to go on yet)."""
+        fraction = min(max(fraction, 0.0), 1.0)
+        pace = elapsed * (1 - fraction) / fraction if fraction >= 0.02 else None
+        guess = None if self.estimate is None else self.estimate * (1 - fraction)
+        if guess is not None and elapsed > self.estimate:
+            # Past the estimate: the estimate was short by at least this much.
+            guess *= elapsed / self.estimate
+        if pace is None or guess is None:
+            return pace if guess is None else guess
+        weight = min(1.0, fraction / TRUST_PACE_AT)
+        return weight * pace + (1 - weight) * guess
+
+    def update(self, elapsed: float, fraction: float) -> float | None:
+        """The seconds left to show at ``elapsed`` seconds and ``fraction`` done."""
+        raw = self.blend(elapsed, fraction)
+        if raw is None:
+            return self.shown
+        if self.shown is None:
+            self.shown, self.at = raw, elapsed
+            return raw
+        counted = max(0.0, self.shown - (elapsed - self.at))
+        if raw > counted * (1 + REVISE_SHARE) and raw > counted + REVISE_MIN_SECONDS:
+            self.revised = True
+            self.shown, self.at = raw, elapsed
+        elif raw < counted:
+            self.shown, self.at = raw, elapsed
+        else:
+            self.shown, self.at = counted, elapsed
+        return self.shown
