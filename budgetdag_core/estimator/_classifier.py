@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
@@ -18,6 +19,7 @@ from ..bank import (
     SERVE_MODES,
     BaseBank,
     ClassifierBank,
+    SparseMaskedBank,
     make_bank,
     resolve_bank_kind,
     row_blocks,
@@ -33,6 +35,7 @@ from ..decisions import (
 )
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
+from ..sparse_dag import MAX_SPARSE_STATES
 from ..validation import check_features, check_labels, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
@@ -213,6 +216,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
         "bank_serve": [StrOptions(set(SERVE_MODES))],
+        "dag": [StrOptions({"auto", "full", "sparse"})],
+        "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 
     def __init__(
@@ -237,6 +242,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         subset_reward: str = "soft",
         stop_loss: str = "auto",
         bank_serve: str = "folds",
+        dag: str = "auto",
+        max_states: int = 1000,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -257,6 +264,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.subset_reward = subset_reward
         self.stop_loss = stop_loss
         self.bank_serve = bank_serve
+        self.dag = dag
+        self.max_states = max_states
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -375,6 +384,29 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             n_jobs=self.n_jobs,
             serve=self.bank_serve,
         )
+
+    def _new_sparse_bank(self) -> SparseMaskedBank:
+        if self.classifier is not None or self.bank_kind not in ("auto", "masked"):
+            raise ValueError(
+                "A sparse DAG needs the masked bank's own boosting: leave "
+                "classifier=None and bank_kind='auto' (or 'masked')."
+            )
+        return SparseMaskedBank(
+            cv=self.cv,
+            random_state=self._seed,
+            n_jobs=self.n_jobs,
+            serve=self.bank_serve,
+            growth=self._growth_settings(),
+        )
+
+    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
+        lm = self._check_loss_matrix(bank.n_classes_)
+        kind = self.stop_loss_
+
+        def stop_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
+            return stop_losses(proba, y_fit[rows], lm, kind)
+
+        return stop_loss
 
     def _fit_bank(
         self,
