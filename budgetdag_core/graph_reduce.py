@@ -143,7 +143,7 @@ class ConstantAction:
             raise fail(f"{where}.n_actions", f"{self.n_actions}, expected {n_actions}")
 
 
-def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
+def fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
     """Fit a node's learner; fall back to the best single action if that is better.
 
     The fallback makes a node never worse on its training rows than its best
@@ -255,7 +255,7 @@ def graph_reduce(
     actions = np.zeros((K, n), dtype=np.intp)
     policies: list[NodePolicy | None] = [None] * K
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
-    fit_node = _fit_node if replay is None else _replay_node
+    node_fit = fit_node if replay is None else _replay_node
     if n * K < PARALLEL_POLICY_WORK:
         n_jobs = 1
     total, done = K, 0
@@ -282,7 +282,7 @@ def graph_reduce(
             def task(k: int, C: np.ndarray) -> Any:
                 Z = state_inputs(k)
                 widths[k] = Z.shape[1]
-                return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
+                return delayed(node_fit)(learner if replay is None else replay[k], Z, C)
 
             fitted = parallel(task(k, C) for k, C in to_fit)
             for k, C in trivial:

@@ -39,8 +39,7 @@ import numpy as np
 
 from ._integrity import check_int, fail
 from .dag import SensorDAG, bits_of, mask_of
-from .graph_reduce import STOP, GraphReduceResult, NodePolicy
-from .graph_reduce import _fit_node as fit_node
+from .graph_reduce import STOP, GraphReduceResult, NodePolicy, fit_node
 
 #: Most states a sparse DAG may hold (a loaded model is refused beyond it).
 MAX_SPARSE_STATES = 20_000
@@ -195,6 +194,7 @@ class GrowthSettings:
     beam: int = 2
     score_rows: int = 96
     k_neighbors: int = 15
+    n_lookahead: int = 8
 
     def rows_floor(self, n_rows: int) -> int:
         if self.min_rows is not None:
@@ -202,41 +202,89 @@ class GrowthSettings:
         return max(10, n_rows // 60)
 
 
-def routing_value(
-    Xs: np.ndarray,
-    state_cols: np.ndarray,
-    sensor_matrix: np.ndarray,
-    candidates: np.ndarray,
-    gains: np.ndarray,
-    k_neighbors: int,
-) -> np.ndarray:
-    """Per candidate sensor j, how much knowing x_j lets rows pick a better next
-    sensor: each row takes the sensor its ``k_neighbors`` nearest rows on the
-    state's values plus x_j gain most from (their one-step ``gains``, the row's
-    own left out), and its own gain there is averaged; the best fixed sensor's
-    mean gain is subtracted. Zero in expectation for a sensor that says
-    nothing about where to look."""
-    n = len(Xs)
-    out = np.full(sensor_matrix.shape[0], -np.inf)
+def neighbour_pick_gain(Z: np.ndarray, gains: np.ndarray, k_neighbors: int) -> float:
+    """How much better rows pick their next sensor from their neighbours on
+    ``Z`` than all rows pick one fixed sensor.
+
+    Each row takes the sensor its ``k_neighbors`` nearest rows (on the columns
+    ``Z``, itself left out) gain most from on average, and scores its own gain
+    there (``gains``: rows x sensors, NaN where not a candidate); the mean of
+    that minus the best fixed sensor's mean gain. Zero in expectation when
+    ``Z`` says nothing about which sensor helps a row.
+    """
+    n = len(Z)
     k = min(k_neighbors, n - 1)
-    if k < 3:
-        return out
+    usable = ~np.isnan(gains).all(axis=0)
+    if k < 3 or not usable.any():
+        return -np.inf
+    G = gains[:, usable]
+    sq = (Z * Z).sum(axis=1)
+    D = sq[:, None] + sq[None, :] - 2 * Z @ Z.T
+    np.fill_diagonal(D, np.inf)
+    nb = np.argpartition(D, k, axis=1)[:, :k]
+    filled = np.where(np.isnan(G), 0.0, G)
+    counted = (~np.isnan(G)).astype(float)
+    total = filled[nb].sum(axis=1)
+    seen = counted[nb].sum(axis=1)
+    estimate = np.where(seen > 0, total / np.maximum(seen, 1), -np.inf)
+    pick = estimate.argmax(axis=1)
+    own = filled[np.arange(n), pick]
+    fixed = np.where(counted.sum(axis=0) > 0, filled.sum(axis=0), -np.inf)
+    fixed = fixed / np.maximum(counted.sum(axis=0), 1)
+    return float(own.mean() - fixed.max())
+
+
+def routing_values(
+    bank: Any,
+    X: np.ndarray,
+    sub: np.ndarray,
+    held: np.ndarray,
+    sensor_matrix: np.ndarray,
+    costs: np.ndarray,
+    loss_after: np.ndarray,
+    gains: np.ndarray,
+    settings: GrowthSettings,
+) -> np.ndarray:
+    """Per candidate sensor j, what knowing x_j is worth for choosing the next
+    sensor (per unit of j's cost): :func:`neighbour_pick_gain` on the state's
+    values plus x_j, of the one-step ``gains`` at this state and of the gains
+    at the state plus j of the ``n_lookahead`` best sensors here (a context
+    whose targets help only once it is known shows there only).
+
+    ``loss_after`` (rows x sensors): each row's expected loss at the state
+    plus each candidate (NaN elsewhere)."""
+    M = len(held)
+    cand = np.flatnonzero(~held)
+    out = np.full(M, -np.inf)
+    Xs = X[sub]
     Z = (Xs - Xs.mean(axis=0)) / (Xs.std(axis=0) + 1e-12)
-    base = np.nanmax(np.nanmean(gains, axis=0))
-    for j in candidates:
+    state_cols = sensor_matrix[held].any(axis=0)
+    mean_gain = np.where(np.isnan(gains), -np.inf, gains).mean(axis=0)
+    ahead = cand[np.argsort(-mean_gain[cand], kind="stable")][: settings.n_lookahead]
+    pairs = [(j, t) for j in cand for t in ahead if t != j]
+    two_step = None
+    if pairs:
+        masks = np.repeat(held[None], len(pairs), axis=0)
+        for p, (j, t) in enumerate(pairs):
+            masks[p, [j, t]] = True
+        two_step = _expected_loss(bank.oof_at(X, sub, masks))
+    where = {pair: p for p, pair in enumerate(pairs)}
+    for j in cand:
         cols = state_cols | sensor_matrix[j]
-        Zc = Z[:, cols]
-        sq = (Zc * Zc).sum(axis=1)
-        D = sq[:, None] + sq[None, :] - 2 * Zc @ Zc.T
-        np.fill_diagonal(D, np.inf)
-        nb = np.argpartition(D, k, axis=1)[:, :k]
-        Gj = gains.copy()
-        Gj[:, j] = np.nan
-        with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-            sup.filter(RuntimeWarning)
-            estimate = np.nanmean(Gj[nb], axis=1)
-        pick = np.where(np.isnan(estimate), -np.inf, estimate).argmax(axis=1)
-        out[j] = np.nanmean(Gj[np.arange(n), pick]) - base
+        one = gains.copy()
+        one[:, j] = np.nan
+        best = neighbour_pick_gain(Z[:, cols], one, settings.k_neighbors)
+        if two_step is not None:
+            later = np.full((len(sub), M), np.nan)
+            for t in ahead:
+                if t != j:
+                    later[:, t] = (
+                        loss_after[:, j] - two_step[:, where[(j, t)]]
+                    ) / costs[t]
+            best = max(
+                best, neighbour_pick_gain(Z[:, cols], later, settings.k_neighbors)
+            )
+        out[j] = best / costs[j]
     return out
 
 
@@ -367,8 +415,9 @@ def _expand(
             chosen.add(int(j))
     routing: list[int] = []
     if s.n_routing and len(sub) > 8 and len(rows) >= 2 * floor:
-        state_cols = S[held].any(axis=0)
-        value = routing_value(X[sub], state_cols, S, cand, G, s.k_neighbors)
+        after = np.full((len(sub), M), np.nan)
+        after[:, cand] = _expected_loss(P)
+        value = routing_values(bank, X, sub, held, S, costs, after, G, s)
         scale = max(float(mean_gain[cand].max()), 1e-9)
         for j in np.argsort(-value, kind="stable")[: s.n_routing]:
             if value[j] > s.routing_threshold * scale and int(j) not in chosen:
@@ -410,8 +459,11 @@ def _expand(
             child = state_of(masks[k] | 1 << j)
             children.append((j, child))
             tables[child].add(rows, P_route[:, a])
+            # Every row proposes it, after the children it gains from: a
+            # routing child must not crowd the rows out of those (their
+            # states would be left without rows, hence without policies).
             entries = proposals.setdefault(child, [])
-            entries.extend((-np.inf, int(r)) for r in rows)  # every row explores it
+            entries.extend((0.0, int(r)) for r in rows)
     kids[k] = children
 
 

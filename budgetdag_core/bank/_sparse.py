@@ -26,7 +26,7 @@ from ..validation import int_seed
 from ._base import Progress, parallel_fits, refit_template
 from ._calibration import apply_temperature, fit_temperature
 from ._lgbm_trees import LightGBMTrees
-from ._masked import MAX_STACK_ROWS, MaskedBank, _fit_fold, _proba, _stack
+from ._masked import MAX_STACK_ROWS, MaskedBank, fit_fold, masked_proba, stack_masked
 
 #: Upper edges of the subset-size bins (fractions of the sensors) that share a
 #: temperature.
@@ -139,7 +139,7 @@ class SparseMaskedBank(MaskedBank):
             template,
             self.n_jobs,
             (
-                delayed(_fit_fold)(
+                delayed(fit_fold)(
                     template,
                     X,
                     y,
@@ -171,7 +171,7 @@ class SparseMaskedBank(MaskedBank):
             if progress is not None:
                 progress("bank", f + 1, len(jobs) + 1)
         if self.serve == "refit":
-            model, _, used = _fit_fold(
+            model, _, used = fit_fold(
                 refit_template(template, self.fold_models_),
                 X, y, pair_rows, pair_states, column_masks,
                 np.arange(n), None, n_classes, int(seeds[0]),
@@ -237,8 +237,10 @@ class SparseMaskedBank(MaskedBank):
             return out
         rows = np.tile(np.arange(len(Xr)), len(todo))
         states = np.repeat(np.arange(len(todo)), len(Xr))
-        p = _proba(
-            model, _stack(Xc, rows, states, cmasks[todo][:, cols]), self.n_classes_
+        p = masked_proba(
+            model,
+            stack_masked(Xc, rows, states, cmasks[todo][:, cols]),
+            self.n_classes_,
         )
         out[:, todo] = p.reshape(len(todo), len(Xr), -1).swapaxes(0, 1)
         return out

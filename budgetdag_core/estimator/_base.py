@@ -25,6 +25,7 @@ from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import (
     GrowthSettings,
+    SparseSensorDAG,
     graph_reduce_sparse,
     grow_sparse_dag,
     state_spreads,
@@ -291,8 +292,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         state_columns: list[np.ndarray],
         n_classes: int,
         value_states: np.ndarray | None = None,
+        *,
+        sparse: bool | None = None,
     ) -> PolicyInputs:
-        return PolicyInputs(self._input_kind(), state_columns, n_classes, value_states)
+        """The policies' inputs (``sparse``: on a sparse DAG; None: this fitted
+        model's DAG)."""
+        if sparse is None:
+            sparse = isinstance(getattr(self, "sensor_dag_", None), SparseSensorDAG)
+        value_kind = "sensors" if sparse else "sensors+proba"
+        return PolicyInputs(
+            self._input_kind(), state_columns, n_classes, value_states, value_kind
+        )
 
     def _value_states(self, bank: Any) -> np.ndarray | None:
         """Per state, whether its policy also sees the acquired values (the
@@ -469,7 +479,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
             value_states[0] = False
         inputs = self._inputs(
-            state_cols, len(target_attrs.get("classes_", ())), value_states
+            state_cols,
+            len(target_attrs.get("classes_", ())),
+            value_states,
+            sparse=True,
         )
         result = graph_reduce_sparse(
             growth,
