@@ -106,6 +106,12 @@ class SparseSensorDAG(SensorDAG):
         reached = np.zeros(len(states), dtype=bool)
         reached[0] = True
         for k, kids in enumerate(children):
+            if not isinstance(kids, list) or len(kids) > M:
+                raise fail(f"{where}.children[{k}]", f"expected at most {M} edges")
+            if not all(isinstance(e, tuple) and len(e) == 2 for e in kids):
+                raise fail(f"{where}.children[{k}]", "expected (sensor, state) pairs")
+            if len({unit for unit, _ in kids}) != len(kids):
+                raise fail(f"{where}.children[{k}]", "a sensor is added twice")
             for unit, child in kids:
                 check_int(unit, f"{where}.children[{k}]", 0, M)
                 check_int(child, f"{where}.children[{k}]", 0, len(states))

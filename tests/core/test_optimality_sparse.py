@@ -1,5 +1,7 @@
 """The Bayes test of the sparse DAG (issue 30): 8 sensors, one at a time, and
-the optimum buys a worthless-alone sensor first.
+the optimum buys a worthless-alone sensor first; also the 3-sensor problem of
+``test_optimality`` and the 4-sensor routing problem of
+``test_optimality_routing`` grown as sparse DAGs.
 
 A cheap context K (independent of the class) says which of A and B carries the
 class (95 % clean, the other a coin); C is weakly informative; D0..D3 are cheap
@@ -118,3 +120,38 @@ def test_sparse_dag_buys_the_context_then_the_sensor_it_names() -> None:
     acquired = model.trace(points)["acquired"]
     for g, a in zip(GRID, acquired, strict=True):
         assert a[:2] == ("K", "A" if g[0] == 0 else "B"), a
+
+
+# ------------------------------------------- the 3- and 4-sensor problems
+def _sparse_gaps(problem, sizes: tuple[int, ...], seeds: int) -> np.ndarray:
+    """Excess expected loss of ``dag="sparse"`` over the Bayes optimum of a
+    small problem's module (its ``sample``, ``SPEC``, ``bayes_value`` and
+    ``exact_expected_loss``), per seed and training size."""
+    out = np.zeros((seeds, len(sizes)))
+    for seed in range(seeds):
+        for j, n in enumerate(sizes):
+            X, y = problem.sample(n, seed)
+            model = BudgetDAGClassifier(
+                problem.SPEC, dag="sparse", cost_scale=1.0, cv=3, random_state=seed
+            ).fit(X, y)
+            assert isinstance(model.sensor_dag_, SparseSensorDAG)
+            out[seed, j] = problem.exact_expected_loss(model) - problem.bayes_value(())
+    return out
+
+
+def test_sparse_dag_reaches_the_three_sensor_optimum() -> None:
+    from . import test_optimality as problem  # the adaptive 3-sensor problem
+
+    gaps = _sparse_gaps(problem, (300, 8000), seeds=3)
+    assert gaps.min() > -1e-9
+    assert gaps[:, -1].max() < 0.002, gaps
+    assert gaps[:, 0].mean() >= gaps[:, -1].mean(), gaps
+
+
+def test_sparse_dag_reaches_the_four_sensor_routing_optimum() -> None:
+    from . import test_optimality_routing as problem  # K names A or B
+
+    gaps = _sparse_gaps(problem, (300, 6000), seeds=3)
+    assert gaps.min() > -1e-9
+    assert gaps[:, -1].max() < 0.003, gaps
+    assert gaps[:, 0].mean() >= gaps[:, -1].mean(), gaps
