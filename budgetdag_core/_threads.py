@@ -15,7 +15,7 @@ from threadpoolctl import ThreadpoolController
 
 @functools.cache
 def _controller() -> ThreadpoolController:
-    # Inspecting the loaded libraries costs ~30 ms; do it once per process.
+    # Inspecting the loaded libraries is slow next to a fit: once per process.
     return ThreadpoolController()
 
 
@@ -30,13 +30,13 @@ def single_threaded() -> Iterator[None]:
 
     The bank parallelises across fits (``n_jobs``); nested OpenMP threads in many
     short fits and small predictions only add overhead, and on a busy machine
-    spin-waiting OpenMP threads slowed one gradient-boosting fit on landsat from
-    1 s to 37 s and a one-row prediction from 7 ms to 130 ms.
+    spin-waiting OpenMP threads make a short fit or a one-row prediction tens of
+    times slower.
 
     Nested and concurrent uses share one limiter: the first entrant sets it,
     the last one out restores the original limits. Code that fits or predicts
     in threads holds this context in its own thread meanwhile (see
-    ``_bank_base.parallel_fits``), so the restore happens in the thread that
+    ``bank._base.parallel_fits``), so the restore happens in the thread that
     set the limits: restored from a pool thread, an OpenBLAS build stayed at
     one thread for the rest of the process.
     """

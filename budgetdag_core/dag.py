@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 
 from ._integrity import check_int, fail
 from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
+
+if TYPE_CHECKING:
+    from .sensors import SensorSpec
 
 #: Most acquire-actions (units) of a DAG the estimators build: one per sensor
 #: of a full DAG, or one per selected subset. A loaded DAG's units are counted
@@ -204,3 +208,15 @@ class SensorDAG:
                 added = tuple(self.sensor_names[i] for i in self.added_sensors(k, c))
                 g.add_edge(k, c, unit=unit, added=added)
         return g
+
+
+def build_dag(spec: SensorSpec, units: Sequence[Sequence[int]] | None) -> SensorDAG:
+    """The full sensor DAG, or the DAG over unions of ``units`` (sensor subsets)."""
+    if units is None and spec.n_sensors > MAX_FULL_DAG_SENSORS:
+        raise ValueError(
+            f"The spec has {spec.n_sensors} sensors: a full DAG would have "
+            f"2^{spec.n_sensors} states. Group columns into at most "
+            f"{MAX_FULL_DAG_SENSORS} sensors, or use subset selection "
+            "(n_subsets=t) to build the DAG over t selected sensor subsets."
+        )
+    return SensorDAG(spec.names, units=units)

@@ -172,6 +172,48 @@ def _replay_node(
     return policy.learner, policy.predict(Z)
 
 
+def _action_costs(
+    k: int,
+    dag: SensorDAG,
+    stop_by_state: np.ndarray,
+    cost: Callable[[int, int], np.ndarray],
+    cost_to_go: np.ndarray,
+    cost_scale: float,
+) -> np.ndarray:
+    """The cost-sensitive problem of state ``k`` (rows x actions): stopping,
+    then each child's edge cost plus its cost-to-go (children are done)."""
+    kids = dag.children[k]
+    C = np.empty((stop_by_state.shape[1], 1 + len(kids)))
+    C[:, STOP] = stop_by_state[k]
+    for a, (_, child) in enumerate(kids, start=1):
+        C[:, a] = cost_scale * cost(k, child) + cost_to_go[child]
+    return C
+
+
+def _fit_layer(
+    parallel: Parallel,
+    to_fit: list[tuple[int, np.ndarray]],
+    state_inputs: Callable[[int], np.ndarray],
+    node_fit: Callable[..., tuple[Any, np.ndarray]],
+    learner: Any,
+    replay: Sequence[NodePolicy] | None,
+) -> list[tuple[Any, np.ndarray, int]]:
+    """The nodes of one layer fitted (or replayed) in ``parallel``: per
+    problem, the model, its actions and the width of its inputs."""
+    widths: dict[int, int] = {}
+
+    def task(k: int, C: np.ndarray) -> Any:
+        Z = state_inputs(k)
+        widths[k] = Z.shape[1]
+        return delayed(node_fit)(learner if replay is None else replay[k], Z, C)
+
+    fitted = parallel(task(k, C) for k, C in to_fit)
+    return [
+        (model, act, widths[k])
+        for (k, _), (model, act) in zip(to_fit, fitted, strict=True)
+    ]
+
+
 #: Rows x states below which Graph-Reduce fits its nodes in the calling thread:
 #: below it a layer's fits are too short to gain from a second thread.
 PARALLEL_POLICY_WORK = 200_000
@@ -200,6 +242,7 @@ def graph_reduce(
     stop_loss : ndarray (n_samples, n_states)
         Loss of stopping and classifying at each state (e.g. out-of-fold 0/1).
     acquisition_costs : ndarray (n_sensors,) or (n_samples, n_sensors)
+        Cost of each real sensor, fixed or per example.
     dag : SensorDAG
     learner : cost-sensitive learner
         Cloned per node; ``fit(Z, C)`` / ``predict(Z)``.
@@ -248,8 +291,7 @@ def graph_reduce(
     cost = edge_costs(dag, acquisition_costs, n)
     # State-major tables (a state's column is one contiguous row here): the
     # node tables read and write whole states, and on large DAGs a column of
-    # an (n, K) table is n scattered reads (shuttle: 1 s of the calling
-    # thread's time).
+    # an (n, K) table is n scattered reads.
     stop_by_state = np.ascontiguousarray(stop_loss.T)
     cost_to_go = np.zeros((K, n))
     actions = np.zeros((K, n), dtype=np.intp)
@@ -265,31 +307,23 @@ def graph_reduce(
     # pool threads nest in this thread's limits.
     with single_threaded(), Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
         for layer in fit_layers(dag):
-            problems = []
-            for k in layer:
-                kids = dag.children[k]
-                C = np.empty((n, 1 + len(kids)))
-                C[:, STOP] = stop_by_state[k]
-                for a, (_, child) in enumerate(kids, start=1):
-                    C[:, a] = cost_scale * cost(k, child) + cost_to_go[child]
-                problems.append((k, C))
-                if tables is not None:
+            problems = [
+                (k, _action_costs(k, dag, stop_by_state, cost, cost_to_go, cost_scale))
+                for k in layer
+            ]
+            if tables is not None:
+                for k, C in problems:
                     tables[k] = C
             trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
             to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
-            widths: dict[int, int] = {}
-
-            def task(k: int, C: np.ndarray) -> Any:
-                Z = state_inputs(k)
-                widths[k] = Z.shape[1]
-                return delayed(node_fit)(learner if replay is None else replay[k], Z, C)
-
-            fitted = parallel(task(k, C) for k, C in to_fit)
+            fitted = _fit_layer(
+                parallel, to_fit, state_inputs, node_fit, learner, replay
+            )
             for k, C in trivial:
                 policies[k] = NodePolicy(k, dag.children[k], None, 0)
                 cost_to_go[k] = C[:, 0]
-            for (k, C), (model, act) in zip(to_fit, fitted, strict=True):
-                policies[k] = NodePolicy(k, dag.children[k], model, widths[k])
+            for (k, C), (model, act, width) in zip(to_fit, fitted, strict=True):
+                policies[k] = NodePolicy(k, dag.children[k], model, width)
                 actions[k] = act
                 cost_to_go[k] = C[np.arange(n), act]
             done += len(layer)

@@ -217,8 +217,8 @@ def set_dataset(dataset: Dataset) -> bool:
         current is not None and current.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
     )
     if many:
-        # Subset states hold many columns: degree-2 policies on them take minutes
-        # (Spambase: 133 s against 12 s at degree 1), see the Train page's help.
+        # Subset states hold many columns: degree-2 policies on them take
+        # minutes, ten times degree 1 (see the Train page's help).
         ss[W_SUBSETS_ON] = True
         ss[W_DEGREE] = 1
         # One masked booster serves all subset states: more accurate than a

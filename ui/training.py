@@ -438,8 +438,8 @@ def train(
     start = time.perf_counter()
     note, key = "", bank_key(dataset, spec, settings)
     # The bank's matrices are small: BLAS threads gain little and, on a shared
-    # machine (or with several app users), contend badly. Landsat under load:
-    # 103 s wall / 42 s CPU with default BLAS threads, 15 s / 7 s with one.
+    # machine (or with several app users), contend badly enough to make a fit
+    # several times slower.
     with threadpool_limits(limits=1):
         if target_budget is not None:
             bank = None  # the search fits its own bank on part of the rows

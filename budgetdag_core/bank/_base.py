@@ -94,8 +94,8 @@ def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> It
     """The results of a bank's fit ``tasks`` (joblib ``delayed`` calls), in order.
 
     The bank's own LightGBM models train in C++ with the GIL released, so they
-    prefer threads: no worker start-up (1.6 s on the 2-core machine, more than
-    a whole landsat bank's second core bought) and no copies of the data. A
+    prefer threads: no worker start-up (on two cores it can cost more than the
+    second core gains on a small bank) and no copies of the data. A
     backend set with ``joblib.parallel_config`` (e.g. Dask) still wins; other
     classifiers use joblib's default processes. This thread holds
     :func:`single_threaded` meanwhile, so that the threads' limits nest in it

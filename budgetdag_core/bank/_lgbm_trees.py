@@ -390,7 +390,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         either way the scores are the same.
         """
         # The kernel walks one tree over all rows, then the next: rows stored
-        # by column keep each split's column in cache (1.2-1.6x on landsat).
+        # by column keep each split's column in cache.
         X = self._rows(X, column_major=True)
         out = np.zeros((len(X), self.n_outputs_))
         if len(self.num_leaves_):

@@ -63,8 +63,7 @@ def _state_proba(
 
     Rows go in blocks of about ``PREDICT_CHUNK_ROWS`` (row, state) pairs, each
     block with every state: a row then walks each tree once, where blocks of
-    states made it walk each tree once per block (3.2x the time on shuttle's
-    511 states)."""
+    states would make it walk each tree once per block."""
     known = np.asarray(model.classes_, dtype=int)
     states = np.arange(1, len(column_masks))
     size = max(1, PREDICT_CHUNK_ROWS // max(len(states), 1))

@@ -32,19 +32,15 @@ def boosting_classifier(random_state: int | None = None) -> Any:
     validated arrays): learning rate 0.25 on 63 bins per feature, stopped when
     the log loss on the validation rows (a cross-fitted bank's held-out fold)
     has not improved for 5 rounds. The stop decides, not the cap of
-    ``MAX_ROUNDS`` rounds: with a cap of 100, letter's two strongest states (26
-    classes) reached it in 8 of their 10 fold fits, and without it their
-    out-of-fold error fell from 0.0451 to 0.0441 (all sensors; the longest fit
-    ran 205 rounds). The other benchmark banks stop within 45 rounds, so the
-    cap does not change them. Against learning rate 0.2, 255 bins and 10
-    rounds of patience this fits 1.3-1.5x faster for an out-of-fold log loss
-    0.6 % higher on landsat and letter (chosen on the training rows'
-    out-of-fold predictions). The L2 penalty keeps the large steps stable
-    with many classes (without it letter, 26 classes, diverged at one sensor
-    with scikit-learn's boosting). LightGBM fits these small problems about 3x
-    faster than ``HistGradientBoostingClassifier`` at the same accuracy
-    (``benchmarks/bench_fast_model.py``). Missing values are handled natively,
-    so the same template serves the masked bank.
+    ``MAX_ROUNDS`` rounds: a lower cap cut the strongest states of many-class
+    problems (letter) short and cost accuracy, while the other benchmark banks
+    stop well before it. Larger steps, fewer bins and less patience fit faster
+    for a slightly higher out-of-fold log loss (chosen on the training rows'
+    out-of-fold predictions, ``benchmarks/bench_bank_options.py``). The L2
+    penalty keeps the large steps stable with many classes. LightGBM fits
+    these small problems faster than ``HistGradientBoostingClassifier`` at the
+    same accuracy (``benchmarks/bench_fast_model.py``). Missing values are
+    handled natively, so the same template serves the masked bank.
     """
     return LightGBMTrees(
         learning_rate=0.25,

@@ -5,8 +5,9 @@ branches, and about three times that when it cannot. Walking rows in random
 order, the guesses fail; walking rows that resemble their predecessors, the
 same branches repeat. Sorting the rows by one projection that follows the
 trees' own splits (each column weighted by how often the trees split on it,
-on a standardised scale) made landsat's boosted trees walk 2.9-3.6x faster on
-shuffled rows. Scores are per row, so the order never changes a number: the
+on a standardised scale) makes boosted trees walk shuffled rows several times
+faster (``benchmarks/bench_fast_model.py``). Scores are per row, so the order
+never changes a number: the
 caller walks the sorted rows and puts the results back in place.
 """
 
@@ -20,10 +21,10 @@ import numpy as np
 #: From this many rows on, sorting can pay for itself (a sort and two copies).
 SORT_FROM_ROWS = 2048
 #: Sort only for at least SORT_FROM_TREES trees plus this many per column the
-#: trees read: the sort (about 80 ns per row) and its passes over the columns
-#: must be small against the walks it speeds up (a few ns per tree and row).
-#: dna's masked bank (~70 trees on ~70 of 180 columns) ran 1.8x slower sorted,
-#: pima's states of 3-15 trees about 1.1x.
+#: trees read: the sort and its passes over the columns must be small against
+#: the walks it speeds up (a few ns per tree and row). Few trees reading many
+#: columns (a masked bank on a wide table) or states of a handful of trees
+#: walk slower sorted.
 SORT_FROM_TREES = 24
 SORT_FROM_TREES_PER_COLUMN = 2.0
 #: Rows sampled to estimate each column's spread.

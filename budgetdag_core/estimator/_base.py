@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import warm_up
 from .._progress import Progress
-from ..dag import SensorDAG
+from ..dag import SensorDAG, build_dag
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import (
@@ -40,9 +40,9 @@ from ..validation import (
     int_seed,
     spec_for,
 )
-from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs, uses_model_inputs
+from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
-from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, build_dag, make_learner
+from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -313,10 +313,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def inputs_(self) -> PolicyInputs:
         """What the policy at each state sees (see :class:`PolicyInputs`)."""
         check_is_fitted(self)
-        kind = self._input_kind()
-        n_classes = len(self.classes_) if uses_model_inputs(kind) else 0
-        value_states = getattr(self, "value_states_", None)
-        return self._inputs(self.state_columns_, n_classes, value_states)
+        n_classes = len(self.classes_) if hasattr(self, "classes_") else 0
+        return self._inputs(self.state_columns_, n_classes, self.value_states_)
 
     def _selection_task(self) -> dict[str, str]:
         """``task``, ``loss`` and ``reward`` of the greedy subset selection."""

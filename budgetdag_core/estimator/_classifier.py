@@ -95,7 +95,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Cap on the expanded policy features at a node: wider states use a lower
         polynomial degree (see ``reductions.effective_degree``), down to 1. On
         long tables the cap is lowered so that rows x features <= 2^25
-        (``policy.policy_feature_cap``; from 33 554 rows on).
+        (``estimator._policy.policy_feature_cap``; from 33 554 rows on).
     loss_matrix : array (n_classes, n_classes), optional
         Misclassification loss of predicting class j for truth i (classes in
         sorted order); default 0/1. It is the stop loss the policies learn from,
@@ -120,12 +120,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     subset_reward : {"soft", "correct"}, default="soft"
         Alg. 2's per-row reward: the subset scorer's out-of-fold probability of
         the true class (``"soft"``), or 1 when it is right (``"correct"``, the
-        paper). The 0/1 reward saturates after a few one-sensor subsets (DNA:
-        G = 0.9995 after five single positions), so the greedy stops growing
-        subsets; the soft reward keeps G informative. Measured on spam and DNA
-        (t = 7 + all), it lowers the DAG's test error at 50 % of the all-sensor
-        cost from 0.055 to 0.040 and from 0.047 to 0.043. See
-        :func:`~budgetdag_core.select_subsets`.
+        paper). With many classes the 0/1 reward saturates after a few
+        one-sensor subsets, so the greedy stops growing subsets; the soft
+        reward keeps G informative, and on the many-sensor benchmarks (spam,
+        DNA) the DAG over its subsets errs less at the same cost (see the
+        README on Alg. 2). See :func:`~budgetdag_core.select_subsets`.
     policy_features : {"auto", "proba", "confidence", "sensors", \
 "sensors+confidence", "sensors+proba"}, default="auto"
         Inputs of each node's policy (out-of-fold at training, the bank at
@@ -273,7 +272,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     @property
     def policy_features_(self) -> str:
-        """The kind of policy inputs (models pickled before the option: sensors)."""
+        """The kind of policy inputs (``policy_features``)."""
         return self.policy_features
 
     @property
@@ -445,8 +444,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             for k in range(n_states):
                 out[:, k] = stop_losses(proba[:, k], y_fit, lm, kind)
             return out
-        # Groups of states (bounded float64 copies): each value is still its
-        # own row and state's arithmetic (shuttle's 512 states: 1.5 -> 1.0 s).
+        # Groups of states (bounded float64 copies) cut the per-call overhead
+        # on DAGs of hundreds of states; each value is still its own row and
+        # state's arithmetic.
         size = max(1, STOP_LOSS_VALUES // (n * n_classes))
         for start in range(0, n_states, size):
             states = slice(start, start + size)

@@ -200,6 +200,23 @@ class PolicyInputs:
         differ between the out-of-fold models a policy learns from and the
         models that serve it, and a policy splitting on that noise routes
         rows the wrong way at predict time.
+
+    Notes
+    -----
+    A new kind of input is named in :data:`POLICY_FEATURES`, given a width in
+    :meth:`width` and built in :meth:`of_rows`, which sees whole rows (every
+    column, acquired or not, and the state: enough for inputs such as masked
+    sensor values with the acquisition mask). Training, routing, sessions,
+    explanations, figures and the integrity check all go through these two.
+
+    Examples
+    --------
+    >>> inputs = PolicyInputs("proba", [np.array([], int), np.array([0])], 2)
+    >>> inputs.width(0), inputs.width(1)  # the root sees nothing
+    (0, 5)
+    >>> X = np.array([[1.5], [2.5]])
+    >>> inputs.of_rows(X, 1, proba=np.array([[0.9, 0.1], [0.5, 0.5]])).shape
+    (2, 5)
     """
 
     kind: str

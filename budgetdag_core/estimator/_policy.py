@@ -9,7 +9,7 @@ through the one :func:`~budgetdag_core.graph_reduce`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any
 
@@ -22,12 +22,11 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
-from ..dag import SensorDAG
+from ..dag import SensorDAG, build_dag
 from ..graph_reduce import Routing, graph_reduce, route
 from ..reductions import CostRegression, FilterTree
 from ..sensors import SensorSpec
 from ..validation import (
-    MAX_FULL_DAG_SENSORS,
     as_frame,
     as_spec,
     check_features,
@@ -91,18 +90,6 @@ def make_learner(
     if policy_learner == "boosted":
         return CostRegression(1, estimator=boosted_regressor())
     return policy_learner
-
-
-def build_dag(spec: SensorSpec, units: Sequence[Sequence[int]] | None) -> SensorDAG:
-    """The full sensor DAG, or the DAG over unions of ``units`` (sensor subsets)."""
-    if units is None and spec.n_sensors > MAX_FULL_DAG_SENSORS:
-        raise ValueError(
-            f"The spec has {spec.n_sensors} sensors: a full DAG would have "
-            f"2^{spec.n_sensors} states. Group columns into at most "
-            f"{MAX_FULL_DAG_SENSORS} sensors, or use subset selection "
-            "(n_subsets=t) to build the DAG over t selected sensor subsets."
-        )
-    return SensorDAG(spec.names, units=units)
 
 
 def route_rows(

@@ -37,8 +37,6 @@ MOVED_MODULES: dict[str, str] = {
         ("_plot_regions", "plotting._regions"),
         ("_plot_style", "plotting._style"),
         ("_plot_tradeoff", "plotting._tradeoff"),
-        ("_compat", "persist._compat"),
-        ("_integrity", "persist._integrity"),
         ("persist", "persist._io"),
         ("_sweep", "tradeoff._sweep"),
         ("baselines", "tradeoff._baselines"),
@@ -65,15 +63,28 @@ LEGACY_VALUES: dict[str, Any] = {
 }
 
 
+#: Fitted attributes of the estimators added since, with what an older fitted
+#: model amounts to.
+LEGACY_FITTED: dict[str, Any] = {
+    "value_states_": None,  # before "auto" inputs: no state's policy saw both
+}
+
+
 def upgrade_model(model: Any) -> list[str]:
     """Set the parameters ``model`` and its parts lack; the names of those set.
 
     A missing parameter gets its :data:`LEGACY_VALUES` entry, else the
-    estimator's current default. The parts are the objects of this package the
-    model holds: its bank, the bank's template and fitted models (nested in
-    lists), and the node policies' learners.
+    estimator's current default; a fitted model lacking a fitted attribute
+    gets its :data:`LEGACY_FITTED` entry. The parts are the objects of this
+    package the model holds: its bank, the bank's template and fitted models
+    (nested in lists), and the node policies' learners.
     """
     added = _upgrade_one(model)
+    if "policies_" in vars(model):
+        for name, value in LEGACY_FITTED.items():
+            if name not in vars(model):
+                setattr(model, name, value)
+                added.append(name)
     for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
         added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
     return added

@@ -107,8 +107,8 @@ class FilterTree(BaseEstimator):
     @classmethod
     def _get_param_names(cls) -> list[str]:
         # Graph-Reduce clones the learner at every node, and scikit-learn
-        # introspects the constructor's signature twice per clone (0.07 s of
-        # spam's 1.4 s single-thread policy fit): introspect once per class.
+        # introspects the constructor's signature twice per clone, a visible
+        # share of a policy fit: introspect once per class.
         return list(_constructor_params(cls))
 
     def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:

@@ -7,8 +7,7 @@ copied the rest, in NumPy calls that each held the GIL while Graph-Reduce fitted
 a layer's nodes in threads. Here the whole tournament runs in one call that
 releases the GIL, with the same arithmetic: the same rows, the same weights
 (their mean summed pairwise, as NumPy sums), the same Newton solver, so the
-trees are equal bit for bit. On spam's 254 node problems: 0.70-0.76 s against
-0.82-0.89 s on one thread.
+trees are equal bit for bit (``benchmarks/bench_policy_speed.py`` times both).
 """
 
 from __future__ import annotations

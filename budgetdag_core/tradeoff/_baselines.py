@@ -63,7 +63,7 @@ class StatePredictions:
     sensor_names : list of tuple of str
         The sensors of each state.
     conf : ndarray (n, n_states, d) or None
-        What policies see of each state's classifier (``confidence.model_inputs``:
+        What policies see of each state's classifier (``estimator.model_inputs``:
         3 confidences, or probabilities + confidences), when given precomputed.
     loss : ndarray (n, n_states) or None
         Each state's stop loss on the row under the model's ``loss_matrix``

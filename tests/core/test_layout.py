@@ -121,3 +121,23 @@ def test_no_function_is_longer_than_a_screenful(folder):
                 if lines > MAX_FUNCTION_LINES:
                     long.append(f"{path.relative_to(ROOT)}:{node.name} ({lines})")
     assert not long, long
+
+
+def test_the_app_uses_the_library_s_public_names_only():
+    app_files = [ROOT / "app.py", *(ROOT / "ui").rglob("*.py")]
+    app_files += (ROOT / "pages").rglob("*.py")
+    found = []
+    for path in app_files:
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""] + [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if not names[0].startswith("budgetdag_core"):
+                continue
+            parts = names[0].split(".") + names[1:]
+            if any(_private(p) for p in parts):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
