@@ -137,9 +137,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         three confidences. ``"auto"``: ``"proba"``, except at states whose
         classifier says much the same for every row (``value_states_``, see
         :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
-        policy sees ``"sensors+proba"``: a sensor that only says where to look
-        (a context that leaves the probabilities at the prior) is visible only
-        through its values. Where every state's classifier is informative (all
+        policy sees ``"sensors+proba"`` (``"sensors"`` on a sparse DAG): a
+        sensor that only says where to look (a context that leaves the
+        probabilities at the prior) is visible only through its values. Where every state's classifier is informative (all
         of the paper's data sets) ``"auto"`` is ``"proba"``. The
         probabilities use only acquired sensors, so Theorem 2.1 still holds.
         With ``sample_costs`` that depend on an acquired sensor's value which
@@ -166,6 +166,18 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicts ``cv`` times faster (for high-throughput serving) and is a
         little less accurate (no averaging; see the user guide's "Classifier
         banks").
+    dag : {"auto", "full", "sparse"}, default="auto"
+        The states. ``"full"``: every sensor subset (at most 12 sensors), or
+        with ``n_subsets`` the unions of Alg. 2's subsets. ``"sparse"``: a DAG
+        of one-sensor additions grown from the training rows (states that
+        enough rows reach acquiring one sensor at a time, each state's
+        children the sensors that help its rows most, and sensors whose value
+        says which to read next; see :mod:`budgetdag_core.sparse_dag`), with
+        an any-subset masked boosting bank; needs ``n_subsets=None`` and the
+        default ``classifier`` and ``bank_kind``. ``"auto"``: ``"sparse"``
+        beyond 12 sensors when ``n_subsets`` is None, else ``"full"``.
+    max_states : int, default=1000
+        Most states a sparse DAG grows.
 
     Attributes
     ----------
