@@ -288,6 +288,25 @@ class SparseMaskedBank(MaskedBank):
         self.fingerprint_ = self.fingerprint_for(X, y, dag)
         return self
 
+    def state_oof_proba(self, X: np.ndarray) -> np.ndarray:
+        """Out-of-fold probabilities of every training row at every state of the
+        bound DAG (rows x states x classes), calibrated as the states are: what
+        a full DAG's bank keeps as ``oof_proba_`` (here computed on demand:
+        sweeps and baselines need it, a single fit does not)."""
+        growth = self.sparse_growth_
+        member = growth.dag.membership()
+        n, K = len(X), len(member)
+        out = np.empty((n, K, self.n_classes_))
+        step = max(1, MAX_STACK_ROWS // max(n, 1))
+        for start in range(0, K, step):
+            states = np.arange(start, min(K, start + step))
+            out[:, states] = self.oof_at(X, np.arange(n), member[states])
+        for k in range(K):
+            t = float(self.temperatures_[k])
+            if t != 1.0:
+                out[:, k] = apply_temperature(out[:, k], t)
+        return out
+
     def check_integrity(self) -> None:
         """:meth:`MaskedBank.check_integrity`, and the size temperatures."""
         super().check_integrity()

@@ -207,6 +207,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     ) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG to fit: a given bank's subsets when this estimator would select
         the same ones (a bank serves one DAG only), else :meth:`_build_dag`."""
+        growth = getattr(bank, "sparse_growth_", None)
+        if growth is not None and self._sparse_dag(spec):
+            return growth.dag, None  # the DAG the bank grew
         reused = self._reusable_selection(bank, costs)
         if reused is not None:
             return build_dag(spec, reused.units), reused

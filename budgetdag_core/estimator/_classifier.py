@@ -139,9 +139,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
         policy sees ``"sensors+proba"`` (``"sensors"`` on a sparse DAG): a
         sensor that only says where to look (a context that leaves the
-        probabilities at the prior) is visible only through its values. Where every state's classifier is informative (all
-        of the paper's data sets) ``"auto"`` is ``"proba"``. The
-        probabilities use only acquired sensors, so Theorem 2.1 still holds.
+        probabilities at the prior) is visible only through its values. Where
+        every state's classifier is informative (all of the paper's data sets)
+        ``"auto"`` is ``"proba"``. The probabilities use only acquired
+        sensors, so Theorem 2.1 still holds.
         With ``sample_costs`` that depend on an acquired sensor's value which
         says nothing about the class (e.g. a flag for where a sensor is free),
         only sensor inputs let the policy see it: use ``"sensors"`` or

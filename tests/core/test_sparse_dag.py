@@ -19,6 +19,7 @@ from budgetdag_core import (
     loads_policy,
     loads_policy_skops,
     path_of,
+    tradeoff_curve,
 )
 from budgetdag_core.dag import SensorDAG
 from budgetdag_core.sparse_dag import MAX_SPARSE_STATES, SparseSensorDAG
@@ -175,3 +176,19 @@ def test_a_forged_sparse_dag_is_refused_on_load(model, edit, match):
 def test_the_dag_figure_draws_a_sparse_dag(model, test_rows):
     figure = dag_figure(model, test_rows.iloc[:50])
     assert len(figure.data) > 0
+
+
+def test_tradeoff_curve_sweeps_one_grown_bank(model):
+    X, y = make_data(500, 0)
+    Xt, yt = make_data(300, 1)
+    result = tradeoff_curve(
+        X, y, SPEC, cost_scales=[0.005, 0.02, 0.2], X_test=Xt, y_test=yt,
+        cv=3, random_state=0,
+    )  # fmt: skip
+    assert all(m.bank_ is result.bank for m in result.models)
+    assert isinstance(result.models[0].sensor_dag_, SparseSensorDAG)
+    dag = result.frame.query("method == 'dag' and split == 'test'")
+    assert dag["avg_cost"].is_monotonic_decreasing
+    # The middle point is the module's model: the same bank, the same policies.
+    pd.testing.assert_frame_equal(result.models[1].trace(Xt), model.trace(Xt))
+    assert {"fixed", "cascade", "hull"} <= set(result.frame["method"])
