@@ -122,7 +122,9 @@ class SparseSensorDAG(SensorDAG):
             raise fail(f"{where}.states", "a state no edge reaches")
         if self.index != {m: k for k, m in enumerate(states)}:
             raise fail(where, "its state index is inconsistent")
-        if list(self.units) != [(i,) for i in range(M)]:
+        if list(self.units) != [(i,) for i in range(M)] or list(
+            getattr(self, "unit_masks", [])
+        ) != [1 << i for i in range(M)]:
             raise fail(f"{where}.units", "expected one unit per sensor")
 
 

@@ -1,6 +1,6 @@
 """Run the design-A prototype on a bench_afa dataset and print hull readings.
 
-    python benchmarks/scratch/run_sparse_proto.py cube_nm 0 '{"max_states": 800}'
+python benchmarks/scratch/run_sparse_proto.py cube_nm 0 '{"max_states": 800}'
 """
 
 from __future__ import annotations
@@ -55,8 +55,14 @@ t_grow = time.perf_counter() - t0
 sizes = np.bincount([s.size for s in dag.states])
 print("states per size", sizes.tolist())
 root = dag.states[0]
-print("root children", [(spec.names[j], len(dag.states[c].rows)) for j, c in root.children])
-print("root routing", {spec.names[j]: round(v, 4) for j, v in getattr(root, "routing", {}).items()})
+print(
+    "root children",
+    [(spec.names[j], len(dag.states[c].rows)) for j, c in root.children],
+)
+print(
+    "root routing",
+    {spec.names[j]: round(v, 4) for j, v in getattr(root, "routing", {}).items()},
+)
 rows = []
 scales = scales or list(np.geomspace(3e-4, 0.3, 14))
 t0 = time.perf_counter()
@@ -66,15 +72,31 @@ for cs in scales:
     err = float((proba.argmax(1) != yte).mean())
     firsts = pd.Series(first).map(lambda j: spec.names[j] if j >= 0 else None)
     ctx = float((firsts == "context").mean()) if "context" in spec.names else np.nan
-    rows.append({"cost_scale": cs, "avg_cost": cost.mean(), "error": err, "ctx": ctx,
-                 "top_first": firsts.value_counts().index[0] if firsts.notna().any() else None})
-    print(f"  cs={cs:.4g} cost={cost.mean():.2f} err={err:.3f} ctx={ctx:.2f} "
-          f"first={rows[-1]['top_first']}", flush=True)
+    rows.append(
+        {
+            "cost_scale": cs,
+            "avg_cost": cost.mean(),
+            "error": err,
+            "ctx": ctx,
+            "top_first": firsts.value_counts().index[0]
+            if firsts.notna().any()
+            else None,
+        }
+    )
+    print(
+        f"  cs={cs:.4g} cost={cost.mean():.2f} err={err:.3f} ctx={ctx:.2f} "
+        f"first={rows[-1]['top_first']}",
+        flush=True,
+    )
 t_pol = time.perf_counter() - t0
 frame = pd.DataFrame(rows)
 hc, he = hull_of(frame)
 read = {f: error_at(hc, he, f * total) for f in (0.1, 0.25, 0.5, 0.75)}
-print(f"{name} seed {seed} {'VALIDATION' if validation else 'TEST'} hull:",
-      {f"{int(f*100)}%": round(v, 3) for f, v in read.items()})
-print(f"bank {t_bank:.1f}s grow {t_grow:.1f}s policies {t_pol:.1f}s "
-      f"({len(scales)} scales), evals {bank.n_evals}")
+print(
+    f"{name} seed {seed} {'VALIDATION' if validation else 'TEST'} hull:",
+    {f"{int(f * 100)}%": round(v, 3) for f, v in read.items()},
+)
+print(
+    f"bank {t_bank:.1f}s grow {t_grow:.1f}s policies {t_pol:.1f}s "
+    f"({len(scales)} scales), evals {bank.n_evals}"
+)

@@ -37,11 +37,22 @@ SIZE_BINS = np.array([0.0, 0.04, 0.08, 0.15, 0.25, 0.4, 0.6, 0.8, 1.01])
 
 def size_bin(sizes: np.ndarray, n_sensors: int) -> np.ndarray:
     frac = np.asarray(sizes) / max(n_sensors, 1)
-    return np.clip(np.searchsorted(SIZE_BINS, frac, side="right") - 1, 0, len(SIZE_BINS) - 2)
+    return np.clip(
+        np.searchsorted(SIZE_BINS, frac, side="right") - 1, 0, len(SIZE_BINS) - 2
+    )
 
 
 class AnyMaskBank:
-    def __init__(self, sensor_columns, n_columns, *, cv=5, masks_per_row=16, seed=0, calibrate=True):
+    def __init__(
+        self,
+        sensor_columns,
+        n_columns,
+        *,
+        cv=5,
+        masks_per_row=16,
+        seed=0,
+        calibrate=True,
+    ):
         self.sensor_columns = [np.asarray(c) for c in sensor_columns]
         self.M = len(sensor_columns)
         self.d = n_columns
@@ -70,7 +81,9 @@ class AnyMaskBank:
         pair_rows = np.repeat(np.arange(n), per)
         smasks = self.random_masks(n * per, rng)
         cmasks = self.column_masks(smasks)
-        folds = list(StratifiedKFold(self.cv, shuffle=True, random_state=self.seed).split(X, y))
+        folds = list(
+            StratifiedKFold(self.cv, shuffle=True, random_state=self.seed).split(X, y)
+        )
         self.fold_of = np.empty(n, dtype=int)
         self.models = []
         template = masked_classifier(self.seed)
@@ -78,8 +91,18 @@ class AnyMaskBank:
         for f, (train, test) in enumerate(folds):
             self.fold_of[test] = f
             model, _, used = _fit_fold(
-                template, X, y, pair_rows, np.arange(len(pair_rows)), cmasks,
-                train, test, n_classes, int(rng.integers(2**31 - 1)), True, False,
+                template,
+                X,
+                y,
+                pair_rows,
+                np.arange(len(pair_rows)),
+                cmasks,
+                train,
+                test,
+                n_classes,
+                int(rng.integers(2**31 - 1)),
+                True,
+                False,
             )
             assert used.all()
             self.models.append(model)
@@ -127,7 +150,9 @@ class AnyMaskBank:
         bins = size_bin(smasks.sum(axis=1), self.M)
         for k in range(K):
             if not empty[k]:
-                out[:, k] = apply_temperature(out[:, k], float(self.temperatures[bins[k]]))
+                out[:, k] = apply_temperature(
+                    out[:, k], float(self.temperatures[bins[k]])
+                )
         return out
 
     def oof(self, X, rows, smasks):
@@ -152,16 +177,35 @@ def expected_loss(p):
 class State:
     mask: np.ndarray  # bool (M,)
     size: int
-    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))  # flow rows
+    rows: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, dtype=int)
+    )  # flow rows
     children: list = field(default_factory=list)  # [(sensor, state_id)]
     value_inputs: bool = False
 
 
 class SparseDAG:
-    def __init__(self, bank, X, y, costs, *, max_states=800, min_rows=10,
-                 n_onestep=4, n_routing=1, n_favourite=4, explore=0.3, beam=3,
-                 routing_threshold=0.3, score_rows=96, k_neighbors=15, seed=0,
-                 max_depth=None, log=print):
+    def __init__(
+        self,
+        bank,
+        X,
+        y,
+        costs,
+        *,
+        max_states=800,
+        min_rows=10,
+        n_onestep=4,
+        n_routing=1,
+        n_favourite=4,
+        explore=0.3,
+        beam=3,
+        routing_threshold=0.3,
+        score_rows=96,
+        k_neighbors=15,
+        seed=0,
+        max_depth=None,
+        log=print,
+    ):
         self.bank, self.X, self.y = bank, X, y
         self.costs = np.asarray(costs, float)
         self.M = bank.M
@@ -169,7 +213,11 @@ class SparseDAG:
         self.index: dict[bytes, int] = {}
         self.proba: dict[int, dict[int, np.ndarray]] = {}  # state -> row -> proba
         self.max_states, self.min_rows = max_states, min_rows
-        self.n_onestep, self.n_routing, self.n_favourite = n_onestep, n_routing, n_favourite
+        self.n_onestep, self.n_routing, self.n_favourite = (
+            n_onestep,
+            n_routing,
+            n_favourite,
+        )
         self.explore, self.score_rows, self.k = explore, score_rows, k_neighbors
         self.beam, self.routing_threshold = beam, routing_threshold
         self.rng = np.random.default_rng(seed)
@@ -253,16 +301,21 @@ class SparseDAG:
             for c, rows in assign.items():
                 self.states[c].rows = np.array(sorted(rows), dtype=int)
             depth_states = sorted(assign)
-        self.log(f"grew {len(self.states)} states in {time.perf_counter() - t0:.1f}s, "
-                 f"evals {self.bank.n_evals}")
+        self.log(
+            f"grew {len(self.states)} states in {time.perf_counter() - t0:.1f}s, "
+            f"evals {self.bank.n_evals}"
+        )
         return self
 
     def _expand(self, k, nxt):
         st = self.states[k]
         rows = st.rows
         cand = np.flatnonzero(~st.mask)
-        sub = rows if len(rows) <= self.score_rows else np.sort(
-            self.rng.choice(rows, self.score_rows, replace=False))
+        sub = (
+            rows
+            if len(rows) <= self.score_rows
+            else np.sort(self.rng.choice(rows, self.score_rows, replace=False))
+        )
         masks = np.repeat(st.mask[None], len(cand), axis=0)
         masks[np.arange(len(cand)), cand] = True
         P = self.bank.oof(self.X, sub, masks)  # (sub, cand, C)
@@ -319,7 +372,9 @@ class SparseDAG:
         for i, r in enumerate(rows):
             nxt.setdefault(kids[best[i]], []).append((int(r), -float(g[i, best[i]])))
             if explore[i] and second[i] != best[i]:
-                nxt.setdefault(kids[second[i]], []).append((int(r), -float(g[i, second[i]])))
+                nxt.setdefault(kids[second[i]], []).append(
+                    (int(r), -float(g[i, second[i]]))
+                )
         children = list(zip(kept, kids))
         if routing:
             rmask = np.repeat(st.mask[None], len(routing), axis=0)
@@ -331,7 +386,9 @@ class SparseDAG:
                 cache = self.proba[c]
                 for i, r in enumerate(rows):
                     cache[r] = Pr[i, a]
-                    nxt.setdefault(c, []).append((int(r), -1e9))  # every row explores it
+                    nxt.setdefault(c, []).append(
+                        (int(r), -1e9)
+                    )  # every row explores it
         st.children = sorted(children)
 
 
@@ -383,6 +440,7 @@ class SparsePolicy:
             if st.size == 0:
                 best = int(np.argmin(C.sum(0)))
                 from budgetdag_core.graph_reduce import ConstantAction
+
                 model, act = ConstantAction(best, C.shape[1]), np.full(len(rows), best)
             else:
                 model, act = _fit_node(learner, Z, C)
@@ -402,11 +460,15 @@ class SparsePolicy:
             P = dag.proba_at(k, need)
             v = expected_loss(P)
             if st.children and self.policies[k] is not None:
-                act = np.asarray(self.policies[k].predict(self.inputs(k, need, P, dag.X)))
+                act = np.asarray(
+                    self.policies[k].predict(self.inputs(k, need, P, dag.X))
+                )
                 for a, (j, c) in enumerate(st.children, start=1):
                     sel = act == a
                     if sel.any():
-                        v[sel] = self.cost_scale * dag.costs[j] + self.values(c, need[sel])
+                        v[sel] = self.cost_scale * dag.costs[j] + self.values(
+                            c, need[sel]
+                        )
             for r, val in zip(need, v):
                 V[r] = val
         return np.array([V[r] for r in rows])
@@ -426,7 +488,11 @@ class SparsePolicy:
             if rows.size == 0:
                 continue
             st = dag.states[k]
-            P = proba[rows] if st.size == 0 else dag.bank.serve(X[rows], st.mask[None])[:, 0]
+            P = (
+                proba[rows]
+                if st.size == 0
+                else dag.bank.serve(X[rows], st.mask[None])[:, 0]
+            )
             proba[rows] = P
             pol = self.policies[k]
             if pol is None or not st.children:

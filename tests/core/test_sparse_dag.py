@@ -166,6 +166,7 @@ def _forged(model, edit) -> bytes:
         (lambda d: d.states.__setitem__(1, 1 << 40), "not a set of the sensors"),
         (lambda d: d.states.extend([0] * MAX_SPARSE_STATES), "states"),
         (lambda d: d.children[0].append((0, d.children[0][0][1])), "twice"),
+        (lambda d: d.unit_masks.__setitem__(0, 3), "one unit per sensor"),
     ],
 )
 def test_a_forged_sparse_dag_is_refused_on_load(model, edit, match):
