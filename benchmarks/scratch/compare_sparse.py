@@ -33,7 +33,7 @@ def main() -> None:
     cols = ["e10", "e25", "e50", "reach"]
     mean = both.groupby(["dataset", "method"])[cols].mean()
     n = both.groupby(["dataset", "method"]).seed.nunique().rename("seeds")
-    print(pd.concat([mean.round(3), n], axis=1).to_markdown())
+    print(pd.concat([mean.round(3), n], axis=1).to_string())
     sn, sb = load(a.new, "speed.csv"), load(a.base, "speed.csv")
     sn = sn.assign(
         fit_x=sn.dag_fit_s / sn.hgb_fit_s,
@@ -43,11 +43,11 @@ def main() -> None:
     if "dag_first_context" in sn:
         cols.append("dag_first_context")
     print()
-    print(sn[cols].round(3).to_markdown(index=False))
+    print(sn[cols].round(3).to_string(index=False))
     if "aaco_first_context" in sb:
         sb = sb.merge(sn[["dataset", "seed"]], on=["dataset", "seed"])
         cols = ["dataset", "seed", "aaco_first_context", "greedy_first_context"]
-        print(sb[[c for c in cols if c in sb]].to_markdown(index=False))
+        print(sb[[c for c in cols if c in sb]].to_string(index=False))
 
 
 if __name__ == "__main__":
