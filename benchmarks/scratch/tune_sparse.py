@@ -35,9 +35,7 @@ def main() -> None:
     name, seed = sys.argv[1], int(sys.argv[2])
     d = load(name, quick=False, max_train=None, seed=seed)
     idx = np.arange(len(d.X_train))
-    tr, va = train_test_split(
-        idx, test_size=0.3, random_state=seed, stratify=d.y_train
-    )
+    tr, va = train_test_split(idx, test_size=0.3, random_state=seed, stratify=d.y_train)
     Xt, yt = d.X_train.iloc[tr], d.y_train[tr]
     Xv, yv = d.X_train.iloc[va], d.y_train[va]
     total = float(d.spec.cost_vector.sum())
