@@ -141,6 +141,9 @@ def test_new_cost_scales_reuse_the_grown_bank(model):
     cheaper.fit(X, y, bank=model.bank_)
     assert cheaper.bank_ is model.bank_
     assert cheaper.evaluate(X, y)["avg_cost"] < model.evaluate(X, y)["avg_cost"]
+    refit = model.refit_policies(X, y, 0.2)
+    assert refit.bank_ is model.bank_
+    pd.testing.assert_frame_equal(refit.trace(X), cheaper.trace(X))
     slim = loads_policy(dumps_policy(model))
     with pytest.raises(ValueError, match="refit"):
         BudgetDAGClassifier(SPEC, cost_scale=0.2, cv=3, random_state=0).fit(
