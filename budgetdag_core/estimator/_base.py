@@ -207,8 +207,13 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     ) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG to fit: a given bank's subsets when this estimator would select
         the same ones (a bank serves one DAG only), else :meth:`_build_dag`."""
-        growth = getattr(bank, "sparse_growth_", None)
-        if growth is not None and self._sparse_dag(spec):
+        if bank is not None and self._sparse_dag(spec):
+            growth = getattr(bank, "sparse_growth_", None)
+            if growth is None:
+                raise ValueError(
+                    "This bank did not grow a sparse DAG here, or was saved "
+                    "without its growth (slim): refit it."
+                )
             return growth.dag, None  # the DAG the bank grew
         reused = self._reusable_selection(bank, costs)
         if reused is not None:

@@ -149,6 +149,8 @@ def test_new_cost_scales_reuse_the_grown_bank(model):
         BudgetDAGClassifier(SPEC, cost_scale=0.2, cv=3, random_state=0).fit(
             X, y, bank=slim.bank_
         )
+    with pytest.raises(ValueError, match="refit"):
+        tradeoff_curve(X, y, SPEC, n_points=3, bank=slim.bank_, cv=3, random_state=0)
 
 
 def _unused(dag: SparseSensorDAG) -> int:
