@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from _aaco import AACO
 from _afa_common import MaskedClassifier, Rollout, SensorColumns
-from _bench_data import BenchData
+from _common import BenchData
 from _greedy_cmi import GreedyCMI
 from threadpoolctl import threadpool_limits
 
@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 ROUTING_SENSOR = "context"
 #: The masked classifier's engine per dataset, chosen on validation rows
 #: (``bench_afa.py --check-engines``: a 75/25 split of seed 0's training rows,
-#: errors at 10/25/50/100 % of the sensors; benchmarks/results/afa_engines.md):
+#: errors at 10/25/50/100 % of the sensors; ``bench_afa.py --check-engines``):
 #: the MLP, about 10x faster to predict in the peers' loops, unless boosting
 #: errs less by more than 1 point on average there.
 ENGINES = {"cube": "hgb", "spam": "hgb", "cube_nm6": "hgb"}

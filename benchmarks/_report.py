@@ -1,20 +1,26 @@
-"""BENCHMARKS.md and its figures from the per-dataset results of run_all.py.
+"""BENCHMARKS.md from the saved results of run_all.py (and of bench_afa.py).
+
+One table per question: quality (error at 25/50/75 % of the all-sensor cost),
+speed (ratios to one single-threaded HGB on all features, measured in the same
+process), scale (rows, states, seconds, memory), where we lose, how to rerun.
+Every number is read from the files in ``benchmarks/out/``: the report holds
+the current numbers only; their history is in git.
 
 Every method's error at a budget is read off the lower convex hull of its test
-points (a random mix of two policies spends and errs in between), flat past its
-lowest error: the same rule for the DAG, the fixed-subset hull, the confidence
-cascade and CEGB. A dataset run on several seeded splits (a ``seed`` column in
-its curve CSV) is read split by split, and its numbers are averaged over them.
+points (``_common.hull_of``). A dataset run on several seeded splits (a
+``seed`` column in its curve CSV) is read split by split, and its numbers are
+averaged over them.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
 import platform
+import re
 import subprocess
-import sys
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -22,13 +28,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _common import FRACTIONS, TOLERANCE, cost_to_reach, error_at, hull_of
 
-from budgetdag_core.tradeoff import lower_convex_hull
-
-FRACTIONS = (0.25, 0.5, 0.75)
-TOLERANCE = 0.005
-#: Error difference (0.3 points) within which the DAG ties a baseline (issue 14).
-TIE = 0.003
 METHODS = {
     "dag": "DAG (Graph-Reduce)",
     "dag_paper": "DAG, paper configuration (sensor inputs, 0/1 losses)",
@@ -39,6 +40,21 @@ METHODS = {
     "greedy": "greedy CMI acquirer",
     "oracle": "oracle (unreachable)",
 }
+#: Short column names of the quality tables.
+SHORT = {
+    "dag": "DAG",
+    "dag_paper": "DAG, paper config",
+    "hull": "fixed-subset hull",
+    "cascade": "cascade",
+    "cegb": "CEGB",
+    "aaco": "AACO",
+    "greedy": "greedy CMI",
+    "oracle": "oracle",
+}
+#: The methods the DAG is compared with (the oracle is a bound, not a method).
+BASELINES = ("dag_paper", "hull", "cascade", "cegb", "aaco", "greedy")
+#: A baseline "beats" the DAG when its error is lower by more than this (0.5 pt).
+LOSS_MARGIN = 0.005
 COLOURS = {
     "dag": "#1f77b4",
     "dag_paper": "#17becf",
@@ -49,33 +65,19 @@ COLOURS = {
     "greedy": "#8c564b",
     "oracle": "#2ca02c",
 }
+#: Headless Chromium for the PNGs when kaleido is missing (the docs' setup).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
-def hull_of(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
-    idx = lower_convex_hull(c, e)
-    return c[idx], e[idx]
-
-
-def error_at(hc: np.ndarray, he: np.ndarray, budget: float) -> float:
-    """Hull error at ``budget``; NaN if the method cannot spend that little."""
-    if budget < hc[0] - 1e-12:
-        return float("nan")
-    return float(np.interp(budget, hc, he))
-
-
-def cost_to_reach(hc: np.ndarray, he: np.ndarray, target: float) -> float:
-    """Least average cost at which the hull's error is at most ``target``."""
-    if he[0] <= target:
-        return float(hc[0])
-    for i in range(1, len(hc)):
-        if he[i] <= target:
-            # linear between vertex i-1 and i
-            t = (he[i - 1] - target) / (he[i - 1] - he[i])
-            return float(hc[i - 1] + t * (hc[i] - hc[i - 1]))
-    return float("nan")
-
-
+# ------------------------------------------------------------ reading curves
 def dataset_table(curve: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
     """Rows per method: error at budget fractions and cost to match all sensors."""
     alls = curve[curve["method"] == "all_sensors"].iloc[0]
@@ -99,7 +101,7 @@ def dataset_table(curve: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
 
 def split_curves(curve: pd.DataFrame) -> list[tuple[int | None, pd.DataFrame]]:
     """Each seeded split's rows of ``curve`` (one, seed ``None``, without a
-    ``seed`` column: a fixed split or results saved before splits were seeded)."""
+    ``seed`` column: a fixed split)."""
     if "seed" not in curve.columns:
         return [(None, curve)]
     return [(int(k), part) for k, part in curve.groupby("seed", sort=True)]
@@ -128,6 +130,12 @@ class SplitStats:
     @property
     def n_splits(self) -> int:
         return len(self.seeds)
+
+    def at(self, method: str, column: str, frame: str = "mean") -> float:
+        """One number of ``frame`` (mean, low, high) for a method key; NaN if absent."""
+        t = getattr(self, frame).set_index("method")
+        label = METHODS[method]
+        return float(t.at[label, column]) if label in t.index else float("nan")
 
 
 def split_stats(curve: pd.DataFrame) -> SplitStats:
@@ -166,69 +174,311 @@ def split_stats(curve: pd.DataFrame) -> SplitStats:
 
 
 def dataset_label(name: str, stats: SplitStats) -> str:
-    """``name``, or ``"pima (mean of 5 seeded splits)"`` for several splits."""
+    """``name``, or ``"pima (mean of 5 splits)"`` for several splits."""
     if stats.n_splits == 1:
         return name
-    return f"{name} (mean of {stats.n_splits} seeded splits)"
+    return f"{name} (mean of {stats.n_splits} splits)"
 
 
-def _cost_fraction(value: float) -> str:
-    """A fraction of the all-sensor cost in %, to one decimal (a whole percent
-    would show 50.1 % as "50%")."""
-    return f"{value:.1%}"
+def _col(f: float) -> str:
+    return f"error @ {f:.0%} cost"
 
 
-def _fmt(v: object) -> str:
-    if isinstance(v, float):
-        return "n/a" if not np.isfinite(v) else f"{v:.4f}"
-    return str(v)
+REACH = "cost to all-sensor error + 0.5 pt"
 
 
-def verdict(name: str, table: pd.DataFrame) -> str:
-    """One sentence: the DAG against the hull, the cascade, CEGB and the AFA
-    peers at 25/50/75 % cost."""
-    t = table.set_index("method")
-    parts = []
-    for other in ("hull", "cascade", "cegb", "aaco", "greedy"):
-        label = METHODS[other]
-        if label not in t.index:
-            continue
-        diffs = []
-        for f in FRACTIONS:
-            col = f"error @ {f:.0%} cost"
-            d = t.loc[METHODS["dag"], col] - t.loc[label, col]
-            if np.isfinite(d):
-                diffs.append(f"{d * 100:+.1f}")
-            else:
-                diffs.append("n/a")
-        parts.append(f"vs {label} {'/'.join(diffs)} pt")
-    return f"- **{name}**: DAG error minus other at 25/50/75 % cost: " + "; ".join(
-        parts
-    )
-
-
-def _wall(s: dict) -> str:
-    if "wall_s" in s:
-        return f"{s['wall_s']:.0f} s"
-    return "not measured (run as a separate `--one` process)"
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    cols = list(frame.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, r in frame.iterrows():
-        cells = []
-        for c in cols:
-            v = r[c]
-            if c.startswith("cost to") and isinstance(v, float) and np.isfinite(v):
-                cells.append(_cost_fraction(v))
-            else:
-                cells.append(_fmt(v))
-        lines.append("| " + " | ".join(cells) + " |")
+# ------------------------------------------------------------------- tables
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
 
+def triple_cells(values: dict[str, list[float]], digits: int = 4) -> dict[str, str]:
+    """``"a / b / c"`` per method, the lowest of each budget in bold.
+
+    ``values`` maps a method key to its errors at 25/50/75 %; the oracle is
+    never bold (it is a bound).
+    """
+    n = len(FRACTIONS)
+    best = []
+    for i in range(n):
+        cands = [v[i] for m, v in values.items() if m != "oracle" and np.isfinite(v[i])]
+        best.append(min(cands) if cands else np.nan)
+    cells = {}
+    for m, v in values.items():
+        parts = []
+        for i in range(n):
+            text = f"{v[i]:.{digits}f}" if np.isfinite(v[i]) else "n/a"
+            if m != "oracle" and np.isfinite(v[i]) and v[i] <= best[i] + 1e-9:
+                text = f"**{text}**"
+            parts.append(text)
+        cells[m] = " / ".join(parts)
+    return cells
+
+
+def quality_row(label: str, stats: SplitStats, methods: tuple[str, ...]) -> list[str]:
+    """All-sensor error, then each method's error at 25/50/75 % of the cost."""
+    values = {m: [stats.at(m, _col(f)) for f in FRACTIONS] for m in methods}
+    present = {m: v for m, v in values.items() if not np.all(np.isnan(v))}
+    cells = triple_cells(present)
+    return [
+        label,
+        f"{np.mean(stats.all_errors):.4f}",
+        *(cells.get(m, "not run") for m in methods),
+    ]
+
+
+def reach_row(label: str, stats: SplitStats, methods: tuple[str, ...]) -> list[str]:
+    """Each method's least cost (share of all sensors) to all-sensor error + 0.5 pt."""
+    out = [label]
+    for m in methods:
+        if METHODS[m] not in set(stats.mean["method"]):
+            out.append("not run")
+            continue
+        v = stats.at(m, REACH)
+        missing = int(stats.at(m, REACH, "n_missing"))
+        if np.isfinite(v):
+            out.append(f"{v:.1%}")
+        elif missing < stats.n_splits:  # a mean needs every split's number
+            out.append(f"never in {missing} of {stats.n_splits} splits")
+        else:
+            out.append("never")
+    return out
+
+
+@dataclass
+class Loss:
+    """A budget at which a baseline errs less than the DAG by > ``LOSS_MARGIN``."""
+
+    label: str
+    fraction: float
+    method: str
+    error: float
+    dag_error: float
+    #: Splits (or seeds) in which the baseline is ahead, of ``n``.
+    ahead: int
+    n: int
+
+
+def find_losses(
+    label: str,
+    values: dict[str, list[float]],
+    per_split: list[dict[str, list[float]]],
+    methods: tuple[str, ...] = BASELINES,
+) -> list[Loss]:
+    """Losses from mean errors at ``FRACTIONS`` (``values``, keyed by method)
+    and the same numbers per split, to count the splits a baseline is ahead in."""
+    found = []
+    for i, f in enumerate(FRACTIONS):
+        dag = values["dag"][i]
+        for m in methods:
+            other = values.get(m, [np.nan] * len(FRACTIONS))[i]
+            if np.isfinite(dag) and np.isfinite(other) and dag - other > LOSS_MARGIN:
+                ahead = sum(
+                    split.get(m, [np.nan] * len(FRACTIONS))[i] < split["dag"][i]
+                    for split in per_split
+                )
+                found.append(Loss(label, f, m, other, dag, ahead, len(per_split)))
+    return found
+
+
+def losses(label: str, stats: SplitStats) -> list[Loss]:
+    """``find_losses`` of one run_all dataset (mean over its splits)."""
+    keys = ("dag", *BASELINES)
+    values = {m: [stats.at(m, _col(f)) for f in FRACTIONS] for m in keys}
+    per_split = [
+        {m: [_split_value(t, m, _col(f)) for f in FRACTIONS] for m in keys}
+        for t in stats.tables
+    ]
+    return find_losses(label, values, per_split)
+
+
+def loss_lines(found: list[Loss], digits: int = 4) -> list[str]:
+    """One line per dataset and budget: the DAG's error and each baseline ahead."""
+    groups: dict[tuple[str, float], list[Loss]] = {}
+    for loss in found:
+        groups.setdefault((loss.label, loss.fraction), []).append(loss)
+    lines = []
+    for (label, f), group in groups.items():
+        parts = []
+        for x in group:
+            where = f", ahead in {x.ahead} of {x.n}" if x.n > 1 else ""
+            parts.append(
+                f"{SHORT[x.method]} {x.error:.{digits}f} "
+                f"({(x.dag_error - x.error) * 100:+.1f} pt{where})"
+            )
+        lines.append(
+            f"- {label} at {f:.0%}: DAG {group[0].dag_error:.{digits}f}; "
+            + ", ".join(parts)
+        )
+    return lines
+
+
+def _split_value(t: pd.DataFrame, method: str, column: str) -> float:
+    t = t.set_index("method")
+    label = METHODS[method]
+    return float(t.at[label, column]) if label in t.index else float("nan")
+
+
+def _ratio(seconds: float, unit: float | None) -> str:
+    """``seconds`` as a multiple of the reference; plain seconds without one."""
+    if not unit:
+        return f"{seconds:.1f} s"
+    r = seconds / unit
+    return f"{r:.1f}×" if r >= 1 else f"{r:.2g}×"
+
+
+def speed_row(name: str, s: dict) -> list[str]:
+    """Fit, refit, sweep and predict as ratios to the HGB reference of the run."""
+    sec, ref = s["seconds"], s.get("reference")
+    unit = ref["fit_s"] if ref else None
+    rows_ratio = (
+        f"{s['predict_rows_per_s'] / ref['predict_rows_per_s']:.2f}×"
+        if ref
+        else f"{s['predict_rows_per_s']:,.0f} rows/s"
+    )
+    return [
+        name,
+        f"{unit:.2f}" if unit else "not measured",
+        _ratio(sec["fit (bank + one policy)"], unit),
+        _ratio(sec["one policy fit (bank reused)"], unit),
+        _ratio(sec["sweep (bank reused)"], unit) + f" ({s['n_points']} points)",
+        _ratio(sec["CEGB fits only"], unit),
+        rows_ratio,
+    ]
+
+
+def scale_row(name: str, s: dict) -> list[str]:
+    """Sizes and absolute seconds and memory of one dataset's run."""
+    sec = s["seconds"]
+    return [
+        name,
+        f"{s['n_train']:,} / {s['n_test']:,}",
+        str(s["n_sensors"]),
+        str(s["n_states"]),
+        s["bank_kind"],
+        f"{sec['bank fit']:.1f}",
+        f"{sec['sweep (bank reused)']:.1f}",
+        f"{s['predict_rows_per_s']:,.0f}",
+        f"{s['peak_mib']:.0f}",
+        f"{s['load_average_1m']:.1f}" if "load_average_1m" in s else "n/a",
+    ]
+
+
+# ------------------------------------------------------------ bench_afa runs
+def afa_runs(afa_dir: Path) -> dict[str, Path]:
+    """Per AFA dataset, the saved bench_afa folder with the most seeds of it.
+
+    Every folder under ``afa_dir`` (itself included) holding ``readings.csv``
+    and ``speed.csv`` is a run; on a tie in seeds the newest wins.
+    """
+    best: dict[str, tuple[int, float, Path]] = {}
+    if not afa_dir.exists():
+        return {}
+    for readings in sorted(afa_dir.rglob("readings.csv")):
+        folder = readings.parent
+        if not (folder / "speed.csv").exists():
+            continue
+        frame = pd.read_csv(readings)
+        for name, part in frame.groupby("dataset"):
+            key = (part["seed"].nunique(), readings.stat().st_mtime, folder)
+            if name not in best or key[:2] > best[name][:2]:
+                best[str(name)] = key
+    return {name: key[2] for name, key in sorted(best.items())}
+
+
+AFA_METHODS = ("dag", "hull", "cascade", "aaco", "greedy")
+
+
+def afa_sections(afa_dir: Path) -> tuple[str, str, list[Loss], list[str]]:
+    """Quality table, speed table, losses and floor notes of saved bench_afa runs."""
+    runs = afa_runs(afa_dir)
+    if not runs:
+        return "", "", [], []
+    q_rows, s_rows, lost, floors = [], [], [], []
+    for name, folder in runs.items():
+        r = pd.read_csv(folder / "readings.csv")
+        r = r[r["dataset"] == name]
+        n_seeds = r["seed"].nunique()
+        mean = r.groupby("method")[["e25", "e50", "e75"]].mean()
+        values = {
+            m: list(mean.loc[m].to_numpy(float)) if m in mean.index else [np.nan] * 3
+            for m in AFA_METHODS
+        }
+        cells = triple_cells(values, digits=3)
+        label = f"{name} ({n_seeds} seed{'s' if n_seeds > 1 else ''})"
+        q_rows.append([label, *(cells[m] for m in AFA_METHODS)])
+        per_seed = [
+            {
+                m: list(
+                    g.set_index("method")
+                    .reindex([m])[["e25", "e50", "e75"]]
+                    .to_numpy(float)[0]
+                )
+                for m in AFA_METHODS
+            }
+            for _, g in r.groupby("seed")
+        ]
+        lost += find_losses(label, values, per_seed, AFA_METHODS[1:])
+        lowest = r.groupby("method")["lowest"].mean()
+        if {"dag", "allfeat"} <= set(lowest.index):
+            gap = lowest["dag"] - lowest["allfeat"]
+            if gap > 2 * LOSS_MARGIN:
+                floors.append(
+                    f"- **{name}: the bank sets the floor.** The DAG's lowest error "
+                    f"({lowest['dag']:.3f}) is {gap * 100:.1f} points above the "
+                    f"all-feature HGB's ({lowest['allfeat']:.3f}), so at large "
+                    "budgets its state classifiers, not its routing, lose."
+                )
+        sp = pd.read_csv(folder / "speed.csv")
+        sp = sp[sp["dataset"] == name]
+        unit, rows = sp["hgb_fit_s"], sp["hgb_rows_per_s"]
+        s_rows.append(
+            [
+                label,
+                f"{sp['n_sensors'].iloc[0]}",
+                f"{unit.mean():.1f}",
+                *(
+                    f"{(sp[f'{m}_fit_s'] / unit).mean():.1f}×"
+                    for m in ("dag", "aaco", "greedy")
+                ),
+                *(
+                    f"{(sp[f'{m}_rows_per_s'] / rows).mean():.2g}×"
+                    for m in ("dag", "aaco", "greedy")
+                ),
+            ]
+        )
+    quality = table(
+        ["data (seeds)", *(SHORT[m] for m in AFA_METHODS)],
+        q_rows,
+    )
+    speed = table(
+        [
+            "data (seeds)",
+            "sensors",
+            "HGB fit s",
+            "DAG fit",
+            "AACO fit",
+            "greedy CMI fit",
+            "DAG rows/s",
+            "AACO rows/s",
+            "greedy CMI rows/s",
+        ],
+        s_rows,
+    )
+    folders = sorted({str(p.relative_to(afa_dir.parent)) for p in runs.values()})
+    note = (
+        "Saved `bench_afa.py` runs (" + ", ".join(f"`{f}`" for f in folders) + "; "
+        "their `run.json` gives the command; bench_afa records no commit)."
+    )
+    return quality + "\n\n" + note, speed, lost, floors
+
+
+# --------------------------------------------------------------- figures
 def figure(curve: pd.DataFrame, title: str):
+    """Every method's points and lower hull on one dataset's test split."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -247,28 +497,16 @@ def figure(curve: pd.DataFrame, title: str):
         if part.empty:
             continue
         hc, he = hull_of(part)
+        dotted = method in ("oracle", "hull")
         fig.add_trace(
             go.Scatter(
                 x=hc,
                 y=he,
                 mode="lines",
-                name=label + (" (hull of points)" if method != "hull" else ""),
-                line={
-                    "color": COLOURS[method],
-                    "dash": "dot" if method in ("oracle", "hull") else "solid",
-                },
+                name=label,
+                line={"color": COLOURS[method], "dash": "dot" if dotted else "solid"},
             )
         )
-        if method in ("dag", "dag_paper", "cascade", "cegb", "aaco", "greedy"):
-            fig.add_trace(
-                go.Scatter(
-                    x=part["avg_cost"],
-                    y=part["error"],
-                    mode="markers",
-                    showlegend=False,
-                    marker={"color": COLOURS[method], "size": 6, "opacity": 0.7},
-                )
-            )
     alls = curve[curve["method"] == "all_sensors"]
     fig.add_trace(
         go.Scatter(
@@ -305,11 +543,12 @@ def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
         return written
     except ImportError:
         pass
-    from figure_gallery import ARGS, CHROMIUM  # reuse the gallery's browser setup
-    from playwright.sync_api import sync_playwright
-
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return written
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 780, "height": 480})
         for name, fig in figs.items():
             html = Path(tmp) / f"{name}.html"
@@ -325,6 +564,7 @@ def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
     return written
 
 
+# ------------------------------------------------------------- provenance
 def current_commit() -> str:
     """Short hash of this checkout's HEAD (with "+changes" when code is modified)."""
     try:
@@ -332,24 +572,24 @@ def current_commit() -> str:
             subprocess.run, capture_output=True, text=True, cwd=Path(__file__).parent
         )
         commit = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-        # The run's own outputs do not make the code that ran "changed".
-        outputs = ["BENCHMARKS.md", "benchmarks/results", "benchmarks/figures"]
+        # The report itself does not make the code that ran "changed".
         dirty = run(
             ["git", "status", "--porcelain", "--untracked-files=no", "--", ":/"]
-            + [f":(top,exclude){path}" for path in outputs]
+            + [":(top,exclude)BENCHMARKS.md"]
         ).stdout
     except OSError:
         return "unknown"
     return f"{commit}+changes" if dirty.strip() else commit or "unknown"
 
 
-def machine(commit: str | None = None) -> list[str]:
+def machine() -> str:
+    """CPU, cores, memory and versions, on one line."""
     import lightgbm
     import sklearn
 
     import budgetdag_core
 
-    cpu = "unknown"
+    cpu, mem = "unknown CPU", "unknown memory"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -360,303 +600,267 @@ def machine(commit: str | None = None) -> list[str]:
             for line in Path("/proc/meminfo").read_text().splitlines()
             if line.startswith("MemTotal")
         )
-        mem = f"{mem_kb / 1024**2:.1f} GiB"
+        mem = f"{mem_kb / 1024**2:.0f} GiB"
     except (OSError, StopIteration):
-        mem = "unknown"
-    commit = commit or current_commit()
-    return [
-        f"- CPU: {cpu}; {os.cpu_count()} cores (`nproc`); load average (1 min) "
-        f"when the report was written: {os.getloadavg()[0]:.1f} (each dataset's "
-        "section gives the one at its end)",
-        f"- memory: {mem}",
-        f"- Python {platform.python_version()}, numpy {np.__version__}, pandas "
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {mem}; Python "
+        f"{platform.python_version()}, numpy {np.__version__}, pandas "
         f"{pd.__version__}, scikit-learn {sklearn.__version__}, lightgbm "
-        f"{lightgbm.__version__}, budgetdag_core {budgetdag_core.__version__} "
-        f"(commit {commit})",
-    ]
-
-
-def _cell(column: str, value: float) -> str:
-    """One number as the tables show it (cost fractions in %, points whole)."""
-    if np.isfinite(value) and column.startswith("cost to"):
-        return _cost_fraction(value)
-    if np.isfinite(value) and column == "points":
-        return f"{value:.0f}"
-    return _fmt(float(value))
-
-
-def spread_table(stats: SplitStats) -> pd.DataFrame:
-    """The mean of each number over the splits with its min-max range, as text.
-
-    A number that is n/a in some splits only says in how many.
-    """
-    n = stats.n_splits
-    out = stats.mean.copy().astype(object)
-    for col in out.columns[1:]:
-        for i in range(len(out)):
-            mean, lo, hi = (
-                float(f.at[i, col]) for f in (stats.mean, stats.low, stats.high)
-            )
-            missing = int(stats.n_missing.at[i, col])
-            if col == "points":
-                text = _cell(col, lo) if lo == hi else f"{lo:.0f}–{hi:.0f}"
-            elif 0 < missing < n:
-                text = f"n/a ({missing} of {n} splits n/a)"
-            elif missing:
-                text = "n/a"
-            else:
-                text = f"{_cell(col, mean)} ({_cell(col, lo)}–{_cell(col, hi)})"
-            out.at[i, col] = text
-    return out
-
-
-def per_split_table(stats: SplitStats) -> pd.DataFrame:
-    """Every split's own table, one block of rows per split seed."""
-    return pd.concat(
-        [
-            t.assign(**{"split seed": seed})
-            for seed, t in zip(stats.seeds, stats.tables)
-        ],
-        ignore_index=True,
-    )[["split seed", *stats.tables[0].columns]]
-
-
-def all_sensor_text(stats: SplitStats) -> str:
-    """The all-sensor cost and test error (mean, range and per split)."""
-    cost = f"cost {np.mean(stats.all_costs):.4g}"
-    if stats.n_splits == 1:
-        return f"All sensors: {cost}, test error {stats.all_errors[0]:.4f}."
-    errs = stats.all_errors
-    each = ", ".join(
-        f"seed {k} {e:.4f}" for k, e in zip(stats.seeds, errs, strict=True)
-    )
-    return (
-        f"All sensors: {cost}, test error {np.mean(errs):.4f} (mean of "
-        f"{stats.n_splits} splits; {min(errs):.4f}–{max(errs):.4f}; {each})."
+        f"{lightgbm.__version__}, budgetdag_core {budgetdag_core.__version__}"
     )
 
 
-def acceptance_row(label: str, table: pd.DataFrame) -> str:
-    """DAG, cascade and hull at 25/50/75 % and whether the DAG is at or below both.
-
-    Ties within ``TIE`` (0.3 points) count as at or below, as issue 14 asks.
-    """
-    t = table.set_index("method")
-    dag, others = METHODS["dag"], (METHODS["cascade"], METHODS["hull"])
-    if dag not in t.index or any(o not in t.index for o in others):
-        return f"| {label} | | | | not measured |"
-    cells, losses = [], []
-    for f in FRACTIONS:
-        col = f"error @ {f:.0%} cost"
-        cells.append(" / ".join(_fmt(t.at[m, col]) for m in (dag, *others)))
-        for other in others:
-            gap = t.at[dag, col] - t.at[other, col]
-            # NaN (n/a) is not a win either; 1e-12 absorbs float rounding.
-            if not gap <= TIE + 1e-12:
-                losses.append(f"{f:.0%} vs {other} {gap * 100:+.2f} pt")
-    return (
-        f"| {label} | "
-        + " | ".join(cells)
-        + " | "
-        + ("yes" if not losses else "no: " + "; ".join(losses))
-        + " |"
-    )
+def machine_line(summaries: list[dict]) -> str:
+    """The machine the results were measured on (saved with each dataset)."""
+    saved = {s.get("machine") for s in summaries}
+    if len(saved) == 1 and None not in saved:
+        return f"Machine: {saved.pop()}."
+    if saved - {None}:
+        return "Machines: " + "; ".join(sorted(saved - {None})) + "."
+    return f"Machine (not saved with the results; the one writing this): {machine()}."
 
 
-def headline_row(label: str, stats: SplitStats, seconds: dict) -> str:
-    """The Summary table's row: all-sensor error and every method at 50 %."""
-    at50 = stats.mean.set_index("method")["error @ 50% cost"]
-    return (
-        f"| {label} | {np.mean(stats.all_errors):.4f} | "
-        + " | ".join(
-            _fmt(at50.get(METHODS[m], float("nan")))
-            for m in ("dag", "dag_paper", "hull", "cascade", "cegb", "aaco", "greedy")
-        )
-        + f" | {seconds['fit (bank + one policy)']:.0f} s / "
-        f"{seconds['sweep (bank reused)']:.0f} s |"
-    )
+def provenance(summaries: dict[str, dict]) -> str:
+    """Which commit (and when) each dataset's saved results come from."""
+    by_commit: dict[str, list[tuple[str, str | None]]] = {}
+    for name, s in summaries.items():
+        if "failed" not in s:
+            key = s.get("commit") or "unknown"
+            by_commit.setdefault(key, []).append((name, s.get("finished_utc")))
+    parts = []
+    for commit, runs in by_commit.items():
+        times = sorted(t for _, t in runs if t)
+        when = ""
+        if times:
+            span = times[0] if times[0] == times[-1] else f"{times[0]}–{times[-1][-5:]}"
+            when = f", finished {span} UTC"
+        names = ", ".join(n for n, _ in runs)
+        parts.append(f"{names}: commit `{commit}`{when}")
+    return "; ".join(parts)
 
 
-def dataset_section(name: str, s: dict, stats: SplitStats) -> str:
-    """A dataset's section: settings, notes, tables, figure, timings."""
-    notes = "\n".join(f"- {n}" for n in s["notes"])
-    if stats.n_splits == 1:
-        tables = markdown_table(stats.tables[0])
-        timing_head = "| timing | seconds |"
-    else:
-        tables = (
-            f"Mean over the {stats.n_splits} splits (min–max in brackets); each "
-            "split's numbers are read off its own hulls:\n\n"
-            f"{markdown_table(spread_table(stats))}\n\n"
-            f"Each split:\n\n{markdown_table(per_split_table(stats))}\n\n"
-            f"The figure shows split seed {stats.seeds[0]}."
-        )
-        timing_head = f"| timing (mean of {stats.n_splits} splits) | seconds |"
-    timing = "\n".join(f"| {k} | {v:.1f} |" for k, v in s["seconds"].items())
-    load = (
-        f"; load average (1 min) at its end: {s['load_average_1m']:.1f}"
-        if "load_average_1m" in s
-        else ""
-    )
-    if "commit" in s:
-        load += f"; commit `{s['commit']}`"
-    return (
-        f"## {name}\n\n{s['description']} {s['n_train']} training / "
-        f"{s['n_test']} test rows, {s['n_sensors']} sensors, "
-        f"{s['n_states']} DAG states, bank `{s['bank_kind']}`, "
-        f"{s['n_points']} sweep points. Settings: `{json.dumps(s['params'])}`.\n\n"
-        f"{notes}\n\n{all_sensor_text(stats)}\n\n"
-        f"{tables}\n\n![{name}](benchmarks/figures/{name}.png)\n\n"
-        f"{timing_head}\n|---|---|\n{timing}\n\n"
-        f"Prediction: {s['predict_rows_per_s']:,.0f} rows/s (one DAG policy, "
-        f"test rows tiled to 20 000). Peak memory of the dataset's process: "
-        f"{s['peak_mib']:.0f} MiB. Wall time: {_wall(s)}{load}.\n"
-    )
+def script_list(bench_dir: Path) -> list[list[str]]:
+    """Each ``bench_*.py`` with the first line of its docstring."""
+    rows = []
+    for path in sorted(bench_dir.glob("bench_*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        first = re.split(
+            r"(?<=[.?])\s+(?=[A-Z])", " ".join(doc.split("\n\n")[0].split())
+        )[0]
+        first = re.sub(r"\s*\(issues? [0-9, and]+\)", "", first)
+        rows.append([f"`{path.name}`", first])
+    return rows
 
 
-def _describe_run(run: dict) -> str:
-    what = (
-        f"`--datasets {' '.join(run['datasets'])}`"
-        if run.get("datasets")
-        else "an earlier run"
-    )
-    return (
-        f"{what} on commit {run.get('commit') or 'unknown'}, "
-        f"{run.get('total_s', 0) / 60:.1f} min"
-    )
-
-
-def provenance(args, total_s: float) -> str:
-    """Where the report's numbers come from: this run, or the saved runs behind it."""
-    if not getattr(args, "report_only", False):
-        return f", {total_s / 60:.1f} min in total"
-    runs = getattr(args, "runs", None) or []
-    if any(r.get("datasets") for r in runs):
-        return ", report rewritten from the saved results of " + "; ".join(
-            map(_describe_run, runs)
-        )
-    minutes = getattr(args, "run_minutes", None)
-    took = f", which took {minutes:.1f} min in total" if minutes else ""
-    return ", report rewritten from the saved results of the last run" + took
+# ------------------------------------------------------------------- report
+WHY = [
+    "- **AFA problems.** With more than 12 sensors (cube, cube_nm, digits) the "
+    "DAG moves between the unions of 8 subsets chosen greedily for all "
+    "examples (Alg. 2, `n_subsets=8`); AACO "
+    "and the greedy CMI acquirer choose any sensor for each example from the "
+    "values seen so far. Where the informative columns depend on the example "
+    "(CUBE: on the class; CUBE-NM: on a context sensor; digits: on the "
+    "digit drawn), that per-example choice wins at small budgets. The price "
+    "is speed: their rollouts are hundreds to tens of thousands of times "
+    "slower than the DAG's predictions (speed table).",
+    "- **Small data.** pima has 576 training rows per split; a gap there is "
+    "worth reading with the number of splits in which the baseline is ahead.",
+]
 
 
 def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
+    """Write ``args.out`` (BENCHMARKS.md) and the figures in the results folder."""
     out = Path(args.out)
-    fig_dir = out.parent / "benchmarks" / "figures"
-    sections, figs, headline, verdicts, accepted = [], {}, [], [], []
+    work = Path(args.work_dir)
+    methods = ("dag", "dag_paper", "hull", "cascade", "cegb", "aaco", "greedy")
+    read, failed = [], []
     for name, s in summaries.items():
         if "failed" in s:
-            sections.append(
-                f"## {name}\n\nNot finished: {s['failed']} (wall time {_wall(s)}).\n"
-            )
-            headline.append(f"| {name} | failed |" + " |" * 8)
+            failed.append(f"- {name}: not finished ({s['failed']})")
             continue
-        curve = pd.read_csv(args.work_dir / f"{name}_curve.csv")
-        stats = split_stats(curve)
+        curve = pd.read_csv(work / f"{name}_curve.csv")
+        read.append((name, s, curve, split_stats(curve)))
+    # Methods no dataset ran (the peers with --no-peers) get no column.
+    methods = tuple(
+        m
+        for m in methods
+        if any(METHODS[m] in set(st.mean["method"]) for _, _, _, st in read)
+    )
+    quality, reach, speed, scale, lost, spreads, figs = [], [], [], [], [], [], {}
+    for name, s, curve, stats in read:
         label = dataset_label(name, stats)
+        quality.append(quality_row(label, stats, (*methods, "oracle")))
+        reach.append(reach_row(label, stats, methods))
+        lost += losses(label, stats)
+        speed.append(speed_row(name, s))
+        scale.append(scale_row(name, s))
+        if stats.n_splits > 1:
+            col = _col(0.5)
+            spreads.append(
+                f"{name}: the DAG's error at 50 % ranges "
+                f"{stats.at('dag', col, 'low'):.4f}–{stats.at('dag', col, 'high'):.4f}"
+                f" over its {stats.n_splits} splits"
+            )
         first = split_curves(curve)[0][1]
-        where = "" if stats.n_splits == 1 else f", split seed {stats.seeds[0]}"
-        figs[name] = figure(first, f"{name}{where}: test error vs average cost")
-        verdicts.append(verdict(label, stats.mean))
-        accepted.append(acceptance_row(label, stats.mean))
-        headline.append(headline_row(label, stats, s["seconds"]))
-        sections.append(dataset_section(name, s, stats))
-    rendered = render_pngs(figs, fig_dir) if figs else []
-    missing = sorted(set(figs) - set(rendered))
+        figs[name] = figure(first, f"{name}: test error against average cost")
+    if figs and not getattr(args, "no_figures", False):
+        render_pngs(figs, work / "figures")
+    afa_quality, afa_speed, afa_lost, floors = afa_sections(Path(args.afa_dir))
     mode = "--quick" if args.quick else "full"
-    cmd = " ".join(["python benchmarks/run_all.py", *sys.argv[1:]])
-    body = [
+    dag_header = [SHORT[m] for m in methods]
+    text = [
         "# Benchmarks",
         "",
-        "Generated by `python benchmarks/run_all.py` (this run: "
-        f"`{cmd}`, mode {mode}{provenance(args, total_s)}). "
-        "Do not edit by hand: rerun the command.",
+        "Generated by `python benchmarks/run_all.py` (mode "
+        f"{mode}) from the results saved in `benchmarks/out/`: "
+        f"{provenance(summaries)}. Do not edit by hand: "
+        "rerun it (*How to rerun* below).",
         "",
-        "## Machine and versions",
+        machine_line([summary for _, summary, _, _ in read]),
         "",
-        *machine(getattr(args, "commit", None)),
+        "## Quality: test error at 25 / 50 / 75 % of the all-sensor cost",
         "",
-        "## How to read the tables",
+        "Each method's error when it may spend that share of the all-sensor "
+        "cost on average, read off the lower convex hull of its test points "
+        "(mixing two operating points spends and errs in between); `n/a`: no "
+        "point that cheap. The lowest of each budget is in bold (the oracle, "
+        "which picks per example the cheapest subset whose classifier is "
+        "right, is a bound, not a method). *DAG* is the library's default; "
+        "*paper config* the same bank with sensor-value policy inputs and 0/1 "
+        "losses; the *fixed-subset hull* mixes non-adaptive subsets and the "
+        "*cascade* buys sensors in one greedy order until the top-class "
+        "probability reaches a threshold, both on the DAG's bank; *CEGB* is "
+        "LightGBM's cost-efficient boosting with the same per-example cost "
+        "accounting; AACO and greedy CMI are the AFA peers "
+        "(`_aaco.py`, `_greedy_cmi.py`).",
         "",
-        "- All numbers are on the test split. Costs are in the spec's units "
-        "(sum of the costs of the sensors an example acquires), averaged over "
-        "test examples.",
-        "- *error @ x% cost*: the method's error when it may spend x% of the "
-        "all-sensor cost on average, read off the lower convex hull of its "
-        "points (mixing two operating points at random spends and errs in "
-        "between), flat past its lowest error. The same rule for every "
-        "method; `n/a` means the method has no point that cheap.",
-        "- *cost to all-sensor error + 0.5 pt*: least average cost (fraction "
-        "of the all-sensor cost) at which the hull's error is at most the "
-        "all-sensor classifier's error + 0.005; `n/a`: never.",
-        "- A dataset labelled *mean of N seeded splits* ran on N random "
-        "stratified 75/25 train/test splits (seeds 0 to N-1), each with its own "
-        "choices made on its training rows; every number is read off that "
-        "split's own hulls, then averaged. Its section gives the min–max range "
-        "and each split's numbers.",
-        "- The fixed-subset hull mixes non-adaptive subsets (every example "
-        "pays for the whole subset), classified by the same bank as the DAG. "
-        "The oracle picks, per test example, the cheapest subset whose "
-        "classifier is right: a bound nobody reaches.",
-        "- The confidence cascade (what an engineer builds first) uses the same "
-        "bank: it buys the sensors in one order, chosen greedily on the bank's "
-        "out-of-fold error drop per unit of cost, and stops an example once the "
-        "current classifier's calibrated top-class probability reaches a "
-        "threshold; one point per threshold (quantiles of the out-of-fold "
-        "confidences, plus 0 and 1), chosen on the training rows.",
-        "- LightGBM CEGB: `cegb_penalty_feature_lazy` = sensor costs (in units "
-        "of the mean sensor cost; multi-column sensors both as full cost per "
-        "column and split over the columns, all points kept), swept over "
-        "`cegb_tradeoff`, 300 rounds at most with early stopping on a quarter "
-        "of the training rows. Cost accounting as for the DAG: a feature tested "
-        "on an example's path in any tree counts once, features map to sensors, "
-        "the example pays each touched sensor once.",
-        "- AFA peers (`benchmarks/_aaco.py`, `_greedy_cmi.py`; issue 30): AACO "
-        "(Valancius et al., ICML 2024; k = 5 nearest training rows, 100 random "
-        "candidate masks, AFABench's defaults) and a greedy acquirer of the "
-        "largest estimated conditional mutual information per unit cost (the "
-        "idea of GDFS and DIME), both with one masked classifier trained on "
-        "random sensor masks. Their points: every row buys t sensors (t = 0, 1, "
-        "...), AACO's own stopping rule, and the greedy acquirer's stopping "
-        "thresholds; rollouts stop at 80 % of the all-sensor cost beyond 20 "
-        "sensors.",
+        table(["dataset", "all sensors", *dag_header, "oracle"], quality),
         "",
-        "## Summary: error at 50 % of the all-sensor cost",
+        *([f"{'; '.join(spreads)}.", ""] if spreads else []),
+        "Least cost (share of the all-sensor cost) at which each hull's error is "
+        "within 0.5 points of the all-sensor classifier's:",
         "",
-        "| dataset | all-sensor error | DAG | DAG, paper config | fixed-subset hull "
-        "| confidence cascade | CEGB | AACO | greedy CMI | DAG fit / sweep |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-        *headline,
+        table(["dataset", *dag_header], reach),
         "",
-        "## Discussion",
-        "",
-        "Differences in percentage points (negative: the DAG errs less):",
-        "",
-        *verdicts,
-        "",
-        "The DAG against the confidence cascade and the fixed-subset hull: test "
-        "error of DAG / cascade / hull at 25, 50 and 75 % of the all-sensor cost, "
-        "and whether the DAG is at or below both everywhere (ties within "
-        f"{TIE * 100:.1f} points count):",
-        "",
-        "| dataset | 25 % | 50 % | 75 % | DAG at or below both |",
-        "|---|---|---|---|---|",
-        *accepted,
-        "",
-        "DISCUSSION_PLACEHOLDER",
-        "",
-        *sections,
     ]
-    if missing:
-        body.append(f"Figures not rendered: {', '.join(missing)}.")
-    text = "\n".join(body) + "\n"
-    # Hand-written reading of the last full run, kept next to the script.
-    discussion = Path(__file__).parent / "discussion.md"
-    if discussion.exists():
-        text = text.replace("DISCUSSION_PLACEHOLDER", discussion.read_text().strip())
-    else:
-        text = text.replace(
-            "DISCUSSION_PLACEHOLDER",
-            "(no discussion written for this run: see the tables)",
+    if afa_quality:
+        text += [
+            "### Many sensors, one at a time: the AFA problems",
+            "",
+            "`bench_afa.py` on AFABench's synthetic CUBE problems and the 8×8 "
+            "digits (a sensor per column, unit costs), the same train/test rows "
+            "for every method; mean over the seeds.",
+            "",
+            afa_quality,
+            "",
+        ]
+    text += [
+        "## Speed: ratios to one single-threaded HGB on all features",
+        "",
+        "The unit is one `HistGradientBoostingClassifier(max_iter=200, "
+        "early_stopping=True)` fitted on all features of the same training rows, "
+        "with one thread, in the same process just before the DAG "
+        "(the machine is shared, so only ratios measured side by side compare). "
+        "Fit: bank and one policy; refit: the policies for a new cost scale, "
+        "bank reused; sweep: the whole trade-off curve, bank reused; CEGB: its "
+        "fits over all its settings; predict: rows/s of one DAG policy against "
+        "the HGB's, both single-threaded on the test rows tiled to 20 000.",
+        "",
+        table(
+            [
+                "dataset",
+                "HGB fit s",
+                "DAG fit",
+                "refit",
+                "sweep",
+                "CEGB",
+                "DAG predict rows/s",
+            ],
+            speed,
+        ),
+        "",
+    ]
+    if afa_speed:
+        text += [
+            "On the AFA problems (fit: the DAG's bank and policies, the peers' "
+            "masked classifier and their own models; rows/s of the DAG's "
+            "`predict` and of the peers' rollouts, one thread):",
+            "",
+            afa_speed,
+            "",
+        ]
+    text += [
+        "## Scale",
+        "",
+        "Rows, sensors, DAG states (full DAG up to 12 sensors, unions of 8 "
+        "greedy subsets beyond), absolute seconds on one core, the peak "
+        "memory of each dataset's process and the machine's load average (1 "
+        "min, 2 cores) when it finished (above 2, other work shared the "
+        "cores). shuttle's training rows are a seeded stratified subsample of "
+        "its 43 500.",
+        "",
+        table(
+            [
+                "dataset",
+                "train / test rows",
+                "sensors",
+                "states",
+                "bank",
+                "bank fit s",
+                "sweep s",
+                "predict rows/s",
+                "peak MiB",
+                "load",
+            ],
+            scale,
+        ),
+        "",
+        *(failed + [""] if failed else []),
+        "## Where we lose, and why",
+        "",
+        "Every budget at which a method's error is more than 0.5 points below "
+        "the default DAG's (generated from the tables above):",
+        "",
+        *loss_lines(lost),
+        *loss_lines(afa_lost, digits=3),
+        *([] if lost or afa_lost else ["- none"]),
+        "",
+        "Why:",
+        "",
+        *WHY,
+        *floors,
+        "",
+        "## How to rerun",
+        "",
+        "```bash",
+        "python benchmarks/run_all.py                # all; 25-40 min, 2 cores",
+        "python benchmarks/run_all.py --quick        # smoke test",
+        "python benchmarks/run_all.py --datasets letter  # one; others kept",
+        "python benchmarks/run_all.py --report-only  # from benchmarks/out/",
+        "python benchmarks/bench_afa.py --out benchmarks/out/afa/run1",
+        "```",
+        "",
+        "`run_all.py --help` lists the options (`--no-peers` leaves the AFA "
+        "peers out, `--data-dir`, `--splits`, `--parallel`); per-dataset "
+        "results and figures go to `benchmarks/out/run_all/`, the AFA runs "
+        "that the report merges to `benchmarks/out/afa/` (`--afa-dir`). The "
+        "other scripts each answer one question and print their numbers "
+        "(`python benchmarks/<script> --help`):",
+        "",
+        table(["script", "what it measures"], script_list(Path(__file__).parent)),
+    ]
+    out.write_text("\n".join(text) + "\n")
+
+
+def summaries_from(work: Path, names: list[str]) -> dict[str, dict]:
+    """The saved summary of each dataset, or why there is none."""
+    out = {}
+    for name in names:
+        path = work / f"{name}.json"
+        out[name] = (
+            json.loads(path.read_text())
+            if path.exists()
+            else {"name": name, "failed": "no saved result"}
         )
-    out.write_text(text)
+    return out

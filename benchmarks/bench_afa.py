@@ -4,7 +4,7 @@
         [--methods dag aaco greedy] [--dag-params JSON] [--peer-params JSON]
         [--n-points 20] [--n-jobs 1] [--out benchmarks/out/afa]
 
-For each dataset and seed, on the SAME train/test rows (``_bench_data.load``):
+For each dataset and seed, on the SAME train/test rows (``_common.load``):
 
 - ``allfeat``: one single-threaded ``HistGradientBoostingClassifier(max_iter=
   200, early_stopping=True)`` on all features: the reference error (target =
@@ -61,10 +61,19 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
 from _afa_common import MaskedClassifier, SensorColumns  # noqa: E402
 from _afa_run import ROUTING_SENSOR, peer_settings, run_peers  # noqa: E402
-from _bench_data import AFA, BenchData, load, split_seeds  # noqa: E402
-from _report import cost_to_reach, error_at, hull_of, markdown_table  # noqa: E402
-from _timing import predict_rows_per_second, tiled  # noqa: E402
-from _warm_up import warm_up  # noqa: E402
+from _common import (  # noqa: E402
+    AFA,
+    BenchData,
+    cost_to_reach,
+    error_at,
+    hull_of,
+    load,
+    markdown_table,
+    predict_rows_per_second,
+    split_seeds,
+    tiled,
+    warm_up,
+)
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 

@@ -9,7 +9,7 @@ is divided 75/25 (stratified, seeded); the 75 % fit the default
 the curves are read on (the benchmark test splits are not touched).
 
 Per dataset, seed and ``cv`` it prints and writes to
-``benchmarks/results/bank_folds.csv``: the bank fit time (one fit, ``n_jobs=2``),
+``benchmarks/out/bank_folds.csv``: the bank fit time (one fit, ``n_jobs=2``),
 batch prediction throughput (validation rows tiled to 50 000), the all-sensor
 state's validation error, and the DAG's, the confidence cascade's and the
 fixed-subset hull's validation error at 25/50/75 % of the all-sensor cost (lower
@@ -32,10 +32,14 @@ from sklearn.model_selection import train_test_split
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
-from _bench_data import load  # noqa: E402
-from _report import error_at  # noqa: E402
-from _timing import predict_rows_per_second, tiled  # noqa: E402
-from _warm_up import warm_up  # noqa: E402
+from _common import (  # noqa: E402
+    OUT,
+    error_at,
+    load,
+    predict_rows_per_second,
+    tiled,
+    warm_up,
+)
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
@@ -98,7 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", default=list(SEEDS))
     parser.add_argument("--cv", nargs="*", type=int, default=[5, 3])
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "bank_folds.csv")
+    parser.add_argument("--out", type=Path, default=OUT / "bank_folds.csv")
     args = parser.parse_args()
     warm_up()
     rows = []

@@ -28,7 +28,7 @@ from sklearn.model_selection import StratifiedKFold
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
-from _bench_data import load  # noqa: E402
+from _common import load  # noqa: E402
 
 #: The bank's own settings (``budgetdag_core.bank.boosting_classifier``).
 BANK = {"cv": 5, "learning_rate": 0.2, "patience": 10, "max_bin": 255, "leaves": 31}

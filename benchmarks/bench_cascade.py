@@ -9,7 +9,7 @@ build the cascade next to the time of the sweep (same run).
 
 Run ``python benchmarks/bench_cascade.py [--datasets landsat letter]
 [--points 10]``; the table is also written to
-``benchmarks/results/bench_cascade.txt``.
+``benchmarks/out/cascade.txt`` (``--out``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
-from _report import FRACTIONS, error_at, hull_of  # noqa: E402
+from _common import (  # noqa: E402
+    FRACTIONS,
+    OUT,
+    error_at,
+    hull_of,
+)
 
 from budgetdag_core import cascade_points, load_demo, tradeoff_curve  # noqa: E402
 
@@ -89,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["landsat", "letter"])
     parser.add_argument("--points", type=int, default=10)
+    parser.add_argument("--out", type=Path, default=OUT / "cascade.txt")
     args = parser.parse_args()
     tables, notes = [], []
     for name in args.datasets:
@@ -103,7 +109,8 @@ def main() -> None:
         + "\n".join(notes)
         + "\n"
     )
-    out = HERE / "results" / "bench_cascade.txt"
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         f"python benchmarks/bench_cascade.py {' '.join(sys.argv[1:])}\n\n{text}"
     )

@@ -11,6 +11,7 @@ the bank's out-of-fold predictions), beside ``ui.uploads.MODEL_MAX_MB``.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -59,4 +60,13 @@ def main(cases: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or DEFAULT)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "cases",
+        nargs="*",
+        default=DEFAULT,
+        metavar="DEMO:CLASSIFIER",
+        help="demo and bank to train (default: every demo at the app's default "
+        "bank, and the random-forest bank on pima and landsat)",
+    )
+    main(parser.parse_args().cases)

@@ -1,4 +1,6 @@
-"""Policy learning speed (issue 13): ``refit_policies`` for a new cost scale as a
+"""Policy learning speed: refits, Graph-Reduce on a long table, node solvers.
+
+``refit_policies`` for a new cost scale as a
 ratio to one single-threaded ``HistGradientBoostingClassifier(max_iter=200,
 early_stopping=True)`` fit on all features of the same training rows, measured
 side by side in one run; Graph-Reduce on a long synthetic loss table; and
@@ -9,7 +11,7 @@ line search's objective at every Newton step or only where needed.
     PYTHONPATH=. python benchmarks/bench_policy_speed.py [landsat letter]
     PYTHONPATH=. python benchmarks/bench_policy_speed.py --node-solvers spam shuttle
 
-The bank is fitted once per dataset (cached, see ``_policy_problems.py``); only
+The bank is fitted once per dataset (cached, see ``_common.cached_bank``); only
 policy learning is timed. Each timing is the best of ``--repeats`` runs (the
 machine is shared: the minimum is the least disturbed).
 """
@@ -32,7 +34,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
-from _policy_problems import bank_params, cached_bank, problems  # noqa: E402
+from _common import (  # noqa: E402
+    bank_params,
+    cached_bank,
+    problems,
+)
 
 from budgetdag_core import BudgetDAGClassifier, SensorDAG, graph_reduce  # noqa: E402
 from budgetdag_core.estimator._policy import make_learner  # noqa: E402
@@ -185,7 +191,18 @@ def main() -> None:
     parser.add_argument("datasets", nargs="*", default=["landsat", "letter"])
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/h4_banks"))
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--long-rows", type=int, default=100_000)
+    parser.add_argument(
+        "--long-rows",
+        type=int,
+        default=100_000,
+        help="rows of the synthetic Graph-Reduce table (0: skip it)",
+    )
+    parser.add_argument(
+        "--long-sensors",
+        type=int,
+        default=7,
+        help="sensors of the synthetic table's full DAG (8: 256 states)",
+    )
     parser.add_argument("--node-solvers", nargs="*", default=[], metavar="DATASET")
     args = parser.parse_args()
     if args.node_solvers:
@@ -195,7 +212,7 @@ def main() -> None:
     for name in args.datasets:
         dataset_ratios(name, args.cache_dir, args.repeats)
     if args.long_rows:
-        long_table(args.long_rows, 7, 9)
+        long_table(args.long_rows, args.long_sensors, 9)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
-"""Regressor benchmark of issue 17: the default (boosting) bank against its hull.
+"""The regressor: the default (boosting) bank's DAG against its hull (issue 17).
 
 On Friedman #1 (``make_friedman1``, synthetic) and diabetes (``load_diabetes``,
 a real table that ships with scikit-learn; California housing is a download
 and not available offline), with sensors of small column groups, prints and
-writes to ``benchmarks/results/regressor.md``:
+writes to ``benchmarks/out/regressor.md``:
 
 - the DAG's test MSE at 25/50/75 % of the all-sensor cost, read on the lower
   convex hull of its points over a ``cost_scale`` sweep (the bank is fitted
@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 from budgetdag_core import BudgetDAGRegressor, SensorSpec
 from budgetdag_core.tradeoff import lower_convex_hull
 
-RESULTS = Path(__file__).parent / "results" / "regressor.md"
+RESULTS = Path(__file__).parent / "out" / "regressor.md"
 FRACTIONS = (0.25, 0.5, 0.75)
 #: cost_scale grid as multiples of var(y) per unit of cost (0 = buy freely).
 #: Dense enough that the policies' jumps between cost levels leave no gap (with
@@ -212,7 +212,7 @@ def main() -> None:
     report = render(results, repeats)
     print(report)
     if not args.no_write:
-        RESULTS.parent.mkdir(exist_ok=True)
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(report)
         print(f"wrote {RESULTS}")
 

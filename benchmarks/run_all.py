@@ -1,4 +1,4 @@
-"""Run every benchmark and regenerate BENCHMARKS.md and its figures.
+"""Run the benchmark datasets and write BENCHMARKS.md from their saved results.
 
     python benchmarks/run_all.py [--quick] [--data-dir DIR] [--datasets letter pima]
 
@@ -10,18 +10,27 @@ cascade (``budgetdag_core.tradeoff._cascade``, from the same bank), LightGBM's
 cost-efficient gradient boosting (CEGB) with the same cost accounting (see
 ``_cegb.py``), and the active-feature-acquisition peers AACO and a greedy CMI
 acquirer (``_afa_run.py``; ``--no-peers`` leaves them out); fit time, sweep
-time, prediction throughput and peak memory.
-Each dataset runs in its own process, so its peak
-memory (``ru_maxrss``) is its own and a failure does not stop the others.
+time, prediction throughput and peak memory, beside one single-threaded HGB
+on all features fitted in the same process (the unit of the speed ratios).
+Each dataset runs in its own process, so its peak memory (``ru_maxrss``) is
+its own and a failure does not stop the others.
 
-The default run (5 folds, 20 sweep points per curve) took 40 minutes on 2 cores,
-32 of them for shuttle's 512-state DAG, which runs alongside the others.
+Results go to ``--work-dir`` (``benchmarks/out/run_all``, ignored by git): per
+dataset a summary JSON (with its commit, finish time and machine), its curve
+CSV and a PNG figure. ``--report-only`` rewrites BENCHMARKS.md from them, each
+dataset from its last run, with the saved ``bench_afa.py`` runs in
+``--afa-dir``.
+
+The default run without the peers (5 folds, 20 sweep points per curve) takes
+about 25 minutes of one core on an idle machine, 14 of them for shuttle's
+512-state DAG.
 ``--quick`` (3 folds, 6 sweep points, 7 CEGB settings, smaller letter and
 shuttle samples) is for a smoke test.
 pima runs on 5 seeded stratified 75/25 splits (seeds 0-4; ``--splits N`` sets
 the number for every dataset split at random) and the report gives the mean,
-the spread and each split's numbers; every choice is made per split on its own
-training rows. The curve CSV of a dataset split at random has a ``seed`` column.
+the spread and in how many splits a baseline is ahead; every choice is made
+per split on its own training rows. The curve CSV of a dataset split at
+random has a ``seed`` column.
 MiniBooNE and Covertype run when named in ``--datasets`` and their UCI files
 (``MiniBooNE_PID.txt``, ``covtype.data.gz``) are in ``--data-dir``.
 """
@@ -48,17 +57,23 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
 from _afa_run import peer_settings, run_peers  # noqa: E402
-from _bench_data import (  # noqa: E402
+from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
+from _common import (  # noqa: E402
     LARGE,
+    OUT,
     RANDOM_SPLIT,
     SMALL,
     BenchData,
     load,
+    predict_rows_per_second,
+    reference_fit,
     split_seeds,
+    tiled,
     use_data_dir,
+    warm_up,
 )
-from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
-from _warm_up import warm_up  # noqa: E402
+from _report import machine  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
@@ -187,6 +202,10 @@ def run_split(
     d = load(name, quick=args.quick, max_train=args.max_train, seed=seed)
     params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs, **d.params}
     log = list(d.notes)
+    # The unit of the speed ratios, fitted and timed in this process.
+    ref, ref_fit_s, ref_error = reference_fit(d.X_train, d.y_train, d.X_test, d.y_test)
+    with threadpool_limits(1):
+        ref_rows_per_s = predict_rows_per_second(ref, tiled(d.X_test, 20000), 1)
     t0 = time.perf_counter()
     degree_scores: dict = {}
     if args.choose_degree:
@@ -283,6 +302,11 @@ def run_split(
             **peer_seconds,
         },
         "predict_rows_per_s": rows_per_s,
+        "reference": {
+            "fit_s": ref_fit_s,
+            "error": ref_error,
+            "predict_rows_per_s": ref_rows_per_s,
+        },
     }
     return summary, out
 
@@ -332,6 +356,16 @@ def combine_splits(parts: list[tuple[int, dict]]) -> dict:
         "predict_rows_per_s": float(
             np.mean([s["predict_rows_per_s"] for s in summaries])
         ),
+        **(
+            {
+                "reference": {
+                    k: float(np.mean([s["reference"][k] for s in summaries]))
+                    for k in first["reference"]
+                }
+            }
+            if "reference" in first
+            else {}
+        ),
         "split_seeds": seeds,
         "splits": [
             {"seed": seed, **{k: s[k] for k in SPLIT_KEYS}} for seed, s in parts
@@ -362,6 +396,8 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
         **combine_splits(parts),
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load_average_1m": os.getloadavg()[0],
+        "finished_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "machine": machine(),
     }
 
 
@@ -449,58 +485,6 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
     return summary
 
 
-def _saved_runs(run_info: Path) -> list[dict]:
-    """The runs recorded in ``run.json`` (an older file holds one, datasets unknown)."""
-    if not run_info.exists():
-        return []
-    info = json.loads(run_info.read_text())
-    if "runs" in info:
-        return info["runs"]
-    return [
-        {"datasets": None, "commit": info.get("commit"), "total_s": info["total_s"]}
-    ]
-
-
-def record_run(
-    run_info: Path, datasets: list[str], commit: str, total_s: float
-) -> None:
-    """Add this run to ``run.json``; runs whose datasets it all reran are dropped.
-
-    The top-level ``commit`` and ``total_s`` are this run's, as before.
-    """
-    kept = [
-        r
-        for r in _saved_runs(run_info)
-        if r["datasets"] is None or set(r["datasets"]) - set(datasets)
-    ]
-    this = {"datasets": list(datasets), "commit": commit, "total_s": total_s}
-    run_info.write_text(
-        json.dumps(
-            {"commit": commit, "total_s": total_s, "runs": [*kept, this]}, indent=2
-        )
-    )
-
-
-def runs_behind(run_info: Path, datasets: list[str]) -> list[dict]:
-    """The recorded runs whose results a report of ``datasets`` uses.
-
-    A dataset's results are from the last run that included it; a run from an
-    older ``run.json`` (datasets unknown) counts only when no run names them.
-    """
-    runs = _saved_runs(run_info)
-    used = []
-    for name in datasets:
-        last = next(
-            (r for r in reversed(runs) if r["datasets"] and name in r["datasets"]),
-            None,
-        )
-        if last is None:
-            last = next((r for r in runs if r["datasets"] is None), None)
-        if last is not None and last not in used:
-            used.append(last)
-    return used
-
-
 def _positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
     try:
@@ -578,7 +562,8 @@ def main() -> None:
     parser.add_argument(
         "--report-only",
         action="store_true",
-        help="rewrite BENCHMARKS.md from the results of the last run",
+        help="rewrite BENCHMARKS.md from the saved results (each dataset's "
+        "last run, in --work-dir)",
     )
     parser.add_argument(
         "--choose-degree",
@@ -592,11 +577,27 @@ def main() -> None:
         action="store_true",
         help="leave out the AFA peers (AACO, greedy CMI), the slowest columns",
     )
+    parser.add_argument(
+        "--afa-dir",
+        default=str(OUT / "afa"),
+        help="saved bench_afa.py runs (folders with readings.csv and speed.csv) "
+        "whose tables the report adds (default: benchmarks/out/afa)",
+    )
+    parser.add_argument(
+        "--no-figures",
+        action="store_true",
+        help="skip the PNG figures (default: written to the results folder)",
+    )
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cegb-only", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--work-dir", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--work-dir",
+        default=None,
+        help="folder of the per-dataset results that --report-only reads "
+        "(default: benchmarks/out/run_all, git-ignored)",
+    )
     args = parser.parse_args()
-    args.work_dir = Path(args.work_dir or HERE / "results" / "run_all")
+    args.work_dir = Path(args.work_dir or OUT / "run_all")
     args.work_dir.mkdir(parents=True, exist_ok=True)
     if args.one and args.cegb_only:
         rerun_cegb(args.one, args)
@@ -606,39 +607,37 @@ def main() -> None:
         (args.work_dir / f"{args.one}.json").write_text(json.dumps(summary, indent=2))
         return
 
-    from _report import current_commit, write_report
+    from _report import current_commit, summaries_from, write_report
 
     started = time.perf_counter()
-    run_info = args.work_dir / "run.json"
     if args.report_only:
-        args.runs = runs_behind(run_info, args.datasets)
-        if args.runs:
-            commits = dict.fromkeys(r["commit"] for r in args.runs if r.get("commit"))
-            args.commit = ", ".join(commits) or None
-            args.run_minutes = sum(r.get("total_s", 0) for r in args.runs) / 60 or None
-        summaries = {}
-        for name in args.datasets:
-            path = args.work_dir / f"{name}.json"
-            summaries[name] = (
-                json.loads(path.read_text())
-                if path.exists()
-                else {"name": name, "failed": "no result from the last run"}
-            )
+        summaries = summaries_from(args.work_dir, args.datasets)
     else:
         # The code that ran, even if the checkout moves on during the run.
         args.commit = current_commit()
-        # Slowest first, so the long runs overlap the short ones.
-        order = sorted(
-            args.datasets, key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER))
-        )
+        # In parallel slowest first, so the long runs overlap the short ones;
+        # one at a time in the order given.
+        order = list(args.datasets)
+        if args.parallel > 1:
+            order.sort(key=lambda n: EXPECTED_ORDER.get(n, len(EXPECTED_ORDER)))
         with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
             done = dict(zip(order, pool.map(lambda n: run_child(n, args), order)))
         summaries = {name: done[name] for name in args.datasets}
-    total = time.perf_counter() - started
-    if not args.report_only:
-        record_run(run_info, args.datasets, args.commit, total)
-    write_report(summaries, args, total)
-    print(f"wrote {args.out} in {total / 60:.1f} min", file=sys.stderr)
+        (args.work_dir / "run.json").write_text(
+            json.dumps(
+                {
+                    "argv": sys.argv[1:],
+                    "commit": args.commit,
+                    "total_s": time.perf_counter() - started,
+                },
+                indent=2,
+            )
+        )
+    write_report(summaries, args, time.perf_counter() - started)
+    print(
+        f"wrote {args.out} in {(time.perf_counter() - started) / 60:.1f} min",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def boosting_classifier(random_state: int | None = None) -> Any:
     out-of-fold predictions, ``benchmarks/bench_bank_options.py``). The L2
     penalty keeps the large steps stable with many classes. LightGBM fits
     these small problems faster than ``HistGradientBoostingClassifier`` at the
-    same accuracy (``benchmarks/bench_fast_model.py``). Missing values are
+    same accuracy (``benchmarks/bench_fit_predict_speed.py``). Missing values are
     handled natively, so the same template serves the masked bank.
     """
     return LightGBMTrees(

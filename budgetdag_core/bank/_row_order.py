@@ -6,7 +6,7 @@ order, the guesses fail; walking rows that resemble their predecessors, the
 same branches repeat. Sorting the rows by one projection that follows the
 trees' own splits (each column weighted by how often the trees split on it,
 on a standardised scale) makes boosted trees walk shuffled rows several times
-faster (``benchmarks/bench_fast_model.py``). Scores are per row, so the order
+faster (``benchmarks/bench_fit_predict_speed.py``). Scores are per row, so the order
 never changes a number: the
 caller walks the sorted rows and puts the results back in place.
 """

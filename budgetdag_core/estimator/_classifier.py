@@ -199,7 +199,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     -----
     The defaults (filter tree, ``"proba"`` inputs, ``"expected"`` losses) were
     chosen on validation splits of the training data by
-    ``benchmarks/bench_policies.py`` (see the user guide, "Policies"): the policy
+    ``benchmarks/bench_policy_configs.py`` (see the user guide, "Policies"): the policy
     sees what a confidence cascade sees, and more (which classes are still in
     play decides which sensor helps), and learns from smooth losses. The paper's
     configuration is ``policy_features="sensors"`` (with ``stop_loss="auto"``

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_afa  # noqa: E402
-from _bench_data import BenchData  # noqa: E402
+from _common import BenchData  # noqa: E402
 
 from budgetdag_core.datasets import cube_nm_dataset  # noqa: E402
 

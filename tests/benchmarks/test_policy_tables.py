@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_policies import (  # noqa: E402
+from bench_policy_configs import (  # noqa: E402
     DEFAULT_CONFIG,
     paired_with_default,
     validation_ranks,

@@ -7,7 +7,6 @@ the summaries of the splits.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -18,16 +17,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _bench_data import split_seeds  # noqa: E402
+from _common import split_seeds  # noqa: E402
 from _report import (  # noqa: E402
     METHODS,
-    acceptance_row,
+    afa_runs,
+    afa_sections,
     dataset_label,
     dataset_table,
-    headline_row,
-    per_split_table,
+    find_losses,
+    loss_lines,
+    losses,
+    provenance,
+    quality_row,
+    reach_row,
+    speed_row,
     split_stats,
-    spread_table,
 )
 from run_all import combine_splits  # noqa: E402
 
@@ -78,26 +82,122 @@ def test_mean_and_range_over_splits_from_each_splits_own_hull():
     assert np.isnan(mean.at[CASCADE, "error @ 25% cost"])
     assert stats.n_missing.set_index("method").at[CASCADE, "error @ 25% cost"] == 1
 
-    text = spread_table(stats).set_index("method")
-    assert text.at[DAG, "error @ 50% cost"] == "0.2500 (0.2000–0.3000)"
-    assert text.at[DAG, "cost to all-sensor error + 0.5 pt"] == "73.1% (72.5%–73.8%)"
-    assert text.at[CASCADE, "error @ 25% cost"] == "n/a (1 of 2 splits n/a)"
-    assert text.at[DAG, "points"] == "2" and text.at[HULL, "points"] == "2–3"
-
-    each = per_split_table(stats)
-    assert list(each["split seed"]) == [0, 0, 0, 1, 1, 1]
-    row = each[(each["split seed"] == 1) & (each["method"] == DAG)].iloc[0]
-    assert row["error @ 25% cost"] == pytest.approx(0.25)
+    low_reach = stats.low.set_index("method").at[DAG, REACH]
+    assert low_reach == pytest.approx(2.9 / 4)
+    assert stats.at("dag", REACH) == pytest.approx((2.95 + 2.9) / 2 / 4)
 
 
-def test_summary_row_and_label_use_the_mean():
+REACH = "cost to all-sensor error + 0.5 pt"
+
+
+def test_quality_row_gives_means_with_the_best_of_each_budget_in_bold():
     stats = split_stats(_curve())
     label = dataset_label("pima", stats)
-    assert label == "pima (mean of 2 seeded splits)"
-    seconds = {"fit (bank + one policy)": 1.0, "sweep (bank reused)": 2.0}
-    row = headline_row(label, stats, seconds)
-    # all-sensor error (0.2 + 0.15) / 2, then the DAG's mean at 50 %.
-    assert row.startswith("| pima (mean of 2 seeded splits) | 0.1750 | 0.2500 |")
+    assert label == "pima (mean of 2 splits)"
+    row = quality_row(label, stats, ("dag", "hull", "cascade", "cegb"))
+    # all-sensor error (0.2 + 0.15) / 2; the DAG's means 0.325 / 0.25 / 0.175
+    # are the lowest; the hull's 0.4, 0.3, 0.25 and 0.35, 0.3, 0.25.
+    assert row[:2] == [label, "0.1750"]
+    assert row[2] == "**0.3250** / **0.2500** / **0.1750**"
+    assert row[3] == "0.3750 / 0.3000 / 0.2500"
+    assert row[4] == "n/a / 0.3000 / 0.2250"  # n/a at 25 % in one split
+    assert row[5] == "not run"
+    reach = reach_row(label, stats, ("dag", "cascade", "cegb"))
+    # The cascade: 3.95 and 2.9 of 4 (0.6 - 0.1 c, and 0.2 -> 0.1 over 2..4).
+    assert reach == [label, "73.1%", "85.6%", "not run"]
+
+
+def test_losses_name_each_budget_a_baseline_wins_by_over_half_a_point():
+    dag = {"dag": [0.30, 0.20, 0.10]}
+    values = {**dag, "cascade": [0.296, 0.19, 0.10], "cegb": [0.35, 0.10, 0.12]}
+    splits = [
+        {"dag": [0.3, 0.2, 0.1], "cascade": [0.3, 0.18, 0.1], "cegb": [0.3, 0.1, 0.1]},
+        {"dag": [0.3, 0.2, 0.1], "cascade": [0.3, 0.21, 0.1], "cegb": [0.3, 0.1, 0.1]},
+    ]
+    found = find_losses("d", values, splits, ("cascade", "cegb"))
+    # 0.4 points at 25 % is no loss; 1 and 10 points at 50 % are.
+    assert [(x.fraction, x.method) for x in found] == [(0.5, "cascade"), (0.5, "cegb")]
+    assert [x.ahead for x in found] == [1, 2]
+    (line,) = loss_lines(found)
+    assert line == (
+        "- d at 50%: DAG 0.2000; cascade 0.1900 (+1.0 pt, ahead in 1 of 2), "
+        "CEGB 0.1000 (+10.0 pt, ahead in 2 of 2)"
+    )
+    # From curves: the cascade never beats _curve()'s DAG.
+    assert losses("pima", split_stats(_curve())) == []
+
+
+def test_speed_row_gives_ratios_to_the_reference_or_plain_seconds():
+    seconds = {
+        "fit (bank + one policy)": 6.0,
+        "one policy fit (bank reused)": 0.5,
+        "sweep (bank reused)": 4.0,
+        "CEGB fits only": 3.0,
+    }
+    s = {"seconds": seconds, "n_points": 20, "predict_rows_per_s": 5000.0}
+    ref = {"fit_s": 2.0, "error": 0.1, "predict_rows_per_s": 10000.0}
+    row = speed_row("d", {**s, "reference": ref})
+    assert row == ["d", "2.00", "3.0×", "0.25×", "2.0× (20 points)", "1.5×", "0.50×"]
+    old = speed_row("d", s)
+    assert old[1:3] == ["not measured", "6.0 s"] and old[-1] == "5,000 rows/s"
+
+
+def test_provenance_names_the_commit_of_each_dataset():
+    summaries = {
+        "letter": {"commit": "aaa", "finished_utc": "2026-11-27 14:00"},
+        "pima": {"commit": "bbb"},
+        "spam": {"commit": "aaa", "finished_utc": "2026-11-27 14:00"},
+        "dna": {"failed": "timed out"},
+    }
+    assert provenance(summaries) == (
+        "letter, spam: commit `aaa`, finished 2026-11-27 14:00 UTC; pima: commit `bbb`"
+    )
+
+
+def test_afa_tables_use_the_saved_run_with_most_seeds(tmp_path):
+    def run(folder: str, seeds: list[int], dag: float) -> None:
+        out = tmp_path / "afa" / folder
+        out.mkdir(parents=True)
+        rows, speed = [], []
+        for seed in seeds:
+            for method, e in [("dag", dag), ("greedy", 0.1), ("allfeat", np.nan)]:
+                rows.append(
+                    {
+                        "method": method,
+                        "e10": e,
+                        "e25": e,
+                        "e50": e,
+                        "e75": e,
+                        "reach": 0.5,
+                        "lowest": 0.05 if method == "allfeat" else e,
+                        "dataset": "cube",
+                        "seed": seed,
+                    }
+                )
+            speed.append(
+                {
+                    "dataset": "cube",
+                    "seed": seed,
+                    "n_sensors": 20,
+                    "hgb_fit_s": 2.0,
+                    "hgb_rows_per_s": 1000.0,
+                    **{f"{m}_fit_s": 4.0 for m in ("dag", "aaco", "greedy")},
+                    **{f"{m}_rows_per_s": 10.0 for m in ("dag", "aaco", "greedy")},
+                }
+            )
+        pd.DataFrame(rows).to_csv(out / "readings.csv", index=False)
+        pd.DataFrame(speed).to_csv(out / "speed.csv", index=False)
+
+    run("one", [0], 0.9)
+    run("three", [0, 1, 2], 0.3)
+    assert afa_runs(tmp_path / "afa") == {"cube": tmp_path / "afa" / "three"}
+    quality, speed, lost, floors = afa_sections(tmp_path / "afa")
+    assert "| cube (3 seeds) | 0.300 / 0.300 / 0.300 |" in quality
+    assert "**0.100** / **0.100** / **0.100** |" in quality
+    assert "| cube (3 seeds) | 20 | 2.0 | 2.0× |" in speed
+    assert {(x.method, x.ahead, x.n) for x in lost} == {("greedy", 3, 3)}
+    assert len(floors) == 1 and "25.0 points above" in floors[0]
+    assert afa_sections(tmp_path / "none") == ("", "", [], [])
 
 
 def test_a_curve_without_seeds_is_one_split_read_as_before():
@@ -107,23 +207,6 @@ def test_a_curve_without_seeds_is_one_split_read_as_before():
     assert stats.seeds == [None] and dataset_label("letter", stats) == "letter"
     table = dataset_table(one)[0]
     pd.testing.assert_frame_equal(stats.mean, table, check_dtype=False)
-
-
-def test_acceptance_row_counts_ties_within_0_3_points():
-    def table(dag: float) -> pd.DataFrame:
-        cols = {f"error @ {f:.0%} cost": 0.0 for f in (0.25, 0.5, 0.75)}
-        rows = [
-            {"method": DAG, **cols, "error @ 50% cost": dag},
-            {"method": CASCADE, **cols, "error @ 50% cost": 0.100},
-            {"method": HULL, **cols, "error @ 50% cost": 0.120},
-        ]
-        return pd.DataFrame(rows)
-
-    assert acceptance_row("d", table(0.1029)).endswith("| yes |")
-    assert acceptance_row("d", table(0.1000 + 0.003)).endswith("| yes |")
-    lost = acceptance_row("d", table(0.1040))
-    assert "no: 50% vs confidence cascade +0.40 pt" in lost
-    assert "fixed-subset hull" not in lost
 
 
 def test_pima_runs_five_seeded_splits_fixed_splits_run_once():
@@ -169,18 +252,3 @@ def test_combine_splits_keeps_shared_facts_once_and_averages_seconds():
     assert [s["params"]["policy_degree"] for s in out["splits"]] == [2, 1]
     single = combine_splits([(0, summary(0, 2, 1.0))])
     assert single["split_seeds"] == [0] and single["seconds"] == {"bank fit": 1.0}
-
-
-def test_partial_runs_are_recorded_and_the_report_names_each(tmp_path):
-    from run_all import record_run, runs_behind
-
-    info = tmp_path / "run.json"
-    info.write_text('{"commit": "old", "total_s": 60}')  # before runs were listed
-    record_run(info, ["letter", "landsat"], "aaa", 600.0)
-    record_run(info, ["pima"], "bbb", 12.0)
-    record_run(info, ["pima"], "ccc", 13.0)  # replaces the pima run on bbb
-    saved = json.loads(info.read_text())
-    assert saved["commit"] == "ccc" and saved["total_s"] == 13.0
-    assert [r["commit"] for r in saved["runs"]] == ["old", "aaa", "ccc"]
-    used = runs_behind(info, ["letter", "pima", "landsat", "dna"])
-    assert [r["commit"] for r in used] == ["aaa", "ccc", "old"]

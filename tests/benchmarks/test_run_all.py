@@ -20,6 +20,7 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     out, work = tmp_path / "BENCHMARKS.md", tmp_path / "work"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "run_all.py"), "--quick"]
     cmd += ["--datasets", "pima", "--out", str(out), "--work-dir", str(work)]
+    cmd += ["--afa-dir", str(tmp_path / "afa")]
     done = subprocess.run(
         [*cmd, "--parallel", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
@@ -53,34 +54,38 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     assert summary["n_states"] == 8 and summary["n_points"] >= 4
     assert summary["split_seeds"] == [0, 1, 2, 3, 4] and len(summary["splits"]) == 5
     assert summary["seconds"]["bank fit"] > 0 and summary["predict_rows_per_s"] > 0
-    assert json.loads((work / "run.json").read_text())["total_s"] > 0
+    assert summary["seconds"]["AACO rollout (test rows)"] > 0
+    # The speed unit: one single-threaded HGB, timed in the same process.
+    assert summary["reference"]["fit_s"] > 0
+    assert 0 <= summary["reference"]["error"] <= 1
+    assert summary["commit"] and summary["machine"]
 
     report = out.read_text()
-    # The summary row is the mean of the 5 splits; pima's section lists each.
-    assert "| pima (mean of 5 seeded splits) |" in report and "## pima" in report
-    assert "| split seed | method |" in report
-    assert "LightGBM CEGB" in report and "mode --quick" in report
-    # The cascade has its column in the summary and a row in pima's table.
-    assert "| confidence cascade | CEGB | AACO | greedy CMI |" in report
-    assert "| AACO (k-NN oracle) | " in report[report.index("## pima") :]
-    assert summary["seconds"]["AACO rollout (test rows)"] > 0
-    assert "| confidence cascade | " in report[report.index("## pima") :]
-    assert (tmp_path / "benchmarks" / "figures" / "pima.png").stat().st_size > 1000
+    for section in ("## Quality", "## Speed", "## Scale", "## Where we lose"):
+        assert section in report
+    assert "## How to rerun" in report and "`bench_afa.py`" in report
+    # One row per dataset in each table; pima is the mean of its 5 splits.
+    assert report.count("| pima (mean of 5 splits) |") == 2  # quality, reach
+    head = "| dataset | all sensors | DAG | DAG, paper config | fixed-subset hull "
+    assert head + "| cascade | CEGB | AACO | greedy CMI | oracle |" in report
+    speed = report[report.index("## Speed") : report.index("## Scale")]
+    assert "| pima | " in speed and "×" in speed
+    assert "mode --quick" in report
+    assert (work / "figures" / "pima.png").stat().st_size > 1000
 
-    # --report-only rebuilds the same tables from the saved results.
+    # --report-only rebuilds the same report from the saved results.
     again = subprocess.run(
         [*cmd, "--report-only"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert again.returncode == 0, again.stderr[-2000:]
-    rebuilt = out.read_text()
-    table = report[report.index("## Summary") : report.index("## Discussion")]
-    assert table in rebuilt
+    assert out.read_text() == report
 
-    # A partial run merges with saved results of other datasets: a saved
-    # single-split dataset (no seed column, as older runs wrote) and pima.
+    # Saved results of several runs merge: a saved single-split dataset (no
+    # seed column, no speed reference, as older runs wrote) and pima.
     one = curve[curve["seed"] == 0].drop(columns="seed")
     one.to_csv(work / "landsat_curve.csv", index=False)
     old = {k: v for k, v in summary.items() if k not in ("split_seeds", "splits")}
+    old = {k: v for k, v in old.items() if k not in ("reference", "machine")}
     (work / "landsat.json").write_text(json.dumps({**old, "name": "landsat"}))
     two = [*cmd[:3], "--datasets", "landsat", "pima", *cmd[5:]]
     merged = subprocess.run(
@@ -92,5 +97,5 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     )
     assert merged.returncode == 0, merged.stderr[-2000:]
     both = out.read_text()
-    assert "## landsat" in both and "## pima" in both
-    assert "| landsat | " in both and "| pima (mean of 5 seeded splits) |" in both
+    assert "| landsat | " in both and "| pima (mean of 5 splits) |" in both
+    assert "| landsat | not measured |" in both  # no reference: plain seconds

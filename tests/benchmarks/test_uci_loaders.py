@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _bench_data import load, use_data_dir  # noqa: E402
+from _common import load, use_data_dir  # noqa: E402
 
 
 @pytest.fixture

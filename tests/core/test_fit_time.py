@@ -71,7 +71,7 @@ def test_more_workers_than_masked_folds_do_not_shorten_the_estimate():
 
 def test_letter_estimate_follows_its_longer_fits():
     # letter (16 000 rows, 26 classes, 8 states) fitted in 56.5 s on 2 cores
-    # (benchmarks/results/fast_model.txt): its fits stop later than landsat's,
+    # (benchmarks/bench_fit_predict_speed.py): its fits stop later than landsat's,
     # which the rows scaling of the rounds accounts for (within the factor of two).
     estimate = estimate_fit_seconds(16000, 8, 26, "hgb", n_jobs=2)
     assert 56.5 / 2 < estimate < 56.5 * 2

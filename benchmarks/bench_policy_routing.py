@@ -8,7 +8,7 @@ setting default; test error read on the lower convex hull of each sweep at
 context first (at each scale that buys anything). Issue 30's bar: at most 0.22
 at 25 % with default settings (5 000 training rows, 3 seeds).
 
-    PYTHONPATH=. python benchmarks/bench_cube_nm_grouped.py --rows 5000 \
+    PYTHONPATH=. python benchmarks/bench_policy_routing.py --rows 5000 \
         --seeds 0 1 2 --configs default proba sensors+proba
 """
 

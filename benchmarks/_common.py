@@ -1,30 +1,57 @@
-"""Dataset loaders of the benchmark run: splits, sensor specs and how each is fitted.
+"""What the benchmark scripts share: datasets, timing, hull readings, policy problems.
 
-Files are looked up in ``--data-dir`` first, then in the package's demo files,
-``assets/`` and ``../shared/datasets`` (``budgetdag_core.datasets.find_file``).
-The UCI MiniBooNE (``MiniBooNE_PID.txt``) and Covertype (``covtype.data`` or
-``covtype.data.gz``) files are used when a user puts them into the data
-directory.
+- **Datasets** (``load``, ``BenchData``): splits, sensor specs and how each is
+  fitted. Files are looked up in ``--data-dir`` first, then in the package's
+  demo files, ``assets/`` and ``../shared/datasets``
+  (``budgetdag_core.datasets.find_file``). The UCI MiniBooNE
+  (``MiniBooNE_PID.txt``) and Covertype (``covtype.data`` or
+  ``covtype.data.gz``) files are used when a user puts them into the data
+  directory.
+- **Timing** (``seconds``, ``tiled``, ``predict_rows_per_second``,
+  ``reference_fit``, ``warm_up``): speed is reported as ratios to one
+  single-threaded ``HistGradientBoostingClassifier`` on all features fitted in
+  the same run, after the compiled kernels are loaded.
+- **Hull readings** (``hull_of``, ``error_at``, ``cost_to_reach``): every
+  method's error at a budget is read off the lower convex hull of its points
+  (a random mix of two policies spends and errs in between), flat past its
+  lowest error.
+- **Policy problems** (``problems``, ``cached_bank``): train/validation and
+  train/test problems whose bank is fitted once and cached on disk.
+- ``OUT``: the ignored folder every script writes its outputs to.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.datasets import make_classification
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_limits
 
-from budgetdag_core import SensorSpec, load_demo
+from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
+from budgetdag_core.bank import boosting_classifier
 from budgetdag_core.datasets import (
     cube_dataset,
     cube_nm_dataset,
     digits_dataset,
     find_file,
 )
+from budgetdag_core.tradeoff import lower_convex_hull
 
+#: Outputs of the scripts (git-ignored): ``benchmarks/out/<script>/``.
+OUT = Path(__file__).resolve().parent / "out"
+
+# ------------------------------------------------------------------ datasets
 SEED = 0
 #: Rows a subsample keeps of each class at least (the most folds used is 5).
 MIN_CLASS_ROWS = 5
@@ -284,3 +311,224 @@ def load(
         degrees,
         notes,
     )
+
+
+# -------------------------------------------------------------------- timing
+def seconds(call: Callable[[], Any]) -> float:
+    """Wall-clock seconds of one ``call()``."""
+    t = time.perf_counter()
+    call()
+    return time.perf_counter() - t
+
+
+def tiled(X: pd.DataFrame, n_rows: int) -> pd.DataFrame:
+    """``X``'s rows repeated, then cut to ``n_rows`` (a batch to time on)."""
+    reps = -(-n_rows // len(X))
+    return pd.concat([X] * reps, ignore_index=True).iloc[:n_rows]
+
+
+def predict_rows_per_second(model: Any, batch: pd.DataFrame, repeats: int) -> float:
+    """Rows per second of ``model.predict(batch)``: the best of ``repeats``
+    calls, after one on the first 1000 rows (lazy set-up stays out)."""
+    model.predict(batch.iloc[:1000])
+    return len(batch) / min(
+        seconds(lambda: model.predict(batch)) for _ in range(repeats)
+    )
+
+
+def reference_fit(
+    X: pd.DataFrame, y: np.ndarray, X_test: pd.DataFrame, y_test: np.ndarray
+) -> tuple[HistGradientBoostingClassifier, float, float]:
+    """The speed and error reference: one single-threaded boosting model on all
+    features. Returns the model, its fit seconds and its test error."""
+    model = HistGradientBoostingClassifier(
+        max_iter=200, early_stopping=True, random_state=0
+    )
+    with threadpool_limits(1):
+        t = time.perf_counter()
+        model.fit(X, y)
+        fit_s = time.perf_counter() - t
+    return model, fit_s, float(np.mean(model.predict(X_test) != np.asarray(y_test)))
+
+
+def warm_up() -> float:
+    """Fit, predict and step a session on a tiny table with both bank kinds.
+
+    numba builds the kernels on first use and caches them on disk: a process
+    loads them in about a second; the first run after an install or a change
+    of their source compiles them (tens of seconds). Both are one-off costs
+    that a benchmark reports apart from the fit times. Returns the seconds.
+    """
+    t = time.perf_counter()
+    X, y = make_classification(400, 6, n_informative=4, n_classes=3, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(6)])
+    for columns in (list(frame.columns[:3]), list(frame.columns)):  # hgb, masked
+        spec = SensorSpec.per_column(columns)
+        model = BudgetDAGClassifier(spec, cv=2, random_state=0, cost_scale=0.01)
+        model.fit(frame[columns], y).predict(frame[columns])
+        model.start().next_sensor()
+    return time.perf_counter() - t
+
+
+# ------------------------------------------------------------ hull readings
+#: Budgets read off every curve, as fractions of the all-sensor cost.
+FRACTIONS = (0.25, 0.5, 0.75)
+#: "Reaches the all-sensor error": within this much of it (0.5 points).
+TOLERANCE = 0.005
+
+
+def hull_of(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Costs and errors of the lower convex hull of ``part``'s points."""
+    c, e = part["avg_cost"].to_numpy(float), part["error"].to_numpy(float)
+    idx = lower_convex_hull(c, e)
+    return c[idx], e[idx]
+
+
+def error_at(hc: np.ndarray, he: np.ndarray, budget: float) -> float:
+    """Hull error at ``budget``; NaN if the method cannot spend that little."""
+    if budget < hc[0] - 1e-12:
+        return float("nan")
+    return float(np.interp(budget, hc, he))
+
+
+def cost_to_reach(hc: np.ndarray, he: np.ndarray, target: float) -> float:
+    """Least average cost at which the hull's error is at most ``target``."""
+    if he[0] <= target:
+        return float(hc[0])
+    for i in range(1, len(hc)):
+        if he[i] <= target:
+            # linear between vertex i-1 and i
+            t = (he[i - 1] - target) / (he[i - 1] - he[i])
+            return float(hc[i - 1] + t * (hc[i] - hc[i - 1]))
+    return float("nan")
+
+
+def fmt(v: object) -> str:
+    """A table cell: floats to 4 decimals, ``n/a`` for NaN."""
+    if isinstance(v, float):
+        return "n/a" if not np.isfinite(v) else f"{v:.4f}"
+    return str(v)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """``frame`` as a markdown table (``cost to ...`` columns in %)."""
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, r in frame.iterrows():
+        cells = []
+        for c in cols:
+            v = r[c]
+            if c.startswith("cost to") and isinstance(v, float) and np.isfinite(v):
+                cells.append(f"{v:.1%}")
+            else:
+                cells.append(fmt(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------- policy problems
+#: pima has no standard test split: this many seeded train/test splits.
+PIMA_SEEDS = (0, 1, 2, 3, 4)
+
+
+@dataclass
+class Problem:
+    """Rows to fit the bank and policies on, rows to evaluate on."""
+
+    dataset: str
+    role: str  # "val" (choosing) or "test" (reporting)
+    seed: int
+    X_fit: pd.DataFrame
+    y_fit: np.ndarray
+    X_eval: pd.DataFrame
+    y_eval: np.ndarray
+    spec: SensorSpec
+    params: dict = field(default_factory=dict)
+
+    @property
+    def tag(self) -> str:
+        return f"{self.dataset}-{self.role}-{self.seed}"
+
+
+def _val_split(
+    X: pd.DataFrame, y: np.ndarray, seed: int
+) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame, np.ndarray]:
+    fit_idx, val_idx = train_test_split(
+        np.arange(len(X)), test_size=0.25, random_state=seed, stratify=y
+    )
+    return (
+        X.iloc[fit_idx].reset_index(drop=True),
+        y[fit_idx],
+        X.iloc[val_idx].reset_index(drop=True),
+        y[val_idx],
+    )
+
+
+def problems(
+    name: str, *, quick_shuttle: bool = True, val_seeds: tuple[int, ...] = (SEED,)
+) -> list[Problem]:
+    """The validation problem(s) and test problem(s) of one dataset.
+
+    ``val_seeds``: seeds of the validation splits of the TRAIN rows (pima has its
+    own seeded train/test splits, one validation split each)."""
+    out = []
+    if name == "pima":
+        for seed in PIMA_SEEDS:
+            demo = load_demo("pima", random_state=seed)
+            Xtr, ytr = demo.X_train.reset_index(drop=True), demo.y_train.to_numpy()
+            Xte, yte = demo.X_test.reset_index(drop=True), demo.y_test.to_numpy()
+            out.append(
+                Problem("pima", "val", seed, *_val_split(Xtr, ytr, seed), demo.spec)
+            )
+            out.append(Problem("pima", "test", seed, Xtr, ytr, Xte, yte, demo.spec))
+        return out
+    d = load(name, quick=name == "shuttle" and quick_shuttle, max_train=None)
+    for seed in val_seeds:
+        out.append(
+            Problem(
+                name,
+                "val",
+                seed,
+                *_val_split(d.X_train, d.y_train, seed),
+                d.spec,
+                d.params,
+            )
+        )
+    out.append(
+        Problem(
+            name,
+            "test",
+            SEED,
+            d.X_train,
+            d.y_train,
+            d.X_test,
+            d.y_test,
+            d.spec,
+            d.params,
+        )
+    )
+    return out
+
+
+def bank_params(p: Problem) -> dict:
+    return {"random_state": 0, "cv": 5, "n_jobs": 1, **p.params}
+
+
+def cached_bank(p: Problem, cache_dir: Path) -> object:
+    """The problem's bank (default bank kind), fitted once and pickled.
+
+    The key holds the default boosting template's settings, so a bank cached by
+    older code with other settings is not reused."""
+    template = repr(boosting_classifier(0))
+    key = hashlib.sha256(
+        pickle.dumps((p.tag, sorted(bank_params(p).items()), len(p.X_fit), template))
+    ).hexdigest()[:12]
+    path = cache_dir / f"{p.tag}-{key}.pkl"
+    if path.exists():
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    bank = BudgetDAGClassifier(p.spec, **bank_params(p)).fit_bank(p.X_fit, p.y_fit)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        pickle.dump(bank, fh)
+    return bank

@@ -1,4 +1,4 @@
-"""Acceptance run of issue 3: spam and DNA with many sensors, t=8, trade-off curve.
+"""Trade-off curves over greedy sensor subsets (Alg. 2, t=8) on spam and DNA.
 
 - spam: 57 single-feature sensors (UCI Spambase), seeded stratified 70/30 split.
 - dna: 60 position sensors of 3 one-hot bits each (StatLog DNA; sensor ``pNN`` is
@@ -11,7 +11,7 @@ standardised logistic regression) is fitted once and the policies are refitted
 for each ``cost_scale``. Prints test error vs average cost, with the all-sensor
 classifier and the cheapest non-adaptive subset as reference.
 
-Run from the repository root: ``python -m benchmarks.bench_many_tradeoff``.
+Run from the repository root: ``python -m benchmarks.bench_greedy_subsets``.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 (node learner x policy inputs x stop loss) against the cascade and the
 fixed-subset hull, read at 25/50/75 % of the all-sensor cost.
 
-    PYTHONPATH=. python benchmarks/bench_policies.py landsat letter pima \
-        [--configs paper ft-proba-expected ...] [--out benchmarks/results/x.md]
+    PYTHONPATH=. python benchmarks/bench_policy_configs.py landsat letter pima \
+        [--configs paper ft-proba-expected ...] [--out benchmarks/out/policy_configs.md]
 
 Data files are found as in ``run_all.py``; from a worktree outside the main
 checkout set ``BUDGETDAG_DATA=/work/shared/datasets``. shuttle (512 states) is
@@ -14,7 +14,7 @@ of the TRAIN rows, evaluated on the other 25 %; pima: 5 seeded splits) and the
 test problem (fitted on all training rows, evaluated on the test split). The
 configuration is chosen on validation numbers only; test numbers are reported.
 The bank of a problem is fitted once (cached on disk, see
-``_policy_problems.py``) and reused by every configuration and cost scale.
+``_common.cached_bank``) and reused by every configuration and cost scale.
 
 Every curve is read on the lower convex hull of its own points (cost, error):
 the DAG's points over a grid of cost scales, the cascade's over thresholds, the
@@ -43,7 +43,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
-from _policy_problems import Problem, bank_params, cached_bank, problems  # noqa: E402
+from _common import (  # noqa: E402
+    Problem,
+    bank_params,
+    cached_bank,
+    problems,
+)
 
 from budgetdag_core import BudgetDAGClassifier  # noqa: E402
 from budgetdag_core.decisions import encode_labels  # noqa: E402

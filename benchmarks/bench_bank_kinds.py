@@ -17,9 +17,9 @@ time (the fits are independent).
 
 Usage::
 
-    python -m benchmarks.bench_banks                       # landsat letter pima
-    python -m benchmarks.bench_banks --datasets spam --kinds hgb masked
-    python -m benchmarks.bench_banks --datasets landsat --kinds hgb --curve
+    python -m benchmarks.bench_bank_kinds                       # landsat letter pima
+    python -m benchmarks.bench_bank_kinds --datasets spam --kinds hgb masked
+    python -m benchmarks.bench_bank_kinds --datasets landsat --kinds hgb --curve
 """
 
 from __future__ import annotations
@@ -199,13 +199,13 @@ def curve(n_jobs: int, scales: list[float], kind: str = "auto") -> None:
 def big(n_jobs: int, cv: int) -> None:
     """The masked bank on the many-sensor worst case: 256 states, 104 000 rows.
 
-    Same synthetic table as ``bench_many_sensors`` (130 000 x 50, seeded
+    Same synthetic table as ``bench_scale`` (130 000 x 50, seeded
     ``make_classification``), DAG over 8 disjoint column blocks (2^8 states).
     """
     from sklearn.datasets import make_classification
     from sklearn.model_selection import train_test_split
 
-    from benchmarks.bench_many_sensors import PeakRSS
+    from benchmarks.bench_scale import PeakRSS
 
     X, y = make_classification(
         n_samples=130_000,

@@ -1,4 +1,6 @@
-"""Scale benchmark of issues 3 and 17: a MiniBooNE-sized table, every feature a sensor.
+"""Fit time and memory at scale: 130 000 x 50, every feature a sensor.
+
+A MiniBooNE-sized table (issues 3 and 17).
 
 A seeded ``make_classification`` table of 130 000 rows x 50 features (MiniBooNE's
 size; the real file is not obtainable here), 50 single-column unit-cost sensors,
@@ -10,11 +12,11 @@ that model's, the test error as a difference from its error. Memory is the peak
 resident memory of the whole process tree (this process + joblib workers,
 sampled every 0.1 s) minus the resident memory just before the fit.
 
-Every run rewrites ``benchmarks/many_sensors_results.md`` from the measured
+Every run rewrites ``benchmarks/out/scale.md`` from the measured
 numbers (``--no-write`` only prints). Run from the repository root so the local
 package is used::
 
-    python -m benchmarks.bench_many_sensors [--rows 130000] [--n-jobs 1]
+    python -m benchmarks.bench_scale [--rows 130000] [--n-jobs 1]
         [--cost-scale 0.002] [--more-scales 0.0005 ...]
 
 ``--rows`` below 130 000 takes a seeded stratified subsample of the same table
@@ -42,9 +44,9 @@ from threadpoolctl import threadpool_limits
 
 from budgetdag_core import BudgetDAGClassifier, ClassifierBank, SensorDAG, SensorSpec
 
-RESULTS = Path(__file__).parent / "many_sensors_results.md"
+RESULTS = Path(__file__).parent / "out" / "scale.md"
 #: Where a run on a generated table larger than the 130 000 rows is written.
-LARGE_RESULTS = Path(__file__).parent / "many_sensors_large_results.md"
+LARGE_RESULTS = Path(__file__).parent / "out" / "scale_large.md"
 FULL_ROWS = 130_000
 
 
@@ -156,7 +158,7 @@ def main() -> None:
         stages.setdefault(stage, [now, now])[1] = now
 
     command = (
-        "python -m benchmarks.bench_many_sensors"
+        "python -m benchmarks.bench_scale"
         + (f" --rows {args.rows}" if args.rows != FULL_ROWS else "")
         + (f" --n-jobs {args.n_jobs}" if args.n_jobs != 1 else "")
         + f" --cost-scale {args.cost_scale:g}"
@@ -233,6 +235,7 @@ def main() -> None:
     print(f"(ru_maxrss of this process: {self_max:.2f} GiB)")
     if not args.no_write:
         out = LARGE_RESULTS if args.rows > FULL_ROWS else RESULTS
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(report)
         print(f"wrote {out}")
 
@@ -261,7 +264,7 @@ def render(m: dict) -> str:
     lines = [
         "# Many sensors: measured run (issues 3 and 17)",
         "",
-        "Written by `benchmarks/bench_many_sensors.py` from the numbers it measured;",
+        "Written by `benchmarks/bench_scale.py` from the numbers it measured;",
         "do not edit by hand, rerun the command instead. Wall times come from the",
         "2-core project machine shared with other sessions (1-minute load",
         f"average {m['load'][0]:.1f} before the fit, {m['load'][1]:.1f} after), so",
@@ -311,7 +314,7 @@ def render(m: dict) -> str:
             if args.rows > FULL_ROWS
             else [
                 "Larger tables (1 000 000 x 50): `--rows 1000000` writes "
-                "`benchmarks/many_sensors_large_results.md`.",
+                "`benchmarks/out/scale_large.md`.",
                 "",
             ]
         ),

@@ -1,6 +1,6 @@
 """Render the core figures to HTML and PNG for a visual check (1280x800 viewport).
 
-    python benchmarks/figure_gallery.py [OUT_DIR]
+    python docs/figure_gallery.py [OUT_DIR]
 
 Fits small models (landsat with 2 and 4 bands, letter with 8 two-column sensors
 = 256 states, the toy), writes each figure as standalone HTML and screenshots
@@ -10,7 +10,7 @@ minutes on 2 cores. PNGs are skipped if Playwright or Chromium is missing.
 
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 from pathlib import Path
 
@@ -169,4 +169,12 @@ def main(out: Path) -> None:
 
 if __name__ == "__main__":
     np.seterr(all="ignore")
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("figure_gallery"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "out",
+        nargs="?",
+        type=Path,
+        default=Path("figure_gallery"),
+        help="folder for the HTML and PNG files (default: ./figure_gallery)",
+    )
+    main(parser.parse_args().out)

@@ -1,4 +1,4 @@
-"""Acceptance numbers of the fast-model issue, measured (not asserted), in one run.
+"""Fit, predict, session and sweep speed as ratios to one HGB, in one run.
 
 Every time is printed with its ratio to ONE single-threaded
 ``HistGradientBoostingClassifier(max_iter=200, early_stopping=True)`` fitted on
@@ -19,7 +19,7 @@ stay comparable on a busy machine:
 - ``--stretch``: the masked bank on a 100 000 x 50 ``make_classification``
   table with ``n_subsets=8`` (issue 17).
 
-Run ``PYTHONPATH=. python benchmarks/bench_fast_model.py`` (``--only landsat``
+Run ``PYTHONPATH=. python benchmarks/bench_fit_predict_speed.py`` (``--only landsat``
 etc. to run part of it; ``--repeats 3`` alternates the reference and each
 default fit three times and reports the best of each).
 """
@@ -39,9 +39,13 @@ from threadpoolctl import threadpool_limits
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
-from _bench_data import load  # noqa: E402
-from _timing import predict_rows_per_second, seconds, tiled  # noqa: E402
-from _warm_up import warm_up  # noqa: E402
+from _common import (  # noqa: E402
+    load,
+    predict_rows_per_second,
+    seconds,
+    tiled,
+    warm_up,
+)
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # noqa: E402
 from budgetdag_core.bank import resolve_bank_kind  # noqa: E402

@@ -1,13 +1,13 @@
 """How much of "reaches the all-sensor error + 0.5 points at <= 50 % of the cost"
 is the test split's luck? A bootstrap over the test rows.
 
-    PYTHONPATH=. python benchmarks/bench_reach_noise.py [letter landsat] \
+    PYTHONPATH=. python benchmarks/bench_reach_bootstrap.py [letter landsat] \
         [--resamples 1000] [--roles test val] [--val-seeds 0 1 2] \
-        [--out benchmarks/results/reach_noise.txt]
+        [--out benchmarks/out/reach_bootstrap.txt]
 
 For each dataset the default ``BudgetDAGClassifier`` is fitted once per cost
 scale (0 and a geometric grid over the data's scale range, the bank reused;
-banks cached as in ``bench_policies.py``) and routes the test rows. Each
+banks cached as in ``bench_policy_configs.py``) and routes the test rows. Each
 bootstrap resample of the test rows then reads, from the same policies, the
 lower convex hull of (average cost, error), the least cost fraction at which it
 is within 0.5 points of the all-sensor classifier's error on that resample, and
@@ -33,9 +33,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # this checkout's budgetdag_core wins
 
-from _policy_problems import bank_params, cached_bank, problems  # noqa: E402
-from _report import TOLERANCE, cost_to_reach, error_at  # noqa: E402
-from bench_policies import prepared  # noqa: E402
+from _common import (  # noqa: E402
+    TOLERANCE,
+    bank_params,
+    cached_bank,
+    cost_to_reach,
+    error_at,
+    problems,
+)
+from bench_policy_configs import prepared  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier  # noqa: E402
 from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
@@ -118,7 +124,7 @@ def main() -> None:
         print(lines[-1], flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        head = "# python benchmarks/bench_reach_noise.py " + " ".join(
+        head = "# python benchmarks/bench_reach_bootstrap.py " + " ".join(
             [*args.datasets, "--roles", *args.roles]
         )
         args.out.write_text(head + "\n" + "\n".join(lines) + "\n")
