@@ -23,8 +23,7 @@ HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from _bench_data import load  # noqa: E402
-from _report import error_at, hull_of  # noqa: E402
+from _common import error_at, hull_of, load  # noqa: E402
 
 import budgetdag_core.estimator._base as base  # noqa: E402
 from budgetdag_core import tradeoff_curve  # noqa: E402
