@@ -143,7 +143,7 @@ class ConstantAction:
             raise fail(f"{where}.n_actions", f"{self.n_actions}, expected {n_actions}")
 
 
-def _fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
+def fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
     """Fit a node's learner; fall back to the best single action if that is better.
 
     The fallback makes a node never worse on its training rows than its best
@@ -194,7 +194,7 @@ def _fit_layer(
     parallel: Parallel,
     to_fit: list[tuple[int, np.ndarray]],
     state_inputs: Callable[[int], np.ndarray],
-    fit_node: Callable[..., tuple[Any, np.ndarray]],
+    node_fit: Callable[..., tuple[Any, np.ndarray]],
     learner: Any,
     replay: Sequence[NodePolicy] | None,
 ) -> list[tuple[Any, np.ndarray, int]]:
@@ -205,7 +205,7 @@ def _fit_layer(
     def task(k: int, C: np.ndarray) -> Any:
         Z = state_inputs(k)
         widths[k] = Z.shape[1]
-        return delayed(fit_node)(learner if replay is None else replay[k], Z, C)
+        return delayed(node_fit)(learner if replay is None else replay[k], Z, C)
 
     fitted = parallel(task(k, C) for k, C in to_fit)
     return [
@@ -297,7 +297,7 @@ def graph_reduce(
     actions = np.zeros((K, n), dtype=np.intp)
     policies: list[NodePolicy | None] = [None] * K
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
-    fit_node = _fit_node if replay is None else _replay_node
+    node_fit = fit_node if replay is None else _replay_node
     if n * K < PARALLEL_POLICY_WORK:
         n_jobs = 1
     total, done = K, 0
@@ -317,7 +317,7 @@ def graph_reduce(
             trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
             to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
             fitted = _fit_layer(
-                parallel, to_fit, state_inputs, fit_node, learner, replay
+                parallel, to_fit, state_inputs, node_fit, learner, replay
             )
             for k, C in trivial:
                 policies[k] = NodePolicy(k, dag.children[k], None, 0)

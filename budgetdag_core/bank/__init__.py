@@ -22,6 +22,7 @@ from ._per_state import (
     resolve_bank_kind,
 )
 from ._regressor_models import REGRESSOR_KINDS, regressor_template
+from ._sparse import SparseMaskedBank
 
 __all__ = [
     "AUTO_MASKED_MIN_STATES",
@@ -35,6 +36,7 @@ __all__ = [
     "ClassifierBank",
     "MaskedBank",
     "RegressorBank",
+    "SparseMaskedBank",
     "boosting_classifier",
     "default_classifier",
     "default_regressor",

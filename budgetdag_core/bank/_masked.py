@@ -44,7 +44,7 @@ PREDICT_CHUNK_ROWS = 200_000
 MAX_STACK_ROWS = 1_000_000
 
 
-def _proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
+def masked_proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
     out = np.zeros((len(Xs), n_classes))
     out[:, np.asarray(model.classes_, dtype=int)] = model.predict_proba(Xs)
     return out
@@ -74,7 +74,7 @@ def _state_proba(
         out[rows, states[:, None], known[None, :]] = proba
 
 
-def _stack(
+def stack_masked(
     X: np.ndarray,
     rows: np.ndarray,
     states: np.ndarray,
@@ -86,7 +86,7 @@ def _stack(
     return Xs
 
 
-def _fit_fold(
+def fit_fold(
     template: Any,
     X: np.ndarray,
     y: np.ndarray,
@@ -142,11 +142,11 @@ def _fit_fold(
         in_val[val] = True
         sel = in_val[pair_rows]
         fit_kwargs = {
-            "X_val": _stack(X, pair_rows[sel], pair_states[sel], column_masks),
+            "X_val": stack_masked(X, pair_rows[sel], pair_states[sel], column_masks),
             "y_val": y[pair_rows[sel]],
         }
     sel = in_train[pair_rows]
-    Xs = _stack(X, pair_rows[sel], pair_states[sel], column_masks)
+    Xs = stack_masked(X, pair_rows[sel], pair_states[sel], column_masks)
     with single_threaded():
         model.fit(Xs, y[pair_rows[sel]], **fit_kwargs)
     if test is None or not score:
@@ -178,7 +178,7 @@ def _score_fold(
             states = np.arange(start, min(K, start + per_chunk))
             rows = np.tile(test, len(states))
             st = np.repeat(states, len(test))
-            p = _proba(model, _stack(X, rows, st, column_masks), n_classes)
+            p = masked_proba(model, stack_masked(X, rows, st, column_masks), n_classes)
             proba[:, states] = p.reshape(len(states), len(test), n_classes).swapaxes(
                 0, 1
             )
@@ -350,7 +350,7 @@ class MaskedBank(BaseBank):
             template,
             self.n_jobs,
             (
-                delayed(_fit_fold)(
+                delayed(fit_fold)(
                     template,
                     X,
                     y,
@@ -387,7 +387,7 @@ class MaskedBank(BaseBank):
             if progress is not None:
                 progress("bank", done, total)
         if self.cross_fit and self.serve == "refit":
-            model, _, used = _fit_fold(
+            model, _, used = fit_fold(
                 refit_template(template, fold_models),
                 X,
                 y,
@@ -526,7 +526,7 @@ class MaskedBank(BaseBank):
                 return out
             Xm = X[:, cols].astype(float, copy=True)
             Xm[:, ~present] = np.nan
-            return _proba(model, Xm, self.n_classes_)
+            return masked_proba(model, Xm, self.n_classes_)
 
         pairs = self._model_pairs(X.shape[1])
         if len(pairs) == 1:

@@ -23,8 +23,16 @@ from .._progress import Progress
 from ..dag import SensorDAG, build_dag
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
+from ..sparse_dag import (
+    GrowthSettings,
+    SparseSensorDAG,
+    graph_reduce_sparse,
+    grow_sparse_dag,
+    state_spreads,
+)
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import (
+    MAX_FULL_DAG_SENSORS,
     MAX_N_SUBSETS,
     as_spec,
     check_features,
@@ -32,7 +40,7 @@ from ..validation import (
     int_seed,
     spec_for,
 )
-from ._inputs import PolicyInputs
+from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
 
@@ -199,6 +207,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     ) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG to fit: a given bank's subsets when this estimator would select
         the same ones (a bank serves one DAG only), else :meth:`_build_dag`."""
+        if bank is not None and self._sparse_dag(spec):
+            growth = getattr(bank, "sparse_growth_", None)
+            if growth is None:
+                raise ValueError(
+                    "This bank did not grow a sparse DAG here, or was saved "
+                    "without its growth (slim): refit it."
+                )
+            return growth.dag, None  # the DAG the bank grew
         reused = self._reusable_selection(bank, costs)
         if reused is not None:
             return build_dag(spec, reused.units), reused
@@ -235,6 +251,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec, Xv, y_fit, _ = self.check_fit_data(X, y)
+        if self._sparse_dag(spec):
+            return self._fit_sparse_bank(spec, Xv, y_fit, None, progress)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
         self._attach_selection(bank, selection, None)
@@ -282,8 +300,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         state_columns: list[np.ndarray],
         n_classes: int,
         value_states: np.ndarray | None = None,
+        *,
+        sparse: bool | None = None,
     ) -> PolicyInputs:
-        return PolicyInputs(self._input_kind(), state_columns, n_classes, value_states)
+        """The policies' inputs (``sparse``: on a sparse DAG; None: this fitted
+        model's DAG)."""
+        if sparse is None:
+            sparse = isinstance(getattr(self, "sensor_dag_", None), SparseSensorDAG)
+        value_kind = "sensors" if sparse else "sensors+proba"
+        return PolicyInputs(
+            self._input_kind(), state_columns, n_classes, value_states, value_kind
+        )
 
     def _value_states(self, bank: Any) -> np.ndarray | None:
         """Per state, whether its policy also sees the acquired values (the
@@ -323,6 +350,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             raise ValueError(
                 f"cost_scale={self.cost_scale} times the largest total cost ({top:g}) "
                 "is not a finite number: lower cost_scale or rescale the costs."
+            )
+        if self._sparse_dag(spec):
+            return self._fit_sparse(
+                spec, Xv, y_fit, target_attrs, costs, bank, progress
             )
         if dag is None:  # the same data is checked by the bank's fingerprint below
             dag, selection = self.dag_for(bank, spec, Xv, y_fit, costs, progress)
@@ -367,6 +398,126 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
         return self
+
+    # ------------------------------------------------------------ sparse DAG
+    def _sparse_dag(self, spec: SensorSpec) -> bool:
+        """Whether this fit grows a sparse DAG (``dag="sparse"``, or ``"auto"``
+        beyond the full DAG's sensors when no subsets are asked for)."""
+        kind = getattr(self, "dag", "full")
+        if kind == "sparse":
+            if self.n_subsets is not None:
+                raise ValueError(
+                    "dag='sparse' grows its own states: leave n_subsets=None."
+                )
+            return True
+        return (
+            kind == "auto"
+            and self.n_subsets is None
+            and spec.n_sensors > MAX_FULL_DAG_SENSORS
+        )
+
+    def _growth_settings(self) -> dict:
+        """The :class:`~budgetdag_core.sparse_dag.GrowthSettings` of this
+        estimator (part of its sparse bank's fingerprint)."""
+        return {"max_states": int(getattr(self, "max_states", 1000))}
+
+    def _new_sparse_bank(self) -> Any:
+        raise ValueError(
+            f"{type(self).__name__} has no sparse DAG: group the columns into at "
+            f"most {MAX_FULL_DAG_SENSORS} sensors or use n_subsets."
+        )
+
+    def _fit_sparse_bank(
+        self,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+        progress: Progress | None,
+    ) -> Any:
+        """Fit the any-mask models, grow the sparse DAG, bind the bank to it."""
+        bank = self._new_sparse_bank()
+        n_classes = int(y_fit.max()) + 1
+        bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
+        mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
+        growth = grow_sparse_dag(
+            bank,
+            Xv,
+            spec.names,
+            spec.column_indices(),
+            mean_costs,
+            GrowthSettings(**self._growth_settings()),
+            random_state=self._seed,
+        )
+        return bank.bind(growth, Xv, y_fit)
+
+    def _fit_sparse(
+        self,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        target_attrs: dict,
+        costs: np.ndarray | None,
+        bank: Any,
+        progress: Progress | None,
+    ) -> BudgetDAGBase:
+        """:meth:`_fit` on a sparse DAG: Graph-Reduce on the grown states."""
+        if bank is None:
+            bank = self._fit_sparse_bank(spec, Xv, y_fit, costs, progress)
+        else:
+            growth = getattr(bank, "sparse_growth_", None)
+            expected = (
+                None
+                if growth is None
+                else self._new_sparse_bank().fingerprint_for(Xv, y_fit, growth.dag)
+            )
+            if getattr(bank, "fingerprint_", None) != expected:
+                raise ValueError(
+                    "The given bank was not grown on this data with these "
+                    "settings (or is a saved bank without its growth): refit it."
+                )
+        growth = bank.sparse_growth_
+        dag = growth.dag
+        state_cols = dag.state_columns(spec.column_indices())
+        value_states = None
+        if self._input_kind() == "auto":
+            spreads = state_spreads(growth)
+            value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
+            value_states[0] = False
+        inputs = self._inputs(
+            state_cols,
+            len(target_attrs.get("classes_", ())),
+            value_states,
+            sparse=True,
+        )
+        result = graph_reduce_sparse(
+            growth,
+            lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+            self._sparse_stop_loss(bank, y_fit),
+            spec.cost_vector if costs is None else costs,
+            self._make_learner(len(Xv)),
+            cost_scale=self.cost_scale,
+        )
+        if progress is not None:
+            progress("policies", dag.n_states, dag.n_states)
+        self.spec_ = spec
+        for name, value in target_attrs.items():
+            setattr(self, name, value)
+        self.feature_names_in_ = np.asarray(spec.columns, dtype=object)
+        self.n_features_in_ = len(spec.columns)
+        self.subset_selection_ = None
+        self.sensor_dag_ = dag
+        self.dag_ = dag.to_networkx()
+        self.state_columns_ = state_cols
+        self.bank_ = bank
+        self.value_states_ = value_states
+        self.policies_ = result.policies
+        self.train_cost_to_go_ = result.root_cost_to_go()
+        return self
+
+    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
+        """``stop_loss(rows, proba)`` of Graph-Reduce on a sparse DAG."""
+        raise NotImplementedError
 
     def refit_policies(
         self,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
@@ -18,6 +19,7 @@ from ..bank import (
     SERVE_MODES,
     BaseBank,
     ClassifierBank,
+    SparseMaskedBank,
     make_bank,
     resolve_bank_kind,
     row_blocks,
@@ -33,6 +35,7 @@ from ..decisions import (
 )
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
+from ..sparse_dag import MAX_SPARSE_STATES
 from ..validation import check_features, check_labels, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
@@ -134,11 +137,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         three confidences. ``"auto"``: ``"proba"``, except at states whose
         classifier says much the same for every row (``value_states_``, see
         :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
-        policy sees ``"sensors+proba"``: a sensor that only says where to look
-        (a context that leaves the probabilities at the prior) is visible only
-        through its values. Where every state's classifier is informative (all
-        of the paper's data sets) ``"auto"`` is ``"proba"``. The
-        probabilities use only acquired sensors, so Theorem 2.1 still holds.
+        policy sees ``"sensors+proba"`` (``"sensors"`` on a sparse DAG): a
+        sensor that only says where to look (a context that leaves the
+        probabilities at the prior) is visible only through its values. Where
+        every state's classifier is informative (all of the paper's data sets)
+        ``"auto"`` is ``"proba"``. The probabilities use only acquired
+        sensors, so Theorem 2.1 still holds.
         With ``sample_costs`` that depend on an acquired sensor's value which
         says nothing about the class (e.g. a flag for where a sensor is free),
         only sensor inputs let the policy see it: use ``"sensors"`` or
@@ -163,6 +167,18 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicts ``cv`` times faster (for high-throughput serving) and is a
         little less accurate (no averaging; see the user guide's "Classifier
         banks").
+    dag : {"auto", "full", "sparse"}, default="auto"
+        The states. ``"full"``: every sensor subset (at most 12 sensors), or
+        with ``n_subsets`` the unions of Alg. 2's subsets. ``"sparse"``: a DAG
+        of one-sensor additions grown from the training rows (states that
+        enough rows reach acquiring one sensor at a time, each state's
+        children the sensors that help its rows most, and sensors whose value
+        says which to read next; see :mod:`budgetdag_core.sparse_dag`), with
+        an any-subset masked boosting bank; needs ``n_subsets=None`` and the
+        default ``classifier`` and ``bank_kind``. ``"auto"``: ``"sparse"``
+        beyond 12 sensors when ``n_subsets`` is None, else ``"full"``.
+    max_states : int, default=1000
+        Most states a sparse DAG grows.
 
     Attributes
     ----------
@@ -212,6 +228,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
         "bank_serve": [StrOptions(set(SERVE_MODES))],
+        "dag": [StrOptions({"auto", "full", "sparse"})],
+        "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 
     def __init__(
@@ -236,6 +254,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         subset_reward: str = "soft",
         stop_loss: str = "auto",
         bank_serve: str = "folds",
+        dag: str = "auto",
+        max_states: int = 1000,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -256,6 +276,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.subset_reward = subset_reward
         self.stop_loss = stop_loss
         self.bank_serve = bank_serve
+        self.dag = dag
+        self.max_states = max_states
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -374,6 +396,29 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             n_jobs=self.n_jobs,
             serve=self.bank_serve,
         )
+
+    def _new_sparse_bank(self) -> SparseMaskedBank:
+        if self.classifier is not None or self.bank_kind not in ("auto", "masked"):
+            raise ValueError(
+                "A sparse DAG needs the masked bank's own boosting: leave "
+                "classifier=None and bank_kind='auto' (or 'masked')."
+            )
+        return SparseMaskedBank(
+            cv=self.cv,
+            random_state=self._seed,
+            n_jobs=self.n_jobs,
+            serve=self.bank_serve,
+            growth=self._growth_settings(),
+        )
+
+    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
+        lm = self._check_loss_matrix(bank.n_classes_)
+        kind = self.stop_loss_
+
+        def stop_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
+            return stop_losses(proba, y_fit[rows], lm, kind)
+
+        return stop_loss
 
     def _fit_bank(
         self,

@@ -194,6 +194,12 @@ class PolicyInputs:
     value_states : ndarray of bool, optional
         With ``kind="auto"``: per state, whether its policy also sees the
         acquired values (:func:`constant_states`); None: nowhere.
+    value_kind : {"sensors+proba", "sensors"}
+        What ``kind="auto"`` sees at those states. A sparse DAG's policies see
+        the values only (``"sensors"``): there the near-constant probabilities
+        differ between the out-of-fold models a policy learns from and the
+        models that serve it, and a policy splitting on that noise routes
+        rows the wrong way at predict time.
 
     Notes
     -----
@@ -217,13 +223,14 @@ class PolicyInputs:
     state_columns: Sequence[np.ndarray]
     n_classes: int = 0
     value_states: np.ndarray | None = None
+    value_kind: str = "sensors+proba"
 
     def kind_at(self, state: int) -> str:
         """The kind of inputs of the policy at ``state`` (``"auto"`` resolved)."""
         if self.kind != "auto":
             return self.kind
         values = self.value_states is not None and bool(self.value_states[state])
-        return "sensors+proba" if values else "proba"
+        return self.value_kind if values else "proba"
 
     @property
     def reads_model(self) -> bool:
@@ -264,6 +271,8 @@ class PolicyInputs:
         if model_part is None:
             model_part = model_inputs(proba, self.kind)
         kind = self.kind_at(state)
+        if not uses_model_inputs(kind):
+            return X[:, cols] if rows is None else X[np.ix_(rows, cols)]
         if not uses_sensor_values(kind):  # no copy of unread columns
             n = len(X) if rows is None else len(rows)
             return policy_inputs(np.empty((n, 0)), model_part, kind)

@@ -45,18 +45,41 @@ class PolicyVersionWarning(UserWarning):
     """
 
 
-def policy_bundle(model: Any, *, slim: bool = True) -> dict[str, Any]:
+#: Fit-time attributes of a sparse DAG's bank (see :func:`policy_bundle`).
+SPARSE_TRAINING_ATTRS = (
+    "sparse_growth_",
+    "fold_models_",
+    "fold_columns_",
+    "fold_priors_",
+    "fold_of_",
+)
+
+
+def policy_bundle(
+    model: Any, *, slim: bool = True, skops: bool = False
+) -> dict[str, Any]:
     """The model with its metadata, as :func:`save_policy` and the skops
     format store it.
 
     With ``slim`` the bank's out-of-fold training predictions are left out: they
-    are needed to learn new policies, not to run this one.
+    are needed to learn new policies, not to run this one. ``skops``: the
+    bundle is for the skops format.
     """
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
-    heavy = [a for a in ("oof_proba_", "oof_pred_") if hasattr(model.bank_, a)]
-    if slim and heavy:
+    # A sparse DAG's bank also keeps its growth (the training rows and what
+    # the bank said of them) and its fold models, to learn policies for other
+    # cost scales; a bank serving its folds keeps those as its model too.
+    # skops stores plain types only: never the growth.
+    bank = model.bank_
+    heavy: list[str] = []
+    if slim:
+        kept = ("oof_proba_", "oof_pred_", *SPARSE_TRAINING_ATTRS)
+        heavy = [a for a in kept if hasattr(bank, a)]
+    elif skops and hasattr(bank, "sparse_growth_"):
+        heavy = ["sparse_growth_"]
+    if heavy:
         model = copy.copy(model)
         model.bank_ = copy.copy(model.bank_)
         for attr in heavy:
@@ -281,6 +304,7 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank._masked.MaskedBank",
     "budgetdag_core.bank._per_state.ClassifierBank",
     "budgetdag_core.bank._per_state.RegressorBank",
+    "budgetdag_core.bank._sparse.SparseMaskedBank",
     "budgetdag_core.dag.SensorDAG",
     "budgetdag_core.estimator._classifier.BudgetDAGClassifier",
     "budgetdag_core.estimator._regressor.BudgetDAGRegressor",
@@ -291,6 +315,7 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.reductions._filter_tree.FilterTree",
     "budgetdag_core.reductions._filter_tree._Node",
     "budgetdag_core.sensors.SensorSpec",
+    "budgetdag_core.sparse_dag.SparseSensorDAG",
     "networkx.classes.digraph.DiGraph",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
     "sklearn.tree._tree.Tree",
@@ -344,7 +369,7 @@ _PLAIN_ATTRS = {
 
 def _skops_bundle(model: Any, slim: bool) -> dict[str, Any]:
     """:func:`policy_bundle` with what skops cannot store made plain."""
-    bundle = policy_bundle(model, slim=slim)
+    bundle = policy_bundle(model, slim=slim, skops=True)
     # A shallow copy to edit, so the caller's model is left alone.
     saved = bundle["model"] = copy.copy(bundle["model"])
     graph = getattr(saved, "dag_", None)

@@ -106,6 +106,9 @@ def split_views(
     spec = data.spec
     # The bank's DAG: its own subsets, not a second selection.
     dag, _ = template.dag_for(bank, spec, data.Xv, data.y_enc, None, None)
+    if not hasattr(bank, "oof_proba_") and hasattr(bank, "state_oof_proba"):
+        # A sparse DAG's bank scores its states out of fold on demand.
+        bank.oof_proba_ = bank.state_oof_proba(data.Xv)
     conf = template.policy_features
     lm = check_loss_matrix(template.loss_matrix, len(data.classes))
     views = [

@@ -68,11 +68,12 @@ def test_class_smaller_than_cv() -> None:
     assert "fewer rows than cv=3" in _fit(X, y)
 
 
-def test_too_many_sensors_points_to_n_subsets() -> None:
+def test_too_many_sensors_for_a_full_dag_points_to_n_subsets() -> None:
+    # The default (dag="auto") grows a sparse DAG beyond 12 sensors instead.
     rng = np.random.default_rng(0)
     cols = [f"x{i}" for i in range(13)]
     X = pd.DataFrame(rng.normal(size=(30, 13)), columns=cols)
-    msg = _fit(X, np.arange(30) % 2, SensorSpec.per_column(cols))
+    msg = _fit(X, np.arange(30) % 2, SensorSpec.per_column(cols), dag="full")
     assert "13 sensors" in msg and "n_subsets" in msg
 
 

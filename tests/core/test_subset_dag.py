@@ -63,7 +63,7 @@ def _distinct_unions(units):
 def test_full_dag_limit_points_to_n_subsets(many):
     X, y, spec = many
     with pytest.raises(ValueError, match="n_subsets"):
-        BudgetDAGClassifier(spec).fit(X, y)
+        BudgetDAGClassifier(spec, dag="full").fit(X, y)
 
 
 def test_number_of_states_is_number_of_distinct_unions(model):

@@ -1,0 +1,321 @@
+"""The any-mask bank of a sparse DAG: one masked model for every sensor subset.
+
+A :class:`~budgetdag_core.bank.MaskedBank` is fitted on the masks of its DAG's
+states; a sparse DAG's states are only known once the DAG is grown, and growing
+it needs a bank. :class:`SparseMaskedBank` therefore fits its fold models on
+random sensor subsets (a size drawn uniformly, then a subset of that size), so
+that each fold model serves any subset, and keeps them to score any (row,
+subset) out of fold while the DAG grows. :meth:`SparseMaskedBank.bind` then
+gives it the DAG's states, as a masked bank has them, with one temperature per
+subset-size bin fitted on the out-of-fold probabilities of the (row, state)
+pairs the growth visited: the states a policy visits, not random subsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.dummy import DummyClassifier
+from sklearn.utils.parallel import delayed
+
+from .._integrity import check_array, fail
+from .._threads import single_threaded
+from ..validation import int_seed
+from ._base import Progress, parallel_fits, refit_template
+from ._calibration import apply_temperature, fit_temperature
+from ._lgbm_trees import LightGBMTrees
+from ._masked import MAX_STACK_ROWS, MaskedBank, fit_fold, masked_proba, stack_masked
+
+#: Upper edges of the subset-size bins (fractions of the sensors) that share a
+#: temperature.
+SIZE_BIN_EDGES = (0.04, 0.08, 0.15, 0.25, 0.4, 0.6, 0.8)
+#: (row, state) pairs a size bin needs to fit its own temperature.
+MIN_CALIBRATION_PAIRS = 50
+
+
+def size_bins(sizes: np.ndarray, n_sensors: int) -> np.ndarray:
+    """The temperature bin of subsets of ``sizes`` sensors out of ``n_sensors``."""
+    fraction = np.asarray(sizes, dtype=float) / max(int(n_sensors), 1)
+    return np.searchsorted(np.asarray(SIZE_BIN_EDGES), fraction, side="left")
+
+
+class SparseMaskedBank(MaskedBank):
+    """A masked bank fitted on random sensor subsets, for sparse DAGs.
+
+    Parameters
+    ----------
+    classifier, cv, random_state, n_jobs, serve, masks_per_row
+        As in :class:`~budgetdag_core.bank.MaskedBank` (the fold models are
+        always kept: they score the growth's out-of-fold probabilities, and
+        with ``serve="folds"`` they also serve).
+    growth : dict, optional
+        :class:`~budgetdag_core.sparse_dag.GrowthSettings` fields (part of the
+        fingerprint: a bank serves the DAG it grew).
+
+    Attributes
+    ----------
+    fold_models_, fold_columns_ : list
+        Each fold's model and the columns it reads.
+    fold_of_ : ndarray (n_samples,)
+        The fold holding each training row out.
+    sensor_matrix_ : ndarray (n_sensors, n_columns) of bool
+    size_temperatures_ : ndarray
+        The temperature of each subset-size bin (:data:`SIZE_BIN_EDGES`).
+    sparse_growth_ : SparseGrowth
+        The grown DAG (``sparse_growth_.dag``), its rows and probabilities.
+    """
+
+    def __init__(
+        self,
+        classifier: Any = None,
+        *,
+        cv: int = 5,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        calibrate: bool = True,
+        serve: str = "folds",
+        masks_per_row: int = 16,
+        growth: dict | None = None,
+    ) -> None:
+        super().__init__(
+            classifier,
+            cv=cv,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            calibrate=calibrate,
+            cross_fit=True,
+            serve=serve,
+            masks_per_row=masks_per_row,
+        )
+        self.growth = growth
+
+    def _settings(self) -> tuple:
+        return (
+            *super()._settings(),
+            "sparse",
+            tuple(sorted((self.growth or {}).items())),
+        )
+
+    # ------------------------------------------------------------------ fit
+    def random_subsets(
+        self, n: int, n_sensors: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        """``n`` random non-empty sensor subsets (n, n_sensors) of bool: a size
+        uniform on 1..n_sensors, then a subset of that size."""
+        sizes = rng.integers(1, n_sensors + 1, size=n)
+        ranks = rng.random((n, n_sensors)).argsort(axis=1).argsort(axis=1)
+        return ranks < sizes[:, None]
+
+    def fit_models(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+        progress: Progress | None = None,
+    ) -> SparseMaskedBank:
+        """Fit the fold models (and with ``serve="refit"`` one more on all rows)
+        on random subsets of each row's sensors."""
+        template = self.template()
+        self._check_template(template)
+        n, M = len(X), len(sensor_columns)
+        self.n_classes_ = n_classes
+        self.n_columns_ = X.shape[1]
+        S = np.zeros((M, X.shape[1]), dtype=bool)
+        for m, cols in enumerate(sensor_columns):
+            S[m, np.asarray(cols, dtype=int)] = True
+        self.sensor_matrix_ = S
+        rng = np.random.default_rng(int_seed(self.random_state))
+        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n))
+        subsets = self.random_subsets(n * per_row, M, rng)
+        column_masks = self._columns_of(subsets)
+        pair_rows = np.repeat(np.arange(n), per_row)
+        pair_states = np.arange(len(pair_rows))
+        jobs = self._folds(X, y)
+        seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
+        results = parallel_fits(
+            template,
+            self.n_jobs,
+            (
+                delayed(fit_fold)(
+                    template,
+                    X,
+                    y,
+                    pair_rows,
+                    pair_states,
+                    column_masks,
+                    train,
+                    test,
+                    n_classes,
+                    int(seed),
+                    True,
+                    False,
+                )  # fmt: skip
+                for (train, test), seed in zip(jobs, seeds, strict=True)
+            ),
+        )
+        self.fold_of_ = np.zeros(n, dtype=np.intp)
+        self.fold_models_, self.fold_columns_ = [], []
+        self.fold_priors_ = []
+        for f, ((train, test), (model, _, used)) in enumerate(
+            zip(jobs, results, strict=True)
+        ):
+            self.fold_of_[test] = f
+            self.fold_models_.append(model)
+            self.fold_columns_.append(np.flatnonzero(used))
+            self.fold_priors_.append(
+                np.bincount(y[train], minlength=n_classes) / len(train)
+            )
+            if progress is not None:
+                progress("bank", f + 1, len(jobs) + 1)
+        if self.serve == "refit":
+            model, _, used = fit_fold(
+                refit_template(template, self.fold_models_),
+                X, y, pair_rows, pair_states, column_masks,
+                np.arange(n), None, n_classes, int(seeds[0]),
+            )  # fmt: skip
+            self.model_, self.model_columns_ = model, np.flatnonzero(used)
+        else:
+            self.model_ = list(self.fold_models_)
+            self.model_columns_ = list(self.fold_columns_)
+        self.prior_ = np.bincount(y, minlength=n_classes) / n
+        self.prior_model_ = DummyClassifier(strategy="prior").fit(np.zeros((n, 1)), y)
+        self.size_temperatures_ = np.ones(len(SIZE_BIN_EDGES) + 1)
+        if progress is not None:
+            progress("bank", len(jobs) + 1, len(jobs) + 1)
+        return self
+
+    def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
+        """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
+        S = self.sensor_matrix_.astype(np.int32)
+        return (np.asarray(subsets, dtype=np.int32) @ S) > 0
+
+    def oof_at(
+        self,
+        X: np.ndarray,
+        rows: np.ndarray,
+        subsets: np.ndarray,
+        state: int | None = None,
+    ) -> np.ndarray:
+        """Out-of-fold probabilities of ``rows`` of ``X`` at each sensor subset
+        (rows x subsets x classes): each row scored by the fold model that did
+        not train on it. Raw, or with ``state`` under that state's temperature
+        (after :meth:`bind`)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        subsets = np.atleast_2d(np.asarray(subsets, dtype=bool))
+        out = np.empty((len(rows), len(subsets), self.n_classes_))
+        empty = ~subsets.any(axis=1)
+        cmasks = self._columns_of(subsets)
+        folds = self.fold_of_[rows]
+        with single_threaded():
+            for f in np.unique(folds):
+                sel = np.flatnonzero(folds == f)
+                out[sel] = self._fold_proba(f, X[rows[sel]], cmasks, empty)
+        if state is not None:
+            t = float(self.temperatures_[state])
+            out = apply_temperature(out, t)
+        return out
+
+    def _fold_proba(
+        self, f: int, Xr: np.ndarray, cmasks: np.ndarray, empty: np.ndarray
+    ) -> np.ndarray:
+        model, cols = self.fold_models_[f], self.fold_columns_[f]
+        out = np.empty((len(Xr), len(cmasks), self.n_classes_))
+        out[:, empty] = self.fold_priors_[f]
+        todo = np.flatnonzero(~empty)
+        if not todo.size:
+            return out
+        Xc = Xr[:, cols]
+        if isinstance(model, LightGBMTrees):
+            raw = model.state_decision_function(Xc, cmasks[todo][:, cols])
+            proba = model.proba_from_scores(raw)
+            full = np.zeros((len(Xr), len(todo), self.n_classes_))
+            full[:, :, np.asarray(model.classes_, dtype=int)] = proba
+            out[:, todo] = full
+            return out
+        rows = np.tile(np.arange(len(Xr)), len(todo))
+        states = np.repeat(np.arange(len(todo)), len(Xr))
+        p = masked_proba(
+            model,
+            stack_masked(Xc, rows, states, cmasks[todo][:, cols]),
+            self.n_classes_,
+        )
+        out[:, todo] = p.reshape(len(todo), len(Xr), -1).swapaxes(0, 1)
+        return out
+
+    # ------------------------------------------------------------------ bind
+    def bind(self, growth: Any, X: np.ndarray, y: np.ndarray) -> SparseMaskedBank:
+        """Take the grown DAG's states: column masks, one temperature per
+        subset-size bin (fitted on the growth's out-of-fold probabilities of
+        its flow rows), the growth's probabilities calibrated with them."""
+        dag = growth.dag
+        K = dag.n_states
+        M = dag.n_sensors
+        member = dag.membership()
+        self.state_columns_ = [
+            np.flatnonzero(self._columns_of(member[k : k + 1])[0]) for k in range(K)
+        ]
+        masks = np.zeros((K, self.n_columns_), dtype=bool)
+        for k, cols in enumerate(self.state_columns_):
+            masks[k, cols] = True
+        self.column_masks_ = masks
+        sizes = member.sum(axis=1)
+        bins = size_bins(sizes, M)
+        self.size_temperatures_ = np.ones(len(SIZE_BIN_EDGES) + 1)
+        if self.calibrate:
+            for b in range(len(self.size_temperatures_)):
+                states = np.flatnonzero((bins == b) & (sizes > 0))
+                parts = [
+                    (growth.proba[k].get(growth.flow[k]), y[growth.flow[k]])
+                    for k in states
+                    if len(growth.flow[k])
+                ]
+                if sum(len(p[1]) for p in parts) < MIN_CALIBRATION_PAIRS:
+                    continue
+                proba = np.concatenate([p[0] for p in parts])
+                labels = np.concatenate([p[1] for p in parts])
+                self.size_temperatures_[b] = fit_temperature(proba, labels)
+        self.temperatures_ = np.where(sizes > 0, self.size_temperatures_[bins], 1.0)
+        for k, table in enumerate(growth.proba):
+            t = float(self.temperatures_[k])
+            if t != 1.0 and len(table.rows):
+                table.values = apply_temperature(table.values, t)
+        self.oof_ece_raw_ = np.full(K, np.nan)
+        self.oof_ece_ = np.full(K, np.nan)
+        self.sparse_growth_ = growth
+        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+        return self
+
+    def state_oof_proba(self, X: np.ndarray) -> np.ndarray:
+        """Out-of-fold probabilities of every training row at every state of the
+        bound DAG (rows x states x classes), calibrated as the states are: what
+        a full DAG's bank keeps as ``oof_proba_`` (here computed on demand:
+        sweeps and baselines need it, a single fit does not)."""
+        growth = self.sparse_growth_
+        member = growth.dag.membership()
+        n, K = len(X), len(member)
+        out = np.empty((n, K, self.n_classes_))
+        step = max(1, MAX_STACK_ROWS // max(n, 1))
+        for start in range(0, K, step):
+            states = np.arange(start, min(K, start + step))
+            out[:, states] = self.oof_at(X, np.arange(n), member[states])
+        for k in range(K):
+            t = float(self.temperatures_[k])
+            if t != 1.0:
+                out[:, k] = apply_temperature(out[:, k], t)
+        return out
+
+    def check_integrity(self) -> None:
+        """:meth:`MaskedBank.check_integrity`, and the size temperatures."""
+        super().check_integrity()
+        arr = check_array(
+            getattr(self, "size_temperatures_", None),
+            "bank_.size_temperatures_",
+            shape=(len(SIZE_BIN_EDGES) + 1,),
+            kind="f",
+            finite=True,
+        )
+        if (arr <= 0).any():
+            raise fail("bank_.size_temperatures_", "temperatures must be positive")

@@ -1,0 +1,157 @@
+"""The Bayes test of the sparse DAG (issue 30): 8 sensors, one at a time, and
+the optimum buys a worthless-alone sensor first; also the 3-sensor problem of
+``test_optimality`` and the 4-sensor routing problem of
+``test_optimality_routing`` grown as sparse DAGs.
+
+A cheap context K (independent of the class) says which of A and B carries the
+class (95 % clean, the other a coin); C is weakly informative; D0..D3 are cheap
+coins. Exact dynamic programming over the observed values gives the Bayes
+cost; the sparse DAG (``dag="sparse"``, grown from the data) must reach it as
+data grows, buying K first: no one-step score sees K (alone it says nothing),
+only the routing value of the growth does.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from budgetdag_core import BudgetDAGClassifier, SensorSpec
+from budgetdag_core.sparse_dag import SparseSensorDAG
+
+SENSORS = ("K", "A", "B", "C", "D0", "D1", "D2", "D3")
+COSTS = {"K": 0.02, "A": 0.08, "B": 0.08, "C": 0.05} | {f"D{i}": 0.01 for i in range(4)}
+SPEC = SensorSpec.per_column(list(SENSORS), cost=COSTS)
+CLEAN, WEAK = 0.95, 0.7
+GRID = list(itertools.product((0, 1), repeat=len(SENSORS)))
+
+
+def p_point(y: int, g: tuple[int, ...]) -> float:
+    """Joint probability of the class y and the sensor values g."""
+    k, a, b, c = g[:4]
+    clean = a if k == 0 else b
+    p = 0.5 * 0.5 * 0.5 * 0.5**4  # class, context, the coin, the D coins
+    p *= CLEAN if clean == y else 1 - CLEAN
+    p *= WEAK if c == y else 1 - WEAK
+    return p
+
+
+@cache
+def bayes_value(observed: tuple[tuple[int, int], ...]) -> float:
+    """Optimal expected remaining loss (error + costs) given observed values."""
+    seen = dict(observed)
+    match = [g for g in GRID if all(g[m] == v for m, v in seen.items())]
+    p_y = np.array([sum(p_point(y, g) for g in match) for y in (0, 1)])
+    total = p_y.sum()
+    best = 1.0 - p_y.max() / total
+    for m, name in enumerate(SENSORS):
+        if m in seen:
+            continue
+        expect = 0.0
+        for v in (0, 1):
+            sub = [g for g in match if g[m] == v]
+            p_v = sum(p_point(y, g) for g in sub for y in (0, 1)) / total
+            if p_v > 0:
+                expect += p_v * bayes_value(tuple(sorted({**seen, m: v}.items())))
+        best = min(best, COSTS[name] + expect)
+    return best
+
+
+def sample(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    k = rng.integers(0, 2, n)
+    clean = np.where(rng.random(n) < CLEAN, y, 1 - y)
+    coin = rng.integers(0, 2, n)
+    c = np.where(rng.random(n) < WEAK, y, 1 - y)
+    cols = {
+        "K": k,
+        "A": np.where(k == 0, clean, coin),
+        "B": np.where(k == 0, coin, clean),
+        "C": c,
+    } | {f"D{i}": rng.integers(0, 2, n) for i in range(4)}
+    return pd.DataFrame(cols, dtype=float), y
+
+
+def exact_expected_loss(model: BudgetDAGClassifier) -> float:
+    points = pd.DataFrame(GRID, columns=list(SENSORS), dtype=float)
+    trace = model.trace(points)
+    wrong = trace["prediction"].to_numpy()
+    cost = trace["cost"].to_numpy()
+    return sum(
+        p_point(y, g) * (float(wrong[i] != y) + cost[i])
+        for i, g in enumerate(GRID)
+        for y in (0, 1)
+    )
+
+
+@cache
+def fitted(n: int, seed: int) -> BudgetDAGClassifier:
+    X, y = sample(n, seed)
+    return BudgetDAGClassifier(
+        SPEC, dag="sparse", cv=3, random_state=seed, max_states=200
+    ).fit(X, y)
+
+
+def test_the_optimum_buys_the_worthless_context_first() -> None:
+    assert bayes_value(()) == pytest.approx(
+        COSTS["K"] + sum(0.5 * bayes_value(((0, v),)) for v in (0, 1))
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sparse_dag_reaches_the_bayes_optimum(seed: int) -> None:
+    bayes = bayes_value(())
+    small = exact_expected_loss(fitted(300, seed)) - bayes
+    large = exact_expected_loss(fitted(6000, seed)) - bayes
+    assert min(small, large) > -1e-9
+    assert large < 0.003, (small, large)
+    assert small >= large - 1e-9, (small, large)
+
+
+def test_sparse_dag_buys_the_context_then_the_sensor_it_names() -> None:
+    model = fitted(6000, 0)
+    assert isinstance(model.sensor_dag_, SparseSensorDAG)
+    points = pd.DataFrame(GRID, columns=list(SENSORS), dtype=float)
+    acquired = model.trace(points)["acquired"]
+    for g, a in zip(GRID, acquired, strict=True):
+        assert a[:2] == ("K", "A" if g[0] == 0 else "B"), a
+
+
+# ------------------------------------------- the 3- and 4-sensor problems
+def _sparse_gaps(problem, sizes: tuple[int, ...], seeds: int) -> np.ndarray:
+    """Excess expected loss of ``dag="sparse"`` over the Bayes optimum of a
+    small problem's module (its ``sample``, ``SPEC``, ``bayes_value`` and
+    ``exact_expected_loss``), per seed and training size."""
+    out = np.zeros((seeds, len(sizes)))
+    for seed in range(seeds):
+        for j, n in enumerate(sizes):
+            X, y = problem.sample(n, seed)
+            model = BudgetDAGClassifier(
+                problem.SPEC, dag="sparse", cost_scale=1.0, cv=3, random_state=seed
+            ).fit(X, y)
+            assert isinstance(model.sensor_dag_, SparseSensorDAG)
+            out[seed, j] = problem.exact_expected_loss(model) - problem.bayes_value(())
+    return out
+
+
+def test_sparse_dag_reaches_the_three_sensor_optimum() -> None:
+    from . import test_optimality as problem  # the adaptive 3-sensor problem
+
+    gaps = _sparse_gaps(problem, (300, 8000), seeds=3)
+    assert gaps.min() > -1e-9
+    assert gaps[:, -1].max() < 0.002, gaps
+    assert gaps[:, 0].mean() >= gaps[:, -1].mean(), gaps
+
+
+def test_sparse_dag_reaches_the_four_sensor_routing_optimum() -> None:
+    from . import test_optimality_routing as problem  # K names A or B
+
+    gaps = _sparse_gaps(problem, (300, 6000), seeds=3)
+    assert gaps.min() > -1e-9
+    assert gaps[:, -1].max() < 0.003, gaps
+    assert gaps[:, 0].mean() >= gaps[:, -1].mean(), gaps

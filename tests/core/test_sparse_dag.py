@@ -1,0 +1,200 @@
+"""The sparse DAG (issue 30): the default beyond 12 sensors, and what every
+fitted model promises (determinism, no peeking, round trips, sessions)."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    SensorSpec,
+    dag_figure,
+    dumps_policy,
+    dumps_policy_skops,
+    loads_policy,
+    loads_policy_skops,
+    path_of,
+    tradeoff_curve,
+)
+from budgetdag_core.dag import SensorDAG
+from budgetdag_core.sparse_dag import MAX_SPARSE_STATES, SparseSensorDAG
+
+N_SENSORS = 16
+
+
+def make_data(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """16 one-column sensors: s0 says which of s1, s2 carries the class."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        rng.normal(size=(n, N_SENSORS)), columns=[f"s{i}" for i in range(N_SENSORS)]
+    )
+    y = np.where(X.s0 > 0, X.s1 > 0, X.s2 > 0).astype(int)
+    return X, y
+
+
+SPEC = SensorSpec.per_column(
+    [f"s{i}" for i in range(N_SENSORS)],
+    cost={f"s{i}": 1.0 + i % 3 for i in range(N_SENSORS)},
+)
+
+
+def fit(n: int = 500, seed: int = 0, **params) -> BudgetDAGClassifier:
+    X, y = make_data(n, seed)
+    params = {"cost_scale": 0.02, "cv": 3, "random_state": 0} | params
+    return BudgetDAGClassifier(SPEC, **params).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def model() -> BudgetDAGClassifier:
+    return fit()
+
+
+@pytest.fixture(scope="module")
+def test_rows() -> pd.DataFrame:
+    return make_data(300, 1)[0]
+
+
+def test_auto_grows_a_sparse_dag_beyond_twelve_sensors(model):
+    assert isinstance(model.sensor_dag_, SparseSensorDAG)
+    assert 2 < model.sensor_dag_.n_states <= model.max_states
+    assert model.subset_selection_ is None
+    # Every edge adds one sensor.
+    dag = model.sensor_dag_
+    for k, kids in enumerate(dag.children):
+        for sensor, child in kids:
+            assert dag.states[child] == dag.states[k] | 1 << sensor
+
+
+def test_twelve_sensors_keep_the_full_dag():
+    X, y = make_data(200, 0)
+    spec = SensorSpec.per_column(list(X.columns[:12]))
+    model = BudgetDAGClassifier(
+        spec, cv=2, random_state=0, policy_learner="cost_regression"
+    )
+    model.fit(X[spec.columns], y)
+    assert type(model.sensor_dag_) is SensorDAG
+
+
+def test_sparse_and_subsets_are_exclusive():
+    X, y = make_data(100, 0)
+    with pytest.raises(ValueError, match="n_subsets=None"):
+        BudgetDAGClassifier(SPEC, dag="sparse", n_subsets=4).fit(X, y)
+
+
+def test_the_same_seed_gives_the_same_model(model, test_rows):
+    again = fit()
+    pd.testing.assert_frame_equal(model.trace(test_rows), again.trace(test_rows))
+    assert again.sensor_dag_.states == model.sensor_dag_.states
+    assert again.sensor_dag_.children == model.sensor_dag_.children
+
+
+def test_unacquired_values_are_never_read(model, test_rows):
+    trace = model.trace(test_rows)
+    spoiled = test_rows.copy()
+    rng = np.random.default_rng(7)
+    for i, acquired in enumerate(trace["acquired"]):
+        for column in spoiled.columns:
+            if column not in acquired:
+                spoiled.iloc[i, spoiled.columns.get_loc(column)] = rng.choice(
+                    [1e6, -1e6, 0.0]
+                )
+    pd.testing.assert_frame_equal(model.trace(spoiled), trace)
+    np.testing.assert_array_equal(
+        model.predict_proba(spoiled), model.predict_proba(test_rows)
+    )
+
+
+def test_a_session_acquires_one_sensor_at_a_time_as_the_trace(model, test_rows):
+    trace = model.trace(test_rows.iloc[:25])
+    for i, (_, row) in enumerate(test_rows.iloc[:25].iterrows()):
+        session = model.start()
+        while (sensor := session.next_sensor()) is not None:
+            session.observe(sensor, {c: row[c] for c in SPEC.groups[sensor]})
+        assert tuple(session.acquired) == trace["acquired"].iloc[i]
+        assert session.predict() == trace["prediction"].iloc[i]
+        assert path_of(model, row).acquired == tuple(session.acquired)
+
+
+@pytest.mark.parametrize("slim", [True, False])
+def test_pickle_and_skops_round_trips(model, test_rows, slim):
+    trace = model.trace(test_rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for loaded in (
+            loads_policy(dumps_policy(model, slim=slim)),
+            loads_policy_skops(dumps_policy_skops(model, slim=slim)),
+        ):
+            pd.testing.assert_frame_equal(loaded.trace(test_rows), trace)
+            assert isinstance(loaded.sensor_dag_, SparseSensorDAG)
+    # The model itself keeps what learning new policies needs.
+    assert hasattr(model.bank_, "sparse_growth_")
+
+
+def test_new_cost_scales_reuse_the_grown_bank(model):
+    X, y = make_data(500, 0)
+    cheaper = BudgetDAGClassifier(SPEC, cost_scale=0.2, cv=3, random_state=0)
+    cheaper.fit(X, y, bank=model.bank_)
+    assert cheaper.bank_ is model.bank_
+    assert cheaper.evaluate(X, y)["avg_cost"] < model.evaluate(X, y)["avg_cost"]
+    refit = model.refit_policies(X, y, 0.2)
+    assert refit.bank_ is model.bank_
+    pd.testing.assert_frame_equal(refit.trace(X), cheaper.trace(X))
+    slim = loads_policy(dumps_policy(model))
+    with pytest.raises(ValueError, match="refit"):
+        BudgetDAGClassifier(SPEC, cost_scale=0.2, cv=3, random_state=0).fit(
+            X, y, bank=slim.bank_
+        )
+    with pytest.raises(ValueError, match="refit"):
+        tradeoff_curve(X, y, SPEC, n_points=3, bank=slim.bank_, cv=3, random_state=0)
+
+
+def _unused(dag: SparseSensorDAG) -> int:
+    """A sensor the root has no edge for."""
+    return min(set(range(dag.n_sensors)) - {u for u, _ in dag.children[0]})
+
+
+def _forged(model, edit) -> bytes:
+    forged = pickle.loads(pickle.dumps(model))
+    edit(forged.sensor_dag_)
+    return dumps_policy(forged)
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda d: d.children[0].append((_unused(d), len(d.states) - 1)), "add its"),
+        (lambda d: d.states.__setitem__(1, 1 << 40), "not a set of the sensors"),
+        (lambda d: d.states.extend([0] * MAX_SPARSE_STATES), "states"),
+        (lambda d: d.children[0].append((0, d.children[0][0][1])), "twice"),
+        (lambda d: d.unit_masks.__setitem__(0, 3), "one unit per sensor"),
+    ],
+)
+def test_a_forged_sparse_dag_is_refused_on_load(model, edit, match):
+    with pytest.raises(ValueError, match=match):
+        loads_policy(_forged(model, edit))
+
+
+def test_the_dag_figure_draws_a_sparse_dag(model, test_rows):
+    figure = dag_figure(model, test_rows.iloc[:50])
+    assert len(figure.data) > 0
+
+
+def test_tradeoff_curve_sweeps_one_grown_bank(model):
+    X, y = make_data(500, 0)
+    Xt, yt = make_data(300, 1)
+    result = tradeoff_curve(
+        X, y, SPEC, cost_scales=[0.005, 0.02, 0.2], X_test=Xt, y_test=yt,
+        cv=3, random_state=0,
+    )  # fmt: skip
+    assert all(m.bank_ is result.bank for m in result.models)
+    assert isinstance(result.models[0].sensor_dag_, SparseSensorDAG)
+    dag = result.frame.query("method == 'dag' and split == 'test'")
+    assert dag["avg_cost"].is_monotonic_decreasing
+    # The middle point is the module's model: the same bank, the same policies.
+    pd.testing.assert_frame_equal(result.models[1].trace(Xt), model.trace(Xt))
+    assert {"fixed", "cascade", "hull"} <= set(result.frame["method"])
