@@ -190,7 +190,10 @@ def test_afa_tables_use_the_saved_run_with_most_seeds(tmp_path):
 
     run("one", [0], 0.9)
     run("three", [0, 1, 2], 0.3)
-    assert afa_runs(tmp_path / "afa") == {"cube": tmp_path / "afa" / "three"}
+    three = tmp_path / "afa" / "three"
+    assert afa_runs(tmp_path / "afa") == {
+        "cube": {"allfeat": three, "dag": three, "greedy": three}
+    }
     quality, speed, lost, floors = afa_sections(tmp_path / "afa")
     assert "| cube (3 seeds) | 0.300 / 0.300 / 0.300 |" in quality
     assert "**0.100** / **0.100** / **0.100** |" in quality
@@ -252,3 +255,50 @@ def test_combine_splits_keeps_shared_facts_once_and_averages_seconds():
     assert [s["params"]["policy_degree"] for s in out["splits"]] == [2, 1]
     single = combine_splits([(0, summary(0, 2, 1.0))])
     assert single["split_seeds"] == [0] and single["seconds"] == {"bank fit": 1.0}
+
+
+def test_afa_tables_take_each_method_from_its_own_run(tmp_path):
+    """A run of the DAG alone stands beside the peers' run on the same rows;
+    each ratio is to the HGB of its own run, and seeds are counted per method."""
+
+    def run(folder: str, seeds: list[int], methods: dict[str, float], hgb_s: float):
+        out = tmp_path / "afa" / folder
+        out.mkdir(parents=True)
+        rows, speed = [], []
+        for seed in seeds:
+            for method, e in methods.items():
+                rows.append(
+                    {
+                        "method": method,
+                        **dict.fromkeys(("e10", "e25", "e50", "e75"), e),
+                        "reach": 0.5,
+                        "lowest": e,
+                        "dataset": "cube",
+                        "seed": seed,
+                    }
+                )
+            speed.append(
+                {
+                    "dataset": "cube",
+                    "seed": seed,
+                    "n_sensors": 20,
+                    "hgb_fit_s": hgb_s,
+                    "hgb_rows_per_s": 1000.0,
+                    **{f"{m}_fit_s": 4.0 for m in methods},
+                    **{f"{m}_rows_per_s": 10.0 for m in methods},
+                }
+            )
+        pd.DataFrame(rows).to_csv(out / "readings.csv", index=False)
+        pd.DataFrame(speed).to_csv(out / "speed.csv", index=False)
+
+    run("peers", [0], {"dag": 0.9, "greedy": 0.2, "allfeat": 0.1}, hgb_s=4.0)
+    run("dag", [0, 1, 2], {"dag": 0.3, "allfeat": 0.1}, hgb_s=2.0)
+    runs = afa_runs(tmp_path / "afa")["cube"]
+    assert runs["dag"].name == "dag" and runs["allfeat"].name == "dag"
+    assert runs["greedy"].name == "peers"
+    quality, speed, lost, _ = afa_sections(tmp_path / "afa")
+    assert "| cube (DAG 3 seeds, others 1) | 0.300 / 0.300 / 0.300 |" in quality
+    # DAG fit 4 s against its run's 2 s HGB; greedy 4 s against its run's 4 s.
+    assert "| 20 | 2.0 | 2.0× | not run | 1.0× |" in speed
+    # The greedy acquirer is ahead in the one seed both ran.
+    assert {(x.method, x.ahead, x.n) for x in lost} == {("greedy", 1, 1)}
