@@ -189,7 +189,8 @@ def kernels_ready() -> bool:
 
 
 def kernels_loaded() -> bool:
-    """Whether this process holds every compiled kernel: a fit has run here.
+    """Whether this process holds compiled kernels: a fit has run here (every
+    fit learns its policies with some; which ones depends on its settings).
 
     A process's first fit also loads the kernels (from numba's cache) and
     LightGBM's library, and imports what the fit imports lazily; later fits
@@ -202,7 +203,7 @@ def kernels_loaded() -> bool:
     True
     """
     try:
-        return all(_loaded(*_kernel(module, name)) for module, name in KERNELS)
+        return any(_loaded(*_kernel(module, name)) for module, name in KERNELS)
     except Exception:  # noqa: BLE001 - a kernel module that fails: not loaded
         return False
 
