@@ -38,9 +38,9 @@ from .training import (
 )
 
 #: Seconds per (test row x DAG state) of the evaluation after a fit (the
-#: policy's metrics and every fixed subset's): measured with
-#: ``benchmarks/bench_cold_start.py --part app``.
-EVALUATE_SECONDS_PER_ROW_STATE = 2e-6
+#: policy's metrics and every fixed subset's), in a warm process: 4-6e-6 on
+#: pima, the toy, cube_nm and spam (129 states), 1.4e-5 on landsat.
+EVALUATE_SECONDS_PER_ROW_STATE = 5e-6
 #: Cost-scale trials of a budget fit (a bisection of at most 20 steps; the
 #: searches of the demos stop after 6 to 12).
 BUDGET_TRIALS = 10
@@ -196,6 +196,10 @@ def training_seconds(
 #: settings.
 _SELECTED: dict[tuple, tuple[int, float] | None] = {}
 SELECTED_KEPT = 16
+#: The selection runs in the server process while the page renders, so only
+#: when it should take at most this long; else the estimate counts the most
+#: states the DAG can have.
+SELECTION_MAX_SECONDS = 3.0
 
 
 def selected_states(
@@ -205,7 +209,8 @@ def selected_states(
     first ``rows`` training rows: the DAG's states and the selection's
     seconds (None without ``n_subsets``). Remembered per data, spec and
     settings, as the Train page asks on every rerun; a selection that fails
-    (e.g. a setting the fit will reject) counts as unknown."""
+    (e.g. a setting the fit will reject) or would keep the page waiting
+    (:data:`SELECTION_MAX_SECONDS`) counts as unknown."""
     if not params.get("n_subsets"):
         return None
     key = (dataset.token, spec.to_json(), repr(sorted(params.items())), rows)
@@ -213,7 +218,12 @@ def selected_states(
         X, y = dataset.X("train", spec), dataset.y("train")
         try:
             found = selected_dag_states(
-                spec, X.iloc[:rows], y.iloc[:rows], n_jobs=app_n_jobs(), **params
+                spec,
+                X.iloc[:rows],
+                y.iloc[:rows],
+                n_jobs=app_n_jobs(),
+                max_seconds=SELECTION_MAX_SECONDS,
+                **params,
             )
         except ValueError:
             found = None

@@ -261,8 +261,20 @@ def estimate_policy_seconds(
     return policies + (SECONDS_PER_CALL if fit_call else 0.0)
 
 
+#: The subset selection's ridge scores cost about this many seconds per
+#: (sensor^2 x scored row): spam (57 sensors, 3 450 rows) 0.87 s, cube_nm
+#: (51, 600) 0.2 s.
+SELECTION_SECONDS_PER_SENSOR2_ROW = 1e-7
+
+
 def selected_dag_states(
-    sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
+    sensors: Any,
+    X: Any,
+    y: Any,
+    *,
+    n_jobs: int | None = 1,
+    max_seconds: float | None = None,
+    **params: Any,
 ) -> tuple[int, float] | None:
     """The states of the DAG a fit would build over selected subsets, and
     the seconds selecting them took.
@@ -280,12 +292,16 @@ def selected_dag_states(
     ----------
     sensors, X, y, n_jobs, **params
         As for :func:`estimate_fit_seconds_for`.
+    max_seconds : float, optional
+        Select only when the selection should take at most this long (by
+        :data:`SELECTION_SECONDS_PER_SENSOR2_ROW`, on the rows it scores).
 
     Returns
     -------
     (int, float) or None
         The DAG's states and the selection's wall-clock seconds; None when
-        the fit selects no subsets (no ``n_subsets``, or a sparse DAG).
+        the fit selects no subsets (no ``n_subsets``, or a sparse DAG) or
+        the selection would take longer than ``max_seconds``.
 
     Examples
     --------
@@ -295,14 +311,23 @@ def selected_dag_states(
     ...     demo.spec, demo.X_train, demo.y_train, n_subsets=8, include_all=True)
     >>> 8 <= states <= dag_states_at_most(demo.spec.n_sensors, 8, include_all=True)
     True
+    >>> selected_dag_states(demo.spec, demo.X_train, demo.y_train, n_subsets=8,
+    ...                     max_seconds=0.01) is None  # would take longer
+    True
     >>> selected_dag_states(demo.spec, demo.X_train, demo.y_train, n_subsets=None)
     """
     import time
 
     from ..estimator import BudgetDAGClassifier
+    from ..estimator._base import SUBSET_MAX_ROWS
+    from ..validation import as_spec
 
     if not params.get("n_subsets"):
         return None
+    if max_seconds is not None:
+        scored = min(len(X), SUBSET_MAX_ROWS) * as_spec(sensors).n_sensors ** 2
+        if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
+            return None
     model = BudgetDAGClassifier(sensors, n_jobs=n_jobs, **params)
     model._validate_params()
     start = time.perf_counter()

@@ -175,3 +175,13 @@ def test_selected_states_are_the_fits_and_replace_the_most_states():
     assert at_most > expected
     # Without n_subsets the fit selects nothing.
     assert selected_dag_states(cube.spec, cube.X_train, cube.y_train) is None
+
+
+def test_a_selection_that_would_take_too_long_is_skipped():
+    from budgetdag_core import load_demo
+    from budgetdag_core.tradeoff import selected_dag_states
+
+    spam = load_demo("spam")
+    # 57 sensors x 3 450 rows: about a second of ridge scores, more than 0.1 s.
+    args = (spam.spec, spam.X_train, spam.y_train)
+    assert selected_dag_states(*args, n_subsets=8, max_seconds=0.1) is None
