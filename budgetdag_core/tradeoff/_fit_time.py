@@ -138,7 +138,7 @@ def estimate_fit_seconds(
     --------
     >>> round(estimate_fit_seconds(4435, 16, 6, "hgb", kernels_ready=True,
     ...                            first_fit=False))
-    10
+    9
     """
     for name, value in (("n_rows", n_rows), ("n_states", n_states)):
         if value < 1:
@@ -318,8 +318,7 @@ def selected_dag_states(
     """
     import time
 
-    from ..estimator import BudgetDAGClassifier
-    from ..estimator._base import SUBSET_MAX_ROWS
+    from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
     from ..validation import as_spec
 
     if not params.get("n_subsets"):
