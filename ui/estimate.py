@@ -4,8 +4,10 @@ No Streamlit. :func:`training_seconds` is the Train page's estimate of a
 training job as a worker process runs it (:mod:`ui.jobs`): the library's
 :func:`budgetdag_core.estimate_fit_seconds_for` for the fit (rows, columns,
 states, classes, bank kind, the worker's threads, the compilation of a first
-fit after an install), plus the test-set evaluation, stretched by how busy
-the machine's cores are. :class:`TimeLeft` turns a running job's progress
+fit after an install, the fixed cost of a worker's first fit), plus the
+test-set evaluation, stretched by how busy the machine's cores are. With
+sensor subsets (Alg. 2) the fit's first step, the selection, runs here once
+per data and settings, so that the DAG's states are counted, not bounded. :class:`TimeLeft` turns a running job's progress
 into the sidebar's "about N s left": it starts from the estimate, leans on
 the measured pace as the bar fills, and never counts up without saying so.
 """
