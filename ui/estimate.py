@@ -7,9 +7,10 @@ states, classes, bank kind, the worker's threads, the compilation of a first
 fit after an install, the fixed cost of a worker's first fit), plus the
 test-set evaluation, stretched by how busy the machine's cores are. With
 sensor subsets (Alg. 2) the fit's first step, the selection, runs here once
-per data and settings, so that the DAG's states are counted, not bounded. :class:`TimeLeft` turns a running job's progress
-into the sidebar's "about N s left": it starts from the estimate, leans on
-the measured pace as the bar fills, and never counts up without saying so.
+per data and settings, so that the DAG's states are counted, not bounded.
+:class:`TimeLeft` turns a running job's progress into the sidebar's "about
+N s left": it starts from the estimate, leans on the measured pace as the
+bar fills, and never counts up without saying so.
 """
 
 from __future__ import annotations
@@ -69,8 +70,7 @@ LOAD_AVERAGE_SECONDS = 60.0
 #: The server's work that has ended: (start, end, threads), monotonic seconds.
 _ENDED: deque[tuple[float, float, int]] = deque(maxlen=32)
 #: The pool's live worker processes (ids) that have run a job: their next fit
-#: is not their process's first (:data:`budgetdag_core.tradeoff._fit_time.
-#: FIRST_FIT_SECONDS` less).
+#: is not their process's first, which loads the kernels and LightGBM.
 _WARM_WORKERS: set[int] = set()
 
 
