@@ -188,6 +188,26 @@ def kernels_ready() -> bool:
     return _ready
 
 
+def kernels_loaded() -> bool:
+    """Whether this process holds compiled kernels: a fit has run here (every
+    fit learns its policies with some; which ones depends on its settings).
+
+    A process's first fit also loads the kernels (from numba's cache) and
+    LightGBM's library, and imports what the fit imports lazily; later fits
+    in the same process start at once. The fit-time estimate counts the
+    difference (:func:`budgetdag_core.estimate_fit_seconds`).
+
+    Examples
+    --------
+    >>> isinstance(kernels_loaded(), bool)
+    True
+    """
+    try:
+        return any(_loaded(*_kernel(module, name)) for module, name in KERNELS)
+    except Exception:  # noqa: BLE001 - a kernel module that fails: not loaded
+        return False
+
+
 def _missing() -> list[str]:
     """The kernels neither loaded in this process nor in numba's cache."""
     missing = []

@@ -4,10 +4,13 @@ No Streamlit. :func:`training_seconds` is the Train page's estimate of a
 training job as a worker process runs it (:mod:`ui.jobs`): the library's
 :func:`budgetdag_core.estimate_fit_seconds_for` for the fit (rows, columns,
 states, classes, bank kind, the worker's threads, the compilation of a first
-fit after an install), plus the test-set evaluation, stretched by how busy
-the machine's cores are. :class:`TimeLeft` turns a running job's progress
-into the sidebar's "about N s left": it starts from the estimate, leans on
-the measured pace as the bar fills, and never counts up without saying so.
+fit after an install, the fixed cost of a worker's first fit), plus the
+test-set evaluation, stretched by how busy the machine's cores are. With
+sensor subsets (Alg. 2) the fit's first step, the selection, runs here once
+per data and settings, so that the DAG's states are counted, not bounded.
+:class:`TimeLeft` turns a running job's progress into the sidebar's "about
+N s left": it starts from the estimate, leans on the measured pace as the
+bar fills, and never counts up without saying so.
 """
 
 from __future__ import annotations
@@ -22,15 +25,25 @@ from typing import Any
 
 import budgetdag_core
 from budgetdag_core import SensorSpec, estimate_fit_seconds_for
-from budgetdag_core.tradeoff import dag_states_at_most, estimate_policy_seconds
+from budgetdag_core.tradeoff import (
+    dag_states_at_most,
+    estimate_policy_seconds,
+    selected_dag_states,
+)
 
 from .data import Dataset
-from .training import Settings, TrainSettings, app_n_jobs, estimator_params
+from .training import (
+    Settings,
+    TrainSettings,
+    app_n_jobs,
+    app_workers,
+    estimator_params,
+)
 
 #: Seconds per (test row x DAG state) of the evaluation after a fit (the
-#: policy's metrics and every fixed subset's): measured with
-#: ``benchmarks/bench_cold_start.py --part app``.
-EVALUATE_SECONDS_PER_ROW_STATE = 2e-6
+#: policy's metrics and every fixed subset's), in a warm process: 4-6e-6 on
+#: pima, the toy, cube_nm and spam (129 states), 1.4e-5 on landsat.
+EVALUATE_SECONDS_PER_ROW_STATE = 5e-6
 #: Cost-scale trials of a budget fit (a bisection of at most 20 steps; the
 #: searches of the demos stop after 6 to 12).
 BUDGET_TRIALS = 10
@@ -56,12 +69,32 @@ def stretched(seconds: float, busy: float) -> float:
 LOAD_AVERAGE_SECONDS = 60.0
 #: The server's work that has ended: (start, end, threads), monotonic seconds.
 _ENDED: deque[tuple[float, float, int]] = deque(maxlen=32)
+#: The pool's live worker processes (ids) that have run a job: their next fit
+#: is not their process's first, which loads the kernels and LightGBM.
+_WARM_WORKERS: set[int] = set()
 
 
-def work_ended(start: float, end: float, threads: int) -> None:
+def work_ended(
+    start: float, end: float, threads: int, worker: int | None = None
+) -> None:
     """Record that work of the app's pool ran from ``start`` to ``end``
-    (:func:`time.monotonic`) on ``threads`` threads (:mod:`ui.jobs` calls it)."""
+    (:func:`time.monotonic`) on ``threads`` threads, in the worker process
+    ``worker`` (:mod:`ui.jobs` calls it)."""
     _ENDED.append((start, end, threads))
+    if worker is not None:
+        _WARM_WORKERS.add(worker)
+
+
+def worker_ended(worker: int) -> None:
+    """Record that the pool ended worker process ``worker`` (a new one starts
+    cold)."""
+    _WARM_WORKERS.discard(worker)
+
+
+def workers_warm() -> bool:
+    """Whether every worker of the app's pool has run a job already, so that
+    the next training is not its process's first fit."""
+    return len(_WARM_WORKERS) >= app_workers()
 
 
 def lingering_load(ended: Iterable[tuple[float, float, int]], now: float) -> float:
@@ -112,6 +145,7 @@ def training_seconds(
     bank_reused: bool = False,
     target_budget: float | None = None,
     busy: float | None = None,
+    first_fit: bool | None = None,
 ) -> float:
     """Estimated wall-clock seconds of :func:`ui.training.train` in a worker.
 
@@ -119,31 +153,86 @@ def training_seconds(
     learned; ``target_budget`` (else the form's): a budget fit, whose bank
     is fitted on part of the rows and whose policies are learned once per
     trial scale. ``busy``: the :func:`busy_factor` to count (default: now).
+    ``first_fit``: whether the worker has not fitted before (default: not
+    :func:`workers_warm`). With ``n_subsets`` the fit's first step, the
+    subset selection, runs here once per data and settings
+    (:func:`selected_states`), so that the DAG's states are counted exactly.
     """
     if target_budget is None and isinstance(settings, TrainSettings):
         target_budget = settings.target_budget
     params = estimator_params(settings)
     params.pop("n_jobs")
     threads = app_n_jobs()
+    first = not workers_warm() if first_fit is None else first_fit
     X, y = dataset.X("train", spec), dataset.y("train")
+    rows = len(X)
+    if target_budget is not None and not bank_reused:
+        rows = max(2, math.ceil(BUDGET_FIT_SHARE * len(X)))
+    selected = selected_states(dataset, spec, params, rows)
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),
         include_all=bool(params.get("include_all", False)),
     )
+    n_states = n_states if selected is None else min(n_states, selected[0])
     policies = estimate_policy_seconds(len(X), n_states, fit_call=False)
     if bank_reused:
         seconds = estimate_policy_seconds(len(X), n_states)
-    elif target_budget is not None:
-        rows = max(2, math.ceil(BUDGET_FIT_SHARE * len(X)))
-        seconds = estimate_fit_seconds_for(
-            spec, X.iloc[:rows], y.iloc[:rows], n_jobs=threads, **params
-        )
-        seconds += (BUDGET_TRIALS - 1) * BUDGET_FIT_SHARE * policies
     else:
-        seconds = estimate_fit_seconds_for(spec, X, y, n_jobs=threads, **params)
+        seconds = estimate_fit_seconds_for(
+            spec,
+            X.iloc[:rows],
+            y.iloc[:rows],
+            n_jobs=threads,
+            selected=selected,
+            first_fit=first,
+            **params,
+        )
+    if target_budget is not None and not bank_reused:
+        seconds += (BUDGET_TRIALS - 1) * BUDGET_FIT_SHARE * policies
     seconds += EVALUATE_SECONDS_PER_ROW_STATE * len(dataset.test) * n_states
     return stretched(seconds, busy_factor(threads) if busy is None else busy)
+
+
+#: The last subset selections counted (:func:`selected_states`), by data and
+#: settings.
+_SELECTED: dict[tuple, tuple[int, float] | None] = {}
+SELECTED_KEPT = 16
+#: The selection runs in the server process while the page renders, so only
+#: when it should take at most this long; else the estimate counts the most
+#: states the DAG can have.
+SELECTION_MAX_SECONDS = 3.0
+
+
+def selected_states(
+    dataset: Dataset, spec: SensorSpec, params: dict[str, Any], rows: int
+) -> tuple[int, float] | None:
+    """:func:`budgetdag_core.tradeoff.selected_dag_states` of a fit on the
+    first ``rows`` training rows: the DAG's states and the selection's
+    seconds (None without ``n_subsets``). Remembered per data, spec and
+    settings, as the Train page asks on every rerun; a selection that fails
+    (e.g. a setting the fit will reject) or would keep the page waiting
+    (:data:`SELECTION_MAX_SECONDS`) counts as unknown."""
+    if not params.get("n_subsets"):
+        return None
+    key = (dataset.token, spec.to_json(), repr(sorted(params.items())), rows)
+    if key not in _SELECTED:
+        X, y = dataset.X("train", spec), dataset.y("train")
+        try:
+            found = selected_dag_states(
+                spec,
+                X.iloc[:rows],
+                y.iloc[:rows],
+                n_jobs=app_n_jobs(),
+                max_seconds=SELECTION_MAX_SECONDS,
+                **params,
+            )
+        except ValueError:
+            found = None
+        while len(_SELECTED) >= SELECTED_KEPT:
+            _SELECTED.pop(next(iter(_SELECTED)))
+        _SELECTED[key] = found
+    return _SELECTED[key]
 
 
 def kernels_compiling() -> bool:

@@ -44,7 +44,7 @@ from typing import Any
 
 from budgetdag_core import Progress
 
-from .estimate import TimeLeft, work_ended
+from .estimate import TimeLeft, work_ended, worker_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
 from .worker import Stopped, loads_result
 
@@ -231,6 +231,7 @@ class WorkerProcess:
 
     def end(self) -> int | None:
         """Kill the process and its helpers; its exit code."""
+        worker_ended(self.process.pid)
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -369,8 +370,12 @@ class _Slot:
                 self.job = None
                 self.owner.done()
                 if job.started is not None:
+                    worker = self.worker
                     work_ended(
-                        job.started, job.finished or time.monotonic(), app_n_jobs()
+                        job.started,
+                        job.finished or time.monotonic(),
+                        app_n_jobs(),
+                        worker=None if worker is None else worker.process.pid,
                     )
 
     def end_worker(self) -> int | None:

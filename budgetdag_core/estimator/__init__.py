@@ -6,6 +6,7 @@ at a time; :class:`LossTablePolicy` learns policies from a loss table alone
 (section 2.4 of the paper).
 """
 
+from ._base import SUBSET_MAX_ROWS
 from ._classifier import BudgetDAGClassifier
 from ._inputs import POLICY_FEATURES, model_inputs, uses_model_inputs
 from ._policy import LossTablePolicy, route_rows
@@ -14,6 +15,7 @@ from ._session import PolicySession
 
 __all__ = [
     "POLICY_FEATURES",
+    "SUBSET_MAX_ROWS",
     "BudgetDAGClassifier",
     "BudgetDAGRegressor",
     "LossTablePolicy",

@@ -21,6 +21,7 @@ from ._fit_time import (
     estimate_fit_seconds,
     estimate_fit_seconds_for,
     estimate_policy_seconds,
+    selected_dag_states,
 )
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "baseline_points",
     "cascade_points",
     "dag_states_at_most",
+    "selected_dag_states",
     "dominance_summary",
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",

@@ -14,6 +14,7 @@ from typing import Any
 
 from joblib import effective_n_jobs
 
+from .._compiled import kernels_loaded as _kernels_loaded
 from .._compiled import kernels_ready as _kernels_ready
 from ..bank import (
     AUTO_MASKED_MIN_STATES,
@@ -52,10 +53,14 @@ LOGISTIC_SECONDS_PER_ROW_STATE = 2e-6
 #: and per column (binning it): the toy's one-column fits took 5 ms each.
 SECONDS_PER_FIT = 0.004
 SECONDS_PER_FIT_COLUMN = 0.001
-#: Fixed seconds per call of ``fit`` (checks, the DAG, the policies' set-up;
-#: the first fit of a process also loads the kernels from numba's cache): the
-#: toy's whole fit took 0.6 s of CPU in a fresh process, its bank 0.2 s.
-SECONDS_PER_CALL = 0.2
+#: Fixed seconds per call of ``fit`` (checks, the DAG, the policies' set-up)
+#: in a process that has fitted before: a warm refit of pima's or the toy's
+#: policies on their bank took 6 ms.
+SECONDS_PER_CALL = 0.01
+#: What a process's first fit adds (loading the kernels from numba's cache
+#: and LightGBM's library, the fit's lazy imports): the toy's first fit in a
+#: fresh process took 0.74 s, its second 0.24 s.
+FIRST_FIT_SECONDS = 0.4
 #: What each parallel worker after the first adds: landsat's bank ran 1.45x,
 #: letter's 1.8x faster on two cores than on one.
 PARALLEL_EFFICIENCY = 0.75
@@ -88,6 +93,7 @@ def estimate_fit_seconds(
     n_columns: int | None = None,
     kernels_ready: bool | None = None,
     n_cores: int | None = None,
+    first_fit: bool | None = None,
 ) -> float:
     """Estimated wall-clock seconds of a default fit: bank plus policies.
 
@@ -119,6 +125,9 @@ def estimate_fit_seconds(
     n_cores : int, optional
         The machine's cores (default ``os.cpu_count()``): workers beyond them
         wait.
+    first_fit : bool, optional
+        Whether the fit is the first of its process, which loads the kernels
+        and LightGBM first (default: whether this process has not fitted yet).
 
     Returns
     -------
@@ -127,8 +136,9 @@ def estimate_fit_seconds(
 
     Examples
     --------
-    >>> round(estimate_fit_seconds(4435, 16, 6, "hgb", kernels_ready=True))
-    10
+    >>> round(estimate_fit_seconds(4435, 16, 6, "hgb", kernels_ready=True,
+    ...                            first_fit=False))
+    9
     """
     for name, value in (("n_rows", n_rows), ("n_states", n_states)):
         if value < 1:
@@ -177,7 +187,10 @@ def estimate_fit_seconds(
     cold = 0.0
     if not kernels_ready:
         cold = OWN_COMPILE_SECONDS + max(0.0, CHILD_COMPILE_SECONDS - bank)
-    return bank + policies + cold + SECONDS_PER_CALL
+    if first_fit is None:
+        first_fit = not _kernels_loaded()
+    call = SECONDS_PER_CALL + (FIRST_FIT_SECONDS if first_fit else 0.0)
+    return bank + policies + cold + call
 
 
 def dag_states_at_most(
@@ -248,8 +261,91 @@ def estimate_policy_seconds(
     return policies + (SECONDS_PER_CALL if fit_call else 0.0)
 
 
+#: The subset selection's ridge scores cost about this many seconds per
+#: (sensor^2 x scored row): spam (57 sensors, 3 450 rows) 0.87 s, cube_nm
+#: (51, 600) 0.2 s.
+SELECTION_SECONDS_PER_SENSOR2_ROW = 1e-7
+
+
+def selected_dag_states(
+    sensors: Any,
+    X: Any,
+    y: Any,
+    *,
+    n_jobs: int | None = 1,
+    max_seconds: float | None = None,
+    **params: Any,
+) -> tuple[int, float] | None:
+    """The states of the DAG a fit would build over selected subsets, and
+    the seconds selecting them took.
+
+    With ``n_subsets`` a fit first selects the sensor subsets (Alg. 2) and
+    builds the DAG over their unions. Overlapping subsets have far fewer
+    distinct unions than :func:`dag_states_at_most` allows (CUBE-NM's 8
+    subsets: 13 states, not 129), and the bank, the policies and the
+    evaluation scale with the states. This runs that first step of the fit,
+    as the fit would run it (same data, parameters and seed; the ridge scorer
+    makes it a small share of the fit), so an estimate can count the states
+    exactly (``selected=`` of :func:`estimate_fit_seconds_for`).
+
+    Parameters
+    ----------
+    sensors, X, y, n_jobs, **params
+        As for :func:`estimate_fit_seconds_for`.
+    max_seconds : float, optional
+        Select only when the selection should take at most this long (by
+        :data:`SELECTION_SECONDS_PER_SENSOR2_ROW`, on the rows it scores).
+
+    Returns
+    -------
+    (int, float) or None
+        The DAG's states and the selection's wall-clock seconds; None when
+        the fit selects no subsets (no ``n_subsets``, or a sparse DAG) or
+        the selection would take longer than ``max_seconds``.
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo
+    >>> demo = load_demo("cube_nm")
+    >>> states, seconds = selected_dag_states(
+    ...     demo.spec, demo.X_train, demo.y_train, n_subsets=8, include_all=True)
+    >>> 8 <= states <= dag_states_at_most(demo.spec.n_sensors, 8, include_all=True)
+    True
+    >>> selected_dag_states(demo.spec, demo.X_train, demo.y_train, n_subsets=8,
+    ...                     max_seconds=0.01) is None  # would take longer
+    True
+    >>> selected_dag_states(demo.spec, demo.X_train, demo.y_train, n_subsets=None)
+    """
+    import time
+
+    from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
+    from ..validation import as_spec
+
+    if not params.get("n_subsets"):
+        return None
+    if max_seconds is not None:
+        scored = min(len(X), SUBSET_MAX_ROWS) * as_spec(sensors).n_sensors ** 2
+        if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
+            return None
+    model = BudgetDAGClassifier(sensors, n_jobs=n_jobs, **params)
+    model._validate_params()
+    start = time.perf_counter()
+    spec, Xv, y_fit, _ = model.check_fit_data(X, y)
+    if model._sparse_dag(spec):
+        return None
+    dag, _ = model._build_dag(spec, Xv, y_fit, None, None)
+    return dag.n_states, time.perf_counter() - start
+
+
 def estimate_fit_seconds_for(
-    sensors: Any, X: Any, y: Any, *, n_jobs: int | None = 1, **params: Any
+    sensors: Any,
+    X: Any,
+    y: Any,
+    *,
+    n_jobs: int | None = 1,
+    selected: tuple[int, float] | None = None,
+    first_fit: bool | None = None,
+    **params: Any,
 ) -> float:
     """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
     n_jobs=n_jobs, **params)`` on ``X``, ``y``.
@@ -261,6 +357,12 @@ def estimate_fit_seconds_for(
     X, y : the training table and target.
     n_jobs : int or None, default=1
         The estimator's ``n_jobs``.
+    selected : (int, float), optional
+        :func:`selected_dag_states` of the same fit: its states replace the
+        most the DAG can have, and its seconds (the fit's first step) count.
+    first_fit : bool, optional
+        As for :func:`estimate_fit_seconds` (whether the fit is its process's
+        first; default: whether this process has not fitted yet).
     **params
         Other estimator parameters; ``n_subsets``, ``bank_kind``,
         ``classifier`` and ``cv`` change the estimate.
@@ -289,10 +391,13 @@ def estimate_fit_seconds_for(
         params.get("n_subsets"),
         include_all=bool(params.get("include_all", False)),
     )
+    selecting = 0.0
+    if selected is not None:
+        n_states, selecting = min(n_states, int(selected[0])), float(selected[1])
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
     )
-    return estimate_fit_seconds(
+    return selecting + estimate_fit_seconds(
         len(X),
         n_states,
         max(2, int(pd.Series(y).nunique())),
@@ -300,4 +405,5 @@ def estimate_fit_seconds_for(
         cv=int(params.get("cv", 5)),
         n_jobs=effective_n_jobs(n_jobs),
         n_columns=len(spec.columns),
+        first_fit=first_fit,
     )

@@ -97,3 +97,57 @@ def test_queue_wait_replays_the_running_and_waiting_jobs():
     assert pool.wait_seconds(waiting) == pytest.approx(30.0)
     assert pool.wait_seconds() == pytest.approx(50.0)  # a job submitted now
     pool._slots.clear()
+
+
+def test_a_workers_first_fit_is_counted_until_each_worker_has_run_a_job(
+    landsat, monkeypatch
+):
+    from budgetdag_core.tradeoff._fit_time import FIRST_FIT_SECONDS
+
+    monkeypatch.setattr(estimate, "_WARM_WORKERS", set())
+    monkeypatch.setattr(estimate, "app_workers", lambda: 2)
+    spec, chosen = landsat.default_spec, TrainSettings()
+    cold = training_seconds(landsat, spec, chosen, busy=1.0)
+    assert cold == training_seconds(landsat, spec, chosen, busy=1.0, first_fit=True)
+    warm = training_seconds(landsat, spec, chosen, busy=1.0, first_fit=False)
+    assert cold == pytest.approx(warm + FIRST_FIT_SECONDS)
+    estimate.work_ended(0.0, 1.0, 1, worker=101)
+    assert not estimate.workers_warm()  # the other worker has not fitted yet
+    estimate.work_ended(1.0, 2.0, 1, worker=102)
+    estimate.work_ended(2.0, 3.0, 1)  # work whose worker was ended meanwhile
+    assert estimate.workers_warm()
+    assert training_seconds(landsat, spec, chosen, busy=1.0) == pytest.approx(warm)
+    estimate.worker_ended(102)  # e.g. stopped: its replacement starts cold
+    assert not estimate.workers_warm()
+
+
+def test_a_subset_dag_counts_the_states_its_selection_gives(monkeypatch):
+    from budgetdag_core.tradeoff import dag_states_at_most
+
+    cube = demo_dataset(load_app_demo("cube_nm"))
+    spec = cube.default_spec
+    chosen = TrainSettings(classifier="masked_boosting", n_subsets=8)
+    calls = []
+    real = estimate.selected_dag_states
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(estimate, "selected_dag_states", counted)
+    monkeypatch.setattr(estimate, "_SELECTED", {})
+    seconds = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
+    again = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
+    assert len(calls) == 1  # the page's reruns reuse the selection
+    params = estimate.estimator_params(chosen)
+    params.pop("n_jobs")
+    states, _ = estimate.selected_states(cube, spec, params, len(cube.train))
+    assert states < dag_states_at_most(spec.n_sensors, 8, include_all=True)
+    # The same estimate with the most states the DAG could have: longer.
+    monkeypatch.setattr(estimate, "_SELECTED", {})
+    monkeypatch.setattr(estimate, "selected_dag_states", lambda *a, **k: None)
+    at_most = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
+    assert seconds == again < at_most
+    # No subsets, no selection.
+    landsat = demo_dataset(load_app_demo("landsat"))
+    assert estimate.selected_states(landsat, landsat.default_spec, {}, 10) is None

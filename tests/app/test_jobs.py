@@ -233,3 +233,20 @@ def test_shared_objects_come_back_as_themselves():
     other = jobs.Job(what="t", label="t", work=work(echo, bank)).start()
     assert other.wait(WAIT) and other.result["same"] == bank
     assert other.result["same"] is not bank  # not shared: a copy
+
+
+def test_the_estimate_learns_which_workers_have_run_a_job(one_worker):
+    from ui import estimate
+
+    job = one_worker.submit(jobs.Job(what="t", label="pid", work=work(pid)))
+    assert job.wait(WAIT) and job.status == jobs.DONE
+    deadline = time.monotonic() + WAIT  # the slot records it after the result
+    while job.result not in estimate._WARM_WORKERS:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    crashed = one_worker.submit(jobs.Job(what="t", label="Crash", work=work(crash)))
+    assert crashed.wait(WAIT) and crashed.status == jobs.FAILED
+    # The ended worker's replacement will start cold.
+    while job.result in estimate._WARM_WORKERS:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)

@@ -128,3 +128,60 @@ def test_estimate_for_reads_the_data_and_settings():
     )
     assert with_all == estimate_with_probe(3450, 129, 2, "masked", n_columns=57)
     assert with_all < subsets
+
+
+def test_a_processs_first_fit_adds_its_fixed_cost():
+    from budgetdag_core.tradeoff._fit_time import FIRST_FIT_SECONDS
+
+    warm = estimate_fit_seconds(4000, 16, 6, "hgb", first_fit=False)
+    first = estimate_fit_seconds(4000, 16, 6, "hgb", first_fit=True)
+    assert first == pytest.approx(warm + FIRST_FIT_SECONDS)
+
+
+def test_selected_states_are_the_fits_and_replace_the_most_states():
+    from budgetdag_core import BudgetDAGClassifier, estimate_fit_seconds_for, load_demo
+    from budgetdag_core._compiled import kernels_loaded
+    from budgetdag_core.tradeoff import dag_states_at_most, selected_dag_states
+
+    cube = load_demo("cube_nm")
+    params = {"n_subsets": 8, "include_all": True, "bank_kind": "masked", "cv": 2}
+    params["random_state"] = 0
+    X, y = cube.X_train, cube.y_train
+    states, seconds = selected_dag_states(cube.spec, X, y, **params)
+    model = BudgetDAGClassifier(cube.spec, **params)
+    model.fit(cube.X_train, cube.y_train)
+    # The selection runs as the fit's does: the same DAG.
+    assert states == model.sensor_dag_.n_states
+    assert states < dag_states_at_most(cube.spec.n_sensors, 8, include_all=True)
+    assert seconds >= 0
+    assert kernels_loaded()  # this process has fitted
+    # The estimate counts the selected states and the selection's seconds.
+    n_rows, n_columns = len(cube.X_train), len(cube.spec.columns)
+    counted = estimate_fit_seconds_for(
+        cube.spec,
+        cube.X_train,
+        cube.y_train,
+        selected=(13, 0.5),
+        first_fit=False,
+        **params,
+    )
+    expected = estimate_with_probe(
+        n_rows, 13, 8, "masked", cv=2, n_columns=n_columns, first_fit=False
+    )
+    assert counted == pytest.approx(0.5 + expected)
+    at_most = estimate_fit_seconds_for(
+        cube.spec, cube.X_train, cube.y_train, first_fit=False, **params
+    )
+    assert at_most > expected
+    # Without n_subsets the fit selects nothing.
+    assert selected_dag_states(cube.spec, cube.X_train, cube.y_train) is None
+
+
+def test_a_selection_that_would_take_too_long_is_skipped():
+    from budgetdag_core import load_demo
+    from budgetdag_core.tradeoff import selected_dag_states
+
+    spam = load_demo("spam")
+    # 57 sensors x 3 450 rows: about a second of ridge scores, more than 0.1 s.
+    args = (spam.spec, spam.X_train, spam.y_train)
+    assert selected_dag_states(*args, n_subsets=8, max_seconds=0.1) is None
