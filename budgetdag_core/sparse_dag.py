@@ -225,30 +225,41 @@ class GrowthSettings:
         return max(10, n_rows // 60)
 
 
-def neighbour_pick_gain(Z: np.ndarray, gains: np.ndarray, k_neighbors: int) -> float:
-    """How much better rows pick their next sensor from their neighbours on
-    ``Z`` than all rows pick one fixed sensor.
-
-    Each row takes the sensor its ``k_neighbors`` nearest rows (on the columns
-    ``Z``, itself left out) gain most from on average, and scores its own gain
-    there (``gains``: rows x sensors, NaN where not a candidate); the mean of
-    that minus the best fixed sensor's mean gain. Zero in expectation when
-    ``Z`` says nothing about which sensor helps a row.
-    """
+def nearest_rows(Z: np.ndarray, k_neighbors: int) -> np.ndarray | None:
+    """Each row's ``k_neighbors`` nearest rows on the columns ``Z`` (itself
+    left out), (n, k); None with fewer than 4 rows."""
     n = len(Z)
     k = min(k_neighbors, n - 1)
-    usable = ~np.isnan(gains).all(axis=0)
-    if k < 3 or not usable.any():
-        return -np.inf
-    G = gains[:, usable]
+    if k < 3:
+        return None
     sq = (Z * Z).sum(axis=1)
     D = sq[:, None] + sq[None, :] - 2 * Z @ Z.T
     np.fill_diagonal(D, np.inf)
-    nb = np.argpartition(D, k, axis=1)[:, :k]
+    return np.argpartition(D, k, axis=1)[:, :k]
+
+
+def neighbour_pick_gain(nb: np.ndarray | None, gains: np.ndarray) -> float:
+    """How much better rows pick their next sensor from their neighbours
+    (``nb``: :func:`nearest_rows`) than all rows pick one fixed sensor.
+
+    Each row takes the sensor its nearest rows gain most from on average,
+    and scores its own gain there (``gains``: rows x sensors, NaN where not
+    a candidate); the mean of that minus the best fixed sensor's mean gain.
+    Zero in expectation when the neighbours say nothing about which sensor
+    helps a row.
+    """
+    usable = ~np.isnan(gains).all(axis=0)
+    if nb is None or not usable.any():
+        return -np.inf
+    n = len(gains)
+    G = gains[:, usable]
     filled = np.where(np.isnan(G), 0.0, G)
     counted = (~np.isnan(G)).astype(float)
     total = filled[nb].sum(axis=1)
-    seen = counted[nb].sum(axis=1)
+    if counted.all():  # the usual case: every neighbour counts, exactly k
+        seen = np.full(total.shape, float(nb.shape[1]))
+    else:
+        seen = counted[nb].sum(axis=1)
     estimate = np.where(seen > 0, total / np.maximum(seen, 1), -np.inf)
     pick = estimate.argmax(axis=1)
     own = filled[np.arange(n), pick]
@@ -293,10 +304,11 @@ def routing_values(
         two_step = _expected_loss(bank.oof_at(X, sub, masks))
     where = {pair: p for p, pair in enumerate(pairs)}
     for j in cand:
-        cols = state_cols | sensor_matrix[j]
+        # The same neighbours score both the one-step and the later gains.
+        nb = nearest_rows(Z[:, state_cols | sensor_matrix[j]], settings.k_neighbors)
         one = gains.copy()
         one[:, j] = np.nan
-        best = neighbour_pick_gain(Z[:, cols], one, settings.k_neighbors)
+        best = neighbour_pick_gain(nb, one)
         if two_step is not None:
             later = np.full((len(sub), M), np.nan)
             for t in ahead:
@@ -304,9 +316,7 @@ def routing_values(
                     later[:, t] = (
                         loss_after[:, j] - two_step[:, where[(j, t)]]
                     ) / costs[t]
-            best = max(
-                best, neighbour_pick_gain(Z[:, cols], later, settings.k_neighbors)
-            )
+            best = max(best, neighbour_pick_gain(nb, later))
         out[j] = best / costs[j]
     return out
 

@@ -32,20 +32,37 @@ SMALL_BATCH = 64
 
 
 @njit(nogil=True, cache=True)
-def _resolve_absent(present, feature, threshold, left, right, missing_left):
+def _resolve_absent(
+    present, feature, threshold, left, right, missing_left, node_offsets, chains
+):
     """Thresholds and children with absent columns resolved: a node on a column
     the rows lack sends every row to its missing side (both children are that
     side, and its threshold is +inf so that the comparison, always true, costs
-    no mispredicted branch)."""
+    no mispredicted branch), and every child pointer skips the chain of such
+    nodes below it (a walk then visits the root and the nodes on present
+    columns only: the same leaves in fewer steps) when ``chains`` (worth it
+    for many rows: a few rows walk fewer nodes than skipping costs)."""
     th2 = threshold.copy()
     l2 = left.copy()
     r2 = right.copy()
-    for j in range(len(feature)):
-        if not present[feature[j]]:
-            child = l2[j] if missing_left[j] else r2[j]
-            th2[j] = np.inf
-            l2[j] = child
-            r2[j] = child
+    for t in range(len(node_offsets) - 1):
+        a = node_offsets[t]
+        for j in range(a, node_offsets[t + 1] if chains else a):
+            for side in range(2):
+                child = l2[j] if side == 0 else r2[j]
+                while child >= 0 and not present[feature[a + child]]:
+                    k = a + child
+                    child = left[k] if missing_left[k] else right[k]
+                if side == 0:
+                    l2[j] = child
+                else:
+                    r2[j] = child
+        for j in range(a, node_offsets[t + 1]):
+            if not present[feature[j]]:
+                th2[j] = np.inf
+                child = l2[j] if missing_left[j] else r2[j]
+                l2[j] = child
+                r2[j] = child
     return th2, l2, r2
 
 
@@ -110,8 +127,9 @@ def add_scores(
         th2, l2, r2 = threshold, left, right
     else:
         th2, l2, r2 = _resolve_absent(
-            present, feature, threshold, left, right, missing_left
-        )
+            present, feature, threshold, left, right, missing_left, node_offsets,
+            n >= SMALL_BATCH,
+        )  # fmt: skip
     if n < SMALL_BATCH:
         _add_scores_few(
             Xt,
