@@ -384,20 +384,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             progress=progress,
         )
         # Only now, with everything computed, touch the estimator's state.
-        self.spec_ = spec
-        for name, value in target_attrs.items():
-            setattr(self, name, value)
-        self.feature_names_in_ = np.asarray(spec.columns, dtype=object)
-        self.n_features_in_ = len(spec.columns)
-        self.subset_selection_ = selection
-        self.sensor_dag_ = dag
-        self.dag_ = dag.to_networkx()
-        self.state_columns_ = state_cols
-        self.bank_ = bank
-        self.value_states_ = value_states
-        self.policies_: list[NodePolicy] = result.policies
-        self.train_cost_to_go_ = result.root_cost_to_go()
-        return self
+        return self._set_fitted(
+            spec, target_attrs, selection, dag, state_cols, bank, value_states, result
+        )
 
     # ------------------------------------------------------------ sparse DAG
     def _sparse_dag(self, spec: SensorSpec) -> bool:
@@ -500,18 +489,35 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         )
         if progress is not None:
             progress("policies", dag.n_states, dag.n_states)
+        return self._set_fitted(
+            spec, target_attrs, None, dag, state_cols, bank, value_states, result
+        )
+
+    def _set_fitted(
+        self,
+        spec: Any,
+        target_attrs: dict[str, Any],
+        selection: Any,
+        dag: Any,
+        state_cols: Any,
+        bank: Any,
+        value_states: Any,
+        result: Any,
+    ) -> Any:
+        """Set the fitted attributes at once, after everything is computed (a
+        failed fit leaves the estimator as it was)."""
         self.spec_ = spec
         for name, value in target_attrs.items():
             setattr(self, name, value)
         self.feature_names_in_ = np.asarray(spec.columns, dtype=object)
         self.n_features_in_ = len(spec.columns)
-        self.subset_selection_ = None
+        self.subset_selection_ = selection
         self.sensor_dag_ = dag
         self.dag_ = dag.to_networkx()
         self.state_columns_ = state_cols
         self.bank_ = bank
         self.value_states_ = value_states
-        self.policies_ = result.policies
+        self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
         return self
 
