@@ -15,8 +15,9 @@ the first fits (the target is at most 1.5) and the load averages. With
 ``--compare PATH`` each repeat also runs the same pair on the package at PATH
 (e.g. a checkout of main), so that before and after are measured side by side.
 
-Part ``estimates``: :func:`budgetdag_core.estimate_fit_seconds` (as the app's
-Train page calls it) against the actual wall time of the fit it estimates, on
+Part ``estimates``: :func:`budgetdag_core.estimate_fit_seconds_for` with the
+fit's :func:`~budgetdag_core.tradeoff.probe_fit` (as the app's Train page calls
+them) against the actual wall time of the fit it estimates, on
 the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
 four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
 sensor), warm; and on landsat cold. The target is a factor of two either way.
@@ -89,8 +90,14 @@ ready = getattr(budgetdag_core, "kernels_ready", lambda: None)()  # None: older
 estimate = one_thread = None
 if os.environ.get("ESTIMATE") == "1":
     from budgetdag_core import estimate_fit_seconds_for
-    estimate = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, **params)
-    one_thread = estimate_fit_seconds_for(spec, X, y, n_jobs=1, **params)
+    from budgetdag_core.tradeoff import probe_fit
+    # As the app's Train page: the fit's first steps probed (states, a masked
+    # bank's first fold timed), then the estimate.
+    probe = probe_fit(spec, X, y, n_jobs=n_jobs, max_seconds=3.0, **params)
+    estimate = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, probe=probe,
+                                        **params)
+    one_thread = estimate_fit_seconds_for(spec, X, y, n_jobs=1, probe=probe,
+                                          **params)
 out = {"import": imported, "ready": ready, "estimate": estimate, "fits": [], "cpu": []}
 out["one_thread"] = one_thread
 for _ in range(fits):

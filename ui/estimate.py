@@ -5,9 +5,11 @@ training job as a worker process runs it (:mod:`ui.jobs`): the library's
 :func:`budgetdag_core.estimate_fit_seconds_for` for the fit (rows, columns,
 states, classes, bank kind, the worker's threads, the compilation of a first
 fit after an install, the fixed cost of a worker's first fit), plus the
-test-set evaluation, stretched by how busy the machine's cores are. With
-sensor subsets (Alg. 2) the fit's first step, the selection, runs here once
-per data and settings, so that the DAG's states are counted, not bounded.
+test-set evaluation, stretched by how busy the machine's cores are. The fit's
+first steps run here once per data and settings (:func:`fit_probe`): the
+subset selection (Alg. 2), so that the DAG's states are counted, not bounded,
+and a masked bank's first fold, so that its early stopping's rounds are the
+data's.
 :class:`TimeLeft` turns a running job's progress into the sidebar's "about
 N s left": it starts from the estimate, leans on the measured pace as the
 bar fills, and never counts up without saying so.
@@ -26,9 +28,10 @@ from typing import Any
 import budgetdag_core
 from budgetdag_core import SensorSpec, estimate_fit_seconds_for
 from budgetdag_core.tradeoff import (
+    FitProbe,
     dag_states_at_most,
     estimate_policy_seconds,
-    selected_dag_states,
+    probe_fit,
 )
 
 from .data import Dataset
@@ -154,9 +157,8 @@ def training_seconds(
     is fitted on part of the rows and whose policies are learned once per
     trial scale. ``busy``: the :func:`busy_factor` to count (default: now).
     ``first_fit``: whether the worker has not fitted before (default: not
-    :func:`workers_warm`). With ``n_subsets`` the fit's first step, the
-    subset selection, runs here once per data and settings
-    (:func:`selected_states`), so that the DAG's states are counted exactly.
+    :func:`workers_warm`). The fit's first steps run here once per data and
+    settings (:func:`fit_probe`).
     """
     if target_budget is None and isinstance(settings, TrainSettings):
         target_budget = settings.target_budget
@@ -168,13 +170,13 @@ def training_seconds(
     rows = len(X)
     if target_budget is not None and not bank_reused:
         rows = max(2, math.ceil(BUDGET_FIT_SHARE * len(X)))
-    selected = selected_states(dataset, spec, params, rows)
+    probe = fit_probe(dataset, spec, params, rows)
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),
         include_all=bool(params.get("include_all", False)),
     )
-    n_states = n_states if selected is None else min(n_states, selected[0])
+    n_states = n_states if probe is None else min(n_states, probe.n_states)
     policies = estimate_policy_seconds(len(X), n_states, fit_call=False)
     if bank_reused:
         seconds = estimate_policy_seconds(len(X), n_states)
@@ -184,7 +186,7 @@ def training_seconds(
             X.iloc[:rows],
             y.iloc[:rows],
             n_jobs=threads,
-            selected=selected,
+            probe=probe,
             first_fit=first,
             **params,
         )
@@ -194,45 +196,46 @@ def training_seconds(
     return stretched(seconds, busy_factor(threads) if busy is None else busy)
 
 
-#: The last subset selections counted (:func:`selected_states`), by data and
-#: settings.
-_SELECTED: dict[tuple, tuple[int, float] | None] = {}
-SELECTED_KEPT = 16
-#: The selection runs in the server process while the page renders, so only
-#: when it should take at most this long; else the estimate counts the most
-#: states the DAG can have.
+#: The last probes (:func:`fit_probe`), by data and settings.
+_PROBES: dict[tuple, FitProbe | None] = {}
+PROBES_KEPT = 16
+#: The probe runs in the server process while the page renders, so the
+#: selection only when it should take at most this long (else the estimate
+#: counts the most states the DAG can have) ...
 SELECTION_MAX_SECONDS = 3.0
+#: ... and a masked bank's fold only when it should take at most this long
+#: (else the estimate models its rounds).
+PROBE_FOLD_MAX_SECONDS = 1.5
 
 
-def selected_states(
+def fit_probe(
     dataset: Dataset, spec: SensorSpec, params: dict[str, Any], rows: int
-) -> tuple[int, float] | None:
-    """:func:`budgetdag_core.tradeoff.selected_dag_states` of a fit on the
-    first ``rows`` training rows: the DAG's states and the selection's
-    seconds (None without ``n_subsets``). Remembered per data, spec and
-    settings, as the Train page asks on every rerun; a selection that fails
-    (e.g. a setting the fit will reject) or would keep the page waiting
-    (:data:`SELECTION_MAX_SECONDS`) counts as unknown."""
-    if not params.get("n_subsets"):
-        return None
+) -> FitProbe | None:
+    """:func:`budgetdag_core.tradeoff.probe_fit` of a fit on the first
+    ``rows`` training rows: the DAG's states, the selection's seconds and a
+    masked bank's first fold timed. Remembered per data, spec and settings,
+    as the Train page asks on every rerun; a probe that fails (e.g. a
+    setting the fit will reject) or would keep the page waiting
+    (:data:`SELECTION_MAX_SECONDS`) counts as unknown (None)."""
     key = (dataset.token, spec.to_json(), repr(sorted(params.items())), rows)
-    if key not in _SELECTED:
+    if key not in _PROBES:
         X, y = dataset.X("train", spec), dataset.y("train")
         try:
-            found = selected_dag_states(
+            found = probe_fit(
                 spec,
                 X.iloc[:rows],
                 y.iloc[:rows],
                 n_jobs=app_n_jobs(),
                 max_seconds=SELECTION_MAX_SECONDS,
+                fold_max_seconds=PROBE_FOLD_MAX_SECONDS,
                 **params,
             )
         except ValueError:
             found = None
-        while len(_SELECTED) >= SELECTED_KEPT:
-            _SELECTED.pop(next(iter(_SELECTED)))
-        _SELECTED[key] = found
-    return _SELECTED[key]
+        while len(_PROBES) >= PROBES_KEPT:
+            _PROBES.pop(next(iter(_PROBES)))
+        _PROBES[key] = found
+    return _PROBES[key]
 
 
 def kernels_compiling() -> bool:

@@ -312,6 +312,66 @@ class MaskedBank(BaseBank):
         drawn = rng.choice(states, size=(n_rows, per_row), p=weights)
         return np.repeat(np.arange(n_rows), per_row), drawn.ravel()
 
+    def _plan(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        state_columns: Sequence[np.ndarray],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray]:
+        """What :meth:`fit` fits: the states' column masks, the stack's
+        (row, state) pairs, the (train, test) folds (and the all-rows refit
+        without ``cross_fit``) and each fit's seed."""
+        n = len(X)
+        masks = np.zeros((dag.n_states, X.shape[1]), dtype=bool)
+        for k, cols in enumerate(state_columns):
+            masks[k, cols] = True
+        rng = np.random.default_rng(int_seed(self.random_state))
+        pair_rows, pair_states = self.mask_pairs(dag, n, rng)
+        jobs = self._folds(X, y)
+        if not self.cross_fit:
+            jobs.append((np.arange(n), None))
+        seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
+        return masks, pair_rows, pair_states, jobs, seeds
+
+    def fit_first_fold(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+    ) -> Any:
+        """The first fold's model, fitted as :meth:`fit` fits it (same stack,
+        seed and early stopping), unscored; the bank stays unfitted.
+
+        One fold is a known share of the bank's work, so timing it on the
+        user's data measures what no formula knows before fitting: how many
+        rounds early stopping runs (fit-time estimates,
+        :func:`budgetdag_core.tradeoff.probe_fit`).
+        """
+        template = self.template()
+        self._check_template(template)
+        masks, pair_rows, pair_states, jobs, seeds = self._plan(
+            X, y, dag, dag.state_columns(sensor_columns)
+        )
+        train, test = jobs[0]
+        model, _, _ = fit_fold(
+            template,
+            X,
+            y,
+            pair_rows,
+            pair_states,
+            masks,
+            train,
+            test,
+            n_classes,
+            int(seeds[0]),
+            self.cross_fit,
+            score=False,
+        )
+        return model
+
     def fit(
         self,
         X: np.ndarray,
@@ -331,16 +391,10 @@ class MaskedBank(BaseBank):
         n, K = len(X), dag.n_states
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
-        masks = np.zeros((K, X.shape[1]), dtype=bool)
-        for k, cols in enumerate(self.state_columns_):
-            masks[k, cols] = True
+        masks, pair_rows, pair_states, jobs, seeds = self._plan(
+            X, y, dag, self.state_columns_
+        )
         self.column_masks_ = masks
-        rng = np.random.default_rng(int_seed(self.random_state))
-        pair_rows, pair_states = self.mask_pairs(dag, n, rng)
-        jobs = self._folds(X, y)
-        if not self.cross_fit:
-            jobs.append((np.arange(n), None))
-        seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
         # Boosted trees' folds are scored in this thread as their models come
         # back, while the workers fit the next folds (the core the last fold
         # leaves idle scores instead); other models score in their workers.

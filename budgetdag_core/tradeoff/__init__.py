@@ -17,10 +17,12 @@ from ._curve import (
     tradeoff_curve,
 )
 from ._fit_time import (
+    FitProbe,
     dag_states_at_most,
     estimate_fit_seconds,
     estimate_fit_seconds_for,
     estimate_policy_seconds,
+    probe_fit,
     selected_dag_states,
 )
 
@@ -28,10 +30,12 @@ __all__ = [
     "BudgetReport",
     "ConfidenceCascade",
     "DominanceSummary",
+    "FitProbe",
     "TradeoffResult",
     "baseline_points",
     "cascade_points",
     "dag_states_at_most",
+    "probe_fit",
     "selected_dag_states",
     "dominance_summary",
     "estimate_fit_seconds",

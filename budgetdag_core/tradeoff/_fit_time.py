@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import os
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from joblib import effective_n_jobs
@@ -64,6 +66,12 @@ FIRST_FIT_SECONDS = 0.4
 #: What each parallel worker after the first adds: landsat's bank ran 1.45x,
 #: letter's 1.8x faster on two cores than on one.
 PARALLEL_EFFICIENCY = 0.75
+#: A masked bank's fit takes this many times its fold models' fits: each
+#: fold's held-out rows are also scored at every state, and each state
+#: calibrated. Measured (one fold's fit timed, then the bank on 2 threads at
+#: the parallel efficiency below): CUBE-NM's (13 states) 1.30x, spam's
+#: (129) 1.11x, digits by image rows' (256) 1.16x.
+MASKED_SCORING_SHARE = 1.2
 #: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes):
 #: 0.3 s on digits' 256 states (1 347 rows), 0.1 s on landsat's 16.
 POLICY_SECONDS_PER_ROW_STATE = 1e-6
@@ -94,6 +102,8 @@ def estimate_fit_seconds(
     kernels_ready: bool | None = None,
     n_cores: int | None = None,
     first_fit: bool | None = None,
+    fold_seconds: float | None = None,
+    fits: int | None = None,
 ) -> float:
     """Estimated wall-clock seconds of a default fit: bank plus policies.
 
@@ -128,6 +138,13 @@ def estimate_fit_seconds(
     first_fit : bool, optional
         Whether the fit is the first of its process, which loads the kernels
         and LightGBM first (default: whether this process has not fitted yet).
+    fold_seconds : float, optional
+        The masked bank only: the CPU seconds its first fold's fit took on
+        the data (:func:`probe_fit`), which replace the modelled fold fit
+        (early stopping's rounds are the data's: CUBE-NM's folds stop after
+        a few, digits' after dozens).
+    fits : int, optional
+        With ``fold_seconds``: the bank's fits of that size (default ``cv``).
 
     Returns
     -------
@@ -175,6 +192,8 @@ def estimate_fit_seconds(
         per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
         per_fit += per_row_tree * rows * trees * boosting_rounds(n_rows, kind)
         bank = cv * per_fit
+        if fold_seconds is not None:
+            bank = MASKED_SCORING_SHARE * (cv if fits is None else fits) * fold_seconds
     policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
     # The masked bank has one fit per fold: more workers than folds wait, and
     # workers beyond the cores wait too.
@@ -267,6 +286,131 @@ def estimate_policy_seconds(
 SELECTION_SECONDS_PER_SENSOR2_ROW = 1e-7
 
 
+#: A probe times the masked bank's first fold only when that fit should take
+#: at most this long (by the modelled rounds).
+PROBE_FOLD_MAX_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class FitProbe:
+    """What a fit's first steps measured on the data, for an estimate.
+
+    Attributes
+    ----------
+    n_states : int
+        The states of the DAG the fit builds.
+    select_seconds : float
+        Wall-clock seconds of the subset selection (Alg. 2), the fit's first
+        step (0 without ``n_subsets``).
+    fold_seconds : float or None
+        CPU seconds of the masked bank's first fold fit (None: another bank,
+        or a fold predicted longer than :data:`PROBE_FOLD_MAX_SECONDS`).
+    fits : int
+        The bank's model fits of that fold's size (its folds, and the refit
+        on all rows of a bank that does not cross-fit).
+    """
+
+    n_states: int
+    select_seconds: float = 0.0
+    fold_seconds: float | None = None
+    fits: int = 0
+
+
+def probe_fit(
+    sensors: Any,
+    X: Any,
+    y: Any,
+    *,
+    n_jobs: int | None = 1,
+    max_seconds: float | None = None,
+    fold_max_seconds: float = PROBE_FOLD_MAX_SECONDS,
+    **params: Any,
+) -> FitProbe | None:
+    """Run a fit's first steps on the data and time them, for an estimate.
+
+    With ``n_subsets`` a fit first selects sensor subsets (Alg. 2) and builds
+    the DAG over their unions. Overlapping subsets have far fewer distinct
+    unions than :func:`dag_states_at_most` allows (CUBE-NM's 8 subsets: 13
+    states, not 129), and the bank, the policies and the evaluation scale
+    with the states. A masked bank's time depends on how many rounds early
+    stopping runs, which only the data says (a few on CUBE-NM's 600 rows,
+    dozens on digits). This runs the selection as the fit would (same data,
+    parameters and seed; the ridge scorer makes it a small share of the fit)
+    and fits the masked bank's first fold, unscored, on one thread, so that
+    :func:`estimate_fit_seconds_for` can count states and rounds measured
+    rather than modelled.
+
+    Parameters
+    ----------
+    sensors, X, y, n_jobs, **params
+        As for :func:`estimate_fit_seconds_for`.
+    max_seconds : float, optional
+        Select only when the selection should take at most this long (by
+        :data:`SELECTION_SECONDS_PER_SENSOR2_ROW`, on the rows it scores);
+        else None.
+    fold_max_seconds : float, default=PROBE_FOLD_MAX_SECONDS
+        Fit the masked bank's first fold only when it should take at most
+        this long (by the modelled rounds); else ``fold_seconds`` is None.
+
+    Returns
+    -------
+    FitProbe or None
+        None for a sparse DAG (the DAG grows while the bank is fitted), or
+        a selection predicted longer than ``max_seconds``.
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo
+    >>> demo = load_demo("cube_nm")
+    >>> probe = probe_fit(demo.spec, demo.X_train, demo.y_train, n_subsets=8,
+    ...                   include_all=True, bank_kind="masked")
+    >>> 8 <= probe.n_states <= dag_states_at_most(51, 8, include_all=True)
+    True
+    >>> probe.fold_seconds > 0, probe.fits
+    (True, 5)
+    >>> probe_fit(demo.spec, demo.X_train, demo.y_train, n_subsets=8,
+    ...           max_seconds=0.01) is None  # the selection would take longer
+    True
+    """
+    from ..bank import MaskedBank
+    from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
+    from ..validation import as_spec
+
+    spec = as_spec(sensors)
+    if max_seconds is not None and params.get("n_subsets"):
+        scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
+        if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
+            return None
+    model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)
+    model._validate_params()
+    start = time.perf_counter()
+    spec, Xv, y_fit, _ = model.check_fit_data(X, y)
+    if model._sparse_dag(spec):
+        return None
+    dag, _ = model._build_dag(spec, Xv, y_fit, None, None)
+    select_seconds = time.perf_counter() - start if params.get("n_subsets") else 0.0
+    bank = model._new_bank(dag)
+    if not isinstance(bank, MaskedBank):
+        return FitProbe(dag.n_states, select_seconds)
+    n_classes = int(y_fit.max()) + 1
+    modelled = estimate_fit_seconds(
+        len(Xv),
+        dag.n_states,
+        n_classes,
+        "masked",
+        cv=bank.cv,
+        n_columns=Xv.shape[1],
+        kernels_ready=True,
+        first_fit=False,
+    )
+    if modelled / bank.cv > fold_max_seconds:
+        return FitProbe(dag.n_states, select_seconds)
+    start = time.thread_time()  # the fold fits on this thread (single-threaded)
+    bank.fit_first_fold(Xv, y_fit, dag, spec.column_indices(), n_classes)
+    fits = bank.cv + (0 if bank.cross_fit else 1)
+    return FitProbe(dag.n_states, select_seconds, time.thread_time() - start, fits)
+
+
 def selected_dag_states(
     sensors: Any,
     X: Any,
@@ -277,24 +421,12 @@ def selected_dag_states(
     **params: Any,
 ) -> tuple[int, float] | None:
     """The states of the DAG a fit would build over selected subsets, and
-    the seconds selecting them took.
-
-    With ``n_subsets`` a fit first selects the sensor subsets (Alg. 2) and
-    builds the DAG over their unions. Overlapping subsets have far fewer
-    distinct unions than :func:`dag_states_at_most` allows (CUBE-NM's 8
-    subsets: 13 states, not 129), and the bank, the policies and the
-    evaluation scale with the states. This runs that first step of the fit,
-    as the fit would run it (same data, parameters and seed; the ridge scorer
-    makes it a small share of the fit), so an estimate can count the states
-    exactly (``selected=`` of :func:`estimate_fit_seconds_for`).
+    the seconds selecting them took (:func:`probe_fit` without the fold).
 
     Parameters
     ----------
-    sensors, X, y, n_jobs, **params
-        As for :func:`estimate_fit_seconds_for`.
-    max_seconds : float, optional
-        Select only when the selection should take at most this long (by
-        :data:`SELECTION_SECONDS_PER_SENSOR2_ROW`, on the rows it scores).
+    sensors, X, y, n_jobs, max_seconds, **params
+        As for :func:`probe_fit`.
 
     Returns
     -------
@@ -311,30 +443,20 @@ def selected_dag_states(
     ...     demo.spec, demo.X_train, demo.y_train, n_subsets=8, include_all=True)
     >>> 8 <= states <= dag_states_at_most(demo.spec.n_sensors, 8, include_all=True)
     True
-    >>> selected_dag_states(demo.spec, demo.X_train, demo.y_train, n_subsets=8,
-    ...                     max_seconds=0.01) is None  # would take longer
-    True
     >>> selected_dag_states(demo.spec, demo.X_train, demo.y_train, n_subsets=None)
     """
-    import time
-
-    from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
-    from ..validation import as_spec
-
     if not params.get("n_subsets"):
         return None
-    if max_seconds is not None:
-        scored = min(len(X), SUBSET_MAX_ROWS) * as_spec(sensors).n_sensors ** 2
-        if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
-            return None
-    model = BudgetDAGClassifier(sensors, n_jobs=n_jobs, **params)
-    model._validate_params()
-    start = time.perf_counter()
-    spec, Xv, y_fit, _ = model.check_fit_data(X, y)
-    if model._sparse_dag(spec):
-        return None
-    dag, _ = model._build_dag(spec, Xv, y_fit, None, None)
-    return dag.n_states, time.perf_counter() - start
+    probe = probe_fit(
+        sensors,
+        X,
+        y,
+        n_jobs=n_jobs,
+        max_seconds=max_seconds,
+        fold_max_seconds=0.0,
+        **params,
+    )
+    return None if probe is None else (probe.n_states, probe.select_seconds)
 
 
 def estimate_fit_seconds_for(
@@ -345,6 +467,7 @@ def estimate_fit_seconds_for(
     n_jobs: int | None = 1,
     selected: tuple[int, float] | None = None,
     first_fit: bool | None = None,
+    probe: FitProbe | None = None,
     **params: Any,
 ) -> float:
     """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
@@ -363,6 +486,9 @@ def estimate_fit_seconds_for(
     first_fit : bool, optional
         As for :func:`estimate_fit_seconds` (whether the fit is its process's
         first; default: whether this process has not fitted yet).
+    probe : FitProbe, optional
+        :func:`probe_fit` of the same fit: its states and selection seconds
+        as ``selected``, and its timed fold for a masked bank.
     **params
         Other estimator parameters; ``n_subsets``, ``bank_kind``,
         ``classifier`` and ``cv`` change the estimate.
@@ -392,8 +518,11 @@ def estimate_fit_seconds_for(
         include_all=bool(params.get("include_all", False)),
     )
     selecting = 0.0
+    if probe is not None:
+        selected = (probe.n_states, probe.select_seconds)
     if selected is not None:
         n_states, selecting = min(n_states, int(selected[0])), float(selected[1])
+    timed = probe is not None and probe.fold_seconds is not None
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
     )
@@ -406,4 +535,6 @@ def estimate_fit_seconds_for(
         n_jobs=effective_n_jobs(n_jobs),
         n_columns=len(spec.columns),
         first_fit=first_fit,
+        fold_seconds=probe.fold_seconds if timed else None,
+        fits=probe.fits if timed else None,
     )

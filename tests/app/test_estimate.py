@@ -121,33 +121,41 @@ def test_a_workers_first_fit_is_counted_until_each_worker_has_run_a_job(
     assert not estimate.workers_warm()
 
 
-def test_a_subset_dag_counts_the_states_its_selection_gives(monkeypatch):
+def test_a_subset_dag_counts_the_states_and_rounds_its_probe_measures(monkeypatch):
     from budgetdag_core.tradeoff import dag_states_at_most
 
     cube = demo_dataset(load_app_demo("cube_nm"))
     spec = cube.default_spec
     chosen = TrainSettings(classifier="masked_boosting", n_subsets=8)
     calls = []
-    real = estimate.selected_dag_states
+    real = estimate.probe_fit
 
     def counted(*args, **kwargs):
         calls.append(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(estimate, "selected_dag_states", counted)
-    monkeypatch.setattr(estimate, "_SELECTED", {})
+    monkeypatch.setattr(estimate, "probe_fit", counted)
+    monkeypatch.setattr(estimate, "_PROBES", {})
     seconds = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
     again = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
-    assert len(calls) == 1  # the page's reruns reuse the selection
+    assert len(calls) == 1  # the page's reruns reuse the probe
     params = estimate.estimator_params(chosen)
     params.pop("n_jobs")
-    states, _ = estimate.selected_states(cube, spec, params, len(cube.train))
-    assert states < dag_states_at_most(spec.n_sensors, 8, include_all=True)
-    # The same estimate with the most states the DAG could have: longer.
-    monkeypatch.setattr(estimate, "_SELECTED", {})
-    monkeypatch.setattr(estimate, "selected_dag_states", lambda *a, **k: None)
+    probe = estimate.fit_probe(cube, spec, params, len(cube.train))
+    assert probe.n_states < dag_states_at_most(spec.n_sensors, 8, include_all=True)
+    assert probe.fold_seconds > 0  # a small masked bank: its first fold is timed
+    # Without the probe the estimate counts the most states the DAG could
+    # have, and models the rounds (CUBE-NM's folds stop after a few): longer.
+    monkeypatch.setattr(estimate, "_PROBES", {})
+    monkeypatch.setattr(estimate, "probe_fit", lambda *a, **k: None)
     at_most = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
     assert seconds == again < at_most
-    # No subsets, no selection.
+    # A setting the fit rejects: no probe, and the estimate still answers.
+    monkeypatch.setattr(estimate, "_PROBES", {})
+    monkeypatch.setattr(estimate, "probe_fit", real)
+    rejected = {**params, "cv": 1}
+    assert estimate.fit_probe(cube, spec, rejected, len(cube.train)) is None
+    # The per-state bank of landsat: the states, nothing timed.
     landsat = demo_dataset(load_app_demo("landsat"))
-    assert estimate.selected_states(landsat, landsat.default_spec, {}, 10) is None
+    probe = estimate.fit_probe(landsat, landsat.default_spec, {}, len(landsat.train))
+    assert (probe.n_states, probe.fold_seconds) == (16, None)

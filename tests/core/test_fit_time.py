@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from budgetdag_core import estimate_fit_seconds as estimate_with_probe
@@ -185,3 +186,43 @@ def test_a_selection_that_would_take_too_long_is_skipped():
     # 57 sensors x 3 450 rows: about a second of ridge scores, more than 0.1 s.
     args = (spam.spec, spam.X_train, spam.y_train)
     assert selected_dag_states(*args, n_subsets=8, max_seconds=0.1) is None
+
+
+def test_the_probes_fold_is_the_fits_first_fold_and_scales_the_estimate():
+    from budgetdag_core import BudgetDAGClassifier, estimate_fit_seconds_for, load_demo
+    from budgetdag_core.tradeoff import FitProbe, probe_fit
+    from budgetdag_core.tradeoff._fit_time import MASKED_SCORING_SHARE
+
+    cube = load_demo("cube_nm")
+    params = {"n_subsets": 8, "include_all": True, "bank_kind": "masked", "cv": 3}
+    params["random_state"] = 0
+    X, y = cube.X_train, cube.y_train
+    probe = probe_fit(cube.spec, X, y, **params)
+    model = BudgetDAGClassifier(cube.spec, **params).fit(X, y)
+    assert probe.n_states == model.sensor_dag_.n_states
+    assert probe.fits == 3 and probe.fold_seconds > 0
+    # The probe fits exactly the model the fit fits first (same stack, seed,
+    # early stopping): its rounds are the fit's.
+    bank = model._new_bank(model.sensor_dag_)
+    spec, Xv, y_fit, _ = model.check_fit_data(X, y)
+    first = bank.fit_first_fold(
+        Xv, y_fit, model.sensor_dag_, spec.column_indices(), len(model.classes_)
+    )
+    fitted = model.bank_.model_[0]
+    assert first.n_iter_ == fitted.n_iter_
+    np.testing.assert_array_equal(first.leaf_value_, fitted.leaf_value_)
+
+    # The estimate's bank grows with the timed fold, linearly (long enough
+    # that a fresh install's compilation overlaps none of it).
+    def estimate(seconds):
+        timed = FitProbe(probe.n_states, 0.0, seconds, 3)
+        return estimate_fit_seconds_for(
+            cube.spec, X, y, probe=timed, first_fit=False, n_jobs=1, **params
+        )
+
+    assert estimate(20.0) - estimate(10.0) == pytest.approx(
+        MASKED_SCORING_SHARE * 3 * 10.0
+    )
+    # A fold predicted too long is not fitted: the estimate models it.
+    skipped = probe_fit(cube.spec, X, y, fold_max_seconds=0.0, **params)
+    assert skipped.fold_seconds is None and skipped.n_states == probe.n_states
