@@ -95,8 +95,10 @@ quick_start()
 @widgets.guarded("loading the demo")
 def _switch_to_demo(name: str) -> None:
     try:
-        if state.set_dataset(demo_dataset(widgets.cached_demo(name))):
-            state.notice(f"Loaded the {name} demo.", "success")
+        state.set_dataset(
+            demo_dataset(widgets.cached_demo(name)),
+            headline=f"Loaded the {name} demo.",
+        )
     except (OSError, ValueError) as exc:
         state.notice(f"The demo could not be loaded: {exc}", "error")
 
@@ -192,13 +194,11 @@ def _switch_to_upload(label: str) -> None:
         test_fraction=ss[state.W_TEST_FRACTION],
         random_state=int(ss[state.W_SPLIT_SEED]),
     )
-    if state.set_dataset(dataset):
-        state.notice(
-            f"Now using {upload.name}: {len(dataset.train)} training and "
-            f"{len(dataset.test)} test rows. Check the sensors next.",
-            "success",
-        )
-    else:
+    headline = (
+        f"Now using {upload.name}: {len(dataset.train)} training and "
+        f"{len(dataset.test)} test rows. Check the sensors next."
+    )
+    if not state.set_dataset(dataset, headline=headline):
         state.notice("This table is already the one in use.")
 
 

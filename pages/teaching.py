@@ -57,8 +57,9 @@ dataset = widgets.need_dataset()
 def _switch_to_toy() -> None:
     ss[state.W_SOURCE] = "demo"
     ss[state.W_DEMO] = "toy"
-    if state.set_dataset(demo_dataset(widgets.cached_demo("toy"))):
-        state.notice("Loaded the toy dataset.", "success")
+    state.set_dataset(
+        demo_dataset(widgets.cached_demo("toy")), headline="Loaded the toy dataset."
+    )
 
 
 def _use_toy() -> None:

@@ -129,7 +129,7 @@ def trained(run: TrainedRun) -> str:
     if chosen.target_budget is not None:
         # Show the scale found when the user switches back to it.
         ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
-    return widgets.trained_label(run)
+    return widgets.trained_label(run, dataset.name)
 
 
 def how_long(chosen: TrainSettings) -> str:

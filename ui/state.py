@@ -213,12 +213,16 @@ def get_dataset() -> Dataset | None:
     return st.session_state.get(DATASET)
 
 
-def set_dataset(dataset: Dataset, *, first: bool = False) -> bool:
+def set_dataset(
+    dataset: Dataset, *, first: bool = False, headline: str | None = None
+) -> bool:
     """Make ``dataset`` current; reset the sensors and drop a model of other data.
 
     ``first``: the session's first data of the user's choosing (a link's
-    demo), whose settings change without a notice. Returns False (and
-    changes nothing) when it is already current.
+    demo), whose settings change without a notice. ``headline`` (e.g.
+    "Loaded the letter demo."): what happened, said in the one notice that
+    also tells what the switch reset. Returns False (and changes nothing)
+    when it is already current.
     """
     ss = st.session_state
     current = ss.get(DATASET)
@@ -226,7 +230,12 @@ def set_dataset(dataset: Dataset, *, first: bool = False) -> bool:
         return False
     ss[DATASET] = dataset
     set_spec_table(spec_to_table(dataset.default_spec))
-    follow_suggestions(dataset.default_spec, first=first or current is None)
+    said = [] if headline is None else [headline]
+    reset = follow_suggestions(
+        dataset.default_spec, first=first or current is None, announce=False
+    )
+    if reset:
+        said.append(reset)
     many = dataset.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = (
         current is not None and current.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
@@ -245,7 +254,9 @@ def set_dataset(dataset: Dataset, *, first: bool = False) -> bool:
     run = ss.get(RUN)
     if run is not None and run.dataset_token != dataset.token:
         ss[RUN] = None
-        notice("The model trained on the previous data was cleared: train again.")
+        said.append("The model trained on the previous data was cleared: train again.")
+    if said:
+        notice(" ".join(said), "success" if headline is not None else "info")
     return True
 
 
@@ -254,25 +265,28 @@ def suggested_budget(spec: SensorSpec) -> float:
     return float(f"{spec.total_cost / 2:.3g}")
 
 
-def follow_suggestions(spec: SensorSpec, *, first: bool = False) -> None:
+def follow_suggestions(
+    spec: SensorSpec, *, first: bool = False, announce: bool = True
+) -> str | None:
     """Reset the cost scale and target cost to their suggestions for ``spec``
     when the data or the sensors' total cost changed since they were set.
 
     The values depend on the data's costs: carried over to other data they
     would silently train at another point of the trade-off. The seed and the
-    other choices stay. A one-line notice says what changed (none when
-    ``first``: the session's first data). A session restored from before
-    this was recorded keeps its values.
+    other choices stay. One line says what changed (none when ``first``: the
+    session's first data): returned, and shown as a notice when
+    ``announce``. A session restored from before this was recorded keeps
+    its values.
     """
     ss = st.session_state
     dataset = get_dataset()
     basis = (None if dataset is None else dataset.token, round(spec.total_cost, 9))
     last = ss.get(SUGGESTED)
     if last == basis:
-        return
+        return None
     ss[SUGGESTED] = basis
     if last is None and not first:
-        return
+        return None
     changes = []
     for key, value, name in (
         (W_COST_SCALE, suggested_cost_scale(spec), "cost scale"),
@@ -283,13 +297,16 @@ def follow_suggestions(spec: SensorSpec, *, first: bool = False) -> None:
             if old is not None:
                 changes.append(f"{name} {old:g} → {value:g}")
             ss[key] = value
-    if changes and not first:
-        what = "New data" if last is None or last[0] != basis[0] else "New costs"
-        notice(
-            f"{what}: {', '.join(changes)} (suggested for them); the seed "
-            f"({ss.get(W_SEED)}) and the other choices are kept.",
-            "info",
-        )
+    if not changes or first:
+        return None
+    what = "New data" if last is None or last[0] != basis[0] else "New costs"
+    line = (
+        f"{what}: {', '.join(changes)} (suggested for them); the seed "
+        f"({ss.get(W_SEED)}) and the other choices are kept."
+    )
+    if announce:
+        notice(line, "info")
+    return line
 
 
 def get_upload() -> Upload | None:

@@ -519,10 +519,12 @@ def time_left(job: Job) -> str:
     return text + (" (slower than estimated)" if job.revised else "")
 
 
-def trained_label(run: TrainedRun) -> str:
-    """The message of a finished training."""
+def trained_label(run: TrainedRun, data: str) -> str:
+    """The message of a finished training on the data named ``data`` (it
+    stays in the sidebar after a switch to other data, which clears the
+    model)."""
     how = "policies only, bank reused" if run.bank_reused else "bank and policies"
-    return f"Trained in {seconds(run.seconds or 0.0)} ({how})."
+    return f"Trained in {seconds(run.seconds or 0.0)} on {data} ({how})."
 
 
 def seconds(value: float) -> str:
@@ -560,7 +562,7 @@ def train_with_progress(
                 "in use now. Train again."
             )
         state.set_run(run)
-        return (done or trained_label)(run)
+        return done(run) if done else trained_label(run, dataset.name)
 
     return long_work(
         # The previous run (its bank, without the page's memo) only when reused.

@@ -217,9 +217,10 @@ def test_new_data_or_costs_reset_the_cost_scale_and_budget_only(app, pima):
     at.switch_page(page("data")).run()
     at.selectbox(key=state.W_DEMO).set_value("pima").run()
     spec = at.session_state[state.DATASET].default_spec
-    notes = [t for t in texts(at, "info") if t.startswith("New data")]
-    assert len(notes) == 1 and "cost scale 0.025 →" in notes[0], texts(at)
-    assert "seed (1)" in notes[0]
+    # One notice says all the switch did (not one per change).
+    notes = [t for t in texts(at) if not t.startswith("**In use for training")]
+    assert len(notes) == 1 and notes[0].startswith("Loaded the pima demo."), notes
+    assert "New data: cost scale 0.025 →" in notes[0] and "seed (1)" in notes[0]
     at = train_page(at)
     assert at.number_input(key=state.W_COST_SCALE).value == pytest.approx(
         0.2 / spec.total_cost, rel=0.05
