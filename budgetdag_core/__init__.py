@@ -40,6 +40,7 @@ from .tradeoff import (
     BudgetReport,
     ConfidenceCascade,
     DominanceSummary,
+    FitProbe,
     TradeoffResult,
     baseline_points,
     cascade_points,
@@ -50,6 +51,7 @@ from .tradeoff import (
     fit_for_budget,
     lower_convex_hull,
     oracle_frontier,
+    probe_fit,
     tradeoff_curve,
 )
 
@@ -102,6 +104,8 @@ __all__ = [
     "make_bank",
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
+    "probe_fit",
+    "FitProbe",
     "node_details",
     "oracle_frontier",
     "path_of",

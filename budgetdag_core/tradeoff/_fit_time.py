@@ -308,6 +308,13 @@ class FitProbe:
     fits : int
         The bank's model fits of that fold's size (its folds, and the refit
         on all rows of a bank that does not cross-fit).
+
+    Examples
+    --------
+    >>> from budgetdag_core import load_demo, probe_fit
+    >>> demo = load_demo("pima")
+    >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
+    FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0)
     """
 
     n_states: int
