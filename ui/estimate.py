@@ -75,6 +75,14 @@ _ENDED: deque[tuple[float, float, int]] = deque(maxlen=32)
 #: The pool's live worker processes (ids) that have run a job: their next fit
 #: is not their process's first, which loads the kernels and LightGBM.
 _WARM_WORKERS: set[int] = set()
+#: The app pool's running jobs, each with its threads.
+_RUNNING: list[int] = []
+
+
+def work_started(threads: int) -> None:
+    """Record that a job of the app's pool started on ``threads`` threads
+    (:mod:`ui.jobs` calls it)."""
+    _RUNNING.append(threads)
 
 
 def work_ended(
@@ -84,6 +92,8 @@ def work_ended(
     (:func:`time.monotonic`) on ``threads`` threads, in the worker process
     ``worker`` (:mod:`ui.jobs` calls it)."""
     _ENDED.append((start, end, threads))
+    if threads in _RUNNING:
+        _RUNNING.remove(threads)
     if worker is not None:
         _WARM_WORKERS.add(worker)
 
@@ -124,19 +134,57 @@ def lingering_load(ended: Iterable[tuple[float, float, int]], now: float) -> flo
     )
 
 
+#: A busy factor averages this many samples of the runnable tasks, this many
+#: seconds apart (a few milliseconds of the page's time).
+RUNNABLE_SAMPLES = 8
+RUNNABLE_SPACING = 0.003
+
+
+def runnable_now(
+    samples: int = RUNNABLE_SAMPLES, spacing: float = RUNNABLE_SPACING
+) -> float | None:
+    """The tasks runnable on the machine now besides the caller: the mean of
+    a few readings of the kernel's count (Linux's ``/proc/loadavg``); None
+    where there is none.
+
+    Unlike the load average, which follows the count with a minute's lag,
+    it sees work that has just started or just ended: a training right
+    after another job's end is not estimated as slowed by it.
+    """
+    counts = []
+    try:
+        for i in range(samples):
+            if i:
+                time.sleep(spacing)
+            with open("/proc/loadavg", encoding="ascii") as loadavg:
+                fields = loadavg.read().split()
+            counts.append(int(fields[3].partition("/")[0]))
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0.0, sum(counts) / len(counts) - 1)
+
+
 def busy_factor(threads: int = 1) -> float:
     """How much longer long work takes on this machine now than on idle cores.
 
-    The last minute's load average of runnable processes, less what the
-    app's own ended work still adds to it (:func:`lingering_load`), plus
-    the work's own ``threads``, shared by the cores; at least 1.
+    The tasks runnable now besides the caller (:func:`runnable_now`; where
+    the system has no count, the last minute's load average less what the
+    app's own ended work still adds to it, :func:`lingering_load`), plus the
+    work's own ``threads``, shared by the cores; at least 1. When every
+    worker of the app's pool is busy, new work waits for their jobs (the
+    queue's wait counts them) rather than running beside them: their
+    threads are not competition.
     """
     cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # not on every platform
-        return 1.0
-    others = max(0.0, load - lingering_load(_ENDED, time.monotonic()))
+    others = runnable_now()
+    if others is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # not on every platform
+            return 1.0
+        others = max(0.0, load - lingering_load(_ENDED, time.monotonic()))
+    elif len(_RUNNING) >= app_workers():
+        others = max(0.0, others - sum(_RUNNING))
     return max(1.0, (others + threads) / cores)
 
 
@@ -205,7 +253,7 @@ PROBES_KEPT = 16
 SELECTION_MAX_SECONDS = 3.0
 #: ... and a masked bank's fold only when it should take at most this long
 #: (else the estimate models its rounds).
-PROBE_FOLD_MAX_SECONDS = 1.5
+PAGE_FOLD_MAX_SECONDS = 1.5
 
 
 def fit_probe(
@@ -227,7 +275,7 @@ def fit_probe(
                 y.iloc[:rows],
                 n_jobs=app_n_jobs(),
                 max_seconds=SELECTION_MAX_SECONDS,
-                fold_max_seconds=PROBE_FOLD_MAX_SECONDS,
+                fold_max_seconds=PAGE_FOLD_MAX_SECONDS,
                 **params,
             )
         except ValueError:

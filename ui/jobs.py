@@ -44,7 +44,7 @@ from typing import Any
 
 from budgetdag_core import Progress
 
-from .estimate import TimeLeft, work_ended, worker_ended
+from .estimate import TimeLeft, work_ended, work_started, worker_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
 from .worker import Stopped, loads_result
 
@@ -332,6 +332,7 @@ class Pool:
             job.started, job.status = time.monotonic(), RUNNING
             job.text = "Starting"
             self._running += 1
+            work_started(app_n_jobs())
             return job
 
     def done(self) -> None:

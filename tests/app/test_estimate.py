@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -39,11 +44,13 @@ def test_busy_factor_is_at_least_one():
 
 
 def test_the_apps_ended_work_is_not_counted_as_competition(monkeypatch):
-    # A minute of 2-thread work that just ended adds 2 (1 - 1/e) = 1.26 to
-    # the load average; two minutes later 1.26 / e^2 = 0.17.
+    # Where the system has no count of runnable tasks, the load average: a
+    # minute of 2-thread work that just ended adds 2 (1 - 1/e) = 1.26 to it;
+    # two minutes later 1.26 / e^2 = 0.17.
     ended = [(0.0, 60.0, 2)]
     assert estimate.lingering_load(ended, now=60.0) == pytest.approx(1.264, abs=1e-3)
     assert estimate.lingering_load(ended, now=180.0) == pytest.approx(0.171, abs=1e-3)
+    monkeypatch.setattr(estimate, "runnable_now", lambda: None)
     monkeypatch.setattr(estimate.os, "getloadavg", lambda: (3.0, 3.0, 3.0))
     monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(estimate, "_ENDED", type(estimate._ENDED)(maxlen=32))
@@ -51,6 +58,41 @@ def test_the_apps_ended_work_is_not_counted_as_competition(monkeypatch):
     now = estimate.time.monotonic()
     estimate.work_ended(now - 600, now, 2)  # ten minutes of 2 threads, just ended
     assert estimate.busy_factor(1) == pytest.approx((3 - 2 + 1) / 2, abs=1e-3)
+
+
+def test_busy_counts_the_tasks_runnable_now_but_not_the_jobs_it_waits_for(
+    monkeypatch,
+):
+    monkeypatch.setattr(estimate, "runnable_now", lambda: 3.0)
+    monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(estimate, "app_workers", lambda: 1)
+    monkeypatch.setattr(estimate, "_RUNNING", [])
+    assert estimate.busy_factor(1) == pytest.approx(2.0)  # (3 + 1) / 2
+    # The pool's one worker runs a 2-thread job: new work waits for it (the
+    # queue's wait counts it), so its threads are not competition.
+    estimate.work_started(2)
+    assert estimate.busy_factor(1) == pytest.approx(1.0)  # (3 - 2 + 1) / 2
+    estimate.work_ended(0.0, 1.0, 2)
+    assert estimate._RUNNING == []
+    # With a worker free, new work runs beside the running job: it counts.
+    monkeypatch.setattr(estimate, "app_workers", lambda: 2)
+    estimate.work_started(2)
+    assert estimate.busy_factor(1) == pytest.approx(2.0)
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="Linux's count")
+def test_runnable_now_sees_work_that_just_started():
+    before = estimate.runnable_now()
+    assert before is not None and before >= 0
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        # Runnable from its first instant (running or waiting for a core);
+        # the load average would take a minute to count it fully.
+        time.sleep(0.2)
+        assert estimate.runnable_now(samples=20) >= 0.9
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 def test_time_left_counts_down_and_says_when_it_goes_up():
