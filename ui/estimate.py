@@ -167,23 +167,32 @@ def runnable_now(
 def busy_factor(threads: int = 1) -> float:
     """How much longer long work takes on this machine now than on idle cores.
 
-    The tasks runnable now besides the caller (:func:`runnable_now`; where
-    the system has no count, the last minute's load average less what the
-    app's own ended work still adds to it, :func:`lingering_load`), plus the
-    work's own ``threads``, shared by the cores; at least 1. When every
-    worker of the app's pool is busy, new work waits for their jobs (the
-    queue's wait counts them) rather than running beside them: their
-    threads are not competition.
+    Other work on the machine, plus the work's own ``threads``, shared by
+    the cores; at least 1. Other work is the smaller of two counts, as each
+    errs one way: the last minute's load average, less what the app's own
+    ended work still adds to it (:func:`lingering_load`), lags a minute
+    behind (it still counts heavy work that has just ended), and the tasks
+    runnable now (:func:`runnable_now`) include short bursts that end within
+    seconds (a worker's imports, the kernels' compiling child at a first
+    visit). The smaller errs only when lasting work has just started; the
+    sidebar's time left then revises and says so. When every worker of the
+    app's pool is busy, new work waits for their jobs (the queue's wait
+    counts them) rather than running beside them: their threads are not
+    competition.
     """
     cores = os.cpu_count() or 1
-    others = runnable_now()
-    if others is None:
-        try:
-            load = os.getloadavg()[0]
-        except OSError:  # not on every platform
-            return 1.0
-        others = max(0.0, load - lingering_load(_ENDED, time.monotonic()))
-    elif len(_RUNNING) >= app_workers():
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not on every platform
+        load = None
+    counts = [runnable_now()]
+    if load is not None:
+        counts.append(max(0.0, load - lingering_load(_ENDED, time.monotonic())))
+    known = [count for count in counts if count is not None]
+    if not known:
+        return 1.0
+    others = min(known)
+    if len(_RUNNING) >= app_workers():
         others = max(0.0, others - sum(_RUNNING))
     return max(1.0, (others + threads) / cores)
 

@@ -60,14 +60,21 @@ def test_the_apps_ended_work_is_not_counted_as_competition(monkeypatch):
     assert estimate.busy_factor(1) == pytest.approx((3 - 2 + 1) / 2, abs=1e-3)
 
 
-def test_busy_counts_the_tasks_runnable_now_but_not_the_jobs_it_waits_for(
+def test_busy_counts_other_work_but_not_the_jobs_it_waits_for(
     monkeypatch,
 ):
     monkeypatch.setattr(estimate, "runnable_now", lambda: 3.0)
+    monkeypatch.setattr(estimate.os, "getloadavg", lambda: (5.0, 5.0, 5.0))
     monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(estimate, "app_workers", lambda: 1)
     monkeypatch.setattr(estimate, "_RUNNING", [])
+    monkeypatch.setattr(estimate, "_ENDED", type(estimate._ENDED)(maxlen=32))
+    # The smaller count: the load average still counts work that just ended.
     assert estimate.busy_factor(1) == pytest.approx(2.0)  # (3 + 1) / 2
+    monkeypatch.setattr(estimate.os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+    # ... and the runnable tasks include bursts that end within seconds.
+    assert estimate.busy_factor(1) == pytest.approx(1.0)  # (1 + 1) / 2
+    monkeypatch.setattr(estimate.os, "getloadavg", lambda: (5.0, 5.0, 5.0))
     # The pool's one worker runs a 2-thread job: new work waits for it (the
     # queue's wait counts it), so its threads are not competition.
     estimate.work_started(2)
