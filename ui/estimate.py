@@ -178,7 +178,8 @@ def busy_factor(threads: int = 1) -> float:
     sidebar's time left then revises and says so. When every worker of the
     app's pool is busy, new work waits for their jobs (the queue's wait
     counts them) rather than running beside them: their threads are not
-    competition.
+    competition; nor is the kernels' compiling child after an install,
+    whose time the estimate counts itself.
     """
     cores = os.cpu_count() or 1
     try:
@@ -194,6 +195,8 @@ def busy_factor(threads: int = 1) -> float:
     others = min(known)
     if len(_RUNNING) >= app_workers():
         others = max(0.0, others - sum(_RUNNING))
+    if kernels_compiling():
+        others = max(0.0, others - 1)
     return max(1.0, (others + threads) / cores)
 
 

@@ -54,6 +54,8 @@ def test_the_apps_ended_work_is_not_counted_as_competition(monkeypatch):
     monkeypatch.setattr(estimate.os, "getloadavg", lambda: (3.0, 3.0, 3.0))
     monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(estimate, "_ENDED", type(estimate._ENDED)(maxlen=32))
+    monkeypatch.setattr(estimate, "_RUNNING", [])
+    monkeypatch.setattr(estimate, "kernels_compiling", lambda: False)
     assert estimate.busy_factor(1) == pytest.approx(2.0)  # (3 + 1) / 2
     now = estimate.time.monotonic()
     estimate.work_ended(now - 600, now, 2)  # ten minutes of 2 threads, just ended
@@ -69,6 +71,7 @@ def test_busy_counts_other_work_but_not_the_jobs_it_waits_for(
     monkeypatch.setattr(estimate, "app_workers", lambda: 1)
     monkeypatch.setattr(estimate, "_RUNNING", [])
     monkeypatch.setattr(estimate, "_ENDED", type(estimate._ENDED)(maxlen=32))
+    monkeypatch.setattr(estimate, "kernels_compiling", lambda: False)
     # The smaller count: the load average still counts work that just ended.
     assert estimate.busy_factor(1) == pytest.approx(2.0)  # (3 + 1) / 2
     monkeypatch.setattr(estimate.os, "getloadavg", lambda: (1.0, 1.0, 1.0))
@@ -85,6 +88,10 @@ def test_busy_counts_other_work_but_not_the_jobs_it_waits_for(
     monkeypatch.setattr(estimate, "app_workers", lambda: 2)
     estimate.work_started(2)
     assert estimate.busy_factor(1) == pytest.approx(2.0)
+    # After an install the kernels' compiling child runs: the estimate
+    # counts its compiling itself.
+    monkeypatch.setattr(estimate, "kernels_compiling", lambda: True)
+    assert estimate.busy_factor(1) == pytest.approx(1.5)  # (3 - 1 + 1) / 2
 
 
 @pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="Linux's count")
