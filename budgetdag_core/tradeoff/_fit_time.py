@@ -89,6 +89,42 @@ def boosting_rounds(n_rows: int, kind: str = "hgb") -> float:
     return min(TYPICAL_ROUNDS[kind] * scale, MAX_ROUNDS)
 
 
+def _modelled_bank_seconds(
+    kind: str,
+    n_rows: int,
+    n_states: int,
+    trees: int,
+    cv: int,
+    n_columns: int | None,
+    masks_per_row: int,
+) -> float:
+    """One thread's seconds of a bank's fits, modelled from their sizes (the
+    boosting rounds as :func:`boosting_rounds`); arguments as for
+    :func:`estimate_fit_seconds`, ``trees`` per boosting round."""
+    fold_rows = n_rows * (cv - 1) / cv
+    non_empty = max(n_states - 1, 1)
+    if kind == "per_subset":
+        return LOGISTIC_SECONDS_PER_ROW_STATE * n_rows * non_empty * cv * trees
+    if kind == "hgb":
+        columns = TYPICAL_STATE_COLUMNS if n_columns is None else n_columns / 2
+        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
+            BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
+        )
+        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
+        per_fit += per_row_tree * fold_rows * trees * boosting_rounds(n_rows)
+        return per_fit * non_empty * cv
+    columns = 2 * TYPICAL_STATE_COLUMNS if n_columns is None else n_columns
+    per_row = min(masks_per_row, non_empty, max(1, MAX_STACK_ROWS // n_rows))
+    per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
+        BOOST_SECONDS_PER_ROW_TREE_COLUMN * MASKED_COLUMN_SHARE * columns
+    )
+    per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
+    per_fit += (
+        per_row_tree * fold_rows * per_row * trees * boosting_rounds(n_rows, kind)
+    )
+    return cv * per_fit
+
+
 def estimate_fit_seconds(
     n_rows: int,
     n_states: int,
@@ -169,37 +205,19 @@ def estimate_fit_seconds(
             f"Unknown bank kind {kind!r}; choose from "
             "['auto', 'hgb', 'masked', 'per_subset']."
         )
-    fold_rows = n_rows * (cv - 1) / cv
     trees = 1 if n_classes == 2 else n_classes
-    non_empty = max(n_states - 1, 1)
-    if kind == "per_subset":
-        bank = LOGISTIC_SECONDS_PER_ROW_STATE * n_rows * non_empty * cv * trees
-    elif kind == "hgb":
-        columns = TYPICAL_STATE_COLUMNS if n_columns is None else n_columns / 2
-        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
-            BOOST_SECONDS_PER_ROW_TREE_COLUMN * columns
-        )
-        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
-        per_fit += per_row_tree * fold_rows * trees * boosting_rounds(n_rows)
-        bank = per_fit * non_empty * cv
+    if kind == "masked" and fold_seconds is not None:
+        bank = MASKED_SCORING_SHARE * (cv if fits is None else fits) * fold_seconds
     else:
-        columns = 2 * TYPICAL_STATE_COLUMNS if n_columns is None else n_columns
-        per_row = min(masks_per_row, non_empty, max(1, MAX_STACK_ROWS // n_rows))
-        rows = fold_rows * per_row
-        per_row_tree = BOOST_SECONDS_PER_ROW_TREE + (
-            BOOST_SECONDS_PER_ROW_TREE_COLUMN * MASKED_COLUMN_SHARE * columns
+        bank = _modelled_bank_seconds(
+            kind, n_rows, n_states, trees, cv, n_columns, masks_per_row
         )
-        per_fit = SECONDS_PER_FIT + SECONDS_PER_FIT_COLUMN * columns
-        per_fit += per_row_tree * rows * trees * boosting_rounds(n_rows, kind)
-        bank = cv * per_fit
-        if fold_seconds is not None:
-            bank = MASKED_SCORING_SHARE * (cv if fits is None else fits) * fold_seconds
     policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
     # The masked bank has one fit per fold: more workers than folds wait, and
     # workers beyond the cores wait too.
-    fits = cv if kind == "masked" else non_empty * cv
+    parallel = cv if kind == "masked" else max(n_states - 1, 1) * cv
     cores = (os.cpu_count() or 1) if n_cores is None else n_cores
-    workers = max(1, min(effective_n_jobs(n_jobs), fits, cores))
+    workers = max(1, min(effective_n_jobs(n_jobs), parallel, cores))
     bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
     if kernels_ready is None:
         kernels_ready = _kernels_ready()
@@ -400,15 +418,15 @@ def probe_fit(
     if not isinstance(bank, MaskedBank):
         return FitProbe(dag.n_states, select_seconds)
     n_classes = int(y_fit.max()) + 1
-    modelled = estimate_fit_seconds(
+    trees = 1 if n_classes == 2 else n_classes
+    modelled = _modelled_bank_seconds(
+        "masked",
         len(Xv),
         dag.n_states,
-        n_classes,
-        "masked",
-        cv=bank.cv,
-        n_columns=Xv.shape[1],
-        kernels_ready=True,
-        first_fit=False,
+        trees,
+        bank.cv,
+        Xv.shape[1],
+        bank.masks_per_row,
     )
     if modelled / bank.cv > fold_max_seconds:
         return FitProbe(dag.n_states, select_seconds)
