@@ -718,8 +718,13 @@ def _greedy_runs(
     )
     positive = costs[costs > 0]
     M = len(costs)
-    # In floats: a subnormal cost makes budget // cost infinite.
-    per_run = int(min(n_greedy * M, budget // positive.min() if positive.size else M))
+    per_run = min(n_greedy * M, M)
+    if positive.size:
+        per_run, smallest = n_greedy * M, float(positive.min())
+        # Compared before dividing: a subnormal cost makes budget // cost
+        # overflow (numpy warns, and the quotient is not a number).
+        if budget < per_run * smallest:
+            per_run = min(per_run, int(budget // smallest))
     total = max(per_run * len(variants), 1)
     runs: dict[str, _Run] = {}
     for v_i, variant in enumerate(variants):

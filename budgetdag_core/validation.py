@@ -285,7 +285,8 @@ def check_sample_costs(
             f"sample_costs of sensor {spec.names[j]!r} at row {i} is "
             f"{values[i, j]}: costs must be finite and non-negative."
         )
-    totals = values.sum(axis=1)
+    with np.errstate(over="ignore"):  # an overflow is the error said below
+        totals = values.sum(axis=1)
     if not np.isfinite(totals).all():
         i = int(np.flatnonzero(~np.isfinite(totals))[0])
         raise ValueError(
