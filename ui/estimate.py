@@ -258,6 +258,9 @@ def training_seconds(
 
 #: The last probes (:func:`fit_probe`), by data and settings.
 _PROBES: dict[tuple, FitProbe | None] = {}
+#: Settings of the policies alone: the selection and the bank do not depend
+#: on them, so a change of one does not probe again.
+POLICY_ONLY_PARAMS = frozenset({"policy_learner", "policy_degree"})
 PROBES_KEPT = 16
 #: The probe runs in the server process while the page renders, so the
 #: selection only when it should take at most this long (else the estimate
@@ -277,7 +280,8 @@ def fit_probe(
     as the Train page asks on every rerun; a probe that fails (e.g. a
     setting the fit will reject) or would keep the page waiting
     (:data:`SELECTION_MAX_SECONDS`) counts as unknown (None)."""
-    key = (dataset.token, spec.to_json(), repr(sorted(params.items())), rows)
+    probed = {k: v for k, v in params.items() if k not in POLICY_ONLY_PARAMS}
+    key = (dataset.token, spec.to_json(), repr(sorted(probed.items())), rows)
     if key not in _PROBES:
         X, y = dataset.X("train", spec), dataset.y("train")
         try:

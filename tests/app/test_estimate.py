@@ -195,6 +195,12 @@ def test_a_subset_dag_counts_the_states_and_rounds_its_probe_measures(monkeypatc
     seconds = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
     again = training_seconds(cube, spec, chosen, busy=1.0, first_fit=False)
     assert len(calls) == 1  # the page's reruns reuse the probe
+    # ... and so does a change of the policies' settings alone.
+    other_policies = TrainSettings(
+        classifier="masked_boosting", n_subsets=8, policy_degree=2
+    )
+    training_seconds(cube, spec, other_policies, busy=1.0, first_fit=False)
+    assert len(calls) == 1
     params = estimate.estimator_params(chosen)
     params.pop("n_jobs")
     probe = estimate.fit_probe(cube, spec, params, len(cube.train))
