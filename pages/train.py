@@ -10,6 +10,7 @@ from ui import jobs, state, subsets, widgets
 from ui.estimate import (
     busy_factor,
     kernels_compiling,
+    probed_states,
     roughly,
     stretched,
     training_seconds,
@@ -290,14 +291,17 @@ else:
         if n_subsets is None
         else f"selects {n_subsets} sensor subsets (Alg. 2, seconds), then "
     )
-    at_most = "" if n_subsets is None else "at most "
+    # The probe behind the estimate counts the selected subsets' unions.
+    counted = probed_states(dataset, spec, chosen)
+    states = n_states if counted is None else counted
+    at_most = "" if n_subsets is None or counted is not None else "at most "
     # The boosting banks are cross-fitted (fold models averaged): no refit.
     per_state = chosen.cv + (0 if chosen.classifier in CORE_BANKS else 1)
     fits = (
         f"{chosen.cv} boosting models (one per fold) that serve all "
-        f"{at_most}{n_states} states"
+        f"{at_most}{states} states"
         if chosen.classifier == "masked_boosting"
-        else f"{at_most}{n_states * per_state:,} classifiers ({n_states} "
+        else f"{at_most}{states * per_state:,} classifiers ({states} "
         f"states x {per_state})"
     )
     st.caption(

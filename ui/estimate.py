@@ -302,6 +302,16 @@ def fit_probe(
     return _PROBES[key]
 
 
+def probed_states(dataset: Dataset, spec: SensorSpec, settings: Settings) -> int | None:
+    """The states of the DAG a training with ``settings`` builds, as its
+    probe counted them (:func:`fit_probe`; with sensor subsets, far fewer
+    than the bound when they overlap), or None when unknown."""
+    params = estimator_params(settings)
+    params.pop("n_jobs")
+    probe = fit_probe(dataset, spec, params, len(dataset.train))
+    return None if probe is None else probe.n_states
+
+
 def kernels_compiling() -> bool:
     """Whether a first fit would still compile kernels (a fresh install)."""
     ready: Any = getattr(budgetdag_core, "kernels_ready", None)

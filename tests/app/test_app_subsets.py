@@ -82,11 +82,16 @@ def test_a_wide_upload_trains_with_subsets_and_shows_them(app):
     assert "4 sensor subsets (Alg. 2)" in at.caption[0].value
     at.number_input(key=state.W_CV).set_value(3).run()
     at.slider(key=state.W_DEGREE).set_value(1).run()
+    plan = next(c.value for c in at.caption if c.value.startswith("Training selects"))
     at.button(key=state.W_TRAIN).click().run()
     finish_jobs(at)
     assert_clean(at)
     assert not at.error, texts(at, "error")
     run = at.session_state[state.RUN]
+    # The plan said the states the fit built (its estimate's probe counted
+    # them), not the bound.
+    n_states = run.model.sensor_dag_.n_states
+    assert f" {n_states * 3} classifiers ({n_states} states x 3)" in plan, plan
     selection = run.model.subset_selection_
     assert run.settings.n_subsets == 4 and run.model.n_subsets == 4
     assert len(selection.subsets) <= 4
