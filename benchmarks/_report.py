@@ -65,16 +65,6 @@ COLOURS = {
     "greedy": "#8c564b",
     "oracle": "#2ca02c",
 }
-#: Headless Chromium for the PNGs when kaleido is missing (the docs' setup).
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 # ------------------------------------------------------------ reading curves
@@ -591,6 +581,10 @@ def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return written
+    # Headless Chromium for the PNGs when kaleido is missing, launched as the
+    # browser tests and the docs' screenshots launch it.
+    from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS
+
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 780, "height": 480})

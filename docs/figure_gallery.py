@@ -11,6 +11,7 @@ minutes on 2 cores. PNGs are skipped if Playwright or Chromium is missing.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -18,7 +19,9 @@ import numpy as np
 import pandas as pd
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from budgetdag_core import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from budgetdag_core import (  # noqa: E402
     BudgetDAGClassifier,
     SensorSpec,
     dag_figure,
@@ -29,16 +32,6 @@ from budgetdag_core import (
     tradeoff_figure,
 )
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 def screenshot(html_files: list[Path]) -> None:
     try:
@@ -46,8 +39,10 @@ def screenshot(html_files: list[Path]) -> None:
     except ImportError:
         print("playwright missing: HTML only")
         return
+    from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         for f in html_files:
             page.goto(f.resolve().as_uri())

@@ -21,15 +21,6 @@ import plotly.io as pio
 from plotly.io.base_renderers import ExternalRenderer
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIDTH, HEIGHT = 800, 500  # the PNG's size; the page's figure fills its column
 
 _queue: list[dict] = []
@@ -53,6 +44,8 @@ class _Browser:
     def page(self):
         if self._page is None:
             from playwright.sync_api import sync_playwright
+
+            from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS
 
             self._playwright = sync_playwright().start()
             browser = self._playwright.chromium.launch(

@@ -1,7 +1,8 @@
 """A Streamlit server and a headless Chromium for browser tests and screenshots.
 
 Uses Debian's Chromium (``/usr/bin/chromium``) through Playwright: no browser
-download. Shared by ``tests/e2e`` and ``docs/app_screenshots.py``.
+download. Shared by ``tests/e2e``, the docs' screenshots and figure PNGs
+(``docs/``) and the benchmarks' report figures (``benchmarks/_report.py``).
 """
 
 from __future__ import annotations
