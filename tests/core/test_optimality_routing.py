@@ -13,7 +13,6 @@ acquired values at such states and reach the optimum as data grows.
 
 from __future__ import annotations
 
-import itertools
 from functools import cache
 
 import numpy as np
@@ -22,6 +21,8 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
+
+from .binary_sensors import BinarySensorProblem
 
 SENSORS = ("K", "A", "B", "C")
 COSTS = {"K": 0.02, "A": 0.08, "B": 0.08, "C": 0.05}
@@ -39,29 +40,10 @@ def p_point(y: int, k: int, a: int, b: int, c: int) -> float:
     return p
 
 
-GRID = list(itertools.product((0, 1), repeat=4))  # (k, a, b, c)
-
-
-@cache
-def bayes_value(observed: tuple[tuple[int, int], ...]) -> float:
-    """Optimal expected remaining loss given observed (sensor index, value)."""
-    seen = dict(observed)
-    match = [g for g in GRID if all(g[m] == v for m, v in seen.items())]
-    p_y = np.array([sum(p_point(y, *g) for g in match) for y in (0, 1)])
-    total = p_y.sum()
-    best = 1.0 - p_y.max() / total
-    for m, name in enumerate(SENSORS):
-        if m in seen:
-            continue
-        expect = 0.0
-        for v in (0, 1):
-            new = tuple(sorted({**seen, m: v}.items()))
-            sub = [g for g in match if g[m] == v]
-            p_v = sum(p_point(y, *g) for g in sub for y in (0, 1)) / total
-            if p_v > 0:
-                expect += p_v * bayes_value(new)
-        best = min(best, COSTS[name] + expect)
-    return best
+PROBLEM = BinarySensorProblem(SENSORS, COSTS, lambda y, g: p_point(y, *g))
+GRID = PROBLEM.grid  # (k, a, b, c)
+bayes_value = PROBLEM.bayes_value
+exact_expected_loss = PROBLEM.exact_expected_loss
 
 
 def sample(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
@@ -75,17 +57,6 @@ def sample(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
     c = np.where(rng.random(n) < WEAK, y, 1 - y)
     X = pd.DataFrame({"K": k, "A": a, "B": b, "C": c}, dtype=float)
     return X, y
-
-
-def exact_expected_loss(model: BudgetDAGClassifier) -> float:
-    points = pd.DataFrame(GRID, columns=list(SENSORS), dtype=float)
-    trace = model.trace(points)
-    loss = 0.0
-    for i, g in enumerate(GRID):
-        for y in (0, 1):
-            wrong = float(trace["prediction"].iloc[i] != y)
-            loss += p_point(y, *g) * (wrong + trace["cost"].iloc[i])
-    return loss
 
 
 def fit(n: int, seed: int, bank=None, **params) -> BudgetDAGClassifier:

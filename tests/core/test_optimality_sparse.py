@@ -13,7 +13,6 @@ only the routing value of the growth does.
 
 from __future__ import annotations
 
-import itertools
 from functools import cache
 
 import numpy as np
@@ -23,11 +22,12 @@ import pytest
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
 from budgetdag_core.sparse_dag import SparseSensorDAG
 
+from .binary_sensors import BinarySensorProblem
+
 SENSORS = ("K", "A", "B", "C", "D0", "D1", "D2", "D3")
 COSTS = {"K": 0.02, "A": 0.08, "B": 0.08, "C": 0.05} | {f"D{i}": 0.01 for i in range(4)}
 SPEC = SensorSpec.per_column(list(SENSORS), cost=COSTS)
 CLEAN, WEAK = 0.95, 0.7
-GRID = list(itertools.product((0, 1), repeat=len(SENSORS)))
 
 
 def p_point(y: int, g: tuple[int, ...]) -> float:
@@ -40,25 +40,10 @@ def p_point(y: int, g: tuple[int, ...]) -> float:
     return p
 
 
-@cache
-def bayes_value(observed: tuple[tuple[int, int], ...]) -> float:
-    """Optimal expected remaining loss (error + costs) given observed values."""
-    seen = dict(observed)
-    match = [g for g in GRID if all(g[m] == v for m, v in seen.items())]
-    p_y = np.array([sum(p_point(y, g) for g in match) for y in (0, 1)])
-    total = p_y.sum()
-    best = 1.0 - p_y.max() / total
-    for m, name in enumerate(SENSORS):
-        if m in seen:
-            continue
-        expect = 0.0
-        for v in (0, 1):
-            sub = [g for g in match if g[m] == v]
-            p_v = sum(p_point(y, g) for g in sub for y in (0, 1)) / total
-            if p_v > 0:
-                expect += p_v * bayes_value(tuple(sorted({**seen, m: v}.items())))
-        best = min(best, COSTS[name] + expect)
-    return best
+PROBLEM = BinarySensorProblem(SENSORS, COSTS, p_point)
+GRID = PROBLEM.grid
+bayes_value = PROBLEM.bayes_value
+exact_expected_loss = PROBLEM.exact_expected_loss
 
 
 def sample(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
@@ -75,18 +60,6 @@ def sample(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
         "C": c,
     } | {f"D{i}": rng.integers(0, 2, n) for i in range(4)}
     return pd.DataFrame(cols, dtype=float), y
-
-
-def exact_expected_loss(model: BudgetDAGClassifier) -> float:
-    points = pd.DataFrame(GRID, columns=list(SENSORS), dtype=float)
-    trace = model.trace(points)
-    wrong = trace["prediction"].to_numpy()
-    cost = trace["cost"].to_numpy()
-    return sum(
-        p_point(y, g) * (float(wrong[i] != y) + cost[i])
-        for i, g in enumerate(GRID)
-        for y in (0, 1)
-    )
 
 
 @cache
