@@ -154,39 +154,60 @@ def test_provenance_names_the_commit_of_each_dataset():
     )
 
 
-def test_afa_tables_use_the_saved_run_with_most_seeds(tmp_path):
-    def run(folder: str, seeds: list[int], dag: float) -> None:
-        out = tmp_path / "afa" / folder
-        out.mkdir(parents=True)
-        rows, speed = [], []
-        for seed in seeds:
-            for method, e in [("dag", dag), ("greedy", 0.1), ("allfeat", np.nan)]:
-                rows.append(
-                    {
-                        "method": method,
-                        "e10": e,
-                        "e25": e,
-                        "e50": e,
-                        "e75": e,
-                        "reach": 0.5,
-                        "lowest": 0.05 if method == "allfeat" else e,
-                        "dataset": "cube",
-                        "seed": seed,
-                    }
-                )
-            speed.append(
+def write_afa_run(
+    out: Path,
+    seeds: list[int],
+    errors: dict[str, float],
+    *,
+    lowest: dict[str, float] | None = None,
+    hgb_s: float = 2.0,
+    timed: tuple[str, ...] | None = None,
+) -> None:
+    """A saved ``bench_afa.py`` run on "cube" in ``out``: each method's error
+    at every budget (``lowest``: its lowest error where it differs) and the
+    speed of the ``timed`` methods (default: all), beside an HGB fit of
+    ``hgb_s`` seconds."""
+    out.mkdir(parents=True)
+    lowest = lowest or {}
+    timed = tuple(errors) if timed is None else timed
+    rows, speed = [], []
+    for seed in seeds:
+        for method, e in errors.items():
+            rows.append(
                 {
+                    "method": method,
+                    **dict.fromkeys(("e10", "e25", "e50", "e75"), e),
+                    "reach": 0.5,
+                    "lowest": lowest.get(method, e),
                     "dataset": "cube",
                     "seed": seed,
-                    "n_sensors": 20,
-                    "hgb_fit_s": 2.0,
-                    "hgb_rows_per_s": 1000.0,
-                    **{f"{m}_fit_s": 4.0 for m in ("dag", "aaco", "greedy")},
-                    **{f"{m}_rows_per_s": 10.0 for m in ("dag", "aaco", "greedy")},
                 }
             )
-        pd.DataFrame(rows).to_csv(out / "readings.csv", index=False)
-        pd.DataFrame(speed).to_csv(out / "speed.csv", index=False)
+        speed.append(
+            {
+                "dataset": "cube",
+                "seed": seed,
+                "n_sensors": 20,
+                "hgb_fit_s": hgb_s,
+                "hgb_rows_per_s": 1000.0,
+                **{f"{m}_fit_s": 4.0 for m in timed},
+                **{f"{m}_rows_per_s": 10.0 for m in timed},
+            }
+        )
+    pd.DataFrame(rows).to_csv(out / "readings.csv", index=False)
+    pd.DataFrame(speed).to_csv(out / "speed.csv", index=False)
+
+
+def test_afa_tables_use_the_saved_run_with_most_seeds(tmp_path):
+    def run(folder: str, seeds: list[int], dag: float) -> None:
+        errors = {"dag": dag, "greedy": 0.1, "allfeat": np.nan}
+        write_afa_run(
+            tmp_path / "afa" / folder,
+            seeds,
+            errors,
+            lowest={"allfeat": 0.05},
+            timed=("dag", "aaco", "greedy"),
+        )
 
     run("one", [0], 0.9)
     run("three", [0, 1, 2], 0.3)
@@ -262,34 +283,7 @@ def test_afa_tables_take_each_method_from_its_own_run(tmp_path):
     each ratio is to the HGB of its own run, and seeds are counted per method."""
 
     def run(folder: str, seeds: list[int], methods: dict[str, float], hgb_s: float):
-        out = tmp_path / "afa" / folder
-        out.mkdir(parents=True)
-        rows, speed = [], []
-        for seed in seeds:
-            for method, e in methods.items():
-                rows.append(
-                    {
-                        "method": method,
-                        **dict.fromkeys(("e10", "e25", "e50", "e75"), e),
-                        "reach": 0.5,
-                        "lowest": e,
-                        "dataset": "cube",
-                        "seed": seed,
-                    }
-                )
-            speed.append(
-                {
-                    "dataset": "cube",
-                    "seed": seed,
-                    "n_sensors": 20,
-                    "hgb_fit_s": hgb_s,
-                    "hgb_rows_per_s": 1000.0,
-                    **{f"{m}_fit_s": 4.0 for m in methods},
-                    **{f"{m}_rows_per_s": 10.0 for m in methods},
-                }
-            )
-        pd.DataFrame(rows).to_csv(out / "readings.csv", index=False)
-        pd.DataFrame(speed).to_csv(out / "speed.csv", index=False)
+        write_afa_run(tmp_path / "afa" / folder, seeds, methods, hgb_s=hgb_s)
 
     run("peers", [0], {"dag": 0.9, "greedy": 0.2, "allfeat": 0.1}, hgb_s=4.0)
     run("dag", [0, 1, 2], {"dag": 0.3, "allfeat": 0.1}, hgb_s=2.0)
