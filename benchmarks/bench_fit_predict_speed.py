@@ -33,8 +33,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier
-from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
@@ -42,6 +40,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 from _common import (  # noqa: E402
     load,
     predict_rows_per_second,
+    reference_fit,
     seconds,
     tiled,
     warm_up,
@@ -51,18 +50,6 @@ from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # no
 from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
 
 DATASETS = ("landsat", "letter", "spam", "shuttle")
-
-
-def reference_fit(X: pd.DataFrame, y, X_test, y_test) -> tuple[float, float]:
-    """Seconds and test error of one single-threaded boosting model, all features."""
-    model = HistGradientBoostingClassifier(
-        max_iter=200, early_stopping=True, random_state=0
-    )
-    with threadpool_limits(1):
-        t = time.perf_counter()
-        model.fit(X, y)
-        seconds = time.perf_counter() - t
-    return seconds, float(np.mean(model.predict(X_test) != np.asarray(y_test)))
 
 
 def timed_fit(model: BudgetDAGClassifier, X, y) -> tuple[float, float]:
@@ -98,7 +85,7 @@ def bench_dataset(
         params["policy_degree"] = 1
     refs, fits = [], []
     for _ in range(repeats):
-        ref, ref_err = reference_fit(
+        _, ref, ref_err = reference_fit(
             data.X_train, data.y_train, data.X_test, data.y_test
         )
         model = BudgetDAGClassifier(
@@ -218,7 +205,7 @@ def bench_stretch(n_rows: int = 100_000, n_features: int = 50) -> None:
     frame = pd.DataFrame(X, columns=cols)
     Xtr, Xte = frame.iloc[:n_rows], frame.iloc[n_rows:]
     ytr, yte = y[:n_rows], y[n_rows:]
-    ref, ref_err = reference_fit(Xtr, ytr, Xte, yte)
+    _, ref, ref_err = reference_fit(Xtr, ytr, Xte, yte)
     model = BudgetDAGClassifier(
         SensorSpec.per_column(cols), n_subsets=8, random_state=0, n_jobs=2
     )
