@@ -94,7 +94,11 @@ def test_busy_counts_other_work_but_not_the_jobs_it_waits_for(
     assert estimate.busy_factor(1) == pytest.approx(1.5)  # (3 - 1 + 1) / 2
 
 
-@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="Linux's count")
+@pytest.mark.skipif(
+    not Path("/proc/loadavg").exists(),
+    reason="no kernel count of runnable tasks outside Linux: runnable_now() is "
+    "None there and busy_factor uses the load average (tested above)",
+)
 def test_runnable_now_sees_work_that_just_started():
     before = estimate.runnable_now()
     assert before is not None and before >= 0
