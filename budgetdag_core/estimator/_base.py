@@ -8,10 +8,9 @@ report.
 
 from __future__ import annotations
 
+import copy
 from numbers import Integral, Real
 from typing import Any
-
-import copy
 
 import networkx as nx
 import numpy as np
