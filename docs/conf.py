@@ -65,7 +65,23 @@ numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
 numpydoc_xref_param_type = False
 
-intersphinx_mapping = {}  # offline builds: no inventories fetched
+# Cross-references to Python, numpy, pandas and scikit-learn resolve offline
+# from inventories kept in docs/_intersphinx/ (see its README.md: where each
+# comes from); the links point to each project's online documentation.
+_INVENTORIES = DOCS / "_intersphinx"
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3", str(_INVENTORIES / "python.inv")),
+    "numpy": ("https://numpy.org/doc/stable", str(_INVENTORIES / "numpy.inv")),
+    "pandas": (
+        "https://pandas.pydata.org/pandas-docs/stable",
+        str(_INVENTORIES / "pandas.inv"),
+    ),
+    "sklearn": ("https://scikit-learn.org/stable", str(_INVENTORIES / "sklearn.inv")),
+}
+
+# Every cross-reference must resolve (the CI builds with -n): a broken one is
+# an error, not plain text.
+nitpicky = True
 
 sphinx_gallery_conf = {
     "examples_dirs": "examples",
@@ -109,13 +125,32 @@ html_context = {"default_mode": "light"}
 html_show_sourcelink = False
 
 
-def _skip_metadata_requests(app, what, name, obj, skip, options):
-    """Leave out scikit-learn's generated ``set_*_request`` methods: they are
-    scikit-learn's metadata routing, documented there, not BudgetDAG's API."""
+def _defining_module(member) -> str:
+    """The module that defines a class member (a builtin method has only its
+    class's: ``tuple.count.__objclass__``)."""
+    module = getattr(member, "__module__", None)
+    if module is None and hasattr(member, "__objclass__"):
+        module = member.__objclass__.__module__
+    if module is None and isinstance(member, property) and member.fget is not None:
+        module = member.fget.__module__
+    return module or ""
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Leave out the members a class inherits from scikit-learn or Python's
+    builtins (``get_params``, ``score``, a named tuple's ``count``, ...): the
+    class pages list BudgetDAG's own API, inherited members included (the
+    estimators' ``trace``, ``evaluate``, ... live on their shared base); the
+    estimators' docstrings link to scikit-learn's. The generated
+    ``set_*_request`` methods are scikit-learn's metadata routing."""
     if name.startswith("set_") and name.endswith("_request"):
         return True
+    if what == "class":
+        module = _defining_module(obj)
+        if module == "builtins" or module.split(".")[0] == "sklearn":
+            return True
     return None
 
 
 def setup(app):
-    app.connect("autodoc-skip-member", _skip_metadata_requests)
+    app.connect("autodoc-skip-member", _skip_foreign_members)

@@ -206,7 +206,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         progress: Progress | None,
     ) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG to fit: a given bank's subsets when this estimator would select
-        the same ones (a bank serves one DAG only), else :meth:`_build_dag`."""
+        the same ones (a bank serves one DAG only), else ``_build_dag()``."""
         if bank is not None and self._sparse_dag(spec):
             growth = getattr(bank, "sparse_growth_", None)
             if growth is None:
@@ -319,7 +319,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     @property
     def inputs_(self) -> PolicyInputs:
-        """What the policy at each state sees (see :class:`PolicyInputs`)."""
+        """What the policy at each state sees (see ``PolicyInputs``)."""
         check_is_fitted(self)
         n_classes = len(self.classes_) if hasattr(self, "classes_") else 0
         return self._inputs(self.state_columns_, n_classes, self.value_states_)

@@ -80,7 +80,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
         small boosted-tree regression per action (see
-        :func:`~budgetdag_core.estimator._policy.make_learner`); or any object with
+        ``make_learner()``); or any object with
         ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
     policy_degree : int or None, default=None
         Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
@@ -136,7 +136,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"sensors+proba"``: the features beside the probabilities and the
         three confidences. ``"auto"``: ``"proba"``, except at states whose
         classifier says much the same for every row (``value_states_``, see
-        :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
+        ``constant_states()``), where the
         policy sees ``"sensors+proba"`` (``"sensors"`` on a sparse DAG): a
         sensor that only says where to look (a context that leaves the
         probabilities at the prior) is visible only through its values. Where
@@ -149,7 +149,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"sensors+confidence"``.
     stop_loss : {"auto", "expected", "zero_one", "soft"}, default="auto"
         The loss of stopping at a state that the policies learn from, per
-        training row (see :func:`~budgetdag_core.decisions.stop_losses`).
+        training row (see ``stop_losses()``).
         ``"zero_one"`` (the paper): the out-of-fold decision's 0/1 (or
         ``loss_matrix``) loss. ``"expected"``: the loss the calibrated
         out-of-fold probabilities expect of that decision (0/1: one minus the
@@ -173,7 +173,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         of one-sensor additions grown from the training rows (states that
         enough rows reach acquiring one sensor at a time, each state's
         children the sensors that help its rows most, and sensors whose value
-        says which to read next; see :mod:`budgetdag_core.sparse_dag`), with
+        says which to read next; see ``budgetdag_core.sparse_dag``), with
         an any-subset masked boosting bank; needs ``n_subsets=None`` and the
         default ``classifier`` and ``bank_kind``. ``"auto"``: ``"sparse"``
         beyond 12 sensors when ``n_subsets`` is None, else ``"full"``.

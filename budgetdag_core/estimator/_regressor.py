@@ -87,7 +87,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
         Cloned per state for the bank. None or ``"boosting"``: early-stopped
         gradient boosting with small trees, fitted single-threaded
-        (:func:`~budgetdag_core.bank._regressor_models.boosting_regressor`, seeded by
+        (``boosting_regressor()``, seeded by
         ``random_state``); ``"ridge"``: standardised ridge regression (the
         default before boosting; much faster, weaker on nonlinear targets).
     loss : {"squared", "absolute"}, default="squared"
