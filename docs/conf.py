@@ -50,6 +50,7 @@ exclude_patterns = [
     "_build",
     "**.ipynb_checkpoints",
     "examples",  # the gallery sources; sphinx-gallery writes auto_examples/
+    "_intersphinx",  # the inventories and their README
     "auto_examples/*.ipynb",
     "auto_examples/*.py",
     "auto_examples/*.zip",

@@ -562,6 +562,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.
+
+        Returns
+        -------
+        BudgetDAGClassifier
+            This estimator, fitted.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.05, random_state=0)
+        >>> model.fit(demo.X_train, demo.y_train).sensor_dag_.n_states  # 2^3
+        8
         """
         return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
 
@@ -586,7 +599,28 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def labels_from_proba(self, proba: np.ndarray) -> np.ndarray:
         """Labels for rows of class probabilities: the most probable class, or with
-        ``loss_matrix`` the class of least expected loss."""
+        ``loss_matrix`` the class of least expected loss.
+
+        Parameters
+        ----------
+        proba : ndarray of shape (n_rows, n_classes)
+            Class probabilities, columns in the order of ``classes_``.
+
+        Returns
+        -------
+        ndarray of shape (n_rows,)
+            Labels (values of ``classes_``).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.labels_from_proba([[0.9, 0.1], [0.2, 0.8]]).tolist()
+        [0, 1]
+        """
         return self.classes_[decide(proba, self._check_loss_matrix(len(self.classes_)))]
 
     def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
@@ -625,11 +659,53 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return {"errors": pred != y}
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Class probabilities from the classifier of each example's stop state."""
+        """Class probabilities from the classifier of each example's stop state.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.predict_proba(demo.X_test).shape
+        (20, 2)
+        """
         Xv = self._features(X)
         return self._routed_proba(Xv, self._route(Xv))
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Labels: the most probable class at each example's stop state, or with
-        ``loss_matrix`` the class of least expected loss."""
+        ``loss_matrix`` the class of least expected loss.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels (values of ``classes_``).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.predict(demo.X_test)[:5].tolist()
+        [1, 1, 1, 0, 1]
+        """
         return self.labels_from_proba(self.predict_proba(X))
