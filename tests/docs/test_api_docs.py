@@ -79,7 +79,7 @@ def test_estimator_methods_have_parameters_returns_and_an_example(cls_name, meth
     function = getattr(getattr(budgetdag_core, cls_name), method)
     doc = NumpyDocString(inspect.getdoc(function))
     arguments = [p for p in inspect.signature(function).parameters if p != "self"]
-    documented = {name for param in doc["Parameters"] for name in param.name.split(", ")}
+    documented = {n for param in doc["Parameters"] for n in param.name.split(", ")}
     assert set(arguments) <= documented, f"{method}: undocumented {arguments}"
     assert doc["Returns"], f"{method}: no Returns section"
     example = "\n".join(doc["Examples"])
