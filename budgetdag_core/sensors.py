@@ -275,7 +275,7 @@ class SensorSpec:
     @classmethod
     def from_dict(cls, data: Mapping) -> SensorSpec:
         """A spec from ``{"sensors": [{"name", "columns", "cost"}, ...]}`` (the
-        format of :meth:`~budgetdag_core.SensorSpec.to_dict`; a missing cost is
+        format :meth:`~budgetdag_core.SensorSpec.to_json` writes; a missing cost is
         1) or from
         ``{"groups": {name: columns}, "costs": {name: cost}}``.
 

@@ -3,7 +3,7 @@
 Build it from the repository root (the CI runs the same command)::
 
     pip install -e ".[docs]"
-    sphinx-build -W --keep-going -b html docs docs/_build/html
+    sphinx-build -W -n --keep-going -b html docs docs/_build/html
 
 The examples gallery (``docs/examples/``) runs at build time and draws its
 figures; the API reference is generated from ``budgetdag_core.__all__``.
@@ -42,6 +42,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "myst_parser",  # security.md and development.md (CONTRIBUTING.md)
     "plotly_scraper",  # docs/_ext: the gallery's plotly figures
+    "cli_reference",  # docs/_ext: the CLI reference from the argparse parser
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
