@@ -99,6 +99,10 @@ sphinx_gallery_conf = {
             "plot_whatif_one_example.py",
             "plot_regression_loss_table.py",
             "plot_deploy_saved_policy.py",
+            "plot_own_csv_and_spec.py",
+            "plot_many_sensors.py",
+            "plot_fit_for_budget.py",
+            "plot_deploy_with_delay.py",
             "plot_dask_sweep.py",
         ]
     ),
