@@ -65,7 +65,26 @@ autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
-numpydoc_xref_param_type = False
+# Types in Parameters/Returns link to their pages; only the names aliased
+# here are linked ("all" others stay plain text: "of", "shape", "optional").
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+numpydoc_xref_aliases = {
+    "DataFrame": "pandas.DataFrame",
+    "Series": "pandas.Series",
+    "ndarray": "numpy.ndarray",
+    "Generator": "numpy.random.Generator",
+    "BaseEstimator": "sklearn.base.BaseEstimator",
+    "Path": "pathlib.Path",
+    "Mapping": "collections.abc.Mapping",
+    "Sequence": "collections.abc.Sequence",
+    "callable": "collections.abc.Callable",
+    **{
+        name: f"budgetdag_core.{name}"
+        for name in budgetdag_core.__all__
+        if name[:1].isupper() and name not in ("DEMOS", "BANK_KINDS")
+    },
+}
 
 # Cross-references to Python, numpy, pandas and scikit-learn resolve offline
 # from inventories kept in docs/_intersphinx/ (see its README.md: where each
@@ -146,8 +165,8 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
     """Leave out the members a class inherits from scikit-learn or Python's
     builtins (``get_params``, ``score``, a named tuple's ``count``, ...): the
     class pages list BudgetDAG's own API, inherited members included (the
-    estimators' ``trace``, ``evaluate``, ... live on their shared base); the
-    estimators' docstrings link to scikit-learn's. The generated
+    estimators' ``trace``, ``evaluate``, ... live on their shared base);
+    :func:`_link_sklearn_methods` links to scikit-learn's. The generated
     ``set_*_request`` methods are scikit-learn's metadata routing."""
     if name.startswith("set_") and name.endswith("_request"):
         return True
@@ -158,5 +177,39 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
     return None
 
 
+#: scikit-learn methods a class page links to instead of repeating them.
+_SKLEARN_METHODS = (
+    ("get_params", "sklearn.base.BaseEstimator.get_params"),
+    ("set_params", "sklearn.base.BaseEstimator.set_params"),
+    ("score", "sklearn.base.ClassifierMixin.score"),
+    ("score", "sklearn.base.RegressorMixin.score"),
+)
+
+
+def _link_sklearn_methods(app, what, name, obj, options, lines):
+    """End a scikit-learn estimator's class docstring with links to the
+    methods it inherits from scikit-learn (left off its page)."""
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+
+    if what != "class" or not isinstance(obj, type):
+        return
+    if not issubclass(obj, BaseEstimator):
+        return
+    mixins = {"ClassifierMixin": ClassifierMixin, "RegressorMixin": RegressorMixin}
+    links = []
+    for method, target in _SKLEARN_METHODS:
+        owner = target.split(".")[2]
+        if owner in mixins and not issubclass(obj, mixins[owner]):
+            continue
+        links.append(f":meth:`~{target}`")
+    lines += [
+        "",
+        ".. rubric:: scikit-learn's methods",
+        "",
+        "Inherited from scikit-learn: " + ", ".join(links) + ".",
+    ]
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _link_sklearn_methods)
     app.connect("autodoc-skip-member", _skip_foreign_members)

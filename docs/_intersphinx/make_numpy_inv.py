@@ -37,11 +37,16 @@ def _entries() -> list[tuple[str, str]]:
         for method in sorted(m for m in dir(cls) if not m.startswith("_")):
             out.append((f"{qual}.{method}", "py:method"))
     out.append(("numpy.random.default_rng", "py:function"))
+    # Glossary terms numpydoc links types to (its default aliases).
+    out += [(term, "std:term") for term in GLOSSARY_TERMS]
     for method in sorted(m for m in dir(np.ndarray) if not m.startswith("_")):
         if callable(getattr(np.ndarray, method)):
             out.append((f"numpy.ndarray.{method}", "py:method"))
     return out
 
+
+#: numpy glossary terms, at ``reference/glossary.html#term-<term>``.
+GLOSSARY_TERMS = ("array_like", "array-like", "dtype", "scalar")
 
 #: Pages of numpy.random's classes (the rest have a generated page each).
 RANDOM_PAGES = {
@@ -52,6 +57,8 @@ RANDOM_PAGES = {
 
 
 def _uri(name: str, role: str) -> str:
+    if role == "std:term":
+        return f"reference/glossary.html#term-{name}"
     if name in RANDOM_PAGES:
         return f"{RANDOM_PAGES[name]}#{name}"
     folder = (
