@@ -22,6 +22,7 @@ from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, fail
 from .._threads import single_threaded
+from ..dag_strategy import STRATEGIES
 from ..validation import int_seed
 from ._base import Progress, parallel_fits, refit_template
 from ._calibration import apply_temperature, fit_temperature
@@ -319,3 +320,11 @@ class SparseMaskedBank(MaskedBank):
         )
         if (arr <= 0).any():
             raise fail("bank_.size_temperatures_", "temperatures must be positive")
+        strategy = getattr(self, "strategy_", "grown")
+        if not isinstance(strategy, str) or strategy not in STRATEGIES:
+            raise fail("bank_.strategy_", f"expected one of {list(STRATEGIES)}")
+        saved = getattr(self, "strategy_validation_", None)
+        if saved is not None and not (
+            isinstance(saved, dict) and saved.get("strategy") == strategy
+        ):
+            raise fail("bank_.strategy_validation_", "does not match bank_.strategy_")

@@ -8,6 +8,7 @@ report.
 
 from __future__ import annotations
 
+import copy
 from numbers import Integral, Real
 from typing import Any
 
@@ -21,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
+from ..dag_strategy import StrategyChoice, chain_growth, choose_strategy
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import (
@@ -506,13 +508,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     # ------------------------------------------------------------ sparse DAG
     def _sparse_dag(self, spec: SensorSpec) -> bool:
-        """Whether this fit grows a sparse DAG (``dag="sparse"``, or ``"auto"``
-        beyond the full DAG's sensors when no subsets are asked for)."""
+        """Whether this fit builds a sparse DAG of one-sensor additions
+        (``dag="sparse"`` or ``"chain"``, or ``"auto"`` beyond the full DAG's
+        sensors when no subsets are asked for)."""
         kind = getattr(self, "dag", "full")
-        if kind == "sparse":
+        if kind in ("sparse", "chain"):
             if self.n_subsets is not None:
                 raise ValueError(
-                    "dag='sparse' grows its own states: leave n_subsets=None."
+                    f"dag={kind!r} builds its own states: leave n_subsets=None."
                 )
             return True
         return (
@@ -520,6 +523,34 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             and self.n_subsets is None
             and spec.n_sensors > MAX_FULL_DAG_SENSORS
         )
+
+    def _strategies(self) -> tuple[str, ...]:
+        """The many-sensor strategies this fit builds (``"auto"``: both,
+        one kept on validation rows; see :mod:`budgetdag_core.dag_strategy`)."""
+        kind = getattr(self, "dag", "full")
+        return {"sparse": ("grown",), "chain": ("chain",)}.get(
+            kind, ("chain", "grown")
+        )
+
+    @property
+    def strategy_(self) -> str:
+        """How this model's states were built: ``"full"`` (every subset),
+        ``"subsets"`` (unions of Alg. 2's subsets), ``"grown"`` or ``"chain"``
+        (many sensors; with ``dag="auto"`` the one kept on validation rows,
+        see :attr:`strategy_choice_`)."""
+        check_is_fitted(self)
+        if isinstance(self.sensor_dag_, SparseSensorDAG):
+            return str(getattr(self.bank_, "strategy_", "grown"))
+        return "full" if self.subset_selection_ is None else "subsets"
+
+    @property
+    def strategy_choice_(self) -> StrategyChoice | None:
+        """The validation behind :attr:`strategy_` (``dag="auto"`` with many
+        sensors: each strategy's held-out stop loss, cost and loss at this
+        model's cost scale), else None."""
+        check_is_fitted(self)
+        saved = getattr(self, "strategy_validation_", None)
+        return None if saved is None else StrategyChoice.from_dict(saved)
 
     def _growth_settings(self) -> dict:
         """The :class:`~budgetdag_core.sparse_dag.GrowthSettings` of this
@@ -540,21 +571,91 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         costs: np.ndarray | None,
         progress: Progress | None,
     ) -> Any:
-        """Fit the any-mask models, grow the sparse DAG, bind the bank to it."""
+        """Fit the any-mask models and build each strategy's DAG on them: one
+        bank per strategy (sharing the fold models), each bound to its DAG and
+        knowing the others (``strategy_banks_``): a fit keeps one of them on
+        validation rows at its own cost scale."""
         bank = self._new_sparse_bank()
         n_classes = int(y_fit.max()) + 1
         bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
         mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
-        growth = grow_sparse_dag(
-            bank,
-            Xv,
-            spec.names,
-            spec.column_indices(),
-            mean_costs,
-            GrowthSettings(**self._growth_settings()),
+        settings = self._growth_settings()
+        banks = {}
+        for name in self._strategies():
+            if name == "grown":
+                growth = grow_sparse_dag(
+                    bank, Xv, spec.names, spec.column_indices(), mean_costs,
+                    GrowthSettings(**settings), random_state=self._seed,
+                )  # fmt: skip
+            else:
+                growth = chain_growth(
+                    bank, Xv, y_fit, spec.names, mean_costs, random_state=self._seed
+                )
+            banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
+            growth.bank = banks[name]
+            banks[name].strategy_ = name
+        for one in banks.values():
+            one.strategy_banks_ = banks
+        return next(iter(banks.values()))
+
+    def _choose_sparse_bank(
+        self,
+        bank: Any,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+    ) -> tuple[Any, dict | None]:
+        """The bank of the strategy to fit (validation rows decide among the
+        bank's strategies at this cost scale), and the validation numbers."""
+        banks = getattr(bank, "strategy_banks_", None) or {
+            getattr(bank, "strategy_", "grown"): bank
+        }
+        wanted = [n for n in self._strategies() if n in banks]
+        if not wanted:
+            raise ValueError(
+                f"This bank holds the {sorted(banks)} DAG(s); dag={self.dag!r} "
+                f"needs {list(self._strategies())}: refit the bank with it."
+            )
+        if len(wanted) == 1:
+            return banks[wanted[0]], None
+        n_classes = int(bank.n_classes_)
+        choice = choose_strategy(
+            {name: banks[name].sparse_growth_ for name in wanted},
+            y_fit,
+            self._sparse_inputs_for(spec, Xv, n_classes),
+            self._sparse_stop_loss(bank, y_fit),
+            self._sparse_stop_loss(bank, y_fit, kind="zero_one"),
+            spec.cost_vector if costs is None else costs,
+            self._make_learner(len(Xv)),
+            [self.cost_scale],
             random_state=self._seed,
         )
-        return bank.bind(growth, Xv, y_fit)
+        return banks[choice.strategy], choice.to_dict()
+
+    def _sparse_inputs_for(self, spec: SensorSpec, Xv: np.ndarray, n_classes: int):
+        """``inputs_for(growth)``: the ``state_inputs(k, rows, proba)`` of the
+        policies on a grown DAG (its states, its ``"auto"`` value states)."""
+
+        def inputs_for(growth: Any) -> Any:
+            _, _, inputs = self._sparse_policy_inputs(growth, spec, n_classes)
+            return lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba)
+
+        return inputs_for
+
+    def _sparse_policy_inputs(
+        self, growth: Any, spec: SensorSpec, n_classes: int
+    ) -> tuple[Any, np.ndarray | None, PolicyInputs]:
+        """State columns, ``"auto"`` value states and policy inputs of a
+        grown DAG."""
+        state_cols = growth.dag.state_columns(spec.column_indices())
+        value_states = None
+        if self._input_kind() == "auto":
+            spreads = state_spreads(growth)
+            value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
+            value_states[0] = False
+        inputs = self._inputs(state_cols, n_classes, value_states, sparse=True)
+        return state_cols, value_states, inputs
 
     def _fit_sparse(
         self,
@@ -581,19 +682,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     "The given bank was not grown on this data with these "
                     "settings (or is a saved bank without its growth): refit it."
                 )
+        bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs)
         growth = bank.sparse_growth_
         dag = growth.dag
-        state_cols = dag.state_columns(spec.column_indices())
-        value_states = None
-        if self._input_kind() == "auto":
-            spreads = state_spreads(growth)
-            value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
-            value_states[0] = False
-        inputs = self._inputs(
-            state_cols,
-            len(target_attrs.get("classes_", ())),
-            value_states,
-            sparse=True,
+        state_cols, value_states, inputs = self._sparse_policy_inputs(
+            growth, spec, len(target_attrs.get("classes_", ()))
         )
         result = graph_reduce_sparse(
             growth,
@@ -605,9 +698,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         )
         if progress is not None:
             progress("policies", dag.n_states, dag.n_states)
-        return self._set_fitted(
+        self._set_fitted(
             spec, target_attrs, None, dag, state_cols, bank, value_states, result
         )
+        self.strategy_validation_ = choice
+        return self
 
     def _set_fitted(
         self,
@@ -635,10 +730,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.value_states_ = value_states
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
+        self.strategy_validation_ = None
         return self
 
-    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
-        """``stop_loss(rows, proba)`` of Graph-Reduce on a sparse DAG."""
+    def _sparse_stop_loss(
+        self, bank: Any, y_fit: np.ndarray, kind: str | None = None
+    ) -> Any:
+        """``stop_loss(rows, proba)`` of Graph-Reduce on a sparse DAG (``kind``:
+        another stop loss than the policies', e.g. ``"zero_one"`` to judge
+        them on validation rows)."""
         raise NotImplementedError
 
     def refit_policies(

@@ -167,7 +167,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicts ``cv`` times faster (for high-throughput serving) and is a
         little less accurate (no averaging; see the user guide's "Classifier
         banks").
-    dag : {"auto", "full", "sparse"}, default="auto"
+    dag : {"auto", "full", "sparse", "chain"}, default="auto"
         The states. ``"full"``: every sensor subset (at most 12 sensors), or
         with ``n_subsets`` the unions of Alg. 2's subsets. ``"sparse"``: a DAG
         of one-sensor additions grown from the training rows (states that
@@ -175,8 +175,13 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         children the sensors that help its rows most, and sensors whose value
         says which to read next; see ``budgetdag_core.sparse_dag``), with
         an any-subset masked boosting bank; needs ``n_subsets=None`` and the
-        default ``classifier`` and ``bank_kind``. ``"auto"``: ``"sparse"``
-        beyond 12 sensors when ``n_subsets`` is None, else ``"full"``.
+        default ``classifier`` and ``bank_kind``. ``"chain"``: the same bank,
+        the states one greedy order's prefixes (the confidence cascade's
+        order; every row may stop after each sensor). ``"auto"``: beyond 12
+        sensors when ``n_subsets`` is None, ``"sparse"`` or ``"chain"``,
+        whichever does better on validation rows carved from the training
+        data (:attr:`strategy_`, :attr:`strategy_choice_`; see
+        :mod:`budgetdag_core.dag_strategy`), else ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows.
 
@@ -228,7 +233,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
         "bank_serve": [StrOptions(set(SERVE_MODES))],
-        "dag": [StrOptions({"auto", "full", "sparse"})],
+        "dag": [StrOptions({"auto", "full", "sparse", "chain"})],
         "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 
@@ -411,9 +416,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             growth=self._growth_settings(),
         )
 
-    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
+    def _sparse_stop_loss(
+        self, bank: Any, y_fit: np.ndarray, kind: str | None = None
+    ) -> Any:
         lm = self._check_loss_matrix(bank.n_classes_)
-        kind = self.stop_loss_
+        kind = self.stop_loss_ if kind is None else kind
 
         def stop_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
             return stop_losses(proba, y_fit[rows], lm, kind)

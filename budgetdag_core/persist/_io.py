@@ -48,6 +48,7 @@ class PolicyVersionWarning(UserWarning):
 #: Fit-time attributes of a sparse DAG's bank (see :func:`policy_bundle`).
 SPARSE_TRAINING_ATTRS = (
     "sparse_growth_",
+    "strategy_banks_",
     "fold_models_",
     "fold_columns_",
     "fold_priors_",
@@ -78,7 +79,7 @@ def policy_bundle(
         kept = ("oof_proba_", "oof_pred_", *SPARSE_TRAINING_ATTRS)
         heavy = [a for a in kept if hasattr(bank, a)]
     elif skops and hasattr(bank, "sparse_growth_"):
-        heavy = ["sparse_growth_"]
+        heavy = [a for a in ("sparse_growth_", "strategy_banks_") if hasattr(bank, a)]
     if heavy:
         model = copy.copy(model)
         model.bank_ = copy.copy(model.bank_)
