@@ -181,7 +181,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         sensors when ``n_subsets`` is None, ``"sparse"`` or ``"chain"``,
         whichever does better on validation rows carved from the training
         data (:attr:`strategy_`, :attr:`strategy_choice_`; see
-        :mod:`budgetdag_core.dag_strategy`), else ``"full"``.
+        ``budgetdag_core.dag_strategy``), else ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows.
 
