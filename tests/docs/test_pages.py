@@ -171,3 +171,21 @@ def test_pre_commit_runs_ruff_lint_and_format():
         for hook in repo["hooks"]
     }
     assert {"ruff", "ruff-format"} <= hooks or {"ruff-check", "ruff-format"} <= hooks
+
+
+def test_the_glossary_defines_the_words_the_docs_use():
+    text = (DOCS / "glossary.rst").read_text()
+    defined = set(re.findall(r"^   (\S[^\n]*)\n      \S", text, flags=re.M))
+    for term in (
+        "state",
+        "unit",
+        "cost scale",
+        "hull",
+        "oracle",
+        "cascade",
+        "stop loss",
+        "cross-fitted",
+        "sparse DAG",
+        "policy",
+    ):
+        assert term in defined, term
