@@ -195,7 +195,7 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     (Spambase: 57 one-column sensors of cost 1, rows ordered by class in the
     file) are split at random, stratified by the label, with ``test_fraction``
     of the rows in the test part and ``random_state`` as the seed; toy and
-    cube_nm are generated (:func:`toy_dataset`, :func:`cube_nm_dataset` with its
+    cube_nm are generated (:func:`toy_dataset`, ``cube_nm_dataset()`` with its
     defaults and ``random_state`` as the seed).
 
     Examples
@@ -366,7 +366,7 @@ def cube_nm_block_spec(
 
     The context group (cost 1) and each 10-column block as one sensor (cost 10:
     the cost of its 10 columns), so the all-sensor cost stays 51 and a full DAG
-    (64 states) fits. Use it with the frames of :func:`cube_nm_dataset`.
+    (64 states) fits. Use it with the frames of ``cube_nm_dataset()``.
 
     Examples
     --------

@@ -249,7 +249,7 @@ def graph_reduce(
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        Threads for the independent states of one height (:func:`fit_layers`),
+        Threads for the independent states of one height (``fit_layers()``),
         from ``PARALLEL_POLICY_WORK`` rows x states on.
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each group of states.

@@ -275,7 +275,8 @@ class SensorSpec:
     @classmethod
     def from_dict(cls, data: Mapping) -> SensorSpec:
         """A spec from ``{"sensors": [{"name", "columns", "cost"}, ...]}`` (the
-        format of :meth:`to_dict`; a missing cost is 1) or from
+        format :meth:`~budgetdag_core.SensorSpec.to_json` writes; a missing cost is
+        1) or from
         ``{"groups": {name: columns}, "costs": {name: cost}}``.
 
         Raises ``ValueError`` naming the entry that is not of the expected type.
@@ -353,8 +354,8 @@ class SensorSpec:
         ------
         ValueError
             Naming the problem: text that is not a JSON object (an array, a
-            file name, ...), larger than :data:`MAX_SPEC_JSON_CHARS`, nested
-            deeper than :data:`MAX_SPEC_JSON_DEPTH`, not valid JSON, or a spec
+            file name, ...), larger than ``MAX_SPEC_JSON_CHARS``, nested
+            deeper than ``MAX_SPEC_JSON_DEPTH``, not valid JSON, or a spec
             with entries of the wrong type or costs that are not finite,
             non-negative numbers.
         """
@@ -378,7 +379,7 @@ class SensorSpec:
         """A spec from a JSON file (UTF-8, as :meth:`to_json` writes it).
 
         Only a regular file is read (a directory, FIFO or device is refused),
-        and at most :data:`MAX_SPEC_JSON_CHARS` bytes of it; its content is
+        and at most ``MAX_SPEC_JSON_CHARS`` bytes of it; its content is
         checked as in :meth:`from_json`. Errors are ``ValueError`` naming the
         file.
         """

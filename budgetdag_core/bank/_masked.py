@@ -192,7 +192,7 @@ class MaskedBank(BaseBank):
     ----------
     classifier : scikit-learn classifier accepting NaN, optional
         Default: LightGBM boosting, which routes missing values natively
-        (:func:`~budgetdag_core.bank.boosting_classifier`). When it early-stops
+        (``boosting_classifier()``). When it early-stops
         on a validation fraction, the validation rows are split by original
         row, so no replica of a training row scores the stopping rule.
     cv : int
@@ -233,7 +233,7 @@ class MaskedBank(BaseBank):
         The columns ``model_`` reads: those some state sees (the others, of
         sensors in no DAG state, would be all missing).
     oof_proba_, state_columns_, temperatures_, calibration_, fingerprint_
-        As in :class:`~budgetdag_core.bank.ClassifierBank`.
+        As in :class:`~budgetdag_core.ClassifierBank`.
 
     Examples
     --------
@@ -348,7 +348,7 @@ class MaskedBank(BaseBank):
         One fold is a known share of the bank's work, so timing it on the
         user's data measures what no formula knows before fitting: how many
         rounds early stopping runs (fit-time estimates,
-        :func:`budgetdag_core.tradeoff.probe_fit`).
+        :func:`~budgetdag_core.probe_fit`).
         """
         template = self.template()
         self._check_template(template)

@@ -7,7 +7,7 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 
 - ``"per_subset"``: :class:`ClassifierBank` cloning any scikit-learn classifier
   once per state (default: standardised logistic regression);
-- ``"hgb"``: the same with :func:`boosting_classifier`, short early-stopped
+- ``"hgb"``: the same with ``boosting_classifier()``, short early-stopped
   LightGBM boosting per state, cross-fitted (the fold models are averaged at
   predict time; no refit);
 - ``"masked"``: :class:`~budgetdag_core.bank.MaskedBank`, one
@@ -258,7 +258,7 @@ class ClassifierBank(BaseBank):
     Parameters
     ----------
     classifier : scikit-learn classifier, optional
-        Template cloned per state; default :func:`default_classifier`. The empty
+        Template cloned per state; default ``default_classifier()``. The empty
         state always predicts the training class priors.
     cv : int
         Stratified folds for the out-of-fold predictions.
@@ -274,10 +274,10 @@ class ClassifierBank(BaseBank):
         probabilities (see ``calibration_``).
     cross_fit : bool, default=False
         Keep the fold models and average them at predict time instead of
-        refitting on all rows (the ``"hgb"`` bank does; see :class:`BaseBank`).
+        refitting on all rows (the ``"hgb"`` bank does; see ``BaseBank``).
     serve : {"folds", "refit"}, default="folds"
         With ``cross_fit``: predict with the fold models' average, or with one
-        model per state refit on all rows after the folds (see :class:`BaseBank`).
+        model per state refit on all rows after the folds (see ``BaseBank``).
 
     Attributes
     ----------
@@ -387,7 +387,7 @@ class ClassifierBank(BaseBank):
 
         Checks the state columns, calibration, and every state's model against
         its input width and the classes (boosting trees node by node); see
-        :func:`~budgetdag_core.persist.check_model_integrity`.
+        ``check_model_integrity()``.
         """
 
         state_columns = check_classifier_bank(self)
@@ -417,17 +417,17 @@ def make_bank(
     ----------
     kind : {"per_subset", "hgb", "masked"}
         ``"per_subset"`` clones ``classifier`` (default logistic regression) per
-        state; ``"hgb"`` is per-subset with :func:`boosting_classifier` (no
+        state; ``"hgb"`` is per-subset with ``boosting_classifier()`` (no
         ``classifier`` allowed); ``"masked"`` fits one model on mask-replicated
         rows (``classifier`` must accept NaN; default gradient boosting).
     classifier, cv, random_state, n_jobs, calibrate
         Passed to the bank.
     cross_fit : bool, optional
         Average the fold models at predict time instead of refitting (see
-        :class:`BaseBank`). Default: on for the bank's own boosting (``"hgb"``,
+        ``BaseBank``). Default: on for the bank's own boosting (``"hgb"``,
         and ``"masked"`` without a ``classifier``), off for a given classifier.
     serve : {"folds", "refit"}
-        What a cross-fitted bank predicts with (see :class:`BaseBank`).
+        What a cross-fitted bank predicts with (see ``BaseBank``).
 
     Examples
     --------
@@ -479,7 +479,7 @@ class RegressorBank:
     Parameters
     ----------
     regressor : scikit-learn regressor, optional
-        Template cloned per state; default :func:`default_regressor`. The empty
+        Template cloned per state; default ``default_regressor()``. The empty
         state always predicts the training mean.
     cv, random_state, n_jobs
         As in :class:`ClassifierBank`.

@@ -502,7 +502,7 @@ def loads_policy_skops(
     ratio, the total unpacked size, each array's header, the schema's nesting
     and size, and shared object ids (which must repeat their content: no
     reference may stand for more than it holds, nor contain itself). Then only
-    the types skops trusts by default and those in :data:`SKOPS_TRUSTED_TYPES`
+    the types skops trusts by default and those in ``SKOPS_TRUSTED_TYPES``
     are rebuilt; a file naming any other type is refused with a ``ValueError``
     listing them, before anything is built. The rebuilt model is then checked
     structurally (its number of DAG units before the DAG is rebuilt, every
@@ -564,7 +564,7 @@ def load_policy_skops(
     path: str | Path, *, max_unpacked_bytes: int = MAX_UNPACKED_BYTES
 ) -> Any:
     """:func:`loads_policy_skops` from a regular file (at most
-    :data:`MAX_POLICY_FILE_BYTES`).
+    ``MAX_POLICY_FILE_BYTES``).
 
     Examples
     --------

@@ -425,7 +425,7 @@ def baseline_points(
     -------
     DataFrame
         Columns ``method, split, cost_scale, avg_cost, avg_sensors, error,
-        state, sensors`` (see :func:`baseline_frame` for the methods).
+        state, sensors`` (see ``baseline_frame()`` for the methods).
 
     Examples
     --------

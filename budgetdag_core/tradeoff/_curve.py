@@ -350,7 +350,7 @@ class TradeoffResult:
         split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``,
         ``cascade`` (the confidence cascade, one row per threshold: its tau in
         ``threshold``, its acquisition order in ``sensors``; see
-        :mod:`budgetdag_core.tradeoff._cascade`) and any named extra subsets.
+        ``budgetdag_core.tradeoff._cascade``) and any named extra subsets.
         ``threshold`` is NaN for the other methods. ``loss`` is the mean stop
         loss under the estimator's ``loss_matrix`` (equal to ``error`` without
         one; NaN for the oracle with one); the hulls and summaries are drawn on
@@ -366,7 +366,7 @@ class TradeoffResult:
         The confidence cascade of the frame's ``cascade`` rows (same bank),
         ready to deploy: ``result.cascade.for_budget(c).predict(X)``.
     row_models : dict row label -> int
-        The index in :attr:`models` of each DAG row of :attr:`frame` (see
+        The index in ``models`` of each DAG row of ``frame`` (see
         :meth:`model_index`).
 
     Examples
@@ -393,7 +393,7 @@ class TradeoffResult:
     row_models: dict[Any, int] = field(default_factory=dict)
 
     def model_index(self, label: Any) -> int:
-        """The index in :attr:`models` of the DAG row ``label`` of :attr:`frame`.
+        """The index in ``models`` of the DAG row ``label`` of ``frame``.
 
         Raises ``KeyError`` naming the label when it is not a DAG row.
         """
@@ -408,12 +408,12 @@ class TradeoffResult:
 
     @property
     def dag(self) -> pd.DataFrame:
-        """The DAG rows of :attr:`frame`."""
+        """The DAG rows of ``frame``."""
         return self.frame[self.frame["method"] == "dag"]
 
     @property
     def baselines(self) -> pd.DataFrame:
-        """The non-DAG rows of :attr:`frame`."""
+        """The non-DAG rows of ``frame``."""
         return self.frame[self.frame["method"] != "dag"]
 
     @property
@@ -435,7 +435,7 @@ class TradeoffResult:
         return self.models[self.index_for_budget(avg_cost, split)]
 
     def index_for_budget(self, avg_cost: float, split: str = "train") -> int:
-        """The index in :attr:`models` of :meth:`model_for_budget`'s model."""
+        """The index in ``models`` of :meth:`model_for_budget`'s model."""
         dag = self.dag[self.dag["split"] == split]
         if dag.empty:
             raise ValueError(f"No DAG rows for split {split!r}.")
@@ -503,7 +503,7 @@ def tradeoff_curve(
         Error slack of the dominance summary's cost fractions.
     cascade : bool, default=True
         Add the confidence cascade (method ``cascade``, see
-        :mod:`budgetdag_core.tradeoff._cascade`): the same bank, units bought
+        ``budgetdag_core.tradeoff._cascade``): the same bank, units bought
         in a greedy order, each row stopping once its top-class probability
         reaches a threshold; order and thresholds chosen on the out-of-fold
         training predictions.

@@ -322,7 +322,7 @@ class FitProbe:
         step (0 without ``n_subsets``).
     fold_seconds : float or None
         CPU seconds of the masked bank's first fold fit (None: another bank,
-        or a fold predicted longer than :data:`PROBE_FOLD_MAX_SECONDS`).
+        or a fold predicted longer than ``PROBE_FOLD_MAX_SECONDS``).
     fits : int
         The bank's model fits of that fold's size (its folds, and the refit
         on all rows of a bank that does not cross-fit).
@@ -355,7 +355,7 @@ def probe_fit(
 
     With ``n_subsets`` a fit first selects sensor subsets (Alg. 2) and builds
     the DAG over their unions. Overlapping subsets have far fewer distinct
-    unions than :func:`dag_states_at_most` allows (CUBE-NM's 8 subsets: 13
+    unions than ``dag_states_at_most()`` allows (CUBE-NM's 8 subsets: 13
     states, not 129), and the bank, the policies and the evaluation scale
     with the states. A masked bank's time depends on how many rounds early
     stopping runs, which only the data says (a few on CUBE-NM's 600 rows,
@@ -371,7 +371,7 @@ def probe_fit(
         As for :func:`estimate_fit_seconds_for`.
     max_seconds : float, optional
         Select only when the selection should take at most this long (by
-        :data:`SELECTION_SECONDS_PER_SENSOR2_ROW`, on the rows it scores);
+        ``SELECTION_SECONDS_PER_SENSOR2_ROW``, on the rows it scores);
         else None.
     fold_max_seconds : float, default=PROBE_FOLD_MAX_SECONDS
         Fit the masked bank's first fold only when it should take at most
@@ -506,7 +506,7 @@ def estimate_fit_seconds_for(
     n_jobs : int or None, default=1
         The estimator's ``n_jobs``.
     selected : (int, float), optional
-        :func:`selected_dag_states` of the same fit: its states replace the
+        ``selected_dag_states()`` of the same fit: its states replace the
         most the DAG can have, and its seconds (the fit's first step) count.
     first_fit : bool, optional
         As for :func:`estimate_fit_seconds` (whether the fit is its process's
@@ -521,7 +521,7 @@ def estimate_fit_seconds_for(
     Returns
     -------
     float
-        Seconds, from the rows, the states (:func:`dag_states_at_most`),
+        Seconds, from the rows, the states (``dag_states_at_most()``),
         classes, columns, bank kind, folds and cores, counting the
         compilation of a first fit after an install.
 
