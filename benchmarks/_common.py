@@ -233,7 +233,8 @@ def _small_many(name: str, seed: int, notes: list[str]):
         f"{n_train} training rows drawn stratified with seed {seed}, the rest as "
         "test; unit cost per sensor"
     )
-    return tr[cols], tr["label"].to_numpy(), te[cols], te["label"].to_numpy(), spec, desc
+    y_train, y_test = tr["label"].to_numpy(), te["label"].to_numpy()
+    return tr[cols], y_train, te[cols], y_test, spec, desc
 
 
 def load(
