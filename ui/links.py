@@ -195,7 +195,7 @@ def current(step: int | None = None) -> dict[str, str]:
     check = state.spec_check()
     spec = check.spec if check is not None and check.ok else None
     values = {key: ss[key] for key, _ in SETTINGS.values() if key in ss}
-    return encode(dataset.name, spec, dataset.default_spec, values, step)
+    return encode(dataset.name, spec, dataset.spec, values, step)
 
 
 def sync(step: int | None = None) -> None:
