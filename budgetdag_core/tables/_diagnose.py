@@ -242,7 +242,7 @@ def _label_problems(
                     f"Class(es) {listing(map(str, rare.index))} have fewer than {cv} "
                     f"rows (smallest: {int(rare.min())}); training with {cv} "
                     "cross-validation folds needs at least that many rows per class. "
-                    "Drop those rows, or lower the number of folds on the Train page.",
+                    "Drop those rows, or train with fewer folds (cv).",
                     (label,),
                     ("drop_rare_classes",),
                 )
@@ -337,10 +337,10 @@ def _size_problems(
                 "warning",
                 f"{len(features)} feature columns. One sensor per column would need "
                 f"a DAG over 2^{len(features)} sensor subsets; the full DAG allows "
-                f"at most {max_sensors} sensors. On the Sensors page, group columns "
-                "into sensors (by a shared word in their names, a pattern, an "
-                "image grid or in blocks), or keep fewer columns "
-                "here; with many sensors, sensor-subset selection (n_subsets) builds "
+                f"at most {max_sensors} sensors. Group columns into sensors (by a "
+                "shared word in their names, a pattern, an image grid or in "
+                "blocks: the app's Sensors page does it), or keep fewer columns; "
+                "with many sensors, sensor-subset selection (n_subsets) builds "
                 "the DAG over a few selected subsets instead.",
                 tuple(features),
             )

@@ -435,9 +435,7 @@ Give every column a unique name and read it again.
     check_header(header, name)
     frame = _parse(text, delimiter, decimal, header, name)
     if len(frame) == 0:
-        raise ValueError(
-            f"{name} has a header but no rows: no data rows to read below it."
-        )
+        raise ValueError(f"{name} has a header but no data rows.")
     chosen, guessed = (None, False)
     if not features_only:
         chosen, guessed = _choose_label(frame, label, name)

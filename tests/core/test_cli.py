@@ -344,7 +344,7 @@ def test_empty_and_header_only_csv_are_refused(files, capsys):
     assert "is empty" in line
     (files / "header.csv").write_text("a,b,target\n")
     line = _one_line_error(capsys, _train_args(files, data=str(files / "header.csv")))
-    assert "has a header but no rows" in line
+    assert "has a header but no data rows" in line  # the reader's wording
 
 
 def test_a_fifo_is_refused_without_blocking(files, capsys):
