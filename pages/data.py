@@ -297,7 +297,7 @@ def upload_section() -> None:
     test_set_section(upload)
 
     problems = diagnose(
-        upload.work, label, cv=int(ss[state.W_CV]), row_names=upload.row_names()
+        upload.work, label, cv=int(ss[state.W_CV]), row_names=upload.row_names
     )
     if problems:
         st.subheader("Checks")

@@ -15,9 +15,9 @@ import pandas as pd
 from budgetdag_core import Dataset, load_demo
 from budgetdag_core.tables import (
     Fix,
+    RowNames,
     apply_fixes,
     combine_train_test,
-    file_rows,
     one_hot_groups,
     split_train_test,
 )
@@ -142,15 +142,20 @@ class Upload:
             kind="upload",
         )
 
-    def row_names(self) -> pd.Series:
-        """How messages name the rows of :attr:`work`: their row in the file,
-        and which file once a test file is stacked under the first."""
+    @property
+    def row_names(self) -> RowNames | None:
+        """How messages name rows of :attr:`work` (``diagnose``'s
+        ``row_names``): None, the reader's file rows, for one file; with a
+        test file stacked under the first, the row and the file."""
         if self.is_train is None:
-            return file_rows(self.work.index)
+            return None
         n_train = int(self.is_train.sum())
-        names = [
-            f"{i + 2} of {self.name}" if i < n_train
-            else f"{i - n_train + 2} of {self.test_name}"
-            for i in self.work.index.tolist()
-        ]
-        return pd.Series(names, index=self.work.index, dtype=object)
+
+        def names(labels: list[Any]) -> list[str]:
+            return [
+                f"{i + 2} of {self.name}" if i < n_train
+                else f"{i - n_train + 2} of {self.test_name}"
+                for i in labels
+            ]
+
+        return names

@@ -30,6 +30,7 @@ from ._clean import (
 )
 from ._diagnose import (
     Problem,
+    RowNames,
     class_balance,
     column_summary,
     diagnose,
@@ -71,6 +72,7 @@ __all__ = [
     "MAX_TABLE_MB",
     "Fix",
     "Problem",
+    "RowNames",
     "Table",
     "apply_fix",
     "apply_fixes",

@@ -7,9 +7,10 @@ button per fix, the command line and :meth:`Table.check` refuse on errors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,8 @@ import pandas as pd
 from ..validation import MAX_ABS_VALUE, MAX_FULL_DAG_SENSORS
 
 MAX_ROWS_NAMED = 5  # rows named per column in a message, then "and N more"
-_FILE_ROWS = "file rows"  # the name of file_rows' Series: its numbers need a note
+RowNames = Callable[[list[Any]], list[str]]
+"""How messages name rows: index labels -> names (see :func:`file_rows`)."""
 
 
 # ------------------------------------------------------------------- summaries
@@ -84,10 +86,10 @@ class Problem:
     fixes: tuple[str, ...] = ()
 
 
-def listing(items: Iterable[str], limit: int = 8) -> str:
-    """``'a', 'b' and 3 more``: the first ``limit`` items quoted."""
+def listing(items: Iterable[str], limit: int = 8, *, quote: bool = True) -> str:
+    """``'a', 'b' and 3 more``: the first ``limit`` items (quoted)."""
     items = list(items)
-    shown = ", ".join(repr(i) for i in items[:limit])
+    shown = ", ".join(repr(i) if quote else str(i) for i in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
@@ -98,7 +100,7 @@ def diagnose(
     cv: int = 5,
     max_sensors: int = MAX_FULL_DAG_SENSORS,
     features: Sequence[str] | None = None,
-    row_names: pd.Series | None = None,
+    row_names: RowNames | None = None,
 ) -> list[Problem]:
     """What stands between ``frame`` and training with ``label`` as the target.
 
@@ -115,9 +117,10 @@ def diagnose(
         get a note on grouping columns into sensors.
     features : sequence of str, optional
         The feature columns to check (default: every column but the label).
-    row_names : Series, optional
-        How messages name each row, by index label (default: the row of the
-        file, ``index + 2``, the header being row 1).
+    row_names : callable, optional
+        How messages name rows: index labels -> names (default
+        :func:`file_rows`: the row of the file, the header being row 1).
+        Called with the few rows a message names only.
 
     Returns
     -------
@@ -133,7 +136,7 @@ def diagnose(
     else:
         features = [str(c) for c in features if c in frame.columns and c != label]
     if row_names is None:
-        row_names = file_rows(frame.index)
+        row_names = file_rows
     out: list[Problem] = []
     if not features:
         out.append(
@@ -171,30 +174,27 @@ def diagnose(
     return sorted(out, key=lambda p: order[p.severity])
 
 
-def file_rows(index: pd.Index) -> pd.Series:
-    """Each row's number in its file, by index label: ``index + 2`` (the
-    header is row 1; the reader's index counts the data rows from 0)."""
-    numbers = [
-        f"{i + 2}" if isinstance(i, Integral) else str(i) for i in index.tolist()
-    ]
-    return pd.Series(numbers, index=index, dtype=object).rename(_FILE_ROWS)
+def file_rows(labels: list[Any]) -> list[str]:
+    """Rows named by their number in the file: ``index + 2`` (the header is
+    row 1; :func:`~budgetdag_core.read_table` numbers data rows from 0)."""
+    return [f"{i + 2}" if isinstance(i, Integral) else str(i) for i in labels]
 
 
-def where(mask: pd.Series, row_names: pd.Series) -> str:
+def where(mask: pd.Series, row_names: RowNames) -> str:
     """``row 3`` or ``rows 3, 4, 7, 9, 12 and 5 more``: the rows of ``mask``."""
-    rows = row_names[mask.to_numpy(dtype=bool)].tolist()
-    shown = ", ".join(str(r) for r in rows[:MAX_ROWS_NAMED])
-    left = len(rows) - MAX_ROWS_NAMED
+    labels = mask.index[mask.to_numpy(dtype=bool)]
+    shown = ", ".join(row_names(labels[:MAX_ROWS_NAMED].tolist()))
+    left = len(labels) - MAX_ROWS_NAMED
     more = f" and {left} more" if left > 0 else ""
-    return ("row " if len(rows) == 1 else "rows ") + shown + more
+    return ("row " if len(labels) == 1 else "rows ") + shown + more
 
 
-def _rows_note(row_names: pd.Series) -> str:
-    return " (the header is row 1)" if row_names.name == _FILE_ROWS else ""
+def _rows_note(row_names: RowNames) -> str:
+    return " (the header is row 1)" if row_names is file_rows else ""
 
 
 def _label_problems(
-    y: pd.Series, label: str, cv: int, row_names: pd.Series
+    y: pd.Series, label: str, cv: int, row_names: RowNames
 ) -> list[Problem]:
     """Missing labels, a single class, too many classes, classes too rare."""
     out = []
@@ -251,7 +251,7 @@ def _label_problems(
 
 
 def _non_numeric_problem(
-    frame: pd.DataFrame, non_numeric: list[str], row_names: pd.Series
+    frame: pd.DataFrame, non_numeric: list[str], row_names: RowNames
 ) -> Problem:
     """Feature columns that are not numbers, with an example value each and
     the rows of the cells that are not numbers."""
@@ -288,7 +288,7 @@ def _non_numeric_problem(
 
 
 def _missing_problem(
-    frame: pd.DataFrame, features: list[str], row_names: pd.Series
+    frame: pd.DataFrame, features: list[str], row_names: RowNames
 ) -> Problem | None:
     """Rows with missing, infinite or huge feature values, if any, by column
     and row."""

@@ -241,8 +241,11 @@ def check_header(names: Sequence[str], name: str = "The file") -> None:
     dups = {c: p for c, p in positions.items() if len(p) > 1}
     if dups:
         listed = "; ".join(
-            f"{c!r} (columns {', '.join(map(str, p))})" for c, p in dups.items()
+            f"{c!r} (columns {listing(map(str, p), quote=False)})"
+            for c, p in list(dups.items())[:5]
         )
+        if len(dups) > 5:
+            listed += f"; and {len(dups) - 5} more names"
         raise ValueError(
             f"{name} has duplicate column names: {listed}. Give every column a "
             "unique name and read it again."
