@@ -275,9 +275,14 @@ def _source_bytes(source: Any, max_bytes: int) -> tuple[bytes, str]:
     if isinstance(source, bytes | bytearray | memoryview):
         return bytes(source), "The file"
     if isinstance(source, str | os.PathLike):
-        shown = Path(source).name or str(source)
-        data = read_regular_file(source, max_bytes, "data file")
-        return data, f"The file {shown!r}"
+        name = f"The file {Path(source).name or str(source)!r}"
+        try:
+            data = read_regular_file(source, max_bytes, "data file")
+        except ValueError as exc:
+            if "is larger than" in str(exc):  # the cap's one message
+                raise too_large(name, max_bytes, "") from None
+            raise
+        return data, name
     read = getattr(source, "read", None)
     if not callable(read):
         raise TypeError(

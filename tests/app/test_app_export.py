@@ -84,7 +84,7 @@ def test_traces_csv_escapes_formulas(app, pima, media):
         part.assign(label=part["label"].map(evil)) for part in (pima.train, pima.test)
     )
     dataset = type(pima)(
-        "evil", "upload", train_part, test_part, "label", pima.spec
+        "evil", train_part, test_part, "label", pima.spec, kind="upload"
     )
     run = train(dataset, dataset.spec, TrainSettings(cv=2, random_state=0))
     at = export_page(prefill(app, dataset, run))
@@ -161,7 +161,7 @@ def test_a_policy_for_other_columns_is_loaded_without_results(
 ):
     other = pima.test.rename(columns={"insulin": "ins"})
     dataset = type(pima)(
-        "other", "upload", other, other, "label", SensorSpec.per_column(["ins"])
+        "other", other, other, "label", SensorSpec.per_column(["ins"]), kind="upload"
     )
     at = export_page(prefill(app, dataset))
     at = load(at, dumps_policy(pima_run.model))

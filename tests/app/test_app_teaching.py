@@ -201,7 +201,7 @@ def test_bad_link_values_are_named_and_the_rest_applies(app):
 
 def test_an_upload_is_not_put_in_the_url(app, pima):
     upload = type(pima)(
-        "mine.csv", "upload", pima.train, pima.test, "label", pima.spec
+        "mine.csv", pima.train, pima.test, "label", pima.spec, kind="upload"
     )
     at = prefill(app, upload).switch_page(page("train")).run()
     assert "demo" not in at.query_params
