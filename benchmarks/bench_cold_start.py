@@ -210,9 +210,9 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 import pandas as pd
-from budgetdag_core import SensorSpec
+from budgetdag_core import Dataset, SensorSpec
 from ui import jobs
-from ui.data import Dataset, demo_dataset, load_app_demo
+from ui.data import demo_dataset, load_app_demo
 from ui.estimate import busy_factor, stretched, training_seconds
 from ui.spec_table import suggested_cost_scale
 from ui.training import TrainSettings, app_n_jobs, train, MAX_APP_SUBSETS

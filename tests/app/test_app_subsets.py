@@ -284,3 +284,20 @@ def test_a_target_budget_keeps_the_subset_settings(wide, wide_run):
     run = train(wide, wide.spec, settings)
     assert run.model.n_subsets == 5 and run.model.subset_selection_ is not None
     assert run.settings.n_subsets == 5 and run.settings.cost_scale > 0
+
+
+def test_subset_actions_are_named_by_the_library(wide_run):
+    from types import SimpleNamespace
+
+    from budgetdag_core import action_names
+    from ui.teaching import renamed_actions
+
+    model = wide_run.model
+    long, short = action_names(model, 0), action_names(model, 0, short=True)
+    children = [child for _, child in model.policies_[0].children]
+    assert short == ["stop"] + [
+        f"buy {subsets.edge_subset(model, 0, child)}" for child in children
+    ]
+    assert long[1:] and all(name.startswith("acquire ") for name in long[1:])
+    step = SimpleNamespace(state=0, actions=long)
+    assert renamed_actions(model, step) == dict(zip(long, short, strict=True))
