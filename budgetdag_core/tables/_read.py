@@ -43,6 +43,7 @@ _SAMPLE_LINES = 50  # lines that decide the separator and the decimal mark
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 _COMMA_NUMBER = re.compile(r"^\s*[+-]?\d+,\d+\s*$")
 _DOT_NUMBER = re.compile(r"^\s*[+-]?\d*\.\d+\s*$")
+_FIELD_COUNTS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 
 @dataclass
@@ -315,6 +316,10 @@ def _parse(
             )
     except pd.errors.ParserError as exc:
         detail = str(exc).strip().splitlines()[-1].rstrip(".")
+        fields = _FIELD_COUNTS.search(detail)
+        if fields is not None:
+            expected, line, saw = fields.groups()
+            detail = f"line {line} has {saw} fields where the header has {expected}"
         raise ValueError(
             f"{name} could not be read as a "
             f"{_DELIMITER_NAMES.get(delimiter, delimiter)}-separated table: {detail}. "
