@@ -110,9 +110,19 @@ class Dataset:
     def __reduce_ex__(self, protocol: Any) -> Any:
         # A demo with its recipe is pickled (the app's session store, worker
         # processes) as the call that made it: its rows come from the package.
-        if self.recipe is not None:
-            return (_from_recipe, (dict(self.recipe), self.token))
+        recipe = getattr(self, "recipe", None)
+        if recipe is not None:
+            return (_from_recipe, (dict(recipe), self.token))
         return super().__reduce_ex__(protocol)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickles of the app's dataset type before this one (``ui.data.Dataset``,
+        # kept in session files for a day) name the spec ``default_spec``.
+        state = dict(state)
+        if "spec" not in state and "default_spec" in state:
+            state["spec"] = state.pop("default_spec")
+        state.setdefault("recipe", None)
+        vars(self).update(state)
 
     @property
     def features(self) -> list[str]:

@@ -47,6 +47,12 @@ def demo_dataset(demo: Dataset) -> Dataset:
     )
 
 
+def _demo_from_name(name: str, split: dict[str, Any]) -> Dataset:
+    """A demo in a session file written before the app used the library's
+    ``Dataset`` (kept for a day): rebuilt from the package's files."""
+    return demo_dataset(load_demo(name, **split))
+
+
 @dataclass
 class Upload:
     """Uploaded table(s), the cleaning recipe, and the cleaned result.
