@@ -18,18 +18,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import pandas as pd
 
 from .._bounded_io import read_regular_file
+from ..datasets import Dataset
+from ..sensors import SensorSpec
 from ._clean import split_train_test
 from ._diagnose import Problem, diagnose, listing
 from ._text import check_not_binary, decode_text, decompress, max_table_bytes, too_large
-
-if TYPE_CHECKING:
-    from ..datasets import Dataset
-    from ..sensors import SensorSpec
 
 DELIMITERS = (",", ";", "\t", "|")
 """Separators a data file may use; the first lines decide which."""
@@ -142,14 +140,15 @@ class Table:
         *,
         test_fraction: float = 0.25,
         random_state: int | None = 0,
+        cv: int = 5,
     ) -> Dataset:
         """A seeded train/test split (stratified when the classes allow it) as
-        a :class:`~budgetdag_core.Dataset`; ``spec`` defaults to one sensor
-        of cost 1 per feature column."""
-        from ..datasets import Dataset
-        from ..sensors import SensorSpec
-
-        self.check()
+        a :class:`~budgetdag_core.Dataset`, after :meth:`check` (of the
+        spec's columns, for ``cv`` folds); ``spec`` defaults to one sensor of
+        cost 1 per feature column."""
+        if self.label is None:
+            raise ValueError(f"{self.name} was read without a label column.")
+        self.check(cv=cv, columns=None if spec is None else spec.columns)
         train, test = split_train_test(
             self.frame,
             self.label,

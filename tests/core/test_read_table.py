@@ -58,6 +58,8 @@ def test_features_only_reads_one_column_without_a_label():
     assert table.label is None and table.frame["v"].tolist() == [1, 2]
     with pytest.raises(ValueError, match="without a label column"):
         table.y  # noqa: B018
+    with pytest.raises(ValueError, match="without a label column"):
+        table.to_dataset()
 
 
 def test_a_path_is_read_only_as_a_regular_file_within_the_cap(tmp_path):
