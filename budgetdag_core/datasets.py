@@ -1,4 +1,4 @@
-"""Bundled demo datasets with their sensor groups and costs."""
+"""The dataset type (``Dataset``, also ``Demo``) and the bundled demos."""
 
 from __future__ import annotations
 
