@@ -126,11 +126,13 @@ def by_app(page: dict, path: Path) -> Reading:
         return Reading(refused=one_line(refusals[0]))
     upload = at.session_state[state.UPLOAD]
     assert upload.name == path.name
+    # The Checks boxes: every error, warning and note but the banner that
+    # says which table is in use.
     shown = [one_line(t) for t in texts(at, "error", "warning", "info")]
     return Reading(
         frame=upload.raw,
         label=at.session_state[state.W_LABEL],
-        findings=[t for t in shown if t in set(by_library(path).findings)],
+        findings=[t for t in shown if "In use for training:" not in t],
     )
 
 
