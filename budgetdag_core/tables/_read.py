@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import os
 import re
 import warnings
@@ -38,6 +37,7 @@ LABEL_NAMES = ("label", "class", "target", "y", "outcome", "diagnosis", "categor
 """Column names taken for the label when none is given (any case)."""
 
 _SAMPLE_LINES = 50  # lines that decide the separator and the decimal mark
+_SAMPLE_CHARS = 1 << 22  # ... and at most these many characters of them
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 _COMMA_NUMBER = re.compile(r"^\s*[+-]?\d+,\d+\s*$")
 _DOT_NUMBER = re.compile(r"^\s*[+-]?\d*\.\d+\s*$")
@@ -169,10 +169,20 @@ class Table:
 
 
 # ------------------------------------------------------------------ detection
-def _sample_lines(text: str, n: int = _SAMPLE_LINES) -> list[str]:
-    """The first ``n`` non-blank lines, found without splitting the whole text."""
-    lines = itertools.islice(io.StringIO(text, newline=None), 4 * n)
-    return [ln.rstrip("\n") for ln in lines if ln.strip()][:n]
+def _sample_lines(
+    text: str, n: int = _SAMPLE_LINES, limit: int = _SAMPLE_CHARS
+) -> list[str]:
+    """The first ``n`` non-blank lines among the first ``4 n`` lines and
+    ``limit`` characters, found without copying or splitting the whole text
+    (``\\n``, ``\\r\\n`` and ``\\r`` end lines)."""
+    end = 0
+    for _ in range(4 * n):
+        found = text.find("\n", end, limit)
+        if found < 0:
+            end = min(len(text), limit)
+            break
+        end = found + 1
+    return [line for line in text[:end].splitlines() if line.strip()][:n]
 
 
 def _rows(lines: list[str], delimiter: str) -> list[list[str]]:
@@ -227,7 +237,8 @@ def detect_decimal(text: str, delimiter: str) -> str:
 
 
 def _header(text: str, delimiter: str) -> list[str]:
-    for row in _rows(_sample_lines(text, 1), delimiter):
+    """The first non-blank line's names, however long it is."""
+    for row in _rows(_sample_lines(text, 1, len(text)), delimiter):
         return [c.strip() for c in row]
     return []
 

@@ -161,3 +161,21 @@ def test_equal_rows_give_equal_tokens():
     other = Dataset("t", frame, changed, "label", spec, kind="table")
     assert one.token == two.token != other.token
     assert isinstance(read_table(b"a,label\n1,0\n"), Table)
+
+
+def test_hostile_headers_get_short_messages():
+    repeated = r"'1' \(columns 1, 2, .* and 199992 more\)"
+    with pytest.raises(ValueError, match=repeated) as info:
+        read_table(b"1," * 200_000 + b"\n")
+    assert len(str(info.value)) < 300
+    many = b",".join(b"c%d,c%d" % (i, i) for i in range(20)) + b"\n"
+    with pytest.raises(ValueError, match="and 15 more names") as info:
+        read_table(many)
+    # A name longer than the csv module's field limit (128 KB) is read.
+    table = read_table(b"a" * 300_000 + b",b,label\n1,2,x\n")
+    assert table.frame.columns[1:].tolist() == ["b", "label"]
+
+
+def test_old_mac_line_ends_read_as_any_other():
+    table = read_table(b"a;b;label\r1,5;2;x\r3,5;4;y\r")
+    assert table.frame["a"].tolist() == [1.5, 3.5] and table.decimal == ","
