@@ -62,3 +62,16 @@ def test_session_files_of_the_older_dataset_type_load():
     back = pickle.loads(data)
     assert back.spec.names == ("a",) and back.recipe is None
     assert back.X_train["a"].tolist() == [1.0, 2.0] and back.kind == "upload"
+
+
+def test_findings_of_two_stacked_files_say_which_file():
+    from budgetdag_core.tables import diagnose
+
+    train = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "label": ["x", "y"] * 2})
+    test = pd.DataFrame({"a": [5.0, 6.0, None], "label": ["x", "y", "x"]})
+    upload = Upload("train.csv", train, "read as ...")
+    assert upload.row_names is None  # one file: the reader's own row numbers
+    upload.set_test("test.csv", test)
+    problems = diagnose(upload.work, "label", cv=1, row_names=upload.row_names)
+    missing = next(p.message for p in problems if p.kind == "missing")
+    assert "'a' rows 3 of train.csv, 4 of test.csv." in missing
