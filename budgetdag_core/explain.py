@@ -185,6 +185,20 @@ def _over_subsets(model: Any) -> bool:
     return getattr(model, "subset_selection_", None) is not None
 
 
+def _state_index(model: Any, state: Any) -> int:
+    """``state`` as an index of the model's DAG, or a ``ValueError`` naming it."""
+    n_states = model.sensor_dag_.n_states
+    if (
+        isinstance(state, bool)
+        or not isinstance(state, int | np.integer)
+        or not 0 <= state < n_states
+    ):
+        raise ValueError(
+            f"state must be a state index in 0..{n_states - 1}; got {state!r}."
+        )
+    return int(state)
+
+
 def subsets_in(model: Any, state: int) -> list[int]:
     """The selected sensor subsets (1-based, ``S1`` is 1) that ``state`` holds.
 
@@ -199,6 +213,7 @@ def subsets_in(model: Any, state: int) -> list[int]:
     >>> subsets_in(model, model.sensor_dag_.n_states - 1)
     [1, 2]
     """
+    state = _state_index(model, state)
     if not _over_subsets(model):
         return []
     dag = model.sensor_dag_
@@ -223,6 +238,7 @@ def state_label(model: Any, state: int) -> str:
     >>> state_label(model, 0), state_label(model, 7)
     ('start (no sensors)', 'cheap_a + cheap_b + precise')
     """
+    state = _state_index(model, state)
     dag = model.sensor_dag_
     names = dag.state_names(state)
     if not names:
@@ -262,6 +278,7 @@ def action_names(model: Any, state: int, *, short: bool = False) -> list[str]:
     >>> action_names(model, 0, short=True)
     ['stop', 'buy cheap_a', 'buy cheap_b', 'buy precise']
     """
+    state = _state_index(model, state)
     dag = model.sensor_dag_
     names = ["stop"]
     for unit, child in model.policies_[state].children:
@@ -311,9 +328,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     ['action', 'child', 'count', 'share']
     """
     dag = model.sensor_dag_
-    if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
-        raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
-    state = int(state)
+    state = _state_index(model, state)
     rows, act = model.node_actions(X, state)
     Xv = check_features(X, model.spec_)
     policy = model.policies_[state]

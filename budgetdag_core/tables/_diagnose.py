@@ -127,6 +127,8 @@ def diagnose(
     list of Problem
         Errors first, then warnings, then notes. Empty when all is well.
     """
+    if isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1:
+        raise ValueError(f"cv must be a positive integer; got {cv!r}.")
     if label is not None and label not in frame.columns:
         return [
             Problem("no_label", "error", f"There is no column {label!r} in the table.")

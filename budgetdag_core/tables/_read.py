@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import pandas as pd
 
 from .._bounded_io import read_regular_file
@@ -438,7 +439,7 @@ def read_table(
     ValueError: The file 'd.csv' has duplicate column names: 'a' (columns 1, 3). \
 Give every column a unique name and read it again.
     """
-    limit = max_table_bytes() if max_bytes is None else int(max_bytes)
+    limit = max_table_bytes() if max_bytes is None else _positive_int(max_bytes)
     data, default_name = _source_bytes(source, limit)
     name = default_name if name is None else name
     if len(data) == 0:
@@ -463,6 +464,16 @@ Give every column a unique name and read it again.
     if not features_only:
         chosen, guessed = _choose_label(frame, label, name)
     return Table(frame, chosen, name, encoding, delimiter, decimal, compressed, guessed)
+
+
+def _positive_int(max_bytes: Any) -> int:
+    if (
+        isinstance(max_bytes, bool)
+        or not isinstance(max_bytes, int | np.integer)
+        or max_bytes < 1
+    ):
+        raise ValueError(f"max_bytes must be a positive integer; got {max_bytes!r}.")
+    return int(max_bytes)
 
 
 def _lower(name: str) -> str:

@@ -179,3 +179,11 @@ def test_hostile_headers_get_short_messages():
 def test_old_mac_line_ends_read_as_any_other():
     table = read_table(b"a;b;label\r1,5;2;x\r3,5;4;y\r")
     assert table.frame["a"].tolist() == [1.5, 3.5] and table.decimal == ","
+
+
+@pytest.mark.parametrize("bad", [float("nan"), -1, 0, "1000", True])
+def test_numeric_parameters_are_checked_by_name(bad):
+    with pytest.raises(ValueError, match="max_bytes must be a positive integer"):
+        read_table(b"a,b\n1,2\n", max_bytes=bad)
+    with pytest.raises(ValueError, match="cv must be a positive integer"):
+        read_table(b"a,b\n1,2\n").findings(cv=bad)
