@@ -6,14 +6,21 @@ from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
 from .dag import SensorDAG
-from .datasets import DEMOS, load_demo, toy_dataset
+from .datasets import DEMOS, Dataset, load_demo, toy_dataset
 from .estimator import (
     BudgetDAGClassifier,
     BudgetDAGRegressor,
     LossTablePolicy,
     PolicySession,
 )
-from .explain import PathResult, action_names, node_details, path_of
+from .explain import (
+    PathResult,
+    action_names,
+    node_details,
+    path_of,
+    state_label,
+    subsets_in,
+)
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -35,6 +42,7 @@ from .plotting import (
 from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
+from .tables import Table, read_table
 from .teaching import ReduceStep, cost_tables, graph_reduce_steps
 from .tradeoff import (
     BudgetReport,
@@ -65,6 +73,7 @@ __all__ = [
     "MaskedBank",
     "CostRegression",
     "DEMOS",
+    "Dataset",
     "DominanceSummary",
     "FilterTree",
     "LossTablePolicy",
@@ -77,6 +86,7 @@ __all__ = [
     "SensorDAG",
     "SensorSpec",
     "SubsetSelection",
+    "Table",
     "TradeoffResult",
     "__version__",
     "action_names",
@@ -105,6 +115,7 @@ __all__ = [
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
     "probe_fit",
+    "read_table",
     "FitProbe",
     "node_details",
     "oracle_frontier",
@@ -112,6 +123,8 @@ __all__ = [
     "save_policy",
     "save_policy_skops",
     "select_subsets",
+    "state_label",
+    "subsets_in",
     "toy_dataset",
     "tradeoff_curve",
     "tradeoff_figure",

@@ -1,12 +1,15 @@
-"""Bundled demo datasets with their sensor groups and costs."""
+"""The dataset type (``Dataset``, also ``Demo``) and the bundled demos."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
+import joblib
 import numpy as np
 import pandas as pd
 
@@ -48,29 +51,126 @@ def find_file(name: str) -> Path:
 
 
 @dataclass
-class Demo:
+class Dataset:
+    """A train/test pair with its label column and a sensor spec.
+
+    What the demos return (``Demo`` is its older name), what
+    :meth:`Table.to_dataset <budgetdag_core.Table.to_dataset>` makes of a
+    data file, and what the app trains on.
+
+    Parameters
+    ----------
+    name : str
+        A short name (``"pima"``, ``"data.csv"``).
+    train, test : DataFrame
+        The rows of each part: the spec's columns and the label.
+    label : str
+        The label column.
+    spec : SensorSpec
+        The sensors (a starting point: the app lets users edit it).
+    description : str
+        One line on where the data comes from.
+    kind : str
+        Where it comes from: ``"demo"`` (bundled or generated), ``"table"``
+        (a data file), ``"upload"`` (the app's uploads).
+    token : str
+        Identifies the data (default: ``kind:name:`` and a hash of the rows and
+        the label): equal tokens, equal data.
+    recipe : dict, optional
+        The :func:`load_demo` arguments that rebuild it (``name``,
+        ``test_fraction``, ``random_state``). When set, a pickle holds these
+        instead of the rows, which come from the package again on loading.
+
+    Examples
+    --------
+    >>> from budgetdag_core import Dataset, load_demo
+    >>> demo = load_demo("pima")
+    >>> isinstance(demo, Dataset), demo.label, demo.kind
+    (True, 'label', 'demo')
+    >>> demo.X_train.shape, demo.X("test", demo.spec).shape
+    ((576, 8), (192, 8))
+    """
+
     name: str
     train: pd.DataFrame
-    test: pd.DataFrame | None
+    test: pd.DataFrame
     label: str
     spec: SensorSpec
-    description: str
+    description: str = ""
+    kind: str = "demo"
+    token: str = ""
+    recipe: dict[str, Any] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.token:
+            self.token = f"{self.kind}:{self.name}:" + joblib.hash(
+                (self.train, self.test, self.label)
+            )
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # A demo with its recipe is pickled (the app's session store, worker
+        # processes) as the call that made it: its rows come from the package.
+        recipe = getattr(self, "recipe", None)
+        if recipe is not None:
+            return (_from_recipe, (dict(recipe), self.token))
+        return super().__reduce_ex__(protocol)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickles of the app's dataset type before this one (``ui.data.Dataset``,
+        # kept in session files for a day) name the spec ``default_spec``.
+        state = dict(state)
+        if "spec" not in state and "default_spec" in state:
+            state["spec"] = state.pop("default_spec")
+        state.setdefault("recipe", None)
+        vars(self).update(state)
+
+    @property
+    def features(self) -> list[str]:
+        """The columns other than the label."""
+        return [str(c) for c in self.train.columns if c != self.label]
+
+    def X(self, part: str, spec: SensorSpec | None = None) -> pd.DataFrame:
+        """The spec's feature columns (default :attr:`spec`) of the
+        ``"train"`` or ``"test"`` part."""
+        return self._part(part)[(spec or self.spec).columns]
+
+    def y(self, part: str) -> pd.Series:
+        """The label of the ``"train"`` or ``"test"`` part."""
+        return self._part(part)[self.label]
+
+    def _part(self, part: str) -> pd.DataFrame:
+        if part not in ("train", "test"):
+            raise ValueError(f"part must be 'train' or 'test'; got {part!r}.")
+        return self.train if part == "train" else self.test
 
     @property
     def X_train(self) -> pd.DataFrame:
-        return self.train[self.spec.columns]
+        return self.X("train")
 
     @property
     def y_train(self) -> pd.Series:
-        return self.train[self.label]
+        return self.y("train")
 
     @property
     def X_test(self) -> pd.DataFrame:
-        return self.test[self.spec.columns]
+        return self.X("test")
 
     @property
     def y_test(self) -> pd.Series:
-        return self.test[self.label]
+        return self.y("test")
+
+
+Demo = Dataset
+"""The demos' dataset type under its first name (kept for older code)."""
+
+
+def _from_recipe(recipe: dict[str, Any], token: str) -> Dataset:
+    """A pickled demo, rebuilt from the package's files (see ``recipe``)."""
+    recipe = dict(recipe)
+    demo = load_demo(recipe.pop("name"), **recipe)
+    return dataclasses.replace(
+        demo, token=token, recipe={"name": demo.name, **recipe}
+    )
 
 
 def _landsat_spec() -> SensorSpec:

@@ -17,8 +17,8 @@ from ._dag_layout import (
     PLOT_WIDTH_PX,
     abbreviate,
     figure_height,
+    node_label,
     order_layers,
-    state_label,
     thin_labels,
 )
 from ._style import (
@@ -227,7 +227,7 @@ def _sensor_codes(
     shown = [k for ks in layers.values() for k in ks]
     for short in options:
         longest = max(
-            len(state_label(tuple(g.nodes[k].get("sensors", ())), names, short, big))
+            len(node_label(tuple(g.nodes[k].get("sensors", ())), names, short, big))
             for k in shown
         )
         if longest * CHAR_PX <= room_px:
@@ -366,7 +366,7 @@ def _edge_info_trace(v: _View) -> go.Scatter | None:
     for k in _stopping(v):
         xs.append((v.pos[k][0] + v.sink[0]) / 2)
         ys.append((v.pos[k][1] + v.sink[1]) / 2)
-        label = state_label(v.sensors(k), v.names, v.short)
+        label = node_label(v.sensors(k), v.names, v.short)
         text.append(
             f"stop at {label} and classify<br>{v.stopped[k]} examples "
             f"({_pct(v.stopped[k], v.arrived[k])} of those at the node)"
@@ -427,7 +427,7 @@ def _node_labels(v: _View) -> tuple[list[str], bool]:
     room = v.px_per_x - LABEL_PAD_PX - (0 if above else v.d_max / 2)
     text = []
     for k in nodes:
-        label = state_label(v.sensors(k), v.names, v.short, v.big) if k in keep else ""
+        label = node_label(v.sensors(k), v.names, v.short, v.big) if k in keep else ""
         if len(label) * CHAR_PX > room:
             label = label[: max(int(room / CHAR_PX) - 1, 3)] + "…"
         text.append(label)
