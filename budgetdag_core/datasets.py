@@ -130,7 +130,7 @@ class Dataset:
         return [str(c) for c in self.train.columns if c != self.label]
 
     def X(self, part: str, spec: SensorSpec | None = None) -> pd.DataFrame:
-        """The spec's feature columns (default :attr:`spec`) of the
+        """The spec's feature columns (default ``spec``) of the
         ``"train"`` or ``"test"`` part."""
         return self._part(part)[(spec or self.spec).columns]
 

@@ -56,7 +56,7 @@ class Table:
         cells read as missing; the index is the data row (0 = the row below
         the header).
     label : str or None
-        The label column: the one named, or guessed (:attr:`label_guessed`);
+        The label column: the one named, or guessed (``label_guessed``);
         None when read without one (``features_only=True``).
     name : str
         How messages name the file (``"The file 'data.csv'"``).
@@ -65,8 +65,8 @@ class Table:
     compressed : bool
         Whether the file was gzip-compressed.
     label_guessed : bool
-        Whether :attr:`label` was guessed from the column names
-        (:func:`suggest_label`) rather than given.
+        Whether ``label`` was guessed from the column names
+        (``suggest_label``) rather than given.
 
     Examples
     --------
@@ -116,8 +116,8 @@ class Table:
     def findings(
         self, *, cv: int = 5, columns: Sequence[str] | None = None
     ) -> list[Problem]:
-        """What stands between the table and training: :func:`diagnose` on
-        the frame with :attr:`label` (blank and non-numeric cells by column
+        """What stands between the table and training: ``diagnose`` on
+        the frame with ``label`` (blank and non-numeric cells by column
         and row, label problems, ...), errors first.
 
         ``columns`` restricts the checks of feature columns to those (e.g. a
@@ -265,7 +265,7 @@ def check_header(names: Sequence[str], name: str = "The file") -> None:
 
 
 def suggest_label(columns: Sequence[str]) -> str:
-    """A column named like a label (:data:`LABEL_NAMES`, any case), else the
+    """A column named like a label (``LABEL_NAMES``, any case), else the
     last column.
 
     Examples
@@ -394,7 +394,7 @@ def read_table(
         or an open file (at most ``max_bytes`` + 1 bytes are read).
     label : str, optional
         The label column; refused, naming the columns, when absent. Default:
-        guessed from the names (:data:`LABEL_NAMES`), else the last column.
+        guessed from the names (``LABEL_NAMES``), else the last column.
     features_only : bool
         Read a table of feature columns only (to predict): no label is
         chosen and one column is enough.
@@ -402,7 +402,7 @@ def read_table(
         How messages name the file (default ``"The file '<file name>'"``).
     max_bytes : int, optional
         Largest accepted size after decompression (default:
-        :func:`~budgetdag_core.tables.max_table_bytes`, 100 MB unless
+        ``budgetdag_core.tables.max_table_bytes``, 100 MB unless
         ``BUDGETDAG_MAX_TABLE_MB`` says otherwise).
 
     Returns
