@@ -163,6 +163,79 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return {"loss": self._row_loss(pred, y)}
 
     # ---------------------------------------------------------------- fitting
+    def check_params(self) -> BudgetDAGBase:
+        """Check the parameters as :meth:`fit` does (``ValueError`` or
+        ``TypeError`` naming the first bad one) and return the estimator.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        return self
+
+    def builds_sparse_dag(self, spec: SensorSpec) -> bool:
+        """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
+        an any-subset bank (``dag="sparse"`` or ``"chain"``, or ``"auto"``
+        beyond 12 sensors without ``n_subsets``) rather than the full DAG or
+        the DAG over Alg. 2's subsets.
+
+        Parameters
+        ----------
+        spec : SensorSpec
+
+        Returns
+        -------
+        bool
+        """
+        return self._sparse_dag(spec)
+
+    def build_dag(
+        self,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        *,
+        costs: np.ndarray | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The DAG a fit builds before its bank: every subset, or with
+        ``n_subsets`` the unions of Alg. 2's subsets (selected here).
+
+        Parameters
+        ----------
+        spec, Xv, y_fit :
+            As :meth:`check_fit_data` gives them.
+        costs : ndarray (n_samples, n_sensors), optional
+            Example-dependent costs.
+        progress : callable, optional
+
+        Returns
+        -------
+        dag : SensorDAG
+        selection : SubsetSelection or None
+        """
+        if self._sparse_dag(spec):
+            raise ValueError(
+                "This estimator builds its DAGs on its any-subset bank "
+                "(builds_sparse_dag): fit_bank builds them."
+            )
+        return self._build_dag(spec, Xv, y_fit, costs, progress)
+
+    def new_bank(self, dag: SensorDAG | None = None) -> Any:
+        """The unfitted bank a fit would fit for ``dag`` (its kind may depend
+        on the number of states).
+
+        Parameters
+        ----------
+        dag : SensorDAG, optional
+
+        Returns
+        -------
+        bank
+        """
+        return self._new_bank(dag)
+
     @property
     def _seed(self) -> int | None:
         """``random_state`` as the one int seed every part of a fit uses

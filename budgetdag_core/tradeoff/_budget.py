@@ -18,6 +18,7 @@ from sklearn.model_selection import train_test_split
 
 from .._progress import Progress
 from ..estimator import BudgetDAGClassifier
+from ..validation import int_seed
 from ._sweep import (
     check_fit_data,
     fit_point,
@@ -246,7 +247,7 @@ class _ScaleSearch:
             np.arange(len(y)),
             test_size=validation_fraction,
             stratify=y,
-            random_state=template._seed,
+            random_state=int_seed(template.random_state),
         )
         X_fit, y_fit = X.iloc[fit_rows], y[fit_rows]
         data = check_fit_data(template, X_fit, y_fit, _take(fit_rows, sample_costs))

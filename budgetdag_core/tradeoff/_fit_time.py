@@ -406,15 +406,14 @@ def probe_fit(
         scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
         if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
             return None
-    model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)
-    model._validate_params()
+    model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     start = time.perf_counter()
     spec, Xv, y_fit, _ = model.check_fit_data(X, y)
-    if model._sparse_dag(spec):
+    if model.builds_sparse_dag(spec):
         return None
-    dag, _ = model._build_dag(spec, Xv, y_fit, None, None)
+    dag, _ = model.build_dag(spec, Xv, y_fit)
     select_seconds = time.perf_counter() - start if params.get("n_subsets") else 0.0
-    bank = model._new_bank(dag)
+    bank = model.new_bank(dag)
     if not isinstance(bank, MaskedBank):
         return FitProbe(dag.n_states, select_seconds)
     n_classes = int(y_fit.max()) + 1

@@ -33,7 +33,7 @@ def make_template(
         template = BudgetDAGClassifier(spec_or_model, **params)
     if n_jobs is not None:
         template.set_params(n_jobs=n_jobs)
-    template._validate_params()
+    template.check_params()
     return template
 
 

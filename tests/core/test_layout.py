@@ -199,3 +199,52 @@ def test_the_app_has_no_dataset_type_of_its_own():
             if {"train", "test"} <= fields or re.search("Dataset|Demo", node.name):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not found, found
+
+
+#: Private attributes of other libraries that the package reads on purpose
+#: (numba's cache index in ``_compiled``, scikit-learn's parameter names).
+FOREIGN_PRIVATE = {
+    "_cache",
+    "_index_key",
+    "_cache_file",
+    "_load_index",
+    "_get_param_names",
+}
+
+
+def _own_names(tree: ast.AST) -> set[str]:
+    """Names a module defines: functions, methods, classes and attributes it
+    assigns (``x._name = ...`` included)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_private_calls_across_modules(module):
+    """A module reads another object's private attribute only when the
+    attribute is its own (defined in that module) or through ``self``,
+    ``cls`` or ``super()``: the fit's steps are public methods, so the
+    tradeoff, the CLI and the app call those, never an estimator's
+    internals."""
+    tree = ast.parse(MODULES[module].read_text())
+    own = _own_names(tree)
+    bad = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not _private(node.attr):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+            continue
+        if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "super":
+            continue
+        if node.attr in own or node.attr in FOREIGN_PRIVATE:
+            continue
+        bad.append(f"line {node.lineno}: {ast.unparse(node)}")
+    assert not bad, bad
