@@ -16,7 +16,7 @@ import networkx as nx
 import numpy as np
 
 from ._integrity import check_int, fail
-from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
+from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS, check_index
 
 if TYPE_CHECKING:
     from .sensors import SensorSpec
@@ -123,13 +123,18 @@ class SensorDAG:
 
     def sensors_in(self, state: int) -> list[int]:
         """Real sensor indices held in state number ``state``."""
+        state = check_index("SensorDAG.sensors_in", "state", state, self.n_states)
         return bits_of(self.states[state])
 
     def added_sensors(self, state: int, child: int) -> list[int]:
         """Real sensors bought on the edge ``state -> child``."""
+        state = check_index("SensorDAG.added_sensors", "state", state, self.n_states)
+        child = check_index("SensorDAG.added_sensors", "child", child, self.n_states)
         return bits_of(self.states[child] & ~self.states[state])
 
     def state_names(self, state: int) -> tuple[str, ...]:
+        """Names of the sensors held in state number ``state``."""
+        state = check_index("SensorDAG.state_names", "state", state, self.n_states)
         return tuple(self.sensor_names[i] for i in self.sensors_in(state))
 
     def layers(self) -> list[list[int]]:

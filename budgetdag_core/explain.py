@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .graph_reduce import STOP
-from .validation import check_features, check_labels
+from .validation import check_features, check_index, check_labels
 
 
 @dataclass
@@ -192,6 +192,7 @@ def action_names(model: Any, state: int) -> list[str]:
     ['stop', 'acquire cheap_a', 'acquire cheap_b', 'acquire precise']
     """
     dag = model.sensor_dag_
+    state = check_index("action_names", "state", state, len(model.policies_))
     names = ["stop"]
     for _, child in model.policies_[state].children:
         added = [dag.sensor_names[m] for m in dag.added_sensors(state, child)]

@@ -30,6 +30,7 @@ from ..validation import (
     as_frame,
     as_spec,
     check_features,
+    check_index,
     check_sample_costs,
 )
 from ._inputs import PolicyInputs
@@ -145,6 +146,7 @@ class PolicyRoutingMixin:
     def inputs_at(self, Z: np.ndarray, state: int) -> np.ndarray:
         """Policy inputs at ``state`` for rows whose state columns are ``Z``
         (other columns are never read: they are not acquired there)."""
+        state = check_index("inputs_at", "state", state, len(self.policies_))
         Z = np.asarray(Z, dtype=float).reshape(len(Z), -1)
         Xv = np.zeros((len(Z), len(self.spec_.columns)))
         Xv[:, self.state_columns_[state]] = Z
@@ -183,6 +185,7 @@ class PolicyRoutingMixin:
         actions : ndarray of int
             Same length as ``rows``.
         """
+        state = check_index("node_actions", "state", state, len(self.policies_))
         Xv = self._features(X)
         routing = self._route(Xv)
         rows = np.flatnonzero((routing.path == state).any(axis=1))
