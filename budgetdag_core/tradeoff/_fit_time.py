@@ -12,9 +12,11 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 from joblib import effective_n_jobs
+from sklearn.utils._param_validation import StrOptions
 
 from .._compiled import kernels_loaded as _kernels_loaded
 from .._compiled import kernels_ready as _kernels_ready
@@ -24,6 +26,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
+from ..validation import check_params, count, real
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
@@ -125,6 +128,24 @@ def _modelled_bank_seconds(
     return cv * per_fit
 
 
+#: What :func:`estimate_fit_seconds` accepts (scikit-learn's vocabulary).
+ESTIMATE_CONSTRAINTS: dict[str, list] = {
+    "n_rows": [count(1)],
+    "n_states": [count(1)],
+    "n_classes": [count(2)],
+    "kind": [StrOptions({"auto", "hgb", "masked", "per_subset"})],
+    "cv": [count(2)],
+    "n_jobs": [Integral],
+    "masks_per_row": [count(1)],
+    "n_columns": [count(1), None],
+    "kernels_ready": ["boolean", None],
+    "n_cores": [count(1), None],
+    "first_fit": ["boolean", None],
+    "fold_seconds": [real(0.0), None],
+    "fits": [count(1), None],
+}
+
+
 def estimate_fit_seconds(
     n_rows: int,
     n_states: int,
@@ -193,18 +214,25 @@ def estimate_fit_seconds(
     ...                            first_fit=False))
     9
     """
-    for name, value in (("n_rows", n_rows), ("n_states", n_states)):
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1; got {value}.")
-    if n_classes < 2:
-        raise ValueError(f"n_classes must be at least 2; got {n_classes}.")
+    check_params(
+        "estimate_fit_seconds",
+        ESTIMATE_CONSTRAINTS,
+        n_rows=n_rows,
+        n_states=n_states,
+        n_classes=n_classes,
+        kind=kind,
+        cv=cv,
+        n_jobs=n_jobs,
+        masks_per_row=masks_per_row,
+        n_columns=n_columns,
+        kernels_ready=kernels_ready,
+        n_cores=n_cores,
+        first_fit=first_fit,
+        fold_seconds=fold_seconds,
+        fits=fits,
+    )
     if kind == "auto":
         kind = "masked" if n_states >= AUTO_MASKED_MIN_STATES else "hgb"
-    if kind not in ("hgb", "masked", "per_subset"):
-        raise ValueError(
-            f"Unknown bank kind {kind!r}; choose from "
-            "['auto', 'hgb', 'masked', 'per_subset']."
-        )
     trees = 1 if n_classes == 2 else n_classes
     if kind == "masked" and fold_seconds is not None:
         bank = MASKED_SCORING_SHARE * (cv if fits is None else fits) * fold_seconds
@@ -401,6 +429,17 @@ def probe_fit(
     from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
     from ..validation import as_spec
 
+    check_params(
+        "probe_fit",
+        {
+            "max_seconds": [real(0.0), None],
+            "fold_max_seconds": [real(0.0)],
+            "n_jobs": [Integral, None],
+        },
+        max_seconds=max_seconds,
+        fold_max_seconds=fold_max_seconds,
+        n_jobs=n_jobs,
+    )
     spec = as_spec(sensors)
     if max_seconds is not None and params.get("n_subsets"):
         scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
@@ -534,9 +573,12 @@ def estimate_fit_seconds_for(
     """
     import pandas as pd
 
+    from ..estimator import BudgetDAGClassifier
     from ..validation import as_spec
 
     spec = as_spec(sensors)
+    # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
+    BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)._validate_params()
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),

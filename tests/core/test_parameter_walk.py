@@ -111,7 +111,7 @@ def numeric_parameters() -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------ tiny data
-DEMO = toy_dataset(40, 20, random_state=0)
+DEMO = toy_dataset(80, 20, random_state=0)
 X, Y, SPEC = DEMO.X_train, DEMO.y_train, DEMO.spec
 XV = X[list(SPEC.columns)].to_numpy(float)
 DAG = SensorDAG(list(SPEC.names))
@@ -122,7 +122,7 @@ COSTS = np.array([SPEC.costs[name] for name in SPEC.names])
 @pytest.fixture(scope="module")
 def fitted() -> dict[str, Any]:
     """A fitted classifier, regressor, loss-table policy and trade-off curve."""
-    model = BudgetDAGClassifier(SPEC, cv=2, cost_scale=0.0, random_state=0).fit(X, Y)
+    model = BudgetDAGClassifier(SPEC, cv=2, cost_scale=0.03, random_state=0).fit(X, Y)
     regressor = BudgetDAGRegressor(SPEC, cv=2, regressor="ridge", random_state=0)
     losses = np.tile([1.0, 0.5, 0.5, 0.3, 0.2, 0.2, 0.1, 0.0], (len(X), 1))
     curve = bd.tradeoff_curve(X, Y, SPEC, n_points=2, cv=2, random_state=0)
