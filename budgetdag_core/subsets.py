@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from ._progress import Progress
 from .sensors import SensorSpec
+from .validation import MAX_CV, MAX_N_SUBSETS, check_params, count, real
 
 _TOL = 1e-9
 
@@ -520,7 +522,8 @@ def select_subsets(
         Labels (classification) or targets (regression).
     spec : SensorSpec
     n_subsets : int
-        t, the number of subsets (the DAG gets at most 2^t states).
+        t, the number of subsets (the DAG gets at most 2^t states), at most
+        ``MAX_N_SUBSETS`` (16).
     subset_budget : float, optional
         Budget on the greedy subsets' total size ``Σ_j |σ_j|`` (the paper's B/δ).
         With unequal costs it counts "average sensors": Σ_j cost(σj) may not
@@ -558,7 +561,7 @@ def select_subsets(
     max_rows : int or None, default=20000
         Score on a (stratified) subsample of at most this many rows.
     cv : int, default=3
-        Folds of the out-of-fold rewards.
+        Folds of the out-of-fold rewards (2 to ``MAX_CV``, 20).
     random_state : int or None
         Seeds the subsample and the folds.
     n_jobs : int or None
@@ -582,6 +585,23 @@ def select_subsets(
     >>> select_subsets(X, y, spec, n_subsets=2, subset_budget=3, random_state=0).subsets
     [('a',), ('b',)]
     """
+    check_params(
+        "select_subsets",
+        {
+            "n_subsets": [count(1, MAX_N_SUBSETS)],
+            "subset_budget": [real(0.0, None, closed="neither"), None],
+            "max_rows": [count(1), None],
+            "cv": [count(2, MAX_CV)],
+            "random_state": ["random_state"],
+            "n_jobs": [Integral, None],
+        },
+        n_subsets=n_subsets,
+        subset_budget=subset_budget,
+        max_rows=max_rows,
+        cv=cv,
+        random_state=random_state,
+        n_jobs=n_jobs,
+    )
     n_subsets = _check_options(task, strategy, reward, n_subsets)
     Xv, y = _checked_data(X, y, spec)
     costs, budget = _checked_budget(spec, costs, subset_budget)
