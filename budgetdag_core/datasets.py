@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .sensors import SensorSpec
-from .validation import check_params, count, real
+from .validation import check_params, int_in, real_in
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,9 +166,9 @@ def toy_dataset(
     check_params(
         "toy_dataset",
         {
-            "n_train": [count(10, MAX_GENERATED_ROWS)],
-            "n_test": [count(1, MAX_GENERATED_ROWS)],
-            "random_state": [count(0)],
+            "n_train": [int_in(10, MAX_GENERATED_ROWS)],
+            "n_test": [int_in(1, MAX_GENERATED_ROWS)],
+            "random_state": [int_in(0)],
         },
         n_train=n_train,
         n_test=n_test,
@@ -221,8 +221,8 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     check_params(
         "load_demo",
         {
-            "test_fraction": [real(0.0, 1.0, closed="neither")],
-            "random_state": [count(0)],
+            "test_fraction": [real_in(0.0, 1.0, closed="neither")],
+            "random_state": [int_in(0)],
         },
         test_fraction=test_fraction,
         random_state=random_state,

@@ -21,7 +21,7 @@ from ._progress import Progress
 from ._threads import single_threaded
 from .dag import SensorDAG
 from .reductions import CostRegression, FilterTree
-from .validation import check_params, real
+from .validation import check_params, real_in
 
 STOP = 0  # action index of stop-and-classify at every node
 
@@ -286,7 +286,7 @@ def graph_reduce(
     """
     check_params(
         "graph_reduce",
-        {"cost_scale": [real(0.0)], "n_jobs": [Integral, None]},
+        {"cost_scale": [real_in(0.0)], "n_jobs": [Integral, None]},
         cost_scale=cost_scale,
         n_jobs=n_jobs,
     )

@@ -42,7 +42,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from ._progress import Progress
 from .sensors import SensorSpec
-from .validation import MAX_CV, MAX_N_SUBSETS, check_params, count, real
+from .validation import MAX_CV, MAX_N_SUBSETS, check_params, int_in, real_in
 
 _TOL = 1e-9
 
@@ -588,10 +588,10 @@ def select_subsets(
     check_params(
         "select_subsets",
         {
-            "n_subsets": [count(1, MAX_N_SUBSETS)],
-            "subset_budget": [real(0.0, None, closed="neither"), None],
-            "max_rows": [count(1), None],
-            "cv": [count(2, MAX_CV)],
+            "n_subsets": [int_in(1, MAX_N_SUBSETS)],
+            "subset_budget": [real_in(0.0, None, closed="neither"), None],
+            "max_rows": [int_in(1), None],
+            "cv": [int_in(2, MAX_CV)],
             "random_state": ["random_state"],
             "n_jobs": [Integral, None],
         },

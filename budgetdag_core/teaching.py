@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .explain import action_names
-from .validation import check_params, count
+from .validation import check_params, int_in
 
 
 @dataclass
@@ -155,7 +155,7 @@ def graph_reduce_steps(
     """
     check_params(
         "graph_reduce_steps",
-        {"rows": [count(1), "array-like"], "random_state": [count(0), None]},
+        {"rows": [int_in(1), "array-like"], "random_state": [int_in(0), None]},
         rows=rows,
         random_state=random_state,
     )

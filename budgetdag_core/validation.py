@@ -37,7 +37,7 @@ def check_params(caller: str, constraints: Mapping[str, list], **values: Any) ->
 
     ``constraints`` maps a parameter name to its accepted values in
     scikit-learn's vocabulary (``Interval``, ``StrOptions``, types, None),
-    e.g. :func:`count` and :func:`real`; an ``Interval`` refuses NaN,
+    e.g. :func:`int_in` and :func:`real_in`; an ``Interval`` refuses NaN,
     infinities (when unbounded) and values of the wrong type.
 
     Raises
@@ -48,7 +48,7 @@ def check_params(caller: str, constraints: Mapping[str, list], **values: Any) ->
 
     Examples
     --------
-    >>> check_params("f", {"n": [count(2, 10)]}, n=11)
+    >>> check_params("f", {"n": [int_in(2, 10)]}, n=11)
     Traceback (most recent call last):
     ...
     sklearn.utils._param_validation.InvalidParameterError: The 'n' parameter of f \
@@ -57,12 +57,12 @@ must be an int in the range [2, 10]. Got 11 instead.
     validate_parameter_constraints(dict(constraints), values, caller_name=caller)
 
 
-def count(low: int = 1, high: int | None = None) -> Interval:
+def int_in(low: int = 1, high: int | None = None) -> Interval:
     """Integers from ``low`` to ``high`` (both included; None: unbounded)."""
     return Interval(Integral, low, high, closed="both" if high is not None else "left")
 
 
-def real(
+def real_in(
     low: float | None = 0.0, high: float | None = None, closed: str = "left"
 ) -> Interval:
     """Finite real numbers between ``low`` and ``high`` (None: unbounded);

@@ -24,7 +24,7 @@ from .._progress import Progress
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ..decisions import decide, matrix_loss
-from ..validation import MAX_CV, check_index, check_params, count, int_seed
+from ..validation import MAX_CV, check_index, check_params, int_in, int_seed
 from ._calibration import (
     apply_temperature,
     apply_temperatures,
@@ -113,10 +113,10 @@ def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> It
 #: and ``fit``'s ``n_classes``. ``cv`` is at most :data:`MAX_CV`: each
 #: state's model is fitted once per fold.
 BANK_CONSTRAINTS: dict[str, list] = {
-    "cv": [count(2, MAX_CV)],
+    "cv": [int_in(2, MAX_CV)],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
-    "n_classes": [count(2)],
+    "n_classes": [int_in(2)],
 }
 
 

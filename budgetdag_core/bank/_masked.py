@@ -22,7 +22,7 @@ from sklearn.utils.parallel import delayed
 from .._integrity import check_array, check_indices, check_int, fail
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
-from ..validation import count, int_seed
+from ..validation import int_in, int_seed
 from ._base import (
     BANK_CONSTRAINTS,
     BaseBank,
@@ -51,7 +51,7 @@ MAX_MASKS_PER_ROW = 1024
 #: What a masked bank checks before fitting (see ``BANK_CONSTRAINTS``).
 MASKED_CONSTRAINTS = {
     **BANK_CONSTRAINTS,
-    "masks_per_row": [count(1, MAX_MASKS_PER_ROW)],
+    "masks_per_row": [int_in(1, MAX_MASKS_PER_ROW)],
 }
 
 
@@ -311,7 +311,7 @@ class MaskedBank(BaseBank):
         check_bank_settings(
             self,
             "MaskedBank.mask_pairs",
-            {**MASKED_CONSTRAINTS, "n_rows": [count(1)]},
+            {**MASKED_CONSTRAINTS, "n_rows": [int_in(1)]},
             n_rows=n_rows,
         )
         states = np.arange(1, dag.n_states)

@@ -16,7 +16,7 @@ import sklearn
 
 from .._bounded_io import read_regular_file
 from .._version import __version__
-from ..validation import check_params, count
+from ..validation import check_params, int_in
 from ._compat import current_module, upgrade_model
 from ._integrity import check_model_integrity
 from ._skops_checks import MAX_UNPACKED_BYTES, check_skops_archive
@@ -594,6 +594,6 @@ def _check_unpacked_limit(caller: str, max_unpacked_bytes: Any) -> None:
     number too, see ``check_skops_archive``.)"""
     check_params(
         caller,
-        {"max_unpacked_bytes": [count(1)]},
+        {"max_unpacked_bytes": [int_in(1)]},
         max_unpacked_bytes=max_unpacked_bytes,
     )

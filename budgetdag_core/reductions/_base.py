@@ -11,7 +11,7 @@ from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
 from .._compiled import before_call
 from .._integrity import check_array, check_int, fail
-from ..validation import check_params, count, real
+from ..validation import check_params, int_in, real_in
 
 #: Highest degree of a policy's polynomial feature map: the expansion's width
 #: grows as (inputs ** degree), and ``max_features`` lowers the degree of wide
@@ -22,11 +22,11 @@ MAX_LEARNER_DEGREE = 4
 MAX_LEARNER_ITER = 10_000
 #: The learners' settings in scikit-learn's vocabulary (``_parameter_constraints``).
 LEARNER_CONSTRAINTS: dict[str, list] = {
-    "degree": [count(1, MAX_LEARNER_DEGREE)],
-    "max_features": [count(1)],
-    "C": [real(0.0, None, closed="neither")],
-    "alpha": [real(0.0)],
-    "max_iter": [count(1, MAX_LEARNER_ITER)],
+    "degree": [int_in(1, MAX_LEARNER_DEGREE)],
+    "max_features": [int_in(1)],
+    "C": [real_in(0.0, None, closed="neither")],
+    "alpha": [real_in(0.0)],
+    "max_iter": [int_in(1, MAX_LEARNER_ITER)],
 }
 
 
@@ -249,7 +249,7 @@ def check_fitted_learner(
     map of ``n_inputs`` columns (returns the map's output width)."""
     check_params(
         f"{type(learner).__name__}.check_integrity",
-        {"n_actions": [count(1)], "n_inputs": [count(0)]},
+        {"n_actions": [int_in(1)], "n_inputs": [int_in(0)]},
         n_actions=n_actions,
         n_inputs=n_inputs,
     )

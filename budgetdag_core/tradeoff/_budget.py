@@ -18,7 +18,7 @@ from sklearn.model_selection import train_test_split
 
 from .._progress import Progress
 from ..estimator import BudgetDAGClassifier
-from ..validation import check_params, count, real
+from ..validation import check_params, int_in, real_in
 from ._sweep import (
     check_fit_data,
     fit_point,
@@ -210,10 +210,10 @@ def _check_arguments(
     check_params(
         "fit_for_budget",
         {
-            "target_avg_cost": [real(0.0)],
-            "validation_fraction": [real(0.0, 1.0, closed="neither")],
-            "tolerance": [real(0.0), None],
-            "max_iter": [count(1, MAX_BUDGET_ITER)],
+            "target_avg_cost": [real_in(0.0)],
+            "validation_fraction": [real_in(0.0, 1.0, closed="neither")],
+            "tolerance": [real_in(0.0), None],
+            "max_iter": [int_in(1, MAX_BUDGET_ITER)],
         },
         target_avg_cost=target_avg_cost,
         validation_fraction=validation_fraction,

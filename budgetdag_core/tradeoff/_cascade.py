@@ -32,7 +32,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix, decide
 from ..sensors import SensorSpec
-from ..validation import check_features, check_params, check_sample_costs, count, real
+from ..validation import (
+    check_features,
+    check_params,
+    check_sample_costs,
+    int_in,
+    real_in,
+)
 from ._baselines import FRAME_COLUMNS, StatePredictions, state_predictions
 
 if TYPE_CHECKING:
@@ -232,7 +238,9 @@ class ConfidenceCascade:
         """The cascade at the swept threshold of least out-of-fold error whose
         out-of-fold average cost is <= ``avg_cost``."""
         check_params(
-            "ConfidenceCascade.for_budget", {"avg_cost": [real(0.0)]}, avg_cost=avg_cost
+            "ConfidenceCascade.for_budget",
+            {"avg_cost": [real_in(0.0)]},
+            avg_cost=avg_cost,
         )
         pts = self.train_points
         if pts is None or pts.empty:
@@ -372,7 +380,7 @@ def check_n_thresholds(
 ) -> int:
     """``n_thresholds`` as an int in 2..:data:`MAX_N_THRESHOLDS`, or a
     TypeError/ValueError naming it (``name``, of ``caller``)."""
-    check_params(caller, {name: [count(2, MAX_N_THRESHOLDS)]}, **{name: n_thresholds})
+    check_params(caller, {name: [int_in(2, MAX_N_THRESHOLDS)]}, **{name: n_thresholds})
     return int(n_thresholds)
 
 

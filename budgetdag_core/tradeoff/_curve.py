@@ -27,7 +27,7 @@ from .._progress import Progress
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
-from ..validation import check_index, check_params, count, real
+from ..validation import check_index, check_params, int_in, real_in
 from ._baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from ._budget import BudgetReport, fit_for_budget
 from ._cascade import (
@@ -310,7 +310,7 @@ def dominance_summary(
     ('train', 0.01)
     """
     check_params(
-        "dominance_summary", {"tolerance": [real(0.0, 1.0)]}, tolerance=tolerance
+        "dominance_summary", {"tolerance": [real_in(0.0, 1.0)]}, tolerance=tolerance
     )
     rows = frame[frame["split"] == split]
     dag = rows[rows["method"] == "dag"]
@@ -441,7 +441,7 @@ class TradeoffResult:
         """The model whose cost scale is nearest to ``cost_scale``."""
         check_params(
             "TradeoffResult.model_at",
-            {"cost_scale": [real(0.0)]},
+            {"cost_scale": [real_in(0.0)]},
             cost_scale=cost_scale,
         )
         return self.models[int(np.argmin(np.abs(self.cost_scales - cost_scale)))]
@@ -459,7 +459,7 @@ class TradeoffResult:
         """The index in :attr:`models` of :meth:`model_for_budget`'s model."""
         check_params(
             "TradeoffResult.index_for_budget",
-            {"avg_cost": [real(0.0)]},
+            {"avg_cost": [real_in(0.0)]},
             avg_cost=avg_cost,
         )
         dag = self.dag[self.dag["split"] == split]
@@ -655,8 +655,8 @@ def _check_arguments(
     check_params(
         "tradeoff_curve",
         {
-            "n_points": [count(2, MAX_CURVE_POINTS), None],
-            "tolerance": [real(0.0, 1.0)],
+            "n_points": [int_in(2, MAX_CURVE_POINTS), None],
+            "tolerance": [real_in(0.0, 1.0)],
             "cascade": ["boolean"],
         },
         n_points=n_points,

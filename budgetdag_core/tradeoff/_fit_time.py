@@ -26,7 +26,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
-from ..validation import check_params, count, real
+from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
@@ -130,19 +130,19 @@ def _modelled_bank_seconds(
 
 #: What :func:`estimate_fit_seconds` accepts (scikit-learn's vocabulary).
 ESTIMATE_CONSTRAINTS: dict[str, list] = {
-    "n_rows": [count(1)],
-    "n_states": [count(1)],
-    "n_classes": [count(2)],
+    "n_rows": [int_in(1)],
+    "n_states": [int_in(1)],
+    "n_classes": [int_in(2)],
     "kind": [StrOptions({"auto", "hgb", "masked", "per_subset"})],
-    "cv": [count(2)],
+    "cv": [int_in(2)],
     "n_jobs": [Integral],
-    "masks_per_row": [count(1)],
-    "n_columns": [count(1), None],
+    "masks_per_row": [int_in(1)],
+    "n_columns": [int_in(1), None],
     "kernels_ready": ["boolean", None],
-    "n_cores": [count(1), None],
+    "n_cores": [int_in(1), None],
     "first_fit": ["boolean", None],
-    "fold_seconds": [real(0.0), None],
-    "fits": [count(1), None],
+    "fold_seconds": [real_in(0.0), None],
+    "fits": [int_in(1), None],
 }
 
 
@@ -432,8 +432,8 @@ def probe_fit(
     check_params(
         "probe_fit",
         {
-            "max_seconds": [real(0.0), None],
-            "fold_max_seconds": [real(0.0)],
+            "max_seconds": [real_in(0.0), None],
+            "fold_max_seconds": [real_in(0.0)],
             "n_jobs": [Integral, None],
         },
         max_seconds=max_seconds,
