@@ -156,7 +156,12 @@ class PolicySession:
 
     @staticmethod
     def _checked_value(column: str, value: Any) -> float:
-        """``value`` of ``column`` as a float, or a ``ValueError`` naming it."""
+        """``value`` of ``column`` as a float, or a ``ValueError`` naming it
+        (text such as ``"3"`` is refused rather than guessed at)."""
+        if isinstance(value, str | bytes):
+            raise ValueError(
+                f"values[{column!r}] is the text {str(value)[:40]!r}, not a number."
+            )
         try:
             v = float(value)
         except (TypeError, ValueError):

@@ -302,3 +302,60 @@ def test_numeric_parameters_refuse_bad_values(fitted, kind: str) -> None:
         else:
             accepted.append(f"{qualname}({param}={BAD_VALUES[kind]!r}) accepted")
     assert not accepted, "\n".join(accepted)
+
+
+# --------------------------------------------------- the cases of issue 39
+def test_probe_fit_refuses_negative_and_nan_budgets() -> None:
+    with pytest.raises(ValueError, match="'max_seconds' parameter of probe_fit"):
+        bd.probe_fit(SPEC, X, Y, max_seconds=-1.0)
+    with pytest.raises(ValueError, match="'fold_max_seconds' parameter of probe_fit"):
+        bd.probe_fit(SPEC, X, Y, fold_max_seconds=math.nan)
+
+
+def test_load_demo_refuses_a_test_fraction_above_one() -> None:
+    with pytest.raises(ValueError, match="'test_fraction' parameter of load_demo"):
+        bd.load_demo("pima", test_fraction=1.5)
+
+
+def test_tradeoff_curve_refuses_unbounded_points(fitted) -> None:
+    with pytest.raises(ValueError, match=r"'n_points' parameter .* \[2, 100\]"):
+        bd.tradeoff_curve(X, Y, SPEC, n_points=10**7, bank=fitted["model"].bank_, cv=2)
+    with pytest.raises(ValueError, match="cost_scales holds 101 distinct scales"):
+        bd.tradeoff_curve(X, Y, SPEC, cost_scales=np.linspace(0, 1, 101), cv=2)
+
+
+def test_observe_refuses_columns_of_another_sensor(fitted) -> None:
+    model = fitted["model"]
+    session = model.start()
+    sensor = session.next_sensor()
+    other = next(name for name in SPEC.names if name != sensor)
+    values = {c: 0.5 for c in SPEC.groups[sensor]}
+    foreign = SPEC.groups[other][0]
+    with pytest.raises(ValueError, match=rf"{foreign!r} \(sensor {other!r}'s\)"):
+        session.observe(sensor, {**values, foreign: 1.0})
+    with pytest.raises(ValueError, match=r"'typo' \(not a column of the spec\)"):
+        session.observe(sensor, {**values, "typo": 1.0})
+    assert session.acquired == [] and np.isnan(session.values).all()  # nothing kept
+    session.observe(sensor, values)
+    assert session.acquired == [sensor]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: BudgetDAGClassifier(SPEC, cv=21).fit(X, Y), r"'cv' .* \[2, 20\]"),
+        (lambda: make_bank("hgb", cv=21).fit(XV, Y, DAG, COLUMNS, 2), r"\[2, 20\]"),
+        (lambda: MaskedBank(masks_per_row=10**6).fit(XV, Y, DAG, COLUMNS, 2), "1024"),
+        (lambda: FilterTree(degree=9).fit(XV, np.eye(2)[Y]), r"'degree' .* \[1, 4\]"),
+        (lambda: bd.fit_cascade(None, X, Y, n_thresholds=10**6), r"\[2, 1000\]"),
+        (lambda: toy_dataset(10**7), r"'n_train' .* 1000000\]"),
+        (lambda: bd.select_subsets(X, Y, SPEC, n_subsets=17), r"\[1, 16\]"),
+        (
+            lambda: bd.fit_for_budget(X, Y, SPEC, 1.0, max_iter=10**6),
+            r"'max_iter' .* \[1, 60\]",
+        ),
+    ],
+)
+def test_work_that_grows_with_a_parameter_is_bounded(call, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
