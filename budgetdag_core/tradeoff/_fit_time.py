@@ -16,7 +16,6 @@ from numbers import Integral
 from typing import Any
 
 from joblib import effective_n_jobs
-from sklearn.utils._param_validation import StrOptions
 
 from .._compiled import kernels_loaded as _kernels_loaded
 from .._compiled import kernels_ready as _kernels_ready
@@ -133,7 +132,6 @@ ESTIMATE_CONSTRAINTS: dict[str, list] = {
     "n_rows": [int_in(1)],
     "n_states": [int_in(1)],
     "n_classes": [int_in(2)],
-    "kind": [StrOptions({"auto", "hgb", "masked", "per_subset"})],
     "cv": [int_in(2)],
     "n_jobs": [Integral],
     "masks_per_row": [int_in(1)],
@@ -220,7 +218,6 @@ def estimate_fit_seconds(
         n_rows=n_rows,
         n_states=n_states,
         n_classes=n_classes,
-        kind=kind,
         cv=cv,
         n_jobs=n_jobs,
         masks_per_row=masks_per_row,
@@ -233,6 +230,11 @@ def estimate_fit_seconds(
     )
     if kind == "auto":
         kind = "masked" if n_states >= AUTO_MASKED_MIN_STATES else "hgb"
+    if kind not in ("hgb", "masked", "per_subset"):
+        raise ValueError(
+            f"Unknown bank kind {kind!r}; choose from "
+            "['auto', 'hgb', 'masked', 'per_subset']."
+        )
     trees = 1 if n_classes == 2 else n_classes
     if kind == "masked" and fold_seconds is not None:
         bank = MASKED_SCORING_SHARE * (cv if fits is None else fits) * fold_seconds
