@@ -239,7 +239,7 @@ class ConfidenceCascade:
         out-of-fold average cost is <= ``avg_cost``."""
         check_params(
             "ConfidenceCascade.for_budget",
-            {"avg_cost": [real_in(0.0)]},
+            {"avg_cost": [real_in(None, closed="neither")]},  # below all: said below
             avg_cost=avg_cost,
         )
         pts = self.train_points
@@ -248,8 +248,8 @@ class ConfidenceCascade:
         ok = pts[pts["avg_cost"] <= avg_cost + 1e-12]
         if ok.empty:
             raise ValueError(
-                f"No threshold has an average cost <= {avg_cost} on the training "
-                f"rows; the cheapest costs {pts['avg_cost'].min():.4g}."
+                f"No threshold has an average cost <= avg_cost={avg_cost} on the "
+                f"training rows; the cheapest costs {pts['avg_cost'].min():.4g}."
             )
         best = ok.sort_values(["error", "avg_cost"], kind="stable").iloc[0]
         return self.at(float(best["threshold"]))

@@ -459,7 +459,7 @@ class TradeoffResult:
         """The index in :attr:`models` of :meth:`model_for_budget`'s model."""
         check_params(
             "TradeoffResult.index_for_budget",
-            {"avg_cost": [real_in(0.0)]},
+            {"avg_cost": [real_in(None, closed="neither")]},  # below all: said below
             avg_cost=avg_cost,
         )
         dag = self.dag[self.dag["split"] == split]
@@ -468,8 +468,8 @@ class TradeoffResult:
         ok = dag[dag["avg_cost"] <= avg_cost + 1e-12]
         if ok.empty:
             raise ValueError(
-                f"No model has an average cost <= {avg_cost} on {split!r}; the "
-                f"cheapest costs {dag['avg_cost'].min():.4g}."
+                f"No model has an average cost <= avg_cost={avg_cost} on "
+                f"{split!r}; the cheapest costs {dag['avg_cost'].min():.4g}."
             )
         best = ok.sort_values(["error", "avg_cost"]).index[0]
         return self.model_index(best)
