@@ -247,12 +247,16 @@ def check_fitted_learner(
     """What a fitted learner of this package holds before its own model: its
     number of actions, and either a constant action (returns None) or a feature
     map of ``n_inputs`` columns (returns the map's output width)."""
-    check_params(
-        f"{type(learner).__name__}.check_integrity",
-        {"n_actions": [int_in(1)], "n_inputs": [int_in(0)]},
-        n_actions=n_actions,
-        n_inputs=n_inputs,
-    )
+    # The loaders pass plain ints once per node (thousands in a large model):
+    # those skip the full check, anything else gets it, named.
+    plain = type(n_actions) is int and type(n_inputs) is int
+    if not (plain and n_actions >= 1 and n_inputs >= 0):
+        check_params(
+            f"{type(learner).__name__}.check_integrity",
+            {"n_actions": [int_in(1)], "n_inputs": [int_in(0)]},
+            n_actions=n_actions,
+            n_inputs=n_inputs,
+        )
     if learner.n_actions_ != n_actions:
         raise fail(f"{where}.n_actions_", f"{learner.n_actions_}, expected {n_actions}")
     if learner.constant_ is not None:
