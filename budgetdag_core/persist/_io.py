@@ -536,9 +536,9 @@ def loads_policy_skops(
     >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
     True
     """
+    _check_unpacked_limit("loads_policy_skops", max_unpacked_bytes)
     import skops.io as sio
 
-    _check_unpacked_limit("loads_policy_skops", max_unpacked_bytes)
     check_skops_archive(bytes(data), max_unpacked_bytes)
     data = _skops_current_modules(data)
     found = _skops_types(data)

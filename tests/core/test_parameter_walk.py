@@ -85,7 +85,8 @@ def _public_callables() -> dict[str, Callable]:
             members = [obj.__init__] + [
                 f
                 for m, f in inspect.getmembers(obj)
-                if not m.startswith("_") and (inspect.isfunction(f) or inspect.ismethod(f))
+                if not m.startswith("_")
+                and (inspect.isfunction(f) or inspect.ismethod(f))
             ]
         elif inspect.isfunction(obj):
             members = [obj]
@@ -106,7 +107,9 @@ def numeric_parameters() -> list[tuple[str, str]]:
             continue
         if qualname in RECORDS:
             continue
-        pairs += [(qualname, p.name) for p in signature.parameters.values() if _is_numeric(p)]
+        pairs += [
+            (qualname, p.name) for p in signature.parameters.values() if _is_numeric(p)
+        ]
     return pairs
 
 
@@ -121,7 +124,7 @@ COSTS = np.array([SPEC.costs[name] for name in SPEC.names])
 
 @pytest.fixture(scope="module")
 def fitted() -> dict[str, Any]:
-    """A fitted classifier, regressor, loss-table policy and trade-off curve."""
+    """A fitted classifier, regressor, loss table, trade-off curve and cascade."""
     model = BudgetDAGClassifier(SPEC, cv=2, cost_scale=0.03, random_state=0).fit(X, Y)
     regressor = BudgetDAGRegressor(SPEC, cv=2, regressor="ridge", random_state=0)
     losses = np.tile([1.0, 0.5, 0.5, 0.3, 0.2, 0.2, 0.1, 0.0], (len(X), 1))
@@ -129,7 +132,6 @@ def fitted() -> dict[str, Any]:
     return {
         "model": model,
         "regressor": regressor.fit(X, X["precise"]),
-        "ltp": LossTablePolicy(SPEC).fit(X, losses),
         "losses": losses,
         "curve": curve,
         "cascade": bd.fit_cascade(model, X, Y, n_thresholds=3),
@@ -162,7 +164,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
             XV, Y, DAG, COLUMNS, **kw
         ),
         "BaseBank.predict_proba": lambda kw: model.bank_.predict_proba(XV, **kw),
-        "ConfidenceCascade.__init__": lambda kw: dataclasses.replace(f["cascade"], **kw),
+        "ConfidenceCascade.__init__": lambda kw: dataclasses.replace(
+            f["cascade"], **kw
+        ),
         "ConfidenceCascade.at": lambda kw: f["cascade"].at(**kw),
         "ConfidenceCascade.for_budget": lambda kw: f["cascade"].for_budget(**kw),
         "MaskedBank.__init__": lambda kw: MaskedBank(
@@ -178,13 +182,13 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "CostRegression.__init__": lambda kw: CostRegression(**kw).fit(
             XV, f["losses"][:, :2]
         ),
-        "CostRegression.check_integrity": lambda kw: CostRegression()
-        .fit(XV, f["losses"][:, :2])
-        .check_integrity("learner", **with_defaults({"n_actions": 2, "n_inputs": 3}, kw)),
+        "CostRegression.check_integrity": lambda kw: _check_learner(
+            CostRegression(), f["losses"], kw
+        ),
         "FilterTree.__init__": lambda kw: FilterTree(**kw).fit(XV, f["losses"][:, :2]),
-        "FilterTree.check_integrity": lambda kw: FilterTree()
-        .fit(XV, f["losses"][:, :2])
-        .check_integrity("learner", **with_defaults({"n_actions": 2, "n_inputs": 3}, kw)),
+        "FilterTree.check_integrity": lambda kw: _check_learner(
+            FilterTree(), f["losses"], kw
+        ),
         "LossTablePolicy.__init__": lambda kw: LossTablePolicy(SPEC, **kw).fit(
             X, f["losses"]
         ),
@@ -256,8 +260,16 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "tradeoff_curve": lambda kw: bd.tradeoff_curve(
             X, Y, SPEC, bank=model.bank_, cv=2, random_state=0, **kw
         ),
-        "tradeoff_figure": lambda kw: bd.tradeoff_figure(curve.frame, split="train", **kw),
+        "tradeoff_figure": lambda kw: bd.tradeoff_figure(
+            curve.frame, split="train", **kw
+        ),
     }
+
+
+def _check_learner(learner: Any, losses: np.ndarray, kw: dict[str, Any]) -> None:
+    """``check_integrity`` of ``learner`` fitted on two actions."""
+    learner.fit(XV, losses[:, :2])
+    learner.check_integrity("learner", **{"n_actions": 2, "n_inputs": 3, **kw})
 
 
 def _observe(model: BudgetDAGClassifier, value: Any) -> None:
@@ -329,7 +341,7 @@ def test_observe_refuses_columns_of_another_sensor(fitted) -> None:
     session = model.start()
     sensor = session.next_sensor()
     other = next(name for name in SPEC.names if name != sensor)
-    values = {c: 0.5 for c in SPEC.groups[sensor]}
+    values = dict.fromkeys(SPEC.groups[sensor], 0.5)
     foreign = SPEC.groups[other][0]
     with pytest.raises(ValueError, match=rf"{foreign!r} \(sensor {other!r}'s\)"):
         session.observe(sensor, {**values, foreign: 1.0})
