@@ -8,6 +8,7 @@ bitmasks over the real sensors; inside, everything is integer indices.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -89,7 +90,13 @@ class SensorDAG:
         self.sensor_names = tuple(self.sensor_names)
         if self.units is None:
             self.units = [[i] for i in range(len(self.sensor_names))]
-        self.units = [tuple(sorted({int(i) for i in u})) for u in self.units]
+        self.units = [self._checked_unit(u) for u in self.units]
+        if len(self.units) > MAX_DAG_UNITS:
+            raise ValueError(
+                f"SensorDAG: {len(self.units)} units (sensors, or units=) make up "
+                f"to 2^{len(self.units)} states; at most {MAX_DAG_UNITS} (use "
+                "subsets, as n_subsets does, or a sparse DAG)."
+            )
         self.unit_masks = [mask_of(u) for u in self.units]
         reachable = {0}
         frontier = [0]
@@ -112,6 +119,24 @@ class SensorDAG:
                 if c != s and c not in seen:
                     seen[c] = j
             self.children.append([(j, self.index[c]) for c, j in seen.items()])
+
+    def _checked_unit(self, unit: Sequence[int]) -> tuple[int, ...]:
+        """A unit of ``units`` as sorted distinct sensor indices, or an error
+        naming the bad index."""
+        n = len(self.sensor_names)
+        try:
+            indices = sorted({operator.index(i) for i in unit})
+        except TypeError:
+            raise TypeError(
+                f"SensorDAG: units must hold sensor indices (ints); got {unit!r:.60}."
+            ) from None
+        outside = [i for i in indices if not 0 <= i < n]
+        if outside:
+            raise ValueError(
+                f"SensorDAG: units name sensor index {outside[0]}, outside "
+                f"0..{n - 1} ({n} sensors)."
+            )
+        return tuple(indices)
 
     @property
     def n_states(self) -> int:
