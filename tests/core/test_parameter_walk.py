@@ -123,14 +123,18 @@ COSTS = np.array([SPEC.costs[name] for name in SPEC.names])
 
 
 @pytest.fixture(scope="module")
-def fitted() -> dict[str, Any]:
-    """A fitted classifier, regressor, loss table, trade-off curve and cascade."""
+def fitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A fitted classifier (and its policy file), regressor, loss table,
+    trade-off curve and cascade."""
     model = BudgetDAGClassifier(SPEC, cv=2, cost_scale=0.03, random_state=0).fit(X, Y)
     regressor = BudgetDAGRegressor(SPEC, cv=2, regressor="ridge", random_state=0)
     losses = np.tile([1.0, 0.5, 0.5, 0.3, 0.2, 0.2, 0.1, 0.0], (len(X), 1))
     curve = bd.tradeoff_curve(X, Y, SPEC, n_points=2, cv=2, random_state=0)
+    policy_file = tmp_path_factory.mktemp("walk") / "toy.skops"
     return {
         "model": model,
+        "policy": bd.dumps_policy_skops(model),
+        "policy_file": bd.save_policy_skops(model, policy_file),
         "regressor": regressor.fit(X, X["precise"]),
         "losses": losses,
         "curve": curve,
@@ -142,7 +146,6 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
     """Qualified name -> a call of it on tiny data with ``kw`` replacing the
     valid arguments of the same names."""
     model, curve = f["model"], f["curve"]
-    Z = XV
 
     def with_defaults(defaults: dict[str, Any], kw: dict[str, Any]) -> dict:
         return {**defaults, **kw}
@@ -154,30 +157,44 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "BudgetDAGRegressor.__init__": lambda kw: BudgetDAGRegressor(
             SPEC, **with_defaults({"cv": 2, "regressor": "ridge"}, kw)
         ).fit(X, X["precise"]),
-        "PolicyRoutingMixin.inputs_at": lambda kw: model.inputs_at(Z, **kw),
-        "PolicyRoutingMixin.node_actions": lambda kw: model.node_actions(X, **kw),
-        "BudgetDAGBase.refit_policies": lambda kw: model.refit_policies(X, Y, **kw),
+        "PolicyRoutingMixin.inputs_at": lambda kw: model.inputs_at(
+            XV[:, :0], **with_defaults({"state": 0}, kw)
+        ),
+        "PolicyRoutingMixin.node_actions": lambda kw: model.node_actions(
+            X, **with_defaults({"state": 0}, kw)
+        ),
+        "BudgetDAGBase.refit_policies": lambda kw: model.refit_policies(
+            X, Y, **with_defaults({"cost_scale": 0.1}, kw)
+        ),
         "BaseBank.__init__": lambda kw: make_bank(
             "hgb", **with_defaults({"cv": 2}, kw)
         ).fit(XV, Y, DAG, COLUMNS, 2),
         "ClassifierBank.fit": lambda kw: make_bank("hgb", cv=2).fit(
-            XV, Y, DAG, COLUMNS, **kw
+            XV, Y, DAG, COLUMNS, **with_defaults({"n_classes": 2}, kw)
         ),
-        "BaseBank.predict_proba": lambda kw: model.bank_.predict_proba(XV, **kw),
+        "BaseBank.predict_proba": lambda kw: model.bank_.predict_proba(
+            XV, **with_defaults({"state": 1}, kw)
+        ),
         "ConfidenceCascade.__init__": lambda kw: dataclasses.replace(
             f["cascade"], **kw
         ),
-        "ConfidenceCascade.at": lambda kw: f["cascade"].at(**kw),
-        "ConfidenceCascade.for_budget": lambda kw: f["cascade"].for_budget(**kw),
+        "ConfidenceCascade.at": lambda kw: f["cascade"].at(
+            **with_defaults({"threshold": 0.5}, kw)
+        ),
+        "ConfidenceCascade.for_budget": lambda kw: f["cascade"].for_budget(
+            **with_defaults({"avg_cost": 10.0}, kw)
+        ),
         "MaskedBank.__init__": lambda kw: MaskedBank(
             **with_defaults({"cv": 2}, kw)
         ).fit(XV, Y, DAG, COLUMNS, 2),
-        "MaskedBank.fit": lambda kw: MaskedBank(cv=2).fit(XV, Y, DAG, COLUMNS, **kw),
+        "MaskedBank.fit": lambda kw: MaskedBank(cv=2).fit(
+            XV, Y, DAG, COLUMNS, **with_defaults({"n_classes": 2}, kw)
+        ),
         "MaskedBank.fit_first_fold": lambda kw: MaskedBank(cv=2).fit_first_fold(
-            XV, Y, DAG, COLUMNS, **kw
+            XV, Y, DAG, COLUMNS, **with_defaults({"n_classes": 2}, kw)
         ),
         "MaskedBank.mask_pairs": lambda kw: MaskedBank().mask_pairs(
-            DAG, rng=np.random.default_rng(0), **kw
+            DAG, rng=np.random.default_rng(0), **with_defaults({"n_rows": 10}, kw)
         ),
         "CostRegression.__init__": lambda kw: CostRegression(**kw).fit(
             XV, f["losses"][:, :2]
@@ -192,23 +209,41 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "LossTablePolicy.__init__": lambda kw: LossTablePolicy(SPEC, **kw).fit(
             X, f["losses"]
         ),
-        "PolicySession.observe": lambda kw: _observe(model, kw["values"]),
+        "PolicySession.observe": lambda kw: _observe(
+            model, with_defaults({"values": 0.5}, kw)["values"]
+        ),
         "RegressorBank.__init__": lambda kw: bd.RegressorBank(
             **with_defaults({"cv": 2}, kw)
         ).fit(XV, X["precise"].to_numpy(), DAG, COLUMNS),
-        "RegressorBank.predict": lambda kw: f["regressor"].bank_.predict(XV, **kw),
+        "RegressorBank.predict": lambda kw: f["regressor"].bank_.predict(
+            XV, **with_defaults({"state": 1}, kw)
+        ),
         "SensorDAG.added_sensors": lambda kw: DAG.added_sensors(
             **with_defaults({"state": 0, "child": 1}, kw)
         ),
-        "SensorDAG.sensors_in": lambda kw: DAG.sensors_in(**kw),
-        "SensorDAG.state_names": lambda kw: DAG.state_names(**kw),
+        "SensorDAG.sensors_in": lambda kw: DAG.sensors_in(
+            **with_defaults({"state": 1}, kw)
+        ),
+        "SensorDAG.state_names": lambda kw: DAG.state_names(
+            **with_defaults({"state": 1}, kw)
+        ),
         "SensorSpec.by_prefix": lambda kw: SensorSpec.by_prefix(["a_1", "b_1"], **kw),
         "SensorSpec.per_column": lambda kw: SensorSpec.per_column(["a", "b"], **kw),
-        "TradeoffResult.index_for_budget": lambda kw: curve.index_for_budget(**kw),
-        "TradeoffResult.model_at": lambda kw: curve.model_at(**kw),
-        "TradeoffResult.model_for_budget": lambda kw: curve.model_for_budget(**kw),
-        "TradeoffResult.model_rows": lambda kw: curve.model_rows(**kw),
-        "action_names": lambda kw: bd.action_names(model, **kw),
+        "TradeoffResult.index_for_budget": lambda kw: curve.index_for_budget(
+            **with_defaults({"avg_cost": 10.0}, kw)
+        ),
+        "TradeoffResult.model_at": lambda kw: curve.model_at(
+            **with_defaults({"cost_scale": 0.1}, kw)
+        ),
+        "TradeoffResult.model_for_budget": lambda kw: curve.model_for_budget(
+            **with_defaults({"avg_cost": 10.0}, kw)
+        ),
+        "TradeoffResult.model_rows": lambda kw: curve.model_rows(
+            **with_defaults({"index": 0}, kw)
+        ),
+        "action_names": lambda kw: bd.action_names(
+            model, **with_defaults({"state": 0}, kw)
+        ),
         "cascade_points": lambda kw: bd.cascade_points(model, X, Y, **kw),
         "dag_figure": lambda kw: bd.dag_figure(model, X, Y, **kw),
         "decision_regions_figure": lambda kw: bd.decision_regions_figure(
@@ -238,8 +273,8 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
             XV, f["losses"], DAG, COSTS, COLUMNS, FilterTree(), **kw
         ),
         "load_demo": lambda kw: bd.load_demo("pima", **kw),
-        "load_policy_skops": lambda kw: bd.load_policy_skops("missing.skops", **kw),
-        "loads_policy_skops": lambda kw: bd.loads_policy_skops(b"", **kw),
+        "load_policy_skops": lambda kw: bd.load_policy_skops(f["policy_file"], **kw),
+        "loads_policy_skops": lambda kw: bd.loads_policy_skops(f["policy"], **kw),
         "make_bank": lambda kw: make_bank("hgb", **with_defaults({"cv": 2}, kw)).fit(
             XV, Y, DAG, COLUMNS, 2
         ),
@@ -252,7 +287,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
             SPEC, X, Y, first_fit=False, **kw
         ),
         "probe_fit": lambda kw: bd.probe_fit(SPEC, X, Y, cv=2, **kw),
-        "node_details": lambda kw: bd.node_details(model, X, Y, **kw),
+        "node_details": lambda kw: bd.node_details(
+            model, X, Y, **with_defaults({"state": 0}, kw)
+        ),
         "select_subsets": lambda kw: bd.select_subsets(
             X, Y, SPEC, **with_defaults({"n_subsets": 2, "cv": 2}, kw)
         ),
@@ -283,6 +320,13 @@ def _observe(model: BudgetDAGClassifier, value: Any) -> None:
 def test_every_numeric_parameter_has_a_call(fitted) -> None:
     missing = {name for name, _ in numeric_parameters()} - set(_calls(fitted))
     assert not missing, f"add a call to _calls for {sorted(missing)}"
+
+
+def test_every_call_runs_with_valid_arguments(fitted) -> None:
+    """The calls are valid but for the value tried: a refusal is the value's."""
+    calls = _calls(fitted)
+    for qualname in sorted({name for name, _ in numeric_parameters()}):
+        calls[qualname]({})
 
 
 def test_the_walk_finds_the_known_cases() -> None:
