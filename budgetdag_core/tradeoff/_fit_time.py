@@ -590,7 +590,8 @@ def estimate_fit_seconds_for(
     if probe is not None:
         selected = (probe.n_states, probe.select_seconds)
     if selected is not None:
-        n_states, selecting = min(n_states, int(selected[0])), float(selected[1])
+        states, seconds = _checked_selected(selected)
+        n_states, selecting = min(n_states, states), seconds
     timed = probe is not None and probe.fold_seconds is not None
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
@@ -607,3 +608,19 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed else None,
     )
+
+
+def _checked_selected(selected: Any) -> tuple[int, float]:
+    """``estimate_fit_seconds_for``'s ``selected`` (states, seconds), checked."""
+    try:
+        states, seconds = selected
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"selected must be a pair (states, seconds); got {selected!r:.60}."
+        ) from None
+    check_params(
+        "estimate_fit_seconds_for",
+        {"selected[0]": [int_in(1)], "selected[1]": [real_in(0.0)]},
+        **{"selected[0]": states, "selected[1]": seconds},
+    )
+    return int(states), float(seconds)
