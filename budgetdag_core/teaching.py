@@ -165,12 +165,11 @@ def graph_reduce_steps(
         rng = np.random.default_rng(random_state)
         picked_rows = np.sort(rng.choice(n, size=min(int(rows), n), replace=False))
     else:
-        try:
-            picked_rows = np.asarray(rows, dtype=int).reshape(-1)
-        except (TypeError, ValueError):
+        picked_rows = np.asarray(rows).reshape(-1)
+        if picked_rows.dtype.kind not in "iu":  # 1.5 or "3" is no position
             raise ValueError(
-                f"rows must be a count or a list of row positions; got {rows!r}."
-            ) from None
+                f"rows must be a count or a list of row positions; got {rows!r:.60}."
+            )
         bad = picked_rows[(picked_rows < 0) | (picked_rows >= n)]
         if bad.size:
             raise ValueError(f"Row position {int(bad[0])} is outside 0..{n - 1}.")
