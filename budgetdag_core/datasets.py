@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .sensors import SensorSpec
+from .validation import check_params, int_in, real_in
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -224,6 +225,10 @@ DEMOS = {
     "the context is worthless alone but tells a planner where to look.",
 }
 
+#: Most rows of a split of a generated demo (``n_train``, ``n_test``): the
+#: table is built in memory (a few float64 columns: tens of MB at this size).
+MAX_GENERATED_ROWS = 1_000_000
+
 TOY_NOISE = {"cheap_a": 0.8, "cheap_b": 0.8, "precise": 0.1}
 TOY_COSTS = {"cheap_a": 1.0, "cheap_b": 1.0, "precise": 4.0}
 
@@ -242,9 +247,10 @@ def toy_dataset(
     Parameters
     ----------
     n_train, n_test : int
-        Rows of each split.
+        Rows of each split (``n_train`` at least 10, ``n_test`` at least 1,
+        each at most :data:`MAX_GENERATED_ROWS`).
     random_state : int
-        Seed; the same seed gives the same rows.
+        Seed (>= 0); the same seed gives the same rows.
 
     Returns
     -------
@@ -257,10 +263,17 @@ def toy_dataset(
     >>> demo.X_train.shape, demo.spec.names
     ((100, 3), ('cheap_a', 'cheap_b', 'precise'))
     """
-    if n_train < 10 or n_test < 1:
-        raise ValueError(
-            f"toy_dataset needs n_train >= 10 and n_test >= 1; got {n_train}, {n_test}."
-        )
+    check_params(
+        "toy_dataset",
+        {
+            "n_train": [int_in(10, MAX_GENERATED_ROWS)],
+            "n_test": [int_in(1, MAX_GENERATED_ROWS)],
+            "random_state": [int_in(0)],
+        },
+        n_train=n_train,
+        n_test=n_test,
+        random_state=random_state,
+    )
     rng = np.random.default_rng(random_state)
     n = n_train + n_test
     u = rng.normal(size=n)
@@ -294,7 +307,8 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     landsat and letter come with their standard train/test files; pima and spam
     (Spambase: 57 one-column sensors of cost 1, rows ordered by class in the
     file) are split at random, stratified by the label, with ``test_fraction``
-    of the rows in the test part and ``random_state`` as the seed; toy and
+    (strictly between 0 and 1) of the rows in the test part and
+    ``random_state`` (>= 0) as the seed; toy and
     cube_nm are generated (:func:`toy_dataset`, ``cube_nm_dataset()`` with its
     defaults and ``random_state`` as the seed).
 
@@ -304,6 +318,15 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     >>> demo.X_train.shape, demo.X_test.shape, demo.spec.n_sensors
     ((3450, 57), (1151, 57), 57)
     """
+    check_params(
+        "load_demo",
+        {
+            "test_fraction": [real_in(0.0, 1.0, closed="neither")],
+            "random_state": [int_in(0)],
+        },
+        test_fraction=test_fraction,
+        random_state=random_state,
+    )
     if name == "toy":
         return toy_dataset(random_state=random_state)
     if name == "cube_nm":

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .graph_reduce import STOP
-from .validation import check_features, check_labels
+from .validation import check_features, check_index, check_labels
 
 
 @dataclass
@@ -280,6 +280,7 @@ def action_names(model: Any, state: int, *, short: bool = False) -> list[str]:
     """
     state = _state_index(model, state)
     dag = model.sensor_dag_
+    state = check_index("action_names", "state", state, len(model.policies_))
     names = ["stop"]
     for unit, child in model.policies_[state].children:
         if short and _over_subsets(model):

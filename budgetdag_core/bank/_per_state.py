@@ -36,10 +36,11 @@ from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
-from ..validation import int_seed
+from ..validation import check_index, int_seed
 from ._base import (
     BaseBank,
     Progress,
+    check_bank_settings,
     check_serve,
     fold_average,
     parallel_fits,
@@ -329,6 +330,7 @@ class ClassifierBank(BaseBank):
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
         """
+        check_bank_settings(self, "ClassifierBank.fit", n_classes=n_classes)
         check_serve(self.serve)
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
@@ -539,6 +541,7 @@ class RegressorBank:
         progress: Progress | None = None,
     ) -> RegressorBank:
         """Fit out-of-fold and full-data regressors for every state of ``dag``."""
+        check_bank_settings(self, "RegressorBank.fit")
         template = self.template()
         y = np.asarray(y, dtype=float)
         self.state_columns_ = dag.state_columns(sensor_columns)
@@ -596,6 +599,7 @@ class RegressorBank:
 
     def predict(self, X: np.ndarray, state: int) -> np.ndarray:
         """Predictions of the full-data regressor of ``state``."""
+        state = check_index("RegressorBank.predict", "state", state, self.n_states)
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         return _predict(self.models_[state], Xs)

@@ -24,10 +24,17 @@ from .._integrity import check_array, fail
 from .._threads import single_threaded
 from ..dag_strategy import STRATEGIES
 from ..validation import int_seed
-from ._base import Progress, parallel_fits, refit_template
+from ._base import Progress, check_bank_settings, parallel_fits, refit_template
 from ._calibration import apply_temperature, fit_temperature
 from ._lgbm_trees import LightGBMTrees
-from ._masked import MAX_STACK_ROWS, MaskedBank, fit_fold, masked_proba, stack_masked
+from ._masked import (
+    MASKED_CONSTRAINTS,
+    MAX_STACK_ROWS,
+    MaskedBank,
+    fit_fold,
+    masked_proba,
+    stack_masked,
+)
 
 #: Upper edges of the subset-size bins (fractions of the sensors) that share a
 #: temperature.
@@ -119,6 +126,9 @@ class SparseMaskedBank(MaskedBank):
     ) -> SparseMaskedBank:
         """Fit the fold models (and with ``serve="refit"`` one more on all rows)
         on random subsets of each row's sensors."""
+        check_bank_settings(
+            self, "SparseMaskedBank.fit", MASKED_CONSTRAINTS, n_classes=n_classes
+        )
         template = self.template()
         self._check_template(template)
         n, M = len(X), len(sensor_columns)

@@ -34,6 +34,7 @@ from ..sparse_dag import (
 )
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import (
+    MAX_CV,
     MAX_FULL_DAG_SENSORS,
     MAX_N_SUBSETS,
     as_spec,
@@ -59,7 +60,7 @@ COMMON_CONSTRAINTS: dict = {
         HasMethods(["fit", "predict"]),
     ],
     "policy_degree": [Interval(Integral, 1, 3, closed="both"), None],
-    "cv": [Interval(Integral, 2, None, closed="left")],
+    "cv": [Interval(Integral, 2, MAX_CV, closed="both")],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
     "max_policy_features": [Interval(Integral, 1, None, closed="left")],

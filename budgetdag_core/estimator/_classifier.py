@@ -86,7 +86,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
         inputs (the paper), 1 with the classifier's probabilities.
     cv : int, default=5
-        Stratified folds of the out-of-fold losses.
+        Stratified folds of the out-of-fold losses, 2 to ``MAX_CV`` (20): each
+        state's classifier is fitted once per fold.
     random_state : int or None
         Seeds the fold split.
     n_jobs : int or None
@@ -103,10 +104,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     n_subsets : int or None, default=None
         With many sensors: build the DAG over the unions of ``n_subsets``
         sensor subsets chosen by greedy Alg. 2 (see
-        :func:`~budgetdag_core.select_subsets`), at most 2^n_subsets states,
-        instead of the full DAG (limited to 12 sensors). Each subset acts as one
-        "super-sensor"; its edge cost is the cost of the sensors it adds that
-        are not yet acquired. ``trace`` still lists real sensors.
+        :func:`~budgetdag_core.select_subsets`), at most 2^n_subsets states
+        (``n_subsets`` at most ``MAX_N_SUBSETS``, 16), instead of the full DAG
+        (limited to 12 sensors). Each subset acts as one "super-sensor"; its
+        edge cost is the cost of the sensors it adds that are not yet
+        acquired. ``trace`` still lists real sensors.
     subset_budget : float or None, default=None
         Budget ``Σ_j |σ_j|`` of the greedy subsets (the paper's B/δ; with unequal
         costs, in units of the mean sensor cost). Default: the number of
@@ -183,7 +185,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         data (:attr:`strategy_`, :attr:`strategy_choice_`; see
         ``budgetdag_core.dag_strategy``), else ``"full"``.
     max_states : int, default=1000
-        Most states a sparse DAG grows.
+        Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
+        each state gets a policy and its bank's probabilities.
 
     Attributes
     ----------

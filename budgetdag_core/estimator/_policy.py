@@ -30,6 +30,7 @@ from ..validation import (
     as_frame,
     as_spec,
     check_features,
+    check_index,
     check_sample_costs,
 )
 from ._inputs import PolicyInputs
@@ -172,6 +173,7 @@ class PolicyRoutingMixin:
         >>> model.inputs_at(Z, state).shape[0]
         20
         """
+        state = check_index("inputs_at", "state", state, len(self.policies_))
         Z = np.asarray(Z, dtype=float).reshape(len(Z), -1)
         Xv = np.zeros((len(Z), len(self.spec_.columns)))
         Xv[:, self.state_columns_[state]] = Z
@@ -244,6 +246,7 @@ class PolicyRoutingMixin:
         >>> len(rows), sorted(set(actions.tolist()))  # all start at the root
         (20, [1])
         """
+        state = check_index("node_actions", "state", state, len(self.policies_))
         Xv = self._features(X)
         routing = self._route(Xv)
         rows = np.flatnonzero((routing.path == state).any(axis=1))

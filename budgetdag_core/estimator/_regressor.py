@@ -95,7 +95,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     policy_learner, policy_degree, random_state, n_jobs, max_policy_features
         As in :class:`~budgetdag_core.BudgetDAGClassifier`.
     cv : int, default=5
-        Folds (``KFold``, shuffled) of the out-of-fold predictions.
+        Folds (``KFold``, shuffled) of the out-of-fold predictions, 2 to
+        ``MAX_CV`` (20).
     n_subsets, subset_budget, include_all, subset_scorer
         Subset selection for many sensors, as in the classifier; the reward of
         a subset on a row is how much it lowers the row's loss below the mean

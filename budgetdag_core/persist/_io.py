@@ -16,6 +16,7 @@ import sklearn
 
 from .._bounded_io import read_regular_file
 from .._version import __version__
+from ..validation import check_params, int_in
 from ._compat import current_module, upgrade_model
 from ._integrity import check_model_integrity
 from ._skops_checks import MAX_UNPACKED_BYTES, check_skops_archive
@@ -536,6 +537,7 @@ def loads_policy_skops(
     >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
     True
     """
+    _check_unpacked_limit("loads_policy_skops", max_unpacked_bytes)
     import skops.io as sio
 
     check_skops_archive(bytes(data), max_unpacked_bytes)
@@ -582,5 +584,17 @@ def load_policy_skops(
     >>> session.next_sensor()
     'precise'
     """
+    _check_unpacked_limit("load_policy_skops", max_unpacked_bytes)
     data = read_regular_file(path, MAX_POLICY_FILE_BYTES, "policy file")
     return loads_policy_skops(data, max_unpacked_bytes=max_unpacked_bytes)
+
+
+def _check_unpacked_limit(caller: str, max_unpacked_bytes: Any) -> None:
+    """Refuse a ``max_unpacked_bytes`` that is not a positive int. (No upper
+    bound of its own: each member is capped at ``MAX_MEMBER_BYTES`` and their
+    number too, see ``check_skops_archive``.)"""
+    check_params(
+        caller,
+        {"max_unpacked_bytes": [int_in(1)]},
+        max_unpacked_bytes=max_unpacked_bytes,
+    )

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..validation import check_params, int_in
 from ._dag_layout import (
     CHAR_PX,
     LABEL_FONT_PX,
@@ -25,6 +26,7 @@ from ._style import (
     ACQUIRE_COLOR,
     HOVER,
     LEGEND_TOP,
+    MAX_FIGURE_PIXELS,
     PATH_COLOR,
     SINK_COLOR,
     STOP_COLOR,
@@ -32,6 +34,8 @@ from ._style import (
 )
 
 COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
+#: Most edge-width bins (``edge_bins``): each bin is one plotly trace.
+MAX_EDGE_BINS = 20
 MARGIN = {"l": 30, "r": 30, "t": 70, "b": 50}
 NOTE_PX = 18  # height of one note line under the figure
 NOTE_CHAR_PX = 6.2  # average glyph width of the 11 px note font
@@ -633,9 +637,11 @@ def dag_figure(
     costs : mapping sensor -> cost, optional
         Costs for "cost so far" in hover (default: the model's spec).
     edge_bins : int, default=4
-        Number of edge widths (a plotly line has one width per trace).
+        Number of edge widths (a plotly line has one width per trace), at
+        most :data:`MAX_EDGE_BINS` (20).
     title, height : optional
-        Figure title and pixel height (default grows with the widest layer).
+        Figure title and pixel height (default grows with the widest layer;
+        at most ``MAX_FIGURE_PIXELS``, 20 000, as ``width``).
     width : int, optional
         Pixel width the figure will be shown at: node sizes and label lengths
         are fitted to it. The layout's width is not fixed (the figure still
@@ -662,8 +668,21 @@ def dag_figure(
     """
     if color not in COLORSCALES:
         raise ValueError(f"color must be one of {sorted(COLORSCALES)}; got {color!r}.")
-    if edge_bins < 1:
-        raise ValueError(f"edge_bins must be at least 1; got {edge_bins}.")
+    check_params(
+        "dag_figure",
+        {
+            "selected": [int_in(0), None],
+            "min_arrived": [int_in(0)],
+            "edge_bins": [int_in(1, MAX_EDGE_BINS)],
+            "height": [int_in(1, MAX_FIGURE_PIXELS), None],
+            "width": [int_in(1, MAX_FIGURE_PIXELS), None],
+        },
+        selected=selected,
+        min_arrived=min_arrived,
+        edge_bins=edge_bins,
+        height=height,
+        width=width,
+    )
     g, names, node_cost = _graph_data(model_or_flow, X, y, costs)
     K = g.number_of_nodes()
     path = [int(s) for s in highlight_path] if highlight_path is not None else []

@@ -12,6 +12,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 from joblib import effective_n_jobs
@@ -24,6 +25,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
+from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
@@ -125,6 +127,23 @@ def _modelled_bank_seconds(
     return cv * per_fit
 
 
+#: What :func:`estimate_fit_seconds` accepts (scikit-learn's vocabulary).
+ESTIMATE_CONSTRAINTS: dict[str, list] = {
+    "n_rows": [int_in(1)],
+    "n_states": [int_in(1)],
+    "n_classes": [int_in(2)],
+    "cv": [int_in(2)],
+    "n_jobs": [Integral],
+    "masks_per_row": [int_in(1)],
+    "n_columns": [int_in(1), None],
+    "kernels_ready": ["boolean", None],
+    "n_cores": [int_in(1), None],
+    "first_fit": ["boolean", None],
+    "fold_seconds": [real_in(0.0), None],
+    "fits": [int_in(1), None],
+}
+
+
 def estimate_fit_seconds(
     n_rows: int,
     n_states: int,
@@ -193,11 +212,22 @@ def estimate_fit_seconds(
     ...                            first_fit=False))
     9
     """
-    for name, value in (("n_rows", n_rows), ("n_states", n_states)):
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1; got {value}.")
-    if n_classes < 2:
-        raise ValueError(f"n_classes must be at least 2; got {n_classes}.")
+    check_params(
+        "estimate_fit_seconds",
+        ESTIMATE_CONSTRAINTS,
+        n_rows=n_rows,
+        n_states=n_states,
+        n_classes=n_classes,
+        cv=cv,
+        n_jobs=n_jobs,
+        masks_per_row=masks_per_row,
+        n_columns=n_columns,
+        kernels_ready=kernels_ready,
+        n_cores=n_cores,
+        first_fit=first_fit,
+        fold_seconds=fold_seconds,
+        fits=fits,
+    )
     if kind == "auto":
         kind = "masked" if n_states >= AUTO_MASKED_MIN_STATES else "hgb"
     if kind not in ("hgb", "masked", "per_subset"):
@@ -401,6 +431,17 @@ def probe_fit(
     from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
     from ..validation import as_spec
 
+    check_params(
+        "probe_fit",
+        {
+            "max_seconds": [real_in(0.0), None],
+            "fold_max_seconds": [real_in(0.0)],
+            "n_jobs": [Integral, None],
+        },
+        max_seconds=max_seconds,
+        fold_max_seconds=fold_max_seconds,
+        n_jobs=n_jobs,
+    )
     spec = as_spec(sensors)
     if max_seconds is not None and params.get("n_subsets"):
         scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
@@ -533,9 +574,12 @@ def estimate_fit_seconds_for(
     """
     import pandas as pd
 
+    from ..estimator import BudgetDAGClassifier
     from ..validation import as_spec
 
     spec = as_spec(sensors)
+    # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
+    BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)._validate_params()
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),
@@ -545,7 +589,8 @@ def estimate_fit_seconds_for(
     if probe is not None:
         selected = (probe.n_states, probe.select_seconds)
     if selected is not None:
-        n_states, selecting = min(n_states, int(selected[0])), float(selected[1])
+        states, seconds = _checked_selected(selected)
+        n_states, selecting = min(n_states, states), seconds
     timed = probe is not None and probe.fold_seconds is not None
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
@@ -562,3 +607,19 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed else None,
     )
+
+
+def _checked_selected(selected: Any) -> tuple[int, float]:
+    """``estimate_fit_seconds_for``'s ``selected`` (states, seconds), checked."""
+    try:
+        states, seconds = selected
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"selected must be a pair (states, seconds); got {selected!r:.60}."
+        ) from None
+    check_params(
+        "estimate_fit_seconds_for",
+        {"selected[0]": [int_in(1)], "selected[1]": [real_in(0.0)]},
+        **{"selected[0]": states, "selected[1]": seconds},
+    )
+    return int(states), float(seconds)
