@@ -25,6 +25,7 @@ import pandas as pd
 from .._bounded_io import read_regular_file
 from ..datasets import Dataset
 from ..sensors import SensorSpec
+from ..validation import check_params, int_in, real_in
 from ._clean import split_train_test
 from ._diagnose import Problem, diagnose, listing
 from ._text import check_not_binary, decode_text, decompress, max_table_bytes, too_large
@@ -147,6 +148,15 @@ class Table:
         a :class:`~budgetdag_core.Dataset`, after :meth:`check` (of the
         spec's columns, for ``cv`` folds); ``spec`` defaults to one sensor of
         cost 1 per feature column."""
+        check_params(
+            "Table.to_dataset",
+            {
+                "test_fraction": [real_in(0.0, 1.0, closed="neither")],
+                "random_state": [int_in(0), None],
+            },
+            test_fraction=test_fraction,
+            random_state=random_state,
+        )
         if self.label is None:
             raise ValueError(f"{self.name} was read without a label column.")
         self.check(cv=cv, columns=None if spec is None else spec.columns)

@@ -202,8 +202,10 @@ def test_the_app_has_no_dataset_type_of_its_own():
 
 
 #: Private attributes of other libraries that the package reads on purpose
-#: (numba's cache index in ``_compiled``, scikit-learn's parameter names).
+#: (numba's cache index in ``_compiled``; scikit-learn's parameter names and
+#: constraints, its estimator convention).
 FOREIGN_PRIVATE = {
+    "_parameter_constraints",
     "_cache",
     "_index_key",
     "_cache_file",

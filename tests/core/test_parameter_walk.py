@@ -150,7 +150,21 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
     def with_defaults(defaults: dict[str, Any], kw: dict[str, Any]) -> dict:
         return {**defaults, **kw}
 
+    csv = X.assign(label=Y).to_csv(index=False).encode()
+    table = bd.read_table(csv, label="label")
     return {
+        "read_table": lambda kw: bd.read_table(
+            csv, **with_defaults({"label": "label"}, kw)
+        ),
+        "Table.check": lambda kw: table.check(**kw),
+        "Table.findings": lambda kw: table.findings(**kw),
+        "Table.to_dataset": lambda kw: table.to_dataset(SPEC, **kw),
+        "state_label": lambda kw: bd.state_label(
+            model, **with_defaults({"state": 0}, kw)
+        ),
+        "subsets_in": lambda kw: bd.subsets_in(
+            model, **with_defaults({"state": 0}, kw)
+        ),
         "BudgetDAGClassifier.__init__": lambda kw: BudgetDAGClassifier(
             SPEC, **with_defaults({"cv": 2}, kw)
         ).fit(X, Y),
