@@ -579,7 +579,7 @@ def estimate_fit_seconds_for(
 
     spec = as_spec(sensors)
     # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
-    BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)._validate_params()
+    BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),
