@@ -607,16 +607,21 @@ def _result(
     ]
     # The DAG rows come first in the frame (labels 0, 1, ...), point by point.
     row_models = dict(enumerate(i for i, s in enumerate(done) for _ in fitted[s][1]))
-    first_model = fitted[done[0]][0]
+    models = [fitted[s][0] for s in done]
+    # The baselines read the given bank's states: a model on that bank (a
+    # many-sensor sweep's points may keep another strategy's).
+    reference = next((m for m in models if m.bank_ is bank), models[0])
+    growth = getattr(bank, "sparse_growth_", None)
+    dag = reference.sensor_dag_ if growth is None else growth.dag
     subsets = None
     if baseline_subsets:
         subsets = {
-            name: first_model.state_indices(s) for name, s in baseline_subsets.items()
+            name: reference.state_indices(s) for name, s in baseline_subsets.items()
         }
     fitted_cascade, cascade_rows = None, []
     if cascade:
         fitted_cascade, cascade_rows = _cascade(
-            bank, first_model, views, cascade_thresholds
+            bank, reference, dag, views, cascade_thresholds
         )
     frame = pd.concat(
         [pd.DataFrame(dag_rows, columns=FRAME_COLUMNS)]
@@ -629,7 +634,7 @@ def _result(
     return TradeoffResult(
         frame=frame,
         cost_scales=np.asarray(done),
-        models=[fitted[s][0] for s in done],
+        models=models,
         bank=bank,
         summaries=summaries,
         cascade=fitted_cascade,
@@ -745,14 +750,15 @@ class _Sweep:
 def _cascade(
     bank: ClassifierBank,
     model: BudgetDAGClassifier,
+    dag: Any,
     views: Sequence[Any],
     n_thresholds: int,
 ) -> tuple[ConfidenceCascade, list[pd.DataFrame]]:
-    """The confidence cascade chosen on the out-of-fold view, and its points
-    on every view."""
+    """The confidence cascade on ``dag`` (the bank's) chosen on the
+    out-of-fold view, and its points on every view."""
     fitted_cascade = cascade_from_view(
         bank,
-        model.sensor_dag_,
+        dag,
         model.spec_,
         model.classes_,
         views[0],

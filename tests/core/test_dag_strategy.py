@@ -93,6 +93,11 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
     dag = result.frame.query("method == 'dag' and split == 'test'")
     for model, (_, row) in zip(result.models, dag.iterrows(), strict=True):
         assert row["avg_cost"] == pytest.approx(model.evaluate(Xt, yt)["avg_cost"])
+    # The cascade reads the sweep's bank (the chain's states), whichever
+    # strategy its first point kept.
+    assert "grown" in {m.strategy_ for m in result.models}
+    assert result.bank.strategy_ == "chain"
+    assert result.cascade.dag is result.bank.sparse_growth_.dag
     # A fit with the same settings keeps what the sweep's point kept.
     alone = fit(cost_scale=0.02)
     pd.testing.assert_frame_equal(alone.trace(Xt), result.models[1].trace(Xt))
