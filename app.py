@@ -74,4 +74,5 @@ try:
 except Exception as exc:  # last resort: no raw tracebacks, the other pages still work
     widgets.show_unexpected(exc, f"drawing the {navigation.title} page")
 finally:  # also after st.stop() or st.rerun() (page changes often end that way)
-    session.keep()
+    if session.keep():
+        widgets.refresh_status()  # the sidebar says what is kept for reloads
