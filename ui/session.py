@@ -198,7 +198,9 @@ def _restore(snapshot: dict[str, Any], name: str) -> None:
         if key in state.DEFAULTS:
             ss[key] = value
     ss[state.LINK_READ] = True  # the kept work wins over the link's demo set-up
-    ss[state.KEPT] = _fingerprint(jobs.current(name))
+    told = snapshot.get("not_kept") or snapshot.get("job")
+    # Said once: then kept again without what was just said.
+    ss[state.KEPT] = None if told else _fingerprint(jobs.current(name))
     model = "" if run is None else f" and {describe_run(run, dataset.name)}"
     slim = snapshot.get("slim")
     state.notice(

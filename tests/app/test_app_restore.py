@@ -89,6 +89,9 @@ def test_a_model_too_big_even_slim_is_not_kept_nor_an_older_one(
     assert "on pima (3 sensors, 8 DAG states)" in warning
     assert "No model is current" in warning
     assert "and the model" not in " ".join(texts(back, "success"))
+    again = reload(back.query_params["session"])  # said once
+    assert again.session_state[state.RUN] is None
+    assert not any("Not kept" in t for t in texts(again, "warning"))
 
 
 def test_a_training_over_the_cap_says_so_before_it_starts(app, pima, monkeypatch):
@@ -174,3 +177,23 @@ def test_a_model_of_other_data_is_never_restored_as_current(pima, pima_run):
     assert_clean(back)
     assert back.session_state[state.DATASET].token == pima.token
     assert back.session_state[state.RUN] is None
+
+
+def test_a_job_lost_with_the_server_is_said_once_on_the_reload(pima, pima_run):
+    """A snapshot kept while a training ran, and no such job on this server
+    (it restarted): the reload says the training was interrupted."""
+    from ui import jobs
+
+    token = store.new_token()
+    running = jobs.Job(what="train", label="Training on pima...", work=print)
+    assert running.running  # queued nowhere: as the old server left it
+    kept = session.snapshot({state.DATASET: pima, state.RUN: pima_run}, running)
+    assert store.save(token, kept) is None
+    back = reload(token)
+    assert_clean(back)
+    warning = " ".join(texts(back, "warning"))
+    assert "Training on pima (started at" in warning
+    assert "was interrupted: the server restarted" in warning
+    assert back.session_state[state.RUN].metrics == pima_run.metrics  # the rest
+    again = reload(back.query_params["session"])
+    assert not any("interrupted" in t for t in texts(again, "warning"))

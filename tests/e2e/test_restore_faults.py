@@ -18,7 +18,7 @@ import pytest
 
 from ui import state
 
-from .browser import chromium_page, open_page, streamlit_server, wait_idle
+from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.e2e
 LONG = 180_000  # ms: generous for a loaded 2-core machine
@@ -27,6 +27,7 @@ LONG = 180_000  # ms: generous for a loaded 2-core machine
 # 2 MB even slim: over a 1 MB cap.
 SMALL = "?demo=pima&cv=3"
 CAP_MB = "1"
+ARTIFACTS = ROOT / "test-artifacts"
 
 
 def sidebar(page) -> str:
@@ -114,8 +115,10 @@ def test_a_session_over_the_cap_never_restores_another_model(tmp_path):
     with streamlit_server(env=env, log_name="restore-cap") as url:
         with chromium_page() as page:
             big = small_then_big(page, url)
+            page.screenshot(path=str(ARTIFACTS / "restore_over_cap.png"))
             page.reload()
             assert_big_model_or_none(page, big)
+            page.screenshot(path=str(ARTIFACTS / "restore_not_kept.png"))
 
 
 def test_over_the_cap_then_a_server_restart_never_restores_another_model(
@@ -184,6 +187,7 @@ def test_a_worker_killed_mid_training_is_reported_with_a_retry(tmp_path):
             )
             wait_idle(page)
             no_exception(page)
+            page.screenshot(path=str(ARTIFACTS / "worker_killed.png"))
             assert "Nothing changed" in sidebar(page)
             assert "not trained yet" in sidebar(page)
             retry = page.locator("[data-testid='stSidebar']").get_by_role(
@@ -224,6 +228,7 @@ def test_a_server_restart_mid_training_is_said_on_the_reload(tmp_path):
             page.get_by_text(re.compile("was interrupted")).first.wait_for(timeout=LONG)
             wait_idle(page)
             no_exception(page)
+            page.screenshot(path=str(ARTIFACTS / "restart_interrupted.png"))
             text = main(page)
             assert "Training on landsat" in text and "server restarted" in text
             assert "Welcome back: restored landsat" in text
