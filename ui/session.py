@@ -287,7 +287,9 @@ def save(name: str, kept: dict[str, Any]) -> tuple[str | None, str | None]:
         f"its bank's training predictions ({full} with them): every page "
         "works, a retrain refits the bank"
     )
-    data = store.encode({**kept, "slim": left}, slim=True)
+    # Teaching's replay bank too would be slim: its page refits one then.
+    lean = replace(run, replay_bank=None)
+    data = store.encode({**kept, "run": lean, "slim": left}, slim=True)
     slim = store.over_limit(data)
     if slim is not None:
         dataset = kept.get("dataset")
