@@ -4,8 +4,7 @@ Estimated before the training starts, so that the Train page can say when
 its model will not be kept whole for reloads (:func:`ui.store.max_bytes`):
 :mod:`ui.session` then keeps it slim (its bank without the out-of-fold
 predictions) or not at all. The figures are the compressed pickle's
-(``zlib`` level 1), measured with ``benchmarks/bench_session_store.py`` and
-on the demos (pima, landsat: within 25 %).
+(``zlib`` level 1), measured on the demos and digits (see the constants).
 """
 
 from __future__ import annotations
@@ -19,12 +18,18 @@ from .training import TrainSettings
 #: Compressed bytes per out-of-fold probability (8-byte floats, which zlib
 #: halves roughly): landsat's 16 states x 4 435 rows x 6 classes take 1.5 MB.
 OOF_BYTES = 4.0
-#: Compressed bytes per training row of one boosted tree (one tree per class
-#: and round, early stopped): 2.3 kB per state on pima, 110 kB on landsat.
-BOOSTING_BYTES_PER_ROW = 4.0
+#: Compressed bytes of a state's booster per output (class; one for two
+#: classes), from 1 000 training rows on: its trees stop early, so rows count
+#: less than the data's difficulty. Measured per state and output: 2.3 kB on
+#: pima (576 rows), 19 kB on landsat (4 435 rows), 43 kB on digits (1 347
+#: rows, 16 or 512 states: the issue's 263 MB): an upper end, so that the
+#: warning comes before a training that will not be kept.
+BOOSTER_BYTES = 45_000.0
+#: Below this many training rows the boosters are proportionally smaller.
+BOOSTER_FULL_ROWS = 1_000
 #: A masked bank's boosters (one per fold) serve every state: about this many
-#: per-state boosters' worth in all.
-MASKED_BOOSTERS = 3
+#: per-state boosters' worth in all (each sees every column).
+MASKED_BOOSTERS = 10
 #: Compressed bytes per training row of the random forest's 100 trees, per
 #: state, and per class beyond the first two: 230 kB per state on pima.
 FOREST_BYTES_PER_ROW = 400.0
@@ -49,10 +54,10 @@ def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footpr
     kind = settings.classifier
     if kind == "random_forest":
         models = n_states * FOREST_BYTES_PER_ROW * rows * (1 + (classes - 2) / 4)
-    elif kind == "hist_gradient_boosting":
-        models = n_states * BOOSTING_BYTES_PER_ROW * rows * outputs
-    elif kind == "masked_boosting":
-        models = MASKED_BOOSTERS * settings.cv * BOOSTING_BYTES_PER_ROW * rows * outputs
+    elif kind in ("hist_gradient_boosting", "masked_boosting"):
+        booster = BOOSTER_BYTES * min(1.0, rows / BOOSTER_FULL_ROWS) * outputs
+        boosters = n_states if kind == "hist_gradient_boosting" else MASKED_BOOSTERS
+        models = boosters * booster
     else:  # logistic regressions: a weight per column and class, per fold
         weights = (len(dataset.features) + 1) * classes * 8
         models = n_states * (settings.cv + 1) * weights

@@ -197,3 +197,23 @@ def test_a_job_lost_with_the_server_is_said_once_on_the_reload(pima, pima_run):
     assert back.session_state[state.RUN].metrics == pima_run.metrics  # the rest
     again = reload(back.query_params["session"])
     assert not any("interrupted" in t for t in texts(again, "warning"))
+
+
+@pytest.mark.parametrize("kind", ["hist_gradient_boosting", "random_forest"])
+def test_the_size_said_before_a_training_is_of_the_real_ones_order(
+    pima, pima_run, kind
+):
+    """Never far below (the warning must come), at most some times above."""
+    from ui import footprint
+
+    settings = TrainSettings(cost_scale=0.0043, cv=3, classifier=kind)
+    run = (
+        pima_run
+        if kind == "hist_gradient_boosting"
+        else train(pima, pima.default_spec, settings)
+    )
+    real = len(store.encode({"run": run}))
+    slim = len(store.encode({"run": run}, slim=True))
+    guess = footprint.estimate(pima, settings, run.model.sensor_dag_.n_states)
+    assert real / 2 <= guess.full <= 8 * real
+    assert slim / 2 <= guess.slim <= 8 * slim
