@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from budgetdag_core import Dataset
+
 from . import store
-from .data import Dataset
 from .training import TrainSettings
 
 #: Compressed bytes per out-of-fold probability (8-byte floats, which zlib

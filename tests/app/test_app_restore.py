@@ -34,7 +34,7 @@ def limit_between(monkeypatch, low: int, high: int) -> None:
 def other_run(pima):
     """A second model on pima: another cost scale, so another object."""
     settings = TrainSettings(cost_scale=0.02, cv=3, random_state=0)
-    return train(pima, pima.default_spec, settings)
+    return train(pima, pima.spec, settings)
 
 
 def test_a_model_over_the_cap_comes_back_slim_and_says_so(
@@ -54,7 +54,7 @@ def test_a_model_over_the_cap_comes_back_slim_and_says_so(
     run = back.session_state[state.RUN]
     assert run.metrics == pima_run.metrics
     assert not hasattr(run.model.bank_, "oof_proba_")
-    X = pima.X("test", pima.default_spec)
+    X = pima.X("test", pima.spec)
     assert (run.model.predict(X) == pima_run.model.predict(X)).all()
     welcome = " ".join(texts(back, "success"))
     assert "the model trained at" in welcome and "on pima (3 sensors" in welcome
@@ -210,7 +210,7 @@ def test_the_size_said_before_a_training_is_of_the_real_ones_order(
     run = (
         pima_run
         if kind == "hist_gradient_boosting"
-        else train(pima, pima.default_spec, settings)
+        else train(pima, pima.spec, settings)
     )
     real = len(store.encode({"run": run}))
     slim = len(store.encode({"run": run}, slim=True))
