@@ -55,6 +55,9 @@ except Exception as exc:  # e.g. the bundled demo files are missing
 
 widgets.start_workers()  # the server's pool for long work, on the first visit
 widgets.collect_job()  # a job that ended while another page (or tab) was shown
+# Kept before the page runs too: a page that ends with st.stop() leaves no
+# way to read the session state after it (the `finally` below then fails).
+session.keep()
 # Pages that change the data, sensors or model redraw this slot.
 st.session_state[state.STATUS_SLOT] = st.sidebar.empty()
 widgets.refresh_status()
@@ -74,4 +77,5 @@ try:
 except Exception as exc:  # last resort: no raw tracebacks, the other pages still work
     widgets.show_unexpected(exc, f"drawing the {navigation.title} page")
 finally:  # also after st.stop() or st.rerun() (page changes often end that way)
-    session.keep()
+    if session.keep():
+        widgets.refresh_status()  # the sidebar says what is kept for reloads

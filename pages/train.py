@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import jobs, state, subsets, widgets
+from ui import footprint, jobs, state, subsets, widgets
 from ui.estimate import (
     busy_factor,
     kernels_compiling,
@@ -317,6 +317,13 @@ if n_subsets is not None and chosen.policy_degree > 1 and len(spec.columns) > 20
         f"holding up to {len(spec.columns)} columns can take minutes; degree 1 "
         "is several times faster."
     )
+
+counted_states = probed_states(dataset, spec, chosen)
+too_big = footprint.reload_warning(
+    dataset, chosen, n_states if counted_states is None else counted_states
+)
+if too_big is not None:
+    st.warning(too_big, icon=":material/save:")
 
 busy = widgets.running_job()
 # A wrapping row, not columns: a narrow column hides the button's label.

@@ -48,7 +48,16 @@ from .estimate import TimeLeft, work_ended, work_started, worker_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
 from .worker import Stopped, loads_result
 
-__all__ = ["Job", "Stopped", "current", "forget", "rekey", "share", "submit"]
+__all__ = [
+    "Job",
+    "Stopped",
+    "WorkerLost",
+    "current",
+    "forget",
+    "rekey",
+    "share",
+    "submit",
+]
 
 log = logging.getLogger("budgetdag.app")
 
@@ -112,6 +121,19 @@ class Job:
 
     def __post_init__(self) -> None:
         self._left = TimeLeft(self.estimate)
+
+    def again(self) -> Job:
+        """A new job of the same work, not yet queued (a retry)."""
+        return Job(
+            what=self.what,
+            label=self.label,
+            work=self.work,
+            bank_reused=self.bank_reused,
+            subsets=self.subsets,
+            context=self.context,
+            shared=self.shared,
+            estimate=self.estimate,
+        )
 
     def start(self) -> Job:
         """Queue the work in the server's pool (no session); returns ``self``."""
@@ -193,6 +215,26 @@ class Job:
         if self._left.shown is not None:
             return max(0.0, self._left.shown - (self.elapsed() - self._left.at))
         return self.estimate or 0.0
+
+
+class WorkerLost(RuntimeError):
+    """A job's worker process ended without an answer (killed, e.g. by the
+    kernel's out-of-memory killer): the work itself may well be fine."""
+
+    @classmethod
+    def of_exit(cls, code: int | None) -> WorkerLost:
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            oom = -code == signal.SIGKILL
+            how = f"its worker process was killed ({name}" + (
+                ", as the system does when it runs out of memory)" if oom else ")"
+            )
+        else:
+            how = f"its worker process ended unexpectedly (exit code {code})"
+        return cls(how)
 
 
 class WorkerProcess:
@@ -379,6 +421,14 @@ class _Slot:
                         worker=None if worker is None else worker.process.pid,
                     )
 
+    def replace_worker(self) -> None:
+        """Start a new worker process in place of a lost one, so that the
+        next job (a retry) does not wait for it to import the library."""
+        try:
+            self.worker = WorkerProcess()
+        except Exception:  # the next job tries again, and says why
+            log.exception("Could not start a worker process")
+
     def end_worker(self) -> int | None:
         worker, self.worker = self.worker, None
         return None if worker is None else worker.end()
@@ -425,17 +475,15 @@ class _Slot:
                     continue
                 message = worker.conn.recv()
             except (EOFError, OSError):
+                pid = worker.process.pid
                 code = self.end_worker()
                 if asked is not None:
                     job._finish(STOPPED)
-                else:
-                    job._finish(
-                        FAILED,
-                        error=RuntimeError(
-                            f"the worker process ended unexpectedly (exit code "
-                            f"{code}), e.g. out of memory"
-                        ),
-                    )
+                    return
+                lost = WorkerLost.of_exit(code)
+                log.warning("%s: %s (process %d)", job.label, lost, pid)
+                job._finish(FAILED, error=lost)
+                self.replace_worker()
                 return
             kind, about = message[0], message[1]
             if about != job.id:

@@ -42,6 +42,8 @@ JOB_SLOT = "job_slot"  # st.empty in the sidebar for the running job (ui.widgets
 JOB_OUTCOME = "job_outcome"  # (kind, text): how the last job ended (sidebar)
 KEPT = "kept"  # tuple: what ui.session.keep saved last (a fingerprint)
 STORE_PROBLEM = "store_problem"  # str | None: why the work could not be kept
+STORE_PARTIAL = "store_partial"  # str | None: what of the work was not kept
+JOB_RETRY = "job_retry"  # Job: a job whose worker process was lost, to retry
 LOADED = "loaded_policy"  # dict: a policy file read on the Export page
 NEXT_COST_SCALE = "next_cost_scale"  # float: put into the cost-scale widget next
 STATUS_SLOT = "status_slot"  # st.empty in the sidebar for the status lines
@@ -111,6 +113,7 @@ W_SEED = "w_seed"
 W_TRAIN = "w_train"
 W_STOP = "w_stop"
 W_JOB_DISMISS = "w_job_dismiss"
+W_JOB_RETRY = "w_job_retry"
 # Explore DAG page
 W_FLOW_PART = "w_flow_part"
 W_FLOW_ALL = "w_flow_all"

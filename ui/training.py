@@ -285,6 +285,9 @@ class TrainedRun:
     seconds: float | None = None
     bank_reused: bool = False
     note: str = ""
+    #: When it was trained or loaded (seconds since the epoch): a restored
+    #: session names the model it brings back by it.
+    trained_at: float | None = None
     #: A bank with out-of-fold predictions refitted for the Teaching page's
     #: replay, when the model's own has none (:mod:`ui.teaching`).
     replay_bank: Any = None
@@ -463,6 +466,7 @@ def train(
         seconds=seconds,
         bank_reused=bank is not None,
         note=note,
+        trained_at=time.time(),
     )
 
 
@@ -501,7 +505,7 @@ def run_from_model(
 ) -> TrainedRun:
     """Wrap a loaded model; evaluate it when the data has its feature columns."""
     missing = [c for c in model.spec_.columns if c not in dataset.test.columns]
-    run = TrainedRun(model, dataset.token, source)
+    run = TrainedRun(model, dataset.token, source, trained_at=time.time())
     if missing or dataset.label not in dataset.test.columns:
         shown = ", ".join(repr(c) for c in missing[:5])
         run.note = (

@@ -217,6 +217,8 @@ def show_notice() -> None:
     for kind, message in state.pop_notice():
         if kind == "error":
             st.error(message, icon=":material/error:")
+        elif kind == "warning":
+            st.warning(message, icon=":material/warning:")
         elif kind == "success":
             st.success(message, icon=":material/check_circle:")
         else:
@@ -368,6 +370,7 @@ def long_work(
     except ValueError as exc:
         show_error(str(exc))
         return None
+    st.session_state.pop(state.JOB_RETRY, None)
     refresh_job_panel()
     return job
 
@@ -409,7 +412,15 @@ def collect_job() -> None:
         )
     elif job.status == jobs.FAILED:
         exc = job.error
-        if isinstance(exc, ValueError):
+        if isinstance(exc, jobs.WorkerLost):
+            # Not the work's fault: the same work may well finish next time.
+            st.session_state[state.JOB_RETRY] = job
+            text = (
+                f"{job.label.rstrip('.')} did not finish: {exc}. Nothing changed "
+                "(the previous model, if any, is kept). Retry, or ask for less "
+                "(fewer folds or sensor subsets, a lighter classifier)."
+            )
+        elif isinstance(exc, ValueError):
             text = f"{ctx['failed']}: {exc}\n\n**What to do:** {ctx['fix']}"
         else:
             log.error(
@@ -428,6 +439,20 @@ def collect_job() -> None:
             outcome = ("error", str(exc))
     # Shown in the sidebar (every page) until dismissed or the next job.
     st.session_state[state.JOB_OUTCOME] = outcome
+
+
+def _dismiss_outcome() -> None:
+    st.session_state.pop(state.JOB_OUTCOME, None)
+    st.session_state.pop(state.JOB_RETRY, None)
+
+
+def retry_job() -> None:
+    """Run the job whose worker process was lost again (a button callback)."""
+    lost = st.session_state.pop(state.JOB_RETRY, None)
+    st.session_state.pop(state.JOB_OUTCOME, None)
+    if lost is None:
+        return
+    jobs.submit(session.token(), lost.again())
 
 
 def _redraw(slot_key: str, draw: Callable[[], None]) -> None:
@@ -452,6 +477,7 @@ def job_panel() -> None:
     job = running_job()
     if job is not None:
         st.session_state.pop(state.JOB_OUTCOME, None)
+        st.session_state.pop(state.JOB_RETRY, None)
         st.fragment(_job_panel, run_every=1.0)()
         return
     outcome = st.session_state.get(state.JOB_OUTCOME)
@@ -459,11 +485,18 @@ def job_panel() -> None:
         return
     kind, text = outcome
     {"error": st.error, "success": st.success}.get(kind, st.info)(text)
+    if st.session_state.get(state.JOB_RETRY) is not None:
+        st.button(
+            "Retry",
+            key=state.W_JOB_RETRY,
+            on_click=guarded("retrying the work")(retry_job),
+            icon=":material/replay:",
+            type="primary",
+        )
     st.button(
         "Dismiss",
         key=state.W_JOB_DISMISS,
-        on_click=st.session_state.pop,
-        args=(state.JOB_OUTCOME, None),
+        on_click=_dismiss_outcome,
         type="tertiary",
         icon=":material/close:",
     )
@@ -661,8 +694,15 @@ def sidebar_status() -> None:
             line = "**Model:** cannot be described"
         st.caption(line)
     problem = st.session_state.get(state.STORE_PROBLEM)
+    partial = st.session_state.get(state.STORE_PARTIAL)
     if problem:
         st.caption(f":material/warning: Not kept for reloads: {problem}.")
+    elif partial:
+        st.caption(
+            f":material/warning: Kept for reloads ({store.EXPIRY_HOURS} h), but "
+            f"not {partial}.",
+            help=session.KEPT_WHAT,
+        )
     else:
         st.caption(
             f":material/save: Kept for reloads ({store.EXPIRY_HOURS} h)",

@@ -55,6 +55,9 @@ SPARSE_TRAINING_ATTRS = (
     "fold_priors_",
     "fold_of_",
 )
+#: A bank's attributes that learn new policies but do not run this one: what
+#: a slim save (:func:`policy_bundle`) leaves out.
+TRAINING_ONLY_ATTRS = ("oof_proba_", "oof_pred_", *SPARSE_TRAINING_ATTRS)
 
 
 def policy_bundle(
@@ -77,8 +80,7 @@ def policy_bundle(
     bank = model.bank_
     heavy: list[str] = []
     if slim:
-        kept = ("oof_proba_", "oof_pred_", *SPARSE_TRAINING_ATTRS)
-        heavy = [a for a in kept if hasattr(bank, a)]
+        heavy = [a for a in TRAINING_ONLY_ATTRS if hasattr(bank, a)]
     elif skops and hasattr(bank, "sparse_growth_"):
         heavy = [a for a in ("sparse_growth_", "strategy_banks_") if hasattr(bank, a)]
     if heavy:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -250,3 +251,21 @@ def test_the_estimate_learns_which_workers_have_run_a_job(one_worker):
     while job.result in estimate._WARM_WORKERS:
         assert time.monotonic() < deadline
         time.sleep(0.02)
+
+
+def killed(progress) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer does
+
+
+def test_a_worker_killed_by_the_system_is_named_and_replaced_at_once(one_worker):
+    job = one_worker.submit(jobs.Job(what="t", label="Kill", work=work(killed)))
+    assert job.wait(WAIT) and job.status == jobs.FAILED
+    assert isinstance(job.error, jobs.WorkerLost)
+    assert "killed (SIGKILL, as the system does when it runs out of memory)" in str(
+        job.error
+    )
+    again = one_worker.submit(job.again())  # a retry of the same work
+    assert again is not job and again.label == "Kill"
+    assert again.wait(WAIT) and isinstance(again.error, jobs.WorkerLost)
+    after = one_worker.submit(jobs.Job(what="t", label="pid", work=work(pid)))
+    assert after.wait(WAIT) and after.status == jobs.DONE

@@ -1,0 +1,91 @@
+"""How much a training adds to what the session store keeps (no Streamlit).
+
+Estimated before the training starts, so that the Train page can say when
+its model will not be kept whole for reloads (:func:`ui.store.max_bytes`):
+:mod:`ui.session` then keeps it slim (its bank without the out-of-fold
+predictions) or not at all. The figures are the compressed pickle's
+(``zlib`` level 1), measured on the demos and digits (see the constants).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from budgetdag_core import Dataset
+
+from . import store
+from .training import TrainSettings
+
+#: Compressed bytes per out-of-fold probability (8-byte floats, which zlib
+#: halves roughly): landsat's 16 states x 4 435 rows x 6 classes take 1.5 MB.
+OOF_BYTES = 4.0
+#: Compressed bytes of a state's booster per output (class; one for two
+#: classes), from 1 000 training rows on: its trees stop early, so rows count
+#: less than the data's difficulty. Measured per state and output: 2.3 kB on
+#: pima (576 rows), 19 kB on landsat (4 435 rows), 43 kB on digits (1 347
+#: rows, 16 or 512 states: the issue's 263 MB): an upper end, so that the
+#: warning comes before a training that will not be kept.
+BOOSTER_BYTES = 45_000.0
+#: Below this many training rows the boosters are proportionally smaller.
+BOOSTER_FULL_ROWS = 1_000
+#: A masked bank's boosters (one per fold) serve every state: about this many
+#: per-state boosters' worth in all (each sees every column).
+MASKED_BOOSTERS = 10
+#: Compressed bytes per training row of the random forest's 100 trees, per
+#: state, and per class beyond the first two: 230 kB per state on pima.
+FOREST_BYTES_PER_ROW = 400.0
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """A model's estimated bytes in a session snapshot: ``full`` with its
+    bank's out-of-fold predictions, ``slim`` without."""
+
+    full: float
+    slim: float
+
+
+def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footprint:
+    """The snapshot bytes of a model trained with ``settings`` on ``dataset``
+    over a DAG of ``n_states`` states (see the module's measurements)."""
+    rows = len(dataset.train)
+    classes = max(2, int(dataset.y("train").nunique()))
+    outputs = 1 if classes == 2 else classes
+    oof = n_states * rows * classes * OOF_BYTES
+    kind = settings.classifier
+    if kind == "random_forest":
+        models = n_states * FOREST_BYTES_PER_ROW * rows * (1 + (classes - 2) / 4)
+    elif kind in ("hist_gradient_boosting", "masked_boosting"):
+        booster = BOOSTER_BYTES * min(1.0, rows / BOOSTER_FULL_ROWS) * outputs
+        boosters = n_states if kind == "hist_gradient_boosting" else MASKED_BOOSTERS
+        models = boosters * booster
+    else:  # logistic regressions: a weight per column and class, per fold
+        weights = (len(dataset.features) + 1) * classes * 8
+        models = n_states * (settings.cv + 1) * weights
+    return Footprint(full=oof + models, slim=models)
+
+
+def reload_warning(
+    dataset: Dataset, settings: TrainSettings, n_states: int
+) -> str | None:
+    """What the Train page says before a training whose model will not be
+    kept whole for reloads, or None."""
+    size = estimate(dataset, settings, n_states)
+    limit = store.max_bytes()
+    if size.full <= limit:
+        return None
+    about = (
+        f"This training's model should take about {store.megabytes(size.full)}, "
+        f"over the {store.megabytes(limit)} this server keeps per session for "
+        "reloads: "
+    )
+    if size.slim <= limit:
+        return about + (
+            "a reload brings it back without its bank's out-of-fold predictions "
+            "(every page works; a retrain of its policies refits the bank)."
+        )
+    return about + (
+        "a reload will not bring it back (the data, sensors and settings are "
+        "kept). Download it on the Export page to keep it, or ask for less: "
+        "fewer sensor subsets, a lighter classifier."
+    )
