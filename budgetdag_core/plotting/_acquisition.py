@@ -408,7 +408,7 @@ def acquisition_steps_figure(
     >>> trace = pd.DataFrame({"acquired": [("a", "b"), ("b",), ()]})
     >>> fig = acquisition_steps_figure(trace, ["a", "b", "c"])
     >>> list(fig.data[0].y), list(fig.data[0].x)
-    [['b', 'a', 'stop'], ['1', '2', '3']]
+    (['a', 'b', 'stop'], ['1', '2', '3'])
     """
     if max_sensors < 1 or max_steps < 1:
         raise ValueError("max_sensors and max_steps must be at least 1.")
