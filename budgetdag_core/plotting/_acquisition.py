@@ -99,6 +99,58 @@ def _grid_axes(fig: go.Figure, shape: tuple[int, int], **where: Any) -> None:
     )
 
 
+def _outline_trace(cells: set[tuple[int, int]]) -> go.Scatter:
+    """A red outline around each bought cell."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for r, c in sorted(cells):
+        xs += [c - 0.5, c + 0.5, c + 0.5, c - 0.5, c - 0.5, None]
+        ys += [r - 0.5, r - 0.5, r + 0.5, r + 0.5, r - 0.5, None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines",
+        name="bought",
+        line={"color": PATH_COLOR, "width": 2},
+        hoverinfo="skip",
+        showlegend=False,
+    )
+
+
+def _order_trace(
+    steps: list[tuple[str, ...]],
+    where: Mapping[str, list[tuple[int, int]]],
+    font_px: int,
+) -> tuple[go.Scatter, list[str]]:
+    """The step numbers at the bought sensors' cells, and the steps that
+    bought a sensor without a cell (``"3: ctx"``)."""
+    xs, ys, text, names = [], [], [], []
+    off_grid = []
+    for i, step in enumerate(steps):
+        for sensor in step:
+            spots = where.get(sensor)
+            if not spots:
+                off_grid.append(f"{i + 1}: {sensor}")
+                continue
+            xs.append(float(np.mean([c for _, c in spots])))
+            ys.append(float(np.mean([r for r, _ in spots])))
+            text.append(str(i + 1))
+            names.append(sensor)
+    trace = go.Scatter(
+        x=xs,
+        y=ys,
+        mode="markers+text",
+        name="order",
+        text=text,
+        customdata=names,
+        marker={"size": font_px * 1.5, "color": PATH_COLOR, "opacity": 0.9},
+        textfont={"color": "white", "size": font_px},
+        hovertemplate="step %{text}: %{customdata}<extra></extra>",
+        showlegend=False,
+    )
+    return trace, off_grid
+
+
 def acquisition_grid_figure(
     values: Mapping[str, float] | pd.Series,
     acquired: Sequence[str],
@@ -176,48 +228,10 @@ def acquisition_grid_figure(
             hoverinfo="skip",
         )
     )
-    xs, ys = [], []
-    for r, c in sorted(bought_cells):
-        xs += [c - 0.5, c + 0.5, c + 0.5, c - 0.5, c - 0.5, None]
-        ys += [r - 0.5, r - 0.5, r + 0.5, r + 0.5, r - 0.5, None]
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="lines",
-            name="bought",
-            line={"color": PATH_COLOR, "width": 2},
-            hoverinfo="skip",
-            showlegend=False,
-        )
-    )
-    nx_, ny_, text, names = [], [], [], []
-    off_grid = []
-    for i, step in enumerate(steps):
-        for sensor in step:
-            spots = where.get(sensor)
-            if not spots:
-                off_grid.append(f"{i + 1}: {sensor}")
-                continue
-            nx_.append(float(np.mean([c for _, c in spots])))
-            ny_.append(float(np.mean([r for r, _ in spots])))
-            text.append(str(i + 1))
-            names.append(sensor)
     font_px = int(np.clip(0.45 * (height - 120) / max(h, w), 9, 22))
-    fig.add_trace(
-        go.Scatter(
-            x=nx_,
-            y=ny_,
-            mode="markers+text",
-            name="order",
-            text=text,
-            customdata=names,
-            marker={"size": font_px * 1.5, "color": PATH_COLOR, "opacity": 0.9},
-            textfont={"color": "white", "size": font_px},
-            hovertemplate="step %{text}: %{customdata}<extra></extra>",
-            showlegend=False,
-        )
-    )
+    fig.add_trace(_outline_trace(bought_cells))
+    order, off_grid = _order_trace(steps, where, font_px)
+    fig.add_trace(order)
     _grid_axes(fig, (h, w))
     note = f"Also bought (no cell): {', '.join(off_grid)}" if off_grid else ""
     fig.update_layout(
