@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import DEMOS
+from budgetdag_core.datasets import DEMO_HINTS
 from ui import state, widgets
 from ui.data import Upload, demo_dataset
 from ui.formatting import percent_column, percent_table
@@ -132,6 +133,7 @@ def demo_section() -> None:
         on_change=_use_demo,
     )
     st.caption(DEMOS[ss[state.W_DEMO]])
+    st.caption(DEMO_HINTS[ss[state.W_DEMO]].replace("\n", "  \n"))
     current = state.get_dataset()
     if current is None or current.token != f"demo:{ss[state.W_DEMO]}":
         st.button(
