@@ -64,6 +64,29 @@ def path_steps(result: PathResult) -> list[tuple[str, ...]]:
     ]
 
 
+def purchase_steps(model: Any, acquired: tuple[str, ...]) -> tuple[Any, ...]:
+    """A trace's ``acquired`` sensors cut into the steps that bought them.
+
+    A model over sensor subsets buys a subset's new sensors in one step: the
+    trace lists them one after the other, the DAG says where each step ends.
+    For a model without subsets the sensors are returned as they are.
+    """
+    if getattr(model, "subset_selection_", None) is None:
+        return tuple(acquired)
+    dag = model.sensor_dag_
+    at, i, steps = 0, 0, []
+    while i < len(acquired):
+        for _, child in dag.children[at]:
+            added = {dag.sensor_names[m] for m in dag.added_sensors(at, child)}
+            if set(acquired[i : i + len(added)]) == added:
+                steps.append(tuple(acquired[i : i + len(added)]))
+                i, at = i + len(added), child
+                break
+        else:  # not a path of the DAG: one step per sensor
+            return tuple(acquired)
+    return tuple(steps)
+
+
 def scores_table(
     result: PathResult, labels: dict[str, str] | None = None
 ) -> pd.DataFrame:
@@ -154,7 +177,12 @@ def purchases_section(
 ) -> None:
     """What the policy buys for one class or the whole test set."""
     X, y = dataset.X("test", run.spec), dataset.y("test")
-    trace = run.memo("trace_test", lambda: run.model.trace(X))
+    trace = run.memo(
+        "trace_test_steps",
+        lambda: run.model.trace(X).assign(
+            acquired=lambda t: [purchase_steps(run.model, a) for a in t["acquired"]]
+        ),
+    )
     classes = [ALL, *sorted(pd.unique(y).tolist(), key=str)]
     if st.session_state.get(state.W_WHATIF_CLASS) not in classes:
         # First visit (or other data): the example's own class.

@@ -70,10 +70,22 @@ def sensor_cells(
     return out
 
 
-def _acquired_lists(trace: pd.DataFrame) -> list[tuple[str, ...]]:
+def _step_lists(trace: pd.DataFrame) -> list[list[tuple[str, ...]]]:
+    """Per example its steps, each the sensors one decision bought.
+
+    A trace's ``acquired`` entry is a sequence of sensor names (a step each)
+    or of tuples of names (a step that bought several: a DAG over subsets).
+    """
     if "acquired" not in trace:
         raise ValueError("trace needs an 'acquired' column (from model.trace(X)).")
-    return [tuple(map(str, a)) for a in trace["acquired"]]
+    return [
+        [(s,) if isinstance(s, str) else tuple(map(str, s)) for s in bought]
+        for bought in trace["acquired"]
+    ]
+
+
+def _step_label(step: tuple[str, ...]) -> str:
+    return step[0] if len(step) == 1 else f"{step[0]} +{len(step) - 1}"
 
 
 def _grid_axes(fig: go.Figure, shape: tuple[int, int], **where: Any) -> None:
@@ -268,13 +280,14 @@ def acquisition_frequency(
     >>> acquisition_frequency(trace, ["a", "b", "c"]).round(2).to_dict("list")
     {'sensor': ['a', 'b', 'c'], 'share': [0.33, 0.67, 0.0], 'mean_step': [1.0, 1.5, nan], 'n': [1, 2, 0]}
     """  # noqa: E501
-    lists = _acquired_lists(trace)
+    lists = _step_lists(trace)
     count: Counter[str] = Counter()
     steps: Counter[str] = Counter()
     for bought in lists:
-        for i, s in enumerate(bought):
-            count[s] += 1
-            steps[s] += i + 1
+        for i, step in enumerate(bought):
+            for s in step:
+                count[s] += 1
+                steps[s] += i + 1
     n = max(len(lists), 1)
     return pd.DataFrame(
         {
@@ -312,6 +325,9 @@ def acquisition_heatmap_figure(
     ----------
     trace : DataFrame
         ``model.trace(X)`` of the examples to summarise (e.g. one class).
+        An ``acquired`` entry may also list steps, each a tuple of the
+        sensors one decision bought (a DAG over subsets): then a step counts
+        once for all its sensors.
     grid : 2-D array-like of column names
     groups : mapping sensor -> columns
         ``spec.groups``.
@@ -426,7 +442,7 @@ def acquisition_steps_figure(
     """
     if max_sensors < 1 or max_steps < 1:
         raise ValueError("max_sensors and max_steps must be at least 1.")
-    lists = _acquired_lists(trace)
+    lists = _step_lists(trace)
     n = max(len(lists), 1)
     longest = max([len(b) for b in lists] + [0])
     n_cols = min(longest + 1, max_steps)
@@ -439,8 +455,9 @@ def acquisition_steps_figure(
     at = {s: i for i, s in enumerate(rows)}
     z = np.zeros((len(rows), n_cols))
     for b in lists:
-        for i, s in enumerate(b):
-            z[at.get(s, at.get(OTHER, 0)), min(i, n_cols - 1)] += 1
+        for i, step in enumerate(b):
+            for s in step:
+                z[at.get(s, at.get(OTHER, 0)), min(i, n_cols - 1)] += 1
         z[at["stop"], min(len(b), n_cols - 1)] += 1
     z /= n
     cols = [str(t + 1) for t in range(n_cols)]
@@ -500,7 +517,7 @@ def acquisition_paths_figure(
     """
     if depth < 1 or max_per_step < 1:
         raise ValueError("depth and max_per_step must be at least 1.")
-    lists = _acquired_lists(trace)
+    lists = [[_step_label(step) for step in b] for b in _step_lists(trace)]
     names_at: list[set[str]] = []
     for t in range(depth):
         counts = Counter(b[t] for b in lists if len(b) > t)

@@ -147,3 +147,13 @@ def test_a_session_without_scores_gives_none():
     model = BudgetDAGClassifier(spec, cv=2, policy_learner=Blind()).fit(X, y)
     result = path_of(model, X.iloc[0])
     assert result.scores == [None]
+
+
+def test_steps_that_buy_several_sensors_count_once():
+    trace = _trace((("r0c0", "r0c1"), "r1c1"), (("r0c0", "r0c1"),))
+    freq = acquisition_frequency(trace, ["r0c0", "r0c1", "r1c1"])
+    assert freq["mean_step"].tolist() == [1.0, 1.0, 2.0]
+    steps = acquisition_steps_figure(trace, ["r0c0", "r0c1", "r1c1"]).data[0]
+    assert list(steps.x) == ["1", "2", "3"] and steps.z[0][0] == 1.0
+    sankey = acquisition_paths_figure(trace, depth=2).data[0]
+    assert "1: r0c0 +1" in list(sankey.node.label)

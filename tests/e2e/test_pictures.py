@@ -44,11 +44,17 @@ def figure_data(page, trace: str) -> list[dict]:
     """The traces of the first plotly figure holding a trace named ``trace``."""
     return page.evaluate(
         """name => {
+            const list = v => ArrayBuffer.isView(v) || Array.isArray(v);
+            const plain = v => {
+                if (v && v._inputArray) v = v._inputArray;
+                return list(v) ? Array.from(v, r => list(r) ? Array.from(r) : r) : v;
+            };
             const gd = [...document.querySelectorAll('.js-plotly-plot')]
                 .find(g => g.data.some(t => t.name === name));
             gd.scrollIntoView({block: 'center'});
-            return gd.data.map(t => ({name: t.name, x: t.x, y: t.y, text: t.text,
-                                      meta: t.meta || null, z: t.z || null}));
+            return gd.data.map(t => ({name: t.name, x: plain(t.x), y: plain(t.y),
+                                      text: plain(t.text), meta: t.meta || null,
+                                      z: plain(t.z) || null}));
         }""",
         trace,
     )
@@ -74,7 +80,9 @@ def test_whatif_numbers_the_pixels_bought_on_the_grid(page):
     page.wait_for_timeout(500)
     no_exception(page)
     shot(page, "whatif_grid")
-    page.get_by_text("The candidates at each step").scroll_into_view_if_needed()
+    page.get_by_text("The candidates at each step").evaluate(
+        "e => e.scrollIntoView({block: 'start'})"
+    )
     page.wait_for_timeout(300)
     shot(page, "whatif_scores")
 
