@@ -126,9 +126,13 @@ with st.expander("Tables: acquisition sequences, states, edges"):
         percent_table(nodes, config),
         hide_index=True,
         width="stretch",
-        # n_sensors repeats the sensors column; short headers keep the last
-        # column in view.
-        column_order=[c for c in nodes.columns if c != "n_sensors"],
+        # Counts and shares first: long sensor lists would push them out of
+        # view. n_sensors repeats the sensors column.
+        column_order=[
+            *(c for c in nodes.columns if c not in ("state", "sensors", "n_sensors")),
+            "state",
+            "sensors",
+        ],
         column_config=config,
     )
     st.markdown("**Edges taken**")

@@ -222,7 +222,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
                 subsets.action_label(run.model, node, int(c), a)
                 for a, c in zip(t["action"], t["child"], strict=True)
             ]
-        )[["action", "count", "share"]]
+        )[["count", "share", "action"]]  # counts first: names can be long
         st.dataframe(
             actions,
             hide_index=True,
