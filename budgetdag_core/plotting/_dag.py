@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -113,6 +113,8 @@ class _View:
     px_per_x: float
     width_px: int  # the width the drawing was laid out for
     d_max: float
+    # States drawn without their flow (greyed: e.g. not reduced yet).
+    pending: set[int] = field(default_factory=set)
 
     @property
     def nodes(self) -> list[int]:
@@ -344,12 +346,14 @@ def _used_edges(v: _View) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]
     drawn = [(a, b) for (a, b) in v.g.edges if a in v.pos and b in v.pos]
     if not v.has_flow:
         return drawn, []
-    used = [e for e in drawn if v.edge_count[e] > 0]
-    return used, [e for e in drawn if v.edge_count[e] == 0]
+    used = [e for e in drawn if v.edge_count[e] > 0 and e[0] not in v.pending]
+    return used, [e for e in drawn if e not in set(used)]
 
 
 def _stopping(v: _View) -> list[int]:
-    return [k for k in sorted(v.pos) if v.stopped[k] > 0] if v.has_flow else []
+    if not v.has_flow:
+        return []
+    return [k for k in sorted(v.pos) if v.stopped[k] > 0 and k not in v.pending]
 
 
 def _edge_traces(v: _View, edge_bins: int) -> list[go.Scatter]:
@@ -471,6 +475,8 @@ def _node_hover(v: _View, k: int) -> str:
     else:
         head = f"<b>{', '.join(sens) if sens else 'no sensors yet'}</b>  (state {k})"
     lines = [head]
+    if k in v.pending:
+        return head + "<br>not reduced yet: its policy is learned later"
     if v.has_flow:
         arrived, stopped = v.arrived[k], v.stopped[k]
         lines += [
@@ -547,13 +553,14 @@ def _node_trace(v: _View, color: str) -> go.Scatter:
         else:
             # Marker area proportional to the examples arriving.
             sizes.append(d_min + (v.d_max - d_min) * np.sqrt(arrived / max_arr))
-            if arrived == 0 or (color == "error" and stopped == 0):
+            if arrived == 0 or k in v.pending or (color == "error" and stopped == 0):
                 colors.append(UNVISITED_COLOR)
             elif color == "stop_share":
                 colors.append(stopped / arrived)
             else:
                 colors.append(v.error_sum(k) / stopped)
-        opacity.append(1.0 if (not v.has_flow or arrived > 0) else 0.35)
+        seen = not v.has_flow or (arrived > 0 and k not in v.pending)
+        opacity.append(1.0 if seen else 0.35)
         err = v.error_sum(k) if v.err_key else -1.0
         custom.append([k, arrived, stopped, arrived - stopped, err])
     # Numbers go through the colour scale, colour strings are drawn as given
@@ -721,6 +728,7 @@ def dag_figure(
     title: str | None = None,
     height: int | None = None,
     width: int | None = None,
+    pending: Iterable[int] | None = None,
 ) -> go.Figure:
     """Draw the sensor DAG with how examples flow through it.
 
@@ -760,7 +768,13 @@ def dag_figure(
     width : int, optional
         Pixel width the figure will be shown at: node sizes and label lengths
         are fitted to it. The layout's width is not fixed (the figure still
-        stretches); default: a 1100 px wide drawing area.
+        stretches); default: a 1100 px wide drawing area. A deep DAG is
+        laid out wider so that its labels fit: ``layout.meta["width_px"]``
+        says how wide.
+    pending : iterable of int, optional
+        States drawn grey and without their flow (no stop edge, edges out of
+        them unused), e.g. those Graph-Reduce has not reduced yet
+        (:func:`~budgetdag_core.teaching.pending_states`).
 
     Returns
     -------
@@ -798,6 +812,7 @@ def dag_figure(
     )
     if color == "error" and (not v.has_flow or v.err_key is None):
         raise ValueError("color='error' needs the flow with labels: pass X and y.")
+    v.pending = {int(k) for k in pending or ()}
 
     nodes = _node_trace(v, color)
     traces = _edge_traces(v, edge_bins)
