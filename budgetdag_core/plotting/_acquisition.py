@@ -304,7 +304,7 @@ def _cell_text(value: float, kind: str) -> str:
     if np.isnan(value):
         return ""
     if kind == "share":
-        return f"{value:.0%}"
+        return f"{value:.0%}" if value > 0 else ""
     return f"{value:.1f}" if value < 9.95 else f"{value:.0f}"
 
 
