@@ -146,11 +146,12 @@ DEMO_HINTS = {
     "boundary.\nTeaching: step through Graph-Reduce and see each node's decisions.",
     "digits": "Look for: What-if draws the 8 x 8 image with the pixels bought "
     "numbered in order, and per digit a heatmap of how often and how early each "
-    "pixel is bought.\nThe centre pixels come first; the blank border is rarely "
-    "worth its cost.",
-    "cube_nm6": "Look for: the policy buys the cheap context first, then only the "
-    "block it points to (cost 11 instead of 51).\nExplore DAG: six routes from the "
-    "context node, one per block; a greedy buyer would skip the context.",
+    "pixel is bought.\nWhich pixels come first, and how many a digit needs before "
+    "the policy stops (Explore DAG: where the examples leave).",
+    "cube_nm6": "Look for: whether the policy buys the cheap context first: it says "
+    "which block holds the signal, so a planner reads it before any block.\nWith "
+    "600 training rows the classifiers learn the context's meaning only in part: "
+    "compare the policy with all six sensors on the Trade-off page.",
     "cube_nm": "Look for: the context bought first, then a few columns of the block "
     "it points to.\nWhat-if's paths chart: the second step depends on the context.",
 }
