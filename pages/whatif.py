@@ -110,6 +110,8 @@ st.markdown(
     )
 )
 grid = run.memo("sensor_grid", lambda: acquisition.sensor_grid(run.spec))
+if grid is None:
+    grid = acquisition.user_grid(run.spec)
 if grid is not None:
     acquisition.example_grid(run, grid, values, result)
 config = {

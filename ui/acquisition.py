@@ -52,6 +52,41 @@ def sensor_grid(spec: SensorSpec) -> np.ndarray | None:
     return grid
 
 
+def user_grid(spec: SensorSpec) -> np.ndarray | None:
+    """A grid the user lays out: the columns in order, ``width`` per row.
+
+    For sensors that sit on an image whose column names do not say so; 0
+    (the default) draws no grid.
+    """
+    with st.expander("Draw the sensors on a grid"):
+        width = st.number_input(
+            "Columns per row (0: no grid)",
+            min_value=0,
+            max_value=len(spec.columns),
+            step=1,
+            key=state.W_WHATIF_GRID_WIDTH,
+            help="The feature columns in table order, this many per row: e.g. 8 "
+            "for an 8 x 8 image stored row by row.",
+        )
+    return columns_grid(spec.columns, int(width or 0))
+
+
+def columns_grid(columns: list[str], width: int) -> np.ndarray | None:
+    """``columns`` in order as rows of ``width`` (the last row padded with
+    None); None for width 0.
+
+    Examples
+    --------
+    >>> columns_grid(["a", "b", "c"], 2).tolist()
+    [['a', 'b'], ['c', None]]
+    """
+    if width <= 0:
+        return None
+    rows = -(-len(columns) // width)
+    cells = list(columns) + [None] * (rows * width - len(columns))
+    return np.array(cells, dtype=object).reshape(rows, width)
+
+
 def path_steps(result: PathResult) -> list[tuple[str, ...]]:
     """The sensors each acquire decision of a path bought (a subset step buys
     several)."""
