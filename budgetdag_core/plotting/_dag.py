@@ -302,11 +302,14 @@ def _sensor_codes(
         label = state_label(sensors, names, short, big)
         return len(label) * CHAR_PX <= room_px - LABEL_PAD_PX
 
-    # Whole labels first (codes if need be); else, of the options whose "+x"
-    # labels are short, the one that leaves the most labels whole.
+    # Whole labels first (codes if need be); else "+x" labels of whole names
+    # when short (no key to look up); else, of the codes whose "+x" labels are
+    # short, those leaving the most labels whole.
     for short in options:
         if all(whole(short, k) for k in shown):
             return short
+    if all(len(_added_label(g, k, names, options[0])) <= SHORT_CHARS for k in shown):
+        return options[0]
     usable = [
         (-sum(whole(short, k) for k in shown), i)
         for i, short in enumerate(options)
