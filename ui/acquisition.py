@@ -8,6 +8,7 @@ sensors sit on, builds the score table and lays the pictures out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,20 +37,30 @@ RUNNERS_UP = 2  # candidates shown beside the chosen action at each step
 def sensor_grid(spec: SensorSpec) -> np.ndarray | None:
     """The image the spec's columns form (an h x w array of names), or None.
 
-    Only images found by the columns' names (``pixel_0_0``, ``r0c0``,
-    ``px12``): a table whose column count happens to be a square is no image.
-    At least half the sensors must have a cell.
+    Only images the columns' names call one: a row and a column index
+    (``pixel_0_0``, ``r0c0``) or a pixel number (``px12``, ``pixel12``). Numbered
+    features (landsat's ``f0 .. f35``) or a square number of columns are no
+    image (the user may still lay them out, :func:`user_grid`). At least half
+    the sensors must have a cell.
     """
     try:
         grid, _ = image_positions(spec.columns)
     except ValueError:
         return None
     names = [str(n) for n in grid.ravel() if n is not None]
-    if min(grid.shape) < 2 or not all(any(ch.isdigit() for ch in n) for n in names):
+    if min(grid.shape) < 2 or not all(map(_pixel_name, names)):
         return None
     if len(sensor_cells(spec.groups, grid)) * 2 < spec.n_sensors:
         return None
     return grid
+
+
+def _pixel_name(name: str) -> bool:
+    """Whether a column name reads as an image pixel (two indices, or "px"/
+    "pix" and a number)."""
+    return len(re.findall(r"\d+", name)) >= 2 or bool(
+        re.search(r"(px|pix)\D*\d+$", name, re.IGNORECASE)
+    )
 
 
 def user_grid(spec: SensorSpec) -> np.ndarray | None:

@@ -174,8 +174,8 @@ def arrivals_table(step: ReduceStep, names: Mapping[str, str] | None = None) -> 
     for col in ("picked", "cheapest"):
         table[col] = table[col].map(lambda a: action_label(a, names))
     table.columns = [
-        "stop costs",
-        "policy picks",
+        "stop cost",
+        "pick",
         "its cost",
         "cheapest",
         "cheapest cost",
@@ -185,9 +185,9 @@ def arrivals_table(step: ReduceStep, names: Mapping[str, str] | None = None) -> 
 
     def marks(row: pd.Series) -> list[str]:
         worse = row["its cost"] > row["cheapest cost"] + 1e-12
-        return [PICKED if worse and c == "policy picks" else "" for c in row.index]
+        return [PICKED if worse and c == "pick" else "" for c in row.index]
 
-    numbers = ["stop costs", "its cost", "cheapest cost", "cost-to-go"]
+    numbers = ["stop cost", "its cost", "cheapest cost", "cost-to-go"]
     return table.style.apply(marks, axis=1).format("{:.3f}", subset=numbers)
 
 

@@ -266,7 +266,7 @@ def test_a_step_shows_the_rows_arriving_and_greys_pending_nodes(toy):
     assert f"{step.arrived:,} of" in " ".join(m.value for m in at.markdown)
     if step.arrived:
         arrivals = at.dataframe[1].value
-        assert list(arrivals.columns)[:2] == ["stop costs", "policy picks"]
+        assert list(arrivals.columns)[:2] == ["stop cost", "pick"]
         assert len(arrivals) == len(step.arrivals)
     # The root is reduced last: grey at every step before it.
     fig = at.get("plotly_chart")[0].proto.spec

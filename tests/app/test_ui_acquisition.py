@@ -21,9 +21,14 @@ def test_the_grid_comes_from_image_names_only():
         {"top": cols[:8], "bottom": cols[8:]}, {"top": 1.0, "bottom": 1.0}
     )
     assert sensor_grid(blocks).shape == (4, 4)
-    # Sixteen columns without indices are no image.
+    # Sixteen columns without indices, or numbered features, are no image.
     plain = SensorSpec.per_column(list("abcdefghijklmnop"))
     assert sensor_grid(plain) is None
+    assert sensor_grid(SensorSpec.per_column([f"f{i}" for i in range(36)])) is None
+    assert sensor_grid(SensorSpec.per_column([f"px{i}" for i in range(16)])).shape == (
+        4,
+        4,
+    )
     assert columns_grid(list("abcde"), 2).tolist() == [
         ["a", "b"],
         ["c", "d"],
