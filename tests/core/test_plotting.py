@@ -714,3 +714,21 @@ def test_short_names_stay_whole_and_a_long_key_wraps() -> None:
     lines = [a.text for a in fig.layout.annotations if " = measurement" in a.text]
     assert len(lines) > 1 and all(len(t) <= 600 / 6.2 for t in lines)
     assert "measurement_number_11" in " ".join(lines)
+
+
+def test_a_deep_chain_is_laid_out_wider_with_short_unique_labels() -> None:
+    import networkx as nx
+
+    names = tuple(f"r{i // 8}c{i % 8}" for i in range(30))
+    g = nx.DiGraph(sensor_names=names)
+    n = 1000
+    for d in range(31):
+        g.add_node(d, sensors=names[:d], arrived=n - 20 * d, stopped=20, errors=2)
+    for d in range(30):
+        g.add_edge(d, d + 1, count=n - 20 * (d + 1), added=(names[d],))
+    fig = dag_figure(g, width=820)
+    assert fig.layout.meta["width_px"] > 820
+    labels = [t for t in trace_named(fig, "states").text if t]
+    assert len(labels) == 31 and len(set(labels)) == 31
+    assert labels[0] == "start" and labels[5] == "+r0c4"
+    assert list(fig.layout.xaxis.tickvals) == list(range(31))
