@@ -15,7 +15,8 @@ st.title("Explore DAG")
 st.markdown(
     "Nodes are sets of acquired sensors, from none (left) to all (right). At each "
     "node the policy buys one more sensor (blue edges, as wide as the examples "
-    "taking them) or stops and classifies (dotted orange edges to the sink). "
+    "taking them) or stops and classifies (dotted orange edges down to a sink "
+    "under each depth). "
     "**Click a node** to see what its policy does."
 )
 widgets.show_notice()
