@@ -64,8 +64,14 @@ OPTIONAL = ("miniboone", "covertype")
 #: Active feature acquisition problems (issue 30): AFABench's synthetic data
 #: (drawn anew for each seed) and the 8x8 digits, a sensor per pixel.
 AFA = ("cube", "cube_03", "cube_nm", "cube_nm_5000", "cube_nm6", "digits")
+#: Small tables with one sensor per feature (issue 37: a new user's first
+#: many-sensor tables): scikit-learn's wine (13) and breast cancer (30), and
+#: spam and dna with 400 training rows drawn by seed (the rest as test).
+SMALL_MANY = ("wine", "breast_cancer", "spam_400", "dna_400")
+#: Training rows of the small-data versions of spam and dna.
+SMALL_DATA_ROWS = 400
 #: Datasets split at random (the others come with a fixed train/test split).
-RANDOM_SPLIT = ("pima", "spam", "miniboone", "covertype", *AFA)
+RANDOM_SPLIT = ("pima", "spam", "miniboone", "covertype", *AFA, *SMALL_MANY)
 #: Test rows drawn for the synthetic problems (AFABench keeps 200 of its
 #: 1000; more test rows read the curves with less noise).
 AFA_TEST_ROWS = 1000
@@ -89,6 +95,9 @@ class BenchData:
     #: Policy degrees tried on the validation split (one: no selection).
     degrees: tuple[int, ...] = (1, 2)
     notes: list[str] = field(default_factory=list)
+    #: The paper's many-sensor configuration (Alg. 2 subsets), where it
+    #: applies: what bench_afa runs beside the library's default.
+    paper_params: dict | None = None
 
 
 def use_data_dir(data_dir: str | None) -> None:
@@ -190,6 +199,44 @@ def _afa_demo(name: str, seed: int):
     return demo
 
 
+def _small_many(name: str, seed: int, notes: list[str]):
+    """A :data:`SMALL_MANY` table: train/test frames and labels, spec, text."""
+    if name in ("wine", "breast_cancer"):
+        from sklearn.datasets import load_breast_cancer, load_wine
+
+        bunch = (load_wine if name == "wine" else load_breast_cancer)(as_frame=True)
+        X = bunch.data.rename(columns=lambda c: c.replace(" ", "_").replace("/", "_"))
+        df = X.assign(label=bunch.target.to_numpy())
+        n_train = 120 if name == "wine" else 400
+        desc = f"scikit-learn's {name}: {X.shape[1]} one-feature sensors."
+    else:
+        base = "spam" if name == "spam_400" else "dna"
+        if base == "spam":
+            df = pd.read_csv(find_file("spam.csv.gz"))
+        else:
+            df = pd.concat(
+                [pd.read_csv(find_file(f"dna_{p}.csv.gz")) for p in ("train", "test")],
+                ignore_index=True,
+            )
+        n_train = SMALL_DATA_ROWS
+        desc = f"{base} with {n_train} training rows, the rest as test."
+    tr, te = train_test_split(
+        df, train_size=n_train, stratify=df["label"], random_state=seed
+    )
+    cols = [c for c in df.columns if c != "label"]
+    if name == "dna_400":
+        groups = {f"p{p:02d}": [f"p{p:02d}_{b}" for b in "ACG"] for p in range(1, 61)}
+        spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
+    else:
+        spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
+    notes.append(
+        f"{n_train} training rows drawn stratified with seed {seed}, the rest as "
+        "test; unit cost per sensor"
+    )
+    y_train, y_test = tr["label"].to_numpy(), te["label"].to_numpy()
+    return tr[cols], y_train, te[cols], y_test, spec, desc
+
+
 def load(
     name: str, *, quick: bool, max_train: int | None, seed: int = SEED
 ) -> BenchData:
@@ -200,6 +247,7 @@ def load(
     """
     notes: list[str] = []
     params: dict = {}
+    paper: dict | None = None
     degrees: tuple[int, ...] = (1, 2)
     if name in SMALL:
         demo = load_demo(name, random_state=seed)
@@ -285,6 +333,10 @@ def load(
         yte = yte.to_numpy()
         desc = "Forest Covertype (UCI): 12 sensors, 7 classes."
         degrees = (1,)
+    elif name in SMALL_MANY:
+        Xtr, ytr, Xte, yte, spec, desc = _small_many(name, seed, notes)
+        paper = _many_sensor_params(spec, notes)
+        degrees = (1,)
     elif name in AFA:
         demo = _afa_demo(name, seed)
         Xtr, ytr = demo.X_train, demo.y_train.to_numpy()
@@ -310,6 +362,7 @@ def load(
         params,
         degrees,
         notes,
+        paper if paper is not None else (params if "n_subsets" in params else None),
     )
 
 

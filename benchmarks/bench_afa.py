@@ -63,6 +63,7 @@ from _afa_common import MaskedClassifier, SensorColumns  # noqa: E402
 from _afa_run import ROUTING_SENSOR, peer_settings, run_peers  # noqa: E402
 from _common import (  # noqa: E402
     AFA,
+    SMALL_MANY,
     BenchData,
     cost_to_reach,
     error_at,
@@ -80,9 +81,12 @@ from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 FRACTIONS = (0.10, 0.25, 0.50, 0.75)
 #: Target of "cost to reach": all-feature boosting's test error + this.
 TARGET_SLACK = 0.01
-METHODS = ("dag", "hull", "cascade", "aaco", "greedy", "allfeat")
+METHODS = ("dag", "hull", "cascade", "paper", "aaco", "greedy", "allfeat")
+#: Settings of the paper's many-sensor configuration, left out of the default.
+PAPER_KEYS = ("n_subsets", "include_all")
 LABELS = {
-    "dag": "BudgetDAG",
+    "dag": "BudgetDAG (default)",
+    "paper": "BudgetDAG, paper's n_subsets=8",
     "hull": "fixed-subset hull",
     "cascade": "cascade",
     "aaco": "AACO",
@@ -90,6 +94,10 @@ LABELS = {
     "allfeat": "all-feature HGB",
 }
 DEFAULT_DATASETS = (
+    "wine",
+    "breast_cancer",
+    "spam_400",
+    "dna_400",
     "cube",
     "cube_03",
     "cube_nm",
@@ -143,8 +151,11 @@ def session_step_ms(model: BudgetDAGClassifier, X: pd.DataFrame) -> float:
     return 1000 * seconds / max(steps, 1)
 
 
-def run_dag(d: BenchData, params: dict, args) -> tuple[pd.DataFrame, dict]:
-    """The DAG's curve, the hull and the cascade on the test rows, and timings."""
+def run_dag(
+    d: BenchData, params: dict, args, *, timed: bool = True
+) -> tuple[pd.DataFrame, dict]:
+    """The DAG's curve, the hull and the cascade on the test rows (all on the
+    DAG's own bank), and timings (``timed``)."""
     t0 = time.perf_counter()
     bank = BudgetDAGClassifier(d.spec, **params).fit_bank(d.X_train, d.y_train)
     bank_s = time.perf_counter() - t0
@@ -172,8 +183,13 @@ def run_dag(d: BenchData, params: dict, args) -> tuple[pd.DataFrame, dict]:
     dag_rows = frame[frame["method"] == "dag"]
     near = int((dag_rows["avg_cost"] - 0.25 * total).abs().to_numpy().argmin())
     model = res.models[res.model_index(dag_rows.index[near])]
+    if not timed:
+        return points, {}
     trace = model.trace(d.X_test)
-    info = {"dag_states": int(model.sensor_dag_.n_states)}
+    info = {
+        "dag_states": int(model.sensor_dag_.n_states),
+        "dag_strategies": " ".join(sorted({m.strategy_ for m in res.models})),
+    }
     if ROUTING_SENSOR in d.spec.names:
         info["dag_first_context"] = first_sensor_share(
             trace["acquired"], ROUTING_SENSOR
@@ -258,13 +274,22 @@ def run_one(name: str, seed: int, args) -> dict:
     load_start = os.getloadavg()[0]
     t_start = time.perf_counter()
     ref = all_feature_boosting(d)
-    params = {"random_state": 0, "n_jobs": args.n_jobs, **d.params, **args.dag_params}
+    base = {"random_state": 0, "n_jobs": args.n_jobs}
+    # The library's default: the dataset's settings less the paper's subsets.
+    default = {k: v for k, v in d.params.items() if k not in PAPER_KEYS}
+    params = {**base, **default, **args.dag_params}
     params = {k: v for k, v in params.items() if v is not None}
     parts, info = [], {}
     if methods & {"dag", "hull", "cascade"}:
         dag_points, dag_info = run_dag(d, params, args)
         parts.append(dag_points[dag_points["method"].isin(methods)])
         info.update(dag_info)
+    if "paper" in methods and d.paper_params is not None:
+        paper = {**base, **d.paper_params}
+        paper_points, _ = run_dag(d, paper, args, timed=False)
+        parts.append(
+            paper_points[paper_points["method"] == "dag"].assign(method="paper")
+        )
     settings = peer_settings(d, args.peer_params)
     if methods & {"aaco", "greedy"}:
         peer_points, peer_info = run_peers(d, methods, settings, args.n_jobs)
@@ -529,7 +554,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def seeds_for(name: str, args) -> list[int]:
-    if name in AFA or name in ("spam", "pima"):
+    if name in AFA or name in SMALL_MANY or name in ("spam", "pima"):
         return args.seeds or [0, 1, 2]
     return list(split_seeds(name))  # a fixed split runs once
 

@@ -210,9 +210,9 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 import pandas as pd
-from budgetdag_core import SensorSpec
+from budgetdag_core import Dataset, SensorSpec
 from ui import jobs
-from ui.data import Dataset, demo_dataset, load_app_demo
+from ui.data import demo_dataset, load_app_demo
 from ui.estimate import busy_factor, stretched, training_seconds
 from ui.spec_table import suggested_cost_scale
 from ui.training import TrainSettings, app_n_jobs, train, MAX_APP_SUBSETS
@@ -236,12 +236,13 @@ def table(name):
         groups = {f"row{r}": [f"p{r}{c}" for c in range(8)] for r in range(8)}
     order = np.random.default_rng(0).permutation(len(frame))
     cut = int(0.75 * len(frame))
-    return Dataset(name, "upload", frame.iloc[order[:cut]], frame.iloc[order[cut:]],
-                   "digit", SensorSpec(groups, dict.fromkeys(groups, 1.0)))
+    return Dataset(name, frame.iloc[order[:cut]], frame.iloc[order[cut:]],
+                   "digit", SensorSpec(groups, dict.fromkeys(groups, 1.0)),
+                   kind="upload")
 
 def settings(dataset):
     # The app's defaults for this data (ui.state.set_dataset)
-    spec = dataset.default_spec
+    spec = dataset.spec
     many = spec.n_sensors > 8
     return TrainSettings(
         cost_scale=suggested_cost_scale(spec),
@@ -262,10 +263,10 @@ for name in names + ["queue"]:
         if i:
             chosen = TrainSettings(**{**chosen.__dict__, "random_state": 1})
         busy = busy_factor(app_n_jobs())
-        idle = training_seconds(dataset, dataset.default_spec, chosen, busy=1.0)
+        idle = training_seconds(dataset, dataset.spec, chosen, busy=1.0)
         wait = pool.wait_seconds()
         job = jobs.Job("train", each,
-                       partial(train, dataset, dataset.default_spec, chosen, None),
+                       partial(train, dataset, dataset.spec, chosen, None),
                        estimate=stretched(idle, busy))
         job.start()
         submitted.append((each, job, idle, busy, wait))

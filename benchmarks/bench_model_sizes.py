@@ -42,12 +42,12 @@ def main(cases: list[str]) -> None:
     for case in cases:
         name, classifier = case.split(":")
         dataset = demo_dataset(load_app_demo(name))
-        many = dataset.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
+        many = dataset.spec.n_sensors > MAX_FULL_DAG_SENSORS
         settings = TrainSettings(
             cost_scale=0.05, classifier=classifier, n_subsets=8 if many else None
         )
         start = time.perf_counter()
-        run = train(dataset, dataset.default_spec, settings)
+        run = train(dataset, dataset.spec, settings)
         took = time.perf_counter() - start
         skops = len(dumps_policy_skops(run.model)) / 2**20
         pickle = len(dumps_policy(run.model)) / 2**20

@@ -54,7 +54,7 @@ def main() -> None:
     ss.update(
         {
             state.DATASET: dataset,
-            state.SPEC_TABLE: spec_to_table(dataset.default_spec),
+            state.SPEC_TABLE: spec_to_table(dataset.spec),
             state.W_DEMO: args.demo,
         }
     )
@@ -63,7 +63,7 @@ def main() -> None:
 
     settings = TrainSettings(cost_scale=float(ss[state.W_COST_SCALE]))
     start = time.perf_counter()
-    run = train(dataset, dataset.default_spec, settings)
+    run = train(dataset, dataset.spec, settings)
     print(f"trained {args.demo} in {time.perf_counter() - start:.1f} s")
     ss[state.RUN] = run
     rows.append(("with a model", *stored_bytes(session.snapshot(ss))))
@@ -71,10 +71,10 @@ def main() -> None:
     start = time.perf_counter()
     params = run.params
     result = compute_sweep(
-        dataset, dataset.default_spec, params, args.points, previous=run
+        dataset, dataset.spec, params, args.points, previous=run
     )
     print(f"traced {args.points} points in {time.perf_counter() - start:.1f} s")
-    key = sweep_key(dataset, dataset.default_spec, params, args.points)
+    key = sweep_key(dataset, dataset.spec, params, args.points)
     ss[state.SWEEP] = {"key": key, "dataset": dataset.token, "result": result}
     rows.append(("with a model and its curve", *stored_bytes(session.snapshot(ss))))
 

@@ -6,14 +6,21 @@ from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
 from .dag import SensorDAG
-from .datasets import DEMO_HINTS, DEMOS, load_demo, toy_dataset
+from .datasets import DEMO_HINTS, DEMOS, Dataset, load_demo, toy_dataset
 from .estimator import (
     BudgetDAGClassifier,
     BudgetDAGRegressor,
     LossTablePolicy,
     PolicySession,
 )
-from .explain import PathResult, action_names, node_details, path_of
+from .explain import (
+    PathResult,
+    action_names,
+    node_details,
+    path_of,
+    state_label,
+    subsets_in,
+)
 from .graph_reduce import graph_reduce, learn_policies_from_losses
 from .persist import (
     PolicyVersionWarning,
@@ -39,6 +46,7 @@ from .plotting import (
 from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
+from .tables import Table, read_table
 from .teaching import ReduceStep, cost_tables, graph_reduce_steps, pending_states
 from .tradeoff import (
     BudgetReport,
@@ -70,6 +78,7 @@ __all__ = [
     "CostRegression",
     "DEMOS",
     "DEMO_HINTS",
+    "Dataset",
     "DominanceSummary",
     "FilterTree",
     "LossTablePolicy",
@@ -82,6 +91,7 @@ __all__ = [
     "SensorDAG",
     "SensorSpec",
     "SubsetSelection",
+    "Table",
     "TradeoffResult",
     "__version__",
     "acquisition_grid_figure",
@@ -114,6 +124,7 @@ __all__ = [
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
     "probe_fit",
+    "read_table",
     "FitProbe",
     "node_details",
     "oracle_frontier",
@@ -122,6 +133,8 @@ __all__ = [
     "save_policy",
     "save_policy_skops",
     "select_subsets",
+    "state_label",
+    "subsets_in",
     "toy_dataset",
     "tradeoff_curve",
     "tradeoff_figure",

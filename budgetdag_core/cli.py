@@ -1,9 +1,12 @@
-"""Command-line interface: ``budgetdag train | evaluate | predict | sweep``."""
+"""Command-line interface: ``budgetdag train | evaluate | predict | sweep | check``.
+
+Data files are read by :func:`budgetdag_core.read_table`, as the library and
+the app read them: one file, one frame, one set of messages.
+"""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
@@ -20,6 +23,7 @@ from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
 from .persist import load_policy, save_policy
 from .sensors import SensorSpec
+from .tables import Table, read_table
 from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
 
 
@@ -27,51 +31,24 @@ class CLIError(Exception):
     """A user-facing error: printed without a traceback, exit code 2."""
 
 
-#: Delimiters a data file may use; the first line decides (a one-column file
-#: has none of them: Python's sniffer would split it on a letter).
-DELIMITERS = ",;\t|"
+def read_data(
+    path: str, *, label: str | None = None, features_only: bool = False
+) -> Table:
+    """A data file as every front end reads it (:func:`read_table`: the same
+    frame and the same messages as the library and the app)."""
+    return read_table(path, label=label, features_only=features_only)
 
 
-def _delimiter(path: str) -> str:
-    """The delimiter of a CSV file, from its first 64 KB (``,`` if unsure)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        sample = handle.read(1 << 16)
-    if not sample.strip():
-        raise CLIError(f"The data file {path!r} is empty.")
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=DELIMITERS).delimiter
-    except csv.Error:  # one column, or no delimiter repeated on every line
-        return ","
+def _checked(table: Table, spec: SensorSpec, cv: int) -> Table:
+    """``table``, refused (one line) when its label or the spec's columns
+    have an error that training would fail on: blank or non-numeric cells,
+    one class, classes rarer than the folds."""
+    table.check(cv=cv, columns=[c for c in spec.columns if c in table.frame])
+    return table
 
 
-def _read_table(path: str) -> pd.DataFrame:
-    """A CSV file as a DataFrame (UTF-8, with or without a byte-order mark,
-    delimited by one of :data:`DELIMITERS`), or a one-line error."""
-    check_regular_file(path, "data file")
-    try:
-        data = pd.read_csv(path, sep=_delimiter(path), encoding="utf-8-sig")
-    except (
-        pd.errors.ParserError,
-        pd.errors.EmptyDataError,
-        UnicodeDecodeError,
-        csv.Error,
-    ) as exc:
-        message = " ".join(str(exc).split())
-        raise CLIError(f"Could not read {path!r} as CSV: {message}") from None
-    if len(data) == 0:
-        raise CLIError(f"The data file {path!r} has a header but no rows.")
-    return data
-
-
-def _split_xy(
-    data: pd.DataFrame, label: str | None, spec: SensorSpec
-) -> tuple[pd.DataFrame, pd.Series | None]:
-    if label is not None and label not in data.columns:
-        raise CLIError(
-            f"Label column {label!r} is not in the data; columns: {list(data.columns)}"
-        )
-    y = data[label] if label is not None else None
-    return data[[c for c in data.columns if c != label]], y
+def _split_xy(table: Table) -> tuple[pd.DataFrame, pd.Series]:
+    return table.X, table.y
 
 
 def _read_spec(path: str) -> SensorSpec:
@@ -170,9 +147,9 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
 def cmd_train(args: argparse.Namespace) -> int:
     from .estimator import BudgetDAGClassifier
 
-    data = _read_table(args.data)
     spec = _read_spec(args.sensors)
-    X, y = _split_xy(data, args.label, spec)
+    table = _checked(read_data(args.data, label=args.label), spec, args.cv)
+    X, y = _split_xy(table)
     t0 = time.perf_counter()
     if args.budget is not None:
         from . import tradeoff
@@ -212,17 +189,15 @@ def _load(path: str):
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     model = _load(args.model)
-    data = _read_table(args.data)
     label = args.label or model.metadata_.get("label") or "label"
-    X, y = _split_xy(data, label, model.spec_)
+    X, y = _split_xy(read_data(args.data, label=label))
     print(json.dumps(model.evaluate(X, y), indent=2))
     return 0
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
     model = _load(args.model)
-    data = _read_table(args.data)
-    traces = model.trace(data)
+    traces = model.trace(read_data(args.data, features_only=True).frame)
     traces["acquired"] = traces["acquired"].map(lambda a: "|".join(a))
     if args.out:
         _write(args.out, lambda path: traces.to_csv(path, index=False))
@@ -235,12 +210,12 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from . import tradeoff
 
-    data = _read_table(args.data)
     spec = _read_spec(args.sensors)
-    X, y = _split_xy(data, args.label, spec)
+    X, y = _split_xy(_checked(read_data(args.data, label=args.label), spec, args.cv))
     X_test = y_test = None
     if args.test:
-        X_test, y_test = _split_xy(_read_table(args.test), args.label, spec)
+        test = _checked(read_data(args.test, label=args.label), spec, args.cv)
+        X_test, y_test = _split_xy(test)
     params = {k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"}
     scales = args.cost_scales
     result = tradeoff.tradeoff_curve(
@@ -267,6 +242,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """How a data file reads and what stands between it and training, as
+    JSON; exit code 1 when a finding is an error."""
+    table = read_data(args.data, label=args.label)
+    findings = table.findings(cv=args.cv)
+    report = {
+        "file": str(args.data),
+        "read_as": table.description,
+        "columns": [str(c) for c in table.frame.columns],
+        "dtypes": [str(t) for t in table.frame.dtypes],
+        "label": table.label,
+        "label_guessed": table.label_guessed,
+        "findings": [
+            {"kind": p.kind, "severity": p.severity, "message": p.message}
+            for p in findings
+        ],
+    }
+    print(json.dumps(report, indent=2))
+    return 1 if any(p.severity == "error" for p in findings) else 0
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -501,6 +497,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="where to write the curve CSV")
     _add_model_options(p)
     p.set_defaults(func=cmd_sweep, cost_scale=None)
+
+    p = sub.add_parser(
+        "check",
+        help="how a data file reads (encoding, separator, columns) and what "
+        "stands between it and training (blank or non-numeric cells by column "
+        "and row, label problems), as JSON; exit code 1 on an error",
+    )
+    p.add_argument("data", help="CSV file to check")
+    p.add_argument(
+        "--label",
+        default=None,
+        help="label column (default: guessed, as the app does: label, class, "
+        "target, ... or the last column)",
+    )
+    p.add_argument(
+        "--cv",
+        type=_int_in(2),
+        default=5,
+        help="folds training will use: each class needs that many rows "
+        "(default: 5)",
+    )
+    p.set_defaults(func=cmd_check)
     return parser
 
 

@@ -8,6 +8,7 @@ bitmasks over the real sensors; inside, everything is integer indices.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ import networkx as nx
 import numpy as np
 
 from ._integrity import check_int, fail
-from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
+from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS, check_index
 
 if TYPE_CHECKING:
     from .sensors import SensorSpec
@@ -89,7 +90,13 @@ class SensorDAG:
         self.sensor_names = tuple(self.sensor_names)
         if self.units is None:
             self.units = [[i] for i in range(len(self.sensor_names))]
-        self.units = [tuple(sorted({int(i) for i in u})) for u in self.units]
+        self.units = [self._checked_unit(u) for u in self.units]
+        if len(self.units) > MAX_DAG_UNITS:
+            raise ValueError(
+                f"SensorDAG: {len(self.units)} units (sensors, or units=) make up "
+                f"to 2^{len(self.units)} states; at most {MAX_DAG_UNITS} (use "
+                "subsets, as n_subsets does, or a sparse DAG)."
+            )
         self.unit_masks = [mask_of(u) for u in self.units]
         reachable = {0}
         frontier = [0]
@@ -113,6 +120,24 @@ class SensorDAG:
                     seen[c] = j
             self.children.append([(j, self.index[c]) for c, j in seen.items()])
 
+    def _checked_unit(self, unit: Sequence[int]) -> tuple[int, ...]:
+        """A unit of ``units`` as sorted distinct sensor indices, or an error
+        naming the bad index."""
+        n = len(self.sensor_names)
+        try:
+            indices = sorted({operator.index(i) for i in unit})
+        except TypeError:
+            raise TypeError(
+                f"SensorDAG: units must hold sensor indices (ints); got {unit!r:.60}."
+            ) from None
+        outside = [i for i in indices if not 0 <= i < n]
+        if outside:
+            raise ValueError(
+                f"SensorDAG: units name sensor index {outside[0]}, outside "
+                f"0..{n - 1} ({n} sensors)."
+            )
+        return tuple(indices)
+
     @property
     def n_states(self) -> int:
         return len(self.states)
@@ -123,13 +148,18 @@ class SensorDAG:
 
     def sensors_in(self, state: int) -> list[int]:
         """Real sensor indices held in state number ``state``."""
+        state = check_index("SensorDAG.sensors_in", "state", state, self.n_states)
         return bits_of(self.states[state])
 
     def added_sensors(self, state: int, child: int) -> list[int]:
         """Real sensors bought on the edge ``state -> child``."""
+        state = check_index("SensorDAG.added_sensors", "state", state, self.n_states)
+        child = check_index("SensorDAG.added_sensors", "child", child, self.n_states)
         return bits_of(self.states[child] & ~self.states[state])
 
     def state_names(self, state: int) -> tuple[str, ...]:
+        """Names of the sensors held in state number ``state``."""
+        state = check_index("SensorDAG.state_names", "state", state, self.n_states)
         return tuple(self.sensor_names[i] for i in self.sensors_in(state))
 
     def layers(self) -> list[list[int]]:

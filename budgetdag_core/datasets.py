@@ -1,16 +1,20 @@
-"""Bundled demo datasets with their sensor groups and costs."""
+"""The dataset type (``Dataset``, also ``Demo``) and the bundled demos."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
+import joblib
 import numpy as np
 import pandas as pd
 
 from .sensors import SensorSpec
+from .validation import check_params, int_in, real_in
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,29 +52,126 @@ def find_file(name: str) -> Path:
 
 
 @dataclass
-class Demo:
+class Dataset:
+    """A train/test pair with its label column and a sensor spec.
+
+    What the demos return (``Demo`` is its older name), what
+    :meth:`Table.to_dataset <budgetdag_core.Table.to_dataset>` makes of a
+    data file, and what the app trains on.
+
+    Parameters
+    ----------
+    name : str
+        A short name (``"pima"``, ``"data.csv"``).
+    train, test : DataFrame
+        The rows of each part: the spec's columns and the label.
+    label : str
+        The label column.
+    spec : SensorSpec
+        The sensors (a starting point: the app lets users edit it).
+    description : str
+        One line on where the data comes from.
+    kind : str
+        Where it comes from: ``"demo"`` (bundled or generated), ``"table"``
+        (a data file), ``"upload"`` (the app's uploads).
+    token : str
+        Identifies the data (default: ``kind:name:`` and a hash of the rows and
+        the label): equal tokens, equal data.
+    recipe : dict, optional
+        The :func:`load_demo` arguments that rebuild it (``name``,
+        ``test_fraction``, ``random_state``). When set, a pickle holds these
+        instead of the rows, which come from the package again on loading.
+
+    Examples
+    --------
+    >>> from budgetdag_core import Dataset, load_demo
+    >>> demo = load_demo("pima")
+    >>> isinstance(demo, Dataset), demo.label, demo.kind
+    (True, 'label', 'demo')
+    >>> demo.X_train.shape, demo.X("test", demo.spec).shape
+    ((576, 8), (192, 8))
+    """
+
     name: str
     train: pd.DataFrame
-    test: pd.DataFrame | None
+    test: pd.DataFrame
     label: str
     spec: SensorSpec
-    description: str
+    description: str = ""
+    kind: str = "demo"
+    token: str = ""
+    recipe: dict[str, Any] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.token:
+            self.token = f"{self.kind}:{self.name}:" + joblib.hash(
+                (self.train, self.test, self.label)
+            )
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # A demo with its recipe is pickled (the app's session store, worker
+        # processes) as the call that made it: its rows come from the package.
+        recipe = getattr(self, "recipe", None)
+        if recipe is not None:
+            return (_from_recipe, (dict(recipe), self.token))
+        return super().__reduce_ex__(protocol)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickles of the app's dataset type before this one (``ui.data.Dataset``,
+        # kept in session files for a day) name the spec ``default_spec``.
+        state = dict(state)
+        if "spec" not in state and "default_spec" in state:
+            state["spec"] = state.pop("default_spec")
+        state.setdefault("recipe", None)
+        vars(self).update(state)
+
+    @property
+    def features(self) -> list[str]:
+        """The columns other than the label."""
+        return [str(c) for c in self.train.columns if c != self.label]
+
+    def X(self, part: str, spec: SensorSpec | None = None) -> pd.DataFrame:
+        """The spec's feature columns (default ``spec``) of the
+        ``"train"`` or ``"test"`` part."""
+        return self._part(part)[(spec or self.spec).columns]
+
+    def y(self, part: str) -> pd.Series:
+        """The label of the ``"train"`` or ``"test"`` part."""
+        return self._part(part)[self.label]
+
+    def _part(self, part: str) -> pd.DataFrame:
+        if part not in ("train", "test"):
+            raise ValueError(f"part must be 'train' or 'test'; got {part!r}.")
+        return self.train if part == "train" else self.test
 
     @property
     def X_train(self) -> pd.DataFrame:
-        return self.train[self.spec.columns]
+        return self.X("train")
 
     @property
     def y_train(self) -> pd.Series:
-        return self.train[self.label]
+        return self.y("train")
 
     @property
     def X_test(self) -> pd.DataFrame:
-        return self.test[self.spec.columns]
+        return self.X("test")
 
     @property
     def y_test(self) -> pd.Series:
-        return self.test[self.label]
+        return self.y("test")
+
+
+Demo = Dataset
+"""The demos' dataset type under its first name (kept for older code)."""
+
+
+def _from_recipe(recipe: dict[str, Any], token: str) -> Dataset:
+    """A pickled demo, rebuilt from the package's files (see ``recipe``)."""
+    recipe = dict(recipe)
+    demo = load_demo(recipe.pop("name"), **recipe)
+    return dataclasses.replace(
+        demo, token=token, recipe={"name": demo.name, **recipe}
+    )
 
 
 def _landsat_spec() -> SensorSpec:
@@ -156,6 +257,10 @@ DEMO_HINTS = {
     "it points to.\nWhat-if's paths chart: the second step depends on the context.",
 }
 
+#: Most rows of a split of a generated demo (``n_train``, ``n_test``): the
+#: table is built in memory (a few float64 columns: tens of MB at this size).
+MAX_GENERATED_ROWS = 1_000_000
+
 TOY_NOISE = {"cheap_a": 0.8, "cheap_b": 0.8, "precise": 0.1}
 TOY_COSTS = {"cheap_a": 1.0, "cheap_b": 1.0, "precise": 4.0}
 
@@ -174,9 +279,10 @@ def toy_dataset(
     Parameters
     ----------
     n_train, n_test : int
-        Rows of each split.
+        Rows of each split (``n_train`` at least 10, ``n_test`` at least 1,
+        each at most :data:`MAX_GENERATED_ROWS`).
     random_state : int
-        Seed; the same seed gives the same rows.
+        Seed (>= 0); the same seed gives the same rows.
 
     Returns
     -------
@@ -189,10 +295,17 @@ def toy_dataset(
     >>> demo.X_train.shape, demo.spec.names
     ((100, 3), ('cheap_a', 'cheap_b', 'precise'))
     """
-    if n_train < 10 or n_test < 1:
-        raise ValueError(
-            f"toy_dataset needs n_train >= 10 and n_test >= 1; got {n_train}, {n_test}."
-        )
+    check_params(
+        "toy_dataset",
+        {
+            "n_train": [int_in(10, MAX_GENERATED_ROWS)],
+            "n_test": [int_in(1, MAX_GENERATED_ROWS)],
+            "random_state": [int_in(0)],
+        },
+        n_train=n_train,
+        n_test=n_test,
+        random_state=random_state,
+    )
     rng = np.random.default_rng(random_state)
     n = n_train + n_test
     u = rng.normal(size=n)
@@ -226,11 +339,12 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     landsat and letter come with their standard train/test files; pima and spam
     (Spambase: 57 one-column sensors of cost 1, rows ordered by class in the
     file) are split at random, stratified by the label, with ``test_fraction``
-    of the rows in the test part and ``random_state`` as the seed; toy and
-    cube_nm are generated (:func:`toy_dataset`, :func:`cube_nm_dataset` with its
+    (strictly between 0 and 1) of the rows in the test part and
+    ``random_state`` (>= 0) as the seed; toy and
+    cube_nm are generated (:func:`toy_dataset`, ``cube_nm_dataset()`` with its
     defaults and ``random_state`` as the seed; cube_nm6 with
     ``grouping="blocks"``); digits is scikit-learn's copy
-    (:func:`digits_dataset`, split like pima).
+    (``digits_dataset()``, split like pima).
 
     Examples
     --------
@@ -238,6 +352,15 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     >>> demo.X_train.shape, demo.X_test.shape, demo.spec.n_sensors
     ((3450, 57), (1151, 57), 57)
     """
+    check_params(
+        "load_demo",
+        {
+            "test_fraction": [real_in(0.0, 1.0, closed="neither")],
+            "random_state": [int_in(0)],
+        },
+        test_fraction=test_fraction,
+        random_state=random_state,
+    )
     if name == "toy":
         return toy_dataset(random_state=random_state)
     if name == "cube_nm":
@@ -406,7 +529,7 @@ def cube_nm_block_spec(
 
     The context group (cost 1) and each 10-column block as one sensor (cost 10:
     the cost of its 10 columns), so the all-sensor cost stays 51 and a full DAG
-    (64 states) fits. Use it with the frames of :func:`cube_nm_dataset`.
+    (64 states) fits. Use it with the frames of ``cube_nm_dataset()``.
 
     Examples
     --------

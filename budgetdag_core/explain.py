@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .graph_reduce import STOP
-from .validation import check_features, check_labels
+from .validation import check_features, check_index, check_labels
 
 
 @dataclass
@@ -185,26 +185,118 @@ def path_of(
     )
 
 
-def action_names(model: Any, state: int) -> list[str]:
+#: A state's label lists at most this many sensors by name (models over
+#: sensor subsets name the subsets of a wider state).
+MAX_NAMES_IN_LABEL = 4
+
+
+def _over_subsets(model: Any) -> bool:
+    return getattr(model, "subset_selection_", None) is not None
+
+
+def _state_index(model: Any, state: Any) -> int:
+    """``state`` as an index of the model's DAG, or a ``ValueError`` naming it."""
+    n_states = model.sensor_dag_.n_states
+    if (
+        isinstance(state, bool)
+        or not isinstance(state, int | np.integer)
+        or not 0 <= state < n_states
+    ):
+        raise ValueError(
+            f"state must be a state index in 0..{n_states - 1}; got {state!r}."
+        )
+    return int(state)
+
+
+def subsets_in(model: Any, state: int) -> list[int]:
+    """The selected sensor subsets (1-based, ``S1`` is 1) that ``state`` holds.
+
+    Empty for a model over the full DAG, whose units are single sensors.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(100, 10)
+    >>> model = BudgetDAGClassifier(demo.spec, cv=2, n_subsets=2).fit(
+    ...     demo.X_train, demo.y_train)
+    >>> subsets_in(model, model.sensor_dag_.n_states - 1)
+    [1, 2]
+    """
+    state = _state_index(model, state)
+    if not _over_subsets(model):
+        return []
+    dag = model.sensor_dag_
+    mask = dag.states[state]
+    return [j + 1 for j, um in enumerate(dag.unit_masks) if um & mask == um]
+
+
+def state_label(model: Any, state: int) -> str:
+    """A short name of a DAG state: its sensors, or its subsets when many.
+
+    ``start (no sensors)``, the sensors held joined by `` + ``; for a model
+    over sensor subsets, a state of more than :data:`MAX_NAMES_IN_LABEL`
+    sensors is named by the subsets it holds (``subsets S1 + S3 (12
+    sensors)``), the last one ``all 57 sensors``. The one wording of states:
+    the app's pages and the teaching steps use it.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(100, 10)
+    >>> model = BudgetDAGClassifier(demo.spec, cv=2).fit(demo.X_train, demo.y_train)
+    >>> state_label(model, 0), state_label(model, 7)
+    ('start (no sensors)', 'cheap_a + cheap_b + precise')
+    """
+    state = _state_index(model, state)
+    dag = model.sensor_dag_
+    names = dag.state_names(state)
+    if not names:
+        return "start (no sensors)"
+    if not _over_subsets(model) or len(names) <= MAX_NAMES_IN_LABEL:
+        return " + ".join(names)
+    if len(names) == dag.n_sensors:
+        return f"all {len(names)} sensors"
+    held = " + ".join(f"S{j}" for j in subsets_in(model, state))
+    return f"subsets {held} ({len(names)} sensors)"
+
+
+def action_names(model: Any, state: int, *, short: bool = False) -> list[str]:
     """The names of the actions of the policy at ``state``, in action order.
 
     ``"stop"`` (action 0), then ``"acquire <sensors>"`` per child state, naming
     the real sensors the move adds. The one wording of actions: the trace,
     the Teaching tables, the decision regions and the app's labels use it.
 
+    Parameters
+    ----------
+    model : fitted BudgetDAGClassifier
+    state : int
+        State index.
+    short : bool
+        Short names for narrow table columns: ``"buy <sensors>"``, or for a
+        model over sensor subsets ``"buy S3"`` (the subset the move buys).
+
     Examples
     --------
     >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
     >>> demo = toy_dataset(100, 10)
     >>> X, y = demo.X_train, demo.y_train
-    >>> action_names(BudgetDAGClassifier(demo.spec, cv=2).fit(X, y), 0)
+    >>> model = BudgetDAGClassifier(demo.spec, cv=2).fit(X, y)
+    >>> action_names(model, 0)
     ['stop', 'acquire cheap_a', 'acquire cheap_b', 'acquire precise']
+    >>> action_names(model, 0, short=True)
+    ['stop', 'buy cheap_a', 'buy cheap_b', 'buy precise']
     """
+    state = _state_index(model, state)
     dag = model.sensor_dag_
+    state = check_index("action_names", "state", state, len(model.policies_))
     names = ["stop"]
-    for _, child in model.policies_[state].children:
+    for unit, child in model.policies_[state].children:
+        if short and _over_subsets(model):
+            names.append(f"buy S{unit + 1}")
+            continue
         added = [dag.sensor_names[m] for m in dag.added_sensors(state, child)]
-        names.append("acquire " + ", ".join(added))
+        names.append(("buy " if short else "acquire ") + ", ".join(added))
     return names
 
 
@@ -246,9 +338,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     ['action', 'child', 'count', 'share']
     """
     dag = model.sensor_dag_
-    if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
-        raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
-    state = int(state)
+    state = _state_index(model, state)
     rows, act = model.node_actions(X, state)
     Xv = check_features(X, model.spec_)
     policy = model.policies_[state]

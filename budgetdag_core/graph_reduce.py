@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from ._progress import Progress
 from ._threads import single_threaded
 from .dag import SensorDAG
 from .reductions import CostRegression, FilterTree
+from .validation import check_params, real_in
 
 STOP = 0  # action index of stop-and-classify at every node
 
@@ -270,7 +272,7 @@ def graph_reduce(
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        Threads for the independent states of one height (:func:`fit_layers`),
+        Threads for the independent states of one height (``fit_layers()``),
         from ``PARALLEL_POLICY_WORK`` rows x states on.
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each group of states.
@@ -303,6 +305,12 @@ def graph_reduce(
     >>> round(float(result.cost_to_go[:, 0].mean()), 2)  # 0.1 + 0.3 P(a < 0)
     0.26
     """
+    check_params(
+        "graph_reduce",
+        {"cost_scale": [real_in(0.0)], "n_jobs": [Integral, None]},
+        cost_scale=cost_scale,
+        n_jobs=n_jobs,
+    )
     stop_loss = np.asarray(stop_loss, dtype=float)
     n, K = stop_loss.shape
     if K != dag.n_states:

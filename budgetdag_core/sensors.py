@@ -68,34 +68,36 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def checked_cost(sensor: object, cost: object, what: str = "Cost") -> float:
+def checked_cost(
+    sensor: object, cost: object, what: str = "Cost", *, subject: str | None = None
+) -> float:
     """A sensor's cost as a finite, non-negative float, or a ``ValueError``
-    naming the sensor.
+    naming the sensor (or ``subject``, e.g. the parameter of a cost shared by
+    every sensor).
 
     Numbers (Python or numpy) are accepted; text such as ``"1"`` and booleans
     are refused rather than guessed at, so a cost is a number wherever it is
     read (sessions, traces, saved files).
     """
+    subject = f"{what} of sensor {sensor!r}" if subject is None else subject
     if isinstance(cost, str | bytes):
         raise ValueError(
-            f"{what} of sensor {sensor!r} is the text {_short(cost)}, not a number: "
+            f"{subject} is the text {_short(cost)}, not a number: "
             "write it without quotes."
         )
     if isinstance(cost, bool | np.bool_) or not isinstance(cost, Real | Decimal):
-        raise ValueError(
-            f"{what} of sensor {sensor!r} is not a number: {_short(cost)}."
-        )
+        raise ValueError(f"{subject} is not a number: {_short(cost)}.")
     try:
         value = float(cost)
     except OverflowError:
         raise ValueError(
-            f"{what} of sensor {sensor!r} is too large for a float64 "
+            f"{subject} is too large for a float64 "
             f"({_short(cost)}): rescale the costs (e.g. other units)."
         ) from None
     if not math.isfinite(value):
-        raise ValueError(f"{what} of sensor {sensor!r} is not finite: {_short(cost)}.")
+        raise ValueError(f"{subject} is not finite: {_short(cost)}.")
     if value < 0:
-        raise ValueError(f"{what} of sensor {sensor!r} is negative: {value}.")
+        raise ValueError(f"{subject} is negative: {value}.")
     return value
 
 
@@ -251,7 +253,8 @@ class SensorSpec:
         if isinstance(cost, Mapping):
             costs = {c: cost[c] for c in columns if c in cost}
         else:
-            costs = dict.fromkeys(columns, cost)
+            subject = "The 'cost' parameter of SensorSpec.per_column"
+            costs = dict.fromkeys(columns, checked_cost(None, cost, subject=subject))
         return cls({c: [c] for c in columns}, costs)
 
     @classmethod
@@ -259,6 +262,8 @@ class SensorSpec:
         cls, columns: Sequence[str], separator: str = "_", cost: float = 1.0
     ) -> SensorSpec:
         """Group columns by the part of their name before ``separator``."""
+        subject = "The 'cost' parameter of SensorSpec.by_prefix"
+        cost = checked_cost(None, cost, subject=subject)
         groups: dict[str, list[str]] = {}
         for col in map(str, columns):
             groups.setdefault(col.split(separator, 1)[0], []).append(col)
@@ -275,7 +280,8 @@ class SensorSpec:
     @classmethod
     def from_dict(cls, data: Mapping) -> SensorSpec:
         """A spec from ``{"sensors": [{"name", "columns", "cost"}, ...]}`` (the
-        format of :meth:`to_dict`; a missing cost is 1) or from
+        format :meth:`~budgetdag_core.SensorSpec.to_json` writes; a missing cost is
+        1) or from
         ``{"groups": {name: columns}, "costs": {name: cost}}``.
 
         Raises ``ValueError`` naming the entry that is not of the expected type.
@@ -353,8 +359,8 @@ class SensorSpec:
         ------
         ValueError
             Naming the problem: text that is not a JSON object (an array, a
-            file name, ...), larger than :data:`MAX_SPEC_JSON_CHARS`, nested
-            deeper than :data:`MAX_SPEC_JSON_DEPTH`, not valid JSON, or a spec
+            file name, ...), larger than ``MAX_SPEC_JSON_CHARS``, nested
+            deeper than ``MAX_SPEC_JSON_DEPTH``, not valid JSON, or a spec
             with entries of the wrong type or costs that are not finite,
             non-negative numbers.
         """
@@ -378,7 +384,7 @@ class SensorSpec:
         """A spec from a JSON file (UTF-8, as :meth:`to_json` writes it).
 
         Only a regular file is read (a directory, FIFO or device is refused),
-        and at most :data:`MAX_SPEC_JSON_CHARS` bytes of it; its content is
+        and at most ``MAX_SPEC_JSON_CHARS`` bytes of it; its content is
         checked as in :meth:`from_json`. Errors are ``ValueError`` naming the
         file.
         """

@@ -507,6 +507,90 @@ def _expand(
 
 
 # ------------------------------------------------------------- Graph-Reduce
+class SparseRollout:
+    """What rows cost from states of a sparse DAG under its fitted policies.
+
+    A row's cost-to-go at a state is the stop loss where the policies stop it
+    plus ``cost_scale`` times what it pays on the way, kept apart
+    (:meth:`parts`) so that a validation can report error and cost. Rows a
+    state's policy was fitted on are recorded with the action it picked
+    (:meth:`record`); any other row is rolled out under the policies.
+
+    Parameters
+    ----------
+    growth : SparseGrowth
+    state_inputs : callable(k, rows, proba) -> ndarray
+    stop_loss : callable(rows, proba) -> ndarray
+    acquisition_costs : ndarray (n_sensors,) or (n_samples, n_sensors)
+    cost_scale : float
+    """
+
+    def __init__(
+        self,
+        growth: SparseGrowth,
+        state_inputs: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
+        stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+        acquisition_costs: np.ndarray,
+        cost_scale: float,
+    ) -> None:
+        self.growth = growth
+        self.state_inputs = state_inputs
+        self.stop_loss = stop_loss
+        self.costs = np.asarray(acquisition_costs, dtype=float)
+        self.cost_scale = float(cost_scale)
+        K = growth.dag.n_states
+        self.policies: list[NodePolicy | None] = [None] * K
+        self.tables = [RowTable(2) for _ in range(K)]
+
+    def edge_cost(self, rows: np.ndarray, sensor: int) -> np.ndarray:
+        if self.costs.ndim == 1:
+            return np.full(len(rows), self.costs[sensor])
+        return self.costs[rows, sensor]
+
+    def value(self, k: int, rows: np.ndarray) -> np.ndarray:
+        """Cost-to-go of ``rows`` at state k (loss units)."""
+        p = self.parts(k, rows)
+        return p[:, 0] + self.cost_scale * p[:, 1]
+
+    def parts(self, k: int, rows: np.ndarray) -> np.ndarray:
+        """(n, 2): the stop loss each row of ``rows`` ends with from state k,
+        and the acquisition cost it pays on the way."""
+        missing = self.tables[k].missing(rows)
+        if missing.size:
+            proba = self.growth.proba_at(k, missing)
+            out = np.zeros((len(missing), 2))
+            out[:, 0] = self.stop_loss(missing, proba)
+            policy = self.policies[k]
+            if policy is not None and policy.learner is not None:
+                act = policy.predict(self.state_inputs(k, missing, proba))
+                kids = self.growth.dag.children[k]
+                for a, (sensor, child) in enumerate(kids, start=1):
+                    go = act == a
+                    if go.any():
+                        moved = missing[go]
+                        after = self.parts(child, moved)
+                        out[go, 0] = after[:, 0]
+                        out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
+            self.tables[k].add(missing, out)
+        return self.tables[k].get(rows)
+
+    def action_costs(self, k: int, rows: np.ndarray, proba: np.ndarray):
+        """The action cost table of ``rows`` at state k (stop first, then each
+        child: its edge cost plus its cost-to-go), and the same split into
+        (loss, cost) parts, (n, 1 + n_children, 2)."""
+        kids = self.growth.dag.children[k]
+        P = np.zeros((len(rows), 1 + len(kids), 2))
+        P[:, STOP, 0] = self.stop_loss(rows, proba)
+        for a, (sensor, child) in enumerate(kids, start=1):
+            after = self.parts(child, rows)
+            P[:, a, 0] = after[:, 0]
+            P[:, a, 1] = self.edge_cost(rows, sensor) + after[:, 1]
+        return P[:, :, 0] + self.cost_scale * P[:, :, 1], P
+
+    def record(self, k: int, rows: np.ndarray, parts: np.ndarray) -> None:
+        self.tables[k].add(rows, parts)
+
+
 def graph_reduce_sparse(
     growth: SparseGrowth,
     state_inputs: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
@@ -515,12 +599,15 @@ def graph_reduce_sparse(
     learner: Any,
     *,
     cost_scale: float = 1.0,
+    rollout: SparseRollout | None = None,
 ) -> GraphReduceResult:
     """Graph-Reduce (Alg. 1) on a grown sparse DAG, leaf to root.
 
     Parameters
     ----------
     growth : SparseGrowth
+        Each state's policy is fitted on its ``growth.flow`` rows (a state
+        without rows stops every row).
     state_inputs : callable(k, rows, proba) -> ndarray
         The policy inputs of ``rows`` at state k, given their probabilities there.
     stop_loss : callable(rows, proba) -> ndarray
@@ -528,6 +615,9 @@ def graph_reduce_sparse(
     acquisition_costs : ndarray (n_sensors,) or (n_samples, n_sensors)
     learner : cost-sensitive learner (cloned per state)
     cost_scale : float
+    rollout : SparseRollout, optional
+        Filled with the fitted policies (for costs-to-go of other rows, e.g.
+        validation rows); a new one by default.
 
     Returns
     -------
@@ -537,54 +627,27 @@ def graph_reduce_sparse(
     """
     dag = growth.dag
     K = dag.n_states
-    costs = np.asarray(acquisition_costs, dtype=float)
-
-    def edge_cost(rows: np.ndarray, sensor: int) -> np.ndarray:
-        if costs.ndim == 1:
-            return np.full(len(rows), costs[sensor])
-        return costs[rows, sensor]
-
-    policies: list[NodePolicy | None] = [None] * K
-    values = [RowTable(1) for _ in range(K)]
-
-    def value(k: int, rows: np.ndarray) -> np.ndarray:
-        """Cost-to-go of ``rows`` at state k under the fitted policies."""
-        missing = values[k].missing(rows)
-        if missing.size:
-            proba = growth.proba_at(k, missing)
-            v = stop_loss(missing, proba)
-            policy = policies[k]
-            if policy is not None and policy.learner is not None:
-                act = policy.predict(state_inputs(k, missing, proba))
-                for a, (sensor, child) in enumerate(dag.children[k], start=1):
-                    go = act == a
-                    if go.any():
-                        moved = missing[go]
-                        v[go] = cost_scale * edge_cost(moved, sensor) + value(
-                            child, moved
-                        )
-            values[k].add(missing, v[:, None])
-        return values[k].get(rows)[:, 0]
-
+    if rollout is None:
+        rollout = SparseRollout(
+            growth, state_inputs, stop_loss, acquisition_costs, cost_scale
+        )
+    policies = rollout.policies
     root_actions = np.zeros(len(growth.flow[0]), dtype=np.intp)
     for k in range(K - 1, -1, -1):  # children come after their parents
         kids = dag.children[k]
         rows = growth.flow[k]
-        if not kids:
-            policies[k] = NodePolicy(k, kids, None, 0)
+        if not kids or not len(rows):
+            policies[k] = NodePolicy(k, [] if not kids else kids, None, 0)
             continue
         proba = growth.proba_at(k, rows)
-        C = np.empty((len(rows), 1 + len(kids)))
-        C[:, STOP] = stop_loss(rows, proba)
-        for a, (sensor, child) in enumerate(kids, start=1):
-            C[:, a] = cost_scale * edge_cost(rows, sensor) + value(child, rows)
+        C, parts = rollout.action_costs(k, rows, proba)
         Z = state_inputs(k, rows, proba)
         model, act = fit_node(learner, Z, C)
         policies[k] = NodePolicy(k, kids, model, Z.shape[1])
-        values[k].add(rows, C[np.arange(len(rows)), act][:, None])
+        rollout.record(k, rows, parts[np.arange(len(rows)), act])
         if k == 0:
             root_actions = act
-    root = value(0, growth.flow[0])
+    root = rollout.value(0, growth.flow[0])
     return GraphReduceResult(
         policies,  # type: ignore[arg-type]
         root[:, None],
@@ -607,6 +670,7 @@ __all__ = [
     "GrowthSettings",
     "RowTable",
     "SparseGrowth",
+    "SparseRollout",
     "SparseSensorDAG",
     "graph_reduce_sparse",
     "grow_sparse_dag",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from ._progress import Progress
 from .sensors import SensorSpec
+from .validation import MAX_CV, MAX_N_SUBSETS, check_params, int_in, real_in
 
 _TOL = 1e-9
 
@@ -520,7 +522,7 @@ def select_subsets(
         Labels (classification) or targets (regression).
     spec : SensorSpec
     n_subsets : int
-        t, the number of subsets (the DAG gets at most 2^t states).
+        t <= ``MAX_N_SUBSETS`` (16), the number of subsets (at most 2^t states).
     subset_budget : float, optional
         Budget on the greedy subsets' total size ``Σ_j |σ_j|`` (the paper's B/δ).
         With unequal costs it counts "average sensors": Σ_j cost(σj) may not
@@ -558,7 +560,7 @@ def select_subsets(
     max_rows : int or None, default=20000
         Score on a (stratified) subsample of at most this many rows.
     cv : int, default=3
-        Folds of the out-of-fold rewards.
+        Folds of the out-of-fold rewards (2 to ``MAX_CV``, 20).
     random_state : int or None
         Seeds the subsample and the folds.
     n_jobs : int or None
@@ -582,7 +584,7 @@ def select_subsets(
     >>> select_subsets(X, y, spec, n_subsets=2, subset_budget=3, random_state=0).subsets
     [('a',), ('b',)]
     """
-    n_subsets = _check_options(task, strategy, reward, n_subsets)
+    _check_arguments(locals())  # before any work: nothing else is defined yet
     Xv, y = _checked_data(X, y, spec)
     costs, budget = _checked_budget(spec, costs, subset_budget)
     rows = stratified_subsample(
@@ -643,8 +645,22 @@ def _kept_units(kept: _Run, spec: SensorSpec, include_all: bool) -> dict[str, An
     }
 
 
-def _check_options(task: str, strategy: str, reward: str, n_subsets: int) -> int:
-    """``n_subsets`` as an int, once the options are known ones."""
+#: What :func:`select_subsets` accepts of its numeric arguments.
+SELECT_CONSTRAINTS: dict[str, list] = {
+    "n_subsets": [int_in(1, MAX_N_SUBSETS)],
+    "subset_budget": [real_in(0.0, None, closed="neither"), None],
+    "max_rows": [int_in(1), None],
+    "cv": [int_in(2, MAX_CV)],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+}
+
+
+def _check_arguments(arguments: dict[str, Any]) -> None:
+    """Check :func:`select_subsets`'s ``arguments`` (its ``locals()`` on
+    entry): the options are known ones, the numbers in range
+    (:data:`SELECT_CONSTRAINTS`), naming the parameter."""
+    task, strategy, reward = (arguments[k] for k in ("task", "strategy", "reward"))
     if task not in ("classification", "regression"):
         raise ValueError(
             f"task must be 'classification' or 'regression'; got {task!r}."
@@ -655,9 +671,8 @@ def _check_options(task: str, strategy: str, reward: str, n_subsets: int) -> int
         )
     if reward not in ("correct", "soft"):
         raise ValueError(f"reward must be 'correct' or 'soft'; got {reward!r}.")
-    if int(n_subsets) < 1:
-        raise ValueError(f"n_subsets must be at least 1; got {n_subsets}.")
-    return int(n_subsets)
+    numbers = {name: arguments[name] for name in SELECT_CONSTRAINTS}
+    check_params("select_subsets", SELECT_CONSTRAINTS, **numbers)
 
 
 def _checked_data(

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .explain import action_names
+from .validation import check_params, int_in
 
 
 @dataclass
@@ -166,15 +167,23 @@ def graph_reduce_steps(
     >>> steps[-1].state, steps[-1].costs.shape[0]
     (0, 3)
     """
+    check_params(
+        "graph_reduce_steps",
+        {"rows": [int_in(1), "array-like"], "random_state": [int_in(0), None]},
+        rows=rows,
+        random_state=random_state,
+    )
     tables, cost_to_go, actions = cost_tables(model, X, y, sample_costs=sample_costs)
     n = len(X)
     if isinstance(rows, int | np.integer):
-        if rows < 1:
-            raise ValueError(f"rows must be at least 1; got {rows}.")
         rng = np.random.default_rng(random_state)
         picked_rows = np.sort(rng.choice(n, size=min(int(rows), n), replace=False))
     else:
-        picked_rows = np.asarray(rows, dtype=int)
+        picked_rows = np.asarray(rows).reshape(-1)
+        if picked_rows.dtype.kind not in "iu":  # 1.5 or "3" is no position
+            raise ValueError(
+                f"rows must be a count or a list of row positions; got {rows!r:.60}."
+            )
         bad = picked_rows[(picked_rows < 0) | (picked_rows >= n)]
         if bad.size:
             raise ValueError(f"Row position {int(bad[0])} is outside 0..{n - 1}.")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import (
+    Interval,
+    validate_parameter_constraints,
+)
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
@@ -21,6 +25,67 @@ MAX_N_SUBSETS = 16
 #: float64 (1e154 ** 2 > 1.8e308) in the standardisations of the policies and the
 #: subset scorer; 1e150 leaves room for sums over a million rows.
 MAX_ABS_VALUE = 1e150
+#: Most cross-validation folds (``cv``) of a bank or a subset scorer: each
+#: state's model is fitted once per fold, so the fit time grows with ``cv``,
+#: while out-of-fold probabilities barely change beyond 20 folds.
+MAX_CV = 20
+
+
+def check_params(caller: str, constraints: Mapping[str, list], **values: Any) -> None:
+    """Check a public function's arguments as the estimators'
+    ``_parameter_constraints`` are checked.
+
+    ``constraints`` maps a parameter name to its accepted values in
+    scikit-learn's vocabulary (``Interval``, ``StrOptions``, types, None),
+    e.g. :func:`int_in` and :func:`real_in`; an ``Interval`` refuses NaN,
+    infinities (when unbounded) and values of the wrong type.
+
+    Raises
+    ------
+    ValueError
+        (scikit-learn's ``InvalidParameterError``, also a ``TypeError``) naming
+        the parameter, ``caller`` and what it accepts.
+
+    Examples
+    --------
+    >>> check_params("f", {"n": [int_in(2, 10)]}, n=11)
+    Traceback (most recent call last):
+    ...
+    sklearn.utils._param_validation.InvalidParameterError: The 'n' parameter of f \
+must be an int in the range [2, 10]. Got 11 instead.
+    """
+    validate_parameter_constraints(dict(constraints), values, caller_name=caller)
+
+
+def int_in(low: int = 1, high: int | None = None) -> Interval:
+    """Integers from ``low`` to ``high`` (both included; None: unbounded)."""
+    return Interval(Integral, low, high, closed="both" if high is not None else "left")
+
+
+def real_in(
+    low: float | None = 0.0, high: float | None = None, closed: str = "left"
+) -> Interval:
+    """Finite real numbers between ``low`` and ``high`` (None: unbounded);
+    ``closed`` as scikit-learn's ``Interval`` ("left", "right", "both",
+    "neither")."""
+    return Interval(Real, low, high, closed=closed)
+
+
+def check_index(caller: str, name: str, value: Any, size: int) -> int:
+    """``value`` as an index into ``size`` items (a state, a row), or a
+    ``ValueError`` / ``TypeError`` naming the parameter; cheap enough for
+    calls in loops."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(
+            f"The {name!r} parameter of {caller} must be an int in the range "
+            f"[0, {size - 1}]. Got {value!r} instead."
+        )
+    if not 0 <= value < size:
+        raise ValueError(
+            f"The {name!r} parameter of {caller} must be an int in the range "
+            f"[0, {size - 1}]. Got {value!r} instead."
+        )
+    return int(value)
 
 
 def int_seed(random_state: Any) -> int | None:

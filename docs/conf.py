@@ -3,7 +3,7 @@
 Build it from the repository root (the CI runs the same command)::
 
     pip install -e ".[docs]"
-    sphinx-build -W --keep-going -b html docs docs/_build/html
+    sphinx-build -W -n --keep-going -b html docs docs/_build/html
 
 The examples gallery (``docs/examples/``) runs at build time and draws its
 figures; the API reference is generated from ``budgetdag_core.__all__``.
@@ -42,6 +42,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "myst_parser",  # security.md and development.md (CONTRIBUTING.md)
     "plotly_scraper",  # docs/_ext: the gallery's plotly figures
+    "cli_reference",  # docs/_ext: the CLI reference from the argparse parser
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
@@ -50,6 +51,7 @@ exclude_patterns = [
     "_build",
     "**.ipynb_checkpoints",
     "examples",  # the gallery sources; sphinx-gallery writes auto_examples/
+    "_intersphinx",  # the inventories and their README
     "auto_examples/*.ipynb",
     "auto_examples/*.py",
     "auto_examples/*.zip",
@@ -63,9 +65,44 @@ autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
-numpydoc_xref_param_type = False
+# Types in Parameters/Returns link to their pages; only the names aliased
+# here are linked ("all" others stay plain text: "of", "shape", "optional").
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+numpydoc_xref_aliases = {
+    "DataFrame": "pandas.DataFrame",
+    "Series": "pandas.Series",
+    "ndarray": "numpy.ndarray",
+    "Generator": "numpy.random.Generator",
+    "BaseEstimator": "sklearn.base.BaseEstimator",
+    "Path": "pathlib.Path",
+    "Mapping": "collections.abc.Mapping",
+    "Sequence": "collections.abc.Sequence",
+    "callable": "collections.abc.Callable",
+    **{
+        name: f"budgetdag_core.{name}"
+        for name in budgetdag_core.__all__
+        if name[:1].isupper() and name not in ("DEMOS", "BANK_KINDS")
+    },
+}
 
-intersphinx_mapping = {}  # offline builds: no inventories fetched
+# Cross-references to Python, numpy, pandas and scikit-learn resolve offline
+# from inventories kept in docs/_intersphinx/ (see its README.md: where each
+# comes from); the links point to each project's online documentation.
+_INVENTORIES = DOCS / "_intersphinx"
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3", str(_INVENTORIES / "python.inv")),
+    "numpy": ("https://numpy.org/doc/stable", str(_INVENTORIES / "numpy.inv")),
+    "pandas": (
+        "https://pandas.pydata.org/pandas-docs/stable",
+        str(_INVENTORIES / "pandas.inv"),
+    ),
+    "sklearn": ("https://scikit-learn.org/stable", str(_INVENTORIES / "sklearn.inv")),
+}
+
+# Every cross-reference must resolve (the CI builds with -n): a broken one is
+# an error, not plain text.
+nitpicky = True
 
 sphinx_gallery_conf = {
     "examples_dirs": "examples",
@@ -81,6 +118,10 @@ sphinx_gallery_conf = {
             "plot_whatif_one_example.py",
             "plot_regression_loss_table.py",
             "plot_deploy_saved_policy.py",
+            "plot_own_csv_and_spec.py",
+            "plot_many_sensors.py",
+            "plot_fit_for_budget.py",
+            "plot_deploy_with_delay.py",
             "plot_dask_sweep.py",
         ]
     ),
@@ -109,13 +150,66 @@ html_context = {"default_mode": "light"}
 html_show_sourcelink = False
 
 
-def _skip_metadata_requests(app, what, name, obj, skip, options):
-    """Leave out scikit-learn's generated ``set_*_request`` methods: they are
-    scikit-learn's metadata routing, documented there, not BudgetDAG's API."""
+def _defining_module(member) -> str:
+    """The module that defines a class member (a builtin method has only its
+    class's: ``tuple.count.__objclass__``)."""
+    module = getattr(member, "__module__", None)
+    if module is None and hasattr(member, "__objclass__"):
+        module = member.__objclass__.__module__
+    if module is None and isinstance(member, property) and member.fget is not None:
+        module = member.fget.__module__
+    return module or ""
+
+
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Leave out the members a class inherits from scikit-learn or Python's
+    builtins (``get_params``, ``score``, a named tuple's ``count``, ...): the
+    class pages list BudgetDAG's own API, inherited members included (the
+    estimators' ``trace``, ``evaluate``, ... live on their shared base);
+    :func:`_link_sklearn_methods` links to scikit-learn's. The generated
+    ``set_*_request`` methods are scikit-learn's metadata routing."""
     if name.startswith("set_") and name.endswith("_request"):
         return True
+    if what == "class":
+        module = _defining_module(obj)
+        if module == "builtins" or module.split(".")[0] == "sklearn":
+            return True
     return None
 
 
+#: scikit-learn methods a class page links to instead of repeating them.
+_SKLEARN_METHODS = (
+    ("get_params", "sklearn.base.BaseEstimator.get_params"),
+    ("set_params", "sklearn.base.BaseEstimator.set_params"),
+    ("score", "sklearn.base.ClassifierMixin.score"),
+    ("score", "sklearn.base.RegressorMixin.score"),
+)
+
+
+def _link_sklearn_methods(app, what, name, obj, options, lines):
+    """End a scikit-learn estimator's class docstring with links to the
+    methods it inherits from scikit-learn (left off its page)."""
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+
+    if what != "class" or not isinstance(obj, type):
+        return
+    if not issubclass(obj, BaseEstimator):
+        return
+    mixins = {"ClassifierMixin": ClassifierMixin, "RegressorMixin": RegressorMixin}
+    links = []
+    for method, target in _SKLEARN_METHODS:
+        owner = target.split(".")[2]
+        if owner in mixins and not issubclass(obj, mixins[owner]):
+            continue
+        links.append(f":meth:`~{target}`")
+    lines += [
+        "",
+        ".. rubric:: scikit-learn's methods",
+        "",
+        "Inherited from scikit-learn: " + ", ".join(links) + ".",
+    ]
+
+
 def setup(app):
-    app.connect("autodoc-skip-member", _skip_metadata_requests)
+    app.connect("autodoc-process-docstring", _link_sklearn_methods)
+    app.connect("autodoc-skip-member", _skip_foreign_members)

@@ -10,10 +10,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import DEMOS
 from budgetdag_core.datasets import DEMO_HINTS
-from ui import state, widgets
-from ui.data import Upload, demo_dataset
-from ui.formatting import percent_column, percent_table
-from ui.tabular import (
+from budgetdag_core.tables import (
     FIXES,
     Fix,
     Problem,
@@ -22,10 +19,12 @@ from ui.tabular import (
     diagnose,
     fix_for,
     has_errors,
-    read_csv_bytes,
     suggest_label,
 )
-from ui.uploads import CSV_MAX_MB, read_upload
+from ui import state, widgets
+from ui.data import Upload, demo_dataset
+from ui.formatting import percent_column, percent_table
+from ui.uploads import CSV_MAX_MB, table_from_upload
 
 widgets.enter_page()
 ss = st.session_state
@@ -152,8 +151,7 @@ def _read_new_file(file: UploadedFile) -> Upload | None:
         widgets.show_error(failed[1], _UPLOAD_HELP)
         return None
     try:
-        data = read_upload(file, CSV_MAX_MB, "CSV files")
-        table = read_csv_bytes(data, name=f"The file {file.name!r}")
+        table = table_from_upload(file)
     except ValueError as exc:
         ss[state.UPLOAD_ERROR] = (file.file_id, str(exc))
         widgets.show_error(str(exc), _UPLOAD_HELP)
@@ -161,7 +159,7 @@ def _read_new_file(file: UploadedFile) -> Upload | None:
     ss.pop(state.UPLOAD_ERROR, None)
     upload = Upload(file.name, table.frame, table.description, file_id=file.file_id)
     state.set_upload(upload)
-    ss[state.W_LABEL] = suggest_label(list(upload.work.columns))
+    ss[state.W_LABEL] = table.label
     return upload
 
 
@@ -261,8 +259,7 @@ def test_set_section(upload: Upload) -> None:
     )
     if test_file is not None and test_file.file_id != upload.test_file_id:
         try:
-            data = read_upload(test_file, CSV_MAX_MB, "CSV files")
-            table = read_csv_bytes(data, name=f"The file {test_file.name!r}")
+            table = table_from_upload(test_file)
             upload.set_test(test_file.name, table.frame, test_file.file_id)
         except ValueError as exc:
             widgets.show_error(str(exc), "upload a test file with the same columns.")
@@ -301,7 +298,9 @@ def upload_section() -> None:
     )
     test_set_section(upload)
 
-    problems = diagnose(upload.work, label, cv=int(ss[state.W_CV]))
+    problems = diagnose(
+        upload.work, label, cv=int(ss[state.W_CV]), row_names=upload.row_names
+    )
     if problems:
         st.subheader("Checks")
         for problem in problems:

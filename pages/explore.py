@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from budgetdag_core import state_label
 from ui import dag_view, state, widgets
 from ui.formatting import percent_column, percent_table
 from ui.reports import edge_table, flow_table, path_table
@@ -84,7 +85,7 @@ st.selectbox(
     options=visible,
     key=state.W_DAG_NODE,
     format_func=lambda k: (
-        f"{k}: {dag_view.state_label(run, k)} ({graph.nodes[k]['arrived']:,} examples)"
+        f"{k}: {state_label(run.model, k)} ({graph.nodes[k]['arrived']:,} examples)"
     ),
     placeholder="Click a node in the figure, or choose one here",
 )

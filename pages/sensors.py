@@ -68,7 +68,7 @@ def presets() -> None:
             default_label,
             key=f"{state.W_PRESET}default",
             on_click=_preset,
-            args=(lambda: dataset.default_spec,),
+            args=(lambda: dataset.spec,),
             width="stretch",
         )
         c2.caption(f"Each of the {len(features)} columns is its own sensor.")

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from budgetdag_core import decision_regions_figure, graph_reduce_steps
+from budgetdag_core import decision_regions_figure, graph_reduce_steps, state_label
 from budgetdag_core.teaching import pending_states
-from ui import dag_view, links, state, subsets, widgets
+from ui import dag_view, links, state, widgets
 from ui.data import demo_dataset
 from ui.estimate import roughly, training_seconds
 from ui.teaching import (
@@ -19,6 +19,7 @@ from ui.teaching import (
     arrivals_table,
     costs_styler,
     refit_out_of_fold,
+    renamed_actions,
     replay_data,
     replay_model,
     replay_problem,
@@ -248,8 +249,8 @@ widgets.persisted(
 
 step = steps[i]
 st.progress((i + 1) / len(steps), text=f"Step {i + 1} of {len(steps)}")
-names = subsets.action_names(run.model, step.state)
-st.markdown(step_summary(step, dag_view.state_label(run, step.state), names))
+names = renamed_actions(run.model, step)
+st.markdown(step_summary(step, state_label(run.model, step.state), names))
 
 fig = dag_view.figure(
     run,

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from budgetdag_core import PathResult, SensorSpec
+from budgetdag_core import PathResult, SensorSpec, action_names
 from budgetdag_core.plotting import (
     acquisition_grid_figure,
     acquisition_heatmap_figure,
@@ -25,7 +25,7 @@ from budgetdag_core.plotting import (
     sensor_cells,
 )
 
-from . import dag_view, state, subsets
+from . import dag_view, state
 from .data import Dataset
 from .grouping import image_positions
 from .training import TrainedRun
@@ -195,8 +195,11 @@ def example_grid(
 def scores_section(run: TrainedRun, result: PathResult) -> None:
     """The candidates' scores at each step, where the policy has them."""
     labels: dict[str, str] = {}
-    for k in result.states:
-        labels.update(subsets.action_names(run.model, k))
+    if getattr(run.model, "subset_selection_", None) is not None:
+        # Over sensor subsets: "buy S3", not the subset's every sensor.
+        for k in result.states:
+            long = action_names(run.model, k)
+            labels.update(zip(long, action_names(run.model, k, short=True)))
     table = scores_table(result, labels)
     if table.empty:
         st.caption("This policy gives no scores for its candidates.")

@@ -14,10 +14,16 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from budgetdag_core import clicked_states, dag_figure, node_details
+from budgetdag_core import (
+    Dataset,
+    clicked_states,
+    dag_figure,
+    node_details,
+    state_label,
+    subsets_in,
+)
 
 from . import subsets, widgets
-from .data import Dataset
 from .formatting import pct, percent_column, percent_table
 from .training import TrainedRun
 
@@ -49,7 +55,7 @@ def subset_graph(run: TrainedRun, graph: nx.DiGraph) -> nx.DiGraph:
     g = graph.copy()
     cost = dag.membership() @ np.asarray(run.spec.cost_vector, dtype=float)
     for k in g.nodes:
-        g.nodes[k]["sensors"] = tuple(f"S{j}" for j in subsets.units_in(model, k))
+        g.nodes[k]["sensors"] = tuple(f"S{j}" for j in subsets_in(model, k))
         g.nodes[k]["cost"] = float(cost[k])
     for _, _, data in g.edges(data=True):
         n_new = len(data.get("added", ()))
@@ -111,12 +117,6 @@ def subsets_note(run: TrainedRun) -> None:
 def sensor_costs(run: TrainedRun) -> dict[str, float]:
     spec = run.spec
     return {name: float(spec.costs[name]) for name in spec.names}
-
-
-def state_label(run: TrainedRun, state: int) -> str:
-    """``start (no sensors)``, the held sensors joined by `` + ``, or for a wide
-    state of a model over sensor subsets the subsets it holds."""
-    return subsets.state_label(run.model, state)
 
 
 def auto_min_arrived(graph: nx.DiGraph, max_nodes: int = 30) -> int:
@@ -198,7 +198,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
     )
     arrived, stopped = details["arrived"], details["stopped"]
     st.markdown(
-        f"#### Node {node}: {state_label(run, node)}\n"
+        f"#### Node {node}: {state_label(run.model, node)}\n"
         f"{PARTS[part]}: **{arrived:,}** examples arrive here (cost so far "
         f"**{details['cost']:g}**)."
     )

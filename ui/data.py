@@ -1,67 +1,27 @@
-"""The data the app trains on: a bundled demo or a cleaned upload (no Streamlit)."""
+"""The data the app trains on: a bundled demo or a cleaned upload (no Streamlit).
+
+Both are the library's :class:`~budgetdag_core.Dataset`; this module keeps the
+session's side: the app's demo split, and an upload with its cleaning recipe.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-import joblib
 import pandas as pd
 
-from budgetdag_core import SensorSpec, load_demo
-from budgetdag_core.datasets import Demo
-from ui.spec_table import suggest_spec
-from ui.tabular import (
+from budgetdag_core import Dataset, load_demo
+from budgetdag_core.tables import (
     Fix,
+    RowNames,
     apply_fixes,
     combine_train_test,
     one_hot_groups,
     split_train_test,
 )
-
-
-@dataclass
-class Dataset:
-    """A train/test pair with its label and a starting sensor spec."""
-
-    name: str
-    kind: str  # "demo" or "upload"
-    train: pd.DataFrame
-    test: pd.DataFrame
-    label: str
-    default_spec: SensorSpec
-    description: str = ""
-    token: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.token:
-            self.token = f"{self.kind}:{self.name}:" + joblib.hash(
-                (self.train, self.test, self.label)
-            )
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        # A bundled demo is pickled (session store, worker processes) as its
-        # name and split: its rows come from the package, not from the pickle.
-        if self.kind == "demo" and self.token == demo_token(self.name):
-            return (_demo_from_name, (self.name, DEMO_SPLIT))
-        return super().__reduce_ex__(protocol)
-
-    @property
-    def features(self) -> list[str]:
-        return [str(c) for c in self.train.columns if c != self.label]
-
-    def X(self, part: str, spec: SensorSpec) -> pd.DataFrame:
-        """The spec's feature columns of the ``"train"`` or ``"test"`` part."""
-        return self._part(part)[spec.columns]
-
-    def y(self, part: str) -> pd.Series:
-        return self._part(part)[self.label]
-
-    def _part(self, part: str) -> pd.DataFrame:
-        if part not in ("train", "test"):
-            raise ValueError(f"part must be 'train' or 'test'; got {part!r}.")
-        return self.train if part == "train" else self.test
-
+from ui.spec_table import suggest_spec
 
 DEMO_SPLIT = {"test_fraction": 0.25, "random_state": 0}
 """How the app splits the demos without a test file (``load_demo``'s defaults)."""
@@ -71,27 +31,25 @@ def demo_token(name: str) -> str:
     return f"demo:{name}"
 
 
-def load_app_demo(name: str) -> Demo:
+def load_app_demo(name: str) -> Dataset:
     """A bundled demo with the app's split (:data:`DEMO_SPLIT`)."""
     return load_demo(name, **DEMO_SPLIT)
 
 
-def demo_dataset(demo: Demo) -> Dataset:
-    """A demo from :func:`load_app_demo` as the app's data."""
-    return Dataset(
-        demo.name,
-        "demo",
-        demo.train,
-        demo.test,
-        demo.label,
-        demo.spec,
-        demo.description,
+def demo_dataset(demo: Dataset) -> Dataset:
+    """A demo from :func:`load_app_demo` as the app's data: named by its
+    token, pickled (session store, worker processes) as its recipe."""
+    return dataclasses.replace(
+        demo,
+        kind="demo",
         token=demo_token(demo.name),
+        recipe={"name": demo.name, **DEMO_SPLIT},
     )
 
 
 def _demo_from_name(name: str, split: dict[str, Any]) -> Dataset:
-    """A pickled demo dataset, rebuilt from the package's files."""
+    """A demo in a session file written before the app used the library's
+    ``Dataset`` (kept for a day): rebuilt from the package's files."""
     return demo_dataset(load_demo(name, **split))
 
 
@@ -182,10 +140,28 @@ class Upload:
         features = [str(c) for c in frame.columns if c != label]
         return Dataset(
             self.name,
-            "upload",
             train,
             test,
             label,
             suggest_spec(features, together=one_hot_groups(self.fixes, features)),
             f"Uploaded table {self.name}: {how}.",
+            kind="upload",
         )
+
+    @property
+    def row_names(self) -> RowNames | None:
+        """How messages name rows of :attr:`work` (``diagnose``'s
+        ``row_names``): None, the reader's file rows, for one file; with a
+        test file stacked under the first, the row and the file."""
+        if self.is_train is None:
+            return None
+        n_train = int(self.is_train.sum())
+
+        def names(labels: list[Any]) -> list[str]:
+            return [
+                f"{i + 2} of {self.name}" if i < n_train
+                else f"{i - n_train + 2} of {self.test_name}"
+                for i in labels
+            ]
+
+        return names

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import budgetdag_core
-from budgetdag_core import SensorSpec, estimate_fit_seconds_for
+from budgetdag_core import Dataset, SensorSpec, estimate_fit_seconds_for
 from budgetdag_core.tradeoff import (
     FitProbe,
     dag_states_at_most,
@@ -34,7 +34,6 @@ from budgetdag_core.tradeoff import (
     probe_fit,
 )
 
-from .data import Dataset
 from .training import (
     Settings,
     TrainSettings,

@@ -149,7 +149,7 @@ def decode(params: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
 def apply_once(load_demo: Callable[[str], Any]) -> None:
     """On a session's first run, take the set-up from the URL.
 
-    ``load_demo`` maps a demo name to a :class:`~ui.data.Dataset`. Values that
+    ``load_demo`` maps a demo name to a :class:`budgetdag_core.Dataset`. Values that
     cannot be used are named in a notice; the rest still applies.
     """
     ss = st.session_state
@@ -195,7 +195,7 @@ def current(step: int | None = None) -> dict[str, str]:
     check = state.spec_check()
     spec = check.spec if check is not None and check.ok else None
     values = {key: ss[key] for key, _ in SETTINGS.values() if key in ss}
-    return encode(dataset.name, spec, dataset.default_spec, values, step)
+    return encode(dataset.name, spec, dataset.spec, values, step)
 
 
 def sync(step: int | None = None) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from budgetdag_core import SensorSpec, TradeoffResult
+from budgetdag_core import Dataset, SensorSpec, TradeoffResult
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from ui.spec_table import (
     SpecCheck,
@@ -26,7 +26,7 @@ from ui.spec_table import (
     suggested_cost_scale,
 )
 
-from .data import Dataset, Upload
+from .data import Upload
 from .training import TrainedRun, TrainSettings
 
 # ----------------------------------------------------------------- app state
@@ -231,16 +231,16 @@ def set_dataset(
     if current is not None and current.token == dataset.token:
         return False
     ss[DATASET] = dataset
-    set_spec_table(spec_to_table(dataset.default_spec))
+    set_spec_table(spec_to_table(dataset.spec))
     said = [] if headline is None else [headline]
     reset = follow_suggestions(
-        dataset.default_spec, first=first or current is None, announce=False
+        dataset.spec, first=first or current is None, announce=False
     )
     if reset:
         said.append(reset)
-    many = dataset.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
+    many = dataset.spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = (
-        current is not None and current.default_spec.n_sensors > MAX_FULL_DAG_SENSORS
+        current is not None and current.spec.n_sensors > MAX_FULL_DAG_SENSORS
     )
     if many:
         # Subset states hold many columns: degree-2 policies on them take

@@ -11,7 +11,7 @@ a path, and only files this module wrote are ever read (the folder is private
 to the server's user). A snapshot larger than :data:`MAX_BYTES` is not kept;
 snapshots untouched for :data:`EXPIRY_HOURS` are deleted, as are the oldest
 ones past :data:`MAX_TOTAL_BYTES` in all. A bundled demo is kept as its name
-(``ui.data.Dataset`` pickles it so), not as rows.
+(``budgetdag_core.Dataset`` pickles one with a ``recipe`` so), not as rows.
 """
 
 from __future__ import annotations

@@ -6,11 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from budgetdag_core import action_names as core_action_names
-
 from .formatting import pct
-
-MAX_NAMES = 4  # a state label lists at most this many sensors by name
 
 
 def subset_table(model: Any) -> pd.DataFrame | None:
@@ -73,27 +69,6 @@ def _soft(model: Any) -> bool:
     return model.get_params().get("subset_reward", "correct") == "soft"
 
 
-def units_in(model: Any, state: int) -> list[int]:
-    """1-based numbers of the selected subsets contained in ``state``."""
-    dag = model.sensor_dag_
-    mask = dag.states[state]
-    return [j + 1 for j, um in enumerate(dag.unit_masks) if um & mask == um]
-
-
-def state_label(model: Any, state: int) -> str:
-    """A short name of a DAG state: its sensors, or its subsets when many."""
-    dag = model.sensor_dag_
-    names = dag.state_names(state)
-    if not names:
-        return "start (no sensors)"
-    if getattr(model, "subset_selection_", None) is None or len(names) <= MAX_NAMES:
-        return " + ".join(names)
-    if len(names) == dag.n_sensors:
-        return f"all {len(names)} sensors"
-    subsets = " + ".join(f"S{j}" for j in units_in(model, state))
-    return f"subsets {subsets} ({len(names)} sensors)"
-
-
 def edge_subset(model: Any, state: int, child: int) -> str | None:
     """``S<j>``: the subset bought on the edge ``state -> child`` (None for a
     model over the full DAG)."""
@@ -119,16 +94,3 @@ def action_label(model: Any, state: int, child: int, default: str) -> str:
 def path_subsets(model: Any, states: list[int]) -> list[str | None]:
     """The subset bought at each step of a path of states (None: full DAG)."""
     return [edge_subset(model, a, b) for a, b in zip(states, states[1:], strict=False)]
-
-
-def action_names(model: Any, state: int) -> dict[str, str]:
-    """The core's action names at ``state`` (``acquire a, b, ...``) -> short
-    ones (``buy S3``) for a model over subsets; empty for the full DAG."""
-    if getattr(model, "subset_selection_", None) is None:
-        return {}
-    children = [child for _, child in model.policies_[state].children]
-    core = core_action_names(model, state)[1:]  # without "stop"
-    return {
-        name: f"buy {edge_subset(model, state, child)}"
-        for name, child in zip(core, children, strict=True)
-    }

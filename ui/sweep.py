@@ -14,10 +14,9 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import Progress, SensorSpec, TradeoffResult, tradeoff_curve
+from budgetdag_core import Dataset, Progress, SensorSpec, TradeoffResult, tradeoff_curve
 from budgetdag_core.tradeoff import DominanceSummary, baseline_points
 
-from .data import Dataset
 from .training import (
     TrainedRun,
     bank_key,

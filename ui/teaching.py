@@ -18,9 +18,14 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from budgetdag_core import BudgetDAGClassifier, Progress, ReduceStep
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    Dataset,
+    Progress,
+    ReduceStep,
+    action_names,
+)
 
-from .data import Dataset
 from .formatting import pct
 from .training import TrainedRun, make_model, model_params
 
@@ -101,7 +106,7 @@ def step_summary(
     """What happens at this step, in two sentences of markdown.
 
     ``names`` renames actions (``acquire a, b`` -> ``buy S3``, see
-    :func:`ui.subsets.action_names`); then the actions buy sensor subsets.
+    :func:`renamed_actions`); then the actions buy sensor subsets.
     """
     names = names or {}
     n_children = len(step.actions) - 1
@@ -126,6 +131,16 @@ def step_summary(
         f"**Reducing node {step.state}: {label}.** {what} Average cost-to-go here: "
         f"**{step.mean_cost_to_go:.3g}** (loss units)."
     )
+
+
+def renamed_actions(model: BudgetDAGClassifier, step: ReduceStep) -> dict[str, str]:
+    """For a model over sensor subsets, the step's actions -> the library's
+    short names (``buy S3``, ``action_names(..., short=True)``); empty for a
+    full DAG, whose sensor names :func:`action_label` keeps."""
+    if getattr(model, "subset_selection_", None) is None:
+        return {}
+    short = action_names(model, step.state, short=True)
+    return dict(zip(step.actions, short, strict=True))
 
 
 def action_label(action: str, names: Mapping[str, str] | None = None) -> str:

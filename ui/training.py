@@ -21,10 +21,8 @@ from sklearn.ensemble import RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 import budgetdag_core
-from budgetdag_core import BudgetDAGClassifier, Progress, SensorSpec
+from budgetdag_core import BudgetDAGClassifier, Dataset, Progress, SensorSpec
 from budgetdag_core.bank import resolve_bank_kind
-
-from .data import Dataset
 
 CLASSIFIERS = {
     "logistic": "Logistic regression (fastest)",

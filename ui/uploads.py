@@ -7,7 +7,8 @@ the largest cap of any kind; :func:`read_upload` checks each kind's own cap
 from the upload's size before its bytes are used. No Streamlit here: an
 upload is anything with ``name``, ``size`` and ``getvalue()``.
 
-An uploaded sensor spec is text, never a file name: :func:`spec_from_upload`
+An uploaded CSV goes to the library's reader (:func:`table_from_upload`);
+an uploaded sensor spec is text, never a file name: :func:`spec_from_upload`
 hands its bytes to ``SensorSpec.from_json``, which reads text only.
 """
 
@@ -15,13 +16,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from budgetdag_core import SensorSpec
-
-from .tabular import MAX_UPLOAD_MB
+from budgetdag_core import SensorSpec, Table, read_table
 
 MB = 2**20
-CSV_MAX_MB = MAX_UPLOAD_MB
-"""A CSV upload (compressed size; the table is capped again once inflated)."""
+CSV_MAX_MB = 50
+"""A CSV upload (compressed size; the table is capped again once inflated, by
+the library's cap on tables, ``budgetdag_core.tables.max_table_bytes``)."""
 SPEC_MAX_MB = 1
 """A sensor spec (JSON): 1 MB holds tens of thousands of columns."""
 MODEL_MAX_MB = 100
@@ -53,6 +53,14 @@ def read_upload(file: Upload, max_mb: float, what: str) -> bytes:
             f"{what} (checked on the server)."
         )
     return file.getvalue()
+
+
+def table_from_upload(file: Upload) -> Table:
+    """An uploaded CSV, read as the library and the command line read files
+    (``read_table``, which names the file in its messages), after the cap on
+    CSV uploads."""
+    data = read_upload(file, CSV_MAX_MB, "CSV files")
+    return read_table(data, name=f"The file {file.name!r}")
 
 
 def spec_from_upload(file: Upload) -> SensorSpec:

@@ -13,12 +13,11 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from budgetdag_core import Progress, SensorSpec
-from budgetdag_core.datasets import Demo
+from budgetdag_core import Dataset, Progress, SensorSpec
 from ui.spec_table import SpecCheck
 
 from . import jobs, session, state, store
-from .data import Dataset, demo_dataset, load_app_demo
+from .data import demo_dataset, load_app_demo
 from .estimate import roughly, training_seconds
 from .formatting import pct
 from .jobs import Job
@@ -59,7 +58,7 @@ def enter_page() -> None:
 
 
 @st.cache_data(show_spinner="Loading the demo data...")
-def cached_demo(name: str) -> Demo:
+def cached_demo(name: str) -> Dataset:
     """A bundled demo, read from disk once per server (each caller gets a copy)."""
     return load_app_demo(name)
 

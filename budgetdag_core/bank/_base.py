@@ -10,6 +10,7 @@ the fit.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from numbers import Integral
 from typing import Any, ClassVar
 
 import joblib
@@ -23,7 +24,7 @@ from .._progress import Progress
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ..decisions import decide, matrix_loss
-from ..validation import int_seed
+from ..validation import MAX_CV, check_index, check_params, int_in, int_seed
 from ._calibration import (
     apply_temperature,
     apply_temperatures,
@@ -106,6 +107,32 @@ def parallel_fits(template: Any, n_jobs: int | None, tasks: Iterable[Any]) -> It
     prefer = "threads" if isinstance(template, LightGBMTrees) else None
     with single_threaded():
         yield from Parallel(n_jobs=n_jobs, return_as="generator", prefer=prefer)(tasks)
+
+
+#: The settings every bank checks before fitting (scikit-learn's vocabulary),
+#: and ``fit``'s ``n_classes``. ``cv`` is at most :data:`MAX_CV`: each
+#: state's model is fitted once per fold.
+BANK_CONSTRAINTS: dict[str, list] = {
+    "cv": [int_in(2, MAX_CV)],
+    "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
+    "n_classes": [int_in(2)],
+}
+
+
+def check_bank_settings(
+    bank: Any, caller: str, constraints: dict[str, list] | None = None, **values: Any
+) -> None:
+    """Check ``bank``'s settings named in ``constraints`` (default
+    :data:`BANK_CONSTRAINTS`) and the call's ``values``, naming the parameter
+    and ``caller`` as the estimators do."""
+    constraints = BANK_CONSTRAINTS if constraints is None else constraints
+    settings = {
+        name: getattr(bank, name)
+        for name in constraints
+        if name not in values and hasattr(bank, name)
+    }
+    check_params(caller, constraints, **settings, **values)
 
 
 def check_serve(serve: Any) -> None:
@@ -307,6 +334,7 @@ class BaseBank:
         ``X`` holds all spec columns; only the columns of the state's sensors are
         read (others may hold anything, NaN included).
         """
+        state = check_index("predict_proba", "state", state, self.n_states)
         with single_threaded():
             proba = self._raw_proba(np.asarray(X, dtype=float), state)
         return self._calibrated(proba, state)

@@ -22,10 +22,12 @@ from sklearn.utils.parallel import delayed
 from .._integrity import check_array, check_indices, check_int, fail
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
-from ..validation import int_seed
+from ..validation import int_in, int_seed
 from ._base import (
+    BANK_CONSTRAINTS,
     BaseBank,
     Progress,
+    check_bank_settings,
     check_serve,
     fold_average,
     parallel_fits,
@@ -42,6 +44,15 @@ PREDICT_CHUNK_ROWS = 200_000
 # Cap on the stacked training rows (float64: 1e6 rows x 50 columns = 400 MB per
 # fit); long tables get fewer masks per row instead.
 MAX_STACK_ROWS = 1_000_000
+#: Most masks per training row (``masks_per_row``): each is a copy of the row
+#: in the stack, so a short table's stack grows with it (up to
+#: ``MAX_STACK_ROWS``); 1024 covers every state of a 10-sensor DAG per row.
+MAX_MASKS_PER_ROW = 1024
+#: What a masked bank checks before fitting (see ``BANK_CONSTRAINTS``).
+MASKED_CONSTRAINTS = {
+    **BANK_CONSTRAINTS,
+    "masks_per_row": [int_in(1, MAX_MASKS_PER_ROW)],
+}
 
 
 def masked_proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:
@@ -192,7 +203,7 @@ class MaskedBank(BaseBank):
     ----------
     classifier : scikit-learn classifier accepting NaN, optional
         Default: LightGBM boosting, which routes missing values natively
-        (:func:`~budgetdag_core.bank.boosting_classifier`). When it early-stops
+        (``boosting_classifier()``). When it early-stops
         on a validation fraction, the validation rows are split by original
         row, so no replica of a training row scores the stopping rule.
     cv : int
@@ -217,7 +228,8 @@ class MaskedBank(BaseBank):
         then a state of that size, so the few small states (which every policy
         visits first) and the full state are covered far more densely than the
         many mid-sized ones. Long tables get fewer masks per row so that the
-        stack stays under ``MAX_STACK_ROWS`` (one million) rows.
+        stack stays under ``MAX_STACK_ROWS`` (one million) rows. At most
+        ``MAX_MASKS_PER_ROW`` (1024): each mask is a copy of the row.
 
     Attributes
     ----------
@@ -233,7 +245,7 @@ class MaskedBank(BaseBank):
         The columns ``model_`` reads: those some state sees (the others, of
         sensors in no DAG state, would be all missing).
     oof_proba_, state_columns_, temperatures_, calibration_, fingerprint_
-        As in :class:`~budgetdag_core.bank.ClassifierBank`.
+        As in :class:`~budgetdag_core.ClassifierBank`.
 
     Examples
     --------
@@ -291,17 +303,17 @@ class MaskedBank(BaseBank):
                 "tree, or a pipeline "
                 "that starts with SimpleImputer(add_indicator=True)."
             )
-        if not isinstance(self.masks_per_row, int | np.integer) or (
-            self.masks_per_row < 1
-        ):
-            raise ValueError(
-                f"masks_per_row must be a positive integer; got {self.masks_per_row!r}."
-            )
 
     def mask_pairs(
         self, dag: SensorDAG, n_rows: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray]:
         """Which (row, state) pairs the stack holds: all, or a sample per row."""
+        check_bank_settings(
+            self,
+            "MaskedBank.mask_pairs",
+            {**MASKED_CONSTRAINTS, "n_rows": [int_in(1)]},
+            n_rows=n_rows,
+        )
         states = np.arange(1, dag.n_states)
         per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n_rows))
         if len(states) <= per_row:
@@ -348,8 +360,11 @@ class MaskedBank(BaseBank):
         One fold is a known share of the bank's work, so timing it on the
         user's data measures what no formula knows before fitting: how many
         rounds early stopping runs (fit-time estimates,
-        :func:`budgetdag_core.tradeoff.probe_fit`).
+        :func:`~budgetdag_core.probe_fit`).
         """
+        check_bank_settings(
+            self, "MaskedBank.fit_first_fold", MASKED_CONSTRAINTS, n_classes=n_classes
+        )
         template = self.template()
         self._check_template(template)
         masks, pair_rows, pair_states, jobs, seeds = self._plan(
@@ -385,6 +400,9 @@ class MaskedBank(BaseBank):
 
         Same arguments as :meth:`ClassifierBank.fit`.
         """
+        check_bank_settings(
+            self, "MaskedBank.fit", MASKED_CONSTRAINTS, n_classes=n_classes
+        )
         template = self.template()
         self._check_template(template)
         check_serve(self.serve)

@@ -7,7 +7,7 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 
 - ``"per_subset"``: :class:`ClassifierBank` cloning any scikit-learn classifier
   once per state (default: standardised logistic regression);
-- ``"hgb"``: the same with :func:`boosting_classifier`, short early-stopped
+- ``"hgb"``: the same with ``boosting_classifier()``, short early-stopped
   LightGBM boosting per state, cross-fitted (the fold models are averaged at
   predict time; no refit);
 - ``"masked"``: :class:`~budgetdag_core.bank.MaskedBank`, one
@@ -36,10 +36,11 @@ from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
-from ..validation import int_seed
+from ..validation import check_index, int_seed
 from ._base import (
     BaseBank,
     Progress,
+    check_bank_settings,
     check_serve,
     fold_average,
     parallel_fits,
@@ -258,7 +259,7 @@ class ClassifierBank(BaseBank):
     Parameters
     ----------
     classifier : scikit-learn classifier, optional
-        Template cloned per state; default :func:`default_classifier`. The empty
+        Template cloned per state; default ``default_classifier()``. The empty
         state always predicts the training class priors.
     cv : int
         Stratified folds for the out-of-fold predictions.
@@ -274,10 +275,10 @@ class ClassifierBank(BaseBank):
         probabilities (see ``calibration_``).
     cross_fit : bool, default=False
         Keep the fold models and average them at predict time instead of
-        refitting on all rows (the ``"hgb"`` bank does; see :class:`BaseBank`).
+        refitting on all rows (the ``"hgb"`` bank does; see ``BaseBank``).
     serve : {"folds", "refit"}, default="folds"
         With ``cross_fit``: predict with the fold models' average, or with one
-        model per state refit on all rows after the folds (see :class:`BaseBank`).
+        model per state refit on all rows after the folds (see ``BaseBank``).
 
     Attributes
     ----------
@@ -329,6 +330,7 @@ class ClassifierBank(BaseBank):
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
         """
+        check_bank_settings(self, "ClassifierBank.fit", n_classes=n_classes)
         check_serve(self.serve)
         self.n_classes_ = n_classes
         self.state_columns_ = dag.state_columns(sensor_columns)
@@ -387,7 +389,7 @@ class ClassifierBank(BaseBank):
 
         Checks the state columns, calibration, and every state's model against
         its input width and the classes (boosting trees node by node); see
-        :func:`~budgetdag_core.persist.check_model_integrity`.
+        ``check_model_integrity()``.
         """
 
         state_columns = check_classifier_bank(self)
@@ -417,17 +419,17 @@ def make_bank(
     ----------
     kind : {"per_subset", "hgb", "masked"}
         ``"per_subset"`` clones ``classifier`` (default logistic regression) per
-        state; ``"hgb"`` is per-subset with :func:`boosting_classifier` (no
+        state; ``"hgb"`` is per-subset with ``boosting_classifier()`` (no
         ``classifier`` allowed); ``"masked"`` fits one model on mask-replicated
         rows (``classifier`` must accept NaN; default gradient boosting).
     classifier, cv, random_state, n_jobs, calibrate
         Passed to the bank.
     cross_fit : bool, optional
         Average the fold models at predict time instead of refitting (see
-        :class:`BaseBank`). Default: on for the bank's own boosting (``"hgb"``,
+        ``BaseBank``). Default: on for the bank's own boosting (``"hgb"``,
         and ``"masked"`` without a ``classifier``), off for a given classifier.
     serve : {"folds", "refit"}
-        What a cross-fitted bank predicts with (see :class:`BaseBank`).
+        What a cross-fitted bank predicts with (see ``BaseBank``).
 
     Examples
     --------
@@ -479,7 +481,7 @@ class RegressorBank:
     Parameters
     ----------
     regressor : scikit-learn regressor, optional
-        Template cloned per state; default :func:`default_regressor`. The empty
+        Template cloned per state; default ``default_regressor()``. The empty
         state always predicts the training mean.
     cv, random_state, n_jobs
         As in :class:`ClassifierBank`.
@@ -539,6 +541,7 @@ class RegressorBank:
         progress: Progress | None = None,
     ) -> RegressorBank:
         """Fit out-of-fold and full-data regressors for every state of ``dag``."""
+        check_bank_settings(self, "RegressorBank.fit")
         template = self.template()
         y = np.asarray(y, dtype=float)
         self.state_columns_ = dag.state_columns(sensor_columns)
@@ -596,6 +599,7 @@ class RegressorBank:
 
     def predict(self, X: np.ndarray, state: int) -> np.ndarray:
         """Predictions of the full-data regressor of ``state``."""
+        state = check_index("RegressorBank.predict", "state", state, self.n_states)
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
         return _predict(self.models_[state], Xs)

@@ -22,11 +22,19 @@ from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, fail
 from .._threads import single_threaded
+from ..dag_strategy import STRATEGIES
 from ..validation import int_seed
-from ._base import Progress, parallel_fits, refit_template
+from ._base import Progress, check_bank_settings, parallel_fits, refit_template
 from ._calibration import apply_temperature, fit_temperature
 from ._lgbm_trees import LightGBMTrees
-from ._masked import MAX_STACK_ROWS, MaskedBank, fit_fold, masked_proba, stack_masked
+from ._masked import (
+    MASKED_CONSTRAINTS,
+    MAX_STACK_ROWS,
+    MaskedBank,
+    fit_fold,
+    masked_proba,
+    stack_masked,
+)
 
 #: Upper edges of the subset-size bins (fractions of the sensors) that share a
 #: temperature.
@@ -118,6 +126,9 @@ class SparseMaskedBank(MaskedBank):
     ) -> SparseMaskedBank:
         """Fit the fold models (and with ``serve="refit"`` one more on all rows)
         on random subsets of each row's sensors."""
+        check_bank_settings(
+            self, "SparseMaskedBank.fit", MASKED_CONSTRAINTS, n_classes=n_classes
+        )
         template = self.template()
         self._check_template(template)
         n, M = len(X), len(sensor_columns)
@@ -319,3 +330,11 @@ class SparseMaskedBank(MaskedBank):
         )
         if (arr <= 0).any():
             raise fail("bank_.size_temperatures_", "temperatures must be positive")
+        strategy = getattr(self, "strategy_", "grown")
+        if not isinstance(strategy, str) or strategy not in STRATEGIES:
+            raise fail("bank_.strategy_", f"expected one of {list(STRATEGIES)}")
+        saved = getattr(self, "strategy_validation_", None)
+        if saved is not None and not (
+            isinstance(saved, dict) and saved.get("strategy") == strategy
+        ):
+            raise fail("bank_.strategy_validation_", "does not match bank_.strategy_")

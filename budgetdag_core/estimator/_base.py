@@ -8,6 +8,7 @@ report.
 
 from __future__ import annotations
 
+import copy
 from numbers import Integral, Real
 from typing import Any
 
@@ -21,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
+from ..dag_strategy import StrategyChoice, chain_growth, choose_strategy
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import (
@@ -32,6 +34,7 @@ from ..sparse_dag import (
 )
 from ..subsets import SubsetSelection, select_subsets
 from ..validation import (
+    MAX_CV,
     MAX_FULL_DAG_SENSORS,
     MAX_N_SUBSETS,
     as_spec,
@@ -57,7 +60,7 @@ COMMON_CONSTRAINTS: dict = {
         HasMethods(["fit", "predict"]),
     ],
     "policy_degree": [Interval(Integral, 1, 3, closed="both"), None],
-    "cv": [Interval(Integral, 2, None, closed="left")],
+    "cv": [Interval(Integral, 2, MAX_CV, closed="both")],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
     "max_policy_features": [Interval(Integral, 1, None, closed="left")],
@@ -112,9 +115,34 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         raise NotImplementedError
 
     def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """Prediction of each row of ``Xv`` (the spec's columns, as an array)
-        by the bank's model of its state in ``stops``, wherever the policies
-        would have stopped it."""
+        """Prediction of each row by the bank's model of a given state,
+        wherever the policies would have stopped it.
+
+        Parameters
+        ----------
+        Xv : ndarray of shape (n_samples, n_columns)
+            The spec's columns, in spec order (``X[model.spec_.columns]``).
+        stops : ndarray of int, shape (n_samples,)
+            The state of each row (an index into ``dag_``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels (classifier) or values (regressor).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> import numpy as np
+        >>> Xv = demo.X_test[model.spec_.columns].to_numpy()
+        >>> all_sensors = np.full(len(Xv), model.sensor_dag_.n_states - 1)
+        >>> model.predict_at(Xv, all_sensors).shape
+        (20,)
+        """
         raise NotImplementedError
 
     def _check_eval_target(self, y: Any, n_rows: int) -> np.ndarray:
@@ -136,6 +164,79 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return {"loss": self._row_loss(pred, y)}
 
     # ---------------------------------------------------------------- fitting
+    def check_params(self) -> BudgetDAGBase:
+        """Check the parameters as :meth:`fit` does (``ValueError`` or
+        ``TypeError`` naming the first bad one) and return the estimator.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        return self
+
+    def builds_sparse_dag(self, spec: SensorSpec) -> bool:
+        """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
+        an any-subset bank (``dag="sparse"`` or ``"chain"``, or ``"auto"``
+        beyond 12 sensors without ``n_subsets``) rather than the full DAG or
+        the DAG over Alg. 2's subsets.
+
+        Parameters
+        ----------
+        spec : SensorSpec
+
+        Returns
+        -------
+        bool
+        """
+        return self._sparse_dag(spec)
+
+    def build_dag(
+        self,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        *,
+        costs: np.ndarray | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The DAG a fit builds before its bank: every subset, or with
+        ``n_subsets`` the unions of Alg. 2's subsets (selected here).
+
+        Parameters
+        ----------
+        spec, Xv, y_fit :
+            As :meth:`check_fit_data` gives them.
+        costs : ndarray (n_samples, n_sensors), optional
+            Example-dependent costs.
+        progress : callable, optional
+
+        Returns
+        -------
+        dag : SensorDAG
+        selection : SubsetSelection or None
+        """
+        if self._sparse_dag(spec):
+            raise ValueError(
+                "This estimator builds its DAGs on its any-subset bank "
+                "(builds_sparse_dag): fit_bank builds them."
+            )
+        return self._build_dag(spec, Xv, y_fit, costs, progress)
+
+    def new_bank(self, dag: SensorDAG | None = None) -> Any:
+        """The unfitted bank a fit would fit for ``dag`` (its kind may depend
+        on the number of states).
+
+        Parameters
+        ----------
+        dag : SensorDAG, optional
+
+        Returns
+        -------
+        bank
+        """
+        return self._new_bank(dag)
+
     @property
     def _seed(self) -> int | None:
         """``random_state`` as the one int seed every part of a fit uses
@@ -206,7 +307,40 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         progress: Progress | None,
     ) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG to fit: a given bank's subsets when this estimator would select
-        the same ones (a bank serves one DAG only), else :meth:`_build_dag`."""
+        the same ones (a bank serves one DAG only), else a new one.
+
+        Parameters
+        ----------
+        bank : fitted bank or None
+            A bank to reuse (its DAG, or its selected subsets).
+        spec : SensorSpec
+            The sensors (see :meth:`check_fit_data`).
+        Xv : ndarray of shape (n_samples, n_columns)
+            The spec's columns.
+        y_fit : ndarray of shape (n_samples,)
+            The target as fitted.
+        costs : ndarray of shape (n_samples, n_sensors) or None
+            Per-example costs; None for the spec's.
+        progress : callable(stage, done, total) or None
+            Told how subset selection progresses.
+
+        Returns
+        -------
+        dag : SensorDAG
+            The full DAG, the DAG over selected subsets, or a bank's sparse DAG.
+        selection : SubsetSelection or None
+            The selected subsets (with ``n_subsets``), else None.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(demo.spec)
+        >>> spec, Xv, y_fit, _ = model.check_fit_data(demo.X_train, demo.y_train)
+        >>> dag, selection = model.dag_for(None, spec, Xv, y_fit, None, None)
+        >>> dag.n_states, selection is None
+        (8, True)
+        """
         if bank is not None and self._sparse_dag(spec):
             growth = getattr(bank, "sparse_growth_", None)
             if growth is None:
@@ -229,8 +363,37 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def check_fit_data(
         self, X: pd.DataFrame, y: Any
     ) -> tuple[SensorSpec, np.ndarray, np.ndarray, np.ndarray | None]:
-        """Checked spec, features, fit target, classes (None for regression):
-        what ``fit`` works on, for sweeps that fit many models on one bank."""
+        """The checked inputs ``fit`` works on, for sweeps that fit many
+        models on one bank.
+
+        Parameters
+        ----------
+        X : DataFrame
+            The training table (the spec's columns; others are ignored).
+        y : array-like of shape (n_samples,)
+            Labels (classifier) or numeric targets (regressor).
+
+        Returns
+        -------
+        spec : SensorSpec
+            ``sensors`` as a spec (one unit-cost sensor per column if None).
+        Xv : ndarray of shape (n_samples, n_columns)
+            The spec's columns, checked (finite numbers).
+        y_fit : ndarray of shape (n_samples,)
+            The target as fitted (class indices for a classifier).
+        classes : ndarray or None
+            The sorted classes; None for a regressor.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> spec, Xv, y_fit, classes = BudgetDAGClassifier(demo.spec).check_fit_data(
+        ...     demo.X_train, demo.y_train
+        ... )
+        >>> spec.names, Xv.shape, classes.tolist()
+        (('cheap_a', 'cheap_b', 'precise'), (300, 3), [0, 1])
+        """
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
         y_fit, attrs = self._prepare_target(y, len(Xv))
@@ -247,6 +410,35 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         With ``n_subsets`` the bank also keeps the selected subsets
         (``bank.subset_selection_``): a later ``fit(X, y, bank=bank)`` with the
         same selection settings reuses them instead of selecting again.
+
+        Parameters
+        ----------
+        X : DataFrame
+            The training table (the spec's columns).
+        y : array-like of shape (n_samples,)
+            Labels (classifier) or numeric targets (regressor).
+        progress : callable(stage, done, total), optional
+            Told how the subsets (``"subsets"``) and the bank (``"bank"``)
+            progress.
+
+        Returns
+        -------
+        bank
+            The fitted bank: a :class:`~budgetdag_core.ClassifierBank`,
+            :class:`~budgetdag_core.MaskedBank` or
+            :class:`~budgetdag_core.RegressorBank`, as ``fit`` would build.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(demo.spec, cv=2, random_state=0)
+        >>> bank = model.fit_bank(demo.X_train, demo.y_train)
+        >>> cheap = model.set_params(cost_scale=0.2).fit(
+        ...     demo.X_train, demo.y_train, bank=bank
+        ... )
+        >>> cheap.bank_ is bank  # only the policies were learned
+        True
         """
         self._validate_params()
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
@@ -319,7 +511,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     @property
     def inputs_(self) -> PolicyInputs:
-        """What the policy at each state sees (see :class:`PolicyInputs`)."""
+        """What the policy at each state sees (see ``PolicyInputs``)."""
         check_is_fitted(self)
         n_classes = len(self.classes_) if hasattr(self, "classes_") else 0
         return self._inputs(self.state_columns_, n_classes, self.value_states_)
@@ -390,13 +582,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     # ------------------------------------------------------------ sparse DAG
     def _sparse_dag(self, spec: SensorSpec) -> bool:
-        """Whether this fit grows a sparse DAG (``dag="sparse"``, or ``"auto"``
-        beyond the full DAG's sensors when no subsets are asked for)."""
+        """Whether this fit builds a sparse DAG of one-sensor additions
+        (``dag="sparse"`` or ``"chain"``, or ``"auto"`` beyond the full DAG's
+        sensors when no subsets are asked for)."""
         kind = getattr(self, "dag", "full")
-        if kind == "sparse":
+        if kind in ("sparse", "chain"):
             if self.n_subsets is not None:
                 raise ValueError(
-                    "dag='sparse' grows its own states: leave n_subsets=None."
+                    f"dag={kind!r} builds its own states: leave n_subsets=None."
                 )
             return True
         return (
@@ -404,6 +597,34 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             and self.n_subsets is None
             and spec.n_sensors > MAX_FULL_DAG_SENSORS
         )
+
+    def _strategies(self) -> tuple[str, ...]:
+        """The many-sensor strategies this fit builds (``"auto"``: both,
+        one kept on validation rows; see :mod:`budgetdag_core.dag_strategy`)."""
+        kind = getattr(self, "dag", "full")
+        return {"sparse": ("grown",), "chain": ("chain",)}.get(
+            kind, ("chain", "grown")
+        )
+
+    @property
+    def strategy_(self) -> str:
+        """How this model's states were built: ``"full"`` (every subset),
+        ``"subsets"`` (unions of Alg. 2's subsets), ``"grown"`` or ``"chain"``
+        (many sensors; with ``dag="auto"`` the one kept on validation rows,
+        see :attr:`strategy_choice_`)."""
+        check_is_fitted(self)
+        if isinstance(self.sensor_dag_, SparseSensorDAG):
+            return str(getattr(self.bank_, "strategy_", "grown"))
+        return "full" if self.subset_selection_ is None else "subsets"
+
+    @property
+    def strategy_choice_(self) -> StrategyChoice | None:
+        """The validation behind :attr:`strategy_` (``dag="auto"`` with many
+        sensors: each strategy's held-out stop loss, cost and loss at this
+        model's cost scale), else None."""
+        check_is_fitted(self)
+        saved = getattr(self, "strategy_validation_", None)
+        return None if saved is None else StrategyChoice.from_dict(saved)
 
     def _growth_settings(self) -> dict:
         """The :class:`~budgetdag_core.sparse_dag.GrowthSettings` of this
@@ -424,21 +645,91 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         costs: np.ndarray | None,
         progress: Progress | None,
     ) -> Any:
-        """Fit the any-mask models, grow the sparse DAG, bind the bank to it."""
+        """Fit the any-mask models and build each strategy's DAG on them: one
+        bank per strategy (sharing the fold models), each bound to its DAG and
+        knowing the others (``strategy_banks_``): a fit keeps one of them on
+        validation rows at its own cost scale."""
         bank = self._new_sparse_bank()
         n_classes = int(y_fit.max()) + 1
         bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
         mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
-        growth = grow_sparse_dag(
-            bank,
-            Xv,
-            spec.names,
-            spec.column_indices(),
-            mean_costs,
-            GrowthSettings(**self._growth_settings()),
+        settings = self._growth_settings()
+        banks = {}
+        for name in self._strategies():
+            if name == "grown":
+                growth = grow_sparse_dag(
+                    bank, Xv, spec.names, spec.column_indices(), mean_costs,
+                    GrowthSettings(**settings), random_state=self._seed,
+                )  # fmt: skip
+            else:
+                growth = chain_growth(
+                    bank, Xv, y_fit, spec.names, mean_costs, random_state=self._seed
+                )
+            banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
+            growth.bank = banks[name]
+            banks[name].strategy_ = name
+        for one in banks.values():
+            one.strategy_banks_ = banks
+        return next(iter(banks.values()))
+
+    def _choose_sparse_bank(
+        self,
+        bank: Any,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+    ) -> tuple[Any, dict | None]:
+        """The bank of the strategy to fit (validation rows decide among the
+        bank's strategies at this cost scale), and the validation numbers."""
+        banks = getattr(bank, "strategy_banks_", None) or {
+            getattr(bank, "strategy_", "grown"): bank
+        }
+        wanted = [n for n in self._strategies() if n in banks]
+        if not wanted:
+            raise ValueError(
+                f"This bank holds the {sorted(banks)} DAG(s); dag={self.dag!r} "
+                f"needs {list(self._strategies())}: refit the bank with it."
+            )
+        if len(wanted) == 1:
+            return banks[wanted[0]], None
+        n_classes = int(bank.n_classes_)
+        choice = choose_strategy(
+            {name: banks[name].sparse_growth_ for name in wanted},
+            y_fit,
+            self._sparse_inputs_for(spec, Xv, n_classes),
+            self._sparse_stop_loss(bank, y_fit),
+            self._sparse_stop_loss(bank, y_fit, kind="zero_one"),
+            spec.cost_vector if costs is None else costs,
+            self._make_learner(len(Xv)),
+            [self.cost_scale],
             random_state=self._seed,
         )
-        return bank.bind(growth, Xv, y_fit)
+        return banks[choice.strategy], choice.to_dict()
+
+    def _sparse_inputs_for(self, spec: SensorSpec, Xv: np.ndarray, n_classes: int):
+        """``inputs_for(growth)``: the ``state_inputs(k, rows, proba)`` of the
+        policies on a grown DAG (its states, its ``"auto"`` value states)."""
+
+        def inputs_for(growth: Any) -> Any:
+            _, _, inputs = self._sparse_policy_inputs(growth, spec, n_classes)
+            return lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba)
+
+        return inputs_for
+
+    def _sparse_policy_inputs(
+        self, growth: Any, spec: SensorSpec, n_classes: int
+    ) -> tuple[Any, np.ndarray | None, PolicyInputs]:
+        """State columns, ``"auto"`` value states and policy inputs of a
+        grown DAG."""
+        state_cols = growth.dag.state_columns(spec.column_indices())
+        value_states = None
+        if self._input_kind() == "auto":
+            spreads = state_spreads(growth)
+            value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
+            value_states[0] = False
+        inputs = self._inputs(state_cols, n_classes, value_states, sparse=True)
+        return state_cols, value_states, inputs
 
     def _fit_sparse(
         self,
@@ -465,19 +756,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     "The given bank was not grown on this data with these "
                     "settings (or is a saved bank without its growth): refit it."
                 )
+        bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs)
         growth = bank.sparse_growth_
         dag = growth.dag
-        state_cols = dag.state_columns(spec.column_indices())
-        value_states = None
-        if self._input_kind() == "auto":
-            spreads = state_spreads(growth)
-            value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
-            value_states[0] = False
-        inputs = self._inputs(
-            state_cols,
-            len(target_attrs.get("classes_", ())),
-            value_states,
-            sparse=True,
+        state_cols, value_states, inputs = self._sparse_policy_inputs(
+            growth, spec, len(target_attrs.get("classes_", ()))
         )
         result = graph_reduce_sparse(
             growth,
@@ -489,9 +772,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         )
         if progress is not None:
             progress("policies", dag.n_states, dag.n_states)
-        return self._set_fitted(
+        self._set_fitted(
             spec, target_attrs, None, dag, state_cols, bank, value_states, result
         )
+        self.strategy_validation_ = choice
+        return self
 
     def _set_fitted(
         self,
@@ -519,10 +804,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.value_states_ = value_states
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
+        self.strategy_validation_ = None
         return self
 
-    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
-        """``stop_loss(rows, proba)`` of Graph-Reduce on a sparse DAG."""
+    def _sparse_stop_loss(
+        self, bank: Any, y_fit: np.ndarray, kind: str | None = None
+    ) -> Any:
+        """``stop_loss(rows, proba)`` of Graph-Reduce on a sparse DAG (``kind``:
+        another stop loss than the policies', e.g. ``"zero_one"`` to judge
+        them on validation rows)."""
         raise NotImplementedError
 
     def refit_policies(
@@ -535,7 +825,39 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         progress: Progress | None = None,
     ) -> BudgetDAGBase:
         """A new model with another ``cost_scale``, reusing this model's bank and
-        DAG (so also its selected sensor subsets)."""
+        DAG (so also its selected sensor subsets).
+
+        Parameters
+        ----------
+        X : DataFrame
+            The training table this model was fitted on.
+        y : array-like of shape (n_samples,)
+            Its target.
+        cost_scale : float
+            The new weight of acquisition cost against one unit of loss.
+        sample_costs : DataFrame (rows x sensor names), optional
+            Example-dependent costs, as in ``fit``.
+        progress : callable(stage, done, total), optional
+            Told how the policies (``"policies"``) progress.
+
+        Returns
+        -------
+        BudgetDAGClassifier or BudgetDAGRegressor
+            A new fitted model; this one is unchanged.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> frugal = model.refit_policies(demo.X_train, demo.y_train, cost_scale=1.0)
+        >>> frugal.cost_scale, frugal.bank_ is model.bank_
+        (1.0, True)
+        >>> frugal.evaluate(demo.X_test, demo.y_test)["avg_cost"]
+        0.0
+        """
         check_is_fitted(self)
         other = clone(self).set_params(cost_scale=cost_scale)
         return other._fit(
@@ -552,11 +874,37 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def trace(self, X: pd.DataFrame, *, sample_costs: Any = None) -> pd.DataFrame:
         """One row per example: what the policy acquired, paid and predicted.
 
-        Columns: ``prediction``, ``acquired`` (real sensor names in acquisition
-        order, also when the DAG is over sensor subsets), ``n_sensors``,
-        ``cost`` (spec units, without ``cost_scale``; per example with
-        ``sample_costs``), ``stop_state`` (state index) and, for classifiers,
-        ``confidence`` (top class probability).
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns (all of them: ``trace`` replays the
+            policy on complete rows; see :meth:`start` for one example whose
+            sensors are acquired one at a time).
+        sample_costs : DataFrame (rows x sensor names), optional
+            Each example's acquisition costs; default the spec's.
+
+        Returns
+        -------
+        DataFrame
+            Indexed like ``X``. Columns: ``prediction``, ``acquired`` (real
+            sensor names in acquisition order, also when the DAG is over sensor
+            subsets), ``n_sensors``, ``cost`` (spec units, without
+            ``cost_scale``; per example with ``sample_costs``), ``stop_state``
+            (state index) and, for classifiers, ``confidence`` (top class
+            probability).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> table = model.trace(demo.X_test)
+        >>> list(table.columns)
+        ['prediction', 'acquired', 'n_sensors', 'cost', 'stop_state', 'confidence']
+        >>> table.loc[1, "acquired"]
+        ('cheap_a', 'precise')
         """
         Xv, routing, frame = self._route_frame(X, sample_costs)
         extra = self._trace_columns(Xv, routing)
@@ -571,8 +919,40 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     ) -> dict[str, float]:
         """Task metrics, average acquisition cost and number of sensors.
 
-        ``avg_loss`` is the objective the policies minimise: mean stop loss +
-        ``cost_scale`` x ``avg_cost``.
+        Parameters
+        ----------
+        X : DataFrame
+            Test examples with the spec's columns.
+        y : array-like of shape (n_samples,)
+            Their labels (classifier) or targets (regressor).
+        sample_costs : DataFrame (rows x sensor names), optional
+            Each example's acquisition costs; default the spec's.
+
+        Returns
+        -------
+        dict of str to float
+            - ``error`` (classifier): the fraction of misclassified examples;
+            - ``mse`` and ``mae`` (regressor): mean squared and absolute error;
+            - ``avg_cost``: the mean acquisition cost per example (spec units,
+              without ``cost_scale``);
+            - ``avg_sensors``: the mean number of sensors acquired;
+            - ``n_samples``: the number of examples (an int);
+            - ``avg_loss``: the objective the policies minimise, mean stop loss
+              + ``cost_scale`` x ``avg_cost`` (the stop loss is the 0-1 error,
+              or ``loss_matrix``'s; squared or absolute error for a regressor).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> scores = model.evaluate(demo.X_test, demo.y_test)
+        >>> sorted(scores)
+        ['avg_cost', 'avg_loss', 'avg_sensors', 'error', 'n_samples']
+        >>> scores["avg_cost"], scores["avg_sensors"]
+        (2.8, 1.45)
         """
         tr = self.trace(X, sample_costs=sample_costs)
         y = self._check_eval_target(y, len(tr))
@@ -598,13 +978,37 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     ) -> pd.DataFrame:
         """Non-adaptive baselines: every state's model applied to all rows.
 
-        One row per DAG state with ``state``, ``sensors`` (names), ``n_sensors``,
-        ``avg_cost`` (everyone pays for all of the state's sensors) and the task
-        metrics. State 0 is the no-sensor baseline, the last state all sensors.
+        Parameters
+        ----------
+        X : DataFrame
+            Test examples with the spec's columns.
+        y : array-like of shape (n_samples,)
+            Their labels or targets.
+        sample_costs : DataFrame (rows x sensor names), optional
+            Each example's acquisition costs; default the spec's.
+        states : list of int or of collections of sensor names, optional
+            Only these states (indices, or sensor subsets such as greedily
+            selected ones); each must be a state of the DAG. Default all.
 
-        ``states`` restricts the rows to some states, given as state indices or
-        as collections of sensor names (e.g. greedily selected subsets); each
-        must be a state of the DAG.
+        Returns
+        -------
+        DataFrame
+            One row per state with ``state``, ``sensors`` (names),
+            ``n_sensors``, ``avg_cost`` (everyone pays for all of the state's
+            sensors) and the task metrics (``error``; ``mse`` and ``mae``).
+            State 0 is the no-sensor baseline, the last state all sensors.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> subsets = [0, ["precise"]]
+        >>> table = model.evaluate_states(demo.X_test, demo.y_test, states=subsets)
+        >>> table[["sensors", "avg_cost"]].to_dict("records")
+        [{'sensors': (), 'avg_cost': 0.0}, {'sensors': ('precise',), 'avg_cost': 4.0}]
         """
         Xv = self._features(X)
         y = self._check_eval_target(y, len(Xv))
@@ -628,8 +1032,32 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def state_indices(self, states: Any = None) -> list[int]:
         """DAG state indices of ``states`` (indices or sensor-name collections).
 
-        ``None`` gives all states. A sensor subset that is not a state of the DAG
-        (possible when the DAG is built over selected subsets) is a ``ValueError``.
+        Parameters
+        ----------
+        states : list of int or of collections of sensor names, optional
+            The states; ``None`` gives all of them.
+
+        Returns
+        -------
+        list of int
+            Their indices into ``dag_``.
+
+        Raises
+        ------
+        ValueError
+            For an index out of range, an unknown sensor, or a sensor subset
+            that is not a state of the DAG (possible when the DAG is built over
+            selected subsets).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.state_indices([0, ["cheap_a", "precise"], "precise"])
+        [0, 5, 3]
         """
         check_is_fitted(self)
         dag = self.sensor_dag_
@@ -665,10 +1093,32 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def flow(self, X: pd.DataFrame, y: Any = None) -> nx.DiGraph:
         """The DAG annotated with how examples of ``X`` flow through it.
 
-        Node attributes: ``arrived``, ``stopped`` and, when ``y`` is given, the
-        task's sums over those stopping there (classifier: ``errors``,
-        misclassified rows; regressor: ``loss``, total squared/absolute error).
-        Edge attribute: ``count``.
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+        y : array-like of shape (n_samples,), optional
+            Their labels or targets, to count errors (or sum losses) per state.
+
+        Returns
+        -------
+        networkx.DiGraph
+            A copy of ``dag_``. Node attributes: ``arrived``, ``stopped`` and,
+            when ``y`` is given, the task's sums over those stopping there
+            (classifier: ``errors``, misclassified rows; regressor: ``loss``,
+            total squared/absolute error). Edge attribute: ``count``.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> graph = model.flow(demo.X_test, demo.y_test)
+        >>> stopped = [graph.nodes[k]["stopped"] for k in graph.nodes]
+        >>> graph.nodes[0]["arrived"], sum(stopped)
+        (20, 20)
         """
         Xv = self._features(X)
         routing = self._route(Xv)
@@ -687,7 +1137,33 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def start(self, sample_costs: dict[str, float] | None = None) -> Any:
         """A session that decides for one example at a time, as in deployment.
 
-        ``sample_costs`` (sensor -> cost) are this example's acquisition costs.
+        Parameters
+        ----------
+        sample_costs : dict of str to float, optional
+            This example's acquisition costs (sensor -> cost); default the
+            spec's.
+
+        Returns
+        -------
+        PolicySession
+            Ask :meth:`~budgetdag_core.PolicySession.next_sensor`, pass the
+            values acquired to :meth:`~budgetdag_core.PolicySession.observe`,
+            and :meth:`~budgetdag_core.PolicySession.predict` once it says stop
+            (``None``).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> row = demo.X_test.iloc[1]
+        >>> session = model.start()
+        >>> while (sensor := session.next_sensor()) is not None:
+        ...     session.observe(sensor, {sensor: row[sensor]})
+        >>> session.acquired, int(session.predict())
+        (['cheap_a', 'precise'], 1)
         """
         from ._session import PolicySession
 
@@ -695,9 +1171,30 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return PolicySession(self, sample_costs)
 
     def check_integrity(self) -> None:
-        """Raise ``ValueError`` naming the first fitted attribute found
-        inconsistent with the rest of the model (the loaders call it: compiled
-        prediction code trusts the model's index arrays)."""
+        """Check that the fitted attributes agree with each other.
+
+        The loaders call it: compiled prediction code trusts the model's index
+        arrays.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ValueError
+            Naming the first fitted attribute found inconsistent with the rest
+            of the model.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.check_integrity()  # silent: the model is consistent
+        """
         check_estimator(self)
 
     def __sklearn_tags__(self):  # noqa: D105

@@ -80,13 +80,14 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
         small boosted-tree regression per action (see
-        :func:`~budgetdag_core.estimator._policy.make_learner`); or any object with
+        ``make_learner()``); or any object with
         ``fit(Z, C)``/``predict(Z)`` (e.g. ``FilterTree(estimator=...)``).
     policy_degree : int or None, default=None
         Polynomial degree (1-3) of policy features; ``None``: 2 with sensor
         inputs (the paper), 1 with the classifier's probabilities.
     cv : int, default=5
-        Stratified folds of the out-of-fold losses.
+        Stratified folds of the out-of-fold losses, 2 to ``MAX_CV`` (20): each
+        state's classifier is fitted once per fold.
     random_state : int or None
         Seeds the fold split.
     n_jobs : int or None
@@ -103,10 +104,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     n_subsets : int or None, default=None
         With many sensors: build the DAG over the unions of ``n_subsets``
         sensor subsets chosen by greedy Alg. 2 (see
-        :func:`~budgetdag_core.select_subsets`), at most 2^n_subsets states,
-        instead of the full DAG (limited to 12 sensors). Each subset acts as one
-        "super-sensor"; its edge cost is the cost of the sensors it adds that
-        are not yet acquired. ``trace`` still lists real sensors.
+        :func:`~budgetdag_core.select_subsets`), at most 2^n_subsets states
+        (``n_subsets`` at most ``MAX_N_SUBSETS``, 16), instead of the full DAG
+        (limited to 12 sensors). Each subset acts as one "super-sensor"; its
+        edge cost is the cost of the sensors it adds that are not yet
+        acquired. ``trace`` still lists real sensors.
     subset_budget : float or None, default=None
         Budget ``Σ_j |σ_j|`` of the greedy subsets (the paper's B/δ; with unequal
         costs, in units of the mean sensor cost). Default: the number of
@@ -136,7 +138,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"sensors+proba"``: the features beside the probabilities and the
         three confidences. ``"auto"``: ``"proba"``, except at states whose
         classifier says much the same for every row (``value_states_``, see
-        :func:`~budgetdag_core.estimator._inputs.constant_states`), where the
+        ``constant_states()``), where the
         policy sees ``"sensors+proba"`` (``"sensors"`` on a sparse DAG): a
         sensor that only says where to look (a context that leaves the
         probabilities at the prior) is visible only through its values. Where
@@ -149,7 +151,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"sensors+confidence"``.
     stop_loss : {"auto", "expected", "zero_one", "soft"}, default="auto"
         The loss of stopping at a state that the policies learn from, per
-        training row (see :func:`~budgetdag_core.decisions.stop_losses`).
+        training row (see ``stop_losses()``).
         ``"zero_one"`` (the paper): the out-of-fold decision's 0/1 (or
         ``loss_matrix``) loss. ``"expected"``: the loss the calibrated
         out-of-fold probabilities expect of that decision (0/1: one minus the
@@ -167,18 +169,24 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicts ``cv`` times faster (for high-throughput serving) and is a
         little less accurate (no averaging; see the user guide's "Classifier
         banks").
-    dag : {"auto", "full", "sparse"}, default="auto"
+    dag : {"auto", "full", "sparse", "chain"}, default="auto"
         The states. ``"full"``: every sensor subset (at most 12 sensors), or
         with ``n_subsets`` the unions of Alg. 2's subsets. ``"sparse"``: a DAG
         of one-sensor additions grown from the training rows (states that
         enough rows reach acquiring one sensor at a time, each state's
         children the sensors that help its rows most, and sensors whose value
-        says which to read next; see :mod:`budgetdag_core.sparse_dag`), with
+        says which to read next; see ``budgetdag_core.sparse_dag``), with
         an any-subset masked boosting bank; needs ``n_subsets=None`` and the
-        default ``classifier`` and ``bank_kind``. ``"auto"``: ``"sparse"``
-        beyond 12 sensors when ``n_subsets`` is None, else ``"full"``.
+        default ``classifier`` and ``bank_kind``. ``"chain"``: the same bank,
+        the states one greedy order's prefixes (the confidence cascade's
+        order; every row may stop after each sensor). ``"auto"``: beyond 12
+        sensors when ``n_subsets`` is None, ``"sparse"`` or ``"chain"``,
+        whichever does better on validation rows carved from the training
+        data (:attr:`strategy_`, :attr:`strategy_choice_`; see
+        ``budgetdag_core.dag_strategy``), else ``"full"``.
     max_states : int, default=1000
-        Most states a sparse DAG grows.
+        Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
+        each state gets a policy and its bank's probabilities.
 
     Attributes
     ----------
@@ -228,7 +236,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
         "bank_serve": [StrOptions(set(SERVE_MODES))],
-        "dag": [StrOptions({"auto", "full", "sparse"})],
+        "dag": [StrOptions({"auto", "full", "sparse", "chain"})],
         "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 
@@ -411,9 +419,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             growth=self._growth_settings(),
         )
 
-    def _sparse_stop_loss(self, bank: Any, y_fit: np.ndarray) -> Any:
+    def _sparse_stop_loss(
+        self, bank: Any, y_fit: np.ndarray, kind: str | None = None
+    ) -> Any:
         lm = self._check_loss_matrix(bank.n_classes_)
-        kind = self.stop_loss_
+        kind = self.stop_loss_ if kind is None else kind
 
         def stop_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
             return stop_losses(proba, y_fit[rows], lm, kind)
@@ -562,6 +572,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.
+
+        Returns
+        -------
+        BudgetDAGClassifier
+            This estimator, fitted.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.05, random_state=0)
+        >>> model.fit(demo.X_train, demo.y_train).sensor_dag_.n_states  # 2^3
+        8
         """
         return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
 
@@ -586,7 +609,28 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
 
     def labels_from_proba(self, proba: np.ndarray) -> np.ndarray:
         """Labels for rows of class probabilities: the most probable class, or with
-        ``loss_matrix`` the class of least expected loss."""
+        ``loss_matrix`` the class of least expected loss.
+
+        Parameters
+        ----------
+        proba : ndarray of shape (n_rows, n_classes)
+            Class probabilities, columns in the order of ``classes_``.
+
+        Returns
+        -------
+        ndarray of shape (n_rows,)
+            Labels (values of ``classes_``).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.labels_from_proba([[0.9, 0.1], [0.2, 0.8]]).tolist()
+        [0, 1]
+        """
         return self.classes_[decide(proba, self._check_loss_matrix(len(self.classes_)))]
 
     def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
@@ -625,11 +669,53 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return {"errors": pred != y}
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Class probabilities from the classifier of each example's stop state."""
+        """Class probabilities from the classifier of each example's stop state.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.predict_proba(demo.X_test).shape
+        (20, 2)
+        """
         Xv = self._features(X)
         return self._routed_proba(Xv, self._route(Xv))
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Labels: the most probable class at each example's stop state, or with
-        ``loss_matrix`` the class of least expected loss."""
+        ``loss_matrix`` the class of least expected loss.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels (values of ``classes_``).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> model.predict(demo.X_test)[:5].tolist()
+        [1, 1, 1, 0, 1]
+        """
         return self.labels_from_proba(self.predict_proba(X))

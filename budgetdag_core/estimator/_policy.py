@@ -30,6 +30,7 @@ from ..validation import (
     as_frame,
     as_spec,
     check_features,
+    check_index,
     check_sample_costs,
 )
 from ._inputs import PolicyInputs
@@ -144,7 +145,35 @@ class PolicyRoutingMixin:
 
     def inputs_at(self, Z: np.ndarray, state: int) -> np.ndarray:
         """Policy inputs at ``state`` for rows whose state columns are ``Z``
-        (other columns are never read: they are not acquired there)."""
+        (other columns are never read: they are not acquired there).
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n_rows, n_state_columns)
+            The values of the columns acquired at ``state``
+            (``state_columns_[state]``, in that order).
+        state : int
+            The state (an index into ``dag_``).
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_inputs)
+            What the policy of ``state`` sees for these rows: sensor values and,
+            when the policies read the bank, its class probabilities.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> state = model.state_indices([["precise"]])[0]
+        >>> Z = demo.X_test[["precise"]].to_numpy()
+        >>> model.inputs_at(Z, state).shape[0]
+        20
+        """
+        state = check_index("inputs_at", "state", state, len(self.policies_))
         Z = np.asarray(Z, dtype=float).reshape(len(Z), -1)
         Xv = np.zeros((len(Z), len(self.spec_.columns)))
         Xv[:, self.state_columns_[state]] = Z
@@ -161,11 +190,27 @@ class PolicyRoutingMixin:
     def route(self, X: pd.DataFrame) -> Routing:
         """Where each row of ``X`` goes under the fitted policies.
 
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
         Returns
         -------
         Routing
             ``stop_state`` (n,): the state each row stops at; ``path``
             (n, depth + 1): the states it visits from the root, -1 padded.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> routing = model.route(demo.X_test)
+        >>> routing.path[1].tolist(), int(routing.stop_state[1])
+        ([0, 1, 5, -1], 5)
         """
         return self._route(self._features(X))
 
@@ -176,13 +221,32 @@ class PolicyRoutingMixin:
         policy picks for each (0: stop, a: ``policies_[state].children[a - 1]``),
         on the inputs the policy sees there (confidence features included).
 
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+        state : int
+            The state (an index into ``dag_``); 0 is the root.
+
         Returns
         -------
         rows : ndarray of int
             Positions in ``X``.
         actions : ndarray of int
             Same length as ``rows``.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> rows, actions = model.node_actions(demo.X_test, 0)
+        >>> len(rows), sorted(set(actions.tolist()))  # all start at the root
+        (20, [1])
         """
+        state = check_index("node_actions", "state", state, len(self.policies_))
         Xv = self._features(X)
         routing = self._route(Xv)
         rows = np.flatnonzero((routing.path == state).any(axis=1))
@@ -260,7 +324,29 @@ class PolicyRoutingMixin:
         return g
 
     def predict_state(self, X: pd.DataFrame) -> np.ndarray:
-        """The DAG state (index into ``dag_``) where each example stops."""
+        """The DAG state where each example stops.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples,)
+            Indices into ``dag_`` (and ``sensor_dag_``).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(300, 20)
+        >>> model = BudgetDAGClassifier(
+        ...     demo.spec, cost_scale=0.05, cv=2, random_state=0
+        ... ).fit(demo.X_train, demo.y_train)
+        >>> states = model.predict_state(demo.X_test)
+        >>> [model.sensor_dag_.state_names(k) for k in states[:2]]
+        [('cheap_a',), ('cheap_a', 'precise')]
+        """
         return self._route(self._features(X)).stop_state
 
 

@@ -87,7 +87,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
         Cloned per state for the bank. None or ``"boosting"``: early-stopped
         gradient boosting with small trees, fitted single-threaded
-        (:func:`~budgetdag_core.bank._regressor_models.boosting_regressor`, seeded by
+        (``boosting_regressor()``, seeded by
         ``random_state``); ``"ridge"``: standardised ridge regression (the
         default before boosting; much faster, weaker on nonlinear targets).
     loss : {"squared", "absolute"}, default="squared"
@@ -95,7 +95,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     policy_learner, policy_degree, random_state, n_jobs, max_policy_features
         As in :class:`~budgetdag_core.BudgetDAGClassifier`.
     cv : int, default=5
-        Folds (``KFold``, shuffled) of the out-of-fold predictions.
+        Folds (``KFold``, shuffled) of the out-of-fold predictions, 2 to
+        ``MAX_CV`` (20).
     n_subsets, subset_budget, include_all, subset_scorer
         Subset selection for many sensors, as in the classifier; the reward of
         a subset on a row is how much it lowers the row's loss below the mean
@@ -230,12 +231,59 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     ) -> BudgetDAGRegressor:
         """Fit the regressor bank (unless ``bank`` is given) and the policies.
 
-        Parameters are those of :meth:`BudgetDAGClassifier.fit` with numeric
-        targets ``y``.
+        With ``n_subsets`` the sensor subsets are selected first.
+
+        Parameters
+        ----------
+        X : DataFrame with the spec's columns.
+        y : array-like of shape (n_samples,)
+            Numeric targets (finite).
+        sample_costs : DataFrame (rows x sensor names), optional
+            Example-dependent acquisition costs (eq. 9 of the paper); default
+            the spec's costs. Subset selection uses their column means.
+        bank : fitted RegressorBank, optional
+            A bank fitted on the same data (e.g. ``other_model.bank_``): reused
+            instead of refitted, so only the policies are learned.
+        progress : callable(stage, done, total), optional
+            Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
+            bank (``"bank"``) and the policies (``"policies"``) progress.
+
+        Returns
+        -------
+        BudgetDAGRegressor
+            This estimator, fitted.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGRegressor, toy_dataset
+        >>> demo = toy_dataset(300, 20)  # predict 2 x the precise sensor's value
+        >>> model = BudgetDAGRegressor(demo.spec, cost_scale=0.01, cv=2, random_state=0)
+        >>> model = model.fit(demo.X_train, 2 * demo.X_train["precise"])
+        >>> sorted(model.evaluate(demo.X_test, 2 * demo.X_test["precise"]))
+        ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
         return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Prediction of the regressor of each example's stop state."""
+        """Prediction of the regressor of each example's stop state.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Examples with the spec's columns.
+
+        Returns
+        -------
+        ndarray of float, shape (n_samples,)
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGRegressor, toy_dataset
+        >>> demo = toy_dataset(300, 20)  # predict 2 x the precise sensor's value
+        >>> model = BudgetDAGRegressor(demo.spec, cost_scale=0.01, cv=2, random_state=0)
+        >>> model = model.fit(demo.X_train, 2 * demo.X_train["precise"])
+        >>> model.predict(demo.X_test).shape
+        (20,)
+        """
         Xv = self._features(X)
         return self.predict_at(Xv, self._route(Xv).stop_state)

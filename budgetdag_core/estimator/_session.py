@@ -150,18 +150,19 @@ class PolicySession:
         missing = [c for c in columns if c not in values]
         if missing:
             raise ValueError(f"Values for sensor {sensor!r} lack column(s) {missing}.")
-        for c in columns:
-            try:
-                v = float(values[c])
-            except (TypeError, ValueError):
-                raise ValueError(f"Value of column {c!r} is not a number.") from None
-            if not np.isfinite(v):
-                raise ValueError(f"Value of column {c!r} is not finite: {v}.")
-            if abs(v) >= MAX_ABS_VALUE:
-                raise ValueError(
-                    f"Value of column {c!r} is {v:g}: magnitudes >= "
-                    f"{MAX_ABS_VALUE:g} are too large (rescale the column)."
-                )
+        foreign = [c for c in values if c not in columns]
+        if foreign:
+            # A caller's acquisition code that mixes up sensors would otherwise
+            # go unnoticed: the policy reads only the named sensor's columns.
+            owners = {c: self._owner(c) for c in foreign}
+            raise ValueError(
+                f"values holds column(s) that are not sensor {sensor!r}'s "
+                f"(its columns: {list(columns)}): "
+                + ", ".join(f"{c!r} ({owner})" for c, owner in owners.items())
+                + ". Pass only the named sensor's values."
+            )
+        checked = [self._checked_value(c, values[c]) for c in columns]
+        for c, v in zip(columns, checked, strict=True):
             self._row[self._col_pos[c]] = v
         self._pending.remove(sensor)
         self.acquired.append(sensor)
@@ -169,6 +170,36 @@ class PolicySession:
         if not self._pending:
             self.state = int(self._target)  # type: ignore[arg-type]
             self._target = None
+
+    def _owner(self, column: Any) -> str:
+        """Who a column passed to :meth:`observe` belongs to, in words."""
+        spec = self.model.spec_
+        if isinstance(column, str) and column in self._col_pos:
+            return f"sensor {spec.sensor_of(column)!r}'s"
+        return "not a column of the spec"
+
+    @staticmethod
+    def _checked_value(column: str, value: Any) -> float:
+        """``value`` of ``column`` as a float, or a ``ValueError`` naming it
+        (text such as ``"3"`` is refused rather than guessed at)."""
+        if isinstance(value, str | bytes):
+            raise ValueError(
+                f"values[{column!r}] is the text {str(value)[:40]!r}, not a number."
+            )
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"values[{column!r}] is not a number: {str(value)[:40]!r}."
+            ) from None
+        if not np.isfinite(v):
+            raise ValueError(f"values[{column!r}] is not finite: {v}.")
+        if abs(v) >= MAX_ABS_VALUE:
+            raise ValueError(
+                f"values[{column!r}] is {v:g}: magnitudes >= "
+                f"{MAX_ABS_VALUE:g} are too large (rescale the column)."
+            )
+        return v
 
     @property
     def sensors(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ import sklearn
 
 from .._bounded_io import read_regular_file
 from .._version import __version__
+from ..validation import check_params, int_in
 from ._compat import current_module, upgrade_model
 from ._integrity import check_model_integrity
 from ._skops_checks import MAX_UNPACKED_BYTES, check_skops_archive
@@ -48,6 +49,7 @@ class PolicyVersionWarning(UserWarning):
 #: Fit-time attributes of a sparse DAG's bank (see :func:`policy_bundle`).
 SPARSE_TRAINING_ATTRS = (
     "sparse_growth_",
+    "strategy_banks_",
     "fold_models_",
     "fold_columns_",
     "fold_priors_",
@@ -78,7 +80,7 @@ def policy_bundle(
         kept = ("oof_proba_", "oof_pred_", *SPARSE_TRAINING_ATTRS)
         heavy = [a for a in kept if hasattr(bank, a)]
     elif skops and hasattr(bank, "sparse_growth_"):
-        heavy = ["sparse_growth_"]
+        heavy = [a for a in ("sparse_growth_", "strategy_banks_") if hasattr(bank, a)]
     if heavy:
         model = copy.copy(model)
         model.bank_ = copy.copy(model.bank_)
@@ -501,7 +503,7 @@ def loads_policy_skops(
     ratio, the total unpacked size, each array's header, the schema's nesting
     and size, and shared object ids (which must repeat their content: no
     reference may stand for more than it holds, nor contain itself). Then only
-    the types skops trusts by default and those in :data:`SKOPS_TRUSTED_TYPES`
+    the types skops trusts by default and those in ``SKOPS_TRUSTED_TYPES``
     are rebuilt; a file naming any other type is refused with a ``ValueError``
     listing them, before anything is built. The rebuilt model is then checked
     structurally (its number of DAG units before the DAG is rebuilt, every
@@ -535,6 +537,7 @@ def loads_policy_skops(
     >>> bool((loaded.predict(demo.X_test) == model.predict(demo.X_test)).all())
     True
     """
+    _check_unpacked_limit("loads_policy_skops", max_unpacked_bytes)
     import skops.io as sio
 
     check_skops_archive(bytes(data), max_unpacked_bytes)
@@ -563,7 +566,7 @@ def load_policy_skops(
     path: str | Path, *, max_unpacked_bytes: int = MAX_UNPACKED_BYTES
 ) -> Any:
     """:func:`loads_policy_skops` from a regular file (at most
-    :data:`MAX_POLICY_FILE_BYTES`).
+    ``MAX_POLICY_FILE_BYTES``).
 
     Examples
     --------
@@ -581,5 +584,17 @@ def load_policy_skops(
     >>> session.next_sensor()
     'precise'
     """
+    _check_unpacked_limit("load_policy_skops", max_unpacked_bytes)
     data = read_regular_file(path, MAX_POLICY_FILE_BYTES, "policy file")
     return loads_policy_skops(data, max_unpacked_bytes=max_unpacked_bytes)
+
+
+def _check_unpacked_limit(caller: str, max_unpacked_bytes: Any) -> None:
+    """Refuse a ``max_unpacked_bytes`` that is not a positive int. (No upper
+    bound of its own: each member is capped at ``MAX_MEMBER_BYTES`` and their
+    number too, see ``check_skops_archive``.)"""
+    check_params(
+        caller,
+        {"max_unpacked_bytes": [int_in(1)]},
+        max_unpacked_bytes=max_unpacked_bytes,
+    )

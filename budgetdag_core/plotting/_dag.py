@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..validation import check_params, int_in
 from ._dag_layout import (
     CHAR_PX,
     LABEL_FONT_PX,
@@ -18,8 +19,8 @@ from ._dag_layout import (
     abbreviate,
     figure_height,
     merge_rare,
+    node_label,
     order_layers,
-    state_label,
     stop_lanes,
     thin_labels,
 )
@@ -27,6 +28,7 @@ from ._style import (
     ACQUIRE_COLOR,
     HOVER,
     LEGEND_TOP,
+    MAX_FIGURE_PIXELS,
     PATH_COLOR,
     SINK_COLOR,
     STOP_COLOR,
@@ -34,6 +36,8 @@ from ._style import (
 )
 
 COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
+#: Most edge-width bins (``edge_bins``): each bin is one plotly trace.
+MAX_EDGE_BINS = 20
 MARGIN = {"l": 30, "r": 30, "t": 70, "b": 50}
 NOTE_PX = 18  # height of one note line under the figure
 NOTE_CHAR_PX = 6.2  # average glyph width of the 11 px note font
@@ -276,7 +280,7 @@ def _added_label(
     sensors = tuple(g.nodes[k].get("sensors", ()))
     parents = [p for p in g.predecessors(k) if not g.nodes[p].get("merged")]
     if not sensors or not parents or len(sensors) == len(names):
-        return state_label(sensors, names, short) if sensors else "start"
+        return node_label(sensors, names, short) if sensors else "start"
     main = max(parents, key=lambda p: (g.edges[p, k].get("count", 0), -p))
     held = set(g.nodes[main].get("sensors", ()))
     return "+" + "+".join(short.get(s, s) for s in sensors if s not in held)
@@ -299,7 +303,7 @@ def _sensor_codes(
 
     def whole(short: dict[str, str], k: int) -> bool:
         sensors = tuple(g.nodes[k].get("sensors", ()))
-        label = state_label(sensors, names, short, big)
+        label = node_label(sensors, names, short, big)
         return len(label) * CHAR_PX <= room_px - LABEL_PAD_PX
 
     # Whole labels first (codes if need be); else "+x" labels of whole names
@@ -452,7 +456,7 @@ def _edge_info_trace(v: _View) -> go.Scatter | None:
         (x0, y0), (lane, _) = v.stop_route(k)[0]
         xs.append((x0 + lane) / 2)
         ys.append(y0)
-        label = state_label(v.sensors(k), v.names, v.short)
+        label = node_label(v.sensors(k), v.names, v.short)
         text.append(
             f"stop at {label} and classify<br>{v.stopped[k]} examples "
             f"({_pct(v.stopped[k], v.arrived[k])} of those at the node)"
@@ -531,7 +535,7 @@ def _node_labels(v: _View) -> tuple[list[str], bool]:
         text = (
             "other"
             if v.merged(k)
-            else state_label(v.sensors(k), v.names, v.short, v.big)
+            else node_label(v.sensors(k), v.names, v.short, v.big)
         )
         if len(text) * CHAR_PX > room:
             text = _added_label(v.g, k, v.names, v.short)
@@ -765,9 +769,11 @@ def dag_figure(
     costs : mapping sensor -> cost, optional
         Costs for "cost so far" in hover (default: the model's spec).
     edge_bins : int, default=4
-        Number of edge widths (a plotly line has one width per trace).
+        Number of edge widths (a plotly line has one width per trace), at
+        most :data:`MAX_EDGE_BINS` (20).
     title, height : optional
-        Figure title and pixel height (default grows with the widest layer).
+        Figure title and pixel height (default grows with the widest layer;
+        at most ``MAX_FIGURE_PIXELS``, 20 000, as ``width``).
     width : int, optional
         Pixel width the figure will be shown at: node sizes and label lengths
         are fitted to it. The layout's width is not fixed (the figure still
@@ -800,8 +806,21 @@ def dag_figure(
     """
     if color not in COLORSCALES:
         raise ValueError(f"color must be one of {sorted(COLORSCALES)}; got {color!r}.")
-    if edge_bins < 1:
-        raise ValueError(f"edge_bins must be at least 1; got {edge_bins}.")
+    check_params(
+        "dag_figure",
+        {
+            "selected": [int_in(0), None],
+            "min_arrived": [int_in(0)],
+            "edge_bins": [int_in(1, MAX_EDGE_BINS)],
+            "height": [int_in(1, MAX_FIGURE_PIXELS), None],
+            "width": [int_in(1, MAX_FIGURE_PIXELS), None],
+        },
+        selected=selected,
+        min_arrived=min_arrived,
+        edge_bins=edge_bins,
+        height=height,
+        width=width,
+    )
     g, names, node_cost = _graph_data(model_or_flow, X, y, costs)
     K = g.number_of_nodes()
     path = [int(s) for s in highlight_path] if highlight_path is not None else []
@@ -817,6 +836,14 @@ def dag_figure(
         raise ValueError("color='error' needs the flow with labels: pass X and y.")
     v.pending = {int(k) for k in pending or ()}
 
+    return _dag_layout(_dag_traces(v, color, edge_bins, path, selected), v, title)
+
+
+def _dag_traces(
+    v: _View, color: str, edge_bins: int, path: list[int], selected: int | None
+) -> go.Figure:
+    """The DAG figure's traces: edges, their hover points, nodes, sinks,
+    then the path and the ring."""
     nodes = _node_trace(v, color)
     traces = _edge_traces(v, edge_bins)
     info = _edge_info_trace(v)
@@ -824,8 +851,7 @@ def dag_figure(
     traces += [nodes, _sink_trace(v, path[-1] if path else None)]
     ring = nodes.marker.size[v.nodes.index(selected)] if selected is not None else 0
     traces += _overlay_traces(v, path, selected, ring)
-
-    return _dag_layout(go.Figure(traces), v, title)
+    return go.Figure(traces)
 
 
 def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:

@@ -78,13 +78,18 @@ def _fits(short: Sequence[str], max_len: int) -> bool:
     return all(0 < len(s) <= max_len for s in short) and len(set(short)) == len(short)
 
 
-def state_label(
+def node_label(
     members: Sequence[str],
     all_names: Sequence[str],
     short: Mapping[str, str],
     allow_minus: bool = True,
 ) -> str:
-    """``a+b``, or ``all−c`` when shorter and allowed; ``start`` and ``all``."""
+    """A state's label inside the DAG figure, in the codes of ``short``:
+    ``a+b``, or ``all−c`` when shorter and allowed; ``start`` and ``all``.
+
+    Where there is little room (a node of a drawing); the wording of states in
+    sentences and tables is :func:`budgetdag_core.explain.state_label`.
+    """
     if not members:
         return "start"
     if len(members) == len(all_names):

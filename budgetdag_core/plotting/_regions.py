@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..explain import action_names
-from ..validation import check_features, check_labels
+from ..validation import check_features, check_labels, check_params, int_in
 from ._style import (
     ACTION_COLORS,
     CLASS_COLORS,
@@ -18,6 +18,12 @@ from ._style import (
     LEGEND_TOP,
     STOP_COLOR,
 )
+
+#: Most grid points per axis (``grid``): the policy is asked at grid ** 2
+#: points (a million at most).
+MAX_GRID = 1000
+#: Most examples drawn on a decision-region map (``max_points``).
+MAX_DRAWN_POINTS = 100_000
 
 
 def decision_regions_figure(
@@ -42,11 +48,13 @@ def decision_regions_figure(
         Examples: the grid spans their range (padded) and those reaching the
         node are drawn on top, coloured by class.
     grid : int, default=150
-        Grid points per axis.
+        Grid points per axis, 2 to :data:`MAX_GRID` (1000): the policy is
+        asked at ``grid ** 2`` points.
     ranges : mapping column -> (low, high), optional
         The grid range per column (needed without ``X``).
     max_points : int
-        At most this many examples are drawn (a fixed sample).
+        At most this many examples are drawn (a fixed sample), at most
+        :data:`MAX_DRAWN_POINTS` (100 000).
     title : str, optional
 
     Returns
@@ -71,8 +79,12 @@ def decision_regions_figure(
     if not isinstance(state, int | np.integer) or not 0 <= state < dag.n_states:
         raise ValueError(f"state must be a state index in 0..{dag.n_states - 1}.")
     state = int(state)
-    if grid < 2:
-        raise ValueError(f"grid must be at least 2; got {grid}.")
+    check_params(
+        "decision_regions_figure",
+        {"grid": [int_in(2, MAX_GRID)], "max_points": [int_in(0, MAX_DRAWN_POINTS)]},
+        grid=grid,
+        max_points=max_points,
+    )
     cols = list(model.state_columns_[state])
     col_names = [model.spec_.columns[i] for i in cols]
     names = action_names(model, state)

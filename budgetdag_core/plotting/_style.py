@@ -13,3 +13,6 @@ CLASS_COLORS = ["#1f3b73", "#8b1a1a", "#2d6a2d", "#6a3d9a", "#7a4a12", "#111111"
 CLASS_SYMBOLS = ["circle", "x", "diamond", "triangle-up", "square", "cross"]
 HOVER = "%{hovertext}<extra></extra>"
 LEGEND_TOP = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0.0}
+#: Largest figure size in pixels (``height``, ``width`` of the figures):
+#: beyond any screen, and plotly lays out every pixel row.
+MAX_FIGURE_PIXELS = 20_000

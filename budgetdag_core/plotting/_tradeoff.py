@@ -10,7 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from ._style import HOVER, PATH_COLOR
+from ..validation import check_params, int_in
+from ._style import HOVER, MAX_FIGURE_PIXELS, PATH_COLOR
 
 X_TITLES = {
     "avg_cost": "average acquisition cost per example (spec cost units)",
@@ -164,6 +165,7 @@ def tradeoff_figure(
     highlight : row label or list of row labels, optional
         Rows of ``frame`` to ring (trace ``"selected"``), e.g. the chosen model.
     title, height : optional
+        Figure title and pixel height (at most ``MAX_FIGURE_PIXELS``, 20 000).
 
     Returns
     -------
@@ -182,6 +184,11 @@ def tradeoff_figure(
     >>> [t.name for t in tradeoff_figure(frame).data]
     ['DAG policy', 'fixed subsets']
     """
+    check_params(
+        "tradeoff_figure",
+        {"height": [int_in(1, MAX_FIGURE_PIXELS)]},
+        height=height,
+    )
     data = _rows_to_draw(frame, x, split)
     splits = list(dict.fromkeys(data["split"])) if "split" in data.columns else [None]
     several = len(splits) > 1

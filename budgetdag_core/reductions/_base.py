@@ -11,6 +11,31 @@ from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 
 from .._compiled import before_call
 from .._integrity import check_array, check_int, fail
+from ..validation import check_params, int_in, real_in
+
+#: Highest degree of a policy's polynomial feature map: the expansion's width
+#: grows as (inputs ** degree), and ``max_features`` lowers the degree of wide
+#: nodes one step at a time.
+MAX_LEARNER_DEGREE = 4
+#: Most iterations of a node's logistic regression: each is a pass over the
+#: node's rows (the solver converges in tens).
+MAX_LEARNER_ITER = 10_000
+#: The learners' settings in scikit-learn's vocabulary (``_parameter_constraints``).
+LEARNER_CONSTRAINTS: dict[str, list] = {
+    "degree": [int_in(1, MAX_LEARNER_DEGREE)],
+    "max_features": [int_in(1)],
+    "C": [real_in(0.0, None, closed="neither")],
+    "alpha": [real_in(0.0)],
+    "max_iter": [int_in(1, MAX_LEARNER_ITER)],
+}
+
+
+def check_learner_settings(learner: Any) -> None:
+    """Check ``learner``'s ``_parameter_constraints`` (as ``_validate_params``
+    would, without building ``get_params`` at every node fit)."""
+    constraints = learner._parameter_constraints
+    values = {name: getattr(learner, name) for name in constraints}
+    check_params(type(learner).__name__, constraints, **values)
 
 
 @runtime_checkable
@@ -222,6 +247,16 @@ def check_fitted_learner(
     """What a fitted learner of this package holds before its own model: its
     number of actions, and either a constant action (returns None) or a feature
     map of ``n_inputs`` columns (returns the map's output width)."""
+    # The loaders pass plain ints once per node (thousands in a large model):
+    # those skip the full check, anything else gets it, named.
+    plain = type(n_actions) is int and type(n_inputs) is int
+    if not (plain and n_actions >= 1 and n_inputs >= 0):
+        check_params(
+            f"{type(learner).__name__}.check_integrity",
+            {"n_actions": [int_in(1)], "n_inputs": [int_in(0)]},
+            n_actions=n_actions,
+            n_inputs=n_inputs,
+        )
     if learner.n_actions_ != n_actions:
         raise fail(f"{where}.n_actions_", f"{learner.n_actions_}, expected {n_actions}")
     if learner.constant_ is not None:

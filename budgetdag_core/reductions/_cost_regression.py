@@ -9,8 +9,10 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import Ridge
 
 from ._base import (
+    LEARNER_CONSTRAINTS,
     PolicyFeatures,
     check_fitted_learner,
+    check_learner_settings,
     check_linear,
     constant_action,
 )
@@ -28,9 +30,9 @@ class CostRegression(BaseEstimator):
     Parameters
     ----------
     degree : int
-        Degree of the polynomial feature map.
+        Degree of the polynomial feature map, 1 to ``MAX_LEARNER_DEGREE`` (4).
     alpha : float
-        Ridge penalty on standardised features.
+        Ridge penalty on standardised features (>= 0).
     max_features : int
         Cap on the expanded feature count.
     estimator : regressor, optional
@@ -48,6 +50,10 @@ class CostRegression(BaseEstimator):
     array([0, 1])
     """
 
+    _parameter_constraints: dict = {
+        name: LEARNER_CONSTRAINTS[name] for name in ("degree", "alpha", "max_features")
+    }
+
     def __init__(
         self,
         degree: int = 2,
@@ -61,6 +67,7 @@ class CostRegression(BaseEstimator):
         self.estimator = estimator
 
     def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
+        check_learner_settings(self)
         C = np.asarray(C, dtype=float)
         self.n_actions_ = C.shape[1]
         Z = np.asarray(Z, dtype=float).reshape(C.shape[0], -1)

@@ -16,8 +16,10 @@ from sklearn.linear_model import LogisticRegression
 from .._compiled import before_call
 from .._integrity import check_array, check_int, fail
 from ._base import (
+    LEARNER_CONSTRAINTS,
     PolicyFeatures,
     check_fitted_learner,
+    check_learner_settings,
     check_linear,
     constant_action,
 )
@@ -66,14 +68,16 @@ class FilterTree(BaseEstimator):
     Parameters
     ----------
     degree : int
-        Degree of the polynomial feature map of the policy inputs.
+        Degree of the polynomial feature map of the policy inputs, 1 to
+        ``MAX_LEARNER_DEGREE`` (4).
     C : float
         Inverse regularisation strength of each logistic regression (on
-        standardised features, with weights normalised to mean 1).
+        standardised features, with weights normalised to mean 1); > 0.
     max_features : int
         Cap on the expanded feature count (see ``effective_degree``).
     max_iter : int
-        Iterations of each logistic regression.
+        Iterations of each logistic regression, at most ``MAX_LEARNER_ITER``
+        (10 000).
     estimator : binary classifier, optional
         Cloned at every internal node instead of the logistic regression (must
         accept ``sample_weight``), e.g. ``HistGradientBoostingClassifier``; then
@@ -89,6 +93,11 @@ class FilterTree(BaseEstimator):
     >>> bool((tree.predict(z) == (z[:, 0] > 1)).mean() > 0.9)
     True
     """
+
+    _parameter_constraints: dict = {
+        name: LEARNER_CONSTRAINTS[name]
+        for name in ("degree", "C", "max_features", "max_iter")
+    }
 
     def __init__(
         self,
@@ -112,6 +121,7 @@ class FilterTree(BaseEstimator):
         return list(_constructor_params(cls))
 
     def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
+        check_learner_settings(self)
         C = np.asarray(C, dtype=float)
         self.n_actions_ = C.shape[1]
         Z = np.asarray(Z, dtype=float).reshape(C.shape[0], -1)

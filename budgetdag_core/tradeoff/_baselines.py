@@ -274,10 +274,21 @@ def lower_convex_hull(cost: Sequence[float], error: Sequence[float]) -> np.ndarr
     >>> lower_convex_hull([0, 1, 2, 3], [0.5, 0.45, 0.1, 0.1]).tolist()
     [0, 2]
     """
-    cost = np.asarray(cost, dtype=float)
-    error = np.asarray(error, dtype=float)
+    points = {"cost": cost, "error": error}
+    for name, values in points.items():
+        try:
+            points[name] = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must hold numbers; got {values!r:.60}.") from None
+    cost, error = points["cost"], points["error"]
     if cost.shape != error.shape or cost.ndim != 1 or len(cost) == 0:
         raise ValueError("cost and error must be 1-d arrays of the same length.")
+    for name, values in points.items():
+        if not np.isfinite(values).all():  # a NaN would silently drop points
+            first = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise ValueError(
+                f"{name} must be finite; got {values[first]} at position {first}."
+            )
     hull: list[int] = []
     for i in np.lexsort((error, cost)):
         if hull and cost[hull[-1]] == cost[i]:
@@ -425,7 +436,7 @@ def baseline_points(
     -------
     DataFrame
         Columns ``method, split, cost_scale, avg_cost, avg_sensors, error,
-        state, sensors`` (see :func:`baseline_frame` for the methods).
+        state, sensors`` (see ``baseline_frame()`` for the methods).
 
     Examples
     --------

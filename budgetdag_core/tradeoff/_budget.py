@@ -18,12 +18,18 @@ from sklearn.model_selection import train_test_split
 
 from .._progress import Progress
 from ..estimator import BudgetDAGClassifier
+from ..validation import check_params, int_in, int_seed, real_in
 from ._sweep import (
     check_fit_data,
     fit_point,
     make_template,
     split_views,
 )
+
+#: Most bisection steps of :func:`fit_for_budget` (``max_iter``): each learns
+#: the policies once, and 60 halvings exhaust float64's precision on any
+#: cost-scale interval.
+MAX_BUDGET_ITER = 60
 
 
 @dataclass
@@ -124,7 +130,8 @@ def fit_for_budget(
         Accepted distance to the target; default 1% of the average cost of all
         sensors.
     max_iter : int, default=20
-        Most bisection steps (each learns policies once; the bank is reused).
+        Most bisection steps (each learns policies once; the bank is reused),
+        at most :data:`MAX_BUDGET_ITER` (60).
     sample_costs : DataFrame (rows x sensors), optional
         Example-dependent costs.
     refit : bool, default=False
@@ -155,12 +162,10 @@ def fit_for_budget(
     >>> model.budget_report_.validation_avg_cost <= 1.0 + model.budget_report_.tolerance
     True
     """
-    target = _check_arguments(target_avg_cost, validation_fraction, max_iter)
+    target = _check_arguments(target_avg_cost, validation_fraction, tolerance, max_iter)
     template = make_template(spec, estimator_params, n_jobs)
     full = check_fit_data(template, X, y, sample_costs)
     tol = 0.01 * full.mean_total_cost if tolerance is None else float(tolerance)
-    if tol < 0:
-        raise ValueError(f"tolerance must be >= 0; got {tolerance}.")
     search = _ScaleSearch.on_held_out_rows(
         template, X, full.y, sample_costs, validation_fraction, max_iter, progress
     )
@@ -196,21 +201,26 @@ def fit_for_budget(
 
 
 def _check_arguments(
-    target_avg_cost: float, validation_fraction: float, max_iter: int
+    target_avg_cost: float,
+    validation_fraction: float,
+    tolerance: float | None,
+    max_iter: int,
 ) -> float:
     """The target as a float, after checking the search's arguments."""
-    target = float(target_avg_cost)
-    if not math.isfinite(target) or target < 0:
-        raise ValueError(
-            f"target_avg_cost must be finite and >= 0; got {target_avg_cost!r}."
-        )
-    if not 0 < validation_fraction < 1:
-        raise ValueError(
-            f"validation_fraction must be in (0, 1); got {validation_fraction}."
-        )
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be at least 1; got {max_iter}.")
-    return target
+    check_params(
+        "fit_for_budget",
+        {
+            "target_avg_cost": [real_in(0.0)],
+            "validation_fraction": [real_in(0.0, 1.0, closed="neither")],
+            "tolerance": [real_in(0.0), None],
+            "max_iter": [int_in(1, MAX_BUDGET_ITER)],
+        },
+        target_avg_cost=target_avg_cost,
+        validation_fraction=validation_fraction,
+        tolerance=tolerance,
+        max_iter=max_iter,
+    )
+    return float(target_avg_cost)
 
 
 @dataclass
@@ -246,7 +256,7 @@ class _ScaleSearch:
             np.arange(len(y)),
             test_size=validation_fraction,
             stratify=y,
-            random_state=template._seed,
+            random_state=int_seed(template.random_state),
         )
         X_fit, y_fit = X.iloc[fit_rows], y[fit_rows]
         data = check_fit_data(template, X_fit, y_fit, _take(fit_rows, sample_costs))

@@ -32,7 +32,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix, decide
 from ..sensors import SensorSpec
-from ..validation import check_features, check_sample_costs
+from ..validation import (
+    check_features,
+    check_params,
+    check_sample_costs,
+    int_in,
+    real_in,
+)
 from ._baselines import FRAME_COLUMNS, StatePredictions, state_predictions
 
 if TYPE_CHECKING:
@@ -40,6 +46,9 @@ if TYPE_CHECKING:
 
 #: Number of threshold quantiles swept by default (0 and 1 come on top).
 DEFAULT_N_THRESHOLDS = 20
+#: Most threshold quantiles (``n_thresholds``): each is a point evaluated on
+#: every row of every split, and 1000 quantiles resolve any curve drawn.
+MAX_N_THRESHOLDS = 1000
 
 
 # ------------------------------------------------------------------ the parts
@@ -217,25 +226,30 @@ class ConfidenceCascade:
             f"{self.threshold:.3g}."
         )
 
+    def __post_init__(self) -> None:
+        check_threshold(self.threshold, "ConfidenceCascade")
+
     def at(self, threshold: float) -> ConfidenceCascade:
         """The same cascade operating at another ``threshold`` (any float)."""
-        if isinstance(threshold, bool) or not isinstance(threshold, Real):
-            raise TypeError(f"threshold must be a number; got {threshold!r}.")
-        if math.isnan(threshold):
-            raise ValueError(f"threshold must be a number; got {threshold!r}.")
+        check_threshold(threshold, "ConfidenceCascade.at")
         return replace(self, threshold=float(threshold))
 
     def for_budget(self, avg_cost: float) -> ConfidenceCascade:
         """The cascade at the swept threshold of least out-of-fold error whose
         out-of-fold average cost is <= ``avg_cost``."""
+        check_params(
+            "ConfidenceCascade.for_budget",
+            {"avg_cost": [real_in(None, closed="neither")]},  # below all: said below
+            avg_cost=avg_cost,
+        )
         pts = self.train_points
         if pts is None or pts.empty:
             raise ValueError("This cascade has no training points to choose from.")
         ok = pts[pts["avg_cost"] <= avg_cost + 1e-12]
         if ok.empty:
             raise ValueError(
-                f"No threshold has an average cost <= {avg_cost} on the training "
-                f"rows; the cheapest costs {pts['avg_cost'].min():.4g}."
+                f"No threshold has an average cost <= avg_cost={avg_cost} on the "
+                f"training rows; the cheapest costs {pts['avg_cost'].min():.4g}."
             )
         best = ok.sort_values(["error", "avg_cost"], kind="stable").iloc[0]
         return self.at(float(best["threshold"]))
@@ -353,12 +367,20 @@ class ConfidenceCascade:
 
 
 # ------------------------------------------------------------------ building
-def check_n_thresholds(n_thresholds: Any) -> int:
-    """``n_thresholds`` as an int >= 2, or a TypeError/ValueError naming it."""
-    if isinstance(n_thresholds, bool) or not isinstance(n_thresholds, int | np.integer):
-        raise TypeError(f"n_thresholds must be an int; got {n_thresholds!r}.")
-    if n_thresholds < 2:
-        raise ValueError(f"n_thresholds must be at least 2; got {n_thresholds}.")
+def check_threshold(threshold: Any, caller: str) -> None:
+    """Refuse a ``threshold`` that is not a number (any real, not NaN)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, Real):
+        raise TypeError(f"{caller}: threshold must be a number; got {threshold!r}.")
+    if math.isnan(threshold):
+        raise ValueError(f"{caller}: threshold must be a number; got {threshold!r}.")
+
+
+def check_n_thresholds(
+    n_thresholds: Any, name: str = "n_thresholds", caller: str = "fit_cascade"
+) -> int:
+    """``n_thresholds`` as an int in 2..:data:`MAX_N_THRESHOLDS`, or a
+    TypeError/ValueError naming it (``name``, of ``caller``)."""
+    check_params(caller, {name: [int_in(2, MAX_N_THRESHOLDS)]}, **{name: n_thresholds})
     return int(n_thresholds)
 
 
@@ -425,7 +447,8 @@ def fit_cascade(
         Example-dependent costs of the training rows.
     n_thresholds : int, default=20
         Quantiles of the out-of-fold confidences used as thresholds (0 and 1
-        are added; thresholds repeating a point are dropped).
+        are added; thresholds repeating a point are dropped), at most
+        :data:`MAX_N_THRESHOLDS` (1000).
 
     Returns
     -------
@@ -448,6 +471,7 @@ def fit_cascade(
     >>> cascade.at(0.9).trace(X.head(3))["acquired"].tolist()
     [('a', 'b'), ('a',), ('a',)]
     """
+    check_n_thresholds(n_thresholds)
     check_is_fitted(model)
     train = state_predictions(model, X, y, sample_costs=sample_costs, out_of_fold=True)
     return cascade_from_view(
@@ -483,6 +507,7 @@ def cascade_points(
         A test split: each threshold applied with the refit bank (split "test").
     sample_costs, test_sample_costs : example-dependent costs, optional.
     n_thresholds : int, default=20
+        As for :func:`fit_cascade` (at most :data:`MAX_N_THRESHOLDS`).
 
     Returns
     -------
@@ -505,6 +530,7 @@ def cascade_points(
     """
     if (X_test is None) != (y_test is None):
         raise ValueError("Give both X_test and y_test, or neither.")
+    check_n_thresholds(n_thresholds, caller="cascade_points")
     cascade = fit_cascade(
         model, X, y, sample_costs=sample_costs, n_thresholds=n_thresholds
     )

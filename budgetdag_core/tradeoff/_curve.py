@@ -27,6 +27,7 @@ from .._progress import Progress
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
+from ..validation import check_index, check_params, int_in, real_in
 from ._baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
 from ._budget import BudgetReport, fit_for_budget
 from ._cascade import (
@@ -45,6 +46,12 @@ __all__ = [
     "fit_for_budget",
     "tradeoff_curve",
 ]
+
+
+#: Most points of a curve (``n_points``, or the scales given): each point
+#: learns the policies once on the shared bank (seconds on a large DAG), and
+#: 100 points resolve the cost axis finer than any figure of it shows.
+MAX_CURVE_POINTS = 100
 
 
 # ------------------------------------------------------------ choosing scales
@@ -230,6 +237,11 @@ def _check_scales(scales: Sequence[float], name: str) -> list[float]:
         ) from None
     if any(not math.isfinite(s) or s < 0 for s in values):
         raise ValueError(f"{name} must be finite and non-negative; got {list(scales)}.")
+    if len(set(values)) > MAX_CURVE_POINTS:
+        raise ValueError(
+            f"{name} holds {len(set(values))} distinct scales; a curve has at most "
+            f"{MAX_CURVE_POINTS} points (each learns the policies once)."
+        )
     return sorted(set(values))
 
 
@@ -297,6 +309,9 @@ def dominance_summary(
     >>> summary.split, summary.tolerance
     ('train', 0.01)
     """
+    check_params(
+        "dominance_summary", {"tolerance": [real_in(0.0, 1.0)]}, tolerance=tolerance
+    )
     rows = frame[frame["split"] == split]
     dag = rows[rows["method"] == "dag"]
     fixed = rows[rows["method"] == "fixed"]
@@ -350,7 +365,7 @@ class TradeoffResult:
         split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``,
         ``cascade`` (the confidence cascade, one row per threshold: its tau in
         ``threshold``, its acquisition order in ``sensors``; see
-        :mod:`budgetdag_core.tradeoff._cascade`) and any named extra subsets.
+        ``budgetdag_core.tradeoff._cascade``) and any named extra subsets.
         ``threshold`` is NaN for the other methods. ``loss`` is the mean stop
         loss under the estimator's ``loss_matrix`` (equal to ``error`` without
         one; NaN for the oracle with one); the hulls and summaries are drawn on
@@ -366,7 +381,7 @@ class TradeoffResult:
         The confidence cascade of the frame's ``cascade`` rows (same bank),
         ready to deploy: ``result.cascade.for_budget(c).predict(X)``.
     row_models : dict row label -> int
-        The index in :attr:`models` of each DAG row of :attr:`frame` (see
+        The index in ``models`` of each DAG row of ``frame`` (see
         :meth:`model_index`).
 
     Examples
@@ -393,7 +408,7 @@ class TradeoffResult:
     row_models: dict[Any, int] = field(default_factory=dict)
 
     def model_index(self, label: Any) -> int:
-        """The index in :attr:`models` of the DAG row ``label`` of :attr:`frame`.
+        """The index in ``models`` of the DAG row ``label`` of ``frame``.
 
         Raises ``KeyError`` naming the label when it is not a DAG row.
         """
@@ -404,16 +419,17 @@ class TradeoffResult:
 
     def model_rows(self, index: int) -> list[Any]:
         """The labels of the DAG rows (one per split) of model ``index``."""
+        check_index("TradeoffResult.model_rows", "index", index, len(self.models))
         return [label for label, i in self.row_models.items() if i == index]
 
     @property
     def dag(self) -> pd.DataFrame:
-        """The DAG rows of :attr:`frame`."""
+        """The DAG rows of ``frame``."""
         return self.frame[self.frame["method"] == "dag"]
 
     @property
     def baselines(self) -> pd.DataFrame:
-        """The non-DAG rows of :attr:`frame`."""
+        """The non-DAG rows of ``frame``."""
         return self.frame[self.frame["method"] != "dag"]
 
     @property
@@ -423,6 +439,11 @@ class TradeoffResult:
 
     def model_at(self, cost_scale: float) -> BudgetDAGClassifier:
         """The model whose cost scale is nearest to ``cost_scale``."""
+        check_params(
+            "TradeoffResult.model_at",
+            {"cost_scale": [real_in(0.0)]},
+            cost_scale=cost_scale,
+        )
         return self.models[int(np.argmin(np.abs(self.cost_scales - cost_scale)))]
 
     def model_for_budget(
@@ -435,15 +456,20 @@ class TradeoffResult:
         return self.models[self.index_for_budget(avg_cost, split)]
 
     def index_for_budget(self, avg_cost: float, split: str = "train") -> int:
-        """The index in :attr:`models` of :meth:`model_for_budget`'s model."""
+        """The index in ``models`` of :meth:`model_for_budget`'s model."""
+        check_params(
+            "TradeoffResult.index_for_budget",
+            {"avg_cost": [real_in(None, closed="neither")]},  # below all: said below
+            avg_cost=avg_cost,
+        )
         dag = self.dag[self.dag["split"] == split]
         if dag.empty:
             raise ValueError(f"No DAG rows for split {split!r}.")
         ok = dag[dag["avg_cost"] <= avg_cost + 1e-12]
         if ok.empty:
             raise ValueError(
-                f"No model has an average cost <= {avg_cost} on {split!r}; the "
-                f"cheapest costs {dag['avg_cost'].min():.4g}."
+                f"No model has an average cost <= avg_cost={avg_cost} on "
+                f"{split!r}; the cheapest costs {dag['avg_cost'].min():.4g}."
             )
         best = ok.sort_values(["error", "avg_cost"]).index[0]
         return self.model_index(best)
@@ -481,10 +507,11 @@ def tradeoff_curve(
     cost_scales : sequence of float, optional
         The scales to fit. Give either these or ``n_points``.
     n_points : int, optional
-        Number of scales chosen automatically (default 10): 0, the scale above
-        which nothing is bought, and scales in between placed where the training
-        average cost changes most, so the points spread over the cost axis. Fewer
-        are fitted when the curve has no gaps left to split.
+        Number of scales chosen automatically (default 10, at least 2, at most
+        :data:`MAX_CURVE_POINTS`, 100): 0, the scale above which nothing is
+        bought, and scales in between placed where the training average cost
+        changes most, so the points spread over the cost axis. Fewer are fitted
+        when the curve has no gaps left to split.
     include_scales : sequence of float, default=()
         Scales fitted in addition to the automatic ones (``n_points``), e.g.
         the cost scale of a model already in use, so that it is a point of its
@@ -503,12 +530,13 @@ def tradeoff_curve(
         Error slack of the dominance summary's cost fractions.
     cascade : bool, default=True
         Add the confidence cascade (method ``cascade``, see
-        :mod:`budgetdag_core.tradeoff._cascade`): the same bank, units bought
+        ``budgetdag_core.tradeoff._cascade``): the same bank, units bought
         in a greedy order, each row stopping once its top-class probability
         reaches a threshold; order and thresholds chosen on the out-of-fold
         training predictions.
     cascade_thresholds : int, default=20
-        Quantiles of the out-of-fold confidences swept as thresholds.
+        Quantiles of the out-of-fold confidences swept as thresholds (at most
+        ``MAX_N_THRESHOLDS``, 1000).
     n_jobs : int, optional
         Parallel bank fits and sweep points through joblib; any active joblib
         backend (``joblib.parallel_config(backend="dask")``) is honoured. Results
@@ -624,14 +652,26 @@ def _check_arguments(
         raise ValueError("Give either cost_scales or n_points, not both.")
     if (X_test is None) != (y_test is None):
         raise ValueError("Give both X_test and y_test, or neither.")
-    if not 0 <= tolerance < 1:
-        raise ValueError(f"tolerance must be in [0, 1); got {tolerance}.")
-    if not isinstance(cascade, bool):
-        raise TypeError(f"cascade must be True or False; got {cascade!r}.")
-    check_n_thresholds(cascade_thresholds)
+    check_params(
+        "tradeoff_curve",
+        {
+            "n_points": [int_in(2, MAX_CURVE_POINTS), None],
+            "tolerance": [real_in(0.0, 1.0)],
+            "cascade": ["boolean"],
+        },
+        n_points=n_points,
+        tolerance=tolerance,
+        cascade=cascade,
+    )
+    check_n_thresholds(cascade_thresholds, "cascade_thresholds", "tradeoff_curve")
     extra = _check_scales(include_scales, "include_scales")
     if cost_scales is not None and extra:
         raise ValueError("Give include_scales with n_points, not with cost_scales.")
+    if n_points is not None and n_points + len(extra) > MAX_CURVE_POINTS:
+        raise ValueError(
+            f"n_points={n_points} and {len(extra)} include_scales make more than "
+            f"{MAX_CURVE_POINTS} points (MAX_CURVE_POINTS)."
+        )
     return extra
 
 
@@ -649,8 +689,6 @@ def _first_scales(
             raise ValueError("cost_scales must hold at least one scale; got none.")
         return scales, len(scales)
     n_total = 10 if n_points is None else int(n_points)
-    if n_total < 2:
-        raise ValueError(f"n_points must be at least 2; got {n_points}.")
     scales = initial_scales(n_total, low, high)
     added = [s for s in extra if s not in scales]
     return sorted(set(scales) | set(added)), n_total + len(added)

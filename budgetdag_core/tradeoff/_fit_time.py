@@ -12,6 +12,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 from joblib import effective_n_jobs
@@ -24,6 +25,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
+from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
 #: whatever the columns (gradients, row partitions) ...
@@ -125,6 +127,23 @@ def _modelled_bank_seconds(
     return cv * per_fit
 
 
+#: What :func:`estimate_fit_seconds` accepts (scikit-learn's vocabulary).
+ESTIMATE_CONSTRAINTS: dict[str, list] = {
+    "n_rows": [int_in(1)],
+    "n_states": [int_in(1)],
+    "n_classes": [int_in(2)],
+    "cv": [int_in(2)],
+    "n_jobs": [Integral],
+    "masks_per_row": [int_in(1)],
+    "n_columns": [int_in(1), None],
+    "kernels_ready": ["boolean", None],
+    "n_cores": [int_in(1), None],
+    "first_fit": ["boolean", None],
+    "fold_seconds": [real_in(0.0), None],
+    "fits": [int_in(1), None],
+}
+
+
 def estimate_fit_seconds(
     n_rows: int,
     n_states: int,
@@ -193,11 +212,22 @@ def estimate_fit_seconds(
     ...                            first_fit=False))
     9
     """
-    for name, value in (("n_rows", n_rows), ("n_states", n_states)):
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1; got {value}.")
-    if n_classes < 2:
-        raise ValueError(f"n_classes must be at least 2; got {n_classes}.")
+    check_params(
+        "estimate_fit_seconds",
+        ESTIMATE_CONSTRAINTS,
+        n_rows=n_rows,
+        n_states=n_states,
+        n_classes=n_classes,
+        cv=cv,
+        n_jobs=n_jobs,
+        masks_per_row=masks_per_row,
+        n_columns=n_columns,
+        kernels_ready=kernels_ready,
+        n_cores=n_cores,
+        first_fit=first_fit,
+        fold_seconds=fold_seconds,
+        fits=fits,
+    )
     if kind == "auto":
         kind = "masked" if n_states >= AUTO_MASKED_MIN_STATES else "hgb"
     if kind not in ("hgb", "masked", "per_subset"):
@@ -322,7 +352,7 @@ class FitProbe:
         step (0 without ``n_subsets``).
     fold_seconds : float or None
         CPU seconds of the masked bank's first fold fit (None: another bank,
-        or a fold predicted longer than :data:`PROBE_FOLD_MAX_SECONDS`).
+        or a fold predicted longer than ``PROBE_FOLD_MAX_SECONDS``).
     fits : int
         The bank's model fits of that fold's size (its folds, and the refit
         on all rows of a bank that does not cross-fit).
@@ -355,7 +385,7 @@ def probe_fit(
 
     With ``n_subsets`` a fit first selects sensor subsets (Alg. 2) and builds
     the DAG over their unions. Overlapping subsets have far fewer distinct
-    unions than :func:`dag_states_at_most` allows (CUBE-NM's 8 subsets: 13
+    unions than ``dag_states_at_most()`` allows (CUBE-NM's 8 subsets: 13
     states, not 129), and the bank, the policies and the evaluation scale
     with the states. A masked bank's time depends on how many rounds early
     stopping runs, which only the data says (a few on CUBE-NM's 600 rows,
@@ -371,7 +401,7 @@ def probe_fit(
         As for :func:`estimate_fit_seconds_for`.
     max_seconds : float, optional
         Select only when the selection should take at most this long (by
-        :data:`SELECTION_SECONDS_PER_SENSOR2_ROW`, on the rows it scores);
+        ``SELECTION_SECONDS_PER_SENSOR2_ROW``, on the rows it scores);
         else None.
     fold_max_seconds : float, default=PROBE_FOLD_MAX_SECONDS
         Fit the masked bank's first fold only when it should take at most
@@ -401,20 +431,30 @@ def probe_fit(
     from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
     from ..validation import as_spec
 
+    check_params(
+        "probe_fit",
+        {
+            "max_seconds": [real_in(0.0), None],
+            "fold_max_seconds": [real_in(0.0)],
+            "n_jobs": [Integral, None],
+        },
+        max_seconds=max_seconds,
+        fold_max_seconds=fold_max_seconds,
+        n_jobs=n_jobs,
+    )
     spec = as_spec(sensors)
     if max_seconds is not None and params.get("n_subsets"):
         scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
         if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
             return None
-    model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)
-    model._validate_params()
+    model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     start = time.perf_counter()
     spec, Xv, y_fit, _ = model.check_fit_data(X, y)
-    if model._sparse_dag(spec):
+    if model.builds_sparse_dag(spec):
         return None
-    dag, _ = model._build_dag(spec, Xv, y_fit, None, None)
+    dag, _ = model.build_dag(spec, Xv, y_fit)
     select_seconds = time.perf_counter() - start if params.get("n_subsets") else 0.0
-    bank = model._new_bank(dag)
+    bank = model.new_bank(dag)
     if not isinstance(bank, MaskedBank):
         return FitProbe(dag.n_states, select_seconds)
     n_classes = int(y_fit.max()) + 1
@@ -506,7 +546,7 @@ def estimate_fit_seconds_for(
     n_jobs : int or None, default=1
         The estimator's ``n_jobs``.
     selected : (int, float), optional
-        :func:`selected_dag_states` of the same fit: its states replace the
+        ``selected_dag_states()`` of the same fit: its states replace the
         most the DAG can have, and its seconds (the fit's first step) count.
     first_fit : bool, optional
         As for :func:`estimate_fit_seconds` (whether the fit is its process's
@@ -521,7 +561,7 @@ def estimate_fit_seconds_for(
     Returns
     -------
     float
-        Seconds, from the rows, the states (:func:`dag_states_at_most`),
+        Seconds, from the rows, the states (``dag_states_at_most()``),
         classes, columns, bank kind, folds and cores, counting the
         compilation of a first fit after an install.
 
@@ -534,9 +574,12 @@ def estimate_fit_seconds_for(
     """
     import pandas as pd
 
+    from ..estimator import BudgetDAGClassifier
     from ..validation import as_spec
 
     spec = as_spec(sensors)
+    # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
+    BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),
@@ -546,7 +589,8 @@ def estimate_fit_seconds_for(
     if probe is not None:
         selected = (probe.n_states, probe.select_seconds)
     if selected is not None:
-        n_states, selecting = min(n_states, int(selected[0])), float(selected[1])
+        states, seconds = _checked_selected(selected)
+        n_states, selecting = min(n_states, states), seconds
     timed = probe is not None and probe.fold_seconds is not None
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
@@ -563,3 +607,19 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed else None,
     )
+
+
+def _checked_selected(selected: Any) -> tuple[int, float]:
+    """``estimate_fit_seconds_for``'s ``selected`` (states, seconds), checked."""
+    try:
+        states, seconds = selected
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"selected must be a pair (states, seconds); got {selected!r:.60}."
+        ) from None
+    check_params(
+        "estimate_fit_seconds_for",
+        {"selected[0]": [int_in(1)], "selected[1]": [real_in(0.0)]},
+        **{"selected[0]": states, "selected[1]": seconds},
+    )
+    return int(states), float(seconds)

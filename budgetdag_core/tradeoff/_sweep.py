@@ -33,7 +33,7 @@ def make_template(
         template = BudgetDAGClassifier(spec_or_model, **params)
     if n_jobs is not None:
         template.set_params(n_jobs=n_jobs)
-    template._validate_params()
+    template.check_params()
     return template
 
 
@@ -96,13 +96,49 @@ def check_fit_data(
     )
 
 
+class StrategyViews(list):
+    """The views of a bank (a list, as :func:`split_views` gives), and those of
+    each strategy's bank where a many-sensor bank holds several
+    (``by_strategy``: a fit keeps one of them, :func:`views_of` finds its)."""
+
+    by_strategy: dict[str, list[StatePredictions]]
+
+
+def views_of(views: Sequence[StatePredictions], model: Any) -> Any:
+    """The views that describe ``model``'s own bank (its strategy's)."""
+    by_strategy = getattr(views, "by_strategy", None)
+    if not by_strategy:
+        return views
+    return by_strategy.get(getattr(model.bank_, "strategy_", None), views)
+
+
 def split_views(
     template: BudgetDAGClassifier,
     bank: ClassifierBank,
     data: FitData,
     evals: Mapping[str, tuple[pd.DataFrame, Any, Any]],
 ) -> list[StatePredictions]:
-    """Out-of-fold "train" view, then one view per evaluation split."""
+    """Out-of-fold "train" view, then one view per evaluation split (a
+    :class:`StrategyViews` when the bank holds several strategies' DAGs:
+    the given bank's views, and each strategy's)."""
+    banks = getattr(bank, "strategy_banks_", None) or {}
+    if len(banks) > 1:
+        by_strategy = {
+            name: _bank_views(template, one, data, evals)
+            for name, one in banks.items()
+        }
+        out = StrategyViews(by_strategy[bank.strategy_])
+        out.by_strategy = by_strategy
+        return out
+    return _bank_views(template, bank, data, evals)
+
+
+def _bank_views(
+    template: BudgetDAGClassifier,
+    bank: ClassifierBank,
+    data: FitData,
+    evals: Mapping[str, tuple[pd.DataFrame, Any, Any]],
+) -> list[StatePredictions]:
     spec = data.spec
     # The bank's DAG: its own subsets, not a second selection.
     dag, _ = template.dag_for(bank, spec, data.Xv, data.y_enc, None, None)
@@ -159,7 +195,7 @@ def fit_point(
     model.fit(data.X, data.y, sample_costs=data.sample_costs, bank=bank)
     rows = [
         {"split": v.split, "cost_scale": float(cost_scale), **dag_point(model, v)}
-        for v in views
+        for v in views_of(views, model)
     ]
     model.set_params(n_jobs=template.n_jobs)
     return model, rows

@@ -46,8 +46,8 @@ def prefill(at: AppTest, dataset, run=None) -> AppTest:
     from ui.spec_table import spec_to_table
 
     at.session_state[state.DATASET] = dataset
-    at.session_state[state.SPEC_TABLE] = spec_to_table(dataset.default_spec)
-    at.session_state[state.SPEC_BASE] = spec_to_table(dataset.default_spec)
+    at.session_state[state.SPEC_TABLE] = spec_to_table(dataset.spec)
+    at.session_state[state.SPEC_BASE] = spec_to_table(dataset.spec)
     at.session_state[state.SPEC_VERSION] = 1
     at.session_state[state.RUN] = run
     if dataset.kind == "demo":

@@ -45,7 +45,7 @@ def pima():
 @pytest.fixture(scope="session")
 def pima_run(pima):
     """A model trained on the pima demo with a fast setting (3 folds)."""
-    spec = pima.default_spec
+    spec = pima.spec
     return train(pima, spec, TrainSettings(cost_scale=0.0043, cv=3, random_state=0))
 
 

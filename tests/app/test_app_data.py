@@ -43,7 +43,7 @@ def test_demo_choice_loads_the_demo_and_resets_sensors(app):
     assert_clean(at)
     dataset = at.session_state[state.DATASET]
     assert dataset.name == "letter"
-    assert dataset.default_spec.names == ("box", "moments", "edges")
+    assert dataset.spec.names == ("box", "moments", "edges")
     assert at.session_state[state.SPEC_TABLE]["sensor"].tolist() == [
         "box",
         "moments",
@@ -68,7 +68,7 @@ def test_upload_a_small_csv_and_use_it(app):
     )
     assert len(dataset.train) == 30 and len(dataset.test) == 10
     assert dataset.features == ["age", "lab_a", "lab_b"]
-    assert dataset.default_spec.names == ("age", "lab_a", "lab_b")
+    assert dataset.spec.names == ("age", "lab_a", "lab_b")
     assert any("Now using data.csv" in t for t in texts(at, "success"))
 
 
@@ -144,7 +144,7 @@ def test_non_numeric_columns_are_dropped_or_one_hot_encoded(app, fix):
     expected = {"one_hot": {"smoker_no", "smoker_yes"}, "drop_columns": set()}[fix]
     assert {c for c in work.columns if c.startswith("smoker")} == expected
     use_button(at).click().run()
-    spec = at.session_state[state.DATASET].default_spec
+    spec = at.session_state[state.DATASET].spec
     if fix == "one_hot":  # the 0/1 columns of one original column form one sensor
         assert spec.groups["smoker"] == ["smoker_no", "smoker_yes"]
 
@@ -190,7 +190,7 @@ def test_many_columns_suggest_grouping_and_subset_selection(app):
     assert "19 feature columns" in warning and "subset selection" in warning
     assert not use_button(at).disabled  # a note, not a blocker
     use_button(at).click().run()
-    assert at.session_state[state.DATASET].default_spec.n_sensors <= 8
+    assert at.session_state[state.DATASET].spec.n_sensors <= 8
 
 
 def test_drop_selected_columns_and_undo(app):
@@ -243,12 +243,12 @@ def test_test_file_with_other_columns_is_refused(app):
 
 
 def test_an_unexpected_error_in_a_fix_is_a_message(app, monkeypatch):
-    import ui.tabular
+    from budgetdag_core.tables import _clean
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(ui.tabular, "one_hot", broken)
+    monkeypatch.setattr(_clean, "one_hot", broken)
     frame = small_csv(smoker=["yes", "no"] * 20)
     at = upload(app.run(), frame.to_csv(index=False).encode())
     at.button(key=f"{state.W_FIX}non_numeric_one_hot").click().run()
@@ -293,7 +293,7 @@ def test_the_first_screen_trains_in_one_click(app):
     run = at.session_state[state.RUN]
     assert (
         run is not None
-        and run.model.spec_.names == at.session_state[state.DATASET].default_spec.names
+        and run.model.spec_.names == at.session_state[state.DATASET].spec.names
     )
     assert any("Trained in" in t for t in texts(at, "success"))
 

@@ -52,11 +52,11 @@ def test_pickle_download_predicts_like_the_app_model(app, pima, pima_run, media)
     assert button.proto.ignore_rerun  # downloading does not rerun the page
     data = download_data(at, media, f"{state.W_DOWNLOAD}policy")
     model = loads_policy(data)
-    X = pima.X("test", pima.default_spec)
+    X = pima.X("test", pima.spec)
     np.testing.assert_array_equal(model.predict(X), pima_run.model.predict(X))
     np.testing.assert_allclose(model.predict_proba(X), pima_run.model.predict_proba(X))
     pd.testing.assert_frame_equal(model.trace(X), pima_run.model.trace(X))
-    assert model.metadata_["sensor_spec"] == pima.default_spec.to_dict()
+    assert model.metadata_["sensor_spec"] == pima.spec.to_dict()
     assert model.metadata_["classes"] == list(pima_run.model.classes_)
 
 
@@ -73,7 +73,7 @@ def test_spec_and_traces_downloads(app, pima, pima_run, media):
     assert traces["label"].tolist() == pima.test["label"].tolist()
     assert traces["correct"].mean() == pytest.approx(1 - pima_run.metrics["error"])
     assert traces["cost"].mean() == pytest.approx(pima_run.metrics["avg_cost"])
-    trace = pima_run.model.trace(pima.X("test", pima.default_spec))
+    trace = pima_run.model.trace(pima.X("test", pima.spec))
     expected = [" > ".join(a) for a in trace["acquired"]]
     assert traces["acquired"].fillna("").tolist() == expected
 
@@ -84,9 +84,9 @@ def test_traces_csv_escapes_formulas(app, pima, media):
         part.assign(label=part["label"].map(evil)) for part in (pima.train, pima.test)
     )
     dataset = type(pima)(
-        "evil", "upload", train_part, test_part, "label", pima.default_spec
+        "evil", train_part, test_part, "label", pima.spec, kind="upload"
     )
-    run = train(dataset, dataset.default_spec, TrainSettings(cv=2, random_state=0))
+    run = train(dataset, dataset.spec, TrainSettings(cv=2, random_state=0))
     at = export_page(prefill(app, dataset, run))
     assert_clean(at)
     csv = download_data(at, media, f"{state.W_DOWNLOAD}traces").decode()
@@ -161,7 +161,7 @@ def test_a_policy_for_other_columns_is_loaded_without_results(
 ):
     other = pima.test.rename(columns={"insulin": "ins"})
     dataset = type(pima)(
-        "other", "upload", other, other, "label", SensorSpec.per_column(["ins"])
+        "other", other, other, "label", SensorSpec.per_column(["ins"]), kind="upload"
     )
     at = export_page(prefill(app, dataset))
     at = load(at, dumps_policy(pima_run.model))
@@ -227,12 +227,12 @@ def test_skops_download_predicts_like_the_app_model(app, pima, pima_run, media):
     at = export_page(prefill(app, pima, pima_run))
     data = download_data(at, media, f"{state.W_DOWNLOAD}skops")
     model = loads_policy_skops(data)
-    X = pima.X("test", pima.default_spec)
+    X = pima.X("test", pima.spec)
     np.testing.assert_array_equal(model.predict(X), pima_run.model.predict(X))
     np.testing.assert_array_equal(
         model.predict_proba(X), pima_run.model.predict_proba(X)
     )
-    assert model.metadata_["sensor_spec"] == pima.default_spec.to_dict()
+    assert model.metadata_["sensor_spec"] == pima.spec.to_dict()
 
 
 def test_a_skops_file_loads_without_the_trust_checkbox(app, pima, pima_run):
@@ -319,6 +319,6 @@ def test_the_deployment_snippet_runs_as_shown(app, pima, pima_run, tmp_path):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     # The example is the first test row: the session predicts what the model does.
-    X = pima.X("test", pima.default_spec).iloc[:1]
+    X = pima.X("test", pima.spec).iloc[:1]
     expected = pima_run.model.predict(X)[0]
     assert out.stdout.split()[0] == str(expected)

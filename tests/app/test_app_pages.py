@@ -109,7 +109,7 @@ def test_tradeoff_summarises_dominance(app, pima, pima_run):
     at.switch_page(page("tradeoff")).run()
     table = baseline_table(pima_run.metrics, pima_run.states)
     fixed = table[table["kind"] == "fixed subset"]
-    assert len(fixed) == 2**pima.default_spec.n_sensors
+    assert len(fixed) == 2**pima.spec.n_sensors
     summary = " ".join(m.value for m in at.markdown)
     beaten = int(fixed["policy_dominates"].sum())
     assert f"**{beaten} of {len(fixed)}** fixed subsets" in summary

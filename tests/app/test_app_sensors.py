@@ -118,16 +118,16 @@ def test_presets(app):
 
 
 def test_prefix_preset_groups_by_name(app, pima):
-    from ui.data import Dataset
+    from budgetdag_core import Dataset
 
     frame = pima.train.rename(columns={"glucose": "lab_glucose", "insulin": "lab_ins"})
     dataset = Dataset(
         "renamed",
-        "upload",
         frame,
         pima.test.rename(columns={"glucose": "lab_glucose", "insulin": "lab_ins"}),
         "label",
         SensorSpec.per_column([c for c in frame.columns if c != "label"]),
+        kind="upload",
     )
     at = sensors(app, dataset)
     at.radio(key=state.W_GROUP_MODE).set_value("prefix").run()
@@ -146,7 +146,7 @@ def test_prefix_preset_groups_by_name(app, pima):
 def test_spec_json_download_and_upload(app, pima, media):
     at = sensors(app, pima)
     data = download_data(at, media, f"{state.W_DOWNLOAD}spec_json")
-    assert SensorSpec.from_json(data.decode()) == pima.default_spec
+    assert SensorSpec.from_json(data.decode()) == pima.spec
     changed = json.loads(data)
     changed["sensors"][1]["cost"] = 99
     at.file_uploader(key=state.W_SPEC_JSON).set_value(
@@ -181,7 +181,7 @@ def test_uploaded_spec_text_is_never_a_server_path(app, pima):
     # (IsADirectoryError for "/etc", FileNotFoundError probing files) and a
     # BOM, a top-level array or deep nesting ended in "Something unexpected".
     at = sensors(app, pima)
-    spec = pima.default_spec.to_json().encode()
+    spec = pima.spec.to_json().encode()
     cases = {
         "etc.json": (b"/etc", "does not start with '{'"),
         "probe.json": (b"/no/such/file", "does not start with '{'"),
@@ -207,17 +207,17 @@ def test_uploaded_spec_text_is_never_a_server_path(app, pima):
 
 def uploaded(name, frame, label="label"):
     """A Dataset as if ``frame`` had been uploaded (every column its own sensor)."""
-    from ui.data import Dataset
+    from budgetdag_core import Dataset
 
     half = len(frame) // 2
     features = [c for c in frame.columns if c != label]
     return Dataset(
         name,
-        "upload",
         frame.iloc[:half],
         frame.iloc[half:],
         label,
         SensorSpec.per_column(features),
+        kind="upload",
     )
 
 

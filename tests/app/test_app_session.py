@@ -141,13 +141,13 @@ def test_a_demo_pickles_as_its_name_and_an_upload_as_its_recipe(pima):
 
     from test_app_data import small_csv
 
+    from budgetdag_core.tables import Fix
     from ui.data import Upload
-    from ui.tabular import Fix
 
     data = pickle.dumps(pima)
     assert len(data) < 2_000
     back = pickle.loads(data)
-    assert back.train.equals(pima.train) and back.default_spec == pima.default_spec
+    assert back.train.equals(pima.train) and back.spec == pima.spec
     frame = small_csv(60)
     frame.loc[0, "lab_a"] = None
     upload = Upload("mine.csv", frame, "test")

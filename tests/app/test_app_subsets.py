@@ -11,9 +11,15 @@ import pandas as pd
 import pytest
 from app_helpers import assert_clean, download_data, finish_jobs, page, prefill, texts
 
-from budgetdag_core import SensorSpec, loads_policy_skops, path_of
+from budgetdag_core import (
+    Dataset,
+    SensorSpec,
+    loads_policy_skops,
+    path_of,
+    state_label,
+    subsets_in,
+)
 from ui import links, state, subsets, sweep
-from ui.data import Dataset
 from ui.training import ProgressReporter, TrainSettings, bank_key, train
 
 N_FEATURES = 16  # more than the 12 sensors a full DAG allows
@@ -34,15 +40,15 @@ def wide() -> Dataset:
     frame = wide_frame()
     spec = SensorSpec.per_column([f"x{i}" for i in range(N_FEATURES)], cost=1.0)
     return Dataset(
-        "wide.csv", "upload", frame[:450], frame[450:].reset_index(drop=True), "label",
-        spec,
+        "wide.csv", frame[:450], frame[450:].reset_index(drop=True), "label",
+        spec, kind="upload",
     )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def wide_run(wide):
     settings = TrainSettings(cost_scale=0.01, n_subsets=5, include_all=True, **FAST)
-    return train(wide, wide.default_spec, settings)
+    return train(wide, wide.spec, settings)
 
 
 def prefill_wide(at, wide, run=None):
@@ -166,7 +172,7 @@ def test_whatif_buys_a_subset_per_step(app, wide, wide_run):
     assert_clean(at)
     steps = at.dataframe[1].value["decision"].tolist()
     # The same walk through the session, one sensor at a time.
-    result = path_of(wide_run.model, wide.X("test", wide.default_spec).iloc[0])
+    result = path_of(wide_run.model, wide.X("test", wide.spec).iloc[0])
     names = subsets.path_subsets(wide_run.model, result.states)
     bought = result.decisions["acquired"].tolist()[:-1]
     assert steps[-1] == "stop and classify" and len(steps) == len(names) + 1
@@ -178,7 +184,7 @@ def test_whatif_buys_a_subset_per_step(app, wide, wide_run):
 def test_the_sweep_uses_the_models_subsets_and_bank(wide, wide_run):
     params = wide_run.params  # the model's own parameters
     assert params["n_subsets"] == 5
-    result = sweep.compute_sweep(wide, wide.default_spec, params, 4, previous=wide_run)
+    result = sweep.compute_sweep(wide, wide.spec, params, 4, previous=wide_run)
     assert result.bank is wide_run.model.bank_
     for model in result.models:
         assert model.subset_selection_.subsets == (
@@ -186,7 +192,7 @@ def test_the_sweep_uses_the_models_subsets_and_bank(wide, wide_run):
         )
     picked = sweep.run_from_sweep(result, 1, wide)
     assert picked.model is result.models[1]
-    assert picked.bank_key == bank_key(wide, wide.default_spec, params)
+    assert picked.bank_key == bank_key(wide, wide.spec, params)
     assert sweep.curve_point(picked, result) == 1
 
 
@@ -198,7 +204,7 @@ def test_skops_download_of_a_subset_model(app, wide, wide_run, media):
     assert_clean(at)
     assert not at.error, texts(at, "error")
     model = loads_policy_skops(download_data(at, media, f"{state.W_DOWNLOAD}skops"))
-    X = wide.X("test", wide.default_spec)
+    X = wide.X("test", wide.spec)
     np.testing.assert_array_equal(model.predict(X), wide_run.model.predict(X))
     assert model.subset_selection_.subsets == wide_run.model.subset_selection_.subsets
 
@@ -208,7 +214,7 @@ def test_the_spam_demo_starts_with_subsets_on(app):
     at = app.run()
     at.selectbox(key=state.W_DEMO).set_value("spam").run()
     assert_clean(at)
-    assert at.session_state[state.DATASET].default_spec.n_sensors == 57
+    assert at.session_state[state.DATASET].spec.n_sensors == 57
     assert at.session_state[state.W_SUBSETS_ON]
     assert at.session_state[state.W_DEGREE] == 1  # degree 2 takes minutes here
     assert at.session_state[state.W_CLASSIFIER] == "masked_boosting"
@@ -261,20 +267,37 @@ def test_progress_bar_has_a_subsets_stage():
 
 def test_subset_names_of_states(wide_run):
     model = wide_run.model
-    assert subsets.state_label(model, 0) == "start (no sensors)"
+    assert state_label(model, 0) == "start (no sensors)"
     last = model.sensor_dag_.n_states - 1
-    assert subsets.state_label(model, last) == f"all {N_FEATURES} sensors"
+    assert state_label(model, last) == f"all {N_FEATURES} sensors"
     table = subsets.subset_table(model)
     chosen = model.subset_selection_.subsets
     assert table["cost"].tolist() == [float(len(s)) for s in chosen]
     for k in range(1, last):
         held = set(model.sensor_dag_.state_names(k))
-        for j in subsets.units_in(model, k):
+        for j in subsets_in(model, k):
             assert set(chosen[j - 1]) <= held
 
 
 def test_a_target_budget_keeps_the_subset_settings(wide, wide_run):
     settings = replace(wide_run.settings, target_budget=4.0)
-    run = train(wide, wide.default_spec, settings)
+    run = train(wide, wide.spec, settings)
     assert run.model.n_subsets == 5 and run.model.subset_selection_ is not None
     assert run.settings.n_subsets == 5 and run.settings.cost_scale > 0
+
+
+def test_subset_actions_are_named_by_the_library(wide_run):
+    from types import SimpleNamespace
+
+    from budgetdag_core import action_names
+    from ui.teaching import renamed_actions
+
+    model = wide_run.model
+    long, short = action_names(model, 0), action_names(model, 0, short=True)
+    children = [child for _, child in model.policies_[0].children]
+    assert short == ["stop"] + [
+        f"buy {subsets.edge_subset(model, 0, child)}" for child in children
+    ]
+    assert long[1:] and all(name.startswith("acquire ") for name in long[1:])
+    step = SimpleNamespace(state=0, actions=long)
+    assert renamed_actions(model, step) == dict(zip(long, short, strict=True))

@@ -137,7 +137,7 @@ def test_a_loaded_policy_is_replayed_after_refitting_its_losses(app, pima, pima_
     assert summary(at).startswith("**Reducing node")
     # The replay walks the loaded policies on the refitted losses: with the
     # same settings and rows, those are the trained model's own.
-    X, y = pima.X("train", pima.default_spec), pima.y("train")
+    X, y = pima.X("train", pima.spec), pima.y("train")
     replayed = graph_reduce_steps(replay_model(run), X, y, rows=6, random_state=0)
     original = graph_reduce_steps(pima_run.model, X, y, rows=6, random_state=0)
     assert [s.mean_cost_to_go for s in replayed] == pytest.approx(
@@ -149,7 +149,7 @@ def test_a_loaded_policy_is_replayed_after_refitting_its_losses(app, pima, pima_
 
 def test_a_model_fitted_for_a_budget_is_replayed_on_its_rows(app, pima):
     settings = TrainSettings(cv=3, random_state=0, target_budget=2.0)
-    run = train(pima, pima.default_spec, settings)
+    run = train(pima, pima.spec, settings)
     assert len(run.model.budget_report_.train_rows) < len(pima.train)
     at = prefill(app, pima, run).switch_page(page("teaching")).run()
     assert_clean(at)
@@ -201,7 +201,7 @@ def test_bad_link_values_are_named_and_the_rest_applies(app):
 
 def test_an_upload_is_not_put_in_the_url(app, pima):
     upload = type(pima)(
-        "mine.csv", "upload", pima.train, pima.test, "label", pima.default_spec
+        "mine.csv", pima.train, pima.test, "label", pima.spec, kind="upload"
     )
     at = prefill(app, upload).switch_page(page("train")).run()
     assert "demo" not in at.query_params

@@ -7,9 +7,8 @@ import pandas as pd
 import pytest
 from app_helpers import TIMEOUT, assert_clean, finish_jobs, page, prefill, texts
 
-from budgetdag_core import SensorSpec
+from budgetdag_core import Dataset, SensorSpec
 from ui import state
-from ui.data import Dataset
 from ui.training import app_n_jobs, budget_targeting_available
 
 
@@ -84,11 +83,11 @@ def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
     )
     tiny = Dataset(
         "tiny.csv",
-        "upload",
         frame,
         frame.copy(),
         "label",
         SensorSpec.per_column(["a", "b"]),
+        kind="upload",
     )
     at = train_page(prefill(app, tiny))
     at.number_input(key=state.W_CV).set_value(10).run()
@@ -216,7 +215,7 @@ def test_new_data_or_costs_reset_the_cost_scale_and_budget_only(app, pima):
     # Other data: its suggestion replaces the cost scale, the seed stays.
     at.switch_page(page("data")).run()
     at.selectbox(key=state.W_DEMO).set_value("pima").run()
-    spec = at.session_state[state.DATASET].default_spec
+    spec = at.session_state[state.DATASET].spec
     # One notice says all the switch did (not one per change).
     notes = [t for t in texts(at) if not t.startswith("**In use for training")]
     assert len(notes) == 1 and notes[0].startswith("Loaded the pima demo."), notes

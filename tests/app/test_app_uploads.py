@@ -36,7 +36,7 @@ def refused(at) -> str:
 
 
 def pima_spec_json(pima) -> str:
-    return pima.default_spec.to_json()
+    return pima.spec.to_json()
 
 
 def test_a_spec_saved_with_a_byte_order_mark_loads(app, pima):
@@ -97,7 +97,7 @@ def test_a_bad_spec_upload_is_refused_in_words(app, pima, opened, case):
     text = content.decode("latin-1").strip()
     assert text not in opened or not text  # the content never named a file
     # The table is unchanged.
-    assert at.data_editor[0].value["sensor"].tolist() == list(pima.default_spec.names)
+    assert at.data_editor[0].value["sensor"].tolist() == list(pima.spec.names)
 
 
 def test_a_device_path_in_a_spec_upload_is_not_read(app, pima, opened):

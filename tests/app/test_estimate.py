@@ -22,7 +22,7 @@ def landsat():
 
 
 def test_training_seconds_counts_the_work(landsat):
-    spec = landsat.default_spec
+    spec = landsat.spec
     full = training_seconds(landsat, spec, TrainSettings(), busy=1.0)
     reused = training_seconds(
         landsat, spec, TrainSettings(), bank_reused=True, busy=1.0
@@ -166,7 +166,7 @@ def test_a_workers_first_fit_is_counted_until_each_worker_has_run_a_job(
 
     monkeypatch.setattr(estimate, "_WARM_WORKERS", set())
     monkeypatch.setattr(estimate, "app_workers", lambda: 2)
-    spec, chosen = landsat.default_spec, TrainSettings()
+    spec, chosen = landsat.spec, TrainSettings()
     cold = training_seconds(landsat, spec, chosen, busy=1.0)
     assert cold == training_seconds(landsat, spec, chosen, busy=1.0, first_fit=True)
     warm = training_seconds(landsat, spec, chosen, busy=1.0, first_fit=False)
@@ -185,7 +185,7 @@ def test_a_subset_dag_counts_the_states_and_rounds_its_probe_measures(monkeypatc
     from budgetdag_core.tradeoff import dag_states_at_most
 
     cube = demo_dataset(load_app_demo("cube_nm"))
-    spec = cube.default_spec
+    spec = cube.spec
     chosen = TrainSettings(classifier="masked_boosting", n_subsets=8)
     calls = []
     real = estimate.probe_fit
@@ -223,5 +223,5 @@ def test_a_subset_dag_counts_the_states_and_rounds_its_probe_measures(monkeypatc
     assert estimate.fit_probe(cube, spec, rejected, len(cube.train)) is None
     # The per-state bank of landsat: the states, nothing timed.
     landsat = demo_dataset(load_app_demo("landsat"))
-    probe = estimate.fit_probe(landsat, landsat.default_spec, {}, len(landsat.train))
+    probe = estimate.fit_probe(landsat, landsat.spec, {}, len(landsat.train))
     assert (probe.n_states, probe.fold_seconds) == (16, None)

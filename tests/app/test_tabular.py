@@ -1,4 +1,4 @@
-"""Reading, diagnosing and cleaning uploaded tables (ui.tabular)."""
+"""Reading, diagnosing and cleaning uploaded tables (budgetdag_core.tables)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ui.tabular import (
+from budgetdag_core.tables import (
     Fix,
     Problem,
     apply_fix,
@@ -25,7 +25,7 @@ from ui.tabular import (
     impute,
     one_hot,
     one_hot_groups,
-    read_csv_bytes,
+    read_table,
     split_train_test,
     suggest_label,
 )
@@ -39,7 +39,7 @@ def test_read_detects_delimiter(sep):
         + "\n"
         + "\n".join(sep.join([str(i), str(2 * i), "xy"[i % 2]]) for i in range(6))
     )
-    table = read_csv_bytes(text.encode())
+    table = read_table(text.encode())
     assert table.delimiter == sep
     assert list(table.frame.columns) == ["a", "b", "label"]
     assert table.frame["b"].tolist() == [0, 2, 4, 6, 8, 10]
@@ -47,13 +47,13 @@ def test_read_detects_delimiter(sep):
 
 def test_read_quoted_delimiters_do_not_split():
     data = b'name,value,label\n"Smith, J",1.5,a\n"Doe, A",2.5,b\n'
-    table = read_csv_bytes(data)
+    table = read_table(data)
     assert table.delimiter == ","
     assert table.frame["name"].tolist() == ["Smith, J", "Doe, A"]
 
 
 def test_read_decimal_comma_with_semicolons():
-    table = read_csv_bytes(b"x;y;label\n1,5;-2,25;a\n3,0;4,5;b\n")
+    table = read_table(b"x;y;label\n1,5;-2,25;a\n3,0;4,5;b\n")
     assert (table.delimiter, table.decimal) == (";", ",")
     assert table.frame["y"].tolist() == [-2.25, 4.5]
     assert "decimal comma" in table.description
@@ -61,24 +61,24 @@ def test_read_decimal_comma_with_semicolons():
 
 def test_read_encodings():
     text = "caf\u00e9,temp\u00e9rature,label\n1,2,a\n3,4,b\n"
-    bom = read_csv_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    bom = read_table(b"\xef\xbb\xbf" + text.encode("utf-8"))
     assert bom.encoding == "utf-8" and bom.frame.columns[0] == "caf\u00e9"
-    latin = read_csv_bytes(text.encode("cp1252"))
+    latin = read_table(text.encode("cp1252"))
     assert latin.encoding == "cp1252" and latin.frame.columns[1] == "temp\u00e9rature"
-    wide = read_csv_bytes(text.encode("utf-16"))
+    wide = read_table(text.encode("utf-16"))
     assert wide.encoding == "utf-16" and wide.frame.shape == (2, 3)
 
 
 def test_read_gzip_and_question_marks_as_missing():
     data = gzip.compress(b"a,b,label\n1,?,x\n2,3,y\n")
-    table = read_csv_bytes(data)
+    table = read_table(data)
     assert table.compressed
     assert table.frame["b"].isna().tolist() == [True, False]
     assert pd.api.types.is_numeric_dtype(table.frame["b"])
 
 
 def test_read_strips_column_names():
-    table = read_csv_bytes(b" a , b ,label\n1,2,x\n")
+    table = read_table(b" a , b ,label\n1,2,x\n")
     assert list(table.frame.columns) == ["a", "b", "label"]
 
 
@@ -100,16 +100,16 @@ def test_read_strips_column_names():
 )
 def test_read_refuses_bad_files_with_a_message(data, words):
     with pytest.raises(ValueError, match="The upload") as info:
-        read_csv_bytes(data, name="The upload")
+        read_table(data, name="The upload")
     assert words in str(info.value)
 
 
 def test_read_size_limit():
     with pytest.raises(ValueError, match="larger than 1 MB"):
-        read_csv_bytes(b"a,b\n" + b"1,2\n" * 400_000, max_bytes=2**20)
+        read_table(b"a,b\n" + b"1,2\n" * 400_000, max_bytes=2**20)
     big = gzip.compress(b"a,b\n" + b"1,2\n" * 400_000)
     with pytest.raises(ValueError, match="once decompressed"):
-        read_csv_bytes(big, max_bytes=2**20)
+        read_table(big, max_bytes=2**20)
 
 
 def test_gzip_bomb_is_refused_at_the_cap_with_how_to_raise_it(monkeypatch):
@@ -119,7 +119,7 @@ def test_gzip_bomb_is_refused_at_the_cap_with_how_to_raise_it(monkeypatch):
     bomb = gzip.compress(b"a,b,label\n" + row * (150 * 2**20 // len(row)), 9)
     assert len(bomb) < 2**20
     with pytest.raises(ValueError, match="once decompressed") as info:
-        read_csv_bytes(bomb, name="The file 'bomb.csv.gz'")
+        read_table(bomb, name="The file 'bomb.csv.gz'")
     message = str(info.value)
     assert "'bomb.csv.gz'" in message and "100 MB" in message
     assert "BUDGETDAG_MAX_TABLE_MB" in message and "max_bytes" in message
@@ -127,12 +127,12 @@ def test_gzip_bomb_is_refused_at_the_cap_with_how_to_raise_it(monkeypatch):
     monkeypatch.setenv("BUDGETDAG_MAX_TABLE_MB", "0.5")
     small = gzip.compress(b"a,b\n" + b"1,2\n" * 200_000)
     with pytest.raises(ValueError, match="larger than 0.5 MB once decompressed"):
-        read_csv_bytes(small)
+        read_table(small)
     with pytest.raises(ValueError, match="larger than 0.5 MB, the cap"):
-        read_csv_bytes(b"a,b\n" + b"1,2\n" * 200_000)
+        read_table(b"a,b\n" + b"1,2\n" * 200_000)
     monkeypatch.setenv("BUDGETDAG_MAX_TABLE_MB", "lots")
     with pytest.raises(ValueError, match="BUDGETDAG_MAX_TABLE_MB='lots'"):
-        read_csv_bytes(b"a,b\n1,2\n")
+        read_table(b"a,b\n1,2\n")
 
 
 TEXT = "caf\u00e9,temp\u00e9rature,label\n1,2,a\n3,4,b\n"
@@ -151,7 +151,7 @@ TEXT = "caf\u00e9,temp\u00e9rature,label\n1,2,a\n3,4,b\n"
     ],
 )
 def test_read_wide_encodings_with_and_without_bom(codec, bom, encoding):
-    table = read_csv_bytes(bom + TEXT.encode(codec))
+    table = read_table(bom + TEXT.encode(codec))
     assert table.encoding == encoding
     assert list(table.frame.columns) == ["caf\u00e9", "temp\u00e9rature", "label"]
     assert table.frame["label"].tolist() == ["a", "b"]
@@ -161,12 +161,12 @@ def test_read_refuses_wide_text_that_does_not_decode():
     # A UTF-32 byte-order mark on a body that is not UTF-32.
     data = b"\xff\xfe\x00\x00" + b"a\x00b\x00c\x00\x00\x00\xff\xff\xff\xff"
     with pytest.raises(ValueError, match="UTF-32") as info:
-        read_csv_bytes(data, name="The upload")
+        read_table(data, name="The upload")
     assert "The upload" in str(info.value) and "\x00" not in str(info.value)
     # UTF-16 (BOM) whose text holds NULs: refused, not read as NUL-filled names.
     data = "a\x00,b\x00,label\n1,2,x\n".encode("utf-16")
     with pytest.raises(ValueError, match="UTF-16 with NUL characters"):
-        read_csv_bytes(data, name="The upload")
+        read_table(data, name="The upload")
 
 
 def test_detect_delimiter_prefers_consistent_header():
@@ -190,7 +190,7 @@ def test_detect_delimiter_prefers_consistent_header():
 def test_read_round_trips_pandas_csv(sep, values):
     frame = pd.DataFrame(values, columns=["count", "size", "color"])
     data = frame.to_csv(sep=sep, index=False).encode()
-    table = read_csv_bytes(data)
+    table = read_table(data)
     assert table.delimiter == sep
     pd.testing.assert_frame_equal(
         table.frame, frame, check_dtype=False, check_exact=False, atol=1e-9

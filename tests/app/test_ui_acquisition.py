@@ -8,7 +8,6 @@ import pandas as pd
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, path_of, toy_dataset
 from budgetdag_core.datasets import digits_dataset
 from ui.acquisition import columns_grid, purchase_steps, scores_table, sensor_grid
-from ui.subsets import units_in
 
 
 def test_the_grid_comes_from_image_names_only():
@@ -46,11 +45,13 @@ def test_a_subset_models_purchases_are_cut_into_its_steps():
         spec, n_subsets=3, cost_scale=0.01, cv=2, random_state=0
     ).fit(X, y)
     trace = model.trace(X)
-    for acquired, state in zip(trace["acquired"], trace["stop_state"], strict=True):
+    visited = (model.route(X).path >= 0).sum(axis=1)
+    for acquired, n_states in zip(trace["acquired"], visited, strict=True):
         steps = purchase_steps(model, tuple(acquired))
         assert sum(map(len, steps)) == len(acquired)
         assert all(isinstance(s, tuple) for s in steps)
-        assert len(steps) == len(units_in(model, state))
+        # One step per DAG edge on the way to the stop state.
+        assert len(steps) == n_states - 1
 
 
 def test_the_score_table_names_the_action_taken_and_the_best_others():

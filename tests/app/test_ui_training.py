@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from budgetdag_core import SensorSpec
-from ui.data import Dataset
+from budgetdag_core import Dataset, SensorSpec
 from ui.reports import comparison_table
 from ui.training import (
     CLASSIFIERS,
@@ -36,8 +35,9 @@ def toy():
     frame["label"] = np.where(frame["u"] - frame["v"] > 0, "a", "b")
     spec = SensorSpec.per_column(["u", "v"], cost=1.0)
     return Dataset(
-        "toy", "upload", frame[:100], frame[100:].reset_index(drop=True), "label", spec
-    )
+        "toy", frame[:100], frame[100:].reset_index(drop=True), "label", spec,
+        kind="upload",
+    )  # fmt: skip
 
 
 def test_progress_reporter_maps_stages_onto_one_bar():
@@ -84,15 +84,15 @@ def test_make_classifier():
 )
 def test_train_with_bank_classifiers(toy, name):
     settings = TrainSettings(cost_scale=0.01, classifier=name, cv=2, random_state=0)
-    run = train(toy, toy.default_spec, settings)
+    run = train(toy, toy.spec, settings)
     assert run.model.bank_kind == bank_kind_of(name)
     assert run.metrics["n_samples"] == 50
     assert run.metrics["error"] < run.states.iloc[0]["error"]
-    assert run.bank_key == bank_key(toy, toy.default_spec, settings)
+    assert run.bank_key == bank_key(toy, toy.spec, settings)
     # The run's settings are read back from the model: the form's, exactly.
     assert run.settings == settings
     assert CLASSIFIERS[name] in describe_model(run.model)
-    assert bank_key(toy, toy.default_spec, run.params) == run.bank_key
+    assert bank_key(toy, toy.spec, run.params) == run.bank_key
     table = comparison_table(run.metrics, run.states, run.spec.n_sensors)
     assert table.loc["All sensors", "avg cost"] == 2.0
     assert table.loc["BudgetDAG policy", "cost vs all sensors"] == pytest.approx(
@@ -102,28 +102,28 @@ def test_train_with_bank_classifiers(toy, name):
 
 def test_bank_reuse_rules(toy):
     settings = TrainSettings(cost_scale=0.01, cv=2, random_state=0)
-    run = train(toy, toy.default_spec, settings)
+    run = train(toy, toy.spec, settings)
     same_bank = TrainSettings(cost_scale=0.5, policy_degree=1, cv=2, random_state=0)
-    assert reusable_bank(run, toy, toy.default_spec, same_bank) is run.model.bank_
+    assert reusable_bank(run, toy, toy.spec, same_bank) is run.model.bank_
     for other in (
         TrainSettings(cv=3, random_state=0),
         TrainSettings(cv=2, random_state=1),
         TrainSettings(cv=2, random_state=0, classifier="random_forest"),
     ):
-        assert reusable_bank(run, toy, toy.default_spec, other) is None
+        assert reusable_bank(run, toy, toy.spec, other) is None
     cheaper = SensorSpec.per_column(["u", "v"], cost=0.5)
     assert reusable_bank(run, toy, cheaper, same_bank) is None
-    again = train(toy, toy.default_spec, same_bank, run)
+    again = train(toy, toy.spec, same_bank, run)
     assert again.bank_reused and again.model.bank_ is run.model.bank_
     assert again.model.policy_degree == 1
 
 
 def test_run_from_model(toy):
-    run = train(toy, toy.default_spec, TrainSettings(cost_scale=0.01, cv=2))
+    run = train(toy, toy.spec, TrainSettings(cost_scale=0.01, cv=2))
     loaded = run_from_model(run.model, toy, "loaded from x.pkl")
     assert loaded.metrics == run.metrics
     assert loaded.settings.cost_scale == 0.01 and loaded.settings.cv == 2
-    assert reusable_bank(loaded, toy, toy.default_spec, loaded.settings) is None
+    assert reusable_bank(loaded, toy, toy.spec, loaded.settings) is None
 
 
 @pytest.mark.parametrize(
@@ -160,16 +160,16 @@ def test_workers_share_the_cores(monkeypatch):
 def test_app_fits_and_sweeps_use_the_app_threads(toy, monkeypatch):
     monkeypatch.setenv("BUDGETDAG_N_JOBS", "2")
     settings = TrainSettings(cost_scale=0.01, cv=2, random_state=0)
-    assert make_model(toy.default_spec, settings).n_jobs == 2
+    assert make_model(toy.spec, settings).n_jobs == 2
     assert estimator_params(settings)["n_jobs"] == 2
     monkeypatch.setenv("BUDGETDAG_N_JOBS", "1")
-    one = train(toy, toy.default_spec, settings)
+    one = train(toy, toy.spec, settings)
     monkeypatch.setenv("BUDGETDAG_N_JOBS", "2")
-    two = train(toy, toy.default_spec, settings)
+    two = train(toy, toy.spec, settings)
     assert (one.model.n_jobs, two.model.n_jobs) == (1, 2)
     # A model's own n_jobs (a loaded one's) gives way to the app's.
-    assert make_model(toy.default_spec, {**one.params, "n_jobs": 7}).n_jobs == 2
+    assert make_model(toy.spec, {**one.params, "n_jobs": 7}).n_jobs == 2
     assert one.metrics == two.metrics  # threads change the time only
-    assert bank_key(toy, toy.default_spec, one.params) == bank_key(
-        toy, toy.default_spec, two.params
+    assert bank_key(toy, toy.spec, one.params) == bank_key(
+        toy, toy.spec, two.params
     )

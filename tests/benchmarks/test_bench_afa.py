@@ -50,6 +50,7 @@ def tiny_cube_nm(monkeypatch):
             demo.y_test.to_numpy(),
             demo.spec,
             demo.description,
+            paper_params={"n_subsets": 2, "include_all": True},
         )
 
     monkeypatch.setattr(bench_afa, "load", load)

@@ -344,7 +344,7 @@ def test_empty_and_header_only_csv_are_refused(files, capsys):
     assert "is empty" in line
     (files / "header.csv").write_text("a,b,target\n")
     line = _one_line_error(capsys, _train_args(files, data=str(files / "header.csv")))
-    assert "has a header but no rows" in line
+    assert "has a header but no data rows" in line  # the reader's wording
 
 
 def test_a_fifo_is_refused_without_blocking(files, capsys):
@@ -402,3 +402,30 @@ def test_sweep_checks_test_file_and_scales_first(files, capsys):
     assert "test file" in line and "is a directory" in line
     line = _one_line_error(capsys, [*argv, "--cost-scales", "0,x"])
     assert "argument --cost-scales: 'x' is not a finite number" in line
+
+
+def test_train_refuses_blank_and_text_cells_by_column_and_row(files, capsys):
+    data = pd.read_csv(files / "train.csv")
+    column = SYNTH_SPEC.columns[0]
+    data[column] = data[column].astype(object)
+    data.loc[4, column] = None
+    data.loc[6, column] = "n.a."
+    data["notes"] = "free text"  # not in the spec: not checked
+    data.to_csv(files / "gaps.csv", index=False)
+    line = _one_line_error(capsys, _train_args(files, data=str(files / "gaps.csv")))
+    assert f"'{column}' (e.g. 'n.a.') in row 8 are not numeric" in line
+    assert f"'{column}' row 6 (the header is row 1)" in line
+    assert "'notes'" not in line
+
+
+def test_check_reports_how_a_file_reads(files, capsys):
+    (files / "semi.csv").write_text("a;b;label\n1,5;2;x\n3,5;;y\n")
+    assert main(["check", str(files / "semi.csv"), "--cv", "2"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["read_as"].endswith("semicolon-separated, decimal comma")
+    assert (report["label"], report["label_guessed"]) == ("label", True)
+    assert report["dtypes"][:2] == ["float64", "float64"]
+    kinds = {f["kind"]: f["severity"] for f in report["findings"]}
+    assert kinds["missing"] == "error" and kinds["rare_classes"] == "error"
+    assert main(["check", str(files / "train.csv"), "--label", "target"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []

@@ -22,7 +22,7 @@ from budgetdag_core import (
     save_policy,
 )
 from budgetdag_core.bank import MaskedBank
-from ui.tabular import diagnose, drop_missing_rows, impute
+from budgetdag_core.tables import diagnose, drop_missing_rows, impute
 
 
 def _wide(n: int = 240, m: int = 20, seed: int = 0):

@@ -9,6 +9,7 @@ TYPE_CHECKING:`` are left out (they never run).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -141,3 +142,111 @@ def test_the_app_uses_the_library_s_public_names_only():
             if any(_private(p) for p in parts):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, found
+
+
+#: What reading a data file takes: the library's reader does it
+#: (``budgetdag_core.read_table``), so the app cannot read a file otherwise.
+PARSING_MODULES = {"csv", "gzip", "codecs"}
+PARSING_CALLS = {"read_csv", "read_table", "read_fwf", "Sniffer", "decode"}
+
+
+def _app_sources() -> list[Path]:
+    return [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py"))] + sorted(
+        (ROOT / "pages").rglob("*.py")
+    )
+
+
+def test_the_app_parses_no_csv():
+    """ui/ and pages/ hand every data file to the library's reader: no csv,
+    gzip or codecs module, no pandas reader, no sniffing or decoding."""
+    found = []
+    for path in _app_sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [(node.module or "").split(".")[0]]
+            else:
+                names = []
+            if PARSING_MODULES & set(names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {names}")
+            call = node.func if isinstance(node, ast.Call) else None
+            attr = call.attr if isinstance(call, ast.Attribute) else None
+            on_library = (
+                isinstance(call, ast.Attribute)
+                and isinstance(call.value, ast.Name)
+                and call.value.id.startswith("budgetdag")
+            )
+            if attr in PARSING_CALLS and not on_library:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} calls {attr}")
+    assert not found, found
+
+
+def test_the_app_has_no_dataset_type_of_its_own():
+    """The data the app trains on is ``budgetdag_core.Dataset``: no class in
+    ui/ or pages/ holds train and test frames or is named like a dataset."""
+    found = []
+    for path in _app_sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            fields = {
+                stmt.target.id
+                for stmt in node.body
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+            }
+            if {"train", "test"} <= fields or re.search("Dataset|Demo", node.name):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not found, found
+
+
+#: Private attributes of other libraries that the package reads on purpose
+#: (numba's cache index in ``_compiled``; scikit-learn's parameter names and
+#: constraints, its estimator convention).
+FOREIGN_PRIVATE = {
+    "_parameter_constraints",
+    "_cache",
+    "_index_key",
+    "_cache_file",
+    "_load_index",
+    "_get_param_names",
+}
+
+
+def _own_names(tree: ast.AST) -> set[str]:
+    """Names a module defines: functions, methods, classes and attributes it
+    assigns (``x._name = ...`` included)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_private_calls_across_modules(module):
+    """A module reads another object's private attribute only when the
+    attribute is its own (defined in that module) or through ``self``,
+    ``cls`` or ``super()``: the fit's steps are public methods, so the
+    tradeoff, the CLI and the app call those, never an estimator's
+    internals."""
+    tree = ast.parse(MODULES[module].read_text())
+    own = _own_names(tree)
+    bad = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not _private(node.attr):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+            continue
+        if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "super":
+            continue
+        if node.attr in own or node.attr in FOREIGN_PRIVATE:
+            continue
+        bad.append(f"line {node.lineno}: {ast.unparse(node)}")
+    assert not bad, bad

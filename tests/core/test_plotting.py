@@ -25,7 +25,7 @@ from budgetdag_core import (
 )
 from budgetdag_core.decisions import stop_losses
 from budgetdag_core.plotting import lower_hull
-from budgetdag_core.plotting._dag_layout import abbreviate, state_label, thin_labels
+from budgetdag_core.plotting._dag_layout import abbreviate, node_label, thin_labels
 from budgetdag_core.tradeoff._baselines import state_predictions
 
 
@@ -653,11 +653,11 @@ def test_abbreviate_and_labels() -> None:
     assert abbreviate(["band1", "band2"], 3) == {"band1": "b1", "band2": "b2"}
     names = ["aa", "bb", "cc", "dd"]
     short = {n: n for n in names}
-    assert state_label((), names, short) == "start"
-    assert state_label(tuple(names), names, short) == "all"
-    assert state_label(("aa", "bb", "cc"), names, short) == "all−dd"
-    assert state_label(("aa", "bb"), names, short) == "aa+bb"
-    plus = state_label(("aa", "bb", "cc"), names, short, allow_minus=False)
+    assert node_label((), names, short) == "start"
+    assert node_label(tuple(names), names, short) == "all"
+    assert node_label(("aa", "bb", "cc"), names, short) == "all−dd"
+    assert node_label(("aa", "bb"), names, short) == "aa+bb"
+    plus = node_label(("aa", "bb", "cc"), names, short, allow_minus=False)
     assert plus == "aa+bb+cc"
 
 

@@ -51,7 +51,13 @@ def fit(n: int = 500, seed: int = 0, **params) -> BudgetDAGClassifier:
 
 @pytest.fixture(scope="module")
 def model() -> BudgetDAGClassifier:
-    return fit()
+    return fit(dag="sparse")  # the grown DAG (``"auto"`` may keep the chain)
+
+
+@pytest.fixture(scope="module", params=["sparse", "chain", "auto"])
+def any_model(request) -> BudgetDAGClassifier:
+    """A model of each many-sensor strategy (``"auto"``: the one kept)."""
+    return fit(dag=request.param)
 
 
 @pytest.fixture(scope="module")
@@ -86,14 +92,17 @@ def test_sparse_and_subsets_are_exclusive():
         BudgetDAGClassifier(SPEC, dag="sparse", n_subsets=4).fit(X, y)
 
 
-def test_the_same_seed_gives_the_same_model(model, test_rows):
-    again = fit()
+def test_the_same_seed_gives_the_same_model(any_model, test_rows):
+    model = any_model
+    again = fit(dag=model.dag)
     pd.testing.assert_frame_equal(model.trace(test_rows), again.trace(test_rows))
     assert again.sensor_dag_.states == model.sensor_dag_.states
     assert again.sensor_dag_.children == model.sensor_dag_.children
+    assert again.strategy_ == model.strategy_
 
 
-def test_unacquired_values_are_never_read(model, test_rows):
+def test_unacquired_values_are_never_read(any_model, test_rows):
+    model = any_model
     trace = model.trace(test_rows)
     spoiled = test_rows.copy()
     rng = np.random.default_rng(7)
@@ -109,7 +118,8 @@ def test_unacquired_values_are_never_read(model, test_rows):
     )
 
 
-def test_a_session_acquires_one_sensor_at_a_time_as_the_trace(model, test_rows):
+def test_a_session_acquires_one_sensor_at_a_time_as_the_trace(any_model, test_rows):
+    model = any_model
     trace = model.trace(test_rows.iloc[:25])
     for i, (_, row) in enumerate(test_rows.iloc[:25].iterrows()):
         session = model.start()
@@ -121,7 +131,8 @@ def test_a_session_acquires_one_sensor_at_a_time_as_the_trace(model, test_rows):
 
 
 @pytest.mark.parametrize("slim", [True, False])
-def test_pickle_and_skops_round_trips(model, test_rows, slim):
+def test_pickle_and_skops_round_trips(any_model, test_rows, slim):
+    model = any_model
     trace = model.trace(test_rows)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -131,6 +142,8 @@ def test_pickle_and_skops_round_trips(model, test_rows, slim):
         ):
             pd.testing.assert_frame_equal(loaded.trace(test_rows), trace)
             assert isinstance(loaded.sensor_dag_, SparseSensorDAG)
+            assert loaded.strategy_ == model.strategy_
+            assert loaded.strategy_validation_ == model.strategy_validation_
     # The model itself keeps what learning new policies needs.
     assert hasattr(model.bank_, "sparse_growth_")
 
@@ -189,7 +202,7 @@ def test_tradeoff_curve_sweeps_one_grown_bank(model):
     Xt, yt = make_data(300, 1)
     result = tradeoff_curve(
         X, y, SPEC, cost_scales=[0.005, 0.02, 0.2], X_test=Xt, y_test=yt,
-        cv=3, random_state=0,
+        cv=3, random_state=0, dag="sparse",
     )  # fmt: skip
     assert all(m.bank_ is result.bank for m in result.models)
     assert isinstance(result.models[0].sensor_dag_, SparseSensorDAG)

@@ -1,0 +1,258 @@
+"""DAG strategies for many sensors, and the choice among them on validation rows.
+
+With more sensors than a full DAG can hold, the states come from a *strategy*
+run on the any-mask bank's out-of-fold probabilities, each yielding a sparse
+DAG of one-sensor additions and the training rows that reach each state (a
+:class:`~budgetdag_core.sparse_dag.SparseGrowth`); Graph-Reduce then learns
+the policies on it as on any DAG:
+
+- ``"grown"``: :func:`~budgetdag_core.sparse_dag.grow_sparse_dag`, states
+  grown where rows gain most (per-row branching);
+- ``"chain"``: :func:`chain_growth`, the confidence cascade's order as a chain
+  (every row may stop after each sensor of one greedy order): few states, each
+  with every row, so its policies are learned from all the data.
+
+``dag="auto"`` does not trust either blindly: the bank is bound to every
+strategy's DAG (sharing its fold models), and each fit, at its own cost scale,
+learns each strategy's policies on part of the training rows, compares their
+losses (stop loss + ``cost_scale`` x cost) on the others
+(:func:`choose_strategy`) and keeps the better one. On small tables the chain
+usually wins (the grown states hold too few rows for their policies); where
+rows need different sensors (a context that says where to look) the grown DAG
+can.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedShuffleSplit
+
+from .sparse_dag import (
+    RowTable,
+    SparseGrowth,
+    SparseRollout,
+    SparseSensorDAG,
+    graph_reduce_sparse,
+)
+
+#: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
+STRATEGIES = ("grown", "chain")
+#: Training rows scored per candidate while the chain's order is chosen.
+CHAIN_SCORE_ROWS = 2000
+#: Share of the training rows held out to compare strategies.
+VALIDATION_SHARE = 0.25
+
+
+def _cross_entropy(proba: np.ndarray, y: np.ndarray) -> np.ndarray:
+    picked = proba[np.arange(len(y)), y]
+    return -np.log(np.clip(picked, 1e-12, None))
+
+
+def chain_growth(
+    bank: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    sensor_names: Sequence[str],
+    costs: np.ndarray,
+    *,
+    max_rows: int = CHAIN_SCORE_ROWS,
+    random_state: int | None = 0,
+) -> SparseGrowth:
+    """The chain DAG of one greedy acquisition order, every row at every state.
+
+    The order is the confidence cascade's, on the any-mask bank: from the
+    current prefix, the sensor whose addition lowers the out-of-fold
+    cross-entropy of the (at most ``max_rows``, seeded) scored rows the most
+    per unit of mean cost comes next (cross-entropy rather than 0/1 error:
+    smooth on a few hundred rows).
+
+    Parameters
+    ----------
+    bank : SparseMaskedBank
+        With fitted fold models (``bank.oof_at``).
+    X : ndarray (n_samples, n_columns)
+    y : ndarray (n_samples,) of class indices
+    sensor_names : sequence of str
+    costs : ndarray (n_sensors,)
+        Mean acquisition cost of each sensor.
+    max_rows : int, default=2000
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    SparseGrowth
+        States ``{}, {o1}, {o1, o2}, ...`` (each with one child), all rows
+        flowing through every state.
+    """
+    n, M = len(X), len(sensor_names)
+    costs = np.asarray(costs, dtype=float)
+    rng = np.random.default_rng(random_state)
+    rows = np.arange(n)
+    scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))
+    held = np.zeros(M, dtype=bool)
+    order: list[int] = []
+    current = _cross_entropy(np.tile(bank.prior_, (len(scored), 1)), y[scored]).mean()
+    while not held.all():
+        cand = np.flatnonzero(~held)
+        trial = np.repeat(held[None], len(cand), axis=0)
+        trial[np.arange(len(cand)), cand] = True
+        P = bank.oof_at(X, scored, trial)
+        after = np.array(
+            [_cross_entropy(P[:, a], y[scored]).mean() for a in range(len(cand))]
+        )
+        best = int(np.argmax((current - after) / np.maximum(costs[cand], 1e-12)))
+        order.append(int(cand[best]))
+        held[cand[best]] = True
+        current = after[best]
+    masks = [0]
+    for j in order:
+        masks.append(masks[-1] | 1 << j)
+    children = [[(j, k + 1)] for k, j in enumerate(order)] + [[]]
+    dag = SparseSensorDAG(sensor_names, masks, children)
+    tables = []
+    for k in range(len(masks)):
+        table = RowTable(bank.n_classes_)
+        if k == 0:
+            table.add(rows, np.tile(bank.prior_, (n, 1)))
+        else:
+            mask = np.zeros((1, M), dtype=bool)
+            mask[0, order[:k]] = True
+            table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
+        tables.append(table)
+    return SparseGrowth(dag, [rows] * len(masks), tables, bank, X)
+
+
+def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
+    """The same DAG and probabilities, with only ``rows`` flowing (sorted)."""
+    flow = [np.intersect1d(f, rows) for f in growth.flow]
+    return SparseGrowth(growth.dag, flow, growth.proba, growth.bank, growth.X)
+
+
+@dataclass
+class StrategyChoice:
+    """Which strategy a many-sensor fit kept, and the validation behind it.
+
+    ``scores[name]`` lists, per validation cost scale (``cost_scales``), the
+    held-out rows' mean stop loss, mean cost and loss (stop loss +
+    cost scale x cost) under that strategy's policies.
+    """
+
+    strategy: str
+    cost_scales: list[float] = field(default_factory=list)
+    scores: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain types (a skops file keeps them); :meth:`from_dict` inverts."""
+        return {
+            "strategy": self.strategy,
+            "cost_scales": [float(c) for c in self.cost_scales],
+            "scores": {
+                name: [{k: float(v) for k, v in row.items()} for row in rows]
+                for name, rows in self.scores.items()
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, saved: dict[str, Any]) -> StrategyChoice:
+        return cls(
+            str(saved["strategy"]),
+            list(saved.get("cost_scales", [])),
+            dict(saved.get("scores", {})),
+        )
+
+    def table(self) -> pd.DataFrame:
+        """The validation numbers as a frame: one row per strategy and cost
+        scale (``stop_loss``, ``cost``, ``loss``), and ``chosen``."""
+        rows = [
+            {"strategy": name, "cost_scale": scale, **row}
+            for name, part in self.scores.items()
+            for scale, row in zip(self.cost_scales, part, strict=True)
+        ]
+        frame = pd.DataFrame(rows)
+        if len(frame):
+            frame["chosen"] = frame["strategy"] == self.strategy
+        return frame
+
+    def mean_loss(self, name: str) -> float:
+        """Mean held-out loss of strategy ``name`` over the cost scales,
+        each scale's losses divided by the best strategy's there (so that
+        every scale counts alike)."""
+        per_scale = []
+        for i in range(len(self.cost_scales)):
+            best = min(s[i]["loss"] for s in self.scores.values())
+            per_scale.append(self.scores[name][i]["loss"] / max(best, 1e-12))
+        return float(np.mean(per_scale))
+
+
+def choose_strategy(
+    growths: dict[str, SparseGrowth],
+    y: np.ndarray,
+    inputs_for: Callable[[SparseGrowth], Callable[..., np.ndarray]],
+    stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    judged_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    costs: np.ndarray,
+    learner: Any,
+    cost_scales: Sequence[float],
+    *,
+    random_state: int | None = 0,
+) -> StrategyChoice:
+    """Compare strategies on held-out training rows (see the module docstring).
+
+    Each strategy's policies are learned (Graph-Reduce) on
+    ``1 - VALIDATION_SHARE`` of the rows, a seeded stratified split, at each
+    of ``cost_scales`` (a fit: its own); the held-out rows are then rolled
+    out under them,
+    with their out-of-fold probabilities. The strategy with the lowest mean
+    relative loss wins (ties: the first in ``growths``).
+
+    ``inputs_for(growth)`` gives the ``state_inputs(k, rows, proba)`` of the
+    policies on that growth's DAG. The policies learn from ``stop_loss``
+    (e.g. the expected losses); the held-out rows are judged by
+    ``judged_loss`` (e.g. the 0/1 loss of the prediction against the label:
+    what a test reports).
+    """
+    names = list(growths)
+    if len(names) == 1:
+        return StrategyChoice(names[0])
+    n = len(y)
+    split = StratifiedShuffleSplit(
+        1, test_size=VALIDATION_SHARE, random_state=random_state
+    )
+    counts = np.bincount(y)
+    stratify = y if counts[counts > 0].min() >= 2 else np.zeros(n, dtype=int)
+    fit_rows, val_rows = next(split.split(np.zeros((n, 1)), stratify))
+    fit_rows, val_rows = np.sort(fit_rows), np.sort(val_rows)
+    scales = [float(c) for c in cost_scales]
+    choice = StrategyChoice(names[0], scales, {})
+    for name in names:
+        part = restricted(growths[name], fit_rows)
+        state_inputs = inputs_for(growths[name])
+        rows = []
+        for scale in scales:
+            rollout = SparseRollout(part, state_inputs, stop_loss, costs, scale)
+            graph_reduce_sparse(
+                part, state_inputs, stop_loss, costs, learner,
+                cost_scale=scale, rollout=rollout,
+            )  # fmt: skip
+            judge = SparseRollout(part, state_inputs, judged_loss, costs, scale)
+            judge.policies = rollout.policies
+            p = judge.parts(0, val_rows)
+            loss, cost = float(p[:, 0].mean()), float(p[:, 1].mean())
+            rows.append({"stop_loss": loss, "cost": cost, "loss": loss + scale * cost})
+        choice.scores[name] = rows
+    choice.strategy = min(names, key=choice.mean_loss)
+    return choice
+
+
+__all__ = [
+    "STRATEGIES",
+    "StrategyChoice",
+    "chain_growth",
+    "choose_strategy",
+    "restricted",
+]
