@@ -6,7 +6,7 @@ from ._progress import Progress
 from ._version import __version__
 from .bank import BANK_KINDS, ClassifierBank, MaskedBank, RegressorBank, make_bank
 from .dag import SensorDAG
-from .datasets import DEMOS, Dataset, load_demo, toy_dataset
+from .datasets import DEMO_HINTS, DEMOS, Dataset, load_demo, toy_dataset
 from .estimator import (
     BudgetDAGClassifier,
     BudgetDAGRegressor,
@@ -34,6 +34,10 @@ from .persist import (
     save_policy_skops,
 )
 from .plotting import (
+    acquisition_grid_figure,
+    acquisition_heatmap_figure,
+    acquisition_paths_figure,
+    acquisition_steps_figure,
     clicked_states,
     dag_figure,
     decision_regions_figure,
@@ -43,7 +47,7 @@ from .reductions import CostRegression, FilterTree
 from .sensors import SensorSpec
 from .subsets import SubsetSelection, select_subsets
 from .tables import Table, read_table
-from .teaching import ReduceStep, cost_tables, graph_reduce_steps
+from .teaching import ReduceStep, cost_tables, graph_reduce_steps, pending_states
 from .tradeoff import (
     BudgetReport,
     ConfidenceCascade,
@@ -73,6 +77,7 @@ __all__ = [
     "MaskedBank",
     "CostRegression",
     "DEMOS",
+    "DEMO_HINTS",
     "Dataset",
     "DominanceSummary",
     "FilterTree",
@@ -89,6 +94,10 @@ __all__ = [
     "Table",
     "TradeoffResult",
     "__version__",
+    "acquisition_grid_figure",
+    "acquisition_heatmap_figure",
+    "acquisition_paths_figure",
+    "acquisition_steps_figure",
     "action_names",
     "baseline_points",
     "cascade_points",
@@ -120,6 +129,7 @@ __all__ = [
     "node_details",
     "oracle_frontier",
     "path_of",
+    "pending_states",
     "save_policy",
     "save_policy_skops",
     "select_subsets",

@@ -219,10 +219,42 @@ DEMOS = {
     "DAG over their unions.",
     "toy": "Teaching toy (synthetic): two cheap but noisy sensors and one expensive "
     "but clean one, one column each, 2 classes; try cost_scale 0.03.",
+    "digits": "Digits (UCI, via scikit-learn): 8 x 8 grey images of handwritten "
+    "digits, one sensor of cost 1 per pixel (r0c0 .. r7c7, row and column from 0), "
+    "10 classes.",
+    "cube_nm6": "CUBE-NM (synthetic, AFABench) with 6 sensors: a context (5 columns, "
+    "cost 1) that says which of five 10-column blocks holds the class signal, and "
+    "each block as one sensor of cost 10; 8 classes; a full DAG of 64 states.",
     "cube_nm": "CUBE-NM (synthetic, AFABench): a context sensor (5 columns, cost 1) "
     "says which of five 10-column blocks holds the class signal; each block column "
     "is its own sensor of cost 1; 8 classes. Built to defeat greedy acquisition: "
     "the context is worthless alone but tells a planner where to look.",
+}
+
+#: What to look for in each demo once a model is trained (two lines each).
+DEMO_HINTS = {
+    "landsat": "Look for: which bands the policy buys first and how many examples "
+    "stop after one band.\nThe trade-off page shows how close to all four bands' "
+    "error the policy gets at a fraction of their cost.",
+    "letter": "Look for: the cheap box features bought first, the moments and "
+    "edges only for the harder letters.\nExplore DAG: the node colours show where "
+    "the stopping examples are still often wrong.",
+    "pima": "Look for: most patients stop before the insulin test (cost 22.78).\n"
+    "What-if: change the glucose value of a patient and watch the path change.",
+    "spam": "Look for: the few word frequencies bought for most e-mails.\nThe "
+    "acquisition paths on What-if show which first words send an e-mail on.",
+    "toy": "Look for: a cheap sensor first, the precise one only near the class "
+    "boundary.\nTeaching: step through Graph-Reduce and see each node's decisions.",
+    "digits": "Look for: What-if draws the 8 x 8 image with the pixels bought "
+    "numbered in order, and per digit a heatmap of how often and how early each "
+    "pixel is bought.\nWhich pixels come first, and how many a digit needs before "
+    "the policy stops (Explore DAG: where the examples leave).",
+    "cube_nm6": "Look for: whether the policy buys the cheap context first: it says "
+    "which block holds the signal, so a planner reads it before any block.\nWith "
+    "600 training rows the classifiers learn the context's meaning only in part: "
+    "compare the policy with all six sensors on the Trade-off page.",
+    "cube_nm": "Look for: the context bought first, then a few columns of the block "
+    "it points to.\nWhat-if's paths chart: the second step depends on the context.",
 }
 
 #: Most rows of a split of a generated demo (``n_train``, ``n_test``): the
@@ -310,7 +342,9 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     (strictly between 0 and 1) of the rows in the test part and
     ``random_state`` (>= 0) as the seed; toy and
     cube_nm are generated (:func:`toy_dataset`, ``cube_nm_dataset()`` with its
-    defaults and ``random_state`` as the seed).
+    defaults and ``random_state`` as the seed; cube_nm6 with
+    ``grouping="blocks"``); digits is scikit-learn's copy
+    (``digits_dataset()``, split like pima).
 
     Examples
     --------
@@ -331,6 +365,12 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
         return toy_dataset(random_state=random_state)
     if name == "cube_nm":
         return cube_nm_dataset(random_state=random_state)
+    if name == "cube_nm6":
+        demo = cube_nm_dataset(random_state=random_state, grouping="blocks")
+        demo.description = DEMOS["cube_nm6"]
+        return demo
+    if name == "digits":
+        return digits_dataset(test_fraction=test_fraction, random_state=random_state)
     if name == "landsat":
         train = pd.read_csv(find_file("landsat_train.csv.gz"))
         test = pd.read_csv(find_file("landsat_test.csv.gz"))
@@ -629,6 +669,5 @@ def digits_dataset(*, test_fraction: float = 0.25, random_state: int = 0) -> Dem
         test.reset_index(drop=True),
         "label",
         SensorSpec.per_column(columns, cost=1.0),
-        "Digits (UCI, via scikit-learn): 8 x 8 grey images, one sensor of cost 1 "
-        "per pixel, 10 classes.",
+        DEMOS["digits"],
     )

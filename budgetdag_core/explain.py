@@ -39,6 +39,9 @@ class PathResult:
         Final prediction.
     proba : dict
         Final class probabilities (empty for a model without them).
+    scores : list of Series or None
+        Per decision, the candidates' scores the policy had then (see
+        ``PolicySession.action_scores``), None where it had none.
 
     Examples
     --------
@@ -60,6 +63,7 @@ class PathResult:
     cost: float
     prediction: Any
     proba: dict[Any, float] = field(default_factory=dict)
+    scores: list[pd.Series | None] = field(default_factory=list)
 
 
 def _row_values(model: Any, row: Any) -> dict[str, float]:
@@ -128,7 +132,11 @@ def path_of(
         proba = model.bank_.predict_proba(session.values.reshape(1, -1), state)[0]
         return model.labels_from_proba(proba[None])[0], float(proba.max())
 
+    # The hook for the candidates' scores: any session may define it.
+    score_now = getattr(session, "action_scores", None)
+    scores: list[pd.Series | None] = []
     while True:
+        scores.append(score_now() if score_now is not None else None)
         sensor = session.next_sensor()
         decision = session.decisions[-1]
         prediction, confidence = describe(step_state)
@@ -173,6 +181,7 @@ def path_of(
         cost=float(session.cost),
         prediction=session.predict(),
         proba=proba,
+        scores=scores,
     )
 
 

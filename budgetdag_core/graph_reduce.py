@@ -45,6 +45,19 @@ class NodePolicy:
             return np.zeros(n, dtype=np.intp)
         return np.asarray(self.learner.predict(Z.reshape(n, -1)), dtype=np.intp)
 
+    def action_scores(self, Z: np.ndarray) -> tuple[np.ndarray, str] | None:
+        """The learner's score of every action, (n, n_actions), and what the
+        score measures; None when the learner gives none (a user's own
+        learner without ``action_scores``)."""
+        n = len(Z)
+        if self.learner is None:
+            return np.ones((n, 1)), "only action"
+        scores = getattr(self.learner, "action_scores", None)
+        if scores is None:
+            return None
+        name = getattr(self.learner, "score_name", "score")
+        return np.asarray(scores(Z.reshape(n, -1)), dtype=float), str(name)
+
     def child_of(self, actions: np.ndarray) -> np.ndarray:
         """Child state per action (-1 for stop)."""
         lookup = np.array([-1] + [c for _, c in self.children], dtype=np.intp)
@@ -135,8 +148,16 @@ class ConstantAction:
     action: int
     n_actions: int
 
+    score_name = "fixed action (1 = taken)"
+
     def predict(self, Z: np.ndarray) -> np.ndarray:
         return np.full(len(Z), self.action, dtype=np.intp)
+
+    def action_scores(self, Z: np.ndarray) -> np.ndarray:
+        """1 for the fixed action, 0 for the others."""
+        out = np.zeros((len(Z), self.n_actions))
+        out[:, self.action] = 1.0
+        return out
 
     def check_integrity(self, where: str, n_actions: int, n_inputs: int) -> None:
         """Raise ``ValueError`` unless the action is one of ``n_actions``."""

@@ -12,7 +12,7 @@ implementation) so a teacher can step through the tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,17 @@ class ReduceStep:
         Average cost-to-go at this state over the training rows.
     action_shares : dict
         Action name -> share of training rows the policy sends that way.
+    arrived : int
+        Training rows that reach the state under the fitted policies.
+    arrivals : DataFrame
+        Up to ``rows`` of those (index = labels of ``X``), one line each:
+        ``stop`` (its stop cost), ``picked`` and ``picked_cost``,
+        ``cheapest`` and ``cheapest_cost``, ``cost_to_go``; readable with
+        any number of actions.
+    action_summary : DataFrame
+        One line per action over the arriving rows: ``action``, ``picked``
+        (rows the policy sends there), ``cheapest`` (rows for which it is
+        the cheapest), ``mean_cost``; most picked first.
 
     Examples
     --------
@@ -70,6 +81,9 @@ class ReduceStep:
     agreement: float
     mean_cost_to_go: float
     action_shares: dict[str, float]
+    arrived: int = 0
+    arrivals: pd.DataFrame = field(default_factory=pd.DataFrame)
+    action_summary: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def cost_tables(
@@ -174,6 +188,7 @@ def graph_reduce_steps(
         if bad.size:
             raise ValueError(f"Row position {int(bad[0])} is outside 0..{n - 1}.")
     dag = model.sensor_dag_
+    path = model.route(X).path
     steps = []
     order = [k for layer in reversed(dag.layers()) for k in layer]
     for i, k in enumerate(order):
@@ -196,6 +211,77 @@ def graph_reduce_steps(
                 agreement=float(np.mean(np.isclose(C[np.arange(n), act], best_cost))),
                 mean_cost_to_go=float(cost_to_go[:, k].mean()),
                 action_shares=dict(zip(names, map(float, shares), strict=True)),
+                **_arrivals(
+                    np.flatnonzero((path == k).any(axis=1)),
+                    C,
+                    act,
+                    cost_to_go[:, k],
+                    names,
+                    X.index,
+                    len(picked_rows),
+                    random_state,
+                ),
             )
         )
     return steps
+
+
+def pending_states(steps: list[ReduceStep], current: int) -> set[int]:
+    """The states not reduced yet when the walk is at step ``current``.
+
+    Examples
+    --------
+    >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+    >>> demo = toy_dataset(200, 10)
+    >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
+    ...                             random_state=0).fit(demo.X_train, demo.y_train)
+    >>> steps = graph_reduce_steps(model, demo.X_train, demo.y_train, rows=3)
+    >>> sorted(pending_states(steps, 5))  # a one-sensor state and the root
+    [0, 3]
+    """
+    return {step.state for step in steps[current + 1 :]}
+
+
+def _arrivals(
+    arriving: np.ndarray,
+    C: np.ndarray,
+    act: np.ndarray,
+    cost_to_go: np.ndarray,
+    names: list[str],
+    index: pd.Index,
+    n_rows: int,
+    random_state: int | None,
+) -> dict[str, Any]:
+    """The arriving rows of one state: a sample of them and, per action, how
+    many the policy sends there and for how many it is the cheapest."""
+    cheapest = C[arriving].argmin(axis=1) if len(arriving) else np.array([], int)
+    picked = act[arriving]
+    summary = pd.DataFrame(
+        {
+            "action": names,
+            "picked": np.bincount(picked, minlength=len(names)),
+            "cheapest": np.bincount(cheapest, minlength=len(names)),
+            "mean_cost": C[arriving].mean(axis=0) if len(arriving) else np.nan,
+        }
+    ).sort_values(["picked", "cheapest"], ascending=False, kind="stable")
+    rng = np.random.default_rng(random_state)
+    sample = np.sort(
+        rng.choice(len(arriving), size=min(n_rows, len(arriving)), replace=False)
+    )
+    rows = arriving[sample]
+    frame = pd.DataFrame(
+        {
+            "stop": C[rows, 0],
+            "picked": [names[a] for a in act[rows]],
+            "picked_cost": C[rows, act[rows]],
+            "cheapest": [names[a] for a in cheapest[sample]],
+            "cheapest_cost": C[rows].min(axis=1),
+            "cost_to_go": cost_to_go[rows],
+        },
+        index=index[rows],
+    )
+    return {
+        "arrived": len(arriving),
+        "arrivals": frame,
+        "action_summary": summary.reset_index(drop=True),
+    }

@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from budgetdag_core import DEMOS
+from budgetdag_core.datasets import DEMO_HINTS
 from budgetdag_core.tables import (
     FIXES,
     Fix,
@@ -131,6 +132,7 @@ def demo_section() -> None:
         on_change=_use_demo,
     )
     st.caption(DEMOS[ss[state.W_DEMO]])
+    st.caption(DEMO_HINTS[ss[state.W_DEMO]].replace("\n", "  \n"))
     current = state.get_dataset()
     if current is None or current.token != f"demo:{ss[state.W_DEMO]}":
         st.button(

@@ -16,7 +16,8 @@ st.title("Explore DAG")
 st.markdown(
     "Nodes are sets of acquired sensors, from none (left) to all (right). At each "
     "node the policy buys one more sensor (blue edges, as wide as the examples "
-    "taking them) or stops and classifies (dotted orange edges to the sink). "
+    "taking them) or stops and classifies (dotted orange edges down to a sink "
+    "under each depth). "
     "**Click a node** to see what its policy does."
 )
 widgets.show_notice()
@@ -127,9 +128,13 @@ with st.expander("Tables: acquisition sequences, states, edges"):
         percent_table(nodes, config),
         hide_index=True,
         width="stretch",
-        # n_sensors repeats the sensors column; short headers keep the last
-        # column in view.
-        column_order=[c for c in nodes.columns if c != "n_sensors"],
+        # Counts and shares first: long sensor lists would push them out of
+        # view. n_sensors repeats the sensors column.
+        column_order=[
+            *(c for c in nodes.columns if c not in ("state", "sensors", "n_sensors")),
+            "state",
+            "sensors",
+        ],
         column_config=config,
     )
     st.markdown("**Edges taken**")

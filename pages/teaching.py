@@ -10,10 +10,13 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from budgetdag_core import decision_regions_figure, graph_reduce_steps, state_label
+from budgetdag_core.teaching import pending_states
 from ui import dag_view, links, state, widgets
 from ui.data import demo_dataset
 from ui.estimate import roughly, training_seconds
 from ui.teaching import (
+    action_summary,
+    arrivals_table,
     costs_styler,
     refit_out_of_fold,
     renamed_actions,
@@ -27,6 +30,7 @@ from ui.training import TrainedRun
 widgets.enter_page()
 ss = st.session_state
 SAMPLE_ROWS = 6
+MAX_TABLE_ACTIONS = 8  # beyond: no table with a column per action
 SMALL = (2000, 4)  # at most these training rows and sensors: train on arrival
 
 st.title("Teaching: Graph-Reduce step by step")
@@ -252,11 +256,17 @@ fig = dag_view.figure(
     run,
     dag_view.flow(run, dataset, "train"),
     selected=step.state,
+    # Nodes not reduced yet have no policy: grey, without the final flow.
+    pending=pending_states(steps, i),
     hide_unvisited=run.model.sensor_dag_.n_states > 16,
     height=400,
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "node being reduced")
+st.caption(
+    "Grey nodes are not reduced yet: Graph-Reduce learns their policies in a "
+    "later step. The others show how the final policy routes the training set."
+)
 dag_view.dag_chart(fig, state.W_TEACH_CHART)
 
 # Side by side at 1280 px when the table fits in 440 px (a few actions), one
@@ -270,11 +280,17 @@ if needed_px <= TABLE_PX:
 else:
     left, right = st.container(), st.container(width=440)
 with left:
-    st.markdown(
-        f"**Action costs of {len(step.costs)} training examples** (loss units; "
-        "green: the cheapest action, red bold: what the learned policy picks)"
-    )
-    st.dataframe(costs_styler(step, names), width="stretch")
+    if len(step.actions) <= MAX_TABLE_ACTIONS:
+        st.markdown(
+            f"**Action costs of {len(step.costs)} training examples** (loss units; "
+            "green: the cheapest action, red bold: what the learned policy picks)"
+        )
+        st.dataframe(costs_styler(step, names), width="stretch")
+    else:
+        st.caption(
+            f"This node has {len(step.actions)} actions: the tables above show "
+            "the picks and the cheapest actions rather than every action's cost."
+        )
 with right:
     st.markdown("**The node's decisions** over its inputs (training examples)")
     try:
@@ -294,6 +310,29 @@ with right:
     else:
         regions.update_layout(title=None, height=340, margin={"t": 40})
         st.plotly_chart(regions, config=dag_view.CHART_CONFIG)
+
+st.markdown(
+    f"**{step.arrived:,} of {len(X):,} training examples arrive here** under the "
+    "learned policies: a sample of them with the cost of stopping, the policy's "
+    "pick and the cheapest action (loss units; red: the pick is not a cheapest "
+    "action), and what the policy does with all of them."
+)
+if step.arrived:
+    row = st.container(horizontal=True, gap="medium")
+    with row.container():
+        st.dataframe(arrivals_table(step, names), width="stretch")
+    with row.container():
+        summary, more = action_summary(step, names)
+        st.dataframe(
+            summary,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "mean_cost": st.column_config.NumberColumn("mean cost", format="%.3f")
+            },
+        )
+        if more:
+            st.caption(f"and {more} more actions, each picked or cheapest less often.")
 
 with st.expander("Share this demo"):
     params = links.current(step=i)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from budgetdag_core import path_of
-from ui import dag_view, state, subsets, widgets
+from ui import acquisition, dag_view, state, subsets, widgets
 from ui.formatting import percent_column, percent_table
 from ui.whatif import decisions_table, edited_values, editor_table, probability_table
 
@@ -97,7 +97,9 @@ m4.metric(
     + (f" of {n}" if (n := run.spec.n_sensors) < 10 else f"/{n}"),
     border=True,
 )
-bought = " → ".join(result.acquired) or "none"
+bought = " → ".join(result.acquired[:12]) or "none"
+if len(result.acquired) > 12:
+    bought += f" → … ({len(result.acquired)} in all)"
 st.markdown(
     f"**True label:** {y.iloc[row]} · **bought, in order:** {bought}"
     + (
@@ -107,6 +109,11 @@ st.markdown(
         else ""
     )
 )
+grid = run.memo("sensor_grid", lambda: acquisition.sensor_grid(run.spec))
+if grid is None:
+    grid = acquisition.user_grid(run.spec)
+if grid is not None:
+    acquisition.example_grid(run, grid, values, result)
 config = {
     "cost so far": st.column_config.NumberColumn(
         format="%g", help="Paid after this step."
@@ -127,6 +134,7 @@ st.dataframe(
     width="stretch",
     column_config=config,
 )
+acquisition.scores_section(run, result)
 if result.proba:
     probs = probability_table(result.proba)
     st.markdown("**Final class probabilities**")
@@ -149,3 +157,4 @@ fig = dag_view.figure(
 )
 st.markdown("**The example's path** (red) over the flow of the test set")
 dag_view.dag_chart(fig, state.W_WHATIF_CHART)
+acquisition.purchases_section(run, dataset, grid, y.iloc[row])

@@ -83,6 +83,8 @@ def figure(run: TrainedRun, graph: nx.DiGraph, **kwargs: Any) -> go.Figure:
             continue
         hover = list(trace.hovertext)
         for i, row in enumerate(trace.customdata):
+            if row[0] < 0:  # rarely reached states merged: no one state
+                continue
             names = run.model.sensor_dag_.state_names(int(row[0]))
             head, _, rest = hover[i].partition("<br>")
             hover[i] = "<br>".join([head, sensor_lines(names), rest])
@@ -151,9 +153,19 @@ def _wide_box(key: str, min_width: int | None) -> Any:
     return st.container(key=box)
 
 
+def laid_out_width(fig: go.Figure, min_width: int | None) -> int | None:
+    """The width a DAG figure was laid out for: ``min_width``, or wider for a
+    deep DAG (``dag_figure`` widens it so that its labels fit)."""
+    meta = fig.layout.meta
+    wide = meta.get("width_px") if isinstance(meta, dict) else None
+    if min_width is None or wide is None:
+        return min_width
+    return max(int(min_width), int(wide))
+
+
 def dag_chart(fig: go.Figure, key: str) -> None:
     """Draw a DAG figure made for :data:`PAGE_WIDTH_PX` (scrolls when narrower)."""
-    with _wide_box(key, PAGE_WIDTH_PX):
+    with _wide_box(key, laid_out_width(fig, PAGE_WIDTH_PX)):
         st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
 
 
@@ -165,7 +177,7 @@ def clickable_chart(
     ``min_width``: see :func:`dag_chart` (the DAG figure passes
     :data:`PAGE_WIDTH_PX`).
     """
-    with _wide_box(key, min_width):
+    with _wide_box(key, laid_out_width(fig, min_width)):
         event = st.plotly_chart(
             fig,
             on_select="rerun",
@@ -222,7 +234,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
                 subsets.action_label(run.model, node, int(c), a)
                 for a, c in zip(t["action"], t["child"], strict=True)
             ]
-        )[["action", "count", "share"]]
+        )[["count", "share", "action"]]  # counts first: names can be long
         st.dataframe(
             actions,
             hide_index=True,

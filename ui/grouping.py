@@ -298,7 +298,8 @@ def image_grid(columns: Sequence[str], blocks: int = 2) -> Grouping:
 
     Blocks are near-equal rectangles (an 8 x 8 image with ``blocks=3`` gets
     rows 3, 3, 2); ``blocks=2`` names them by quadrant (``top-left``, ...),
-    else ``r1c1``, ``r1c2``, .... Columns outside the image are sensors of
+    else ``r0c0``, ``r0c1``, ... (row and column of the block, from 0 like
+    the columns' own indices). Columns outside the image are sensors of
     their own.
 
     Raises
@@ -329,7 +330,7 @@ def image_grid(columns: Sequence[str], blocks: int = 2) -> Grouping:
     groups: dict[str, list[str]] = {}
     for i, rows in enumerate(row_parts):
         for j, cols in enumerate(col_parts):
-            name = _QUADRANTS[2 * i + j] if blocks == 2 else f"r{i + 1}c{j + 1}"
+            name = _QUADRANTS[2 * i + j] if blocks == 2 else f"r{i}c{j}"
             groups[name] = grid[np.ix_(rows, cols)].ravel().tolist()
     for col in rest:
         groups[_free_name(col, groups)] = [col]

@@ -126,6 +126,8 @@ W_WHATIF_ROW = "w_whatif_row"
 W_WHATIF_EDITOR = "w_whatif_editor_"  # + WHATIF_VERSION + row
 W_WHATIF_RESET = "w_whatif_reset"
 W_WHATIF_CHART = "w_whatif_chart"
+W_WHATIF_CLASS = "w_whatif_class"
+W_WHATIF_GRID_WIDTH = "w_whatif_grid_width"
 # Trade-off page
 W_TRADE_POINTS = "w_trade_points"
 W_TRADE_RUN = "w_trade_run"

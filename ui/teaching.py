@@ -176,3 +176,42 @@ def costs_styler(step: ReduceStep, names: Mapping[str, str] | None = None) -> St
     return table.style.apply(marks, axis=1).format(
         "{:.3f}", subset=[*actions, "cost-to-go"]
     )
+
+
+TOP_ACTIONS = 8  # actions listed in a step's summary (the most picked)
+
+
+def arrivals_table(step: ReduceStep, names: Mapping[str, str] | None = None) -> Styler:
+    """The sampled rows arriving at the step's node: the stop cost, the
+    policy's pick and the cheapest action with their costs (loss units); a
+    row whose pick is not a cheapest action in red."""
+    table = step.arrivals.copy()
+    for col in ("picked", "cheapest"):
+        table[col] = table[col].map(lambda a: action_label(a, names))
+    table.columns = [
+        "stop cost",
+        "pick",
+        "its cost",
+        "cheapest",
+        "cheapest cost",
+        "cost-to-go",
+    ]
+    table.index = [f"row {i}" for i in table.index]
+
+    def marks(row: pd.Series) -> list[str]:
+        worse = row["its cost"] > row["cheapest cost"] + 1e-12
+        return [PICKED if worse and c == "pick" else "" for c in row.index]
+
+    numbers = ["stop cost", "its cost", "cheapest cost", "cost-to-go"]
+    return table.style.apply(marks, axis=1).format("{:.3f}", subset=numbers)
+
+
+def action_summary(
+    step: ReduceStep, names: Mapping[str, str] | None = None, top: int = TOP_ACTIONS
+) -> tuple[pd.DataFrame, int]:
+    """The most picked actions over the arriving rows (examples sent there,
+    cheapest for, mean cost), and how many actions are left out."""
+    table = step.action_summary.head(top).copy()
+    table["action"] = table["action"].map(lambda a: action_label(a, names))
+    table = table.rename(columns={"picked": "policy sends", "cheapest": "cheapest for"})
+    return table, max(len(step.action_summary) - top, 0)

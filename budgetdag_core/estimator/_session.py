@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from ..graph_reduce import STOP
 from ..sensors import checked_cost
@@ -101,6 +102,29 @@ class PolicySession:
             {"state": self.state, "action": "acquire", "sensors": tuple(self._pending)}
         )
         return self._pending[0]
+
+    def action_scores(self) -> pd.Series | None:
+        """The candidates' scores at the current state, before a decision.
+
+        A Series indexed by action name (``"stop"``, ``"acquire <sensors>"``,
+        the wording of :func:`~budgetdag_core.action_names`), named
+        after what the node's learner scores (e.g. "chance to win the
+        tournament"); None when the learner gives no scores or a decision is
+        under way. This is the hook :func:`~budgetdag_core.path_of` reads at
+        every step: another policy's session supplies its own scores by
+        defining the same method.
+        """
+        if self._pending or self.stopped:
+            return None
+        policy = self.model.policies_[self.state]
+        found = policy.action_scores(self._inputs(self.state))
+        if found is None:
+            return None
+        scores, name = found
+        from ..explain import action_names
+
+        names = action_names(self.model, self.state)
+        return pd.Series(scores[0], index=names, name=name)
 
     def observe(self, sensor: str, values: Mapping[str, float] | float) -> None:
         """Record the measured values of ``sensor`` (column -> value).

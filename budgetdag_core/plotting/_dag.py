@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -18,8 +18,10 @@ from ._dag_layout import (
     PLOT_WIDTH_PX,
     abbreviate,
     figure_height,
+    merge_rare,
     node_label,
     order_layers,
+    stop_lanes,
     thin_labels,
 )
 from ._style import (
@@ -41,7 +43,9 @@ NOTE_PX = 18  # height of one note line under the figure
 NOTE_CHAR_PX = 6.2  # average glyph width of the 11 px note font
 KEY_SEP = "  ·  "
 LABEL_PAD_PX = 10  # free space between the labels of neighbouring layers
-BIG_GRAPH = 16  # more states than this: short sensor codes, "all−x" labels
+BIG_GRAPH = 16  # more states than this: "all−x" labels
+SHORT_CHARS = 8  # a "+x" label up to this long keeps sensor names whole
+MAX_PLOT_W = 4000  # widest drawing (px) a deep DAG is widened to
 
 Point = tuple[float, float]
 
@@ -104,13 +108,17 @@ class _View:
     big: bool
     notes: list[str]
     pos: dict[int, Point]
-    sink: Point
+    lanes: dict[int, float]  # stopping node -> x of its lane down to a sink
+    sinks: dict[int, Point]  # layer -> its classify sink
     y_range: tuple[float, float]
     height: int
     margin: dict[str, int]
     px_per_y: float
     px_per_x: float
+    width_px: int  # the width the drawing was laid out for
     d_max: float
+    # States drawn without their flow (greyed: e.g. not reduced yet).
+    pending: set[int] = field(default_factory=set)
 
     @property
     def nodes(self) -> list[int]:
@@ -122,6 +130,23 @@ class _View:
 
     def sensors(self, k: int) -> tuple[str, ...]:
         return tuple(self.g.nodes[k].get("sensors", ()))
+
+    def merged(self, k: int) -> int:
+        """How many rarely reached states node ``k`` stands for (0: a state)."""
+        return int(self.g.nodes[k].get("merged", 0))
+
+    def sink_of(self, k: int) -> Point:
+        """The sink a stop at node ``k`` runs to (its layer's)."""
+        return self.sinks[int(round(self.pos[k][0]))]
+
+    def stop_route(self, k: int) -> list[tuple[Point, Point]]:
+        """Node ``k``'s stop edge: right to its lane, down to the row of
+        sinks, along it to its layer's sink (segments that pass no node)."""
+        x, y = self.pos[k]
+        lane = self.lanes.get(k, x + 0.35)
+        sink = self.sink_of(k)
+        corner = (lane, sink[1])
+        return [((x, y), (lane, y)), ((lane, y), corner), (corner, sink)]
 
     def error_sum(self, k: int) -> float:
         return float(self.g.nodes[k].get(self.err_key, 0.0)) if self.err_key else 0.0
@@ -151,33 +176,58 @@ def _view(
     )
     shown = (visited | must_show | {0}) if hide_unvisited else set(g.nodes)
     layer_of = {k: len(g.nodes[k].get("sensors", ())) for k in g.nodes}
+    # States reached by a few examples: merged per layer, not dropped, so the
+    # flow into every drawn node stays drawn.
+    rare = {k for k in g.nodes if k not in shown and arrived[k] > 0}
+    n_merged = len(rare)
+    if rare:
+        deepest = max(layer_of[k] for k in shown)
+        g = merge_rare(g, rare, layer_of, deepest)
+        for m in (m for m in g.nodes if g.nodes[m].get("merged")):
+            layer_of[m] = g.nodes[m]["layer"]
+            arrived[m] = int(g.nodes[m].get("arrived", 0))
+            stopped[m] = int(g.nodes[m].get("stopped", 0))
+            visited.add(m)
+            shown.add(m)
+            if node_cost is not None:
+                node_cost = {**node_cost, m: float(g.nodes[m].get("cost", np.nan))}
     layers = order_layers(
         g, shown, layer_of, "count" if has_flow else None, visited | must_show
     )
     big = K > BIG_GRAPH
     last_layer = max(layers)
     plot_w = (width - MARGIN["l"] - MARGIN["r"]) if width else PLOT_WIDTH_PX
+    short = _sensor_codes(g, layers, names, big, plot_w / (last_layer + 2.6))
+    # A deep DAG is drawn wider than asked (the page scrolls it) so that each
+    # node's shortest label fits between its layer and the next.
+    longest = max(
+        len(_added_label(g, k, names, short)) for ks in layers.values() for k in ks
+    )
+    plot_w = min(
+        max(plot_w, (last_layer + 2.6) * (longest * CHAR_PX + LABEL_PAD_PX)),
+        MAX_PLOT_W,
+    )
     px_per_x = plot_w / (last_layer + 2.6)
-    short = _sensor_codes(g, layers, names, big, px_per_x - LABEL_PAD_PX)
     notes = (
         _key_lines([f"{short[n]} = {n}" for n in names], plot_w)
         if any(short[n] != n for n in names)
         else []
     )
-    if K > len(shown):
-        why = (
-            "no example reaches"
-            if threshold == 1
-            else f"fewer than {threshold} examples reach"
+    n_hidden = K - len([k for k in shown if k >= 0]) - n_merged
+    if n_hidden:
+        notes.append(f"{n_hidden} of {K} states hidden (no example reaches)")
+    if n_merged:
+        notes.append(
+            f"{n_merged} states reached by fewer than {threshold} examples merged "
+            "per depth into the diamond nodes 'other'"
         )
-        notes.append(f"{K - len(shown)} of {K} states hidden ({why})")
     margin = {**MARGIN, "b": MARGIN["b"] + NOTE_PX * len(notes)}
     max_per_layer = max(len(v) for v in layers.values())
     height = height or figure_height(max_per_layer) + NOTE_PX * len(notes)
 
-    # Data units: one layer apart in x, one node apart in y. The sink sits
-    # right of the last layer, below the lowest node, so stop edges fan down
-    # to it instead of running through the nodes at the middle height.
+    # Data units: one layer apart in x, one node apart in y. Each layer has
+    # its own sink below the lowest node; a stop edge runs right to a lane
+    # between the layers, then down to it, so it never crosses a node.
     pos = {
         k: (float(x), i - (len(ks) - 1) / 2)
         for x, ks in layers.items()
@@ -185,8 +235,11 @@ def _view(
     }
     y_low = min(p[1] for p in pos.values())
     y_high = max(p[1] for p in pos.values())
-    sink = (last_layer + 1.0, y_low - 0.6 if len(pos) > 1 else 0.0)
-    y_range = (min(y_low, sink[1]) - 0.7, y_high + 0.7)
+    sink_y = y_low - 0.8
+    stopping = {k for k in pos if stopped[k] > 0} if has_flow else set()
+    lanes = stop_lanes(layers, pos, stopping)
+    sinks = {x: (float(x) + 0.35, sink_y) for x in layers}
+    y_range = (sink_y - 0.7, y_high + 0.7)
     plot_h = height - margin["t"] - margin["b"]
     px_per_y = plot_h / (y_range[1] - y_range[0])
     d_max = float(np.clip(min(0.8 * px_per_y, 0.45 * px_per_x), 9, 60))
@@ -205,14 +258,32 @@ def _view(
         big=big,
         notes=notes,
         pos=pos,
-        sink=sink,
+        lanes=lanes,
+        sinks=sinks,
         y_range=y_range,
         height=height,
         margin=margin,
         px_per_y=px_per_y,
         px_per_x=px_per_x,
+        width_px=int(plot_w + MARGIN["l"] + MARGIN["r"]),
         d_max=d_max,
     )
+
+
+def _added_label(
+    g: nx.DiGraph, k: int, names: tuple[str, ...], short: Mapping[str, str]
+) -> str:
+    """A node's shortest label: ``+x``, the sensor(s) its main incoming edge
+    adds (``start``, ``other`` and ``all`` as they are)."""
+    if g.nodes[k].get("merged"):
+        return "other"
+    sensors = tuple(g.nodes[k].get("sensors", ()))
+    parents = [p for p in g.predecessors(k) if not g.nodes[p].get("merged")]
+    if not sensors or not parents or len(sensors) == len(names):
+        return node_label(sensors, names, short) if sensors else "start"
+    main = max(parents, key=lambda p: (g.edges[p, k].get("count", 0), -p))
+    held = set(g.nodes[main].get("sensors", ()))
+    return "+" + "+".join(short.get(s, s) for s in sensors if s not in held)
 
 
 def _sensor_codes(
@@ -222,21 +293,33 @@ def _sensor_codes(
     big: bool,
     room_px: float,
 ) -> dict[str, str]:
-    """Sensor names as the labels use them: whole when every label fits
-    ``room_px`` (the distance between layers), else codes of at most 5, then 3
-    characters (a key under the figure spells them out). Big graphs always
-    use codes."""
-    options = [] if big else [{n: n for n in names}]
-    options += [abbreviate(names, 5), abbreviate(names, 3)]
+    """Sensor names as the labels use them: whole when every label (or, for
+    a deep DAG, every ``+x`` label) fits ``room_px`` or is at most
+    :data:`SHORT_CHARS` long, else codes of at most 5, then 3 characters (a
+    key under the figure spells them out). Big graphs label states by what
+    they add, so their names stay whole when short."""
+    options = [{n: n for n in names}, abbreviate(names, 5), abbreviate(names, 3)]
     shown = [k for ks in layers.values() for k in ks]
+
+    def whole(short: dict[str, str], k: int) -> bool:
+        sensors = tuple(g.nodes[k].get("sensors", ()))
+        label = node_label(sensors, names, short, big)
+        return len(label) * CHAR_PX <= room_px - LABEL_PAD_PX
+
+    # Whole labels first (codes if need be); else "+x" labels of whole names
+    # when short (no key to look up); else, of the codes whose "+x" labels are
+    # short, those leaving the most labels whole.
     for short in options:
-        longest = max(
-            len(node_label(tuple(g.nodes[k].get("sensors", ())), names, short, big))
-            for k in shown
-        )
-        if longest * CHAR_PX <= room_px:
+        if all(whole(short, k) for k in shown):
             return short
-    return options[-1]
+    if all(len(_added_label(g, k, names, options[0])) <= SHORT_CHARS for k in shown):
+        return options[0]
+    usable = [
+        (-sum(whole(short, k) for k in shown), i)
+        for i, short in enumerate(options)
+        if all(len(_added_label(g, k, names, short)) <= SHORT_CHARS for k in shown)
+    ]
+    return options[min(usable)[1]] if usable else options[-1]
 
 
 def _key_lines(items: list[str], plot_w: float) -> list[str]:
@@ -270,12 +353,14 @@ def _used_edges(v: _View) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]
     drawn = [(a, b) for (a, b) in v.g.edges if a in v.pos and b in v.pos]
     if not v.has_flow:
         return drawn, []
-    used = [e for e in drawn if v.edge_count[e] > 0]
-    return used, [e for e in drawn if v.edge_count[e] == 0]
+    used = [e for e in drawn if v.edge_count[e] > 0 and e[0] not in v.pending]
+    return used, [e for e in drawn if e not in set(used)]
 
 
 def _stopping(v: _View) -> list[int]:
-    return [k for k in sorted(v.pos) if v.stopped[k] > 0] if v.has_flow else []
+    if not v.has_flow:
+        return []
+    return [k for k in sorted(v.pos) if v.stopped[k] > 0 and k not in v.pending]
 
 
 def _edge_traces(v: _View, edge_bins: int) -> list[go.Scatter]:
@@ -299,8 +384,8 @@ def _edge_traces(v: _View, edge_bins: int) -> list[go.Scatter]:
     top = max([v.edge_count[e] for e in used] + [v.stopped[k] for k in stops] + [1])
     w_max = float(np.clip(v.d_max / 3.5, 4, 14))
     kinds = (
-        ("acquire", used, lambda e: (v.pos[e[0]], v.pos[e[1]]), v.edge_count.get),
-        ("stop", stops, lambda k: (v.pos[k], v.sink), v.stopped.get),
+        ("acquire", used, lambda e: [(v.pos[e[0]], v.pos[e[1]])], v.edge_count.get),
+        ("stop", stops, v.stop_route, v.stopped.get),
     )
     for kind, items, ends, count in kinds:
         if not items:
@@ -327,7 +412,7 @@ def _edge_traces(v: _View, edge_bins: int) -> list[go.Scatter]:
                 width, opacity = (0.8, 0.45) if len(items) > 40 else (1.2, 0.9)
             lo = int(np.floor(top * b / edge_bins)) + 1
             hi = int(np.floor(top * frac))
-            xs, ys = _segments(ends(it) for it in members)
+            xs, ys = _segments(pair for it in members for pair in ends(it))
             style = (
                 {"color": ACQUIRE_COLOR}
                 if kind == "acquire"
@@ -368,8 +453,9 @@ def _edge_info_trace(v: _View) -> go.Scatter | None:
             line += f"<br>{n} examples ({_pct(n, v.arrived[a])} of those at the node)"
         text.append(line)
     for k in _stopping(v):
-        xs.append((v.pos[k][0] + v.sink[0]) / 2)
-        ys.append((v.pos[k][1] + v.sink[1]) / 2)
+        (x0, y0), (lane, _) = v.stop_route(k)[0]
+        xs.append((x0 + lane) / 2)
+        ys.append(y0)
         label = node_label(v.sensors(k), v.names, v.short)
         text.append(
             f"stop at {label} and classify<br>{v.stopped[k]} examples "
@@ -391,7 +477,13 @@ def _edge_info_trace(v: _View) -> go.Scatter | None:
 
 def _node_hover(v: _View, k: int) -> str:
     sens = v.sensors(k)
-    lines = [f"<b>{', '.join(sens) if sens else 'no sensors yet'}</b>  (state {k})"]
+    if v.merged(k):
+        head = f"<b>other: {v.merged(k)} rarely reached states</b>"
+    else:
+        head = f"<b>{', '.join(sens) if sens else 'no sensors yet'}</b>  (state {k})"
+    lines = [head]
+    if k in v.pending:
+        return head + "<br>not reduced yet: its policy is learned later"
     if v.has_flow:
         arrived, stopped = v.arrived[k], v.stopped[k]
         lines += [
@@ -411,17 +503,26 @@ def _node_hover(v: _View, k: int) -> str:
             )
         elif v.err_key == "loss" and stopped:
             lines.append(f"mean loss of those stopping: {err / stopped:.4g}")
-    if v.node_cost is not None:
-        lines.append(f"cost so far: {v.node_cost[k]:.4g}")
+    if v.node_cost is not None and np.isfinite(v.node_cost.get(k, np.nan)):
+        mean = "mean " if v.merged(k) else ""
+        lines.append(f"{mean}cost so far: {v.node_cost[k]:.4g}")
     return "<br>".join(lines)
 
 
 def _node_labels(v: _View) -> tuple[list[str], bool]:
-    """Per node its label ('' when thinned out) and whether labels go above."""
+    """Per node its label ('' when thinned out) and whether labels go above.
+
+    A node's whole label when it fits before the next layer's, else what the
+    node adds (``+x``), cut with "…" as a last resort; of nodes whose labels
+    would read the same, only the most visited keeps it.
+    """
     nodes = v.nodes
     above = v.px_per_y >= v.d_max + LABEL_FONT_PX + 6
     gap = v.d_max + LABEL_FONT_PX if above else LABEL_FONT_PX + 3
-    priority = {k: v.arrived[k] + (1e9 if k in v.must_show else 0) for k in nodes}
+    priority = {
+        k: v.arrived[k] + (1e9 if k in v.must_show else 0) - (0.5 if v.merged(k) else 0)
+        for k in nodes
+    }
     ys = {k: v.pos[k][1] for k in nodes}
     keep = thin_labels(v.layers, ys, priority, v.px_per_y, gap)
     if v.has_flow:
@@ -429,13 +530,20 @@ def _node_labels(v: _View) -> tuple[list[str], bool]:
     # Above a node a label is centred, beside it it starts at the node's edge:
     # either way it may not reach the next layer's label.
     room = v.px_per_x - LABEL_PAD_PX - (0 if above else v.d_max / 2)
-    text = []
-    for k in nodes:
-        label = node_label(v.sensors(k), v.names, v.short, v.big) if k in keep else ""
-        if len(label) * CHAR_PX > room:
-            label = label[: max(int(room / CHAR_PX) - 1, 3)] + "…"
-        text.append(label)
-    return text, above
+    label: dict[int, str] = {}
+    for k in sorted(keep, key=lambda k: (-priority[k], k)):
+        text = (
+            "other"
+            if v.merged(k)
+            else node_label(v.sensors(k), v.names, v.short, v.big)
+        )
+        if len(text) * CHAR_PX > room:
+            text = _added_label(v.g, k, v.names, v.short)
+        if len(text) * CHAR_PX > room:
+            text = text[: max(int(room / CHAR_PX) - 1, 3)] + "…"
+        if text not in label.values():
+            label[k] = text
+    return [label.get(k, "") for k in nodes], above
 
 
 def _node_trace(v: _View, color: str) -> go.Scatter:
@@ -452,18 +560,20 @@ def _node_trace(v: _View, color: str) -> go.Scatter:
         else:
             # Marker area proportional to the examples arriving.
             sizes.append(d_min + (v.d_max - d_min) * np.sqrt(arrived / max_arr))
-            if arrived == 0 or (color == "error" and stopped == 0):
+            if arrived == 0 or k in v.pending or (color == "error" and stopped == 0):
                 colors.append(UNVISITED_COLOR)
             elif color == "stop_share":
                 colors.append(stopped / arrived)
             else:
                 colors.append(v.error_sum(k) / stopped)
-        opacity.append(1.0 if (not v.has_flow or arrived > 0) else 0.35)
+        seen = not v.has_flow or (arrived > 0 and k not in v.pending)
+        opacity.append(1.0 if seen else 0.35)
         err = v.error_sum(k) if v.err_key else -1.0
         custom.append([k, arrived, stopped, arrived - stopped, err])
     # Numbers go through the colour scale, colour strings are drawn as given
     # (grey: no value), so one trace holds every node.
     marker: dict[str, Any] = {
+        "symbol": ["diamond" if v.merged(k) else "circle" for k in nodes],
         "size": sizes,
         "color": colors,
         "opacity": opacity,
@@ -513,25 +623,45 @@ def _node_trace(v: _View, color: str) -> go.Scatter:
     )
 
 
-def _sink_trace(v: _View) -> go.Scatter:
-    hover = "<b>classify</b>"
-    if v.has_flow:
-        total = sum(v.stopped.values())
-        hover += f"<br>{total} examples classified"
-        if v.err_key == "errors":
-            errors = sum(v.error_sum(k) for k in v.g.nodes)
-            hover += f"<br>error: {_pct(errors, total)}"
+def _sink_trace(v: _View, path_end: int | None) -> go.Scatter:
+    """A "classify" sink under each layer where examples stop (the path's
+    too); a bare DAG gets one, right of the last layer."""
+    at_layer: dict[int, list[int]] = {}
+    for k in _stopping(v):
+        at_layer.setdefault(int(round(v.pos[k][0])), []).append(k)
+    if path_end is not None:
+        at_layer.setdefault(int(round(v.pos[path_end][0])), [])
+    if not at_layer:
+        at_layer[max(v.layers)] = []
+    xs, ys, hover = [], [], []
+    for x in sorted(at_layer):
+        xs.append(v.sinks[x][0])
+        ys.append(v.sinks[x][1])
+        line = f"<b>classify</b> after {x} step{'s' if x != 1 else ''}"
+        if v.has_flow:
+            total = sum(v.stopped[k] for k in at_layer[x])
+            line += f"<br>{total} examples classified here"
+            if v.err_key == "errors":
+                errors = sum(v.error_sum(k) for k in at_layer[x])
+                line += f"<br>error: {_pct(errors, total)}"
+        hover.append(line)
+    # One label, under the last sink: one per layer would crowd a deep DAG.
+    text = [""] * (len(xs) - 1) + ["classify"]
     return go.Scatter(
-        x=[v.sink[0]],
-        y=[v.sink[1]],
+        x=xs,
+        y=ys,
         mode="markers+text",
         name="classify",
         showlegend=False,
-        text=["classify"],
+        text=text,
         textposition="bottom center",
         textfont={"size": LABEL_FONT_PX + 1, "color": SINK_COLOR},
-        marker={"symbol": "square", "size": min(v.d_max, 26), "color": SINK_COLOR},
-        hovertext=[hover],
+        marker={
+            "symbol": "square",
+            "size": float(np.clip(0.5 * v.d_max, 7, 16)),
+            "color": SINK_COLOR,
+        },
+        hovertext=hover,
         hovertemplate=HOVER,
         cliponaxis=False,
     )
@@ -556,11 +686,12 @@ def _overlay_traces(
                 opacity=0.85,
             )
         )
-        end = v.pos[path[-1]]
+        route = v.stop_route(path[-1])
+        points = [route[0][0], *(b for _, b in route)]
         traces.append(
             go.Scatter(
-                x=[end[0], v.sink[0]],
-                y=[end[1], v.sink[1]],
+                x=[p[0] for p in points],
+                y=[p[1] for p in points],
                 mode="lines",
                 name="path stop",
                 showlegend=False,
@@ -604,6 +735,7 @@ def dag_figure(
     title: str | None = None,
     height: int | None = None,
     width: int | None = None,
+    pending: Iterable[int] | None = None,
 ) -> go.Figure:
     """Draw the sensor DAG with how examples flow through it.
 
@@ -645,7 +777,13 @@ def dag_figure(
     width : int, optional
         Pixel width the figure will be shown at: node sizes and label lengths
         are fitted to it. The layout's width is not fixed (the figure still
-        stretches); default: a 1100 px wide drawing area.
+        stretches); default: a 1100 px wide drawing area. A deep DAG is
+        laid out wider so that its labels fit: ``layout.meta["width_px"]``
+        says how wide.
+    pending : iterable of int, optional
+        States drawn grey and without their flow (no stop edge, edges out of
+        them unused), e.g. those Graph-Reduce has not reduced yet
+        (:func:`~budgetdag_core.pending_states`).
 
     Returns
     -------
@@ -696,16 +834,24 @@ def dag_figure(
     )
     if color == "error" and (not v.has_flow or v.err_key is None):
         raise ValueError("color='error' needs the flow with labels: pass X and y.")
+    v.pending = {int(k) for k in pending or ()}
 
+    return _dag_layout(_dag_traces(v, color, edge_bins, path, selected), v, title)
+
+
+def _dag_traces(
+    v: _View, color: str, edge_bins: int, path: list[int], selected: int | None
+) -> go.Figure:
+    """The DAG figure's traces: edges, their hover points, nodes, sinks,
+    then the path and the ring."""
     nodes = _node_trace(v, color)
     traces = _edge_traces(v, edge_bins)
     info = _edge_info_trace(v)
     traces += [info] if info is not None else []
-    traces += [nodes, _sink_trace(v)]
+    traces += [nodes, _sink_trace(v, path[-1] if path else None)]
     ring = nodes.marker.size[v.nodes.index(selected)] if selected is not None else 0
     traces += _overlay_traces(v, path, selected, ring)
-
-    return _dag_layout(go.Figure(traces), v, title)
+    return go.Figure(traces)
 
 
 def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
@@ -722,7 +868,11 @@ def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
             showarrow=False,
             font={"size": 11, "color": "#555555"},
         )
-    ticks = sorted(v.layers)
+    # Every depth on the axis, also one without a drawn node; a folded tail
+    # of rare deep states is "n+".
+    ticks = list(range(max(v.layers) + 1))
+    tail = any(v.g.nodes[k].get("tail") for k in v.layers[ticks[-1]])
+    ticktext = [str(t) for t in ticks[:-1]] + [f"{ticks[-1]}{'+' if tail else ''}"]
     fig.update_layout(
         title={"text": title} if title else None,
         height=v.height,
@@ -730,12 +880,14 @@ def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
         plot_bgcolor="white",
         hovermode="closest",
         clickmode="event+select",
+        # Wider than asked for a deep DAG: the page keeps this width (scrolls).
+        meta={"width_px": v.width_px},
         legend={**LEGEND_TOP, "font": {"size": 12}},
         xaxis={
             "tickvals": ticks,
-            "ticktext": [str(t) for t in ticks],
+            "ticktext": ticktext,
             "title": {"text": "sensors acquired"},
-            "range": [-0.6, v.sink[0] + 0.5],
+            "range": [-0.6, max(v.layers) + 1.0],
             "showgrid": False,
             "zeroline": False,
         },

@@ -170,3 +170,86 @@ def thin_labels(
 def figure_height(max_per_layer: int) -> int:
     """Pixel height that gives a crowded layer about 11 px per node."""
     return int(np.clip(160 + 60 * max_per_layer, 440, 900))
+
+
+def merge_rare(
+    g: nx.DiGraph,
+    rare: set[int],
+    layer_of: Mapping[int, int],
+    deepest: int | None = None,
+) -> nx.DiGraph:
+    """``g`` with the ``rare`` states of each layer merged into one node.
+
+    The node of layer ``d`` is ``-(d + 1)`` (negative: no state index, so
+    clicks ignore it), with attributes ``layer``, ``merged`` (how many states),
+    ``sensors`` ``()`` and the sums of the flow counts (``arrived``,
+    ``stopped``, ``errors`` or ``loss``); edges to and from merged states add
+    up their ``count``. Every drawn state keeps its parents' flow in view, so
+    no drawn node is left without an incoming edge. Rare states deeper than
+    layer ``deepest + 1`` join that layer's node (attribute ``tail``: a few
+    examples that go on buying would otherwise stretch the figure).
+    """
+    if not rare:
+        return g
+    cap = {
+        k: layer_of[k] if deepest is None else min(layer_of[k], deepest + 1)
+        for k in rare
+    }
+    into = {k: -(cap[k] + 1) for k in rare}
+    out = nx.DiGraph(**g.graph)
+    sums = ("arrived", "stopped", "errors", "loss")
+    for k, data in g.nodes(data=True):
+        if k not in rare:
+            out.add_node(k, **data)
+            continue
+        m = into[k]
+        if m not in out:
+            out.add_node(m, layer=cap[k], merged=0, sensors=(), tail=False)
+        node = out.nodes[m]
+        node["merged"] += 1
+        node["tail"] = node["tail"] or cap[k] != layer_of[k]
+        for key in sums:
+            if key in data:
+                node[key] = node.get(key, 0) + data[key]
+        if "cost" in data:
+            node.setdefault("costs", []).append(float(data["cost"]))
+    for u, v, data in g.edges(data=True):
+        a, b = into.get(u, u), into.get(v, v)
+        if a == b:  # within the folded tail
+            continue
+        if out.has_edge(a, b):
+            out.edges[a, b]["count"] = out.edges[a, b].get("count", 0) + data.get(
+                "count", 0
+            )
+            out.edges[a, b]["added"] = ()
+        else:
+            out.add_edge(a, b, **data)
+            if a != u or b != v:
+                out.edges[a, b]["added"] = ()
+    for m in set(into.values()):
+        costs = out.nodes[m].pop("costs", None)
+        if costs is not None:
+            out.nodes[m]["cost"] = float(np.mean(costs))
+    return out
+
+
+def stop_lanes(
+    layers: Mapping[int, list[int]],
+    pos: Mapping[int, tuple[float, float]],
+    stopping: set[int],
+    first: float = 0.28,
+    last: float = 0.42,
+) -> dict[int, float]:
+    """The x of each stopping node's vertical lane down to its layer's sink.
+
+    Lanes lie between a layer and the next, where no node is; the top node
+    gets the outermost lane, so no node's horizontal stub crosses the lane of
+    a node above it.
+    """
+    lanes: dict[int, float] = {}
+    for x, nodes in layers.items():
+        mine = sorted((k for k in nodes if k in stopping), key=lambda k: pos[k][1])
+        for j, k in enumerate(mine):
+            share = j / (len(mine) - 1) if len(mine) > 1 else 0.5
+            lanes[k] = float(x) + first + (last - first) * share
+    return lanes

@@ -100,12 +100,31 @@ class CostRegression(BaseEstimator):
         if width is not None:
             check_linear(self.model_, f"{where}.model_", n_actions, width)
 
+    #: What :meth:`action_scores` measures (shown beside the scores).
+    score_name = "predicted cost (scaled, lower is better)"
+
+    def action_scores(self, Z: np.ndarray) -> np.ndarray:
+        """Each action's regressed cost, (n_samples, n_actions), on the
+        training costs' scale mapped to 0..1; the predicted action has the
+        lowest. A constant policy scores its action 0 and the others 1."""
+        Z = np.asarray(Z, dtype=float)
+        n = Z.shape[0]
+        if self.constant_ is not None:
+            out = np.ones((n, self.n_actions_))
+            out[:, self.constant_] = 0.0
+            return out
+        return self._costs(Z.reshape(n, -1))
+
     def predict(self, Z: np.ndarray) -> np.ndarray:
         Z = np.asarray(Z, dtype=float)
         n = Z.shape[0]
         if self.constant_ is not None:
             return np.full(n, self.constant_, dtype=np.intp)
-        F = self.features_.transform(Z.reshape(n, -1))
+        return np.argmin(self._costs(Z.reshape(n, -1)), axis=1).astype(np.intp)
+
+    def _costs(self, Z: np.ndarray) -> np.ndarray:
+        n = Z.shape[0]
+        F = self.features_.transform(Z)
         if isinstance(self.model_, list):
             pred = np.column_stack(
                 [
@@ -115,4 +134,4 @@ class CostRegression(BaseEstimator):
             )
         else:
             pred = self.model_.predict(F)
-        return np.argmin(pred.reshape(n, -1), axis=1).astype(np.intp)
+        return pred.reshape(n, -1)

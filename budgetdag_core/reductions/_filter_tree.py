@@ -268,6 +268,59 @@ class FilterTree(BaseEstimator):
             return self._predict_folded(self.tree_, self.features_.scale_inputs(Z))
         return self._predict_node(self.tree_, self.features_.transform(Z))
 
+    #: What :meth:`action_scores` measures (shown beside the scores).
+    score_name = "chance to win the tournament"
+
+    def action_scores(self, Z: np.ndarray) -> np.ndarray:
+        """Each action's chance to win the tournament, (n_samples, n_actions).
+
+        Every match is read as a coin whose bias is the node model's
+        probability (the logistic function of its decision); an action's
+        chance is the product over the matches on its way to the final. The
+        chances of a row sum to 1; the predicted action wins each of its
+        matches with a chance above 1/2, though another action may have a
+        higher product.
+        """
+        Z = np.asarray(Z, dtype=float)
+        n = Z.shape[0]
+        out = np.zeros((n, self.n_actions_))
+        if self.constant_ is not None:
+            out[:, self.constant_] = 1.0
+            return out
+        Z = Z.reshape(n, -1)
+        folded = self._fold(self.tree_)
+        inputs = (
+            self.features_.scale_inputs(Z) if folded else self.features_.transform(Z)
+        )
+        self._chances(self.tree_, inputs, folded, np.ones(n), out)
+        return out
+
+    def _chances(
+        self,
+        node: _Node | int,
+        inputs: np.ndarray,
+        folded: bool,
+        reach: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        if isinstance(node, int):
+            out[:, node] = reach
+            return
+        if node.model is None:
+            right = np.full(len(inputs), float(node.constant))
+        elif folded:
+            a, U, b = node.folded
+            decision = inputs @ a + b
+            if U is not None:
+                decision += np.einsum("ij,ij->i", inputs @ U, inputs)
+            right = 1.0 / (1.0 + np.exp(-np.clip(decision, -500, 500)))
+        elif hasattr(node.model, "predict_proba"):
+            right = np.asarray(node.model.predict_proba(inputs))[:, 1]
+        else:
+            right = (_decision(node.model, inputs) > 0).astype(float)
+        self._chances(node.left, inputs, folded, reach * (1.0 - right), out)
+        self._chances(node.right, inputs, folded, reach * right, out)
+
 
 # Deepest tournament accepted in a loaded model: log2 of a node's actions is
 # far below this for any DAG the library builds (at most a few hundred actions).

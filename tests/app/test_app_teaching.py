@@ -256,3 +256,18 @@ def test_the_shared_link_leaves_out_the_private_session_token(toy):
     link = at.get("code")[0].value
     assert "demo=toy" in link and "step=0" in link
     assert "session=" not in link  # ...the link to share does not
+
+
+def test_a_step_shows_the_rows_arriving_and_greys_pending_nodes(toy):
+    at = toy
+    steps = walk(at)
+    at.button(key=state.W_TEACH_STEP).click().run()
+    step = steps[at.session_state[state.TEACH_STEP]]
+    assert f"{step.arrived:,} of" in " ".join(m.value for m in at.markdown)
+    if step.arrived:
+        arrivals = at.dataframe[1].value
+        assert list(arrivals.columns)[:2] == ["stop cost", "pick"]
+        assert len(arrivals) == len(step.arrivals)
+    # The root is reduced last: grey at every step before it.
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert "not reduced yet" in fig

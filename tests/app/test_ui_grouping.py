@@ -105,7 +105,8 @@ def test_two_index_image_into_quadrants_and_blocks():
     assert quadrants.leftover == ["id"]
     nine = image_grid(cols[1:], 3)
     assert [len(v) for v in nine.groups.values()] == [9, 9, 6, 9, 9, 6, 6, 6, 4]
-    assert list(nine.groups)[-1] == "r3c3"
+    # Named from 0, like the columns' pixel_0_0.
+    assert list(nine.groups)[0] == "r0c0" and list(nine.groups)[-1] == "r2c2"
 
 
 def test_one_index_and_plain_square_images():

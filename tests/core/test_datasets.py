@@ -146,3 +146,17 @@ def test_digits_one_sensor_per_pixel_and_seeded_split():
     assert sorted(set(demo.y_train)) == list(range(10))
     assert digits_dataset().train.equals(demo.train)
     assert not digits_dataset(random_state=1).train.equals(demo.train)
+
+
+def test_digits_and_cube_nm_blocks_are_demos_with_hints():
+    from budgetdag_core.datasets import DEMO_HINTS
+
+    digits = load_demo("digits")
+    assert digits.spec.n_sensors == 64 and digits.spec.names[9] == "r1c1"
+    assert digits.description == DEMOS["digits"]
+    blocks = load_demo("cube_nm6")
+    assert blocks.spec.names == ("context", *(f"block{k}" for k in range(5)))
+    assert blocks.description == DEMOS["cube_nm6"]
+    # Every demo says what to look for, in two lines.
+    assert set(DEMO_HINTS) == set(DEMOS)
+    assert all(len(hint.splitlines()) == 2 for hint in DEMO_HINTS.values())
