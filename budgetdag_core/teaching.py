@@ -239,6 +239,10 @@ def pending_states(steps: list[ReduceStep], current: int) -> set[int]:
     >>> sorted(pending_states(steps, 5))  # a one-sensor state and the root
     [0, 3]
     """
+    check_params(
+        "pending_states", {"current": [int_in(0, max(len(steps) - 1, 0))]},
+        current=current,
+    )  # fmt: skip
     return {step.state for step in steps[current + 1 :]}
 
 

@@ -22,7 +22,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ._style import ACQUIRE_COLOR, PATH_COLOR, STOP_COLOR, UNVISITED_COLOR
+from ..validation import check_params, int_in
+from ._style import (
+    ACQUIRE_COLOR,
+    MAX_FIGURE_PIXELS,
+    PATH_COLOR,
+    STOP_COLOR,
+    UNVISITED_COLOR,
+)
 
 OTHER = "other"
 ROW_PX = 16  # height of one sensor row of the step chart
@@ -205,6 +212,11 @@ def acquisition_grid_figure(
     >>> list(fig.data[-1].text)
     ['1', '2']
     """
+    check_params(
+        "acquisition_grid_figure",
+        {"height": [int_in(1, MAX_FIGURE_PIXELS)]},
+        height=height,
+    )
     cells = _check_grid(grid)
     where = sensor_cells(groups, cells)
     h, w = cells.shape
@@ -266,9 +278,7 @@ def acquisition_grid_figure(
     return fig
 
 
-def acquisition_frequency(
-    trace: pd.DataFrame, sensors: Sequence[str]
-) -> pd.DataFrame:
+def acquisition_frequency(trace: pd.DataFrame, sensors: Sequence[str]) -> pd.DataFrame:
     """Per sensor: the share of examples buying it and its mean step then.
 
     Columns ``sensor``, ``share`` (0..1), ``mean_step`` (1 = bought first;
@@ -346,6 +356,11 @@ def acquisition_heatmap_figure(
     >>> fig.data[0].z.tolist(), fig.data[1].z.tolist()
     ([[0.5, 1.0]], [[2.0, 1.0]])
     """
+    check_params(
+        "acquisition_heatmap_figure",
+        {"height": [int_in(1, MAX_FIGURE_PIXELS)]},
+        height=height,
+    )
     cells = _check_grid(grid)
     where = sensor_cells(groups, cells)
     freq = acquisition_frequency(trace, list(where)).set_index("sensor")
@@ -391,8 +406,7 @@ def acquisition_heatmap_figure(
             texttemplate="%{text}" if max(h, w) <= 12 else None,
             textfont={"size": text_px},
             colorbar={"x": 1.0, "thickness": 10, "len": 0.9},
-            hovertemplate="row %{y}, column %{x}: mean step %{z:.1f}"
-            "<extra></extra>",
+            hovertemplate="row %{y}, column %{x}: mean step %{z:.1f}<extra></extra>",
         ),
         row=1,
         col=2,
@@ -440,6 +454,12 @@ def acquisition_steps_figure(
     >>> list(fig.data[0].y), list(fig.data[0].x)
     (['a', 'b', 'stop'], ['1', '2', '3'])
     """
+    check_params(
+        "acquisition_steps_figure",
+        {"max_sensors": [int_in(1, 1000)], "max_steps": [int_in(1, 1000)]},
+        max_sensors=max_sensors,
+        max_steps=max_steps,
+    )
     if max_sensors < 1 or max_steps < 1:
         raise ValueError("max_sensors and max_steps must be at least 1.")
     lists = _step_lists(trace)
@@ -515,6 +535,12 @@ def acquisition_paths_figure(
     >>> sorted(fig.data[0].node.label)
     ['1: a', '1: stop', '2: b', '2: stop']
     """
+    check_params(
+        "acquisition_paths_figure",
+        {"depth": [int_in(1, 20)], "max_per_step": [int_in(1, 100)]},
+        depth=depth,
+        max_per_step=max_per_step,
+    )
     if depth < 1 or max_per_step < 1:
         raise ValueError("depth and max_per_step must be at least 1.")
     lists = [[_step_label(step) for step in b] for b in _step_lists(trace)]

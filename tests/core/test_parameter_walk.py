@@ -116,6 +116,8 @@ def numeric_parameters() -> list[tuple[str, str]]:
 # ------------------------------------------------------------------ tiny data
 DEMO = toy_dataset(80, 20, random_state=0)
 X, Y, SPEC = DEMO.X_train, DEMO.y_train, DEMO.spec
+#: The toy's columns on a 1 x 3 "image" (for the acquisition figures).
+GRID = [list(SPEC.columns)]
 XV = X[list(SPEC.columns)].to_numpy(float)
 DAG = SensorDAG(list(SPEC.names))
 COLUMNS = SPEC.column_indices()
@@ -151,6 +153,7 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         return {**defaults, **kw}
 
     csv = X.assign(label=Y).to_csv(index=False).encode()
+    steps = bd.graph_reduce_steps(model, X, Y)
     table = bd.read_table(csv, label="label")
     return {
         "read_table": lambda kw: bd.read_table(
@@ -260,6 +263,21 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         ),
         "cascade_points": lambda kw: bd.cascade_points(model, X, Y, **kw),
         "dag_figure": lambda kw: bd.dag_figure(model, X, Y, **kw),
+        "acquisition_grid_figure": lambda kw: bd.acquisition_grid_figure(
+            X.iloc[0], ["precise"], GRID, SPEC.groups, **kw
+        ),
+        "acquisition_heatmap_figure": lambda kw: bd.acquisition_heatmap_figure(
+            model.trace(X), GRID, SPEC.groups, **kw
+        ),
+        "acquisition_paths_figure": lambda kw: bd.acquisition_paths_figure(
+            model.trace(X), **kw
+        ),
+        "acquisition_steps_figure": lambda kw: bd.acquisition_steps_figure(
+            model.trace(X), SPEC.names, **kw
+        ),
+        "pending_states": lambda kw: bd.pending_states(
+            steps, **with_defaults({"current": 0}, kw)
+        ),
         "decision_regions_figure": lambda kw: bd.decision_regions_figure(
             model, **with_defaults({"state": 0, "grid": 5, "max_points": 10}, kw)
         ),
