@@ -213,9 +213,7 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             return Z, y, None
         return Z[~held], y[~held], (Z[held], y[held])
 
-    def _fit_network(
-        self, Z: np.ndarray, y: np.ndarray, val: tuple | None
-    ) -> None:
+    def _fit_network(self, Z: np.ndarray, y: np.ndarray, val: tuple | None) -> None:
         """Epochs of Adam, keeping the weights of the best validation epoch."""
         net = MLPClassifier(
             hidden_layer_sizes=tuple(self.hidden_layer_sizes),
@@ -288,15 +286,18 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         width = getattr(self, "n_features_in_", None)
         if not isinstance(width, int | np.integer) or width < 1:
             raise fail("n_features_in_", "expected a positive integer")
-        classes = check_array(getattr(self, "classes_", None), "classes_", shape=(None,))
+        classes = check_array(
+            getattr(self, "classes_", None), "classes_", shape=(None,)
+        )
         for name in ("center_", "scale_"):
             check_array(
                 getattr(self, name, None), name, shape=(width,), kind="f", finite=True
             )
         if (self.scale_ <= 0).any():
             raise fail("scale_", "scales must be positive")
-        coefs, intercepts = getattr(self, "coefs_", None), getattr(
-            self, "intercepts_", None
+        coefs, intercepts = (
+            getattr(self, "coefs_", None),
+            getattr(self, "intercepts_", None),
         )
         if not isinstance(coefs, list) or not isinstance(intercepts, list):
             raise fail("coefs_", "expected lists of layer weights")
@@ -310,7 +311,9 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         rows = 2 * int(width)
         for i, (W, b) in enumerate(zip(coefs, intercepts, strict=True)):
             cols = n_out if i == len(coefs) - 1 else None
-            W = check_array(W, f"coefs_[{i}]", shape=(rows, cols), kind="f", finite=True)
+            W = check_array(
+                W, f"coefs_[{i}]", shape=(rows, cols), kind="f", finite=True
+            )
             check_array(
                 b, f"intercepts_[{i}]", shape=(W.shape[1],), kind="f", finite=True
             )

@@ -188,7 +188,8 @@ def _check_encoded(
     except (ValueError, TypeError, AttributeError) as exc:
         raise fail(where, f"{type(exc).__name__}: {exc}") from None
     if n_features is not None and model.n_features_in_ != n_features:
-        raise fail(where, f"{model.n_features_in_} input features, expected {n_features}")
+        seen = model.n_features_in_
+        raise fail(where, f"{seen} input features, expected {n_features}")
     if n_classes is not None:
         _check_label_codes(model.classes_, f"{where}.classes_", n_classes)
 

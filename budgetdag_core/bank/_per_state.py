@@ -51,9 +51,9 @@ from ._base import (
     row_chunked,
     single_threaded,
 )
+from ._encoded import MASKED_KINDS, masked_template
 from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees, shared_walk_order
-from ._encoded import MASKED_KINDS, masked_template
 from ._masked import MaskedBank
 from ._models import (
     boosting_classifier,

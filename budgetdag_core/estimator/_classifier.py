@@ -17,8 +17,8 @@ from .._threads import map_in_threads, single_threaded
 from ..bank import (
     BANK_KINDS,
     SERVE_MODES,
-    BaseBank,
     SPARSE_BANK_KINDS,
+    BaseBank,
     ClassifierBank,
     SparseMaskedBank,
     make_bank,
