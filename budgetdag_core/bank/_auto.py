@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._integrity import fail
 from .._threads import single_threaded
 from ..validation import int_seed
 from ._base import Progress
@@ -221,6 +222,13 @@ class AutoMaskedBank(SparseMaskedBank):
             scores[kind] = _validation_numbers(proba, y[val_pairs])
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
         return best, scores
+
+
+    def check_integrity(self) -> None:
+        """:meth:`SparseMaskedBank.check_integrity`, and a known ``kind_``."""
+        super().check_integrity()
+        if getattr(self, "kind_", None) not in MASKED_KINDS:
+            raise fail("bank_.kind_", f"expected one of {list(MASKED_KINDS)}")
 
 
 def _validation_numbers(proba: np.ndarray, y: np.ndarray) -> dict[str, float]:

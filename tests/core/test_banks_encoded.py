@@ -233,6 +233,14 @@ def test_a_forged_network_is_refused_on_load(models):
             loads(data)
 
 
+def test_a_forged_auto_choice_is_refused(models):
+    bank = copy.deepcopy(models["auto"].bank_)
+    bank.check_integrity()
+    bank.kind_ = "os.system"
+    with pytest.raises(ValueError, match="kind_"):
+        bank.check_integrity()
+
+
 def test_predict_proba_subsets_scores_any_subset(models, test_rows):
     bank = models["masked_logistic"].bank_
     X = test_rows[SPEC.columns].to_numpy(float)
