@@ -2,13 +2,24 @@
 
 A bank maps (rows, state) to the probabilities of the classifier that sees only
 the state's sensors. It does not depend on acquisition costs, so one fitted
-bank serves every ``cost_scale``. Three kinds (:data:`BANK_KINDS`, built by
+bank serves every ``cost_scale``. The kinds (:data:`BANK_KINDS`, built by
 :func:`make_bank`): a model per state (``"per_subset"``, ``"hgb"``) or one
-missing-value-capable model for all states (``"masked"``).
+model for all states on masked rows (``"masked"``: boosting;
+``"masked_mlp"``, ``"masked_logistic"``: a network or a logistic regression
+on the mask encoding). A sparse DAG's bank (:func:`make_sparse_bank`) is one
+of the masked kinds, or with ``"auto"`` (:class:`AutoMaskedBank`) the one
+that scores best on validation rows.
 :class:`RegressorBank` is the regression twin of :class:`ClassifierBank`.
 """
 
+from ._auto import (
+    AUTO_NEURAL_MAX_ROWS,
+    SPARSE_BANK_KINDS,
+    AutoMaskedBank,
+    make_sparse_bank,
+)
 from ._base import SERVE_MODES, BaseBank, proba_at_every_state, row_blocks
+from ._encoded import MASKED_KINDS, MaskEncodedClassifier, masked_template
 from ._masked import MAX_STACK_ROWS, MaskedBank
 from ._models import MAX_ROUNDS, boosting_classifier, default_classifier
 from ._per_state import (
@@ -26,14 +37,19 @@ from ._sparse import SparseMaskedBank
 
 __all__ = [
     "AUTO_MASKED_MIN_STATES",
+    "AUTO_NEURAL_MAX_ROWS",
     "BANK_KINDS",
     "DEFAULT_BANK_KIND",
     "MAX_ROUNDS",
+    "MASKED_KINDS",
     "MAX_STACK_ROWS",
     "REGRESSOR_KINDS",
     "SERVE_MODES",
+    "SPARSE_BANK_KINDS",
+    "AutoMaskedBank",
     "BaseBank",
     "ClassifierBank",
+    "MaskEncodedClassifier",
     "MaskedBank",
     "RegressorBank",
     "SparseMaskedBank",
@@ -41,6 +57,8 @@ __all__ = [
     "default_classifier",
     "default_regressor",
     "make_bank",
+    "make_sparse_bank",
+    "masked_template",
     "proba_at_every_state",
     "regressor_template",
     "resolve_bank_kind",

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._integrity import check_array, check_int, check_state_columns, fail
+from ._encoded import MaskEncodedClassifier
 from ._lgbm_trees import LightGBMTrees
 
 
@@ -175,6 +176,24 @@ def _check_lgbm_trees(
         _check_label_codes(model.classes_, f"{where}.classes_", n_classes)
 
 
+def _check_encoded(
+    model: MaskEncodedClassifier,
+    where: str,
+    n_features: int | None,
+    n_classes: int | None,
+) -> None:
+    """A mask-encoded model: its layers chain, its width and classes."""
+    try:
+        model.check_integrity()
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise fail(where, f"{type(exc).__name__}: {exc}") from None
+    if n_features is not None and model.n_features_in_ != n_features:
+        seen = model.n_features_in_
+        raise fail(where, f"{seen} input features, expected {n_features}")
+    if n_classes is not None:
+        _check_label_codes(model.classes_, f"{where}.classes_", n_classes)
+
+
 def check_fitted_model(
     model: Any, where: str, n_features: int | None, n_classes: int | None = None
 ) -> None:
@@ -203,6 +222,9 @@ def check_fitted_model(
         return
     if isinstance(model, LightGBMTrees):
         _check_lgbm_trees(model, where, n_features, n_classes)
+        return
+    if isinstance(model, MaskEncodedClassifier):
+        _check_encoded(model, where, n_features, n_classes)
         return
     if isinstance(model, Pipeline):
         steps = getattr(model, "steps", None)

@@ -13,7 +13,11 @@ Three kinds (:data:`BANK_KINDS`, built by :func:`make_bank`):
 - ``"masked"``: :class:`~budgetdag_core.bank.MaskedBank`, one
   missing-value-capable model for all states, trained on rows replicated under
   sensor masks (unacquired columns set to NaN), cross-fitted likewise unless a
-  ``classifier`` is given.
+  ``classifier`` is given;
+- ``"masked_mlp"``, ``"masked_logistic"``: the same bank with a network or a
+  logistic regression on the mask encoding
+  (:class:`~budgetdag_core.bank.MaskEncodedClassifier`), for few rows and many
+  sensors.
 
 Every bank has ``check_integrity()``, which raises ``ValueError`` naming what is
 inconsistent (for model files: see :mod:`budgetdag_core.persist._integrity`).
@@ -48,6 +52,7 @@ from ._base import (
     row_chunked,
     single_threaded,
 )
+from ._encoded import MASKED_KINDS, masked_template
 from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees, shared_walk_order
 from ._masked import MaskedBank
@@ -74,7 +79,7 @@ __all__ = [
     "resolve_bank_kind",
 ]
 
-BANK_KINDS = ("per_subset", "hgb", "masked")
+BANK_KINDS = ("per_subset", "hgb", *MASKED_KINDS)
 #: What ``bank_kind="auto"`` picks without a ``classifier`` (the measurements
 #: behind it: docs/user_guide/banks.rst, "Why hgb is the default").
 DEFAULT_BANK_KIND = "hgb"
@@ -417,11 +422,13 @@ def make_bank(
 
     Parameters
     ----------
-    kind : {"per_subset", "hgb", "masked"}
+    kind : {"per_subset", "hgb", "masked", "masked_mlp", "masked_logistic"}
         ``"per_subset"`` clones ``classifier`` (default logistic regression) per
         state; ``"hgb"`` is per-subset with ``boosting_classifier()`` (no
         ``classifier`` allowed); ``"masked"`` fits one model on mask-replicated
-        rows (``classifier`` must accept NaN; default gradient boosting).
+        rows (``classifier`` must accept NaN; default gradient boosting);
+        ``"masked_mlp"`` and ``"masked_logistic"`` are masked banks of their
+        own mask-encoded model (no ``classifier`` allowed).
     classifier, cv, random_state, n_jobs, calibrate
         Passed to the bank.
     cross_fit : bool, optional
@@ -464,6 +471,13 @@ def make_bank(
                 "classifier=... with bank kind 'per_subset' or 'masked' instead."
             )
         return ClassifierBank(boosting_classifier(random_state), **common)
+    if kind in ("masked_mlp", "masked_logistic"):
+        if classifier is not None:
+            raise ValueError(
+                f"bank kind {kind!r} uses its own mask-encoded model; pass "
+                "classifier=... with bank kind 'per_subset' or 'masked' instead."
+            )
+        return MaskedBank(masked_template(kind, random_state), **common)
     if kind == "masked":
         return MaskedBank(classifier, **common)
     return ClassifierBank(classifier, **common)

@@ -229,12 +229,52 @@ class SparseMaskedBank(MaskedBank):
             out = apply_temperature(out, t)
         return out
 
+    def predict_proba_subsets(self, X: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+        """Probabilities of new rows ``X`` at each sensor subset (rows x
+        subsets x classes) by the served model (the fold models' average with
+        ``serve="folds"``): what a policy choosing any sensor per example
+        asks of the bank. After :meth:`bind` under the temperature of each
+        subset's size bin; before, raw."""
+        X = np.asarray(X, dtype=float)
+        subsets = np.atleast_2d(np.asarray(subsets, dtype=bool))
+        empty = ~subsets.any(axis=1)
+        cmasks = self._columns_of(subsets)
+        with single_threaded():
+            out = np.mean(
+                [
+                    self._model_proba(model, cols, self.prior_, X, cmasks, empty)
+                    for model, cols in self._model_pairs(X.shape[1])
+                ],
+                axis=0,
+            )
+        if hasattr(self, "temperatures_"):
+            sizes = subsets.sum(axis=1)
+            bins = size_bins(sizes, subsets.shape[1])
+            for b in np.unique(bins[sizes > 0]):
+                t = float(self.size_temperatures_[b])
+                sel = np.flatnonzero((bins == b) & (sizes > 0))
+                out[:, sel] = apply_temperature(out[:, sel], t)
+        return out
+
     def _fold_proba(
         self, f: int, Xr: np.ndarray, cmasks: np.ndarray, empty: np.ndarray
     ) -> np.ndarray:
         model, cols = self.fold_models_[f], self.fold_columns_[f]
+        return self._model_proba(model, cols, self.fold_priors_[f], Xr, cmasks, empty)
+
+    def _model_proba(
+        self,
+        model: Any,
+        cols: np.ndarray,
+        prior: np.ndarray,
+        Xr: np.ndarray,
+        cmasks: np.ndarray,
+        empty: np.ndarray,
+    ) -> np.ndarray:
+        """One model's probabilities of rows ``Xr`` at column masks ``cmasks``
+        (``prior`` where the subset is ``empty``)."""
         out = np.empty((len(Xr), len(cmasks), self.n_classes_))
-        out[:, empty] = self.fold_priors_[f]
+        out[:, empty] = prior
         todo = np.flatnonzero(~empty)
         if not todo.size:
             return out

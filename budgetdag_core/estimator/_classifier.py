@@ -17,10 +17,12 @@ from .._threads import map_in_threads, single_threaded
 from ..bank import (
     BANK_KINDS,
     SERVE_MODES,
+    SPARSE_BANK_KINDS,
     BaseBank,
     ClassifierBank,
     SparseMaskedBank,
     make_bank,
+    make_sparse_bank,
     resolve_bank_kind,
     row_blocks,
 )
@@ -69,13 +71,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         The bank's model: cloned per state (``bank_kind="per_subset"``, default
         standardised logistic regression) or the one masked model (must accept
         NaN).
-    bank_kind : {"auto", "per_subset", "hgb", "masked"}, default="auto"
+    bank_kind : {"auto", "per_subset", "hgb", "masked", "masked_mlp", \
+"masked_logistic"}, default="auto"
         How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
         one ``classifier`` per state, one early-stopped gradient boosting per
-        state, or one missing-value model for all states. ``"auto"``:
+        state, or one model for all states on masked rows (boosting, or a
+        network or logistic regression on the mask encoding). ``"auto"``:
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
         33 states or more, else ``"hgb"`` (chosen by measurement, see the user
-        guide's "Classifier banks", ``docs/user_guide/banks.rst``).
+        guide's "Classifier banks", ``docs/user_guide/banks.rst``); on a
+        sparse DAG, the masked kind of least log loss on validation rows
+        carved from the training rows
+        (:class:`~budgetdag_core.bank.AutoMaskedBank`: ``bank_.kind_``,
+        ``bank_.validation_``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
@@ -406,12 +414,13 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         )
 
     def _new_sparse_bank(self) -> SparseMaskedBank:
-        if self.classifier is not None or self.bank_kind not in ("auto", "masked"):
+        if self.classifier is not None or self.bank_kind not in SPARSE_BANK_KINDS:
             raise ValueError(
-                "A sparse DAG needs the masked bank's own boosting: leave "
-                "classifier=None and bank_kind='auto' (or 'masked')."
+                "A sparse DAG needs an any-subset masked bank of its own model: "
+                f"leave classifier=None and bank_kind one of {SPARSE_BANK_KINDS}."
             )
-        return SparseMaskedBank(
+        return make_sparse_bank(
+            self.bank_kind,
             cv=self.cv,
             random_state=self._seed,
             n_jobs=self.n_jobs,

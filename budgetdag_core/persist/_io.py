@@ -304,6 +304,8 @@ def _unpickle(data: bytes) -> Any:
 # Files written before a module moved are read under today's module names
 # (``_compat.MOVED_MODULES``), so only today's names are listed.
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
+    "budgetdag_core.bank._auto.AutoMaskedBank",
+    "budgetdag_core.bank._encoded.MaskEncodedClassifier",
     "budgetdag_core.bank._lgbm_trees.LightGBMTrees",
     "budgetdag_core.bank._masked.MaskedBank",
     "budgetdag_core.bank._per_state.ClassifierBank",

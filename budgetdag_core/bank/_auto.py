@@ -1,0 +1,295 @@
+"""The any-subset bank of a sparse DAG, by kind, and ``"auto"``'s choice among
+the kinds on validation rows.
+
+Beyond the full DAG's sensors the estimator grows a sparse DAG on one masked
+model per fold (:class:`~budgetdag_core.bank.SparseMaskedBank`). Which model
+learns every subset best depends on the data: boosting (``"masked"``) on
+thousands of rows, a network on the mask encoding (``"masked_mlp"``) or a
+logistic regression on it (``"masked_logistic"``) on a few hundred rows with
+many sensors, where boosted trees learn interactions poorly (issue 30).
+:class:`AutoMaskedBank` carves validation rows from the training rows
+(seeded, stratified), fits each candidate once on the rest under random
+subsets, scores them on the validation rows under other random subsets, and
+then fits the bank of the best kind as :class:`SparseMaskedBank` does,
+recording the choice (``kind_``) and the numbers behind it (``validation_``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._integrity import fail
+from .._threads import single_threaded
+from ..validation import int_seed
+from ._base import Progress
+from ._calibration import apply_temperature, fit_temperature
+from ._encoded import MASKED_KINDS, masked_template
+from ._masked import MAX_STACK_ROWS, fit_fold, masked_proba, stack_masked
+from ._sparse import SparseMaskedBank
+
+#: Share of the training rows ``"auto"`` holds out to compare the kinds.
+AUTO_VALIDATION_FRACTION = 0.2
+#: Random subsets each validation row is scored at.
+VALIDATION_MASKS = 8
+#: Training rows above which ``"auto"`` does not try the network: on long
+#: tables boosting learns the subsets well and a network's epochs over the
+#: mask stack cost far more than its trees.
+AUTO_NEURAL_MAX_ROWS = 3000
+#: Kinds a sparse DAG's bank can be (``"auto"``: :class:`AutoMaskedBank`).
+SPARSE_BANK_KINDS = ("auto", *MASKED_KINDS)
+
+
+def validation_split(
+    y: np.ndarray, fraction: float, seed: int | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(fit rows, validation rows): about ``fraction`` of each class held out.
+
+    None when a class has fewer than two rows, or the split would hold out
+    fewer than two rows per class (nothing sound to compare on).
+    """
+    rng = np.random.default_rng([int_seed(seed) or 0, 37])
+    classes, counts = np.unique(y, return_counts=True)
+    if counts.min() < 2:
+        return None
+    held = []
+    for c, count in zip(classes, counts, strict=True):
+        rows = np.flatnonzero(y == c)
+        take = min(count - 1, max(1, int(round(fraction * count))))
+        held.append(rng.choice(rows, size=take, replace=False))
+    val = np.sort(np.concatenate(held))
+    if len(val) < 2 * len(classes):
+        return None
+    return np.setdiff1d(np.arange(len(y)), val), val
+
+
+class AutoMaskedBank(SparseMaskedBank):
+    """A sparse DAG's any-subset bank whose kind is chosen on validation rows.
+
+    Parameters
+    ----------
+    candidates : sequence of str, default=MASKED_KINDS
+        The kinds to compare (:data:`MASKED_KINDS`), in order of preference
+        on ties; beyond ``AUTO_NEURAL_MAX_ROWS`` training rows
+        ``"masked_mlp"`` is left out.
+    validation_fraction : float, default=0.2
+        Share of each class held out to compare the kinds.
+    cv, random_state, n_jobs, calibrate, serve, masks_per_row, growth
+        As in :class:`~budgetdag_core.bank.SparseMaskedBank`; the chosen
+        kind's bank is fitted with them on all training rows.
+
+    Attributes
+    ----------
+    kind_ : str
+        The chosen kind: least log loss on the validation rows at random
+        subsets (each candidate's probabilities under one fitted temperature,
+        as the bank calibrates its own).
+    validation_ : dict
+        Per candidate tried: ``log_loss`` (after its temperature),
+        ``log_loss_raw``, ``error`` and ``temperature`` on the validation
+        (row, subset) pairs; also ``"rows"`` (fit rows, validation rows,
+        validation pairs). Empty when the training rows are too few to hold
+        any out (then ``kind_`` is the first candidate).
+    (the others)
+        As in :class:`~budgetdag_core.bank.SparseMaskedBank`.
+    """
+
+    kind = "auto_masked"
+
+    def __init__(
+        self,
+        *,
+        candidates: Sequence[str] = MASKED_KINDS,
+        validation_fraction: float = AUTO_VALIDATION_FRACTION,
+        cv: int = 5,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        calibrate: bool = True,
+        serve: str = "folds",
+        masks_per_row: int = 16,
+        growth: dict | None = None,
+    ) -> None:
+        super().__init__(
+            None,
+            cv=cv,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            calibrate=calibrate,
+            serve=serve,
+            masks_per_row=masks_per_row,
+            growth=growth,
+        )
+        self.candidates = tuple(candidates)
+        self.validation_fraction = validation_fraction
+
+    def template(self) -> Any:
+        """The chosen kind's model (before the choice: the first candidate's)."""
+        kind = getattr(self, "kind_", None) or self.candidates[0]
+        return masked_template(kind, self.random_state)
+
+    def _settings(self) -> tuple:
+        # What the fingerprint hashes: the candidates, not the choice (an
+        # unfitted bank must give the fingerprint the fitted one has).
+        seed = int_seed(self.random_state)
+        return (
+            self.kind,
+            self.cv,
+            seed,
+            tuple((k, repr(masked_template(k, seed))) for k in self.candidates),
+            float(self.validation_fraction),
+            self.calibrate,
+            self.cross_fit,
+            self.serve,
+            self.masks_per_row,
+            "sparse",
+            tuple(sorted((self.growth or {}).items())),
+        )
+
+    def fit_models(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+        progress: Progress | None = None,
+    ) -> AutoMaskedBank:
+        """Choose the kind on validation rows (``kind_``, ``validation_``),
+        then fit its fold models on all rows as
+        :meth:`SparseMaskedBank.fit_models` does."""
+        unknown = [k for k in self.candidates if k not in MASKED_KINDS]
+        if not self.candidates or unknown:
+            raise ValueError(
+                f"candidates must be masked bank kinds {list(MASKED_KINDS)}; "
+                f"got {list(self.candidates)!r}."
+            )
+        if not 0.0 < float(self.validation_fraction) < 1.0:
+            raise ValueError(
+                "validation_fraction must be in (0, 1); got "
+                f"{self.validation_fraction!r}."
+            )
+        self.kind_, self.validation_ = self._choose(X, y, sensor_columns, n_classes)
+        return super().fit_models(X, y, sensor_columns, n_classes, progress)
+
+    def _choose(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+    ) -> tuple[str, dict]:
+        """The kind of least calibrated validation log loss, and the numbers."""
+        kinds = [
+            k
+            for k in self.candidates
+            if k != "masked_mlp" or len(X) <= AUTO_NEURAL_MAX_ROWS
+        ] or list(self.candidates[:1])
+        split = validation_split(y, self.validation_fraction, self.random_state)
+        if split is None or len(kinds) == 1:
+            return kinds[0], {}
+        fit_rows, val_rows = split
+        M = len(sensor_columns)
+        S = np.zeros((M, X.shape[1]), dtype=bool)
+        for m, cols in enumerate(sensor_columns):
+            S[m, np.asarray(cols, dtype=int)] = True
+        self.sensor_matrix_ = S  # what _columns_of reads (fit_models sets it too)
+        rng = np.random.default_rng([int_seed(self.random_state) or 0, 38])
+        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // len(X)))
+        pair_rows = np.repeat(np.arange(len(X)), per_row)
+        masks = self._columns_of(self.random_subsets(len(pair_rows), M, rng))
+        val_pairs = np.repeat(val_rows, VALIDATION_MASKS)
+        val_masks = self._columns_of(self.random_subsets(len(val_pairs), M, rng))
+        seed = int(rng.integers(0, 2**31 - 1))
+        scores: dict[str, Any] = {
+            "rows": {
+                "fit": int(len(fit_rows)),
+                "validation": int(len(val_rows)),
+                "pairs": int(len(val_pairs)),
+            }
+        }
+        for kind in kinds:
+            model, _, used = fit_fold(
+                masked_template(kind, self.random_state),
+                X, y, pair_rows, np.arange(len(pair_rows)), masks,
+                fit_rows, None, n_classes, seed,
+            )  # fmt: skip
+            Xv = stack_masked(
+                X[:, used], val_pairs, np.arange(len(val_pairs)), val_masks[:, used]
+            )
+            with single_threaded():
+                proba = masked_proba(model, Xv, n_classes)
+            scores[kind] = _validation_numbers(proba, y[val_pairs])
+        best = min(kinds, key=lambda k: scores[k]["log_loss"])
+        return best, scores
+
+
+    def check_integrity(self) -> None:
+        """:meth:`SparseMaskedBank.check_integrity`, and a known ``kind_``."""
+        super().check_integrity()
+        if getattr(self, "kind_", None) not in MASKED_KINDS:
+            raise fail("bank_.kind_", f"expected one of {list(MASKED_KINDS)}")
+
+
+def _validation_numbers(proba: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Log loss (raw and under one fitted temperature) and error of ``proba``."""
+    t = fit_temperature(proba, y)
+    picked = np.arange(len(y)), y
+
+    def loss(p: np.ndarray) -> float:
+        return float(-np.mean(np.log(np.clip(p[picked], 1e-15, 1.0))))
+
+    return {
+        "log_loss": loss(apply_temperature(proba, t)),
+        "log_loss_raw": loss(proba),
+        "error": float(np.mean(proba.argmax(axis=1) != y)),
+        "temperature": float(t),
+    }
+
+
+def make_sparse_bank(
+    kind: str = "auto",
+    *,
+    cv: int = 5,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    serve: str = "folds",
+    growth: dict | None = None,
+) -> SparseMaskedBank:
+    """An unfitted any-subset bank for a sparse DAG.
+
+    Parameters
+    ----------
+    kind : {"auto", "masked", "masked_mlp", "masked_logistic"}
+        ``"auto"``: :class:`AutoMaskedBank` (the kind chosen on validation
+        rows); the others: :class:`~budgetdag_core.bank.SparseMaskedBank`
+        with that kind's model (``"masked"``: LightGBM boosting, as before
+        the other kinds existed).
+    cv, random_state, n_jobs, serve, growth
+        Passed to the bank.
+
+    Examples
+    --------
+    >>> from budgetdag_core.bank import make_sparse_bank
+    >>> type(make_sparse_bank("auto")).__name__
+    'AutoMaskedBank'
+    >>> type(make_sparse_bank("masked_mlp").template()).__name__
+    'MaskEncodedClassifier'
+    """
+    common = {
+        "cv": cv,
+        "random_state": random_state,
+        "n_jobs": n_jobs,
+        "serve": serve,
+        "growth": growth,
+    }
+    if kind == "auto":
+        return AutoMaskedBank(**common)
+    if kind == "masked":
+        return SparseMaskedBank(**common)
+    if kind in MASKED_KINDS:
+        return SparseMaskedBank(masked_template(kind, random_state), **common)
+    raise ValueError(
+        f"A sparse DAG needs an any-subset masked bank: bank_kind must be one of "
+        f"{list(SPARSE_BANK_KINDS)}; got {kind!r}."
+    )

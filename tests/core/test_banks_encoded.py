@@ -1,0 +1,263 @@
+"""Mask-encoded banks (issue 37, item 3): the network and logistic models on
+the mask encoding, their any-subset banks on a sparse DAG, and ``"auto"``'s
+choice among the masked kinds on validation rows."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    SensorSpec,
+    dumps_policy,
+    dumps_policy_skops,
+    loads_policy,
+    loads_policy_skops,
+)
+from budgetdag_core.bank import (
+    MASKED_KINDS,
+    AutoMaskedBank,
+    MaskEncodedClassifier,
+    SparseMaskedBank,
+    make_sparse_bank,
+)
+
+N_SENSORS = 14
+
+
+def make_data(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """14 one-column sensors: s0 says which of s1, s2 carries the class."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        rng.normal(size=(n, N_SENSORS)), columns=[f"s{i}" for i in range(N_SENSORS)]
+    )
+    y = np.where(X.s0 > 0, X.s1 > 0, X.s2 > 0).astype(int)
+    return X, y
+
+
+SPEC = SensorSpec.per_column([f"s{i}" for i in range(N_SENSORS)])
+
+
+def fit(kind: str, n: int = 300, **params) -> BudgetDAGClassifier:
+    X, y = make_data(n, 0)
+    params = {"cost_scale": 0.02, "cv": 3, "random_state": 0} | params
+    return BudgetDAGClassifier(SPEC, bank_kind=kind, **params).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, BudgetDAGClassifier]:
+    return {kind: fit(kind) for kind in ("masked_mlp", "masked_logistic", "auto")}
+
+
+@pytest.fixture(scope="module")
+def test_rows() -> pd.DataFrame:
+    return make_data(200, 1)[0]
+
+
+def masked_rows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of a linear two-class problem with 30 % of the values missing."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    X[rng.random(X.shape) < 0.3] = np.nan
+    return X, y
+
+
+# ------------------------------------------------------------------ the model
+def test_the_network_stops_on_the_given_rows_and_keeps_its_best_epoch():
+    X, y = masked_rows(600, 0)
+    Xv, yv = masked_rows(200, 1)
+    model = MaskEncodedClassifier(random_state=0, max_iter=300).fit(X, y, Xv, yv)
+    assert 1 <= model.n_iter_ < 300
+    # The kept weights are those of the best validation epoch.
+    proba = model.predict_proba(Xv)
+    loss = -np.mean(np.log(proba[np.arange(len(yv)), yv]))
+    assert loss == pytest.approx(model.validation_loss_)
+    assert (model.predict(Xv) != yv).mean() < 0.25
+
+
+def test_the_same_seed_gives_the_same_weights():
+    X, y = masked_rows(300, 0)
+    one = MaskEncodedClassifier(random_state=3).fit(X, y)
+    two = MaskEncodedClassifier(random_state=3).fit(X, y)
+    for a, b in zip(one.coefs_ + one.intercepts_, two.coefs_ + two.intercepts_):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("model", ["mlp", "logistic"])
+def test_the_encoding_reads_no_value_of_a_missing_column(model):
+    X, y = masked_rows(300, 0)
+    fitted = MaskEncodedClassifier(model, random_state=0).fit(X, y)
+    # The mask encodes "missing": a missing value is not the column's mean.
+    rows = np.full((2, 5), np.nan)
+    rows[1, 0] = fitted.center_[0]
+    p = fitted.predict_proba(rows)
+    assert not np.allclose(p[0], p[1])
+    assert fitted.predict_proba(rows).shape == (2, 2)
+
+
+def test_one_class_predicts_it_with_certainty():
+    X, _ = masked_rows(50, 0)
+    model = MaskEncodedClassifier(random_state=0).fit(X, np.zeros(50, int))
+    np.testing.assert_array_equal(model.predict_proba(X[:3]), np.ones((3, 1)))
+    model.check_integrity()
+
+
+def test_check_integrity_names_a_broken_layer():
+    X, y = masked_rows(200, 0)
+    model = MaskEncodedClassifier(random_state=0, max_iter=5).fit(X, y)
+    model.check_integrity()
+    bad = copy.deepcopy(model)
+    bad.coefs_[1] = bad.coefs_[1][:-1]
+    with pytest.raises(ValueError, match=r"coefs_\[1\]"):
+        bad.check_integrity()
+    bad = copy.deepcopy(model)
+    bad.intercepts_[0][0] = np.inf
+    with pytest.raises(ValueError, match=r"intercepts_\[0\].*infinite"):
+        bad.check_integrity()
+    bad = copy.deepcopy(model)
+    bad.scale_ = -bad.scale_
+    with pytest.raises(ValueError, match="scale_"):
+        bad.check_integrity()
+
+
+def test_an_unknown_model_is_refused():
+    X, y = masked_rows(50, 0)
+    with pytest.raises(ValueError, match="model must be one of"):
+        MaskEncodedClassifier("forest").fit(X, y)
+
+
+# -------------------------------------------------------- banks of sparse DAGs
+def test_each_kind_builds_its_bank(models):
+    assert type(models["masked_mlp"].bank_) is SparseMaskedBank
+    assert type(models["auto"].bank_) is AutoMaskedBank
+    for kind, inner in (("masked_mlp", "mlp"), ("masked_logistic", "logistic")):
+        bank = models[kind].bank_
+        fold_models = bank.fold_models_
+        assert all(isinstance(m, MaskEncodedClassifier) for m in fold_models)
+        assert {m.model for m in fold_models} == {inner}
+        bank.check_integrity()
+
+
+def test_auto_records_its_choice_and_the_numbers_behind_it(models):
+    bank = models["auto"].bank_
+    numbers = {k: v for k, v in bank.validation_.items() if k != "rows"}
+    assert set(numbers) == set(MASKED_KINDS)
+    assert bank.kind_ == min(numbers, key=lambda k: numbers[k]["log_loss"])
+    for values in numbers.values():
+        assert 0 <= values["error"] <= 1 and values["log_loss"] > 0
+        assert values["log_loss"] <= values["log_loss_raw"] + 1e-9
+    rows = bank.validation_["rows"]
+    assert rows["fit"] + rows["validation"] == 300
+    # The chosen kind's model serves.
+    served = bank.fold_models_[0]
+    if bank.kind_ == "masked":
+        assert not isinstance(served, MaskEncodedClassifier)
+    else:
+        assert isinstance(served, MaskEncodedClassifier)
+
+
+def test_auto_is_deterministic_and_its_bank_is_reused(models, test_rows):
+    again = fit("auto")
+    assert again.bank_.kind_ == models["auto"].bank_.kind_
+    assert again.bank_.validation_ == models["auto"].bank_.validation_
+    pd.testing.assert_frame_equal(
+        again.trace(test_rows), models["auto"].trace(test_rows)
+    )
+    X, y = make_data(300, 0)
+    cheaper = BudgetDAGClassifier(
+        SPEC, cost_scale=0.2, cv=3, random_state=0, bank_kind="auto"
+    ).fit(X, y, bank=models["auto"].bank_)
+    assert cheaper.bank_ is models["auto"].bank_
+
+
+def test_auto_leaves_the_network_out_on_long_tables(monkeypatch):
+    from budgetdag_core.bank import _auto
+
+    monkeypatch.setattr(_auto, "AUTO_NEURAL_MAX_ROWS", 100)
+    bank = fit("auto", n=200).bank_
+    assert "masked_mlp" not in bank.validation_
+    assert bank.kind_ in ("masked", "masked_logistic")
+
+
+@pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "auto"])
+def test_unacquired_values_are_never_read(models, test_rows, kind):
+    model = models[kind]
+    trace = model.trace(test_rows)
+    spoiled = test_rows.copy()
+    rng = np.random.default_rng(7)
+    for i, acquired in enumerate(trace["acquired"]):
+        for column in spoiled.columns:
+            if column not in acquired:
+                spoiled.iloc[i, spoiled.columns.get_loc(column)] = rng.choice(
+                    [1e6, -1e6, 0.0]
+                )
+    pd.testing.assert_frame_equal(model.trace(spoiled), trace)
+
+
+@pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "auto"])
+@pytest.mark.parametrize("slim", [True, False])
+def test_pickle_and_skops_round_trips(models, test_rows, kind, slim):
+    model = models[kind]
+    trace = model.trace(test_rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for loaded in (
+            loads_policy(dumps_policy(model, slim=slim)),
+            loads_policy_skops(dumps_policy_skops(model, slim=slim)),
+        ):
+            pd.testing.assert_frame_equal(loaded.trace(test_rows), trace)
+            np.testing.assert_array_equal(
+                loaded.predict_proba(test_rows), model.predict_proba(test_rows)
+            )
+    if kind == "auto":
+        loaded = loads_policy_skops(dumps_policy_skops(model))
+        assert loaded.bank_.kind_ == model.bank_.kind_
+        assert loaded.bank_.validation_ == model.bank_.validation_
+
+
+def test_a_forged_network_is_refused_on_load(models):
+    model = copy.deepcopy(models["masked_mlp"])
+    served = model.bank_.model_
+    served[0].coefs_[0] = served[0].coefs_[0][:, :3]
+    for data, loads in (
+        (dumps_policy_skops(model), loads_policy_skops),
+        (dumps_policy(model), loads_policy),
+    ):
+        with pytest.raises(ValueError, match=r"bank_\.model_\[0\].*intercepts_"):
+            loads(data)
+
+
+def test_a_forged_auto_choice_is_refused(models):
+    bank = copy.deepcopy(models["auto"].bank_)
+    bank.check_integrity()
+    bank.kind_ = "os.system"
+    with pytest.raises(ValueError, match="kind_"):
+        bank.check_integrity()
+
+
+def test_predict_proba_subsets_scores_any_subset(models, test_rows):
+    bank = models["masked_logistic"].bank_
+    X = test_rows[SPEC.columns].to_numpy(float)
+    subsets = np.zeros((3, N_SENSORS), dtype=bool)
+    subsets[1, :3] = True
+    subsets[2] = True
+    proba = bank.predict_proba_subsets(X, subsets)
+    assert proba.shape == (len(X), 3, 2)
+    np.testing.assert_allclose(proba.sum(axis=2), 1.0)
+    np.testing.assert_allclose(proba[:, 0], np.tile(bank.prior_, (len(X), 1)))
+    # Three sensors carry the class: the bank is sure far more often there.
+    assert (proba[:, 1].max(axis=1) > 0.8).mean() > (proba[:, 0].max(1) > 0.8).mean()
+
+
+def test_a_sparse_dag_refuses_a_per_state_bank_kind():
+    X, y = make_data(100, 0)
+    with pytest.raises(ValueError, match="any-subset masked bank"):
+        BudgetDAGClassifier(SPEC, bank_kind="hgb", cv=3).fit(X, y)
+    with pytest.raises(ValueError, match="bank_kind must be one of"):
+        make_sparse_bank("per_subset")
