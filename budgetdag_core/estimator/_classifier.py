@@ -72,7 +72,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         standardised logistic regression) or the one masked model (must accept
         NaN).
     bank_kind : {"auto", "per_subset", "hgb", "masked", "masked_mlp", \
-"masked_logistic"}, default="auto"
+"masked_logistic", "masked_auto"}, default="auto"
         How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
         one ``classifier`` per state, one early-stopped gradient boosting per
         state, or one model for all states on masked rows (boosting, or a
@@ -80,10 +80,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
         33 states or more, else ``"hgb"`` (chosen by measurement, see the user
         guide's "Classifier banks", ``docs/user_guide/banks.rst``); on a
-        sparse DAG, the masked kind of least log loss on validation rows
-        carved from the training rows
-        (:class:`~budgetdag_core.bank.AutoMaskedBank`: ``bank_.kind_``,
-        ``bank_.validation_``).
+        sparse DAG ``"masked"`` (boosting: with the chain strategy it erred
+        less on digits and CUBE-NM than the network, see
+        ``benchmarks/bench_afa.py``). ``"masked_auto"`` (sparse DAGs only):
+        the masked kind of least log loss on validation rows carved from the
+        training rows (:class:`~budgetdag_core.bank.AutoMaskedBank`:
+        ``bank_.kind_``, ``bank_.validation_``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
@@ -238,7 +240,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         # The banks read class probabilities: a regressor (Ridge) or a classifier
         # without predict_proba (SVC) is refused here, naming the parameter.
         "classifier": [HasMethods(["fit", "predict_proba"]), None],
-        "bank_kind": [StrOptions({"auto", *BANK_KINDS})],
+        "bank_kind": [StrOptions({"auto", "masked_auto", *BANK_KINDS})],
         "loss_matrix": ["array-like", None],
         "policy_features": [StrOptions(set(POLICY_FEATURES))],
         "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
@@ -403,6 +405,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         return self._new_bank().template()
 
     def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
+        if self.bank_kind == "masked_auto":
+            raise ValueError(
+                "bank_kind='masked_auto' chooses a sparse DAG's bank: use it "
+                "with dag='auto' beyond 12 sensors, 'sparse' or 'chain'."
+            )
         n_states = None if dag is None else dag.n_states
         return make_bank(
             resolve_bank_kind(self.bank_kind, self.classifier, n_states),
@@ -414,13 +421,18 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         )
 
     def _new_sparse_bank(self) -> SparseMaskedBank:
-        if self.classifier is not None or self.bank_kind not in SPARSE_BANK_KINDS:
+        # "auto" here is the boosting bank; "masked_auto" the choice of kind.
+        kind = {"auto": "masked", "masked_auto": "auto"}.get(
+            self.bank_kind, self.bank_kind
+        )
+        if self.classifier is not None or kind not in SPARSE_BANK_KINDS:
             raise ValueError(
                 "A sparse DAG needs an any-subset masked bank of its own model: "
-                f"leave classifier=None and bank_kind one of {SPARSE_BANK_KINDS}."
+                "leave classifier=None and bank_kind one of "
+                f"{['auto', 'masked_auto', *SPARSE_BANK_KINDS[1:]]}."
             )
         return make_sparse_bank(
-            self.bank_kind,
+            kind,
             cv=self.cv,
             random_state=self._seed,
             n_jobs=self.n_jobs,

@@ -51,7 +51,7 @@ def fit(kind: str, n: int = 300, **params) -> BudgetDAGClassifier:
 
 @pytest.fixture(scope="module")
 def models() -> dict[str, BudgetDAGClassifier]:
-    return {kind: fit(kind) for kind in ("masked_mlp", "masked_logistic", "auto")}
+    return {kind: fit(kind) for kind in ("masked_mlp", "masked_logistic", "masked_auto")}
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +135,7 @@ def test_an_unknown_model_is_refused():
 # -------------------------------------------------------- banks of sparse DAGs
 def test_each_kind_builds_its_bank(models):
     assert type(models["masked_mlp"].bank_) is SparseMaskedBank
-    assert type(models["auto"].bank_) is AutoMaskedBank
+    assert type(models["masked_auto"].bank_) is AutoMaskedBank
     for kind, inner in (("masked_mlp", "mlp"), ("masked_logistic", "logistic")):
         bank = models[kind].bank_
         fold_models = bank.fold_models_
@@ -145,7 +145,7 @@ def test_each_kind_builds_its_bank(models):
 
 
 def test_auto_records_its_choice_and_the_numbers_behind_it(models):
-    bank = models["auto"].bank_
+    bank = models["masked_auto"].bank_
     numbers = {k: v for k, v in bank.validation_.items() if k != "rows"}
     assert set(numbers) == set(MASKED_KINDS)
     assert bank.kind_ == min(numbers, key=lambda k: numbers[k]["log_loss"])
@@ -163,18 +163,18 @@ def test_auto_records_its_choice_and_the_numbers_behind_it(models):
 
 
 def test_auto_is_deterministic_and_its_bank_is_reused(models, test_rows):
-    again = fit("auto")
-    assert again.bank_.kind_ == models["auto"].bank_.kind_
-    assert again.bank_.validation_ == models["auto"].bank_.validation_
+    again = fit("masked_auto")
+    assert again.bank_.kind_ == models["masked_auto"].bank_.kind_
+    assert again.bank_.validation_ == models["masked_auto"].bank_.validation_
     pd.testing.assert_frame_equal(
-        again.trace(test_rows), models["auto"].trace(test_rows)
+        again.trace(test_rows), models["masked_auto"].trace(test_rows)
     )
     X, y = make_data(300, 0)
     cheaper = BudgetDAGClassifier(
-        SPEC, cost_scale=0.2, cv=3, random_state=0, bank_kind="auto"
-    ).fit(X, y, bank=models["auto"].bank_)
+        SPEC, cost_scale=0.2, cv=3, random_state=0, bank_kind="masked_auto"
+    ).fit(X, y, bank=models["masked_auto"].bank_)
     # The same fitted bank: one of its strategies' (each fit keeps its own).
-    banks = models["auto"].bank_.strategy_banks_
+    banks = models["masked_auto"].bank_.strategy_banks_
     assert any(cheaper.bank_ is one for one in banks.values())
 
 
@@ -182,12 +182,12 @@ def test_auto_leaves_the_network_out_on_long_tables(monkeypatch):
     from budgetdag_core.bank import _auto
 
     monkeypatch.setattr(_auto, "AUTO_NEURAL_MAX_ROWS", 100)
-    bank = fit("auto", n=200).bank_
+    bank = fit("masked_auto", n=200).bank_
     assert "masked_mlp" not in bank.validation_
     assert bank.kind_ in ("masked", "masked_logistic")
 
 
-@pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "auto"])
+@pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "masked_auto"])
 def test_unacquired_values_are_never_read(models, test_rows, kind):
     model = models[kind]
     trace = model.trace(test_rows)
@@ -202,7 +202,7 @@ def test_unacquired_values_are_never_read(models, test_rows, kind):
     pd.testing.assert_frame_equal(model.trace(spoiled), trace)
 
 
-@pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "auto"])
+@pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "masked_auto"])
 @pytest.mark.parametrize("slim", [True, False])
 def test_pickle_and_skops_round_trips(models, test_rows, kind, slim):
     model = models[kind]
@@ -217,7 +217,7 @@ def test_pickle_and_skops_round_trips(models, test_rows, kind, slim):
             np.testing.assert_array_equal(
                 loaded.predict_proba(test_rows), model.predict_proba(test_rows)
             )
-    if kind == "auto":
+    if kind == "masked_auto":
         loaded = loads_policy_skops(dumps_policy_skops(model))
         assert loaded.bank_.kind_ == model.bank_.kind_
         assert loaded.bank_.validation_ == model.bank_.validation_
@@ -236,7 +236,7 @@ def test_a_forged_network_is_refused_on_load(models):
 
 
 def test_a_forged_auto_choice_is_refused(models):
-    bank = copy.deepcopy(models["auto"].bank_)
+    bank = copy.deepcopy(models["masked_auto"].bank_)
     bank.check_integrity()
     bank.kind_ = "os.system"
     with pytest.raises(ValueError, match="kind_"):
