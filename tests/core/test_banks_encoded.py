@@ -51,7 +51,8 @@ def fit(kind: str, n: int = 300, **params) -> BudgetDAGClassifier:
 
 @pytest.fixture(scope="module")
 def models() -> dict[str, BudgetDAGClassifier]:
-    return {kind: fit(kind) for kind in ("masked_mlp", "masked_logistic", "masked_auto")}
+    kinds = ("masked_mlp", "masked_logistic", "masked_auto")
+    return {kind: fit(kind) for kind in kinds}
 
 
 @pytest.fixture(scope="module")
