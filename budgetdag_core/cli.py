@@ -95,26 +95,6 @@ def _progress(stage: str, done: int, total: int) -> None:
     )
 
 
-#: ``--n-subsets`` when the spec has too many sensors for a full DAG and none is
-#: given: 8 subsets (at most 2^8 = 256 states) is what the benchmarks use on spam
-#: and DNA (see BENCHMARKS.md).
-DEFAULT_N_SUBSETS = 8
-
-
-def _n_subsets(args: argparse.Namespace, spec: SensorSpec) -> int | None:
-    """``--n-subsets``, or the default for specs too large for a full DAG."""
-    if args.n_subsets is not None or spec.n_sensors <= MAX_FULL_DAG_SENSORS:
-        return args.n_subsets
-    print(
-        f"The spec has {spec.n_sensors} sensors (a full DAG takes at most "
-        f"{MAX_FULL_DAG_SENSORS}): selecting {DEFAULT_N_SUBSETS} sensor subsets "
-        "(Alg. 2) and building the DAG over their unions; set --n-subsets to "
-        "change this.",
-        file=sys.stderr,
-    )
-    return DEFAULT_N_SUBSETS
-
-
 def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
     params = {
         "cost_scale": args.cost_scale,
@@ -129,7 +109,9 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
         "stop_loss": args.stop_loss,
         "bank_serve": args.bank_serve,
     }
-    n_subsets = _n_subsets(args, spec)
+    # Without --n-subsets the library's default: beyond 12 sensors its DAGs
+    # of one-sensor additions (chain or grown, kept on validation rows).
+    n_subsets = args.n_subsets
     if n_subsets is not None:
         params["n_subsets"] = n_subsets
         params["subset_reward"] = args.subset_reward
@@ -346,8 +328,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         type=_int_in(1, MAX_N_SUBSETS),
         default=None,
         help="select this many sensor subsets (Alg. 2, 1-16); the DAG is built "
-        f"over their unions (default: none, or {DEFAULT_N_SUBSETS} when the spec "
-        f"has more than {MAX_FULL_DAG_SENSORS} sensors)",
+        "over their unions (default: none: the full DAG, or beyond "
+        f"{MAX_FULL_DAG_SENSORS} sensors the library's one-sensor-at-a-time DAGs)",
     )
     p.add_argument(
         "--subset-budget",

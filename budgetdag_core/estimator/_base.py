@@ -171,6 +171,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> BudgetDAGClassifier(toy_dataset(50, 10).spec, cv=1).check_params()
+        Traceback (most recent call last):
+        ...
+        sklearn.utils._param_validation.InvalidParameterError: The 'cv' ...
         """
         self._validate_params()
         return self
@@ -188,6 +196,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Returns
         -------
         bool
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, SensorSpec
+        >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
+        >>> BudgetDAGClassifier(spec).builds_sparse_dag(spec)
+        True
+        >>> BudgetDAGClassifier(spec, n_subsets=4).builds_sparse_dag(spec)
+        False
         """
         return self._sparse_dag(spec)
 
@@ -215,6 +232,16 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         -------
         dag : SensorDAG
         selection : SubsetSelection or None
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(100, 10)
+        >>> model = BudgetDAGClassifier(demo.spec)
+        >>> spec, Xv, y_fit, _ = model.check_fit_data(demo.X_train, demo.y_train)
+        >>> dag, selection = model.build_dag(spec, Xv, y_fit)
+        >>> dag.n_states, selection is None
+        (8, True)
         """
         if self._sparse_dag(spec):
             raise ValueError(
@@ -234,6 +261,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Returns
         -------
         bank
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> type(BudgetDAGClassifier(toy_dataset(50, 10).spec).new_bank()).__name__
+        'ClassifierBank'
         """
         return self._new_bank(dag)
 

@@ -7,7 +7,7 @@ import os
 import pandas as pd
 import pytest
 
-from budgetdag_core import SensorSpec, load_policy
+from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_policy
 from budgetdag_core.cli import main
 from tests.conftest import SYNTH_SPEC, make_synthetic
 
@@ -187,17 +187,27 @@ def _wide_files(tmp_path, n_sensors: int = 14):
     return tmp_path / "wide.csv", tmp_path / "wide.json"
 
 
-def test_train_many_sensors_picks_subsets_by_default(tmp_path, capsys) -> None:
+def test_train_many_sensors_trains_the_library_default(tmp_path, capsys) -> None:
     data, spec = _wide_files(tmp_path)
     out = tmp_path / "m.pkl"
     args = ["train", str(data), "--label", "label", "--sensors", str(spec)]
     code = main([*args, "--cv", "3", "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "14 sensors" in captured.err and "selecting 8 sensor subsets" in captured.err
     model = load_policy(out)
-    assert model.n_subsets == 8
-    assert model.subset_selection_ is not None
+    assert model.n_subsets is None and model.subset_selection_ is None
+    assert model.strategy_ in ("chain", "grown")
+    # The same model as the library's default with the CLI's settings.
+    frame = pd.read_csv(data)
+    library = BudgetDAGClassifier(
+        SensorSpec.from_file(spec), cv=3, cost_scale=model.cost_scale,
+        random_state=model.random_state,
+    ).fit(frame.drop(columns="label"), frame["label"])  # fmt: skip
+    assert library.strategy_ == model.strategy_
+    pd.testing.assert_frame_equal(
+        library.trace(frame.drop(columns="label")),
+        model.trace(frame.drop(columns="label")),
+    )
     assert json.loads(captured.out)["train"]["error"] < 0.3
 
 
