@@ -22,7 +22,12 @@ from sklearn.utils.validation import check_is_fitted
 from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
-from ..dag_strategy import StrategyChoice, chain_growth, choose_strategy
+from ..dag_strategy import (
+    SIMPLEST_FIRST,
+    StrategyChoice,
+    chain_growth,
+    choose_strategy,
+)
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import (
@@ -628,11 +633,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     def _strategies(self) -> tuple[str, ...]:
         """The many-sensor strategies this fit builds (``"auto"``: both,
-        one kept on validation rows; see :mod:`budgetdag_core.dag_strategy`)."""
+        one kept on validation rows, simplest first; see
+        :mod:`budgetdag_core.dag_strategy`)."""
         kind = getattr(self, "dag", "full")
-        return {"sparse": ("grown",), "chain": ("chain",)}.get(
-            kind, ("chain", "grown")
-        )
+        return {"sparse": ("grown",), "chain": ("chain",)}.get(kind, SIMPLEST_FIRST)
 
     @property
     def strategy_(self) -> str:
