@@ -407,6 +407,43 @@ def baseline_frame(
     return frame[FRAME_COLUMNS]
 
 
+def train_chosen_hull(frame: pd.DataFrame) -> pd.DataFrame:
+    """The fixed-subset hull of honest selection: on each evaluation split,
+    the lower hull of the fixed points of the states on the out-of-fold
+    ``"train"`` split's hull (method ``"hull_oof"``).
+
+    The ``"hull"`` of a test split picks its subsets by their test errors: of
+    many subsets, the luckiest on those rows (an optimistic baseline, as a
+    default picked by its test score would be). Here the subsets are picked
+    where a user would pick them, on the training rows' out-of-fold
+    predictions, and only reported on the split.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        :func:`baseline_frame` rows of a ``"train"`` split and of others.
+
+    Returns
+    -------
+    DataFrame
+        ``hull_oof`` rows of every split but ``"train"`` (none without a
+        ``"train"`` split), the columns of ``frame``.
+    """
+    train = frame[(frame["split"] == "train") & (frame["method"] == "hull")]
+    if train.empty:
+        return frame.iloc[:0]
+    chosen = set(train["state"].dropna().astype(int))
+    parts = []
+    for split in frame["split"].unique():
+        if split == "train":
+            continue
+        fixed = frame[(frame["split"] == split) & (frame["method"] == "fixed")]
+        fixed = fixed[fixed["state"].isin(chosen)].sort_values("avg_cost")
+        keep = lower_convex_hull(fixed["avg_cost"], fixed["error"])
+        parts.append(fixed.iloc[keep].assign(method="hull_oof"))
+    return pd.concat(parts) if parts else frame.iloc[:0]
+
+
 def baseline_points(
     model: BudgetDAGClassifier,
     X: pd.DataFrame,
