@@ -16,6 +16,14 @@ import pandas as pd
 from .sensors import SensorSpec
 from .validation import check_params, int_in, real_in
 
+__all__ = [
+    "DEMOS",
+    "DEMO_HINTS",
+    "Dataset",
+    "load_demo",
+    "toy_dataset",
+]
+
 _ROOT = Path(__file__).resolve().parent.parent
 
 

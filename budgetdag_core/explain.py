@@ -16,6 +16,15 @@ import pandas as pd
 from .graph_reduce import STOP
 from .validation import check_features, check_index, check_labels
 
+__all__ = [
+    "PathResult",
+    "action_names",
+    "node_details",
+    "path_of",
+    "state_label",
+    "subsets_in",
+]
+
 
 @dataclass
 class PathResult:

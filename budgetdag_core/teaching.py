@@ -21,6 +21,13 @@ import pandas as pd
 from .explain import action_names
 from .validation import check_params, int_in
 
+__all__ = [
+    "ReduceStep",
+    "cost_tables",
+    "graph_reduce_steps",
+    "pending_states",
+]
+
 
 @dataclass
 class ReduceStep:

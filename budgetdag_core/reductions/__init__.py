@@ -5,9 +5,6 @@ from ._cost_regression import CostRegression
 from ._filter_tree import FilterTree
 
 __all__ = [
-    "CostSensitiveLearner",
     "CostRegression",
     "FilterTree",
-    "PolicyFeatures",
-    "effective_degree",
 ]
