@@ -92,6 +92,15 @@ __all__ = [
     "toy_dataset",
     "tradeoff_curve",
     "warm_up",
+    # The documented subpackages.
+    "bank",
+    "datasets",
+    "estimates",
+    "explain",
+    "plotting",
+    "reductions",
+    "teaching",
+    "tradeoff",
 ]
 
 #: The names the root exported before they moved to a subpackage (0.1.0), by

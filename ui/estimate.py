@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import budgetdag_core
-from budgetdag_core import Dataset, SensorSpec, estimate_fit_seconds_for
+from budgetdag_core import Dataset, SensorSpec
+from budgetdag_core.estimates import estimate_fit_seconds_for
 from budgetdag_core.tradeoff import (
     FitProbe,
     dag_states_at_most,

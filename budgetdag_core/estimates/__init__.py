@@ -14,20 +14,14 @@ which still holds them for code written before this module existed.
 
 from ..tradeoff import (
     FitProbe,
-    dag_states_at_most,
     estimate_fit_seconds,
     estimate_fit_seconds_for,
-    estimate_policy_seconds,
     probe_fit,
-    selected_dag_states,
 )
 
 __all__ = [
     "FitProbe",
-    "dag_states_at_most",
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
-    "estimate_policy_seconds",
     "probe_fit",
-    "selected_dag_states",
 ]

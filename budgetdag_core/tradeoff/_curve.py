@@ -301,7 +301,8 @@ def dominance_summary(
 
     Examples
     --------
-    >>> from budgetdag_core import dominance_summary, toy_dataset, tradeoff_curve
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> from budgetdag_core.tradeoff import dominance_summary
     >>> demo = toy_dataset(200, 100)
     >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
     ...                      cost_scales=[0.0, 0.03, 0.3], cv=3, random_state=0)

@@ -359,7 +359,8 @@ class FitProbe:
 
     Examples
     --------
-    >>> from budgetdag_core import load_demo, probe_fit
+    >>> from budgetdag_core import load_demo
+    >>> from budgetdag_core.estimates import probe_fit
     >>> demo = load_demo("pima")
     >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
     FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0)
