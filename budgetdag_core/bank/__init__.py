@@ -6,8 +6,8 @@ bank serves every ``cost_scale``. The kinds (:data:`BANK_KINDS`, built by
 :func:`make_bank`): a model per state (``"per_subset"``, ``"hgb"``) or one
 model for all states on masked rows (``"masked"``: boosting;
 ``"masked_mlp"``, ``"masked_logistic"``: a network or a logistic regression
-on the mask encoding). A sparse DAG's bank (:func:`make_sparse_bank`) is one
-of the masked kinds, or with ``"auto"`` (:class:`AutoMaskedBank`) the one
+on the mask encoding). A sparse DAG's bank (``make_sparse_bank``) is one
+of the masked kinds, or with ``"auto"`` (``AutoMaskedBank``) the one
 that scores best on validation rows.
 :class:`RegressorBank` is the regression twin of :class:`ClassifierBank`.
 """

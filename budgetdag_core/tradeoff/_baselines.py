@@ -335,8 +335,9 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
 
-    The oracle rows of :func:`baseline_points` (and of :func:`tradeoff_curve`'s
-    frame) are this frontier on the model's classifiers:
+    The oracle rows of :func:`baseline_points` (and of
+    :func:`~budgetdag_core.tradeoff_curve`'s frame) are this frontier on the
+    model's classifiers:
 
     >>> from budgetdag_core.tradeoff import baseline_points
     >>> frame = baseline_points(model, demo.X_test, demo.y_test)

@@ -293,7 +293,7 @@ def dominance_summary(
     ----------
     frame : DataFrame
         Rows with ``method`` "dag", "fixed" and "all_sensors", optionally
-        "cascade" (as made by :func:`tradeoff_curve`).
+        "cascade" (as made by :func:`~budgetdag_core.tradeoff_curve`).
     split : str
         Which split's rows to compare.
     tolerance : float
@@ -356,7 +356,7 @@ def dominance_summary(
 # ----------------------------------------------------------------- the result
 @dataclass
 class TradeoffResult:
-    """What :func:`tradeoff_curve` returns.
+    """What :func:`~budgetdag_core.tradeoff_curve` returns.
 
     Attributes
     ----------

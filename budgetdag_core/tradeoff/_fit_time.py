@@ -185,8 +185,9 @@ def estimate_fit_seconds(
         state's columns, on average half of them; the masked bank's model all.
         Default: a landsat-like width.
     kernels_ready : bool, optional
-        Whether the compiled kernels are ready (:func:`kernels_ready`, which
-        is asked when this is None); if not, the first fit compiles them.
+        Whether the compiled kernels are ready
+        (:func:`~budgetdag_core.kernels_ready`, which is asked when this is
+        None); if not, the first fit compiles them.
     n_cores : int, optional
         The machine's cores (default ``os.cpu_count()``): workers beyond them
         wait.
