@@ -198,3 +198,20 @@ def test_the_package_the_app_and_a_fit_raise_no_deprecation_warning():
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok")
+
+
+def test_the_release_version_has_one_source():
+    """pyproject.toml reads the version from ``budgetdag_core._version`` (the
+    wheel's name says it: tests/core/test_packaging.py); the docs quote it."""
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in pyproject["project"]
+    assert "version" in pyproject["project"]["dynamic"]
+    source = pyproject["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    module, name = source.rsplit(".", 1)
+    assert getattr(importlib.import_module(module), name) == budgetdag_core.__version__
+    citing = (ROOT / "docs" / "citing.rst").read_text()
+    assert re.findall(r"version\s*=\s*\{([^}]*)\}", citing) == [
+        budgetdag_core.__version__
+    ]
