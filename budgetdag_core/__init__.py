@@ -11,6 +11,8 @@ banks), ``budgetdag_core.reductions`` (node learners),
 
 Names the root exported before the subpackages were documented still import
 from it, with a ``DeprecationWarning`` that names their home (``_MOVED``).
+``dir(budgetdag_core)`` leaves them out: tools that list a module and read
+every name (pytest's collection, completion in a shell) would warn for each.
 """
 
 import importlib
@@ -175,12 +177,6 @@ def __getattr__(name: str) -> Any:
         stacklevel=2,
     )
     return getattr(importlib.import_module(home), name)
-
-
-def __dir__() -> list[str]:
-    """The module's names and the moved ones, which still resolve (so that
-    tools listing ``dir()`` find every name that imports)."""
-    return sorted(set(globals()) | set(_MOVED))
 
 
 # After an install, the compiled kernels start compiling in a child process
