@@ -15,9 +15,9 @@ from it, with a ``DeprecationWarning`` that names their home (``_MOVED``).
 every name (pytest's collection, completion in a shell) would warn for each.
 """
 
-import importlib
-import warnings
-from typing import Any
+# Private aliases: dir(budgetdag_core) lists the API, not these helpers.
+import importlib as _importlib
+import warnings as _warnings
 
 from . import (
     _compiled,
@@ -160,7 +160,7 @@ _MOVED_TO = {
 _MOVED = {name: home for home, names in _MOVED_TO.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """A moved name, from its new home, with a ``DeprecationWarning``.
 
     Only names missing from the module's namespace get here (PEP 562), so the
@@ -169,14 +169,14 @@ def __getattr__(name: str) -> Any:
     home = _MOVED.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
+    _warnings.warn(
         f"budgetdag_core.{name} moved to {home}: import it from there "
         f"(from {home} import {name}); the root's name will be removed in a "
         "future release.",
         DeprecationWarning,
         stacklevel=2,
     )
-    return getattr(importlib.import_module(home), name)
+    return getattr(_importlib.import_module(home), name)
 
 
 # After an install, the compiled kernels start compiling in a child process
