@@ -171,8 +171,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     _warnings.warn(
         f"budgetdag_core.{name} moved to {home}: import it from there "
-        f"(from {home} import {name}); the root's name will be removed in a "
-        "future release.",
+        f"(from {home} import {name}).",
         DeprecationWarning,
         stacklevel=2,
     )
