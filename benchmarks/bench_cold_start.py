@@ -89,7 +89,7 @@ spec, X, y, params = table(name)
 ready = getattr(budgetdag_core, "kernels_ready", lambda: None)()  # None: older
 estimate = one_thread = None
 if os.environ.get("ESTIMATE") == "1":
-    from budgetdag_core import estimate_fit_seconds_for
+    from budgetdag_core.tradeoff import estimate_fit_seconds_for
     from budgetdag_core.tradeoff import probe_fit
     # As the app's Train page: the fit's first steps probed (states, a masked
     # bank's first fold timed), then the estimate.

@@ -438,9 +438,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Returns
         -------
         bank
-            The fitted bank: a :class:`~budgetdag_core.ClassifierBank`,
-            :class:`~budgetdag_core.MaskedBank` or
-            :class:`~budgetdag_core.RegressorBank`, as ``fit`` would build.
+            The fitted bank: a :class:`~budgetdag_core.bank.ClassifierBank`,
+            :class:`~budgetdag_core.bank.MaskedBank` or
+            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build.
 
         Examples
         --------

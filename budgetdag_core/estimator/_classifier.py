@@ -73,7 +73,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         NaN).
     bank_kind : {"auto", "per_subset", "hgb", "masked", "masked_mlp", \
 "masked_logistic", "masked_auto"}, default="auto"
-        How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
+        How the classifier bank is built (see :func:`budgetdag_core.bank.make_bank`):
         one ``classifier`` per state, one early-stopped gradient boosting per
         state, or one model for all states on masked rows (boosting, or a
         network or logistic regression on the mask encoding). ``"auto"``:

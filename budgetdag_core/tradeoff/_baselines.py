@@ -335,10 +335,11 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
 
-    The oracle rows of :func:`baseline_points` (and of :func:`tradeoff_curve`'s
-    frame) are this frontier on the model's classifiers:
+    The oracle rows of :func:`baseline_points` (and of
+    :func:`~budgetdag_core.tradeoff_curve`'s frame) are this frontier on the
+    model's classifiers:
 
-    >>> from budgetdag_core import baseline_points
+    >>> from budgetdag_core.tradeoff import baseline_points
     >>> frame = baseline_points(model, demo.X_test, demo.y_test)
     >>> oracle = frame[frame["method"] == "oracle"]
     >>> bool(oracle["error"].is_monotonic_decreasing)
@@ -481,7 +482,7 @@ def baseline_points(
     >>> demo = toy_dataset(200, 50)
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
-    >>> from budgetdag_core import baseline_points
+    >>> from budgetdag_core.tradeoff import baseline_points
     >>> frame = baseline_points(model, demo.X_test, demo.y_test, split="test")
     >>> sorted(frame["method"].unique())
     ['all_sensors', 'fixed', 'hull', 'no_sensors', 'oracle']

@@ -299,7 +299,7 @@ def dominance_summary(
     ----------
     frame : DataFrame
         Rows with ``method`` "dag", "fixed" and "all_sensors", optionally
-        "cascade" (as made by :func:`tradeoff_curve`).
+        "cascade" (as made by :func:`~budgetdag_core.tradeoff_curve`).
     split : str
         Which split's rows to compare.
     tolerance : float
@@ -307,7 +307,8 @@ def dominance_summary(
 
     Examples
     --------
-    >>> from budgetdag_core import dominance_summary, toy_dataset, tradeoff_curve
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> from budgetdag_core.tradeoff import dominance_summary
     >>> demo = toy_dataset(200, 100)
     >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
     ...                      cost_scales=[0.0, 0.03, 0.3], cv=3, random_state=0)
@@ -361,7 +362,7 @@ def dominance_summary(
 # ----------------------------------------------------------------- the result
 @dataclass
 class TradeoffResult:
-    """What :func:`tradeoff_curve` returns.
+    """What :func:`~budgetdag_core.tradeoff_curve` returns.
 
     Attributes
     ----------

@@ -185,8 +185,9 @@ def estimate_fit_seconds(
         state's columns, on average half of them; the masked bank's model all.
         Default: a landsat-like width.
     kernels_ready : bool, optional
-        Whether the compiled kernels are ready (:func:`kernels_ready`, which
-        is asked when this is None); if not, the first fit compiles them.
+        Whether the compiled kernels are ready
+        (:func:`~budgetdag_core.kernels_ready`, which is asked when this is
+        None); if not, the first fit compiles them.
     n_cores : int, optional
         The machine's cores (default ``os.cpu_count()``): workers beyond them
         wait.
@@ -359,7 +360,8 @@ class FitProbe:
 
     Examples
     --------
-    >>> from budgetdag_core import load_demo, probe_fit
+    >>> from budgetdag_core import load_demo
+    >>> from budgetdag_core.estimates import probe_fit
     >>> demo = load_demo("pima")
     >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
     FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetdag_core import estimate_fit_seconds as estimate_with_probe
+from budgetdag_core.estimates import estimate_fit_seconds as estimate_with_probe
 
 
 def estimate_fit_seconds(*args, **kwargs):
@@ -112,7 +112,8 @@ def test_wider_tables_take_longer():
 
 
 def test_estimate_for_reads_the_data_and_settings():
-    from budgetdag_core import estimate_fit_seconds_for, load_demo
+    from budgetdag_core import load_demo
+    from budgetdag_core.estimates import estimate_fit_seconds_for
 
     demo = load_demo("landsat")
     expected = estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2)
@@ -140,8 +141,9 @@ def test_a_processs_first_fit_adds_its_fixed_cost():
 
 
 def test_selected_states_are_the_fits_and_replace_the_most_states():
-    from budgetdag_core import BudgetDAGClassifier, estimate_fit_seconds_for, load_demo
+    from budgetdag_core import BudgetDAGClassifier, load_demo
     from budgetdag_core._compiled import kernels_loaded
+    from budgetdag_core.estimates import estimate_fit_seconds_for
     from budgetdag_core.tradeoff import dag_states_at_most, selected_dag_states
 
     cube = load_demo("cube_nm")
@@ -189,7 +191,8 @@ def test_a_selection_that_would_take_too_long_is_skipped():
 
 
 def test_the_probes_fold_is_the_fits_first_fold_and_scales_the_estimate():
-    from budgetdag_core import BudgetDAGClassifier, estimate_fit_seconds_for, load_demo
+    from budgetdag_core import BudgetDAGClassifier, load_demo
+    from budgetdag_core.estimates import estimate_fit_seconds_for
     from budgetdag_core.tradeoff import FitProbe, probe_fit
     from budgetdag_core.tradeoff._fit_time import MASKED_SCORING_SHARE
 
