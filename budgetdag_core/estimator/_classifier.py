@@ -190,9 +190,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         default ``classifier`` and ``bank_kind``. ``"chain"``: the same bank,
         the states one greedy order's prefixes (the confidence cascade's
         order; every row may stop after each sensor). ``"auto"``: beyond 12
-        sensors when ``n_subsets`` is None, ``"sparse"`` or ``"chain"``,
-        whichever does better on validation rows carved from the training
-        data (:attr:`strategy_`, :attr:`strategy_choice_`; see
+        sensors when ``n_subsets`` is None, ``"chain"``, or ``"sparse"``
+        where it does better by one standard error on validation rows carved
+        from the training data (:attr:`strategy_`, :attr:`strategy_choice_`; see
         ``budgetdag_core.dag_strategy``), else ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
