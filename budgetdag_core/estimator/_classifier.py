@@ -80,12 +80,13 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
         33 states or more, else ``"hgb"`` (chosen by measurement, see the user
         guide's "Classifier banks", ``docs/user_guide/banks.rst``); on a
-        sparse DAG ``"masked"`` (boosting: with the chain strategy it erred
-        less on digits and CUBE-NM than the network, see
-        ``benchmarks/bench_afa.py``). ``"masked_auto"`` (sparse DAGs only):
-        the masked kind of least log loss on validation rows carved from the
-        training rows (``budgetdag_core.bank.AutoMaskedBank``:
-        ``bank_.kind_``, ``bank_.validation_``).
+        sparse DAG ``"masked_auto"``. ``"masked_auto"`` (sparse DAGs only):
+        the masked kind (boosting, network, logistic regression) of least log
+        loss on validation rows carved from the training rows
+        (``budgetdag_core.bank.AutoMaskedBank``: ``bank_.kind_``,
+        ``bank_.validation_``; on a few hundred rows with many sensors the
+        network or the logistic regression often beats boosting, see
+        ``benchmarks/bench_afa.py``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
@@ -421,8 +422,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         )
 
     def _new_sparse_bank(self) -> SparseMaskedBank:
-        # "auto" here is the boosting bank; "masked_auto" the choice of kind.
-        kind = {"auto": "masked", "masked_auto": "auto"}.get(
+        # "auto" and "masked_auto" here: the masked kind chosen on validation.
+        kind = {"auto": "auto", "masked_auto": "auto"}.get(
             self.bank_kind, self.bank_kind
         )
         if self.classifier is not None or kind not in SPARSE_BANK_KINDS:
