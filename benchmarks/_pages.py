@@ -35,7 +35,6 @@ from _report import (
     METHODS,
     afa_run_info,
     afa_runs,
-    dataset_label,
     read_results,
     summaries_from,
     triple_cells,
@@ -103,11 +102,18 @@ def _commands(summaries: list[dict]) -> str:
 def _dag_column(results: Results) -> str:
     """What the DAG column ran: the default, or the datasets with n_subsets."""
     subsets = [
-        f"{name}: `n_subsets={s['params']['n_subsets']}`"
+        f"{name} `n_subsets={s['params']['n_subsets']}`"
         for name, s, _, _ in results.run_all
         if "n_subsets" in s.get("params", {})
     ]
-    return "DAG, library default" + (f" ({'; '.join(subsets)})" if subsets else "")
+    return "DAG: library default" + (
+        f"; {', '.join(subsets)} (the paper's)" if subsets else ""
+    )
+
+
+def _splits(name: str, stats) -> str:
+    n = stats.n_splits
+    return f"{name} ({n} split{'s' if n > 1 else ''})"
 
 
 def md_table(header: list[str], rows: list[list[str]]) -> str:
@@ -160,21 +166,19 @@ def readme_comparison(results: Results) -> str:
             for m in methods
         }
         cells = triple_cells(values, digits=3)
-        label = dataset_label(name, stats).replace("mean of ", "")
+        label = _splits(name, stats)
         rows.append(
             [label, f"{np.mean(stats.all_errors):.3f}", *(cells[m] for m in methods)]
         )
-    header = ["data", "all sensors", _dag_column(results)]
+    header = ["data (test splits)", "all sensors", _dag_column(results)]
     header += [README_NAMES[m] for m in methods[1:]]
     summaries = [s for _, s, _, _ in results.run_all]
     return "\n".join(
         [
-            "Test error at 25 / 50 / 75 % of the all-sensor cost on each "
-            "dataset's test rows, read off each method's lower convex hull "
-            "(best of each budget in bold; a dataset split at random is the mean "
-            "of its splits). Every method ran with the settings of "
-            f"{_commands(summaries)}; the peers and CEGB on the same rows "
-            "([details](BENCHMARKS.md)):",
+            "Test error at 25 / 50 / 75 % of the all-sensor cost, read off "
+            "each method's lower convex hull on the same test rows (mean over "
+            "splits; best in bold); every column ran with the settings of "
+            f"{_commands(summaries)}:",
             "",
             md_table(header, rows),
         ]

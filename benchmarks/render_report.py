@@ -34,6 +34,9 @@ from _report import FIGURES, report_text  # noqa: E402
 
 #: Folders under docs/ written by the docs build, not by hand.
 BUILT = ("_build", "auto_examples", "generated", "backreferences", "_intersphinx")
+#: Folders under docs/ whose pages hold no benchmark figures (the API pages
+#: are written from the docstrings).
+NOT_SCANNED = ("api",)
 
 
 def pages(root: Path = ROOT) -> list[Path]:
@@ -42,7 +45,9 @@ def pages(root: Path = ROOT) -> list[Path]:
         p
         for p in sorted((root / "docs").rglob("*"))
         if p.suffix in (".md", ".rst")
-        and not any(part in BUILT for part in p.relative_to(root).parts)
+        and not any(
+            part in (*BUILT, *NOT_SCANNED) for part in p.relative_to(root).parts
+        )
     ]
     return [root / "README.md", *docs]
 
