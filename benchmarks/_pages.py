@@ -217,7 +217,7 @@ def speed_table(results: Results) -> str:
         header.append(f"{name} ({s['n_states']} states, {s['bank_kind']} bank)")
         whole, one = sec["fit (bank + one policy)"], sec["one policy fit (bank reused)"]
         fit.append(f"{whole:.1f} s = {whole / unit:.3g}×")
-        policies.append(f"{one:.2f} s")
+        policies.append(f"{one:.2g} s")
         error.append(f"{np.mean(stats.all_errors):.4f}")
         refit.append(f"{one / unit:.3g}×")
     rows = [

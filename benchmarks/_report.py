@@ -759,7 +759,7 @@ def script_list(bench_dir: Path) -> list[list[str]]:
         first = re.split(
             r"(?<=[.?])\s+(?=[A-Z])", " ".join(doc.split("\n\n")[0].split())
         )[0]
-        first = re.sub(r"\s*\(issues? [0-9, and]+\)", "", first)
+        first = re.sub(r"\s*\(issues? [^)]*\)", "", first)
         rows.append([f"`{path.name}`", first])
     return rows
 
