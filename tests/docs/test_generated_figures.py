@@ -173,3 +173,17 @@ def test_each_generated_block_of_the_pages_has_a_known_name():
     ]
     assert {"readme-comparison", "readme-many-sensors"} <= set(names)
     assert set(names) <= set(BLOCKS)
+
+
+def test_readme_is_short_and_its_table_says_what_each_column_ran():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme) <= 10_000
+    (body,) = [b for name, b in blocks_of(readme) if name == "readme-comparison"]
+    header = next(line for line in body.splitlines() if line.startswith("| data"))
+    assert "library default" in header and "(test splits)" in header
+    # The settings every column ran with, and the seeded splits per dataset.
+    assert "`python benchmarks/run_all.py" in body and "at commit `" in body
+    lines = body.splitlines()
+    rows = lines[lines.index(header) + 2 :]
+    rows = [row for row in rows if row.startswith("| ")]
+    assert rows and all(re.match(r"\| \w+ \(\d+ splits?\) \|", r) for r in rows)
