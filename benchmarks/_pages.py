@@ -175,10 +175,9 @@ def readme_comparison(results: Results) -> str:
     summaries = [s for _, s, _, _ in results.run_all]
     return "\n".join(
         [
-            "Test error at 25 / 50 / 75 % of the all-sensor cost, read off "
-            "each method's lower convex hull on the same test rows (mean over "
-            "splits; best in bold); every column ran with the settings of "
-            f"{_commands(summaries)}:",
+            "Test error at 25 / 50 / 75 % of the all-sensor cost on the same "
+            "test rows, read off each method's lower convex hull (mean over "
+            f"splits; best in bold); every column ran {_commands(summaries)}:",
             "",
             md_table(header, rows),
         ]
