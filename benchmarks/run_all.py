@@ -509,10 +509,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--data-dir",
-        default=str(DEFAULT_DATA_DIR),
+        default=os.environ.get("BUDGETDAG_DATA", str(DEFAULT_DATA_DIR)),
         help="directory with the dataset files, searched before the package's "
         "demo files and assets/ "
-        f"(default: {DEFAULT_DATA_DIR})",
+        f"(default: $BUDGETDAG_DATA, else {DEFAULT_DATA_DIR})",
     )
     parser.add_argument(
         "--datasets",
