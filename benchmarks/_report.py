@@ -682,10 +682,12 @@ def current_commit() -> str:
             subprocess.run, capture_output=True, text=True, cwd=Path(__file__).parent
         )
         commit = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-        # The report itself does not make the code that ran "changed".
+        # What the results generate (the report, figures, pages) and the
+        # results themselves do not make the code that ran "changed".
+        generated = ("BENCHMARKS.md", "README.md", "docs", "benchmarks/results")
         dirty = run(
             ["git", "status", "--porcelain", "--untracked-files=no", "--", ":/"]
-            + [":(top,exclude)BENCHMARKS.md"]
+            + [f":(top,exclude){path}" for path in generated]
         ).stdout
     except OSError:
         return "unknown"
