@@ -432,6 +432,19 @@ def _seeds_label(name: str, r: pd.DataFrame) -> str:
 AFA_METHODS = ("dag", "paper", "hull", "cascade", "aaco", "greedy")
 
 
+def _afa_speed_ratios(
+    name: str, method: str, methods: dict[str, Path]
+) -> tuple[float, float]:
+    """A bench_afa method's fit time and rows/s as ratios to its run's HGB."""
+    if method not in methods:
+        return float("nan"), float("nan")
+    sp = pd.read_csv(methods[method] / "speed.csv")
+    sp = sp[sp["dataset"] == name]
+    fit = (sp[f"{method}_fit_s"] / sp["hgb_fit_s"]).mean()
+    rows = (sp[f"{method}_rows_per_s"] / sp["hgb_rows_per_s"]).mean()
+    return float(fit), float(rows)
+
+
 def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
     """Sensors, the HGB's fit seconds, then fit time and rows/s of the DAG
     and the peers, each a ratio to the HGB of its own run (side by side)."""
@@ -439,10 +452,7 @@ def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
     def ratios(method: str) -> tuple[str, str]:
         if method not in methods:
             return "not run", "not run"
-        sp = pd.read_csv(methods[method] / "speed.csv")
-        sp = sp[sp["dataset"] == name]
-        fit = (sp[f"{method}_fit_s"] / sp["hgb_fit_s"]).mean()
-        rows = (sp[f"{method}_rows_per_s"] / sp["hgb_rows_per_s"]).mean()
+        fit, rows = _afa_speed_ratios(name, method, methods)
         return f"{fit:.1f}×", f"{rows:.2g}×"
 
     own = pd.read_csv(methods.get("dag", next(iter(methods.values()))) / "speed.csv")
@@ -612,32 +622,76 @@ AFA_LABELS = {
 }
 
 
-def speed_figure(summaries: list[tuple[str, dict]]) -> str:
-    """SVG: fit and prediction speed of the DAG and CEGB as ratios to the HGB."""
-    from _svg import Series, dot_chart
+def _peer_rows_ratio(s: dict, rollout_key: str) -> float:
+    """A peer's test-row rollout speed (rows/s) against the HGB's prediction."""
+    seconds = s["seconds"].get(rollout_key)
+    if not seconds:
+        return float("nan")
+    return s["n_test"] / seconds / s["reference"]["predict_rows_per_s"]
 
-    rows, fit, refit, cegb, rows_s = [], [], [], [], []
+
+def speed_points(
+    summaries: list[tuple[str, dict]], afa_dir: Path
+) -> tuple[list[str], dict[str, list[float]]]:
+    """Rows (datasets) and, per measure, its ratio to the HGB on each row."""
+    keys = ("DAG fit", "DAG refit", "CEGB fits", "DAG predict")
+    keys += ("AACO rollout", "greedy CMI rollout")
+    rows, values = [], {k: [] for k in keys}
+    nan = float("nan")
     for name, s in summaries:
         ref = s.get("reference")
         if not ref:
             continue
-        sec = s["seconds"]
+        sec, unit = s["seconds"], ref["fit_s"]
         rows.append(name)
-        fit.append(sec["fit (bank + one policy)"] / ref["fit_s"])
-        refit.append(sec["one policy fit (bank reused)"] / ref["fit_s"])
-        cegb.append(sec["CEGB fits only"] / ref["fit_s"])
-        rows_s.append(s["predict_rows_per_s"] / ref["predict_rows_per_s"])
-    series = [
-        Series("DAG fit", fit, [], COLOURS["dag"]),
-        Series("DAG refit", refit, [], COLOURS["dag_paper"]),
-        Series("CEGB fits", cegb, [], COLOURS["cegb"]),
-        Series("DAG predict rows/s", rows_s, [], COLOURS["oracle"]),
-    ]
+        values["DAG fit"].append(sec["fit (bank + one policy)"] / unit)
+        values["DAG refit"].append(sec["one policy fit (bank reused)"] / unit)
+        values["CEGB fits"].append(sec["CEGB fits only"] / unit)
+        values["DAG predict"].append(
+            s["predict_rows_per_s"] / ref["predict_rows_per_s"]
+        )
+        values["AACO rollout"].append(_peer_rows_ratio(s, "AACO rollout (test rows)"))
+        values["greedy CMI rollout"].append(
+            _peer_rows_ratio(s, "greedy CMI rollout (test rows)")
+        )
+    for name, methods in afa_runs(afa_dir).items():
+        rows.append(f"{name} (AFA)")
+        ratio = {
+            m: _afa_speed_ratios(name, m, methods) for m in ("dag", "aaco", "greedy")
+        }
+        values["DAG fit"].append(ratio["dag"][0])
+        values["DAG refit"].append(nan)
+        values["CEGB fits"].append(nan)
+        values["DAG predict"].append(ratio["dag"][1])
+        values["AACO rollout"].append(ratio["aaco"][1])
+        values["greedy CMI rollout"].append(ratio["greedy"][1])
+    return rows, values
+
+
+def speed_figure(summaries: list[tuple[str, dict]], afa_dir: Path) -> str:
+    """SVG: fit time and prediction speed of every method as ratios to the HGB."""
+    from _svg import Series, dot_chart
+
+    rows, values = speed_points(summaries, afa_dir)
+    colours = {
+        "DAG fit": COLOURS["dag"],
+        "DAG refit": COLOURS["dag_paper"],
+        "CEGB fits": COLOURS["cegb"],
+        "DAG predict": COLOURS["oracle"],
+        "AACO rollout": COLOURS["aaco"],
+        "greedy CMI rollout": COLOURS["greedy"],
+    }
+    labels = {
+        "DAG predict": "DAG predict rows/s",
+        "AACO rollout": "AACO rows/s",
+        "greedy CMI rollout": "greedy CMI rows/s",
+    }
+    series = [Series(labels.get(k, k), v, [], colours[k]) for k, v in values.items()]
     return dot_chart(
         rows,
         series,
         title="speed against one single-threaded HGB (1 = as fast or as long)",
-        x_label="ratio to the HGB (time for fits, rows/s for predict; log scale)",
+        x_label="ratio to the HGB (time for fits, rows/s for the rest; log scale)",
     )
 
 
@@ -669,7 +723,7 @@ def report_figures(read: list[tuple], afa_dir: Path) -> dict[str, str]:
         figs[name] = curve_figure(first, title, RUN_ALL_LABELS)
     speed = [(name, s) for name, s, _, _ in read]
     if any(s.get("reference") for _, s in speed):
-        figs["speed"] = speed_figure(speed)
+        figs["speed"] = speed_figure(speed, afa_dir)
     figs.update(afa_curves(afa_dir))
     return figs
 
