@@ -34,6 +34,7 @@ from _report import FIGURES, report_text  # noqa: E402
 
 #: Folders under docs/ written by the docs build, not by hand.
 BUILT = ("_build", "auto_examples", "generated", "backreferences", "_intersphinx")
+BUILT += ("sg_execution_times.rst",)  # sphinx-gallery's timings page
 #: Folders under docs/ whose pages hold no benchmark figures (the API pages
 #: are written from the docstrings).
 NOT_SCANNED = ("api",)
