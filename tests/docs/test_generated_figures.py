@@ -187,3 +187,20 @@ def test_readme_is_short_and_its_table_says_what_each_column_ran():
     rows = lines[lines.index(header) + 2 :]
     rows = [row for row in rows if row.startswith("| ")]
     assert rows and all(re.match(r"\| \w+ \(\d+ splits?\) \|", r) for r in rows)
+
+
+def test_fill_rewrites_between_the_markers_only_and_refuses_unknown_blocks():
+    from _pages import fill
+
+    results = render_report.load_results(render_report.RESULTS)
+    page = (
+        "Before 1.\n\n.. generated: speed-table (python benchmarks/render_report.py)\n"
+        "\nstale 9.99×\n\n.. end generated: speed-table\n\nAfter 2.\n"
+    )
+    done = fill(page, results)
+    assert done.startswith("Before 1.\n\n.. generated: speed-table")
+    assert done.endswith("\n.. end generated: speed-table\n\nAfter 2.\n")
+    assert "stale" not in done and ".. list-table::" in done
+    assert fill(done, results) == done  # idempotent
+    with pytest.raises(KeyError, match="unknown generated block 'nope'"):
+        fill("<!-- generated: nope -->\nx\n<!-- end generated: nope -->\n", results)
