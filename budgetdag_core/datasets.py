@@ -280,7 +280,7 @@ def toy_dataset(
     ----------
     n_train, n_test : int
         Rows of each split (``n_train`` at least 10, ``n_test`` at least 1,
-        each at most :data:`MAX_GENERATED_ROWS`).
+        each at most ``MAX_GENERATED_ROWS``).
     random_state : int
         Seed (>= 0); the same seed gives the same rows.
 

@@ -84,7 +84,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         less on digits and CUBE-NM than the network, see
         ``benchmarks/bench_afa.py``). ``"masked_auto"`` (sparse DAGs only):
         the masked kind of least log loss on validation rows carved from the
-        training rows (:class:`~budgetdag_core.bank.AutoMaskedBank`:
+        training rows (``budgetdag_core.bank.AutoMaskedBank``:
         ``bank_.kind_``, ``bank_.validation_``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of

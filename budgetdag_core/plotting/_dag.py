@@ -770,7 +770,7 @@ def dag_figure(
         Costs for "cost so far" in hover (default: the model's spec).
     edge_bins : int, default=4
         Number of edge widths (a plotly line has one width per trace), at
-        most :data:`MAX_EDGE_BINS` (20).
+        most ``MAX_EDGE_BINS`` (20).
     title, height : optional
         Figure title and pixel height (default grows with the widest layer;
         at most ``MAX_FIGURE_PIXELS``, 20 000, as ``width``).

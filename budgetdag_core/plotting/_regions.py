@@ -48,13 +48,13 @@ def decision_regions_figure(
         Examples: the grid spans their range (padded) and those reaching the
         node are drawn on top, coloured by class.
     grid : int, default=150
-        Grid points per axis, 2 to :data:`MAX_GRID` (1000): the policy is
+        Grid points per axis, 2 to ``MAX_GRID`` (1000): the policy is
         asked at ``grid ** 2`` points.
     ranges : mapping column -> (low, high), optional
         The grid range per column (needed without ``X``).
     max_points : int
         At most this many examples are drawn (a fixed sample), at most
-        :data:`MAX_DRAWN_POINTS` (100 000).
+        ``MAX_DRAWN_POINTS`` (100 000).
     title : str, optional
 
     Returns

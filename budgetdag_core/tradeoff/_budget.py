@@ -131,7 +131,7 @@ def fit_for_budget(
         sensors.
     max_iter : int, default=20
         Most bisection steps (each learns policies once; the bank is reused),
-        at most :data:`MAX_BUDGET_ITER` (60).
+        at most ``MAX_BUDGET_ITER`` (60).
     sample_costs : DataFrame (rows x sensors), optional
         Example-dependent costs.
     refit : bool, default=False

@@ -378,7 +378,7 @@ def check_threshold(threshold: Any, caller: str) -> None:
 def check_n_thresholds(
     n_thresholds: Any, name: str = "n_thresholds", caller: str = "fit_cascade"
 ) -> int:
-    """``n_thresholds`` as an int in 2..:data:`MAX_N_THRESHOLDS`, or a
+    """``n_thresholds`` as an int in 2..``MAX_N_THRESHOLDS``, or a
     TypeError/ValueError naming it (``name``, of ``caller``)."""
     check_params(caller, {name: [int_in(2, MAX_N_THRESHOLDS)]}, **{name: n_thresholds})
     return int(n_thresholds)
@@ -448,7 +448,7 @@ def fit_cascade(
     n_thresholds : int, default=20
         Quantiles of the out-of-fold confidences used as thresholds (0 and 1
         are added; thresholds repeating a point are dropped), at most
-        :data:`MAX_N_THRESHOLDS` (1000).
+        ``MAX_N_THRESHOLDS`` (1000).
 
     Returns
     -------
@@ -507,7 +507,7 @@ def cascade_points(
         A test split: each threshold applied with the refit bank (split "test").
     sample_costs, test_sample_costs : example-dependent costs, optional.
     n_thresholds : int, default=20
-        As for :func:`fit_cascade` (at most :data:`MAX_N_THRESHOLDS`).
+        As for :func:`fit_cascade` (at most ``MAX_N_THRESHOLDS``).
 
     Returns
     -------

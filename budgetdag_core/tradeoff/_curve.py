@@ -508,7 +508,7 @@ def tradeoff_curve(
         The scales to fit. Give either these or ``n_points``.
     n_points : int, optional
         Number of scales chosen automatically (default 10, at least 2, at most
-        :data:`MAX_CURVE_POINTS`, 100): 0, the scale above which nothing is
+        ``MAX_CURVE_POINTS``, 100): 0, the scale above which nothing is
         bought, and scales in between placed where the training average cost
         changes most, so the points spread over the cost axis. Fewer are fitted
         when the curve has no gaps left to split.
