@@ -365,8 +365,9 @@ class FitProbe:
         most states that DAG can have (``n_states`` is the largest); empty
         otherwise.
     trees : float or None
-        The boosting trees of the timed fold's model (rounds x trees per
-        round): scoring a sparse DAG's candidates costs in proportion.
+        The boosting trees of a masked bank's fold model (rounds x trees per
+        round), counted on the timed fold, else modelled; scoring a sparse
+        DAG's candidates costs in proportion. None for other banks.
 
     Examples
     --------
@@ -498,7 +499,8 @@ def probe_fit(
         bank.masks_per_row,
     )
     if modelled / bank.cv > fold_max_seconds:
-        return FitProbe(n_states, select_seconds, **found)
+        rounds = boosting_rounds(len(Xv), "masked")
+        return FitProbe(n_states, select_seconds, trees=rounds * per_round, **found)
     start = time.thread_time()  # the fold fits on this thread (single-threaded)
     fold = bank.fit_first_fold(Xv, y_fit, dag, spec.column_indices(), n_classes)
     seconds = time.thread_time() - start
