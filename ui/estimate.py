@@ -324,8 +324,7 @@ def fit_probe(
     as the Train page asks on every rerun; a probe that fails (e.g. a
     setting the fit will reject) or would keep the page waiting
     (:data:`SELECTION_MAX_SECONDS`) counts as unknown (None)."""
-    probed = {k: v for k, v in params.items() if k not in POLICY_ONLY_PARAMS}
-    key = (dataset.token, spec.to_json(), repr(sorted(probed.items())), rows)
+    key = _probe_key(dataset, spec, params, rows)
     if key not in _PROBES:
         X, y = dataset.X("train", spec), dataset.y("train")
         try:
@@ -346,14 +345,31 @@ def fit_probe(
     return _PROBES[key]
 
 
-def probed_states(dataset: Dataset, spec: SensorSpec, settings: Settings) -> int | None:
-    """The states of the DAG a training with ``settings`` builds, as its
-    probe counted them (:func:`fit_probe`; with sensor subsets, far fewer
-    than the bound when they overlap), or None when unknown."""
+def _probe_key(
+    dataset: Dataset, spec: SensorSpec, params: dict[str, Any], rows: int
+) -> tuple:
+    probed = {k: v for k, v in params.items() if k not in POLICY_ONLY_PARAMS}
+    return (dataset.token, spec.to_json(), repr(sorted(probed.items())), rows)
+
+
+def settings_probe(
+    dataset: Dataset, spec: SensorSpec, settings: Settings
+) -> FitProbe | None:
+    """:func:`fit_probe` of a training with ``settings`` on all training rows
+    (run once per data and settings; None when it failed)."""
     params = estimator_params(settings)
     params.pop("n_jobs")
-    probe = fit_probe(dataset, spec, params, len(dataset.train))
-    return None if probe is None else probe.n_states
+    return fit_probe(dataset, spec, params, len(dataset.train))
+
+
+def known_probe(
+    dataset: Dataset, spec: SensorSpec, settings: Settings
+) -> FitProbe | None:
+    """The probe of :func:`settings_probe` if a page has run it already
+    (None otherwise): texts drawn on every page read it without probing."""
+    params = estimator_params(settings)
+    params.pop("n_jobs")
+    return _PROBES.get(_probe_key(dataset, spec, params, len(dataset.train)))
 
 
 def kernels_compiling() -> bool:

@@ -11,10 +11,11 @@ the library's default rather than a copy of it.
 
 from __future__ import annotations
 
-from budgetdag_core import SensorSpec
+from budgetdag_core import Dataset, SensorSpec
 from budgetdag_core.bank import resolve_bank_kind
 from budgetdag_core.tradeoff import FitProbe, dag_states_at_most
 
+from .grouping import describe_grouping
 from .training import Settings, estimator_params, make_model
 
 #: Each many-sensor strategy in words, with the most states of its DAG.
@@ -144,3 +145,13 @@ def model_words(model: object) -> str | None:
         text + f": its policies' loss (errors + cost scale x cost) on held-out "
         f"training rows was the lower ({losses})."
     )
+
+
+def sensors_words(dataset: Dataset, spec: SensorSpec) -> str:
+    """How the sensors in use group the data's columns, in a few words."""
+    if dataset.kind == "demo" and spec.groups == dataset.spec.groups:
+        return "the demo's own"
+    how = describe_grouping(spec, dataset.features)
+    if how is None:
+        return "as set on the Sensors page"
+    return how + (", suggested" if spec.groups == dataset.spec.groups else "")

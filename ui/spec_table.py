@@ -126,7 +126,7 @@ def check_spec_table(
     if DEFAULT_MAX_SENSORS < len(groups) <= max_sensors:
         n = len(groups)
         notes.append(
-            f"{n} sensors make a full DAG of 2^{n} = {2**n:,} states: training fits "
+            f"{n} sensors make a full DAG of 2^{n} = {2**n} states: training fits "
             "a classifier for each, which can take many minutes. Grouping "
             "columns into fewer sensors, or sensor subsets (Alg. 2), is faster."
         )

@@ -304,7 +304,10 @@ class TrainedRun:
     bank_key: tuple | None = None
     metrics: dict[str, float] | None = None
     states: pd.DataFrame | None = None
+    #: From pressing Train to the result (set when the job's result is
+    #: applied; the worker's own time until then), and of it in the queue.
     seconds: float | None = None
+    waited: float | None = None
     bank_reused: bool = False
     note: str = ""
     #: When it was trained or loaded (seconds since the epoch): a restored
