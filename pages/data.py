@@ -299,8 +299,14 @@ def upload_section() -> None:
     )
     test_set_section(upload)
 
+    # No note on many columns: the Sensors page groups them, the library's
+    # default trains any number, and the one-click button says what it trains.
     problems = diagnose(
-        upload.work, label, cv=int(ss[state.W_CV]), row_names=upload.row_names
+        upload.work,
+        label,
+        cv=int(ss[state.W_CV]),
+        row_names=upload.row_names,
+        max_sensors=None,
     )
     if problems:
         st.subheader("Checks")

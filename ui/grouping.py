@@ -391,9 +391,8 @@ def _named_image(columns: list[str]) -> np.ndarray | None:
 
 def _image_suggestion(columns: list[str]) -> Suggestion | None:
     grid = _named_image(columns)
-    if grid is None or grid.size < MIN_IMAGE_CELLS:
-        return None
-    if len(columns) - grid.size > MAX_LEFTOVER_SHARE * len(columns):
+    # Most columns are the image's; the others (an id, an age) stand alone.
+    if grid is None or grid.size < max(MIN_IMAGE_CELLS, len(columns) / 2):
         return None
     h, w = grid.shape
     blocks = min(h, w, math.isqrt(MAX_SUGGESTED_SENSORS))
@@ -430,8 +429,9 @@ def suggest_spec(
 ) -> Suggestion:
     """The sensors a person would pick for new data, every one of cost 1.
 
-    First a named image (``pixel_0_0 .. pixel_7_7``): its pixels, or blocks
-    of them when there are more than :data:`MAX_SUGGESTED_SENSORS`; then a
+    First a named image (``pixel_0_0 .. pixel_7_7``) of most columns: its
+    pixels, or blocks of them when there are more than
+    :data:`MAX_SUGGESTED_SENSORS`, the other columns one sensor each; then a
     word most column names share (``mean radius``, ``radius error``,
     ``worst radius``: mean, error, worst) when it places nearly every column
     and keeps each ``together`` group (the 0/1 columns one-hot encoding made

@@ -9,8 +9,8 @@ import pytest
 from budgetdag_core import SensorSpec, load_demo
 from ui.spec_table import (
     check_spec_table,
-    spec_in_blocks,
     spec_costs,
+    spec_in_blocks,
     spec_to_table,
     suggested_cost_scale,
     typed_costs,
