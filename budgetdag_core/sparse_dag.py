@@ -637,7 +637,7 @@ def graph_reduce_sparse(
         kids = dag.children[k]
         rows = growth.flow[k]
         if not kids or not len(rows):
-            policies[k] = NodePolicy(k, [] if not kids else kids, None, 0)
+            policies[k] = NodePolicy(k, kids, None, 0)
             continue
         proba = growth.proba_at(k, rows)
         C, parts = rollout.action_costs(k, rows, proba)

@@ -188,30 +188,6 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         return self
 
-    def builds_sparse_dag(self, spec: SensorSpec) -> bool:
-        """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
-        an any-subset bank (``dag="sparse"`` or ``"chain"``, or ``"auto"``
-        beyond 12 sensors without ``n_subsets``) rather than the full DAG or
-        the DAG over Alg. 2's subsets.
-
-        Parameters
-        ----------
-        spec : SensorSpec
-
-        Returns
-        -------
-        bool
-
-        Examples
-        --------
-        >>> from budgetdag_core import BudgetDAGClassifier, SensorSpec
-        >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
-        >>> BudgetDAGClassifier(spec).builds_sparse_dag(spec)
-        True
-        >>> BudgetDAGClassifier(spec, n_subsets=4).builds_sparse_dag(spec)
-        False
-        """
-        return self._sparse_dag(spec)
 
     def build_dag(
         self,
@@ -248,7 +224,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> dag.n_states, selection is None
         (8, True)
         """
-        if self._sparse_dag(spec):
+        if self.builds_sparse_dag(spec):
             raise ValueError(
                 "This estimator builds its DAGs on its any-subset bank "
                 "(builds_sparse_dag): fit_bank builds them."
@@ -418,7 +394,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> dag.n_states, selection is None
         (8, True)
         """
-        if bank is not None and self._sparse_dag(spec):
+        if bank is not None and self.builds_sparse_dag(spec):
             growth = getattr(bank, "sparse_growth_", None)
             if growth is None:
                 raise ValueError(
@@ -520,7 +496,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec, Xv, y_fit, _ = self.check_fit_data(X, y)
-        if self._sparse_dag(spec):
+        if self.builds_sparse_dag(spec):
             return self._fit_sparse_bank(spec, Xv, y_fit, None, progress)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
@@ -620,7 +596,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 f"cost_scale={self.cost_scale} times the largest total cost ({top:g}) "
                 "is not a finite number: lower cost_scale or rescale the costs."
             )
-        if self._sparse_dag(spec):
+        if self.builds_sparse_dag(spec):
             return self._fit_sparse(
                 spec, Xv, y_fit, target_attrs, costs, bank, progress
             )
@@ -658,10 +634,29 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------ sparse DAG
-    def _sparse_dag(self, spec: SensorSpec) -> bool:
-        """Whether this fit builds a sparse DAG of one-sensor additions
-        (``dag="sparse"`` or ``"chain"``, or ``"auto"`` beyond the full DAG's
-        sensors when no subsets are asked for)."""
+    def builds_sparse_dag(self, spec: SensorSpec) -> bool:
+        """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
+        an any-subset bank (``dag="sparse"`` or ``"chain"``, or ``"auto"``
+        beyond 12 sensors without ``n_subsets``) rather than the full DAG or
+        the DAG over Alg. 2's subsets.
+
+        Parameters
+        ----------
+        spec : SensorSpec
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, SensorSpec
+        >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
+        >>> BudgetDAGClassifier(spec).builds_sparse_dag(spec)
+        True
+        >>> BudgetDAGClassifier(spec, n_subsets=4).builds_sparse_dag(spec)
+        False
+        """
         kind = getattr(self, "dag", "full")
         if kind in ("sparse", "chain"):
             if self.n_subsets is not None:

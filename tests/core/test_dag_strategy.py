@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
-from budgetdag_core.dag_strategy import STRATEGIES, StrategyChoice
+from budgetdag_core.dag_strategy import STRATEGIES
 
 from .test_sparse_dag import SPEC, fit, make_data
 
@@ -67,7 +67,7 @@ def test_auto_keeps_the_strategy_of_least_held_out_loss():
         assert choice.strategy == model.strategy_
         losses = {name: choice.scores[name][0]["loss"] for name in choice.scores}
         assert losses[model.strategy_] == min(losses.values())
-        assert StrategyChoice.from_dict(choice.to_dict()) == choice
+        assert model.strategy_validation_ == choice.to_dict()
 
 
 def test_a_bank_of_one_strategy_refuses_another():

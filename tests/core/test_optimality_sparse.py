@@ -13,6 +13,7 @@ only the routing value of the growth does.
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 
 import numpy as np
@@ -128,3 +129,50 @@ def test_sparse_dag_reaches_the_four_sensor_routing_optimum() -> None:
     assert gaps.min() > -1e-9
     assert gaps[:, -1].max() < 0.003, gaps
     assert gaps[:, 0].mean() >= gaps[:, -1].mean(), gaps
+
+
+# ------------------------------------- the default beyond 12 sensors (auto)
+#: Five more cheap coins make 13 sensors: ``dag="auto"`` then builds both
+#: many-sensor strategies and keeps one on validation rows. Independent coins
+#: never move the posterior, so buying one only adds its cost: the Bayes
+#: optimum is the 8-sensor problem's.
+COINS = tuple(f"E{i}" for i in range(5))
+WIDE_SPEC = SensorSpec.per_column(
+    list(SENSORS + COINS), cost=COSTS | dict.fromkeys(COINS, 0.01)
+)
+
+
+def wide_sample(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    X, y = sample(n, seed)
+    rng = np.random.default_rng([seed, 13])
+    return X.assign(**{c: rng.integers(0, 2, n).astype(float) for c in COINS}), y
+
+
+def wide_expected_loss(model: BudgetDAGClassifier) -> float:
+    """Exact expected error + cost over all 2^13 sensor values."""
+    grid = np.array(list(itertools.product((0, 1), repeat=len(WIDE_SPEC.names))))
+    trace = model.trace(pd.DataFrame(grid, columns=list(WIDE_SPEC.names), dtype=float))
+    predicted, cost = trace["prediction"].to_numpy(), trace["cost"].to_numpy()
+    weight = 0.5 ** len(COINS)
+    return sum(
+        weight
+        * p_point(y, tuple(g[: len(SENSORS)]))
+        * (float(predicted[i] != y) + cost[i])
+        for i, g in enumerate(grid)
+        for y in (0, 1)
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_default_strategy_choice_reaches_the_routing_optimum(seed: int) -> None:
+    """The default's validation keeps the strategy that routes (the chain,
+    one order for every row, cannot) and reaches the Bayes optimum."""
+    gaps = []
+    for n in (300, 6000):
+        X, y = wide_sample(n, seed)
+        model = BudgetDAGClassifier(WIDE_SPEC, cv=3, random_state=seed).fit(X, y)
+        assert isinstance(model.sensor_dag_, SparseSensorDAG)
+        gaps.append(wide_expected_loss(model) - bayes_value(()))
+    assert min(gaps) > -1e-9
+    assert gaps[-1] < 0.003, gaps
+    assert model.strategy_ == "grown", model.strategy_choice_.table()
