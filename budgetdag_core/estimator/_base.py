@@ -282,7 +282,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
         {}
         """
-        if not self._sparse_dag(spec):
+        if not self.builds_sparse_dag(spec):
             return {}
         max_states = self._growth_settings()["max_states"]
         return {

@@ -451,7 +451,7 @@ def probe_fit(
     ({'chain': 52, 'grown': 1000}, 1000, True)
     """
     from ..bank import MaskedBank
-    from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
+    from ..estimator import BudgetDAGClassifier
     from ..validation import as_spec
 
     check_params(
@@ -466,10 +466,8 @@ def probe_fit(
         n_jobs=n_jobs,
     )
     spec = as_spec(sensors)
-    if max_seconds is not None and params.get("n_subsets"):
-        scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
-        if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
-            return None
+    if _selection_too_long(spec, len(X), max_seconds, params.get("n_subsets")):
+        return None
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     start = time.perf_counter()
     spec, Xv, y_fit, _ = model.check_fit_data(X, y)
@@ -508,6 +506,19 @@ def probe_fit(
     return FitProbe(
         n_states, select_seconds, seconds, fits, trees=_trees_of(fold), **found
     )
+
+
+def _selection_too_long(
+    spec: Any, n_rows: int, max_seconds: float | None, n_subsets: Any
+) -> bool:
+    """Whether Alg. 2's selection should take longer than ``max_seconds``
+    (by ``SELECTION_SECONDS_PER_SENSOR2_ROW`` on the rows it scores)."""
+    from ..estimator import SUBSET_MAX_ROWS
+
+    if max_seconds is None or not n_subsets:
+        return False
+    scored = min(n_rows, SUBSET_MAX_ROWS) * spec.n_sensors**2
+    return scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds
 
 
 def _trees_of(model: Any) -> float | None:
