@@ -69,7 +69,10 @@ def no_exception(page) -> None:
 
 def upload(page, path) -> None:
     """Upload ``path`` on the Data page and use it for training."""
-    open_page(page, "Data", LONG)
+    # The Data page is the home page: its title is the app's name.
+    page.locator("[data-testid='stSidebarNav'] a", has_text="Data").first.click()
+    page.wait_for_selector("h1:has-text('BudgetDAG')", timeout=LONG)
+    wait_idle(page, LONG)
     page.get_by_text("Upload a CSV").click()
     wait_idle(page, LONG)
     page.locator(
