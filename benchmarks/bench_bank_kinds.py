@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from budgetdag_core import SensorDAG, SensorSpec, load_demo, make_bank
-from budgetdag_core.bank import DEFAULT_BANK_KIND
+from budgetdag_core import SensorDAG, SensorSpec, load_demo
+from budgetdag_core.bank import DEFAULT_BANK_KIND, make_bank
 from budgetdag_core.bank._calibration import expected_calibration_error
 
 

@@ -32,7 +32,8 @@ from _common import (  # noqa: E402
     hull_of,
 )
 
-from budgetdag_core import cascade_points, load_demo, tradeoff_curve  # noqa: E402
+from budgetdag_core import load_demo, tradeoff_curve  # noqa: E402
+from budgetdag_core.tradeoff import cascade_points  # noqa: E402
 
 METHODS = {"dag": "DAG", "hull": "fixed-subset hull", "cascade": "cascade"}
 

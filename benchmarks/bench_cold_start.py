@@ -15,8 +15,8 @@ the first fits (the target is at most 1.5) and the load averages. With
 ``--compare PATH`` each repeat also runs the same pair on the package at PATH
 (e.g. a checkout of main), so that before and after are measured side by side.
 
-Part ``estimates``: :func:`budgetdag_core.estimate_fit_seconds_for` with the
-fit's :func:`~budgetdag_core.tradeoff.probe_fit` (as the app's Train page calls
+Part ``estimates``: :func:`budgetdag_core.estimates.estimate_fit_seconds_for` with
+the fit's :func:`~budgetdag_core.estimates.probe_fit` (as the app's Train page calls
 them) against the actual wall time of the fit it estimates, on
 the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
 four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
@@ -105,8 +105,7 @@ spec, X, y, params = table(name)
 ready = getattr(budgetdag_core, "kernels_ready", lambda: None)()  # None: older
 estimate = one_thread = None
 if os.environ.get("ESTIMATE") == "1":
-    from budgetdag_core import estimate_fit_seconds_for
-    from budgetdag_core.tradeoff import probe_fit
+    from budgetdag_core.estimates import estimate_fit_seconds_for, probe_fit
     # As the app's Train page: the fit's first steps probed (states, a masked
     # bank's first fold timed), then the estimate.
     probe = probe_fit(spec, X, y, n_jobs=n_jobs, max_seconds=3.0, **params)

@@ -42,7 +42,8 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import BudgetDAGClassifier, ClassifierBank, SensorDAG, SensorSpec
+from budgetdag_core import BudgetDAGClassifier, SensorDAG, SensorSpec
+from budgetdag_core.bank import ClassifierBank
 
 RESULTS = Path(__file__).parent / "out" / "scale.md"
 #: Where a run on a generated table larger than the 130 000 rows is written.

@@ -195,7 +195,7 @@ def kernels_loaded() -> bool:
     A process's first fit also loads the kernels (from numba's cache) and
     LightGBM's library, and imports what the fit imports lazily; later fits
     in the same process start at once. The fit-time estimate counts the
-    difference (:func:`budgetdag_core.estimate_fit_seconds`).
+    difference (:func:`budgetdag_core.estimates.estimate_fit_seconds`).
 
     Examples
     --------

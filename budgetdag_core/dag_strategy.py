@@ -16,10 +16,13 @@ the policies on it as on any DAG:
 strategy's DAG (sharing its fold models), and each fit, at its own cost scale,
 learns each strategy's policies on part of the training rows, compares their
 losses (stop loss + ``cost_scale`` x cost) on the others
-(:func:`choose_strategy`) and keeps the better one. On small tables the chain
-usually wins (the grown states hold too few rows for their policies); where
-rows need different sensors (a context that says where to look) the grown DAG
-can.
+(:func:`choose_strategy`) and keeps the simpler one (the chain) unless the
+other's loss is lower by more than one standard error of the paired per-row
+difference: a few hundred held-out rows cannot tell close strategies apart,
+and the chain's policies, each learned from every row, are the safer guess.
+On small tables the chain usually wins (the grown states hold too few rows
+for their policies); where rows need different sensors (a context that says
+where to look) the grown DAG can.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ from .sparse_dag import (
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
 STRATEGIES = ("grown", "chain")
+#: ``dag="auto"``'s order of preference: the first strategy whose held-out
+#: loss is within one standard error of the best is kept.
+SIMPLEST_FIRST = ("chain", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
 #: Share of the training rows held out to compare strategies.
@@ -154,7 +160,9 @@ class StrategyChoice:
 
     ``scores[name]`` lists, per validation cost scale (``cost_scales``), the
     held-out rows' mean stop loss, mean cost and loss (stop loss +
-    cost scale x cost) under that strategy's policies.
+    cost scale x cost) under that strategy's policies, and ``excess_se``: the
+    standard error of the paired per-row excess of its loss over the
+    strategy of least mean loss (0 for that one).
     """
 
     strategy: str
@@ -221,9 +229,11 @@ def choose_strategy(
     Each strategy's policies are learned (Graph-Reduce) on
     ``1 - VALIDATION_SHARE`` of the rows, a seeded stratified split, at each
     of ``cost_scales`` (a fit: its own); the held-out rows are then rolled
-    out under them,
-    with their out-of-fold probabilities. The strategy with the lowest mean
-    relative loss wins (ties: the first in ``growths``).
+    out under them, with their out-of-fold probabilities. Each row's losses
+    are divided, per scale, by the best strategy's mean loss there and
+    averaged over the scales; the first strategy in ``growths`` (put the
+    simplest first) whose mean is within one standard error of the paired
+    per-row difference from the least mean is kept.
 
     ``inputs_for(growth)`` gives the ``state_inputs(k, rows, proba)`` of the
     policies on that growth's DAG. The policies learn from ``stop_loss``
@@ -244,10 +254,12 @@ def choose_strategy(
     fit_rows, val_rows = np.sort(fit_rows), np.sort(val_rows)
     scales = [float(c) for c in cost_scales]
     choice = StrategyChoice(names[0], scales, {})
+    # per_row[name][i]: the held-out rows' losses at scale i
+    per_row: dict[str, list[np.ndarray]] = {}
     for name in names:
         part = restricted(growths[name], fit_rows)
         state_inputs = inputs_for(growths[name])
-        rows = []
+        rows, losses = [], []
         for scale in scales:
             rollout = SparseRollout(part, state_inputs, stop_loss, costs, scale)
             graph_reduce_sparse(
@@ -257,17 +269,49 @@ def choose_strategy(
             judge = SparseRollout(part, state_inputs, judged_loss, costs, scale)
             judge.policies = rollout.policies
             p = judge.parts(0, val_rows)
+            losses.append(p[:, 0] + scale * p[:, 1])
             loss, cost = float(p[:, 0].mean()), float(p[:, 1].mean())
             rows.append({"stop_loss": loss, "cost": cost, "loss": loss + scale * cost})
-        choice.scores[name] = rows
-    choice.strategy = min(names, key=choice.mean_loss)
+        choice.scores[name], per_row[name] = rows, losses
+    choice.strategy = keep_within_one_se(names, per_row, choice)
     return choice
 
 
+def keep_within_one_se(
+    names: list[str], per_row: dict[str, list[np.ndarray]], choice: StrategyChoice
+) -> str:
+    """The first of ``names`` whose mean relative loss is within one standard
+    error (of the paired per-row difference) of the least; sets each
+    strategy's ``excess_se`` in ``choice.scores``."""
+    n_scales = len(choice.cost_scales)
+    best_at = [
+        max(min(choice.scores[name][i]["loss"] for name in names), 1e-12)
+        for i in range(n_scales)
+    ]
+    relative = {
+        name: np.mean([per_row[name][i] / best_at[i] for i in range(n_scales)], axis=0)
+        for name in names
+    }
+    best = min(names, key=lambda name: relative[name].mean())
+    within = []
+    for name in names:
+        excess = relative[name] - relative[best]
+        se = (
+            float(excess.std(ddof=1) / np.sqrt(len(excess))) if len(excess) > 1 else 0.0
+        )
+        for row in choice.scores[name]:
+            row["excess_se"] = se * float(np.mean(best_at))
+        if excess.mean() <= se:
+            within.append(name)
+    return within[0]
+
+
 __all__ = [
+    "SIMPLEST_FIRST",
     "STRATEGIES",
     "StrategyChoice",
     "chain_growth",
     "choose_strategy",
+    "keep_within_one_se",
     "restricted",
 ]

@@ -1,4 +1,10 @@
-"""The dataset type (``Dataset``, also ``Demo``) and the bundled demos."""
+"""The dataset type and the bundled demos.
+
+:class:`~budgetdag_core.Dataset` (also ``Demo``) holds a train/test split
+and its sensor spec; :func:`~budgetdag_core.load_demo` loads a bundled demo
+(:data:`DEMOS`) and :func:`~budgetdag_core.toy_dataset` draws a small
+synthetic one. All three are also exported from ``budgetdag_core`` itself.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,14 @@ import pandas as pd
 
 from .sensors import SensorSpec
 from .validation import check_params, int_in, real_in
+
+__all__ = [
+    "DEMOS",
+    "DEMO_HINTS",
+    "Dataset",
+    "load_demo",
+    "toy_dataset",
+]
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -334,7 +348,7 @@ def _stratified_split(
 
 
 def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) -> Demo:
-    """Load a bundled demo (see :data:`DEMOS`).
+    """Load a bundled demo (see :data:`~budgetdag_core.datasets.DEMOS`).
 
     landsat and letter come with their standard train/test files; pima and spam
     (Spambase: 57 one-column sensors of cost 1, rows ordered by class in the

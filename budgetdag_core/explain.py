@@ -16,6 +16,15 @@ import pandas as pd
 from .graph_reduce import STOP
 from .validation import check_features, check_index, check_labels
 
+__all__ = [
+    "PathResult",
+    "action_names",
+    "node_details",
+    "path_of",
+    "state_label",
+    "subsets_in",
+]
+
 
 @dataclass
 class PathResult:
@@ -330,7 +339,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     >>> demo = toy_dataset(200, 50)
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
-    >>> from budgetdag_core import node_details
+    >>> from budgetdag_core.explain import node_details
     >>> info = node_details(model, demo.X_test, demo.y_test, state=0)  # the root
     >>> info["sensors"], info["arrived"]
     ((), 50)

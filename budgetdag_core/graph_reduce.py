@@ -294,7 +294,8 @@ def graph_reduce(
     stopping costs 0.5 at ``{}``, 1 at ``{a}`` when ``a < 0``, 0 once ``b`` is held.
 
     >>> import numpy as np
-    >>> from budgetdag_core import FilterTree, SensorDAG
+    >>> from budgetdag_core import SensorDAG
+    >>> from budgetdag_core.reductions import FilterTree
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 2))
     >>> dag = SensorDAG(["a", "b"])
@@ -423,7 +424,8 @@ def learn_policies_from_losses(
     Examples
     --------
     >>> import numpy as np
-    >>> from budgetdag_core import FilterTree, SensorDAG
+    >>> from budgetdag_core import SensorDAG
+    >>> from budgetdag_core.reductions import FilterTree
     >>> rng = np.random.default_rng(0)
     >>> Z = rng.normal(size=(400, 2))  # column 0: sensor a, column 1: sensor b
     >>> a_wrong = (Z[:, 0] < 0).astype(float)

@@ -21,6 +21,13 @@ import pandas as pd
 from .explain import action_names
 from .validation import check_params, int_in
 
+__all__ = [
+    "ReduceStep",
+    "cost_tables",
+    "graph_reduce_steps",
+    "pending_states",
+]
+
 
 @dataclass
 class ReduceStep:
@@ -64,7 +71,7 @@ class ReduceStep:
     >>> demo = toy_dataset(200, 50)
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
-    >>> from budgetdag_core import graph_reduce_steps
+    >>> from budgetdag_core.teaching import graph_reduce_steps
     >>> steps = graph_reduce_steps(model, demo.X_train, demo.y_train, rows=3)
     >>> root = steps[-1]  # the walk ends at the root, the empty state
     >>> root.order, root.sensors, root.actions[0]
@@ -118,7 +125,7 @@ def cost_tables(
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
     >>> import numpy as np
-    >>> from budgetdag_core import cost_tables
+    >>> from budgetdag_core.teaching import cost_tables
     >>> tables, cost_to_go, actions = cost_tables(model, demo.X_train, demo.y_train)
     >>> len(tables), tables[0].shape  # the root: stop, then one column per child
     (8, (200, 4))

@@ -6,11 +6,13 @@ Build it from the repository root (the CI runs the same command)::
     sphinx-build -W -n --keep-going -b html docs docs/_build/html
 
 The examples gallery (``docs/examples/``) runs at build time and draws its
-figures; the API reference is generated from ``budgetdag_core.__all__``.
+figures; the API reference is generated from ``budgetdag_core.__all__`` and
+the ``__all__`` of the subpackages it lists (``docs/api/``).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -58,6 +60,20 @@ exclude_patterns = [
 ]
 root_doc = "index"
 
+# The documented subpackages: the modules the root's __all__ lists.
+PUBLIC_MODULES = [budgetdag_core] + [
+    module
+    for module in (getattr(budgetdag_core, name) for name in budgetdag_core.__all__)
+    if inspect.ismodule(module)
+]
+#: The public API's types (classes and ``Progress``), by name: their module.
+#: A name the root exports is the root's (``TradeoffResult``).
+_PUBLIC_TYPES: dict[str, str] = {}
+for _module in PUBLIC_MODULES:
+    for _name in _module.__all__:
+        if _name[:1].isupper() and not _name.isupper():  # not DEMOS, BANK_KINDS
+            _PUBLIC_TYPES.setdefault(_name, _module.__name__)
+
 # API reference: one page per public name (see api.rst and _templates/).
 autosummary_generate = True
 autosummary_imported_members = True
@@ -79,11 +95,7 @@ numpydoc_xref_aliases = {
     "Mapping": "collections.abc.Mapping",
     "Sequence": "collections.abc.Sequence",
     "callable": "collections.abc.Callable",
-    **{
-        name: f"budgetdag_core.{name}"
-        for name in budgetdag_core.__all__
-        if name[:1].isupper() and name not in ("DEMOS", "BANK_KINDS")
-    },
+    **{name: f"{module}.{name}" for name, module in _PUBLIC_TYPES.items()},
 }
 
 # Cross-references to Python, numpy, pandas and scikit-learn resolve offline
@@ -132,6 +144,9 @@ sphinx_gallery_conf = {
     "ignore_repr_types": r"plotly\.graph_objs|matplotlib",
     # "Examples using X" on each API page (see _templates/autosummary).
     "doc_module": ("budgetdag_core",),
+    # A subpackage's name is linked to its page there, not to the root, which
+    # still resolves a moved name (with a DeprecationWarning).
+    "prefer_full_module": {rf"^{module.__name__}\." for module in PUBLIC_MODULES[1:]},
     "backreferences_dir": "api/backreferences",
 }
 

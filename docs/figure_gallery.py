@@ -24,11 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from budgetdag_core import (  # noqa: E402
     BudgetDAGClassifier,
     SensorSpec,
-    dag_figure,
-    decision_regions_figure,
     load_demo,
     path_of,
     toy_dataset,
+)
+from budgetdag_core.plotting import (  # noqa: E402
+    dag_figure,
+    decision_regions_figure,
     tradeoff_figure,
 )
 

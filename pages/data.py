@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from budgetdag_core import DEMOS
-from budgetdag_core.datasets import DEMO_HINTS
+from budgetdag_core.datasets import DEMO_HINTS, DEMOS
 from budgetdag_core.tables import (
     FIXES,
     Fix,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from budgetdag_core import state_label
+from budgetdag_core.explain import state_label
 from ui import dag_view, state, widgets
 from ui.formatting import percent_column, percent_table
 from ui.reports import edge_table, flow_table, path_table

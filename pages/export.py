@@ -14,8 +14,8 @@ from budgetdag_core import (
     dumps_policy_skops,
     loads_policy,
     loads_policy_skops,
-    tradeoff_figure,
 )
+from budgetdag_core.plotting import tradeoff_figure
 from ui import dag_view, state, widgets
 from ui.figures import PLOTLY_JS_MB, html_bytes, png_bytes, png_problem
 from ui.reports import to_csv_safe, trace_for_export

@@ -9,8 +9,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from budgetdag_core import decision_regions_figure, graph_reduce_steps, state_label
-from budgetdag_core.teaching import pending_states
+from budgetdag_core.explain import state_label
+from budgetdag_core.plotting import decision_regions_figure
+from budgetdag_core.teaching import graph_reduce_steps, pending_states
 from ui import dag_view, links, state, widgets
 from ui.data import demo_dataset
 from ui.estimate import roughly, training_seconds

@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from budgetdag_core import TradeoffResult, tradeoff_figure
+from budgetdag_core import TradeoffResult
+from budgetdag_core.plotting import tradeoff_figure
 from ui import dag_view, state, sweep, widgets
 from ui.reports import baseline_table
 from ui.training import reusable_bank, uses_subsets

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from budgetdag_core import PathResult, SensorSpec, action_names
+from budgetdag_core import PathResult, SensorSpec
+from budgetdag_core.explain import action_names
 from budgetdag_core.plotting import (
     acquisition_grid_figure,
     acquisition_heatmap_figure,

@@ -14,14 +14,9 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from budgetdag_core import (
-    Dataset,
-    clicked_states,
-    dag_figure,
-    node_details,
-    state_label,
-    subsets_in,
-)
+from budgetdag_core import Dataset
+from budgetdag_core.explain import node_details, state_label, subsets_in
+from budgetdag_core.plotting import clicked_states, dag_figure
 
 from . import subsets, widgets
 from .formatting import pct, percent_column, percent_table

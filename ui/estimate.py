@@ -2,7 +2,7 @@
 
 No Streamlit. :func:`training_seconds` is the Train page's estimate of a
 training job as a worker process runs it (:mod:`ui.jobs`): the library's
-:func:`budgetdag_core.estimate_fit_seconds_for` for the fit (rows, columns,
+:func:`budgetdag_core.estimates.estimate_fit_seconds_for` for the fit (rows, columns,
 states, classes, bank kind, the worker's threads, the compilation of a first
 fit after an install, the fixed cost of a worker's first fit), plus the
 test-set evaluation, stretched by how busy the machine's cores are. The fit's
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import budgetdag_core
-from budgetdag_core import Dataset, SensorSpec, estimate_fit_seconds_for
+from budgetdag_core import Dataset, SensorSpec
+from budgetdag_core.estimates import estimate_fit_seconds_for
 from budgetdag_core.tradeoff import (
     FitProbe,
     dag_states_at_most,

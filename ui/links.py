@@ -17,7 +17,8 @@ from typing import Any
 
 import streamlit as st
 
-from budgetdag_core import DEMOS, SensorSpec
+from budgetdag_core import SensorSpec
+from budgetdag_core.datasets import DEMOS
 from ui.spec_table import spec_to_table
 
 from . import state

@@ -84,6 +84,17 @@ def _bank_words(settings: Settings, n_states: int, at_most: str) -> str:
     return f"{at_most}{fits:,} classifiers ({n_states} states x {per_state})"
 
 
+def _sparse_bank_words(settings: Settings, cv: int) -> str:
+    """What a many-sensor fit's any-subset bank fits, in words."""
+    if estimator_params(settings)["bank_kind"] == "auto":  # the library's choice
+        return (
+            "picks the model (boosting, a small network or a logistic "
+            "regression) that predicts a held-out fifth of the rows best, then "
+            f"fits {cv} of it (one per fold)"
+        )
+    return f"fits {cv} boosting models (one per fold)"
+
+
 def training_plan(
     spec: SensorSpec, settings: Settings, probe: FitProbe | None = None
 ) -> str:
@@ -97,13 +108,13 @@ def training_plan(
             STRATEGY_WORDS[name].format(n=n) for name, n in strategies.items()
         )
         keep = (
-            ", keeps the one whose policies do better on a held-out quarter of "
-            "the training rows"
+            ", keeps the chain unless the grown DAG's policies do better by one "
+            "standard error on a held-out quarter of the training rows"
             if len(strategies) > 1
             else ""
         )
         return (
-            f"Training fits {cv} boosting models (one per fold) on random sensor "
+            f"Training {_sparse_bank_words(settings, cv)} on random sensor "
             f"subsets, which serve any subset; builds {built} on them{keep}; "
             "then learns a policy per state: buy one more sensor, or stop"
         )
@@ -143,7 +154,8 @@ def model_words(model: object) -> str | None:
     )
     return (
         text + f": its policies' loss (errors + cost scale x cost) on held-out "
-        f"training rows was the lower ({losses})."
+        f"training rows ({losses}); the chain is kept unless the grown DAG's "
+        "is lower by one standard error."
     )
 
 

@@ -30,6 +30,7 @@ METHOD_NAMES = {
     "dag": "DAG policy",
     "fixed": "fixed subset",
     "hull": "fixed-subset hull",
+    "hull_oof": "fixed-subset hull (subsets chosen on training rows)",
     "no_sensors": "no sensor",
     "all_sensors": "all sensors",
     "oracle": "oracle bound",

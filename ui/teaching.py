@@ -18,13 +18,9 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from budgetdag_core import (
-    BudgetDAGClassifier,
-    Dataset,
-    Progress,
-    ReduceStep,
-    action_names,
-)
+from budgetdag_core import BudgetDAGClassifier, Dataset, Progress
+from budgetdag_core.explain import action_names
+from budgetdag_core.teaching import ReduceStep
 
 from .formatting import pct
 from .training import TrainedRun, make_model, model_params

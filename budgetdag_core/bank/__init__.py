@@ -6,8 +6,8 @@ bank serves every ``cost_scale``. The kinds (:data:`BANK_KINDS`, built by
 :func:`make_bank`): a model per state (``"per_subset"``, ``"hgb"``) or one
 model for all states on masked rows (``"masked"``: boosting;
 ``"masked_mlp"``, ``"masked_logistic"``: a network or a logistic regression
-on the mask encoding). A sparse DAG's bank (:func:`make_sparse_bank`) is one
-of the masked kinds, or with ``"auto"`` (:class:`AutoMaskedBank`) the one
+on the mask encoding). A sparse DAG's bank (``make_sparse_bank``) is one
+of the masked kinds, or with ``"auto"`` (``AutoMaskedBank``) the one
 that scores best on validation rows.
 :class:`RegressorBank` is the regression twin of :class:`ClassifierBank`.
 """
@@ -36,31 +36,9 @@ from ._regressor_models import REGRESSOR_KINDS, regressor_template
 from ._sparse import SparseMaskedBank
 
 __all__ = [
-    "AUTO_MASKED_MIN_STATES",
-    "AUTO_NEURAL_MAX_ROWS",
     "BANK_KINDS",
-    "DEFAULT_BANK_KIND",
-    "MAX_ROUNDS",
-    "MASKED_KINDS",
-    "MAX_STACK_ROWS",
-    "REGRESSOR_KINDS",
-    "SERVE_MODES",
-    "SPARSE_BANK_KINDS",
-    "AutoMaskedBank",
-    "BaseBank",
     "ClassifierBank",
-    "MaskEncodedClassifier",
     "MaskedBank",
     "RegressorBank",
-    "SparseMaskedBank",
-    "boosting_classifier",
-    "default_classifier",
-    "default_regressor",
     "make_bank",
-    "make_sparse_bank",
-    "masked_template",
-    "proba_at_every_state",
-    "regressor_template",
-    "resolve_bank_kind",
-    "row_blocks",
 ]

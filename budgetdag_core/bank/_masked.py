@@ -245,7 +245,7 @@ class MaskedBank(BaseBank):
         The columns ``model_`` reads: those some state sees (the others, of
         sensors in no DAG state, would be all missing).
     oof_proba_, state_columns_, temperatures_, calibration_, fingerprint_
-        As in :class:`~budgetdag_core.ClassifierBank`.
+        As in :class:`~budgetdag_core.bank.ClassifierBank`.
 
     Examples
     --------
@@ -360,7 +360,7 @@ class MaskedBank(BaseBank):
         One fold is a known share of the bank's work, so timing it on the
         user's data measures what no formula knows before fitting: how many
         rounds early stopping runs (fit-time estimates,
-        :func:`~budgetdag_core.probe_fit`).
+        :func:`~budgetdag_core.estimates.probe_fit`).
         """
         check_bank_settings(
             self, "MaskedBank.fit_first_fold", MASKED_CONSTRAINTS, n_classes=n_classes

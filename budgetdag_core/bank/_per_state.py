@@ -440,7 +440,7 @@ def make_bank(
 
     Examples
     --------
-    >>> from budgetdag_core import make_bank
+    >>> from budgetdag_core.bank import make_bank
     >>> bank = make_bank("hgb", cv=3, random_state=0)
     >>> type(bank).__name__, bank.cross_fit
     ('ClassifierBank', True)

@@ -23,6 +23,7 @@ from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
 from ..dag_strategy import (
+    SIMPLEST_FIRST,
     StrategyChoice,
     chain_growth,
     choose_strategy,
@@ -252,7 +253,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         'ClassifierBank'
         >>> model = BudgetDAGClassifier(toy_dataset(50, 10).spec)
         >>> type(model.new_bank(sparse=True)).__name__
-        'SparseMaskedBank'
+        'AutoMaskedBank'
         """
         return self._new_sparse_bank() if sparse else self._new_bank(dag)
 
@@ -477,9 +478,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Returns
         -------
         bank
-            The fitted bank: a :class:`~budgetdag_core.ClassifierBank`,
-            :class:`~budgetdag_core.MaskedBank` or
-            :class:`~budgetdag_core.RegressorBank`, as ``fit`` would build.
+            The fitted bank: a :class:`~budgetdag_core.bank.ClassifierBank`,
+            :class:`~budgetdag_core.bank.MaskedBank` or
+            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build.
 
         Examples
         --------
@@ -672,11 +673,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     def _strategies(self) -> tuple[str, ...]:
         """The many-sensor strategies this fit builds (``"auto"``: both,
-        one kept on validation rows; see :mod:`budgetdag_core.dag_strategy`)."""
+        one kept on validation rows, simplest first; see
+        :mod:`budgetdag_core.dag_strategy`)."""
         kind = getattr(self, "dag", "full")
-        return {"sparse": ("grown",), "chain": ("chain",)}.get(
-            kind, ("chain", "grown")
-        )
+        return {"sparse": ("grown",), "chain": ("chain",)}.get(kind, SIMPLEST_FIRST)
 
     @property
     def strategy_(self) -> str:

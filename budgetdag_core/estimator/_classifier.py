@@ -73,19 +73,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         NaN).
     bank_kind : {"auto", "per_subset", "hgb", "masked", "masked_mlp", \
 "masked_logistic", "masked_auto"}, default="auto"
-        How the classifier bank is built (see :func:`budgetdag_core.make_bank`):
+        How the classifier bank is built (see :func:`budgetdag_core.bank.make_bank`):
         one ``classifier`` per state, one early-stopped gradient boosting per
         state, or one model for all states on masked rows (boosting, or a
         network or logistic regression on the mask encoding). ``"auto"``:
         ``"per_subset"`` when ``classifier`` is given, ``"masked"`` for DAGs of
         33 states or more, else ``"hgb"`` (chosen by measurement, see the user
         guide's "Classifier banks", ``docs/user_guide/banks.rst``); on a
-        sparse DAG ``"masked"`` (boosting: with the chain strategy it erred
-        less on digits and CUBE-NM than the network, see
-        ``benchmarks/bench_afa.py``). ``"masked_auto"`` (sparse DAGs only):
-        the masked kind of least log loss on validation rows carved from the
-        training rows (``budgetdag_core.bank.AutoMaskedBank``:
-        ``bank_.kind_``, ``bank_.validation_``).
+        sparse DAG ``"masked_auto"``. ``"masked_auto"`` (sparse DAGs only):
+        the masked kind (boosting, network, logistic regression) of least log
+        loss on validation rows carved from the training rows
+        (``budgetdag_core.bank.AutoMaskedBank``: ``bank_.kind_``,
+        ``bank_.validation_``; on a few hundred rows with many sensors the
+        network or the logistic regression often beats boosting, see
+        ``benchmarks/bench_afa.py``).
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one
@@ -190,9 +191,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         default ``classifier`` and ``bank_kind``. ``"chain"``: the same bank,
         the states one greedy order's prefixes (the confidence cascade's
         order; every row may stop after each sensor). ``"auto"``: beyond 12
-        sensors when ``n_subsets`` is None, ``"sparse"`` or ``"chain"``,
-        whichever does better on validation rows carved from the training
-        data (:attr:`strategy_`, :attr:`strategy_choice_`; see
+        sensors when ``n_subsets`` is None, ``"chain"``, or ``"sparse"``
+        where it does better by one standard error on validation rows carved
+        from the training data (:attr:`strategy_`, :attr:`strategy_choice_`; see
         ``budgetdag_core.dag_strategy``), else ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
@@ -421,8 +422,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         )
 
     def _new_sparse_bank(self) -> SparseMaskedBank:
-        # "auto" here is the boosting bank; "masked_auto" the choice of kind.
-        kind = {"auto": "masked", "masked_auto": "auto"}.get(
+        # "auto" and "masked_auto" here: the masked kind chosen on validation.
+        kind = {"auto": "auto", "masked_auto": "auto"}.get(
             self.bank_kind, self.bank_kind
         )
         if self.classifier is not None or kind not in SPARSE_BANK_KINDS:

@@ -107,7 +107,7 @@ class PolicySession:
         """The candidates' scores at the current state, before a decision.
 
         A Series indexed by action name (``"stop"``, ``"acquire <sensors>"``,
-        the wording of :func:`~budgetdag_core.action_names`), named
+        the wording of :func:`~budgetdag_core.explain.action_names`), named
         after what the node's learner scores (e.g. "chance to win the
         tournament"); None when the learner gives no scores or a decision is
         under way. This is the hook :func:`~budgetdag_core.path_of` reads at

@@ -24,15 +24,12 @@ from ._regions import decision_regions_figure
 from ._tradeoff import lower_hull, tradeoff_figure
 
 __all__ = [
-    "acquisition_frequency",
     "acquisition_grid_figure",
     "acquisition_heatmap_figure",
     "acquisition_paths_figure",
     "acquisition_steps_figure",
-    "sensor_cells",
     "clicked_states",
     "dag_figure",
     "decision_regions_figure",
-    "lower_hull",
     "tradeoff_figure",
 ]

@@ -783,7 +783,7 @@ def dag_figure(
     pending : iterable of int, optional
         States drawn grey and without their flow (no stop edge, edges out of
         them unused), e.g. those Graph-Reduce has not reduced yet
-        (:func:`~budgetdag_core.pending_states`).
+        (:func:`~budgetdag_core.teaching.pending_states`).
 
     Returns
     -------

@@ -64,6 +64,13 @@ METHOD_STYLE: dict[str, dict[str, Any]] = {
         "dash": "dash",
         "width": 2,
     },
+    "hull_oof": {
+        "label": "fixed-subset hull, subsets chosen on training rows",
+        "color": "#5a5a5a",
+        "mode": "lines",
+        "dash": "dot",
+        "width": 2,
+    },
 }
 SPLIT_DASH = {"test": "solid", "train": "dot", "validation": "dash"}
 
@@ -263,7 +270,7 @@ def _split_traces(
     traces = []
     methods = list(dict.fromkeys(part["method"]))
     if hull is False:
-        methods = [m for m in methods if m != "hull"]
+        methods = [m for m in methods if m not in ("hull", "hull_oof")]
     for i, method in enumerate(methods):
         rows = part[part["method"] == method].sort_values(x)
         style = METHOD_STYLE.get(

@@ -1,8 +1,10 @@
 """The cost-error trade-off and what it is compared with.
 
-One bank, Graph-Reduce per cost scale (:func:`tradeoff_curve`), budget
-targeting (:func:`fit_for_budget`), the non-adaptive baselines and bounds, the
-confidence cascade, and an estimate of the fit time.
+One bank, Graph-Reduce per cost scale (:func:`~budgetdag_core.tradeoff_curve`),
+budget targeting (:func:`~budgetdag_core.fit_for_budget`), the non-adaptive
+baselines and bounds, the confidence cascade, and an estimate of the fit time
+(public in :mod:`budgetdag_core.estimates`). The curve and the budget's
+functions are also exported from ``budgetdag_core`` itself.
 """
 
 from ._baselines import baseline_points, lower_convex_hull, oracle_frontier
@@ -30,22 +32,13 @@ __all__ = [
     "BudgetReport",
     "ConfidenceCascade",
     "DominanceSummary",
-    "FitProbe",
     "TradeoffResult",
     "baseline_points",
     "cascade_points",
-    "dag_states_at_most",
-    "probe_fit",
-    "selected_dag_states",
     "dominance_summary",
-    "estimate_fit_seconds",
-    "estimate_fit_seconds_for",
-    "estimate_policy_seconds",
     "fit_cascade",
     "fit_for_budget",
-    "initial_scales",
     "lower_convex_hull",
     "oracle_frontier",
-    "refine_scales",
     "tradeoff_curve",
 ]

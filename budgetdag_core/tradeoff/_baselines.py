@@ -335,10 +335,11 @@ def oracle_frontier(sp: StatePredictions) -> pd.DataFrame:
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
 
-    The oracle rows of :func:`baseline_points` (and of :func:`tradeoff_curve`'s
-    frame) are this frontier on the model's classifiers:
+    The oracle rows of :func:`baseline_points` (and of
+    :func:`~budgetdag_core.tradeoff_curve`'s frame) are this frontier on the
+    model's classifiers:
 
-    >>> from budgetdag_core import baseline_points
+    >>> from budgetdag_core.tradeoff import baseline_points
     >>> frame = baseline_points(model, demo.X_test, demo.y_test)
     >>> oracle = frame[frame["method"] == "oracle"]
     >>> bool(oracle["error"].is_monotonic_decreasing)
@@ -407,6 +408,43 @@ def baseline_frame(
     return frame[FRAME_COLUMNS]
 
 
+def train_chosen_hull(frame: pd.DataFrame) -> pd.DataFrame:
+    """The fixed-subset hull of honest selection: on each evaluation split,
+    the lower hull of the fixed points of the states on the out-of-fold
+    ``"train"`` split's hull (method ``"hull_oof"``).
+
+    The ``"hull"`` of a test split picks its subsets by their test errors: of
+    many subsets, the luckiest on those rows (an optimistic baseline, as a
+    default picked by its test score would be). Here the subsets are picked
+    where a user would pick them, on the training rows' out-of-fold
+    predictions, and only reported on the split.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        :func:`baseline_frame` rows of a ``"train"`` split and of others.
+
+    Returns
+    -------
+    DataFrame
+        ``hull_oof`` rows of every split but ``"train"`` (none without a
+        ``"train"`` split), the columns of ``frame``.
+    """
+    train = frame[(frame["split"] == "train") & (frame["method"] == "hull")]
+    if train.empty:
+        return frame.iloc[:0]
+    chosen = set(train["state"].dropna().astype(int))
+    parts = []
+    for split in frame["split"].unique():
+        if split == "train":
+            continue
+        fixed = frame[(frame["split"] == split) & (frame["method"] == "fixed")]
+        fixed = fixed[fixed["state"].isin(chosen)].sort_values("avg_cost")
+        keep = lower_convex_hull(fixed["avg_cost"], fixed["error"])
+        parts.append(fixed.iloc[keep].assign(method="hull_oof"))
+    return pd.concat(parts) if parts else frame.iloc[:0]
+
+
 def baseline_points(
     model: BudgetDAGClassifier,
     X: pd.DataFrame,
@@ -444,7 +482,7 @@ def baseline_points(
     >>> demo = toy_dataset(200, 50)
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
-    >>> from budgetdag_core import baseline_points
+    >>> from budgetdag_core.tradeoff import baseline_points
     >>> frame = baseline_points(model, demo.X_test, demo.y_test, split="test")
     >>> sorted(frame["method"].unique())
     ['all_sensors', 'fixed', 'hull', 'no_sensors', 'oracle']

@@ -62,8 +62,8 @@ class BudgetReport:
         Positions in ``X`` of the rows the returned model was fitted on, in
         the order it saw them (all rows after a refit): its out-of-fold
         predictions are theirs, e.g. to replay Graph-Reduce
-        (:func:`graph_reduce_steps`) on ``X.iloc[train_rows]``. None in
-        reports made before it was recorded.
+        (:func:`~budgetdag_core.teaching.graph_reduce_steps`) on
+        ``X.iloc[train_rows]``. None in reports made before it was recorded.
 
     Examples
     --------

@@ -181,7 +181,7 @@ class ConfidenceCascade:
     >>> demo = toy_dataset(200, 50)
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
-    >>> from budgetdag_core import fit_cascade
+    >>> from budgetdag_core.tradeoff import fit_cascade
     >>> cascade = fit_cascade(model, demo.X_train, demo.y_train)
     >>> cascade.spec.names == demo.spec.names, len(cascade.states)
     (True, 4)
@@ -522,7 +522,7 @@ def cascade_points(
     >>> demo = toy_dataset(200, 50)
     >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)
     >>> model = model.fit(demo.X_train, demo.y_train)
-    >>> from budgetdag_core import cascade_points
+    >>> from budgetdag_core.tradeoff import cascade_points
     >>> points = cascade_points(model, demo.X_train, demo.y_train,
     ...                         X_test=demo.X_test, y_test=demo.y_test)
     >>> list(points["method"].unique()), sorted(points["split"].unique())

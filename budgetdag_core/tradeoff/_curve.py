@@ -28,7 +28,13 @@ from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
 from ..validation import check_index, check_params, int_in, real_in
-from ._baselines import FRAME_COLUMNS, baseline_frame, curve_at, lower_convex_hull
+from ._baselines import (
+    FRAME_COLUMNS,
+    baseline_frame,
+    curve_at,
+    lower_convex_hull,
+    train_chosen_hull,
+)
 from ._budget import BudgetReport, fit_for_budget
 from ._cascade import (
     DEFAULT_N_THRESHOLDS,
@@ -293,7 +299,7 @@ def dominance_summary(
     ----------
     frame : DataFrame
         Rows with ``method`` "dag", "fixed" and "all_sensors", optionally
-        "cascade" (as made by :func:`tradeoff_curve`).
+        "cascade" (as made by :func:`~budgetdag_core.tradeoff_curve`).
     split : str
         Which split's rows to compare.
     tolerance : float
@@ -301,7 +307,8 @@ def dominance_summary(
 
     Examples
     --------
-    >>> from budgetdag_core import dominance_summary, toy_dataset, tradeoff_curve
+    >>> from budgetdag_core import toy_dataset, tradeoff_curve
+    >>> from budgetdag_core.tradeoff import dominance_summary
     >>> demo = toy_dataset(200, 100)
     >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
     ...                      cost_scales=[0.0, 0.03, 0.3], cv=3, random_state=0)
@@ -355,16 +362,20 @@ def dominance_summary(
 # ----------------------------------------------------------------- the result
 @dataclass
 class TradeoffResult:
-    """What :func:`tradeoff_curve` returns.
+    """What :func:`~budgetdag_core.tradeoff_curve` returns.
 
     Attributes
     ----------
     frame : DataFrame
         Tidy rows ``method, split, cost_scale, avg_cost, avg_sensors, error,
         loss, state, sensors``. Methods: ``dag`` (one row per cost scale and
-        split), ``fixed``, ``hull``, ``no_sensors``, ``all_sensors``, ``oracle``,
-        ``cascade`` (the confidence cascade, one row per threshold: its tau in
-        ``threshold``, its acquisition order in ``sensors``; see
+        split), ``fixed``, ``hull`` (its subsets chosen on the split itself:
+        optimistic on a test split), ``hull_oof`` (on splits other than
+        ``"train"``: the hull of the subsets on the out-of-fold training
+        hull, see ``train_chosen_hull``), ``no_sensors``, ``all_sensors``,
+        ``oracle``, ``cascade`` (the confidence cascade, one row per
+        threshold: its tau in ``threshold``, its acquisition order in
+        ``sensors``; see
         ``budgetdag_core.tradeoff._cascade``) and any named extra subsets.
         ``threshold`` is NaN for the other methods. ``loss`` is the mean stop
         loss under the estimator's ``loss_matrix`` (equal to ``error`` without
@@ -623,9 +634,10 @@ def _result(
         fitted_cascade, cascade_rows = _cascade(
             bank, reference, dag, views, cascade_thresholds
         )
+    baselines = pd.concat([baseline_frame(v, subsets) for v in views])
     frame = pd.concat(
         [pd.DataFrame(dag_rows, columns=FRAME_COLUMNS)]
-        + [baseline_frame(v, subsets) for v in views]
+        + [baselines, train_chosen_hull(baselines)]
         + cascade_rows,
         ignore_index=True,
     )

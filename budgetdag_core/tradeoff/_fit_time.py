@@ -21,6 +21,7 @@ from .._compiled import kernels_loaded as _kernels_loaded
 from .._compiled import kernels_ready as _kernels_ready
 from ..bank import (
     AUTO_MASKED_MIN_STATES,
+    AUTO_NEURAL_MAX_ROWS,
     MAX_ROUNDS,
     MAX_STACK_ROWS,
     resolve_bank_kind,
@@ -186,8 +187,9 @@ def estimate_fit_seconds(
         state's columns, on average half of them; the masked bank's model all.
         Default: a landsat-like width.
     kernels_ready : bool, optional
-        Whether the compiled kernels are ready (:func:`kernels_ready`, which
-        is asked when this is None); if not, the first fit compiles them.
+        Whether the compiled kernels are ready
+        (:func:`~budgetdag_core.kernels_ready`, which is asked when this is
+        None); if not, the first fit compiles them.
     n_cores : int, optional
         The machine's cores (default ``os.cpu_count()``): workers beyond them
         wait.
@@ -349,8 +351,9 @@ class FitProbe:
     n_states : int
         The states of the DAG the fit builds.
     select_seconds : float
-        Wall-clock seconds of the subset selection (Alg. 2), the fit's first
-        step (0 without ``n_subsets``).
+        Wall-clock seconds of the fit's first step: the subset selection
+        (Alg. 2), or a sparse DAG's ``"auto"`` bank choosing its kind on
+        validation rows (0 when there is neither).
     fold_seconds : float or None
         CPU seconds of the masked bank's first fold fit (None: another bank,
         or a fold predicted longer than ``PROBE_FOLD_MAX_SECONDS``).
@@ -371,7 +374,8 @@ class FitProbe:
 
     Examples
     --------
-    >>> from budgetdag_core import load_demo, probe_fit
+    >>> from budgetdag_core import load_demo
+    >>> from budgetdag_core.estimates import probe_fit
     >>> demo = load_demo("pima")
     >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
     FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0, \
@@ -499,13 +503,35 @@ def probe_fit(
     if modelled / bank.cv > fold_max_seconds:
         rounds = boosting_rounds(len(Xv), "masked")
         return FitProbe(n_states, select_seconds, trees=rounds * per_round, **found)
-    start = time.thread_time()  # the fold fits on this thread (single-threaded)
-    fold = bank.fit_first_fold(Xv, y_fit, dag, spec.column_indices(), n_classes)
-    seconds = time.thread_time() - start
+    choosing, seconds, fold = _time_first_fold(
+        bank, Xv, y_fit, dag, spec.column_indices(), n_classes
+    )
+    select_seconds += choosing
     fits = bank.cv + (0 if bank.cross_fit else 1)
     return FitProbe(
         n_states, select_seconds, seconds, fits, trees=_trees_of(fold), **found
     )
+
+
+def _time_first_fold(
+    bank: Any,
+    Xv: Any,
+    y_fit: Any,
+    dag: Any,
+    sensor_columns: list,
+    n_classes: int,
+) -> tuple[float, float, Any]:
+    """Fit a masked bank's first fold as its fit would, timed: the wall
+    seconds of an ``"auto"`` bank's choice of kind (each kind fitted once),
+    the fold's CPU seconds (of the chosen kind), and the fold model."""
+    choosing = 0.0
+    if hasattr(bank, "choose_kind"):  # "auto": the kind chosen on validation rows
+        start = time.perf_counter()
+        bank.choose_kind(Xv, y_fit, sensor_columns, n_classes)
+        choosing = time.perf_counter() - start
+    start = time.thread_time()  # the fold fits on this thread (single-threaded)
+    fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
+    return choosing, time.thread_time() - start, fold
 
 
 def _selection_too_long(
@@ -608,20 +634,25 @@ def _sparse_fit_seconds(
     first_fit: bool | None,
     probe: FitProbe | None,
     masks: int,
+    kinds: int = 1,
 ) -> float:
     """Seconds of a fit that builds DAGs of one-sensor additions: the
-    any-subset bank's folds (``masks`` random subsets per row), each
-    strategy's scoring of candidates (one thread), the choice between
-    strategies and the kept one's policies."""
+    choice of the bank's kind (``kinds`` tried, each fitted once on
+    validation-carved rows; timed by the probe), the any-subset bank's folds
+    (``masks`` random subsets per row), each strategy's scoring of
+    candidates (one thread), the choice between strategies and the kept
+    one's policies."""
     per_round = 1 if n_classes == 2 else n_classes
     M = spec.n_sensors
     timed = probe is not None and probe.fold_seconds is not None
     if timed:
         bank = (probe.fits or cv) * probe.fold_seconds
+        choice = probe.select_seconds  # the bank kind chosen on validation rows
     else:
         bank = _modelled_bank_seconds(
             "masked", n_rows, masks + 1, per_round, cv, len(spec.columns), masks
         )
+        choice = kinds * bank / cv  # each kind tried: about one fold's fit
     cores = os.cpu_count() or 1
     bank /= 1 + PARALLEL_EFFICIENCY * (max(1, min(n_jobs, cv, cores)) - 1)
     trees = probe.trees if timed and probe.trees else None
@@ -648,7 +679,7 @@ def _sparse_fit_seconds(
     if first_fit is None:
         first_fit = not _kernels_loaded()
     call = SECONDS_PER_CALL + (FIRST_FIT_SECONDS if first_fit else 0.0)
-    return bank + growth + choose + cold + call
+    return choice + bank + growth + choose + cold + call
 
 
 def estimate_fit_seconds_for(
@@ -709,11 +740,12 @@ def estimate_fit_seconds_for(
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     strategies = model.sparse_strategies(spec)
     if strategies:
+        bank = model.new_bank(sparse=True)
         return _sparse_fit_seconds(
             spec, len(X), max(2, int(pd.Series(y).nunique())), strategies,
             cv=int(params.get("cv", 5)), n_jobs=effective_n_jobs(n_jobs),
             first_fit=first_fit, probe=probe,
-            masks=model.new_bank(sparse=True).masks_per_row,
+            masks=bank.masks_per_row, kinds=_kinds_tried(bank, len(X)),
         )  # fmt: skip
     n_states = dag_states_at_most(
         spec.n_sensors,
@@ -742,6 +774,17 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed else None,
     )
+
+
+def _kinds_tried(bank: Any, n_rows: int) -> int:
+    """The bank kinds an ``"auto"`` sparse bank fits once each to choose one
+    (the network only up to ``AUTO_NEURAL_MAX_ROWS`` rows; one left: none)."""
+    tried = [
+        kind
+        for kind in getattr(bank, "candidates", ())
+        if kind != "masked_mlp" or n_rows <= AUTO_NEURAL_MAX_ROWS
+    ]
+    return len(tried) if len(tried) > 1 else 0
 
 
 def _checked_selected(selected: Any) -> tuple[int, float]:

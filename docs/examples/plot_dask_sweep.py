@@ -17,7 +17,8 @@ scikit-learn.
 import joblib
 from distributed import Client, LocalCluster
 
-from budgetdag_core import toy_dataset, tradeoff_curve, tradeoff_figure
+from budgetdag_core import toy_dataset, tradeoff_curve
+from budgetdag_core.plotting import tradeoff_figure
 
 demo = toy_dataset(n_train=600, n_test=300, random_state=0)
 common = {

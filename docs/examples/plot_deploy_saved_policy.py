@@ -14,12 +14,12 @@ from pathlib import Path
 
 from budgetdag_core import (
     BudgetDAGClassifier,
-    dag_figure,
     load_demo,
     load_policy_skops,
     path_of,
     save_policy_skops,
 )
+from budgetdag_core.plotting import dag_figure
 
 demo = load_demo("landsat")
 train = demo.train.sample(1000, random_state=0)

@@ -13,7 +13,8 @@ keep the documentation build fast this example subsamples the training rows
 and uses 3 folds; the full run is ``python benchmarks/run_all.py``.
 """
 
-from budgetdag_core import load_demo, tradeoff_curve, tradeoff_figure
+from budgetdag_core import load_demo, tradeoff_curve
+from budgetdag_core.plotting import tradeoff_figure
 
 demo = load_demo("landsat")
 train = demo.train.sample(1200, random_state=0)

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec, dag_figure
+from budgetdag_core import BudgetDAGClassifier, SensorSpec
 from budgetdag_core.cli import main as budgetdag
+from budgetdag_core.plotting import dag_figure
 
 rng = np.random.default_rng(0)
 n = 1200

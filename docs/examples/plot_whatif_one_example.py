@@ -13,7 +13,8 @@ this cost scale the policy reads the precise sensor first, stops when its
 value is far from 0, and pays for more only near the boundary.
 """
 
-from budgetdag_core import BudgetDAGClassifier, dag_figure, path_of, toy_dataset
+from budgetdag_core import BudgetDAGClassifier, path_of, toy_dataset
+from budgetdag_core.plotting import dag_figure
 
 demo = toy_dataset(n_train=600, n_test=200, random_state=0)
 model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3, random_state=0)

@@ -7,7 +7,8 @@ import json
 import pytest
 from app_helpers import assert_clean, click_chart, page, prefill, texts, values
 
-from budgetdag_core import node_details, path_of
+from budgetdag_core import path_of
+from budgetdag_core.explain import node_details
 from ui import state
 
 

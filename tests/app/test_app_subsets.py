@@ -17,9 +17,8 @@ from budgetdag_core import (
     SensorSpec,
     loads_policy_skops,
     path_of,
-    state_label,
-    subsets_in,
 )
+from budgetdag_core.explain import state_label, subsets_in
 from ui import links, state, subsets, sweep
 from ui.training import ProgressReporter, TrainSettings, bank_key, train
 
@@ -322,7 +321,7 @@ def test_a_target_budget_keeps_the_subset_settings(wide, wide_run):
 def test_subset_actions_are_named_by_the_library(wide_run):
     from types import SimpleNamespace
 
-    from budgetdag_core import action_names
+    from budgetdag_core.explain import action_names
     from ui.teaching import renamed_actions
 
     model = wide_run.model

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, finish_jobs, page, prefill, texts
 
-from budgetdag_core import SensorSpec, dumps_policy, graph_reduce_steps, loads_policy
+from budgetdag_core import SensorSpec, dumps_policy, loads_policy
+from budgetdag_core.teaching import graph_reduce_steps
 from ui import links, state
 from ui.teaching import action_label, replay_data, replay_model
 from ui.training import TrainSettings, run_from_model, train

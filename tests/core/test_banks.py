@@ -11,17 +11,19 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from budgetdag_core import (
-    BANK_KINDS,
     BudgetDAGClassifier,
-    ClassifierBank,
-    MaskedBank,
     SensorDAG,
     SensorSpec,
     load_policy,
-    make_bank,
     save_policy,
 )
-from budgetdag_core.bank import resolve_bank_kind
+from budgetdag_core.bank import (
+    BANK_KINDS,
+    ClassifierBank,
+    MaskedBank,
+    make_bank,
+    resolve_bank_kind,
+)
 from budgetdag_core.bank._base import single_threaded
 from budgetdag_core.bank._calibration import apply_temperature, fit_temperature
 

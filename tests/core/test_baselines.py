@@ -174,3 +174,25 @@ def test_huge_cost_scale_is_the_no_sensor_point(fitted):
     states = lazy.evaluate_states(Xt, yt)
     assert ev["avg_cost"] == 0.0
     assert ev["error"] == states["error"].iloc[0]
+
+
+def test_the_train_chosen_hull_reads_test_errors_of_training_choices():
+    from budgetdag_core import toy_dataset, tradeoff_curve
+
+    demo = toy_dataset(300, 200)
+    res = tradeoff_curve(
+        demo.X_train, demo.y_train, demo.spec, cost_scales=[0.0, 0.03],
+        X_test=demo.X_test, y_test=demo.y_test, cv=3, random_state=0,
+    )  # fmt: skip
+    f = res.frame
+    train_states = set(f.query("split == 'train' and method == 'hull'")["state"])
+    honest = f.query("split == 'test' and method == 'hull_oof'")
+    assert len(honest) and set(honest["state"]) <= train_states
+    test_fixed = f.query("split == 'test' and method == 'fixed'").set_index("state")
+    for _, row in honest.iterrows():
+        assert row["error"] == test_fixed.loc[row["state"], "error"]
+    assert f.query("split == 'train' and method == 'hull_oof'").empty
+    # Never below the hull that picks its subsets on the test rows.
+    hull = f.query("split == 'test' and method == 'hull'").sort_values("avg_cost")
+    below = np.interp(honest["avg_cost"], hull["avg_cost"], hull["error"])
+    assert (honest["error"].to_numpy() >= below - 1e-12).all()

@@ -6,14 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from budgetdag_core import (
-    BudgetDAGClassifier,
-    SensorSpec,
-    cascade_points,
-    fit_cascade,
-    tradeoff_figure,
-)
+from budgetdag_core import BudgetDAGClassifier, SensorSpec
 from budgetdag_core.dag import SensorDAG
+from budgetdag_core.plotting import tradeoff_figure
+from budgetdag_core.tradeoff import cascade_points, fit_cascade
 from budgetdag_core.tradeoff._baselines import bank_state_predictions
 from budgetdag_core.tradeoff._cascade import (
     cascade_from_view,

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from budgetdag_core import BudgetDAGClassifier, FilterTree, dumps_policy, loads_policy
+from budgetdag_core import BudgetDAGClassifier, dumps_policy, loads_policy
 from budgetdag_core.estimator._inputs import confidence_features
+from budgetdag_core.reductions import FilterTree
 from budgetdag_core.tradeoff._baselines import dag_point, state_predictions
 from tests.core.tradeoff_problems import make_problem
 

@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
-from budgetdag_core.dag_strategy import STRATEGIES
+from budgetdag_core.dag_strategy import (
+    SIMPLEST_FIRST,
+    STRATEGIES,
+    StrategyChoice,
+    keep_within_one_se,
+)
 
 from .test_sparse_dag import SPEC, fit, make_data
 
@@ -60,14 +65,37 @@ def test_auto_keeps_the_strategy_of_least_held_out_loss():
     X, y = independent_data(300, 1)
     spec = SensorSpec.per_column(list(X.columns))
     for scale in (0.002, 0.05):
-        model = BudgetDAGClassifier(
-            spec, cost_scale=scale, cv=3, random_state=0
-        ).fit(X, y)
+        model = BudgetDAGClassifier(spec, cost_scale=scale, cv=3, random_state=0).fit(
+            X, y
+        )
         choice = model.strategy_choice_
         assert choice.strategy == model.strategy_
         losses = {name: choice.scores[name][0]["loss"] for name in choice.scores}
-        assert losses[model.strategy_] == min(losses.values())
+        excess_se = {n: choice.scores[n][0]["excess_se"] for n in choice.scores}
+        # Kept: the simplest within one standard error of the least loss.
+        kept = model.strategy_
+        assert losses[kept] - min(losses.values()) <= excess_se[kept] + 1e-12
+        for simpler in SIMPLEST_FIRST[: SIMPLEST_FIRST.index(kept)]:
+            assert losses[simpler] - min(losses.values()) > excess_se[simpler]
         assert model.strategy_validation_ == choice.to_dict()
+
+
+def test_a_close_call_keeps_the_simpler_strategy():
+    """Per-row held-out losses: a 0.01 edge on 200 noisy rows is within one
+    standard error (the chain is kept), a 0.2 edge is not."""
+    rng = np.random.default_rng(0)
+    base = rng.random(200)
+    noise = rng.normal(0, 0.3, 200)
+    noise -= noise.mean()  # the edge alone moves the mean
+    for edge, kept in ((0.01, "chain"), (0.2, "grown")):
+        noisy = base - edge + noise
+        per_row = {"chain": [base], "grown": [noisy]}
+        choice = StrategyChoice("chain", [0.1], {
+            name: [{"loss": float(v[0].mean())}] for name, v in per_row.items()
+        })  # fmt: skip
+        assert keep_within_one_se(["chain", "grown"], per_row, choice) == kept
+        assert choice.scores[kept][0]["excess_se"] >= 0.0
+    assert choice.scores["grown"][0]["excess_se"] == 0.0  # the least loss
 
 
 def test_a_bank_of_one_strategy_refuses_another():

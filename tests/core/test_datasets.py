@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetdag_core import DEMOS, load_demo
+from budgetdag_core import load_demo
 from budgetdag_core.datasets import (
+    DEMOS,
     cube_dataset,
     cube_nm_block_spec,
     cube_nm_columns,

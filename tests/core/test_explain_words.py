@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from budgetdag_core import (
-    BudgetDAGClassifier,
-    action_names,
-    state_label,
-    subsets_in,
-    toy_dataset,
-)
+from budgetdag_core import BudgetDAGClassifier, toy_dataset
+from budgetdag_core.explain import action_names, state_label, subsets_in
 
 
 @pytest.fixture(scope="module")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from budgetdag_core import estimate_fit_seconds as estimate_with_probe
+from budgetdag_core.estimates import estimate_fit_seconds as estimate_with_probe
 
 
 def estimate_fit_seconds(*args, **kwargs):
@@ -113,7 +115,8 @@ def test_wider_tables_take_longer():
 
 
 def test_estimate_for_reads_the_data_and_settings():
-    from budgetdag_core import estimate_fit_seconds_for, load_demo
+    from budgetdag_core import load_demo
+    from budgetdag_core.estimates import estimate_fit_seconds_for
 
     demo = load_demo("landsat")
     expected = estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2)
@@ -141,8 +144,9 @@ def test_a_processs_first_fit_adds_its_fixed_cost():
 
 
 def test_selected_states_are_the_fits_and_replace_the_most_states():
-    from budgetdag_core import BudgetDAGClassifier, estimate_fit_seconds_for, load_demo
+    from budgetdag_core import BudgetDAGClassifier, load_demo
     from budgetdag_core._compiled import kernels_loaded
+    from budgetdag_core.estimates import estimate_fit_seconds_for
     from budgetdag_core.tradeoff import dag_states_at_most, selected_dag_states
 
     cube = load_demo("cube_nm")
@@ -190,7 +194,8 @@ def test_a_selection_that_would_take_too_long_is_skipped():
 
 
 def test_the_probes_fold_is_the_fits_first_fold_and_scales_the_estimate():
-    from budgetdag_core import BudgetDAGClassifier, estimate_fit_seconds_for, load_demo
+    from budgetdag_core import BudgetDAGClassifier, load_demo
+    from budgetdag_core.estimates import estimate_fit_seconds_for
     from budgetdag_core.tradeoff import FitProbe, probe_fit
     from budgetdag_core.tradeoff._fit_time import MASKED_SCORING_SHARE
 
@@ -230,8 +235,8 @@ def test_the_probes_fold_is_the_fits_first_fold_and_scales_the_estimate():
 
 
 def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
-    from budgetdag_core import BudgetDAGClassifier, SensorSpec, estimate_fit_seconds_for
-    from budgetdag_core.tradeoff import probe_fit
+    from budgetdag_core import BudgetDAGClassifier, SensorSpec
+    from budgetdag_core.estimates import estimate_fit_seconds_for, probe_fit
 
     # 14 one-column sensors, beyond the full DAG; the label from three.
     rng = np.random.default_rng(0)
@@ -246,9 +251,16 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
     assert probe.strategies["chain"] == spec.n_sensors + 1
     kept = probe.strategies[model.strategy_]
     assert model.sensor_dag_.n_states <= kept
-    # The timed fold is the bank's first fold model: its trees are the fit's.
+    # The bank's kind was chosen on validation rows (timed, as the fit's
+    # first step), and the timed fold is of the kind the fit chose.
     fitted = model.bank_.fold_models_[0]
-    assert probe.trees == fitted.n_iter_ * fitted.n_trees_per_iteration_
+    again = model.new_bank(sparse=True)
+    assert again.choose_kind(
+        X.to_numpy(), y.to_numpy(),
+        spec.column_indices(), 2,
+    ) == model.bank_.kind_  # fmt: skip
+    assert type(again.template()) is type(fitted)
+    assert probe.select_seconds > 0
     assert probe.fits == 3 and probe.fold_seconds > 0
 
     # The estimate counts the strategies the fit builds: one is cheaper.
@@ -258,5 +270,10 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
         )
 
     assert 0 < estimate(dag="chain") < estimate()
+    # ... and the seconds the choice of kind took.
+    unchosen = dataclasses.replace(probe, select_seconds=0.0)
+    assert estimate() - estimate_fit_seconds_for(
+        spec, X, y, probe=unchosen, first_fit=False, n_jobs=1, **params
+    ) == pytest.approx(probe.select_seconds)
     # Not the 2^14 states of a full DAG: seconds, as the fit.
     assert estimate() < 60

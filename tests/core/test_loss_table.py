@@ -9,12 +9,12 @@ from sklearn.datasets import make_classification
 
 from budgetdag_core import (
     BudgetDAGClassifier,
-    CostRegression,
     LossTablePolicy,
     SensorDAG,
     SensorSpec,
     learn_policies_from_losses,
 )
+from budgetdag_core.reductions import CostRegression
 
 
 @pytest.fixture(scope="module")

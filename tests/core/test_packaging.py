@@ -8,6 +8,7 @@ without the repository's folders.
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import site
 import subprocess
@@ -59,7 +60,9 @@ def test_wheel_install_loads_demos_from_any_directory(tmp_path):
         check=True,
         capture_output=True,
     )
-    (wheel,) = dist.glob("budgetdag-*.whl")
+    # The wheel's version is _version.py's: the one place it is written.
+    version = runpy.run_path(str(ROOT / "budgetdag_core" / "_version.py"))
+    (wheel,) = dist.glob(f"budgetdag-{version['__version__']}-*.whl")
 
     # The venv sees the dependencies installed where this test runs (offline):
     # a .pth file adds this interpreter's site directories after the venv's

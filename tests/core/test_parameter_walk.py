@@ -1,11 +1,11 @@
 """Every numeric parameter of the public API refuses NaN, a negative number and
 a string, naming the parameter (issue 39).
 
-The walk finds the functions (``budgetdag_core.__all__``) and the public
-methods of the exported classes, and in each signature the parameters that
-take a number (an ``int``/``float`` default or annotation). Each has a call
-below on tiny data; a new public function with a numeric parameter and no call
-here fails :func:`test_every_numeric_parameter_has_a_call`.
+The walk finds the functions (``budgetdag_core.__all__`` and its subpackages')
+and the public methods of the exported classes, and in each signature the
+parameters that take a number (an ``int``/``float`` default or annotation).
+Each has a call below on tiny data; a new public function with a numeric
+parameter and no call here fails :func:`test_every_numeric_parameter_has_a_call`.
 """
 
 from __future__ import annotations
@@ -24,15 +24,31 @@ import budgetdag_core as bd
 from budgetdag_core import (
     BudgetDAGClassifier,
     BudgetDAGRegressor,
-    CostRegression,
-    FilterTree,
     LossTablePolicy,
-    MaskedBank,
     SensorDAG,
     SensorSpec,
-    make_bank,
     toy_dataset,
 )
+from budgetdag_core.bank import MaskedBank, RegressorBank, make_bank
+from budgetdag_core.estimates import (
+    estimate_fit_seconds,
+    estimate_fit_seconds_for,
+    probe_fit,
+)
+from budgetdag_core.explain import action_names, node_details, state_label, subsets_in
+from budgetdag_core.plotting import (
+    acquisition_grid_figure,
+    acquisition_heatmap_figure,
+    acquisition_paths_figure,
+    acquisition_steps_figure,
+    dag_figure,
+    decision_regions_figure,
+    tradeoff_figure,
+)
+from budgetdag_core.reductions import CostRegression, FilterTree
+from budgetdag_core.teaching import graph_reduce_steps, pending_states
+from budgetdag_core.tradeoff import cascade_points, dominance_summary, fit_cascade
+from tests.public_api import public_objects
 
 #: Result records: the library fills them from checked values; their fields
 #: are outputs (NaN is a legitimate "no cascade" in DominanceSummary), not
@@ -74,11 +90,11 @@ def _is_numeric(param: inspect.Parameter) -> bool:
 
 
 def _public_callables() -> dict[str, Callable]:
-    """Qualified name -> function, for ``__all__`` and the public methods of
-    the exported classes (an inherited method once, by its defining class)."""
+    """Qualified name -> function, for the public API's functions (the
+    root's and its subpackages' ``__all__``) and the public methods of its
+    classes (an inherited method once, by its defining class)."""
     found: dict[str, Callable] = {}
-    for name in bd.__all__:
-        obj = getattr(bd, name)
+    for _, obj in public_objects().values():
         if inspect.isclass(obj):
             if issubclass(obj, BaseException):
                 continue
@@ -140,7 +156,7 @@ def fitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "regressor": regressor.fit(X, X["precise"]),
         "losses": losses,
         "curve": curve,
-        "cascade": bd.fit_cascade(model, X, Y, n_thresholds=3),
+        "cascade": fit_cascade(model, X, Y, n_thresholds=3),
     }
 
 
@@ -153,7 +169,7 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         return {**defaults, **kw}
 
     csv = X.assign(label=Y).to_csv(index=False).encode()
-    steps = bd.graph_reduce_steps(model, X, Y)
+    steps = graph_reduce_steps(model, X, Y)
     table = bd.read_table(csv, label="label")
     return {
         "read_table": lambda kw: bd.read_table(
@@ -162,12 +178,8 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "Table.check": lambda kw: table.check(**kw),
         "Table.findings": lambda kw: table.findings(**kw),
         "Table.to_dataset": lambda kw: table.to_dataset(SPEC, **kw),
-        "state_label": lambda kw: bd.state_label(
-            model, **with_defaults({"state": 0}, kw)
-        ),
-        "subsets_in": lambda kw: bd.subsets_in(
-            model, **with_defaults({"state": 0}, kw)
-        ),
+        "state_label": lambda kw: state_label(model, **with_defaults({"state": 0}, kw)),
+        "subsets_in": lambda kw: subsets_in(model, **with_defaults({"state": 0}, kw)),
         "BudgetDAGClassifier.__init__": lambda kw: BudgetDAGClassifier(
             SPEC, **with_defaults({"cv": 2}, kw)
         ).fit(X, Y),
@@ -229,7 +241,7 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "PolicySession.observe": lambda kw: _observe(
             model, with_defaults({"values": 0.5}, kw)["values"]
         ),
-        "RegressorBank.__init__": lambda kw: bd.RegressorBank(
+        "RegressorBank.__init__": lambda kw: RegressorBank(
             **with_defaults({"cv": 2}, kw)
         ).fit(XV, X["precise"].to_numpy(), DAG, COLUMNS),
         "RegressorBank.predict": lambda kw: f["regressor"].bank_.predict(
@@ -258,33 +270,33 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "TradeoffResult.model_rows": lambda kw: curve.model_rows(
             **with_defaults({"index": 0}, kw)
         ),
-        "action_names": lambda kw: bd.action_names(
+        "action_names": lambda kw: action_names(
             model, **with_defaults({"state": 0}, kw)
         ),
-        "cascade_points": lambda kw: bd.cascade_points(model, X, Y, **kw),
-        "dag_figure": lambda kw: bd.dag_figure(model, X, Y, **kw),
-        "acquisition_grid_figure": lambda kw: bd.acquisition_grid_figure(
+        "cascade_points": lambda kw: cascade_points(model, X, Y, **kw),
+        "dag_figure": lambda kw: dag_figure(model, X, Y, **kw),
+        "acquisition_grid_figure": lambda kw: acquisition_grid_figure(
             X.iloc[0], ["precise"], GRID, SPEC.groups, **kw
         ),
-        "acquisition_heatmap_figure": lambda kw: bd.acquisition_heatmap_figure(
+        "acquisition_heatmap_figure": lambda kw: acquisition_heatmap_figure(
             model.trace(X), GRID, SPEC.groups, **kw
         ),
-        "acquisition_paths_figure": lambda kw: bd.acquisition_paths_figure(
+        "acquisition_paths_figure": lambda kw: acquisition_paths_figure(
             model.trace(X), **kw
         ),
-        "acquisition_steps_figure": lambda kw: bd.acquisition_steps_figure(
+        "acquisition_steps_figure": lambda kw: acquisition_steps_figure(
             model.trace(X), SPEC.names, **kw
         ),
-        "pending_states": lambda kw: bd.pending_states(
+        "pending_states": lambda kw: pending_states(
             steps, **with_defaults({"current": 0}, kw)
         ),
-        "decision_regions_figure": lambda kw: bd.decision_regions_figure(
+        "decision_regions_figure": lambda kw: decision_regions_figure(
             model, **with_defaults({"state": 0, "grid": 5, "max_points": 10}, kw)
         ),
-        "dominance_summary": lambda kw: bd.dominance_summary(
+        "dominance_summary": lambda kw: dominance_summary(
             curve.frame, split="train", **kw
         ),
-        "fit_cascade": lambda kw: bd.fit_cascade(model, X, Y, **kw),
+        "fit_cascade": lambda kw: fit_cascade(model, X, Y, **kw),
         "fit_for_budget": lambda kw: bd.fit_for_budget(
             X,
             Y,
@@ -300,7 +312,7 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
             FilterTree(),
             **kw,
         ),
-        "graph_reduce_steps": lambda kw: bd.graph_reduce_steps(model, X, Y, **kw),
+        "graph_reduce_steps": lambda kw: graph_reduce_steps(model, X, Y, **kw),
         "learn_policies_from_losses": lambda kw: bd.learn_policies_from_losses(
             XV, f["losses"], DAG, COSTS, COLUMNS, FilterTree(), **kw
         ),
@@ -310,16 +322,16 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "make_bank": lambda kw: make_bank("hgb", **with_defaults({"cv": 2}, kw)).fit(
             XV, Y, DAG, COLUMNS, 2
         ),
-        "estimate_fit_seconds": lambda kw: bd.estimate_fit_seconds(
+        "estimate_fit_seconds": lambda kw: estimate_fit_seconds(
             **with_defaults({"n_rows": 40, "n_states": 8, "n_classes": 2}, kw),
             kernels_ready=True,
             first_fit=False,
         ),
-        "estimate_fit_seconds_for": lambda kw: bd.estimate_fit_seconds_for(
+        "estimate_fit_seconds_for": lambda kw: estimate_fit_seconds_for(
             SPEC, X, Y, first_fit=False, **kw
         ),
-        "probe_fit": lambda kw: bd.probe_fit(SPEC, X, Y, cv=2, **kw),
-        "node_details": lambda kw: bd.node_details(
+        "probe_fit": lambda kw: probe_fit(SPEC, X, Y, cv=2, **kw),
+        "node_details": lambda kw: node_details(
             model, X, Y, **with_defaults({"state": 0}, kw)
         ),
         "select_subsets": lambda kw: bd.select_subsets(
@@ -329,9 +341,7 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "tradeoff_curve": lambda kw: bd.tradeoff_curve(
             X, Y, SPEC, bank=model.bank_, cv=2, random_state=0, **kw
         ),
-        "tradeoff_figure": lambda kw: bd.tradeoff_figure(
-            curve.frame, split="train", **kw
-        ),
+        "tradeoff_figure": lambda kw: tradeoff_figure(curve.frame, split="train", **kw),
     }
 
 
@@ -395,9 +405,9 @@ def test_numeric_parameters_refuse_bad_values(fitted, kind: str) -> None:
 # --------------------------------------------------- the cases of issue 39
 def test_probe_fit_refuses_negative_and_nan_budgets() -> None:
     with pytest.raises(ValueError, match="'max_seconds' parameter of probe_fit"):
-        bd.probe_fit(SPEC, X, Y, max_seconds=-1.0)
+        probe_fit(SPEC, X, Y, max_seconds=-1.0)
     with pytest.raises(ValueError, match="'fold_max_seconds' parameter of probe_fit"):
-        bd.probe_fit(SPEC, X, Y, fold_max_seconds=math.nan)
+        probe_fit(SPEC, X, Y, fold_max_seconds=math.nan)
 
 
 def test_load_demo_refuses_a_test_fraction_above_one() -> None:
@@ -435,7 +445,7 @@ def test_observe_refuses_columns_of_another_sensor(fitted) -> None:
         (lambda: make_bank("hgb", cv=21).fit(XV, Y, DAG, COLUMNS, 2), r"\[2, 20\]"),
         (lambda: MaskedBank(masks_per_row=10**6).fit(XV, Y, DAG, COLUMNS, 2), "1024"),
         (lambda: FilterTree(degree=9).fit(XV, np.eye(2)[Y]), r"'degree' .* \[1, 4\]"),
-        (lambda: bd.fit_cascade(None, X, Y, n_thresholds=10**6), r"\[2, 1000\]"),
+        (lambda: fit_cascade(None, X, Y, n_thresholds=10**6), r"\[2, 1000\]"),
         (lambda: toy_dataset(10**7), r"'n_train' .* 1000000\]"),
         (lambda: bd.select_subsets(X, Y, SPEC, n_subsets=17), r"\[1, 16\]"),
         (

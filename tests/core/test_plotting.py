@@ -12,20 +12,21 @@ from budgetdag_core import (
     BudgetDAGClassifier,
     SensorDAG,
     SensorSpec,
-    clicked_states,
-    cost_tables,
-    dag_figure,
-    decision_regions_figure,
-    graph_reduce_steps,
     load_demo,
-    node_details,
     path_of,
     toy_dataset,
-    tradeoff_figure,
 )
 from budgetdag_core.decisions import stop_losses
-from budgetdag_core.plotting import lower_hull
+from budgetdag_core.explain import node_details
+from budgetdag_core.plotting import (
+    clicked_states,
+    dag_figure,
+    decision_regions_figure,
+    lower_hull,
+    tradeoff_figure,
+)
 from budgetdag_core.plotting._dag_layout import abbreviate, node_label, thin_labels
+from budgetdag_core.teaching import cost_tables, graph_reduce_steps
 from budgetdag_core.tradeoff._baselines import state_predictions
 
 

@@ -7,13 +7,8 @@ import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
-from budgetdag_core import (
-    BudgetDAGRegressor,
-    RegressorBank,
-    SensorSpec,
-    dumps_policy,
-    loads_policy,
-)
+from budgetdag_core import BudgetDAGRegressor, SensorSpec, dumps_policy, loads_policy
+from budgetdag_core.bank import RegressorBank
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import pytest
 from budgetdag_core import (
     BudgetDAGClassifier,
     SensorSpec,
-    dag_figure,
     dumps_policy,
     dumps_policy_skops,
     loads_policy,
@@ -22,6 +21,7 @@ from budgetdag_core import (
     tradeoff_curve,
 )
 from budgetdag_core.dag import SensorDAG
+from budgetdag_core.plotting import dag_figure
 from budgetdag_core.sparse_dag import MAX_SPARSE_STATES, SparseSensorDAG
 
 N_SENSORS = 16

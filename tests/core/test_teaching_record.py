@@ -5,14 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetdag_core import (
-    BudgetDAGClassifier,
-    FilterTree,
-    cost_tables,
-    graph_reduce,
-    graph_reduce_steps,
-    toy_dataset,
-)
+from budgetdag_core import BudgetDAGClassifier, graph_reduce, toy_dataset
+from budgetdag_core.reductions import FilterTree
+from budgetdag_core.teaching import cost_tables, graph_reduce_steps
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +116,7 @@ def test_replay_needs_the_training_rows_and_labels(demo):
 
 def test_node_details_of_a_confidence_policy(demo, confident):
     """node_details asks the policy with the inputs it was trained on."""
-    from budgetdag_core import node_details
+    from budgetdag_core.explain import node_details
 
     model = confident
     rows, actions = model.node_actions(demo.X_test, 0)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetdag_core import BudgetDAGClassifier, dag_figure, toy_dataset
+from budgetdag_core import BudgetDAGClassifier, toy_dataset
+from budgetdag_core.plotting import dag_figure
 from budgetdag_core.teaching import graph_reduce_steps, pending_states
 
 
