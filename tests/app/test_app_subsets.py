@@ -85,8 +85,9 @@ def test_a_wide_upload_trains_the_library_default_then_subsets_on_request(app):
     at.switch_page(page("train")).run()
     assert "a chain of 17 states" in at.caption[0].value
     at.number_input(key=state.W_CV).set_value(3).run()
-    plan = next(c.value for c in at.caption if c.value.startswith("Training fits"))
+    plan = next(c.value for c in at.caption if c.value.startswith("Training picks"))
     assert "a chain of 17 states" in plan and "held-out quarter" in plan
+    assert "fits 3 of it (one per fold)" in plan  # the library's bank kind choice
     at.button(key=state.W_TRAIN).click().run()
     finish_jobs(at)
     assert_clean(at)
