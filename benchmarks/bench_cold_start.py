@@ -108,11 +108,13 @@ if os.environ.get("ESTIMATE") == "1":
     from budgetdag_core.estimates import estimate_fit_seconds_for, probe_fit
     # As the app's Train page: the fit's first steps probed (states, a masked
     # bank's first fold timed), then the estimate.
+    # The fit timed below is this process's first (the probe loads kernels,
+    # so it is said rather than guessed).
     probe = probe_fit(spec, X, y, n_jobs=n_jobs, max_seconds=3.0, **params)
     estimate = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, probe=probe,
-                                        **params)
+                                        first_fit=True, **params)
     one_thread = estimate_fit_seconds_for(spec, X, y, n_jobs=1, probe=probe,
-                                          **params)
+                                          first_fit=True, **params)
 out = {"import": imported, "ready": ready, "estimate": estimate, "fits": [], "cpu": []}
 out["one_thread"] = one_thread
 for _ in range(fits):

@@ -371,6 +371,10 @@ class FitProbe:
         The boosting trees of a masked bank's fold model (rounds x trees per
         round), counted on the timed fold, else modelled; scoring a sparse
         DAG's candidates costs in proportion. None for other banks.
+    kind : str or None
+        A sparse DAG's ``"auto"`` bank: the masked kind it chose on
+        validation rows (``"masked"``, ``"masked_mlp"``,
+        ``"masked_logistic"``), whose fold was timed; else None.
 
     Examples
     --------
@@ -379,7 +383,7 @@ class FitProbe:
     >>> demo = load_demo("pima")
     >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
     FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0, \
-n_subsets=None, strategies={}, trees=None)
+n_subsets=None, strategies={}, trees=None, kind=None)
     """
 
     n_states: int
@@ -389,6 +393,7 @@ n_subsets=None, strategies={}, trees=None)
     n_subsets: int | None = None
     strategies: dict[str, int] = field(default_factory=dict)
     trees: float | None = None
+    kind: str | None = None
 
 
 def probe_fit(
@@ -508,9 +513,8 @@ def probe_fit(
     )
     select_seconds += choosing
     fits = bank.cv + (0 if bank.cross_fit else 1)
-    return FitProbe(
-        n_states, select_seconds, seconds, fits, trees=_trees_of(fold), **found
-    )
+    return FitProbe(n_states, select_seconds, seconds, fits, trees=_trees_of(fold),
+                    kind=getattr(bank, "kind_", None), **found)  # fmt: skip
 
 
 def _time_first_fold(
@@ -623,6 +627,18 @@ STRATEGY_SECONDS_PER_STATE = 1.7e-4
 STRATEGY_SECONDS_PER_ROW_STATE = 9e-8
 
 
+#: Seconds per (row x sensor subset) of scoring a sparse DAG's candidates
+#: with a mask-encoded bank's model (it has no trees): breast cancer's
+#: network (30 sensors, 426 rows) grew its DAGs in 2.8 s, about 850 000
+#: scores and 1 800 scoring calls; wine's logistic regression's growth was
+#: nearly all calls.
+ENCODED_SECONDS_PER_SCORE = {"masked_mlp": 2.5e-6, "masked_logistic": 2e-7}
+#: A mask-encoded kind's folds fit in worker processes (no threads): a
+#: process's first parallel fit starts them (wine, 2 workers: 4.5 s first,
+#: 0.4 s second fit).
+WORKER_PROCESSES_START_SECONDS = 3.5
+
+
 def _sparse_fit_seconds(
     spec: Any,
     n_rows: int,
@@ -654,10 +670,13 @@ def _sparse_fit_seconds(
         )
         choice = kinds * bank / cv  # each kind tried: about one fold's fit
     cores = os.cpu_count() or 1
-    bank /= 1 + PARALLEL_EFFICIENCY * (max(1, min(n_jobs, cv, cores)) - 1)
+    workers = max(1, min(n_jobs, cv, cores))
+    bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
     trees = probe.trees if timed and probe.trees else None
     if trees is None:
         trees = boosting_rounds(n_rows, "masked") * per_round
+    encoded = probe.kind if probe is not None else None
+    per_score = ENCODED_SECONDS_PER_SCORE.get(encoded, trees * SECONDS_PER_TREE_SCORE)
     scores, calls = 0.0, 0
     if "chain" in strategies:  # each step scores the sensors left, then a table
         scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
@@ -667,7 +686,7 @@ def _sparse_fit_seconds(
         states["grown"] = min(strategies["grown"], GROWN_STATES_PER_ROW * n_rows)
         scores += GROWN_SCORES_PER_ROW_SENSOR * n_rows * M
         calls += 2 * states["grown"]
-    growth = scores * trees * SECONDS_PER_TREE_SCORE + calls * SECONDS_PER_SCORING_CALL
+    growth = scores * per_score + calls * SECONDS_PER_SCORING_CALL
     states = sum(states.values())
     choose = states * (
         STRATEGY_SECONDS_PER_STATE + STRATEGY_SECONDS_PER_ROW_STATE * n_rows
@@ -679,6 +698,8 @@ def _sparse_fit_seconds(
     if first_fit is None:
         first_fit = not _kernels_loaded()
     call = SECONDS_PER_CALL + (FIRST_FIT_SECONDS if first_fit else 0.0)
+    if encoded in ENCODED_SECONDS_PER_SCORE and workers > 1 and first_fit:
+        call += WORKER_PROCESSES_START_SECONDS  # its folds fit in processes
     return choice + bank + growth + choose + cold + call
 
 
