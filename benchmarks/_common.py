@@ -50,6 +50,9 @@ from budgetdag_core.tradeoff import lower_convex_hull
 
 #: Outputs of the scripts (git-ignored): ``benchmarks/out/<script>/``.
 OUT = Path(__file__).resolve().parent / "out"
+#: The committed folder of the results the pages are generated from
+#: (``render_report.py``): ``run_all/`` and ``afa/``.
+RESULTS = Path(__file__).resolve().parent / "results"
 
 # ------------------------------------------------------------------ datasets
 SEED = 0

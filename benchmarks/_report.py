@@ -21,7 +21,6 @@ import os
 import platform
 import re
 import subprocess
-import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ SHORT = {
     "aaco": "AACO",
     "greedy": "greedy CMI",
     "oracle": "oracle",
+    "paper": "DAG, n_subsets=8",
 }
 #: The methods the DAG is compared with (the oracle is a bound, not a method).
 BASELINES = ("dag_paper", "hull", "cascade", "cegb", "aaco", "greedy")
@@ -64,6 +64,7 @@ COLOURS = {
     "aaco": "#9467bd",
     "greedy": "#8c564b",
     "oracle": "#2ca02c",
+    "paper": "#17becf",  # bench_afa's name of the paper configuration
 }
 
 
@@ -363,14 +364,14 @@ def scale_row(name: str, s: dict) -> list[str]:
 # ------------------------------------------------------------ bench_afa runs
 def afa_runs(afa_dir: Path) -> dict[str, dict[str, Path]]:
     """Per AFA dataset and method, the saved bench_afa folder with the most
-    seeds of that method; on a tie the newest wins.
+    seeds of that method; on a tie the one that finished last (``run.json``).
 
     Every folder under ``afa_dir`` (itself included) holding ``readings.csv``
     and ``speed.csv`` is a run. Choosing per method lets a run of the DAG
     alone (``--methods dag allfeat``) stand beside the peers' slower runs on
     the same rows; the all-feature reference follows the DAG's run.
     """
-    best: dict[tuple[str, str], tuple[int, float, Path]] = {}
+    best: dict[tuple[str, str], tuple[int, str, Path]] = {}
     if not afa_dir.exists():
         return {}
     for readings in sorted(afa_dir.rglob("readings.csv")):
@@ -379,7 +380,7 @@ def afa_runs(afa_dir: Path) -> dict[str, dict[str, Path]]:
             continue
         frame = pd.read_csv(readings)
         for (name, method), part in frame.groupby(["dataset", "method"]):
-            key = (part["seed"].nunique(), readings.stat().st_mtime, folder)
+            key = (part["seed"].nunique(), afa_stamp(folder), folder)
             slot = (str(name), str(method))
             if slot not in best or key[:2] > best[slot][:2]:
                 best[slot] = key
@@ -390,6 +391,18 @@ def afa_runs(afa_dir: Path) -> dict[str, dict[str, Path]]:
         if "dag" in methods:
             methods["allfeat"] = methods["dag"]
     return runs
+
+
+def afa_run_info(folder: Path) -> dict:
+    """A saved bench_afa run's ``run.json`` (command, commit, finish time)."""
+    path = folder / "run.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def afa_stamp(folder: Path) -> str:
+    """When a saved run finished (``run.json``; file times do not survive a
+    clone, so they must not choose between runs), else the empty string."""
+    return str(afa_run_info(folder).get("finished_utc", ""))
 
 
 def _afa_readings(name: str, methods: dict[str, Path]) -> pd.DataFrame:
@@ -416,7 +429,20 @@ def _seeds_label(name: str, r: pd.DataFrame) -> str:
     return f"{name} (seeds: {seeds})"
 
 
-AFA_METHODS = ("dag", "hull", "cascade", "aaco", "greedy")
+AFA_METHODS = ("dag", "paper", "hull", "cascade", "aaco", "greedy")
+
+
+def _afa_speed_ratios(
+    name: str, method: str, methods: dict[str, Path]
+) -> tuple[float, float]:
+    """A bench_afa method's fit time and rows/s as ratios to its run's HGB."""
+    if method not in methods:
+        return float("nan"), float("nan")
+    sp = pd.read_csv(methods[method] / "speed.csv")
+    sp = sp[sp["dataset"] == name]
+    fit = (sp[f"{method}_fit_s"] / sp["hgb_fit_s"]).mean()
+    rows = (sp[f"{method}_rows_per_s"] / sp["hgb_rows_per_s"]).mean()
+    return float(fit), float(rows)
 
 
 def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
@@ -426,10 +452,7 @@ def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
     def ratios(method: str) -> tuple[str, str]:
         if method not in methods:
             return "not run", "not run"
-        sp = pd.read_csv(methods[method] / "speed.csv")
-        sp = sp[sp["dataset"] == name]
-        fit = (sp[f"{method}_fit_s"] / sp["hgb_fit_s"]).mean()
-        rows = (sp[f"{method}_rows_per_s"] / sp["hgb_rows_per_s"]).mean()
+        fit, rows = _afa_speed_ratios(name, method, methods)
         return f"{fit:.1f}×", f"{rows:.2g}×"
 
     own = pd.read_csv(methods.get("dag", next(iter(methods.values()))) / "speed.csv")
@@ -500,106 +523,209 @@ def afa_sections(afa_dir: Path) -> tuple[str, str, list[Loss], list[str]]:
         ],
         s_rows,
     )
-    folders = sorted(
-        {str(p.relative_to(afa_dir.parent)) for m in runs.values() for p in m.values()}
-    )
-    note = (
-        "Saved `bench_afa.py` runs (" + ", ".join(f"`{f}`" for f in folders) + "; "
-        "their `run.json` gives the command; bench_afa records no commit)."
-    )
-    return quality + "\n\n" + note, speed, lost, floors
+    folders = sorted({p for m in runs.values() for p in m.values()})
+    note = ["Saved `bench_afa.py` runs these numbers come from:", ""]
+    for folder in folders:
+        info = afa_run_info(folder)
+        where = folder.relative_to(afa_dir.parent).as_posix()
+        note.append(
+            f"- `{where}`: commit `{info.get('commit', 'not recorded')}`"
+            + (
+                f", finished {info['finished_utc']} UTC"
+                if "finished_utc" in info
+                else ""
+            )
+            + (f", `{info['command']}`" if "command" in info else "")
+        )
+    return quality + "\n\n" + "\n".join(note), speed, lost, floors
 
 
 # --------------------------------------------------------------- figures
-def figure(curve: pd.DataFrame, title: str):
-    """Every method's points and lower hull on one dataset's test split."""
-    import plotly.graph_objects as go
+#: Where the report's figures live, relative to the repository root.
+FIGURES = Path("docs") / "images" / "benchmarks"
+#: Line style per method on the curve figures: dashed for the bound and the
+#: non-adaptive hull.
+DASHED = ("oracle", "hull")
+#: Largest ratio of the highest to the lowest positive error drawn on a
+#: linear axis.
+LOG_SPAN = 30
 
-    fig = go.Figure()
+
+def _hull_series(part: pd.DataFrame, label: str, colour: str, dashed: bool):
+    from _svg import Series
+
+    hc, he = hull_of(part)
+    return Series(label, list(hc), list(he), colour, dashed=dashed)
+
+
+def curve_figure(curve: pd.DataFrame, title: str, labels: dict[str, str]) -> str:
+    """SVG: every method's lower hull on one test split, same axes.
+
+    ``labels`` maps the curve's method keys to legend labels (in drawing
+    order); the fixed subsets are grey dots, all sensors a black square.
+    """
+    from _svg import Series, line_chart
+
+    series = []
     fixed = curve[curve["method"] == "fixed"]
-    fig.add_trace(
-        go.Scatter(
-            x=fixed["avg_cost"],
-            y=fixed["error"],
-            mode="markers",
-            name="fixed subsets",
-            marker={"color": "#bbbbbb", "size": 6},
+    if not fixed.empty:
+        series.append(
+            Series(
+                "fixed subsets",
+                list(fixed["avg_cost"]),
+                list(fixed["error"]),
+                "#bbbbbb",
+                line=False,
+                marker="dot",
+            )
         )
-    )
-    for method, label in METHODS.items():
+    for method, label in labels.items():
         part = curve[curve["method"] == method]
-        if part.empty:
-            continue
-        hc, he = hull_of(part)
-        dotted = method in ("oracle", "hull")
-        fig.add_trace(
-            go.Scatter(
-                x=hc,
-                y=he,
-                mode="lines",
-                name=label,
-                line={"color": COLOURS[method], "dash": "dot" if dotted else "solid"},
+        if not part.empty:
+            colour = COLOURS.get(method, "#000000")
+            series.append(_hull_series(part, label, colour, method in DASHED))
+    alls = curve[curve["method"].isin(["all_sensors", "allfeat"])]
+    if not alls.empty:
+        series.append(
+            Series(
+                "all sensors",
+                list(alls["avg_cost"])[:1],
+                list(alls["error"])[:1],
+                "#000000",
+                line=False,
+                marker="star",
             )
         )
-    alls = curve[curve["method"] == "all_sensors"]
-    fig.add_trace(
-        go.Scatter(
-            x=alls["avg_cost"],
-            y=alls["error"],
-            mode="markers",
-            name="all sensors",
-            marker={"color": "black", "symbol": "star", "size": 12},
-        )
-    )
-    fig.update_layout(
+    errors = [e for s in series for e in s.y if e > 0]
+    # Errors spanning orders of magnitude (shuttle, CUBE) need a log axis to
+    # show where the methods differ; zero errors then drop off the chart.
+    log_y = bool(errors) and max(errors) / min(errors) > LOG_SPAN
+    return line_chart(
+        series,
         title=title,
-        xaxis_title="average acquisition cost per test example",
-        yaxis_title="test error",
-        template="plotly_white",
-        width=760,
-        height=460,
-        margin={"l": 60, "r": 20, "t": 50, "b": 50},
-        legend={"x": 0.98, "xanchor": "right", "y": 0.98},
+        x_label="average acquisition cost per test example",
+        y_label="test error (log scale)" if log_y else "test error",
+        log_y=log_y,
     )
-    return fig
 
 
-def render_pngs(figs: dict[str, object], out_dir: Path) -> list[str]:
-    """Write figures as PNG: kaleido if present, else HTML + headless Chromium."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    try:
-        import kaleido  # noqa: F401
+#: Curve labels of run_all's methods (the oracle last: a bound).
+RUN_ALL_LABELS = {m: SHORT[m] for m in METHODS}
+#: Curve labels of bench_afa's methods (its keys differ from run_all's).
+AFA_LABELS = {
+    "dag": "DAG",
+    "paper": "DAG, n_subsets=8",
+    "hull": "fixed-subset hull",
+    "cascade": "cascade",
+    "aaco": "AACO",
+    "greedy": "greedy CMI",
+}
 
-        for name, fig in figs.items():
-            fig.write_image(out_dir / f"{name}.png")
-            written.append(name)
-        return written
-    except ImportError:
-        pass
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return written
-    # Headless Chromium for the PNGs when kaleido is missing, launched as the
-    # browser tests and the docs' screenshots launch it.
-    from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS
 
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 780, "height": 480})
-        for name, fig in figs.items():
-            html = Path(tmp) / f"{name}.html"
-            fig.write_html(html, include_plotlyjs=True, full_html=True)
-            page.goto(html.as_uri())
-            page.wait_for_selector(".main-svg")
-            page.wait_for_timeout(300)
-            page.locator(".plot-container").first.screenshot(
-                path=str(out_dir / f"{name}.png")
+def _peer_rows_ratio(s: dict, rollout_key: str) -> float:
+    """A peer's test-row rollout speed (rows/s) against the HGB's prediction."""
+    seconds = s["seconds"].get(rollout_key)
+    if not seconds:
+        return float("nan")
+    return s["n_test"] / seconds / s["reference"]["predict_rows_per_s"]
+
+
+def speed_points(
+    summaries: list[tuple[str, dict]], afa_dir: Path
+) -> tuple[list[str], dict[str, list[float]]]:
+    """Rows (datasets) and, per measure, its ratio to the HGB on each row."""
+    keys = ("DAG fit", "DAG refit", "CEGB fits", "DAG predict")
+    keys += ("AACO rollout", "greedy CMI rollout")
+    rows, values = [], {k: [] for k in keys}
+    nan = float("nan")
+    for name, s in summaries:
+        ref = s.get("reference")
+        if not ref:
+            continue
+        sec, unit = s["seconds"], ref["fit_s"]
+        rows.append(name)
+        values["DAG fit"].append(sec["fit (bank + one policy)"] / unit)
+        values["DAG refit"].append(sec["one policy fit (bank reused)"] / unit)
+        values["CEGB fits"].append(sec["CEGB fits only"] / unit)
+        values["DAG predict"].append(
+            s["predict_rows_per_s"] / ref["predict_rows_per_s"]
+        )
+        values["AACO rollout"].append(_peer_rows_ratio(s, "AACO rollout (test rows)"))
+        values["greedy CMI rollout"].append(
+            _peer_rows_ratio(s, "greedy CMI rollout (test rows)")
+        )
+    for name, methods in afa_runs(afa_dir).items():
+        rows.append(f"{name} (AFA)")
+        ratio = {
+            m: _afa_speed_ratios(name, m, methods) for m in ("dag", "aaco", "greedy")
+        }
+        values["DAG fit"].append(ratio["dag"][0])
+        values["DAG refit"].append(nan)
+        values["CEGB fits"].append(nan)
+        values["DAG predict"].append(ratio["dag"][1])
+        values["AACO rollout"].append(ratio["aaco"][1])
+        values["greedy CMI rollout"].append(ratio["greedy"][1])
+    return rows, values
+
+
+def speed_figure(summaries: list[tuple[str, dict]], afa_dir: Path) -> str:
+    """SVG: fit time and prediction speed of every method as ratios to the HGB."""
+    from _svg import Series, dot_chart
+
+    rows, values = speed_points(summaries, afa_dir)
+    colours = {
+        "DAG fit": COLOURS["dag"],
+        "DAG refit": COLOURS["dag_paper"],
+        "CEGB fits": COLOURS["cegb"],
+        "DAG predict": COLOURS["oracle"],
+        "AACO rollout": COLOURS["aaco"],
+        "greedy CMI rollout": COLOURS["greedy"],
+    }
+    labels = {
+        "DAG predict": "DAG predict rows/s",
+        "AACO rollout": "AACO rows/s",
+        "greedy CMI rollout": "greedy CMI rows/s",
+    }
+    series = [Series(labels.get(k, k), v, [], colours[k]) for k, v in values.items()]
+    return dot_chart(
+        rows,
+        series,
+        title="speed against one single-threaded HGB (1 = as fast or as long)",
+        x_label="ratio to the HGB (time for fits, rows/s for the rest; log scale)",
+    )
+
+
+def afa_curves(afa_dir: Path) -> dict[str, str]:
+    """SVG per AFA dataset: every method's hull on its first seed's test rows."""
+    figs = {}
+    for name, methods in afa_runs(afa_dir).items():
+        parts = []
+        for method, folder in methods.items():
+            points = pd.read_csv(folder / "points.csv")
+            parts.append(
+                points[(points["dataset"] == name) & (points["method"] == method)]
             )
-            written.append(name)
-        browser.close()
-    return written
+        points = pd.concat(parts, ignore_index=True)
+        seed = int(points["seed"].min())
+        first = points[points["seed"] == seed]
+        title = f"{name} (bench_afa.py, seed {seed}): test error against cost"
+        figs[f"afa_{name}"] = curve_figure(first, title, AFA_LABELS)
+    return figs
+
+
+def report_figures(read: list[tuple], afa_dir: Path) -> dict[str, str]:
+    """Every figure of the report (file stem -> SVG text)."""
+    figs = {}
+    for name, _, curve, stats in read:
+        seed, first = split_curves(curve)[0]
+        which = f", split seed {seed}" if stats.n_splits > 1 else ""
+        title = f"{name} (run_all.py{which}): test error against cost"
+        figs[name] = curve_figure(first, title, RUN_ALL_LABELS)
+    speed = [(name, s) for name, s, _, _ in read]
+    if any(s.get("reference") for _, s in speed):
+        figs["speed"] = speed_figure(speed, afa_dir)
+    figs.update(afa_curves(afa_dir))
+    return figs
 
 
 # ------------------------------------------------------------- provenance
@@ -610,10 +736,12 @@ def current_commit() -> str:
             subprocess.run, capture_output=True, text=True, cwd=Path(__file__).parent
         )
         commit = run(["git", "rev-parse", "--short", "HEAD"]).stdout.strip()
-        # The report itself does not make the code that ran "changed".
+        # What the results generate (the report, figures, pages) and the
+        # results themselves do not make the code that ran "changed".
+        generated = ("BENCHMARKS.md", "README.md", "docs", "benchmarks/results")
         dirty = run(
             ["git", "status", "--porcelain", "--untracked-files=no", "--", ":/"]
-            + [":(top,exclude)BENCHMARKS.md"]
+            + [f":(top,exclude){path}" for path in generated]
         ).stdout
     except OSError:
         return "unknown"
@@ -660,21 +788,22 @@ def machine_line(summaries: list[dict]) -> str:
 
 
 def provenance(summaries: dict[str, dict]) -> str:
-    """Which commit (and when) each dataset's saved results come from."""
-    by_commit: dict[str, list[tuple[str, str | None]]] = {}
+    """Which commit and command (and when) each dataset's saved results come from."""
+    by_run: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
     for name, s in summaries.items():
         if "failed" not in s:
-            key = s.get("commit") or "unknown"
-            by_commit.setdefault(key, []).append((name, s.get("finished_utc")))
+            key = (s.get("commit") or "unknown", s.get("command") or "")
+            by_run.setdefault(key, []).append((name, s.get("finished_utc")))
     parts = []
-    for commit, runs in by_commit.items():
+    for (commit, command), runs in by_run.items():
         times = sorted(t for _, t in runs if t)
         when = ""
         if times:
             span = times[0] if times[0] == times[-1] else f"{times[0]}–{times[-1][-5:]}"
             when = f", finished {span} UTC"
+        how = f", `{command}`" if command else ", command not recorded"
         names = ", ".join(n for n, _ in runs)
-        parts.append(f"{names}: commit `{commit}`{when}")
+        parts.append(f"{names}: commit `{commit}`{when}{how}")
     return "; ".join(parts)
 
 
@@ -686,42 +815,40 @@ def script_list(bench_dir: Path) -> list[list[str]]:
         first = re.split(
             r"(?<=[.?])\s+(?=[A-Z])", " ".join(doc.split("\n\n")[0].split())
         )[0]
-        first = re.sub(r"\s*\(issues? [0-9, and]+\)", "", first)
+        first = re.sub(r"\s*\(issues? [^)]*\)", "", first)
         rows.append([f"`{path.name}`", first])
     return rows
 
 
 # ------------------------------------------------------------------- report
 WHY = [
-    "- **AFA problems.** Beyond 12 sensors the default grows a sparse DAG of "
-    "one-sensor additions from the training rows (at most 1 000 states, about "
-    "`max_states / n_sensors` per number of sensors), so an example has few "
-    "distinct paths; AACO and the greedy CMI acquirer choose among all sensors "
-    "for each example from the values seen so far. On digits (64 pixels) that "
-    "freedom wins. On CUBE-NM with 600 rows the DAG's any-subset LightGBM bank "
-    "does not learn that the context says which block to read (the peers' "
-    "masked MLP does), so buying the context gains the DAG nothing; with 5 000 "
-    "rows it buys the context first for every row and still trails. Grouped "
-    "as 6 sensors (cube_nm6, full DAG) the same problem is won by the DAG. "
-    "The peers pay in speed: their rollouts are hundreds to tens of "
-    "thousands of times slower than the DAG's predictions (speed table).",
-    "- **Not rerun here.** The peers' runs on cube_nm_5000 and spam take "
-    "hours on 2 cores and are not in the table. Issue 30's measurement on "
-    "CUBE-NM with 5 000 rows had AACO at 0.427 / 0.242 and greedy CMI at "
-    "0.418 / 0.224 (25 / 50 %), ahead of the DAG's 0.468 / 0.280 here. On "
-    "spam the paper's greedy subsets (`n_subsets=8`, the quality table's "
-    "spam row, another split) err less than the sparse default (0.065 at "
-    "25 %): where a few large subsets suffice, pass `n_subsets`.",
-    "- **Small data.** pima has 576 training rows per split; a gap there is "
-    "worth reading with the number of splits in which the baseline is ahead.",
+    "- **AFA problems.** Beyond 12 sensors the default acquires one sensor at "
+    "a time on DAGs of one-sensor additions grown from the training rows, so an "
+    "example has few distinct paths; AACO and the greedy CMI acquirer choose "
+    "among all sensors for each example from the values seen so far. Where the "
+    "useful sensors change per row among many (digits, CUBE-NM) that freedom "
+    "wins; grouped as 6 sensors (cube_nm6, full DAG) the same problem goes to "
+    "the DAG. The peers pay in speed: compare their rollouts' rows/s with the "
+    "DAG's in the speed table.",
+    "- **The paper's subsets.** Where a few large subsets suffice, "
+    "`n_subsets` (the paper's configuration) can err less than the "
+    "many-sensor default: compare the *DAG* and *DAG, n_subsets=8* columns.",
 ]
 
 
-def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
-    """Write ``args.out`` (BENCHMARKS.md) and the figures in the results folder."""
-    out = Path(args.out)
-    work = Path(args.work_dir)
-    methods = ("dag", "dag_paper", "hull", "cascade", "cegb", "aaco", "greedy")
+def small_data_note(read: list[tuple]) -> list[str]:
+    """A line on each dataset run on several small splits (from its summary)."""
+    return [
+        f"- **Small data.** {name} has {s['n_train']:,} training rows per split; "
+        "a gap there is worth reading with the number of splits in which the "
+        "baseline is ahead."
+        for name, s, _, stats in read
+        if stats.n_splits > 1 and s["n_train"] < 2000
+    ]
+
+
+def read_results(summaries: dict[str, dict], work: Path) -> tuple[list, list[str]]:
+    """Each finished dataset's (name, summary, curve, stats); lines on the others."""
     read, failed = [], []
     for name, s in summaries.items():
         if "failed" in s:
@@ -729,20 +856,41 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
             continue
         curve = pd.read_csv(work / f"{name}_curve.csv")
         read.append((name, s, curve, split_stats(curve)))
-    # Methods no dataset ran (the peers with --no-peers) get no column.
-    methods = tuple(
+    return read, failed
+
+
+def ran_methods(read: list[tuple]) -> tuple[str, ...]:
+    """run_all's methods that some dataset ran (the peers only with peers)."""
+    methods = ("dag", "dag_paper", "hull", "cascade", "cegb", "aaco", "greedy")
+    return tuple(
         m
         for m in methods
         if any(METHODS[m] in set(st.mean["method"]) for _, _, _, st in read)
     )
-    quality, reach, speed, scale, lost, spreads, figs = [], [], [], [], [], [], {}
-    for name, s, curve, stats in read:
+
+
+def figure_links(read: list[tuple], figs: dict[str, str]) -> list[str]:
+    """Markdown images of the curve figures, one per dataset."""
+    lines = []
+    for stem in figs:
+        if stem == "speed":
+            continue
+        name = stem.removeprefix("afa_")
+        lines += [
+            f"![{name}: test error against average cost]"
+            f"({FIGURES.as_posix()}/{stem}.svg)",
+            "",
+        ]
+    return lines
+
+
+def quality_section(read: list[tuple], methods: tuple[str, ...]) -> list[str]:
+    """Quality and reach tables of the run_all datasets."""
+    quality, reach, spreads = [], [], []
+    for name, _, _, stats in read:
         label = dataset_label(name, stats)
         quality.append(quality_row(label, stats, (*methods, "oracle")))
         reach.append(reach_row(label, stats, methods))
-        lost += losses(label, stats)
-        speed.append(speed_row(name, s))
-        scale.append(scale_row(name, s))
         if stats.n_splits > 1:
             col = _col(0.5)
             spreads.append(
@@ -750,23 +898,8 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
                 f"{stats.at('dag', col, 'low'):.4f}–{stats.at('dag', col, 'high'):.4f}"
                 f" over its {stats.n_splits} splits"
             )
-        first = split_curves(curve)[0][1]
-        figs[name] = figure(first, f"{name}: test error against average cost")
-    if figs and not getattr(args, "no_figures", False):
-        render_pngs(figs, work / "figures")
-    afa_quality, afa_speed, afa_lost, floors = afa_sections(Path(args.afa_dir))
-    mode = "--quick" if args.quick else "full"
-    dag_header = [SHORT[m] for m in methods]
-    text = [
-        "# Benchmarks",
-        "",
-        "Generated by `python benchmarks/run_all.py` (mode "
-        f"{mode}) from the results saved in `benchmarks/out/`: "
-        f"{provenance(summaries)}. Do not edit by hand: "
-        "rerun it (*How to rerun* below).",
-        "",
-        machine_line([summary for _, summary, _, _ in read]),
-        "",
+    header = [SHORT[m] for m in methods]
+    return [
         "## Quality: test error at 25 / 50 / 75 % of the all-sensor cost",
         "",
         "Each method's error when it may spend that share of the all-sensor "
@@ -774,7 +907,8 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "(mixing two operating points spends and errs in between); `n/a`: no "
         "point that cheap. The lowest of each budget is in bold (the oracle, "
         "which picks per example the cheapest subset whose classifier is "
-        "right, is a bound, not a method). *DAG* is the library's default; "
+        "right, is a bound, not a method). *DAG* is the library's default "
+        "except where the scale table names `n_subsets`; "
         "*paper config* the same bank with sensor-value policy inputs and 0/1 "
         "losses; the *fixed-subset hull* mixes non-adaptive subsets and the "
         "*cascade* buys sensors in one greedy order until the top-class "
@@ -783,31 +917,20 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "accounting; AACO and greedy CMI are the AFA peers "
         "(`_aaco.py`, `_greedy_cmi.py`).",
         "",
-        table(["dataset", "all sensors", *dag_header, "oracle"], quality),
+        table(["dataset", "all sensors", *header, "oracle"], quality),
         "",
         *([f"{'; '.join(spreads)}.", ""] if spreads else []),
         "Least cost (share of the all-sensor cost) at which each hull's error is "
         "within 0.5 points of the all-sensor classifier's:",
         "",
-        table(["dataset", *dag_header], reach),
+        table(["dataset", *header], reach),
         "",
     ]
-    if afa_quality:
-        text += [
-            "### Many sensors, one at a time: the AFA problems",
-            "",
-            "`bench_afa.py` on AFABench's synthetic CUBE problems and the 8×8 "
-            "digits (a sensor per column, unit costs; cube_nm6: CUBE-NM as 6 "
-            "sensors), the same train/test rows for every method; mean over the "
-            "seeds. *DAG* is today's default (a sparse DAG beyond 12 sensors, "
-            "the full DAG for cube_nm6); the fixed-subset hull and the cascade "
-            "come from earlier runs with the paper's greedy subsets "
-            "(`n_subsets=8`) on the same rows.",
-            "",
-            afa_quality,
-            "",
-        ]
-    text += [
+
+
+def speed_section(read: list[tuple], afa_speed: str, figs: dict) -> list[str]:
+    """Speed ratios of the run_all datasets (and the AFA runs), with the figure."""
+    text = [
         "## Speed: ratios to one single-threaded HGB on all features",
         "",
         "The unit is one `HistGradientBoostingClassifier(max_iter=200, "
@@ -820,19 +943,14 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "the HGB's, both single-threaded on the test rows tiled to 20 000.",
         "",
         table(
-            [
-                "dataset",
-                "HGB fit s",
-                "DAG fit",
-                "refit",
-                "sweep",
-                "CEGB",
-                "DAG predict rows/s",
-            ],
-            speed,
+            ["dataset", "HGB fit s", "DAG fit", "refit", "sweep", "CEGB"]
+            + ["DAG predict rows/s"],
+            [speed_row(name, s) for name, s, _, _ in read],
         ),
         "",
     ]
+    if "speed" in figs:
+        text += [f"![speed ratios]({FIGURES.as_posix()}/speed.svg)", ""]
     if afa_speed:
         text += [
             "On the AFA problems (fit: the DAG's bank and policies, the peers' "
@@ -842,34 +960,106 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
             afa_speed,
             "",
         ]
-    text += [
+    return text
+
+
+def scale_section(read: list[tuple], failed: list[str]) -> list[str]:
+    """Sizes, states, absolute seconds and memory of the run_all datasets."""
+    subsets = [
+        f"{name} over `n_subsets={s['params']['n_subsets']}` greedy subsets"
+        for name, s, _, _ in read
+        if "n_subsets" in s.get("params", {})
+    ]
+    return [
         "## Scale",
         "",
-        "Rows, sensors, DAG states (full DAG up to 12 sensors; spam and dna "
-        "over the paper's 8 greedy subsets, `n_subsets=8`), absolute seconds "
-        "on one core, the peak memory of each dataset's process and the "
-        "machine's load average (1 min, 2 cores) when it finished (above 2, "
-        "other work shared the cores). shuttle's training rows are a seeded "
-        "stratified subsample of "
-        "its 43 500.",
+        "Rows, sensors, DAG states (full DAG up to 12 sensors"
+        + (f"; {', '.join(subsets)}" if subsets else "")
+        + "), absolute seconds on one core, the peak memory of each dataset's "
+        "process and the machine's load average (1 min) when it finished "
+        "(above the number of cores, other work shared them).",
         "",
         table(
-            [
-                "dataset",
-                "train / test rows",
-                "sensors",
-                "states",
-                "bank",
-                "bank fit s",
-                "sweep s",
-                "predict rows/s",
-                "peak MiB",
-                "load",
-            ],
-            scale,
+            ["dataset", "train / test rows", "sensors", "states", "bank"]
+            + ["bank fit s", "sweep s", "predict rows/s", "peak MiB", "load"],
+            [scale_row(name, s) for name, s, _, _ in read],
         ),
         "",
         *(failed + [""] if failed else []),
+    ]
+
+
+RERUN = [
+    "## How to rerun",
+    "",
+    "```bash",
+    "python benchmarks/run_all.py --quick  # every dataset and method, short settings",
+    "python benchmarks/run_all.py          # the full settings (much longer)",
+    "python benchmarks/run_all.py --datasets letter  # one; the others kept",
+    "python benchmarks/bench_afa.py --datasets cube digits --seeds 0 1 2 \\",
+    "    --out benchmarks/results/afa/NAME  # AFA problems; the report merges them",
+    "python benchmarks/render_report.py    # pages and figures from saved results",
+    "```",
+    "",
+    "Results are saved in `benchmarks/results/` (committed: `run_all/` per "
+    "dataset a summary JSON with its commit and command, and its curve CSV; "
+    "`afa/` the `bench_afa.py` runs, each with a `run.json`). "
+    "`render_report.py` rewrites this file, the figures in "
+    "`docs/images/benchmarks/` and the generated blocks of README.md and the "
+    "user guide from them; `tests/docs/test_generated_figures.py` fails when "
+    "a page differs from what they produce. `run_all.py --help` lists the "
+    "options (`--no-peers`, `--data-dir`, `--splits`, `--parallel`). The other "
+    "scripts each answer one question and print their numbers "
+    "(`python benchmarks/<script> --help`):",
+    "",
+]
+
+
+def report_text(
+    summaries: dict[str, dict], work: Path, afa_dir: Path
+) -> tuple[str, dict]:
+    """BENCHMARKS.md's text and its figures (stem -> SVG) from saved results."""
+    read, failed = read_results(summaries, work)
+    methods = ran_methods(read)
+    lost = [x for name, _, _, st in read for x in losses(dataset_label(name, st), st)]
+    figs = report_figures(read, afa_dir)
+    afa_quality, afa_speed, afa_lost, floors = afa_sections(afa_dir)
+    text = [
+        "# Benchmarks",
+        "",
+        "Generated by `python benchmarks/render_report.py` from the results "
+        "saved in `benchmarks/results/`: "
+        f"{provenance(summaries)}. Do not edit by hand: rerun it "
+        "(*How to rerun* below).",
+        "",
+        machine_line([summary for _, summary, _, _ in read]),
+        "",
+        *quality_section(read, methods),
+    ]
+    if afa_quality:
+        text += [
+            "### Many sensors, one at a time: the AFA problems",
+            "",
+            "`bench_afa.py` on AFABench's synthetic CUBE problems and the 8×8 "
+            "digits (a sensor per column, unit costs; cube_nm6: CUBE-NM as 6 "
+            "sensors), the same train/test rows for every method; mean over the "
+            "seeds. *DAG* is the library's default, the fixed-subset hull and "
+            "the cascade are read on its bank; *DAG, n_subsets=8* is the "
+            "paper's configuration.",
+            "",
+            afa_quality,
+            "",
+        ]
+    text += [
+        "## Curves",
+        "",
+        "Each method's lower hull of test error against average cost on one "
+        "test split (the first seed where there are several), on the same axes; "
+        "grey dots are the fixed subsets, the black square all sensors.",
+        "",
+        *figure_links(read, figs),
+        *speed_section(read, afa_speed, figs),
+        *scale_section(read, failed),
         "## Where we lose, and why",
         "",
         "Every budget at which a method's error is more than 0.5 points below "
@@ -882,28 +1072,26 @@ def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
         "Why:",
         "",
         *WHY,
+        *small_data_note(read),
         *floors,
         "",
-        "## How to rerun",
-        "",
-        "```bash",
-        "python benchmarks/run_all.py                # all; 25-40 min, 2 cores",
-        "python benchmarks/run_all.py --quick        # smoke test",
-        "python benchmarks/run_all.py --datasets letter  # one; others kept",
-        "python benchmarks/run_all.py --report-only  # from benchmarks/out/",
-        "python benchmarks/bench_afa.py --out benchmarks/out/afa/run1",
-        "```",
-        "",
-        "`run_all.py --help` lists the options (`--no-peers` leaves the AFA "
-        "peers out, `--data-dir`, `--splits`, `--parallel`); per-dataset "
-        "results and figures go to `benchmarks/out/run_all/`, the AFA runs "
-        "that the report merges to `benchmarks/out/afa/` (`--afa-dir`). The "
-        "other scripts each answer one question and print their numbers "
-        "(`python benchmarks/<script> --help`):",
-        "",
+        *RERUN,
         table(["script", "what it measures"], script_list(Path(__file__).parent)),
     ]
-    out.write_text("\n".join(text) + "\n")
+    return "\n".join(text) + "\n", figs
+
+
+def write_report(summaries: dict[str, dict], args, total_s: float) -> None:
+    """Write ``args.out`` (BENCHMARKS.md) and its figures beside it
+    (``FIGURES`` under the report's folder)."""
+    out = Path(args.out)
+    text, figs = report_text(summaries, Path(args.work_dir), Path(args.afa_dir))
+    out.write_text(text)
+    if not getattr(args, "no_figures", False):
+        folder = out.parent / FIGURES
+        folder.mkdir(parents=True, exist_ok=True)
+        for stem, svg in figs.items():
+            (folder / f"{stem}.svg").write_text(svg)
 
 
 def summaries_from(work: Path, names: list[str]) -> dict[str, dict]:

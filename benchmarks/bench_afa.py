@@ -31,9 +31,11 @@ cost), and speed: fit seconds and batch prediction rows/s as ratios to
 ``allfeat``'s fit and prediction in the same run, and the DAG's session step
 (``model.start()``, ``next_sensor`` + ``observe``) in ms.
 
-Outputs (``--out``, ignored by git): ``points.csv`` (every method's operating
+Outputs (``--out``; ``benchmarks/results/afa/NAME`` for the report, which
+merges every run there): ``points.csv`` (every method's operating
 points), ``readings.csv``, ``speed.csv``, ``tables.md`` (the printed tables)
-and ``run.json``; they are rewritten after each dataset and seed.
+and ``run.json`` (the command, the commit, the finish time); they are
+rewritten after each dataset and seed.
 
 ``--peer-params`` (JSON) sets ``{"classifier": {...MaskedClassifier...},
 "aaco": {...AACO...}, "greedy": {...GreedyCMI...}, "max_fraction": f,
@@ -45,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 import warnings
@@ -75,6 +78,7 @@ from _common import (  # noqa: E402
     tiled,
     warm_up,
 )
+from _report import current_commit  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 
@@ -581,6 +585,8 @@ def main(argv=None) -> None:
     warnings.filterwarnings("ignore")
     warm_up()
     started = time.perf_counter()
+    command = shlex.join(["python", "benchmarks/bench_afa.py", *sys.argv[1:]])
+    commit = current_commit()
     results = []
     for name in args.datasets:
         for seed in seeds_for(name, args):
@@ -598,6 +604,10 @@ def main(argv=None) -> None:
                 json.dumps(
                     {
                         "argv": sys.argv,
+                        # What the report cites for these numbers.
+                        "command": command,
+                        "commit": commit,
+                        "finished_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                         "seconds": time.perf_counter() - started,
                         "settings": {
                             f"{r['speed']['dataset']}/{r['speed']['seed']}": r["meta"]

@@ -15,11 +15,13 @@ on all features fitted in the same process (the unit of the speed ratios).
 Each dataset runs in its own process, so its peak memory (``ru_maxrss``) is
 its own and a failure does not stop the others.
 
-Results go to ``--work-dir`` (``benchmarks/out/run_all``, ignored by git): per
-dataset a summary JSON (with its commit, finish time and machine), its curve
-CSV and a PNG figure. ``--report-only`` rewrites BENCHMARKS.md from them, each
-dataset from its last run, with the saved ``bench_afa.py`` runs in
-``--afa-dir``.
+Results go to ``--work-dir`` (``benchmarks/results/run_all``, committed): per
+dataset a summary JSON (with its commit, command, finish time and machine) and
+its curve CSV. With the default ``--out`` the run ends with
+``render_report.py``: BENCHMARKS.md, its SVG figures in
+``docs/images/benchmarks/`` and the generated blocks of README.md and the user
+guide, from every saved result (each dataset's last run, and the saved
+``bench_afa.py`` runs in ``--afa-dir``). ``--report-only`` only does that.
 
 The default run without the peers (5 folds, 20 sweep points per curve) takes
 about 25 minutes of one core on an idle machine, 14 of them for shuttle's
@@ -41,6 +43,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -60,8 +63,8 @@ from _afa_run import peer_settings, run_peers  # noqa: E402
 from _cegb import QUICK_TRADEOFFS, TRADEOFFS, cegb_curve  # noqa: E402
 from _common import (  # noqa: E402
     LARGE,
-    OUT,
     RANDOM_SPLIT,
+    RESULTS,
     SMALL,
     BenchData,
     load,
@@ -80,6 +83,8 @@ from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
 from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
 
 DEFAULT_DATA_DIR = HERE.parent.parent / "shared" / "datasets"
+#: The report the pages include (written with the figures and page blocks).
+DEFAULT_OUT = HERE.parent / "BENCHMARKS.md"
 
 
 def hull_error_mean(part: pd.DataFrame, upto: float) -> float:
@@ -479,8 +484,10 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
     path = args.work_dir / f"{name}.json"
     summary = json.loads(path.read_text())
     summary["wall_s"] = wall
-    # Partial runs merge in the report: each dataset keeps the commit it ran on.
+    # Partial runs merge in the report: each dataset keeps the commit it ran
+    # on and the command that ran it.
     summary["commit"] = args.commit
+    summary["command"] = args.command
     path.write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -502,10 +509,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--data-dir",
-        default=str(DEFAULT_DATA_DIR),
+        default=os.environ.get("BUDGETDAG_DATA", str(DEFAULT_DATA_DIR)),
         help="directory with the dataset files, searched before the package's "
         "demo files and assets/ "
-        f"(default: {DEFAULT_DATA_DIR})",
+        f"(default: $BUDGETDAG_DATA, else {DEFAULT_DATA_DIR})",
     )
     parser.add_argument(
         "--datasets",
@@ -550,7 +557,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--out",
-        default=str(HERE.parent / "BENCHMARKS.md"),
+        default=str(DEFAULT_OUT),
         help="report to write (default: BENCHMARKS.md at the repository root)",
     )
     parser.add_argument(
@@ -579,14 +586,15 @@ def main() -> None:
     )
     parser.add_argument(
         "--afa-dir",
-        default=str(OUT / "afa"),
+        default=str(RESULTS / "afa"),
         help="saved bench_afa.py runs (folders with readings.csv and speed.csv) "
-        "whose tables the report adds (default: benchmarks/out/afa)",
+        "whose tables the report adds (default: benchmarks/results/afa)",
     )
     parser.add_argument(
         "--no-figures",
         action="store_true",
-        help="skip the PNG figures (default: written to the results folder)",
+        help="skip the SVG figures (default: written to docs/images/benchmarks "
+        "beside --out)",
     )
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cegb-only", action="store_true", help=argparse.SUPPRESS)
@@ -594,10 +602,12 @@ def main() -> None:
         "--work-dir",
         default=None,
         help="folder of the per-dataset results that --report-only reads "
-        "(default: benchmarks/out/run_all, git-ignored)",
+        "(default: benchmarks/results/run_all, committed: the pages are "
+        "generated from it)",
     )
     args = parser.parse_args()
-    args.work_dir = Path(args.work_dir or OUT / "run_all")
+    args.command = shlex.join(["python", "benchmarks/run_all.py", *sys.argv[1:]])
+    args.work_dir = Path(args.work_dir or RESULTS / "run_all")
     args.work_dir.mkdir(parents=True, exist_ok=True)
     if args.one and args.cegb_only:
         rerun_cegb(args.one, args)
@@ -633,7 +643,13 @@ def main() -> None:
                 indent=2,
             )
         )
-    write_report(summaries, args, time.perf_counter() - started)
+    if Path(args.out).resolve() == DEFAULT_OUT and not args.no_figures:
+        # The default report: every generated page and figure of the checkout.
+        from render_report import write_all
+
+        write_all(args.work_dir, Path(args.afa_dir))
+    else:
+        write_report(summaries, args, time.perf_counter() - started)
     print(
         f"wrote {args.out} in {(time.perf_counter() - started) / 60:.1f} min",
         file=sys.stderr,

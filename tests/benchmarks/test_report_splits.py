@@ -142,15 +142,17 @@ def test_speed_row_gives_ratios_to_the_reference_or_plain_seconds():
     assert old[1:3] == ["not measured", "6.0 s"] and old[-1] == "5,000 rows/s"
 
 
-def test_provenance_names_the_commit_of_each_dataset():
+def test_provenance_names_the_commit_and_command_of_each_dataset():
+    quick = "python benchmarks/run_all.py --quick"
     summaries = {
         "letter": {"commit": "aaa", "finished_utc": "2026-11-27 14:00"},
-        "pima": {"commit": "bbb"},
+        "pima": {"commit": "bbb", "command": quick},
         "spam": {"commit": "aaa", "finished_utc": "2026-11-27 14:00"},
         "dna": {"failed": "timed out"},
     }
     assert provenance(summaries) == (
-        "letter, spam: commit `aaa`, finished 2026-11-27 14:00 UTC; pima: commit `bbb`"
+        "letter, spam: commit `aaa`, finished 2026-11-27 14:00 UTC, command not "
+        f"recorded; pima: commit `bbb`, `{quick}`"
     )
 
 
