@@ -15,12 +15,17 @@ the first fits (the target is at most 1.5) and the load averages. With
 ``--compare PATH`` each repeat also runs the same pair on the package at PATH
 (e.g. a checkout of main), so that before and after are measured side by side.
 
-Part ``estimates``: :func:`budgetdag_core.estimate_fit_seconds_for` with the
-fit's :func:`~budgetdag_core.tradeoff.probe_fit` (as the app's Train page calls
+Part ``estimates``: :func:`budgetdag_core.estimates.estimate_fit_seconds_for` with
+the fit's :func:`~budgetdag_core.estimates.probe_fit` (as the app's Train page calls
 them) against the actual wall time of the fit it estimates, on
 the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
 four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
 sensor), warm; and on landsat cold. The target is a factor of two either way.
+
+Part ``many``: the same for the library's default beyond 12 sensors
+(``dag="auto"``: the chain and the grown DAG on one any-subset bank, one kept
+on validation rows) on tables of one-column sensors: wine (13), breast cancer
+(30) and digits' pixels (64).
 
 Part ``app``: the Train page's estimate (:func:`ui.estimate.training_seconds`
 plus the queue's wait, :meth:`ui.jobs.Pool.wait_seconds`) against the time
@@ -32,8 +37,9 @@ waits in the queue). ``BUDGETDAG_WORKERS`` and ``BUDGETDAG_N_JOBS`` apply as
 in the app.
 
 Run ``PYTHONPATH=. python benchmarks/bench_cold_start.py`` (``--part cold``,
-``--part estimates`` or ``--part app``; ``--repeats N``; ``--n-jobs N``,
-default 1 for the cold part, the app's threads for the estimates).
+``--part estimates``, ``--part many`` or ``--part app``; ``--repeats N``;
+``--n-jobs N``, default 1 for the cold part, the app's threads for the
+estimates).
 """
 
 from __future__ import annotations
@@ -61,8 +67,18 @@ import budgetdag_core
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
 imported = time.perf_counter() - t0
 name, n_jobs, fits = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+ONE_COLUMN_SENSORS = {"wine13": "load_wine", "cancer30": "load_breast_cancer",
+                      "digits64": "load_digits"}
 
 def table(name):
+    if name in ONE_COLUMN_SENSORS:  # many one-column sensors: dag="auto"
+        from sklearn import datasets
+        data = getattr(datasets, ONE_COLUMN_SENSORS[name])()
+        columns = [f"c{i}" for i in range(data.data.shape[1])]
+        X = pd.DataFrame(data.data, columns=columns)
+        train = np.random.default_rng(0).permutation(len(X))[: int(0.75 * len(X))]
+        spec = SensorSpec.per_column(list(X.columns))
+        return spec, X.iloc[train], pd.Series(data.target[train]), {}
     if not name.startswith("digits"):
         demo = load_demo(name)
         params = {"n_subsets": 8} if name == "spam" else {}
@@ -89,15 +105,16 @@ spec, X, y, params = table(name)
 ready = getattr(budgetdag_core, "kernels_ready", lambda: None)()  # None: older
 estimate = one_thread = None
 if os.environ.get("ESTIMATE") == "1":
-    from budgetdag_core.tradeoff import estimate_fit_seconds_for
-    from budgetdag_core.tradeoff import probe_fit
+    from budgetdag_core.estimates import estimate_fit_seconds_for, probe_fit
     # As the app's Train page: the fit's first steps probed (states, a masked
     # bank's first fold timed), then the estimate.
+    # The fit timed below is this process's first (the probe loads kernels,
+    # so it is said rather than guessed).
     probe = probe_fit(spec, X, y, n_jobs=n_jobs, max_seconds=3.0, **params)
     estimate = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, probe=probe,
-                                        **params)
+                                        first_fit=True, **params)
     one_thread = estimate_fit_seconds_for(spec, X, y, n_jobs=1, probe=probe,
-                                          **params)
+                                          first_fit=True, **params)
 out = {"import": imported, "ready": ready, "estimate": estimate, "fits": [], "cpu": []}
 out["one_thread"] = one_thread
 for _ in range(fits):
@@ -171,9 +188,12 @@ ESTIMATE_TABLES = (
     "digits_quadrants",
     "digits_rows",
 )
+#: Tables of one-column sensors beyond the full DAG's 12 (wine 13, breast
+#: cancer 30, digits' 64 pixels): the library's default (``dag="auto"``).
+MANY_TABLES = ("wine13", "cancer30", "digits64")
 
 
-def estimates_part(names: list[str], n_jobs: int | None):
+def estimates_part(names: list[str], n_jobs: int | None, cold: bool = True):
     print(
         f"Estimated vs actual fit seconds (default settings, n_jobs={n_jobs}, "
         f"{os.cpu_count()} cores); target: within 2x"
@@ -187,7 +207,7 @@ def estimates_part(names: list[str], n_jobs: int | None):
         f"{'1 thread':>9} {'cpu':>7} {'ratio':>6} {'load':>5}"
     )
     cache = tempfile.mkdtemp()
-    rows = [(name, True) for name in names] + [("landsat", False)]
+    rows = [(name, True) for name in names] + ([("landsat", False)] if cold else [])
     for name, warm in rows:
         if warm:
             run_worker(ROOT, "toy", 1, 1, cache)  # fills the cache
@@ -215,11 +235,13 @@ from ui import jobs
 from ui.data import demo_dataset, load_app_demo
 from ui.estimate import busy_factor, stretched, training_seconds
 from ui.spec_table import suggested_cost_scale
-from ui.training import TrainSettings, app_n_jobs, train, MAX_APP_SUBSETS
+from ui.training import TrainSettings, app_n_jobs, train
+from ui.state import MANY_SENSOR_CLASSIFIER
+from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 from functools import partial
 
 def table(name):
-    if not name.startswith("digits"):
+    if name == "digits" or not name.startswith("digits"):  # "digits": 64 pixels
         return demo_dataset(load_app_demo(name))
     from sklearn.datasets import load_digits
     digits = load_digits()
@@ -241,13 +263,13 @@ def table(name):
                    kind="upload")
 
 def settings(dataset):
-    # The app's defaults for this data (ui.state.set_dataset)
+    # The app's defaults for this data (ui.state.set_dataset): beyond the full
+    # DAG's sensors the library's default (no subsets, its own bank kind).
     spec = dataset.spec
-    many = spec.n_sensors > 8
+    many = spec.n_sensors > MAX_FULL_DAG_SENSORS
     return TrainSettings(
         cost_scale=suggested_cost_scale(spec),
-        classifier="masked_boosting" if many else "hist_gradient_boosting",
-        n_subsets=MAX_APP_SUBSETS if many else None,
+        classifier=MANY_SENSOR_CLASSIFIER if many else "hist_gradient_boosting",
     )
 
 pool = jobs.pool()
@@ -283,7 +305,7 @@ pool.close()
 """
 
 APP_TABLES = ("landsat", "letter", "pima", "spam", "toy", "cube_nm")
-APP_TABLES += ("digits_quadrants", "digits_rows")
+APP_TABLES += ("digits_quadrants", "digits_rows", "digits")
 
 
 def app_part(names: list[str]) -> None:
@@ -327,7 +349,7 @@ def app_part(names: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--part", choices=("cold", "estimates", "app", "all"), default="all"
+        "--part", choices=("cold", "estimates", "many", "app", "all"), default="all"
     )
     parser.add_argument("--only", nargs="*", help="tables to run")
     parser.add_argument("--repeats", type=int, default=2)
@@ -346,6 +368,12 @@ def main() -> None:
         from ui.training import app_n_jobs  # the app's threads
 
         estimates_part(args.only or list(ESTIMATE_TABLES), args.n_jobs or app_n_jobs())
+    if args.part in ("many", "all"):
+        sys.path.insert(0, str(ROOT))
+        from ui.training import app_n_jobs
+
+        names = args.only or list(MANY_TABLES)
+        estimates_part(names, args.n_jobs or app_n_jobs(), cold=False)
     if args.part in ("app", "all"):
         app_part(args.only or list(APP_TABLES))
     print(f"load averages at end: {os.getloadavg()}; {time.perf_counter() - t:.0f} s")

@@ -59,6 +59,21 @@ def _cross_entropy(proba: np.ndarray, y: np.ndarray) -> np.ndarray:
     return -np.log(np.clip(picked, 1e-12, None))
 
 
+def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
+    """The most states the DAG of ``strategy`` can have with ``n_sensors``
+    sensors and the growth's ``max_states``: the chain holds every sensor in
+    one order (``n_sensors + 1`` states), the grown DAG stops at ``max_states``.
+
+    Examples
+    --------
+    >>> most_states("chain", 64, 1000), most_states("grown", 64, 1000)
+    (65, 1000)
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
+    return n_sensors + 1 if strategy == "chain" else max_states
+
+
 def chain_growth(
     bank: Any,
     X: np.ndarray,

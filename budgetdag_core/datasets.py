@@ -229,8 +229,8 @@ DEMOS = {
     "with Turney's costs; 2 classes.",
     "spam": "Spambase e-mails (UCI, CC BY 4.0): 57 word, character and capital-run "
     "frequencies, each its own sensor of cost 1; spam or not. Too many sensors for a "
-    "full DAG (2^57 states): the app selects sensor subsets (Alg. 2) and builds the "
-    "DAG over their unions.",
+    "full DAG (2^57 states): the default buys one sensor at a time (a chain or a "
+    "grown DAG, kept on validation rows); Alg. 2's sensor subsets are an option.",
     "toy": "Teaching toy (synthetic): two cheap but noisy sensors and one expensive "
     "but clean one, one column each, 2 classes; try cost_scale 0.03.",
     "digits": "Digits (UCI, via scikit-learn): 8 x 8 grey images of handwritten "

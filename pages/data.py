@@ -20,8 +20,9 @@ from budgetdag_core.tables import (
     has_errors,
     suggest_label,
 )
-from ui import state, widgets
+from ui import plan, state, widgets
 from ui.data import Upload, demo_dataset
+from ui.estimate import known_probe
 from ui.formatting import percent_column, percent_table
 from ui.uploads import CSV_MAX_MB, table_from_upload
 
@@ -77,13 +78,13 @@ def quick_start() -> None:
         help="With the sensors and settings shown on the Sensors and Train "
         "pages (suggested for this data); change them there any time.",
     )
+    spec, settings = check.spec, state.train_settings(check)
     row.caption(
-        f"{check.spec.n_sensors} sensors, suggested settings · or choose other "
-        "data below, then set up the sensors and training."
+        f"Trains on {spec.n_sensors} sensors ({plan.sensors_words(dataset, spec)}) "
+        f"· {plan.states_words(spec, settings, known_probe(dataset, spec, settings))}"
+        " · or choose other data below, then set up the sensors and training."
     )
-    if clicked and widgets.train_with_progress(
-        dataset, check.spec, state.train_settings(check)
-    ):
+    if clicked and widgets.train_with_progress(dataset, spec, settings):
         st.switch_page(widgets.PAGES["train"])
 
 
@@ -297,8 +298,14 @@ def upload_section() -> None:
     )
     test_set_section(upload)
 
+    # No note on many columns: the Sensors page groups them, the library's
+    # default trains any number, and the one-click button says what it trains.
     problems = diagnose(
-        upload.work, label, cv=int(ss[state.W_CV]), row_names=upload.row_names
+        upload.work,
+        label,
+        cv=int(ss[state.W_CV]),
+        row_names=upload.row_names,
+        max_sensors=None,
     )
     if problems:
         st.subheader("Checks")

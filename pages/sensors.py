@@ -8,9 +8,18 @@ import streamlit as st
 
 from budgetdag_core import SensorSpec
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
-from ui import state, widgets
-from ui.grouping import GROUP_MODES, Grouping, propose
-from ui.spec_table import SpecCheck, spec_in_blocks, spec_to_table, with_sensor
+from ui import plan, state, widgets
+from ui.estimate import known_probe
+from ui.grouping import GROUP_MODES, Grouping, describe_grouping, propose
+from ui.spec_table import (
+    SpecCheck,
+    spec_costs,
+    spec_in_blocks,
+    spec_to_table,
+    typed_costs,
+    with_sensor,
+    with_typed_costs,
+)
 from ui.training import MAX_APP_SUBSETS, SUBSET_REWARDS
 from ui.uploads import SPEC_MAX_MB, spec_from_upload
 
@@ -36,7 +45,20 @@ def _preset(make: Callable[[], SensorSpec]) -> None:
     except ValueError as exc:
         state.notice(f"That preset does not apply: {exc}", "error")
         return
+    # Costs the user typed survive a regrouping of the same columns.
+    spec, kept = with_typed_costs(spec, ss.get(state.TYPED_COSTS, {}))
     state.set_spec_table(spec_to_table(spec))
+    if kept:
+        state.notice(
+            f"{kept} sensor(s) kept the cost typed for their columns; the others "
+            "cost what the preset gives.",
+            "info",
+        )
+
+
+def _remember_costs(typed: dict) -> None:
+    """Add costs the user gave (by columns) to what regroupings keep."""
+    ss[state.TYPED_COSTS] = {**ss.get(state.TYPED_COSTS, {}), **typed}
 
 
 def _cost() -> float:
@@ -49,7 +71,8 @@ def presets() -> None:
         head, cost = st.columns([3, 1], vertical_alignment="bottom")
         head.markdown(
             "**Start from a preset** (replaces the table below). All but the "
-            "first give every sensor the cost on the right."
+            "first give every sensor the cost on the right, except sensors "
+            "whose columns had a cost typed in the table."
         )
         cost.number_input(
             "Cost per sensor",
@@ -59,10 +82,12 @@ def presets() -> None:
             help="Used by the presets; edit single costs in the table afterwards.",
         )
         c1, c2, c4 = st.columns(3, vertical_alignment="bottom")
+        how = describe_grouping(dataset.spec, features)
         c1.caption(
             "The groups and costs that come with the demo."
             if dataset.kind == "demo"
-            else "A suggestion for this table (at most 8 sensors)."
+            else f"Suggested for this table: {how or 'its own grouping'} "
+            f"({dataset.spec.n_sensors} sensors)."
         )
         c1.button(
             default_label,
@@ -211,6 +236,8 @@ def _make_sensor() -> None:
     except ValueError as exc:
         state.notice(str(exc), "error")
         return
+    chosen = tuple(sorted(ss[state.W_NEW_SENSOR_COLUMNS]))
+    _remember_costs({chosen: float(ss.get(state.W_NEW_SENSOR_COST) or 0.0)})
     state.set_spec_table(table)
     state.notice(
         f"Sensor {ss[state.W_NEW_SENSOR].strip()!r} now reveals "
@@ -304,6 +331,7 @@ def editor() -> None:
         },
     )
     ss[state.SPEC_TABLE] = edited
+    _remember_costs(typed_costs(ss[state.SPEC_BASE], edited))
     widgets.refresh_status()
 
 
@@ -316,12 +344,8 @@ def messages() -> None:
     subset_controls(check)
     if check.ok:
         spec = check.spec
-        t = int(ss[state.W_N_SUBSETS])
-        states = (
-            f"at most 2^{t} = {2**t} DAG states (over {t} sensor subsets)"
-            if state.subsets_in_use(check)
-            else f"{2**spec.n_sensors} DAG states"
-        )
+        settings = state.train_settings(check)
+        states = plan.states_words(spec, settings, known_probe(dataset, spec, settings))
         st.success(
             f"{spec.n_sensors} sensors, {states}, total cost "
             f"{spec.total_cost:g}. Ready to train.",
@@ -334,28 +358,26 @@ def messages() -> None:
 
 def subset_controls(check: SpecCheck) -> None:
     """Alg. 2 of the paper: a DAG over unions of t selected sensor subsets."""
-    required = check.needs_subsets
+    many = check.ok and check.spec.n_sensors > MAX_FULL_DAG_SENSORS
     with st.container(border=True):
         st.markdown("**Sensor subsets (Alg. 2)**")
-        if required:
-            st.caption(
-                f"Required: more than {MAX_FULL_DAG_SENSORS} sensors make too many "
-                "DAG states. Training first picks sensor subsets greedily (each "
-                "subset is chosen to classify the training rows the others get "
-                "wrong), then builds the DAG over their unions; each policy step "
-                "buys a whole subset."
-            )
-        else:
-            st.toggle(
-                "Select sensor subsets instead of the full DAG",
-                key=state.W_SUBSETS_ON,
-                persist_state=state.PERSIST,
-                help="Optional with this many sensors. The full DAG has a state "
-                "for every combination of sensors (2^sensors); with subsets, "
-                "training first picks t sensor subsets greedily and builds the "
-                "DAG over their unions (at most 2^t states). Fewer states train "
-                "faster; each policy step then buys a whole subset.",
-            )
+        instead = (
+            "Select sensor subsets instead of the library's default"
+            if many
+            else "Select sensor subsets instead of the full DAG"
+        )
+        st.toggle(
+            instead,
+            key=state.W_SUBSETS_ON,
+            persist_state=state.PERSIST,
+            help="Optional. Without it, up to "
+            f"{MAX_FULL_DAG_SENSORS} sensors make the full DAG (a state for every "
+            "combination of sensors, 2^sensors), and more sensors the library's "
+            "default: DAGs that buy one sensor per step. With subsets, training "
+            "first picks t sensor subsets greedily (the paper's Alg. 2) and "
+            "builds the DAG over their unions (at most 2^t states); each policy "
+            "step then buys a whole subset.",
+        )
         used = state.subsets_in_use(check)
         # Two rows of two: four in a row cut the labels short at 1280 px and less.
         c1, c3 = st.columns(2, vertical_alignment="bottom")
@@ -447,6 +469,7 @@ def json_io() -> None:
                     "fix the file, or edit the table here.",
                 )
             else:
+                _remember_costs(spec_costs(spec))
                 state.set_spec_table(spec_to_table(spec))
                 state.notice(f"Loaded the sensors from {file.name}.", "success")
                 st.rerun()

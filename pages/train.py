@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ui import footprint, jobs, state, subsets, widgets
+from ui import footprint, jobs, plan, state, subsets, widgets
 from ui.estimate import (
     busy_factor,
     kernels_compiling,
-    probed_states,
     roughly,
+    settings_probe,
     stretched,
     training_seconds,
 )
@@ -19,13 +19,12 @@ from ui.formatting import pct, percent_column, percent_table
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
-    CLASSIFIERS,
-    CORE_BANKS,
     LEARNERS,
     TrainedRun,
     TrainSettings,
     app_n_jobs,
     budget_targeting_available,
+    classifiers_for,
     describe_model,
     reusable_bank,
 )
@@ -35,28 +34,28 @@ ss = st.session_state
 
 st.title("Train")
 st.markdown(
-    "Training fits the **classifier bank** (one classifier per subset of sensors, "
-    "with cross-validated predictions), then learns a **policy** at each subset, "
-    "from the full one back to the empty one: buy one more sensor, or stop and "
-    "classify."
+    "Training fits the **classifier bank** (class probabilities at every subset "
+    "of sensors the DAG holds, with cross-validated predictions), then learns a "
+    "**policy** at each subset, from the fullest back to the empty one: buy one "
+    "more sensor, or stop and classify."
 )
 dataset = widgets.need_dataset()
 check = widgets.need_spec()
 spec = check.spec
 state.follow_suggestions(spec)  # new data or costs: their cost scale and budget
 widgets.show_notice()
-subset_fields = state.subset_settings(check)
-n_subsets = subset_fields["n_subsets"]
-n_states = 2**spec.n_sensors if n_subsets is None else 2**n_subsets
+n_subsets = state.subset_settings(check)["n_subsets"]
+# The library's plan for the settings as they stand (its DAGs beyond 12
+# sensors, the states Alg. 2's subsets make): the words below all follow it.
+strategies = plan.strategies_of(spec, state.train_settings(check))
+if ss[state.W_CLASSIFIER] not in classifiers_for(bool(strategies)):
+    # A fit of one-sensor-addition DAGs needs the library's any-subset bank.
+    ss[state.W_CLASSIFIER] = state.MANY_SENSOR_CLASSIFIER
+probe = settings_probe(dataset, spec, state.train_settings(check))
 st.caption(
     f"**{dataset.name}**: {len(dataset.train):,} training rows · {spec.n_sensors} "
-    "sensors · "
-    + (
-        f"{n_states} DAG states"
-        if n_subsets is None
-        else f"{n_subsets} sensor subsets (Alg. 2), at most {n_states} DAG states"
-    )
-    + f" · buying every sensor costs {spec.total_cost:g}"
+    f"sensors · {plan.states_words(spec, state.train_settings(check), probe)}"
+    f" · buying every sensor costs {spec.total_cost:g}"
 )
 
 
@@ -98,9 +97,15 @@ def model_inputs() -> None:
     widgets.choice(
         st.selectbox,
         "Classifier for each sensor subset",
-        CLASSIFIERS,
+        classifiers_for(bool(strategies)),
         state.W_CLASSIFIER,
     )
+    if strategies:
+        st.caption(
+            "Beyond the full DAG's sensors the library's DAGs need one model "
+            "that serves any sensor subset: the other classifiers need sensor "
+            "subsets (Alg. 2, Sensors page)."
+        )
     left, right = st.columns(2)
     widgets.choice(left.selectbox, "Policy learner", LEARNERS, state.W_LEARNER)
     widgets.persisted(
@@ -145,7 +150,8 @@ def how_long(chosen: TrainSettings) -> str:
     if kernels_compiling():
         text += "; a first training after an install also compiles the library"
     wait = jobs.pool().wait_seconds()
-    if wait >= 1:
+    # While this session's own job runs, the wait is for it: nothing to say.
+    if wait >= 1 and widgets.running_job() is None:
         text += f"; it starts after the jobs ahead, in about {roughly(wait)}"
     return text
 
@@ -241,10 +247,13 @@ def show_results(run: TrainedRun) -> None:
     trained = (
         ""
         if run.seconds is None
-        else f" · trained in {widgets.seconds(run.seconds)}"
-        + (" (classifier bank reused)" if run.bank_reused else "")
+        else f" · trained in {widgets.seconds(run.seconds)}, from Train to the "
+        "result" + (" (classifier bank reused)" if run.bank_reused else "")
     )
     st.caption(describe_model(run.model) + trained)
+    kept = plan.model_words(run.model)
+    if kept:
+        st.caption(kept)
     if run.note:
         st.caption(run.note)
     if run.spec.to_json() != spec.to_json():
@@ -286,30 +295,16 @@ elif reusable_bank(previous, dataset, spec, chosen) is not None:
         icon=":material/bolt:",
     )
 else:
-    selecting = (
-        ""
-        if n_subsets is None
-        else f"selects {n_subsets} sensor subsets (Alg. 2, seconds), then "
-    )
     # The probe behind the estimate counts the selected subsets' unions.
-    counted = probed_states(dataset, spec, chosen)
-    states = n_states if counted is None else counted
-    at_most = "" if n_subsets is None or counted is not None else "at most "
-    # The boosting banks are cross-fitted (fold models averaged): no refit.
-    per_state = chosen.cv + (0 if chosen.classifier in CORE_BANKS else 1)
-    fits = (
-        f"{chosen.cv} boosting models (one per fold) that serve all "
-        f"{at_most}{states} states"
-        if chosen.classifier == "masked_boosting"
-        else f"{at_most}{states * per_state:,} classifiers ({states} "
-        f"states x {per_state})"
+    reused = (
+        "bank and its DAGs"
+        if strategies
+        else ("subsets and " if n_subsets is not None else "") + "classifiers"
     )
     st.caption(
-        f"Training {selecting}fits {fits}, then learns a policy per state "
+        f"{plan.training_plan(spec, chosen, settings_probe(dataset, spec, chosen))} "
         f"({how_long(chosen)}). Later changes of the cost scale, policy learner or "
-        "degree reuse the "
-        + ("subsets and " if n_subsets is not None else "")
-        + "classifiers."
+        f"degree reuse the {reused}."
     )
 if n_subsets is not None and chosen.policy_degree > 1 and len(spec.columns) > 20:
     st.caption(
@@ -318,10 +313,7 @@ if n_subsets is not None and chosen.policy_degree > 1 and len(spec.columns) > 20
         "is several times faster."
     )
 
-counted_states = probed_states(dataset, spec, chosen)
-too_big = footprint.reload_warning(
-    dataset, chosen, n_states if counted_states is None else counted_states
-)
+too_big = footprint.reload_warning(dataset, spec, chosen)
 if too_big is not None:
     st.warning(too_big, icon=":material/save:")
 

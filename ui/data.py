@@ -21,7 +21,7 @@ from budgetdag_core.tables import (
     one_hot_groups,
     split_train_test,
 )
-from ui.spec_table import suggest_spec
+from ui.grouping import suggest_spec
 
 DEMO_SPLIT = {"test_fraction": 0.25, "random_state": 0}
 """How the app splits the demos without a test file (``load_demo``'s defaults)."""
@@ -143,7 +143,7 @@ class Upload:
             train,
             test,
             label,
-            suggest_spec(features, together=one_hot_groups(self.fixes, features)),
+            suggest_spec(features, together=one_hot_groups(self.fixes, features)).spec,
             f"Uploaded table {self.name}: {how}.",
             kind="upload",
         )

@@ -9,12 +9,15 @@ predictions) or not at all. The figures are the compressed pickle's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from budgetdag_core import Dataset
+from budgetdag_core import Dataset, SensorSpec
+from budgetdag_core.bank import resolve_bank_kind
 
 from . import store
-from .training import TrainSettings
+from .estimate import settings_probe
+from .plan import strategies_of
+from .training import TrainSettings, bank_kind_of
 
 #: Compressed bytes per out-of-fold probability (8-byte floats, which zlib
 #: halves roughly): landsat's 16 states x 4 435 rows x 6 classes take 1.5 MB.
@@ -47,12 +50,16 @@ class Footprint:
 
 def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footprint:
     """The snapshot bytes of a model trained with ``settings`` on ``dataset``
-    over a DAG of ``n_states`` states (see the module's measurements)."""
+    over a DAG of ``n_states`` states (see the module's measurements; a fit
+    of DAGs of one-sensor additions counts as :func:`reload_warning` says)."""
     rows = len(dataset.train)
     classes = max(2, int(dataset.y("train").nunique()))
     outputs = 1 if classes == 2 else classes
     oof = n_states * rows * classes * OOF_BYTES
     kind = settings.classifier
+    if kind == "auto":  # the library's choice: one of the boosting banks
+        resolved = resolve_bank_kind(bank_kind_of(kind), None, n_states)
+        kind = "masked_boosting" if resolved == "masked" else "hist_gradient_boosting"
     if kind == "random_forest":
         models = n_states * FOREST_BYTES_PER_ROW * rows * (1 + (classes - 2) / 4)
     elif kind in ("hist_gradient_boosting", "masked_boosting"):
@@ -66,10 +73,25 @@ def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footpr
 
 
 def reload_warning(
-    dataset: Dataset, settings: TrainSettings, n_states: int
+    dataset: Dataset, spec: SensorSpec, settings: TrainSettings
 ) -> str | None:
     """What the Train page says before a training whose model will not be
-    kept whole for reloads, or None."""
+    kept whole for reloads, or None.
+
+    The DAG's states are the probe's (:func:`ui.estimate.settings_probe`).
+    A fit of DAGs of one-sensor additions keeps, per strategy, about a
+    chain's worth of out-of-fold probabilities (every row at each of
+    ``n_sensors + 1`` states: 11 MB on digits, both strategies, boosters
+    included) and the masked bank's boosters.
+    """
+    strategies = strategies_of(spec, settings)
+    if strategies:
+        n_states = (spec.n_sensors + 1) * len(strategies)
+        if settings.classifier == "auto":
+            settings = replace(settings, classifier="masked_boosting")
+    else:
+        probe = settings_probe(dataset, spec, settings)
+        n_states = 2**spec.n_sensors if probe is None else probe.n_states
     size = estimate(dataset, settings, n_states)
     limit = store.max_bytes()
     if size.full <= limit:

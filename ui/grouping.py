@@ -138,9 +138,15 @@ def group_by_name(
     return _from_keys(columns, keys)
 
 
-def _shared_words(columns: list[str], separator: str) -> list[str | None]:
-    """Greedy cover: the word in most unplaced columns names their sensor."""
-    col_words = [words(c, separator) for c in columns]
+def _shared_words(
+    columns: list[str], separator: str, *, skip_numbers: bool = False
+) -> list[str | None]:
+    """Greedy cover: the word in most unplaced columns names their sensor
+    (``skip_numbers``: not a word of digits only, as indices are)."""
+    col_words = [
+        [w for w in words(c, separator) if not (skip_numbers and w.isdigit())]
+        for c in columns
+    ]
     lowered = [{w.lower() for w in ws} for ws in col_words]
     spelling: dict[str, str] = {}
     for ws in col_words:
@@ -349,3 +355,135 @@ def propose(
     if mode == "grid":
         return image_grid(columns, int(blocks))
     return group_by_name(columns, mode, separator=separator, pattern=pattern)
+
+
+#: Most sensors of a suggested spec: the library's many-sensor default trains
+#: 64 one-pixel sensors (digits, 1 347 rows) in about 20 s on 2 cores.
+MAX_SUGGESTED_SENSORS = 64
+#: A named image grid is suggested from this many cells (4 x 4) on.
+MIN_IMAGE_CELLS = 16
+#: A name grouping is suggested when at most this share of the columns is
+#: left over as sensors of their own (else the names share words by chance:
+#: wine's "ash" and "alcalinity of ash").
+MAX_LEFTOVER_SHARE = 0.1
+_PIXEL_STEM = re.compile(r"pix|px", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A suggested spec (every sensor of cost 1) and how it was made, in words."""
+
+    spec: SensorSpec
+    how: str
+
+
+def _named_image(columns: list[str]) -> np.ndarray | None:
+    """The image named columns form (``pixel_3_5``, or ``pixel_29`` with a
+    pixel-like stem), or None: a square number of plain columns is no image."""
+    grid = _two_index_grid(columns)
+    if grid is None:
+        grid = _one_index_grid(columns)
+        stem = _ONE_INDEX.match(str(grid.flat[0])).group(1) if grid is not None else ""
+        if grid is not None and not _PIXEL_STEM.search(stem):
+            grid = None
+    return grid
+
+
+def _image_suggestion(columns: list[str]) -> Suggestion | None:
+    grid = _named_image(columns)
+    # Most columns are the image's; the others (an id, an age) stand alone.
+    if grid is None or grid.size < max(MIN_IMAGE_CELLS, len(columns) / 2):
+        return None
+    h, w = grid.shape
+    blocks = min(h, w, math.isqrt(MAX_SUGGESTED_SENSORS))
+    found = image_grid(columns, blocks)
+    return Suggestion(found.to_spec(), _image_words(h, w, blocks))
+
+
+def _image_words(h: int, w: int, blocks: int) -> str:
+    if blocks == h == w:
+        return f"one sensor per pixel of the {h} x {w} image"
+    return f"the {h} x {w} image cut into {blocks} x {blocks} blocks"
+
+
+def _name_suggestion(
+    columns: list[str], together: dict[str, list[str]]
+) -> Suggestion | None:
+    keys = _shared_words(columns, "", skip_numbers=True)
+    found = _from_keys(columns, keys)
+    groups = found.groups
+    if not 2 <= found.n_sensors <= MAX_SUGGESTED_SENSORS:
+        return None
+    if len(found.leftover) > MAX_LEFTOVER_SHARE * len(columns):
+        return None
+    owner = {col: name for name, cols in groups.items() for col in cols}
+    if any(len({owner[c] for c in cols}) > 1 for cols in together.values()):
+        return None  # it would split a one-hot encoded column
+    named = [name for name, cols in groups.items() if name not in found.leftover]
+    shown = ", ".join(named[:6]) + (", ..." if len(named) > 6 else "")
+    return Suggestion(found.to_spec(), f"grouped by a word the names share ({shown})")
+
+
+def suggest_spec(
+    columns: Sequence[str], *, together: dict[str, list[str]] | None = None
+) -> Suggestion:
+    """The sensors a person would pick for new data, every one of cost 1.
+
+    First a named image (``pixel_0_0 .. pixel_7_7``) of most columns: its
+    pixels, or blocks of them when there are more than
+    :data:`MAX_SUGGESTED_SENSORS`, the other columns one sensor each; then a
+    word most column names share (``mean radius``, ``radius error``,
+    ``worst radius``: mean, error, worst) when it places nearly every column
+    and keeps each ``together`` group (the 0/1 columns one-hot encoding made
+    from one column) whole; else one sensor per column, each ``together``
+    group one sensor named by its key. Never arbitrary blocks of columns.
+
+    Examples
+    --------
+    >>> suggest_spec(["age", "color_red", "color_blue"],
+    ...              together={"color": ["color_red", "color_blue"]}).spec.groups
+    {'age': ['age'], 'color': ['color_red', 'color_blue']}
+    >>> cols = [f"{w} {f}" for w in ("mean", "error") for f in ("radius", "area")]
+    >>> suggest_spec(cols).how
+    'grouped by a word the names share (mean, error)'
+    """
+    columns = [str(c) for c in columns]
+    if not columns:
+        raise ValueError("There are no columns to group.")
+    together = {str(k): [str(c) for c in v] for k, v in (together or {}).items()}
+    found = _image_suggestion(columns) or _name_suggestion(columns, together)
+    if found is not None:
+        return found
+    groups: dict[str, list[str]] = {}
+    grouped = {c: k for k, cols in together.items() for c in cols}
+    for col in columns:
+        name = grouped.get(col, col)
+        if name != col and name in columns:  # the group's name is taken by a column
+            name = col
+        groups.setdefault(name, []).append(col)
+    how = "one sensor per column" + (
+        " (one-hot encoded columns together)"
+        if any(len(cols) > 1 for cols in groups.values())
+        else ""
+    )
+    return Suggestion(SensorSpec(groups, dict.fromkeys(groups, 1.0)), how)
+
+
+def describe_grouping(spec: SensorSpec, columns: Sequence[str]) -> str | None:
+    """How ``spec`` groups ``columns``, when it is a grouping this module
+    makes (one sensor per column, an image's pixels or blocks, a shared
+    word); None for any other (e.g. the user's own)."""
+    columns = [str(c) for c in columns]
+    groups = {name: list(cols) for name, cols in spec.groups.items()}
+    if all(len(cols) == 1 for cols in groups.values()):
+        return "one sensor per column"
+    grid = _named_image(columns)
+    if grid is not None:
+        h, w = grid.shape
+        for blocks in range(1, min(h, w) + 1):
+            if image_grid(columns, blocks).groups == groups:
+                return _image_words(h, w, blocks)
+    named = _name_suggestion(columns, {})
+    if named is not None and dict(named.spec.groups) == groups:
+        return named.how
+    return None

@@ -100,6 +100,9 @@ class Job:
     work: Callable[[Progress], Any]
     bank_reused: bool = False
     subsets: bool = False
+    #: More keyword arguments of the worker's ``ui.training.ProgressReporter``
+    #: (``sparse``, ``evaluate_share``): how the bar is shared among stages.
+    stages: dict[str, Any] = field(default_factory=dict)
     context: dict[str, Any] = field(default_factory=dict)
     shared: tuple[Any, ...] = ()
     estimate: float | None = None  # seconds the work should take, if known
@@ -130,6 +133,7 @@ class Job:
             work=self.work,
             bank_reused=self.bank_reused,
             subsets=self.subsets,
+            stages=self.stages,
             context=self.context,
             shared=self.shared,
             estimate=self.estimate,
@@ -442,7 +446,7 @@ class _Slot:
                 error=TypeError(f"the work cannot be sent to a worker process ({exc})"),
             )
             return
-        task = ("run", job.id, payload, job.bank_reused, job.subsets)
+        task = ("run", job.id, payload, job.bank_reused, job.subsets, job.stages)
         for attempt in (1, 2):
             if self.worker is None:
                 job.text = "Starting a worker process"

@@ -8,7 +8,7 @@ that the user should know (unassigned columns are ignored, many states, ...).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
 
 TABLE_COLUMNS = ("sensor", "columns", "cost")
 DEFAULT_MAX_SENSORS = 8
-"""Sensors of a suggested spec: 2^8 = 256 DAG states train in about a minute."""
+"""Sensors of a full DAG that trains in about a minute (2^8 = 256 states)."""
 
 
 def spec_to_table(spec: SensorSpec) -> pd.DataFrame:
@@ -61,15 +61,12 @@ class SpecCheck:
     """The result of :func:`check_spec_table`.
 
     ``spec`` is None when there are ``errors``; ``notes`` never block training.
-    ``needs_subsets`` is True when the spec has more sensors than a full DAG
-    allows, so it can only be trained with sensor-subset selection (Alg. 2).
     """
 
     spec: SensorSpec | None
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unassigned: list[str] = field(default_factory=list)
-    needs_subsets: bool = False
 
     @property
     def ok(self) -> bool:
@@ -82,7 +79,6 @@ def check_spec_table(
     *,
     label: str | None = None,
     max_sensors: int = MAX_FULL_DAG_SENSORS,
-    n_subsets: int | None = None,
 ) -> SpecCheck:
     """Validate an edited sensor table against the data's feature columns.
 
@@ -96,11 +92,8 @@ def check_spec_table(
     label : str, optional
         The label column (named in the message if a sensor uses it).
     max_sensors : int
-        Most sensors a full DAG allows.
-    n_subsets : int, optional
-        The number of sensor subsets (Alg. 2) training will select when the
-        spec has more than ``max_sensors`` sensors: such a spec is then fine
-        (a note explains the subsets) instead of an error.
+        Most sensors a full DAG allows: beyond, the library's default builds
+        DAGs of one-sensor additions (the Train page says which).
 
     Returns
     -------
@@ -130,19 +123,24 @@ def check_spec_table(
             f"{len(unassigned)} column(s) are in no sensor and will be ignored: "
             f"{shown}{more}."
         )
-    needs_subsets = len(groups) > max_sensors
-    _check_size(len(groups), max_sensors, n_subsets, errors, notes)
+    if DEFAULT_MAX_SENSORS < len(groups) <= max_sensors:
+        n = len(groups)
+        notes.append(
+            f"{n} sensors make a full DAG of 2^{n} = {2**n} states: training fits "
+            "a classifier for each, which can take many minutes. Grouping "
+            "columns into fewer sensors, or sensor subsets (Alg. 2), is faster."
+        )
     if groups and all(c == 0 for c in costs.values() if math.isfinite(c)):
         notes.append(
             "All costs are 0: the policy will acquire every sensor that helps."
         )
     if errors:
-        return SpecCheck(None, errors, notes, unassigned, needs_subsets)
+        return SpecCheck(None, errors, notes, unassigned)
     try:
         spec = SensorSpec(groups, costs)
     except ValueError as exc:  # pragma: no cover - the checks above come first
-        return SpecCheck(None, [str(exc)], notes, unassigned, needs_subsets)
-    return SpecCheck(spec, [], notes, unassigned, needs_subsets)
+        return SpecCheck(None, [str(exc)], notes, unassigned)
+    return SpecCheck(spec, [], notes, unassigned)
 
 
 def _read_rows(
@@ -205,37 +203,6 @@ def _row_cost(cost_cell: Any, where: str, errors: list[str]) -> float:
     return cost
 
 
-def _check_size(
-    n: int,
-    max_sensors: int,
-    n_subsets: int | None,
-    errors: list[str],
-    notes: list[str],
-) -> None:
-    """A note or an error when ``n`` sensors make a large or too large DAG."""
-    if n > max_sensors and n_subsets is not None:
-        notes.append(
-            f"The spec has {n} sensors, too many for a full DAG (2^{n} states): "
-            f"training selects {n_subsets} sensor subsets (Alg. 2) and builds the "
-            f"DAG over their unions, at most 2^{n_subsets} = {2**n_subsets} states. "
-            "Each policy step buys a whole subset."
-        )
-    elif n > max_sensors:
-        errors.append(
-            f"The spec has {n} sensors: a full DAG would have 2^{n} states. Group "
-            f"columns into at most {max_sensors} sensors, or use subset selection "
-            "(n_subsets=t) to build the DAG over t selected sensor subsets."
-        )
-    elif n > DEFAULT_MAX_SENSORS:
-        notes.append(
-            f"{n} sensors make a DAG of 2^{n} = {2**n} states: training fits one "
-            "classifier per state and fold, which can take many minutes. Grouping "
-            "columns into fewer sensors"
-            + (", or sensor subsets," if n_subsets is not None else "")
-            + " is faster."
-        )
-
-
 def with_sensor(
     table: pd.DataFrame, name: str, columns: Sequence[str], cost: float
 ) -> pd.DataFrame:
@@ -294,41 +261,6 @@ def spec_in_blocks(
     return SensorSpec(groups, dict.fromkeys(groups, float(cost)))
 
 
-def suggest_spec(
-    columns: Sequence[str],
-    max_sensors: int = DEFAULT_MAX_SENSORS,
-    *,
-    together: Mapping[str, Sequence[str]] | None = None,
-) -> SensorSpec:
-    """A starting spec for new data, at most ``max_sensors`` sensors of cost 1.
-
-    One sensor per column when that is few enough (the columns of each entry of
-    ``together``, e.g. the 0/1 columns one-hot encoding made from one column,
-    form one sensor named by its key); else the name-prefix groups when they are
-    2..``max_sensors``; else consecutive blocks.
-
-    Examples
-    --------
-    >>> suggest_spec(["age", "color_red", "color_blue"],
-    ...              together={"color": ["color_red", "color_blue"]}).groups
-    {'age': ['age'], 'color': ['color_red', 'color_blue']}
-    """
-    columns = [str(c) for c in columns]
-    groups: dict[str, list[str]] = {}
-    grouped = {str(c): str(k) for k, cols in (together or {}).items() for c in cols}
-    for col in columns:
-        name = grouped.get(col, col)
-        if name != col and name in columns:  # the group's name is taken by a column
-            name = col
-        groups.setdefault(name, []).append(col)
-    if len(groups) <= max_sensors:
-        return SensorSpec(groups, dict.fromkeys(groups, 1.0))
-    by_prefix = SensorSpec.by_prefix(columns)
-    if 2 <= by_prefix.n_sensors <= max_sensors:
-        return by_prefix
-    return spec_in_blocks(columns, max_sensors)
-
-
 def suggested_cost_scale(spec: SensorSpec) -> float:
     """A ``cost_scale`` where buying every sensor costs 0.2 misclassifications.
 
@@ -340,3 +272,72 @@ def suggested_cost_scale(spec: SensorSpec) -> float:
     if total <= 0:
         return 1.0
     return float(f"{0.2 / total:.2g}")
+
+
+#: Costs the user gave, by the sensor's columns (sorted): what a regrouping keeps.
+TypedCosts = dict[tuple[str, ...], float]
+
+
+def typed_costs(base: pd.DataFrame, edited: pd.DataFrame) -> TypedCosts:
+    """The costs ``edited`` gives that ``base`` (the editor's input) did not:
+    each row whose cost or columns changed, by its columns.
+
+    Examples
+    --------
+    >>> base = spec_to_table(SensorSpec.per_column(["a", "b"]))
+    >>> edited = base.assign(cost=[1.0, 7.0])
+    >>> typed_costs(base, edited)
+    {('b',): 7.0}
+    """
+    before = {
+        tuple(sorted(_as_columns(cols))): cost
+        for cols, cost in zip(base["columns"], base["cost"], strict=True)
+    }
+    typed: TypedCosts = {}
+    for cols, cost in zip(edited["columns"], edited["cost"], strict=True):
+        key = tuple(sorted(_as_columns(cols)))
+        try:
+            value = float(cost)
+        except (TypeError, ValueError):
+            continue
+        if key and math.isfinite(value) and value >= 0 and before.get(key) != value:
+            typed[key] = value
+    return typed
+
+
+def spec_costs(spec: SensorSpec) -> TypedCosts:
+    """Every sensor's cost by its columns (a spec the user loaded or made)."""
+    return {
+        tuple(sorted(spec.groups[name])): float(spec.costs[name]) for name in spec.names
+    }
+
+
+def with_typed_costs(spec: SensorSpec, typed: TypedCosts) -> tuple[SensorSpec, int]:
+    """``spec`` with the costs the user typed for the same columns, and how
+    many sensors kept one: a sensor of exactly the columns of a typed one
+    takes its cost; a sensor that is a union of typed sensors, their sum
+    (buying them together costs what buying each did).
+
+    Examples
+    --------
+    >>> per_column = SensorSpec.per_column(["a", "b", "c"])
+    >>> typed = {("a",): 5.0, ("b",): 2.0}
+    >>> spec, kept = with_typed_costs(per_column, typed)
+    >>> spec.costs["a"], spec.costs["b"], spec.costs["c"], kept
+    (5.0, 2.0, 1.0, 2)
+    >>> pair = SensorSpec({"ab": ["a", "b"], "c": ["c"]}, {"ab": 1.0, "c": 1.0})
+    >>> with_typed_costs(pair, typed)[0].costs["ab"]
+    7.0
+    """
+    holder = {col: key for key in typed for col in key}
+    costs, kept = {}, 0
+    for name in spec.names:
+        key = tuple(sorted(spec.groups[name]))
+        parts = {holder.get(col) for col in key}
+        if key in typed:
+            costs[name], kept = typed[key], kept + 1
+        elif None not in parts and set().union(*parts) == set(key):
+            costs[name], kept = float(sum(typed[p] for p in parts)), kept + 1
+        else:
+            costs[name] = float(spec.costs[name])
+    return SensorSpec(dict(spec.groups), costs), kept

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import time
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -16,9 +17,9 @@ import streamlit as st
 from budgetdag_core import Dataset, Progress, SensorSpec
 from ui.spec_table import SpecCheck
 
-from . import jobs, session, state, store
+from . import jobs, plan, session, state, store
 from .data import demo_dataset, load_app_demo
-from .estimate import roughly, training_seconds
+from .estimate import evaluate_share, known_probe, roughly, training_seconds
 from .formatting import pct
 from .jobs import Job
 from .training import (
@@ -337,6 +338,7 @@ def long_work(
     subsets: bool,
     shared: tuple[Any, ...] = (),
     estimate: float | None = None,
+    stages: dict[str, Any] | None = None,
 ) -> Job | None:
     """Start ``work(progress)`` beside the page; the job, or None if refused.
 
@@ -353,7 +355,8 @@ def long_work(
     and ``fix``, or ``doing`` for an unforeseen one). ``what`` names the kind
     of work; objects of ``shared`` that ``work`` reuses (a model's bank) come
     back in its result as themselves, not copies. ``estimate``: the seconds
-    the work should take (the sidebar's first "time left").
+    the work should take (the sidebar's first "time left"); ``stages``: how
+    its progress bar is shared (:class:`ui.training.ProgressReporter`).
     """
     job = Job(
         what=what,
@@ -364,6 +367,7 @@ def long_work(
         context={"failed": failed, "doing": doing, "fix": fix, "apply": apply},
         shared=shared,
         estimate=estimate,
+        stages=stages or {},
     )
     try:
         jobs.submit(session.token(), job)
@@ -433,6 +437,10 @@ def collect_job() -> None:
             )
         outcome = ("error", text)
     else:
+        if isinstance(job.result, TrainedRun):
+            # Press to result: the queue, the fit, the evaluation, the return.
+            job.result.seconds = time.monotonic() - job.submitted
+            job.result.waited = job.waited()
         try:
             outcome = ("success", ctx["apply"](job.result))
         except ValueError as exc:
@@ -552,11 +560,13 @@ def time_left(job: Job) -> str:
 
 
 def trained_label(run: TrainedRun, data: str) -> str:
-    """The message of a finished training on the data named ``data`` (it
-    stays in the sidebar after a switch to other data, which clears the
-    model)."""
+    """The message of a finished training on the data named ``data``, from
+    pressing Train to the result (a switch to other data, which clears the
+    model, clears it from the sidebar too)."""
     how = "policies only, bank reused" if run.bank_reused else "bank and policies"
-    return f"Trained in {seconds(run.seconds or 0.0)} on {data} ({how})."
+    waited = run.waited or 0.0
+    queue = f"; {seconds(waited)} of it in the queue" if waited >= 1 else ""
+    return f"Trained in {seconds(run.seconds or 0.0)} on {data} ({how}{queue})."
 
 
 def seconds(value: float) -> str:
@@ -620,6 +630,12 @@ def train_with_progress(
         estimate=training_seconds(
             dataset, spec, settings, bank_reused=reused, target_budget=target_budget
         ),
+        stages={
+            "sparse": bool(plan.strategies_of(spec, settings)),
+            "evaluate_share": evaluate_share(
+                dataset, spec, settings, bank_reused=reused, target_budget=target_budget
+            ),
+        },
     )
 
 
@@ -673,15 +689,12 @@ def sidebar_status() -> None:
             f"{len(dataset.test)} test rows"
         )
     if check is not None:
-        if check.ok and state.subsets_in_use(check):
-            t = int(st.session_state[state.W_N_SUBSETS])
-            st.caption(
-                f"**Sensors:** {check.spec.n_sensors} · {t} subsets, at most "
-                f"{2**t} DAG states"
+        if check.ok and dataset is not None:
+            spec, settings = check.spec, state.train_settings(check)
+            words = plan.states_words(
+                spec, settings, known_probe(dataset, spec, settings)
             )
-        elif check.ok:
-            n = check.spec.n_sensors
-            st.caption(f"**Sensors:** {n} · {2**n} DAG states")
+            st.caption(f"**Sensors:** {spec.n_sensors} · {words}")
         else:
             st.caption("**Sensors:** table has problems")
     if run is None:

@@ -2,7 +2,8 @@
 
 Started by the pool as ``python -m ui.worker FD`` with one end of a socket
 pair as file descriptor ``FD``. It runs one job at a time, in its main
-thread. The pool sends ``("run", job_id, payload, bank_reused, subsets)``,
+thread. The pool sends ``("run", job_id, payload, bank_reused, subsets,
+stages)`` (``stages``: more arguments of the progress bar's reporter),
 ``payload`` being ``(work, shared)`` pickled apart (so that a job whose work
 cannot be rebuilt here fails alone); the worker calls ``work(progress)`` and
 answers with ``("progress", job_id, fraction, text)`` messages, then one of
@@ -91,13 +92,22 @@ class Worker:
         except (EOFError, OSError):
             os._exit(0)  # the server is gone: nobody waits for the result
 
-    def run(self, job_id: int, work: bytes, bank_reused: bool, subsets: bool) -> None:
+    def run(
+        self,
+        job_id: int,
+        work: bytes,
+        bank_reused: bool,
+        subsets: bool,
+        stages: dict | None = None,
+    ) -> None:
         from ui.training import ProgressReporter
 
         def report(fraction: float, text: str) -> None:
             self.send(("progress", job_id, fraction, text))
 
-        reporter = ProgressReporter(report, bank_reused=bank_reused, subsets=subsets)
+        reporter = ProgressReporter(
+            report, bank_reused=bank_reused, subsets=subsets, **(stages or {})
+        )
 
         def progress(stage: str, done: int, total: int) -> None:
             if job_id in self.stop_requested:
@@ -124,8 +134,8 @@ class Worker:
         threading.Thread(target=self.read, name="budgetdag-reader", daemon=True).start()
         self.send(("ready", os.getpid()))
         while True:
-            _, job_id, work, bank_reused, subsets = self.tasks.get()
-            self.run(job_id, work, bank_reused, subsets)
+            _, job_id, work, *options = self.tasks.get()
+            self.run(job_id, work, *options)
 
 
 def main() -> None:

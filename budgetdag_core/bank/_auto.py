@@ -169,8 +169,22 @@ class AutoMaskedBank(SparseMaskedBank):
                 "validation_fraction must be in (0, 1); got "
                 f"{self.validation_fraction!r}."
             )
-        self.kind_, self.validation_ = self._choose(X, y, sensor_columns, n_classes)
+        self.choose_kind(X, y, sensor_columns, n_classes)
         return super().fit_models(X, y, sensor_columns, n_classes, progress)
+
+    def choose_kind(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+    ) -> str:
+        """Choose the kind on validation rows, as :meth:`fit_models` does
+        first (sets ``kind_`` and ``validation_``); the chosen kind.
+        Timing it (:func:`~budgetdag_core.estimates.probe_fit`) measures the
+        choice's fits on the data."""
+        self.kind_, self.validation_ = self._choose(X, y, sensor_columns, n_classes)
+        return self.kind_
 
     def _choose(
         self,

@@ -116,24 +116,20 @@ class SparseMaskedBank(MaskedBank):
         ranks = rng.random((n, n_sensors)).argsort(axis=1).argsort(axis=1)
         return ranks < sizes[:, None]
 
-    def fit_models(
+    def _plan(
         self,
         X: np.ndarray,
         y: np.ndarray,
         sensor_columns: Sequence[np.ndarray],
         n_classes: int,
-        progress: Progress | None = None,
-    ) -> SparseMaskedBank:
-        """Fit the fold models (and with ``serve="refit"`` one more on all rows)
-        on random subsets of each row's sensors."""
-        check_bank_settings(
-            self, "SparseMaskedBank.fit", MASKED_CONSTRAINTS, n_classes=n_classes
-        )
+        where: str,
+    ) -> tuple:
+        """What :meth:`fit_models` fits: the template, the (row, random
+        subset) pairs with their column masks, the folds and their seeds."""
+        check_bank_settings(self, where, MASKED_CONSTRAINTS, n_classes=n_classes)
         template = self.template()
         self._check_template(template)
         n, M = len(X), len(sensor_columns)
-        self.n_classes_ = n_classes
-        self.n_columns_ = X.shape[1]
         S = np.zeros((M, X.shape[1]), dtype=bool)
         for m, cols in enumerate(sensor_columns):
             S[m, np.asarray(cols, dtype=int)] = True
@@ -146,6 +142,46 @@ class SparseMaskedBank(MaskedBank):
         pair_states = np.arange(len(pair_rows))
         jobs = self._folds(X, y)
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
+        return template, pair_rows, pair_states, column_masks, jobs, seeds
+
+    def fit_first_fold(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: Any,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+    ) -> Any:
+        """The first fold's model, fitted as :meth:`fit_models` fits it (same
+        random subsets, seed and early stopping); ``dag`` is not used (the
+        states come later). Timing it measures the rounds early stopping
+        runs on the data (:func:`~budgetdag_core.probe_fit`)."""
+        template, pair_rows, pair_states, column_masks, jobs, seeds = self._plan(
+            X, y, sensor_columns, n_classes, "SparseMaskedBank.fit_first_fold"
+        )
+        train, test = jobs[0]
+        model, _, _ = fit_fold(
+            template, X, y, pair_rows, pair_states, column_masks,
+            train, test, n_classes, int(seeds[0]), True, False,
+        )  # fmt: skip
+        return model
+
+    def fit_models(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+        progress: Progress | None = None,
+    ) -> SparseMaskedBank:
+        """Fit the fold models (and with ``serve="refit"`` one more on all rows)
+        on random subsets of each row's sensors."""
+        template, pair_rows, pair_states, column_masks, jobs, seeds = self._plan(
+            X, y, sensor_columns, n_classes, "SparseMaskedBank.fit"
+        )
+        n = len(X)
+        self.n_classes_ = n_classes
+        self.n_columns_ = X.shape[1]
         results = parallel_fits(
             template,
             self.n_jobs,

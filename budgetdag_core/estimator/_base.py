@@ -27,6 +27,7 @@ from ..dag_strategy import (
     StrategyChoice,
     chain_growth,
     choose_strategy,
+    most_states,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
@@ -231,13 +232,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             )
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
-    def new_bank(self, dag: SensorDAG | None = None) -> Any:
+    def new_bank(self, dag: SensorDAG | None = None, *, sparse: bool = False) -> Any:
         """The unfitted bank a fit would fit for ``dag`` (its kind may depend
-        on the number of states).
+        on the number of states), or with ``sparse`` the any-subset bank of a
+        fit that :meth:`builds_sparse_dag`.
 
         Parameters
         ----------
         dag : SensorDAG, optional
+        sparse : bool, default=False
 
         Returns
         -------
@@ -248,8 +251,45 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
         >>> type(BudgetDAGClassifier(toy_dataset(50, 10).spec).new_bank()).__name__
         'ClassifierBank'
+        >>> model = BudgetDAGClassifier(toy_dataset(50, 10).spec)
+        >>> type(model.new_bank(sparse=True)).__name__
+        'AutoMaskedBank'
         """
-        return self._new_bank(dag)
+        return self._new_sparse_bank() if sparse else self._new_bank(dag)
+
+    def sparse_strategies(self, spec: SensorSpec) -> dict[str, int]:
+        """The DAGs of one-sensor additions a fit with ``spec`` builds, each
+        with the most states it can have (``dag="auto"``: both, one kept on
+        validation rows); empty when the fit builds the full DAG or the DAG
+        over Alg. 2's subsets.
+
+        Parameters
+        ----------
+        spec : SensorSpec
+
+        Returns
+        -------
+        dict
+            Strategy name (``"chain"``, ``"grown"``) -> most states.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, SensorSpec
+        >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
+        >>> BudgetDAGClassifier(spec).sparse_strategies(spec)
+        {'chain': 21, 'grown': 1000}
+        >>> BudgetDAGClassifier(spec, dag="chain").sparse_strategies(spec)
+        {'chain': 21}
+        >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
+        {}
+        """
+        if not self.builds_sparse_dag(spec):
+            return {}
+        max_states = self._growth_settings()["max_states"]
+        return {
+            name: most_states(name, spec.n_sensors, max_states)
+            for name in self._strategies()
+        }
 
     @property
     def _seed(self) -> int | None:
@@ -700,6 +740,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
             growth.bank = banks[name]
             banks[name].strategy_ = name
+            if progress is not None:
+                progress("strategies", len(banks), len(self._strategies()))
         for one in banks.values():
             one.strategy_banks_ = banks
         return next(iter(banks.values()))

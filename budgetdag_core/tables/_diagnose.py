@@ -98,7 +98,7 @@ def diagnose(
     label: str | None,
     *,
     cv: int = 5,
-    max_sensors: int = MAX_FULL_DAG_SENSORS,
+    max_sensors: int | None = MAX_FULL_DAG_SENSORS,
     features: Sequence[str] | None = None,
     row_names: RowNames | None = None,
 ) -> list[Problem]:
@@ -112,9 +112,11 @@ def diagnose(
         The label column; None for a table of features only (no label checks).
     cv : int
         Cross-validation folds planned for training (each class needs ``cv`` rows).
-    max_sensors : int
-        Largest number of sensors for a full DAG; more feature columns than this
-        get a note on grouping columns into sensors.
+    max_sensors : int or None
+        Largest number of sensors for a full DAG; more feature columns than
+        this get a note (not a problem: the estimator's default trains them)
+        on what one sensor per column makes, and on grouping columns into
+        sensors. None: no such note (e.g. where the sensors are set later).
     features : sequence of str, optional
         The feature columns to check (default: every column but the label).
     row_names : callable, optional
@@ -319,9 +321,9 @@ def _missing_problem(
 
 
 def _size_problems(
-    frame: pd.DataFrame, features: list[str], cv: int, max_sensors: int
+    frame: pd.DataFrame, features: list[str], cv: int, max_sensors: int | None
 ) -> list[Problem]:
-    """Too few rows to train reliably; too many columns for a full DAG."""
+    """Too few rows to train reliably; more columns than a full DAG's sensors."""
     out = []
     if 0 < len(frame) < 4 * cv:
         out.append(
@@ -332,18 +334,17 @@ def _size_problems(
                 "unreliable; results will vary a lot with the random seed.",
             )
         )
-    if len(features) > max_sensors:
+    if max_sensors is not None and len(features) > max_sensors:
         out.append(
             Problem(
                 "many_columns",
-                "warning",
-                f"{len(features)} feature columns. One sensor per column would need "
-                f"a DAG over 2^{len(features)} sensor subsets; the full DAG allows "
-                f"at most {max_sensors} sensors. Group columns into sensors (by a "
-                "shared word in their names, a pattern, an image grid or in "
-                "blocks: the app's Sensors page does it), or keep fewer columns; "
-                "with many sensors, sensor-subset selection (n_subsets) builds "
-                "the DAG over a few selected subsets instead.",
+                "info",
+                f"{len(features)} feature columns: one sensor per column is more "
+                f"than the {max_sensors} sensors of a full DAG, so the default "
+                "builds DAGs that buy one sensor per step (a chain, or a DAG "
+                "grown where rows gain most). Columns measured together belong "
+                "in one sensor (by a shared word in their names, a pattern or "
+                "an image grid: the app's Sensors page does it).",
                 tuple(features),
             )
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
@@ -21,10 +21,12 @@ from .._compiled import kernels_loaded as _kernels_loaded
 from .._compiled import kernels_ready as _kernels_ready
 from ..bank import (
     AUTO_MASKED_MIN_STATES,
+    AUTO_NEURAL_MAX_ROWS,
     MAX_ROUNDS,
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
+from ..dag_strategy import CHAIN_SCORE_ROWS
 from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
@@ -349,14 +351,30 @@ class FitProbe:
     n_states : int
         The states of the DAG the fit builds.
     select_seconds : float
-        Wall-clock seconds of the subset selection (Alg. 2), the fit's first
-        step (0 without ``n_subsets``).
+        Wall-clock seconds of the fit's first step: the subset selection
+        (Alg. 2), or a sparse DAG's ``"auto"`` bank choosing its kind on
+        validation rows (0 when there is neither).
     fold_seconds : float or None
         CPU seconds of the masked bank's first fold fit (None: another bank,
         or a fold predicted longer than ``PROBE_FOLD_MAX_SECONDS``).
     fits : int
         The bank's model fits of that fold's size (its folds, and the refit
         on all rows of a bank that does not cross-fit).
+    n_subsets : int or None
+        The subsets Alg. 2 selected (at most ``n_subsets``; None without).
+    strategies : dict
+        A fit beyond the full DAG without ``n_subsets``: each DAG of
+        one-sensor additions it builds (``"chain"``, ``"grown"``) and the
+        most states that DAG can have (``n_states`` is the largest); empty
+        otherwise.
+    trees : float or None
+        The boosting trees of a masked bank's fold model (rounds x trees per
+        round), counted on the timed fold, else modelled; scoring a sparse
+        DAG's candidates costs in proportion. None for other banks.
+    kind : str or None
+        A sparse DAG's ``"auto"`` bank: the masked kind it chose on
+        validation rows (``"masked"``, ``"masked_mlp"``,
+        ``"masked_logistic"``), whose fold was timed; else None.
 
     Examples
     --------
@@ -364,13 +382,18 @@ class FitProbe:
     >>> from budgetdag_core.estimates import probe_fit
     >>> demo = load_demo("pima")
     >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
-    FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0)
+    FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0, \
+n_subsets=None, strategies={}, trees=None, kind=None)
     """
 
     n_states: int
     select_seconds: float = 0.0
     fold_seconds: float | None = None
     fits: int = 0
+    n_subsets: int | None = None
+    strategies: dict[str, int] = field(default_factory=dict)
+    trees: float | None = None
+    kind: str | None = None
 
 
 def probe_fit(
@@ -409,11 +432,15 @@ def probe_fit(
         Fit the masked bank's first fold only when it should take at most
         this long (by the modelled rounds); else ``fold_seconds`` is None.
 
+    A fit that builds DAGs of one-sensor additions (many sensors without
+    ``n_subsets``) grows them while its bank is fitted: the probe names the
+    strategies and their most states, and times the any-subset bank's first
+    fold (whose trees set the cost of scoring the DAGs' candidates).
+
     Returns
     -------
     FitProbe or None
-        None for a sparse DAG (the DAG grows while the bank is fitted), or
-        a selection predicted longer than ``max_seconds``.
+        None for a selection predicted longer than ``max_seconds``.
 
     Examples
     --------
@@ -428,9 +455,12 @@ def probe_fit(
     >>> probe_fit(demo.spec, demo.X_train, demo.y_train, n_subsets=8,
     ...           max_seconds=0.01) is None  # the selection would take longer
     True
+    >>> sparse = probe_fit(demo.spec, demo.X_train, demo.y_train)  # 51 sensors
+    >>> sparse.strategies, sparse.n_states, sparse.trees > 0
+    ({'chain': 52, 'grown': 1000}, 1000, True)
     """
     from ..bank import MaskedBank
-    from ..estimator import SUBSET_MAX_ROWS, BudgetDAGClassifier
+    from ..estimator import BudgetDAGClassifier
     from ..validation import as_spec
 
     check_params(
@@ -445,37 +475,87 @@ def probe_fit(
         n_jobs=n_jobs,
     )
     spec = as_spec(sensors)
-    if max_seconds is not None and params.get("n_subsets"):
-        scored = min(len(X), SUBSET_MAX_ROWS) * spec.n_sensors**2
-        if scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds:
-            return None
+    if _selection_too_long(spec, len(X), max_seconds, params.get("n_subsets")):
+        return None
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     start = time.perf_counter()
     spec, Xv, y_fit, _ = model.check_fit_data(X, y)
-    if model.builds_sparse_dag(spec):
-        return None
-    dag, _ = model.build_dag(spec, Xv, y_fit)
-    select_seconds = time.perf_counter() - start if params.get("n_subsets") else 0.0
-    bank = model.new_bank(dag)
+    strategies = model.sparse_strategies(spec)
+    if strategies:
+        dag, found = None, {"strategies": strategies}
+        n_states, select_seconds = max(strategies.values()), 0.0
+        bank = model.new_bank(sparse=True)
+    else:
+        dag, selection = model.build_dag(spec, Xv, y_fit)
+        n_states = dag.n_states
+        select_seconds = 0.0 if selection is None else time.perf_counter() - start
+        found = {} if selection is None else {"n_subsets": len(selection.subsets)}
+        bank = model.new_bank(dag)
     if not isinstance(bank, MaskedBank):
-        return FitProbe(dag.n_states, select_seconds)
+        return FitProbe(n_states, select_seconds, **found)
     n_classes = int(y_fit.max()) + 1
-    trees = 1 if n_classes == 2 else n_classes
+    per_round = 1 if n_classes == 2 else n_classes
     modelled = _modelled_bank_seconds(
         "masked",
         len(Xv),
-        dag.n_states,
-        trees,
+        # A sparse DAG's bank stacks its masks per row whatever the states.
+        max(n_states, bank.masks_per_row + 1) if strategies else n_states,
+        per_round,
         bank.cv,
         Xv.shape[1],
         bank.masks_per_row,
     )
     if modelled / bank.cv > fold_max_seconds:
-        return FitProbe(dag.n_states, select_seconds)
-    start = time.thread_time()  # the fold fits on this thread (single-threaded)
-    bank.fit_first_fold(Xv, y_fit, dag, spec.column_indices(), n_classes)
+        rounds = boosting_rounds(len(Xv), "masked")
+        return FitProbe(n_states, select_seconds, trees=rounds * per_round, **found)
+    choosing, seconds, fold = _time_first_fold(
+        bank, Xv, y_fit, dag, spec.column_indices(), n_classes
+    )
+    select_seconds += choosing
     fits = bank.cv + (0 if bank.cross_fit else 1)
-    return FitProbe(dag.n_states, select_seconds, time.thread_time() - start, fits)
+    return FitProbe(n_states, select_seconds, seconds, fits, trees=_trees_of(fold),
+                    kind=getattr(bank, "kind_", None), **found)  # fmt: skip
+
+
+def _time_first_fold(
+    bank: Any,
+    Xv: Any,
+    y_fit: Any,
+    dag: Any,
+    sensor_columns: list,
+    n_classes: int,
+) -> tuple[float, float, Any]:
+    """Fit a masked bank's first fold as its fit would, timed: the wall
+    seconds of an ``"auto"`` bank's choice of kind (each kind fitted once),
+    the fold's CPU seconds (of the chosen kind), and the fold model."""
+    choosing = 0.0
+    if hasattr(bank, "choose_kind"):  # "auto": the kind chosen on validation rows
+        start = time.perf_counter()
+        bank.choose_kind(Xv, y_fit, sensor_columns, n_classes)
+        choosing = time.perf_counter() - start
+    start = time.thread_time()  # the fold fits on this thread (single-threaded)
+    fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
+    return choosing, time.thread_time() - start, fold
+
+
+def _selection_too_long(
+    spec: Any, n_rows: int, max_seconds: float | None, n_subsets: Any
+) -> bool:
+    """Whether Alg. 2's selection should take longer than ``max_seconds``
+    (by ``SELECTION_SECONDS_PER_SENSOR2_ROW`` on the rows it scores)."""
+    from ..estimator import SUBSET_MAX_ROWS
+
+    if max_seconds is None or not n_subsets:
+        return False
+    scored = min(n_rows, SUBSET_MAX_ROWS) * spec.n_sensors**2
+    return scored * SELECTION_SECONDS_PER_SENSOR2_ROW > max_seconds
+
+
+def _trees_of(model: Any) -> float | None:
+    """The boosting trees of a fitted fold model (None: not a booster)."""
+    rounds = getattr(model, "n_iter_", None)
+    per_round = getattr(model, "n_trees_per_iteration_", 1)
+    return None if rounds is None else float(max(1, int(rounds)) * int(per_round))
 
 
 def selected_dag_states(
@@ -524,6 +604,103 @@ def selected_dag_states(
         **params,
     )
     return None if probe is None else (probe.n_states, probe.select_seconds)
+
+
+#: Seconds per (row x sensor subset x boosting tree) of scoring a sparse
+#: DAG's candidates with the any-subset bank's compiled trees (single
+#: threaded). Measured (chain and grown, 2-core machine): 5.4e-9 to 5.9e-9
+#: on digits (64 sensors, 342 trees a fold), 7e-9 to 1e-8 on spam and CUBE-NM.
+SECONDS_PER_TREE_SCORE = 7e-9
+#: Fixed seconds per scoring call (a chain step, a grown state): 0.35 ms.
+SECONDS_PER_SCORING_CALL = 3.5e-4
+#: The grown DAG scores about this many (row, subset) pairs per training row
+#: and sensor: 37 (spam) to 88 (breast cancer), 48 on digits.
+GROWN_SCORES_PER_ROW_SENSOR = 50
+#: Small tables grow fewer states than ``max_states`` (a state needs rows):
+#: about this many per training row (wine's 133 rows grew 145, breast
+#: cancer's 426 grew 828).
+GROWN_STATES_PER_ROW = 2
+#: Choosing between the strategies and learning the kept one's policies:
+#: seconds per state, and per (row x state). Measured 0.2 s (breast cancer,
+#: 859 states in all) to 0.5 s (spam, 1 058 states, 3 450 rows).
+STRATEGY_SECONDS_PER_STATE = 1.7e-4
+STRATEGY_SECONDS_PER_ROW_STATE = 9e-8
+
+
+#: Seconds per (row x sensor subset) of scoring a sparse DAG's candidates
+#: with a mask-encoded bank's model (it has no trees): breast cancer's
+#: network (30 sensors, 426 rows) grew its DAGs in 2.8 s, about 850 000
+#: scores and 1 800 scoring calls; wine's logistic regression's growth was
+#: nearly all calls.
+ENCODED_SECONDS_PER_SCORE = {"masked_mlp": 2.5e-6, "masked_logistic": 2e-7}
+#: A mask-encoded kind's folds fit in worker processes (no threads): a
+#: process's first parallel fit starts them (wine, 2 workers: 4.5 s first,
+#: 0.4 s second fit).
+WORKER_PROCESSES_START_SECONDS = 3.5
+
+
+def _sparse_fit_seconds(
+    spec: Any,
+    n_rows: int,
+    n_classes: int,
+    strategies: dict[str, int],
+    *,
+    cv: int,
+    n_jobs: int,
+    first_fit: bool | None,
+    probe: FitProbe | None,
+    masks: int,
+    kinds: int = 1,
+) -> float:
+    """Seconds of a fit that builds DAGs of one-sensor additions: the
+    choice of the bank's kind (``kinds`` tried, each fitted once on
+    validation-carved rows; timed by the probe), the any-subset bank's folds
+    (``masks`` random subsets per row), each strategy's scoring of
+    candidates (one thread), the choice between strategies and the kept
+    one's policies."""
+    per_round = 1 if n_classes == 2 else n_classes
+    M = spec.n_sensors
+    timed = probe is not None and probe.fold_seconds is not None
+    if timed:
+        bank = (probe.fits or cv) * probe.fold_seconds
+        choice = probe.select_seconds  # the bank kind chosen on validation rows
+    else:
+        bank = _modelled_bank_seconds(
+            "masked", n_rows, masks + 1, per_round, cv, len(spec.columns), masks
+        )
+        choice = kinds * bank / cv  # each kind tried: about one fold's fit
+    cores = os.cpu_count() or 1
+    workers = max(1, min(n_jobs, cv, cores))
+    bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
+    trees = probe.trees if timed and probe.trees else None
+    if trees is None:
+        trees = boosting_rounds(n_rows, "masked") * per_round
+    encoded = probe.kind if probe is not None else None
+    per_score = ENCODED_SECONDS_PER_SCORE.get(encoded, trees * SECONDS_PER_TREE_SCORE)
+    scores, calls = 0.0, 0
+    if "chain" in strategies:  # each step scores the sensors left, then a table
+        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
+        calls += 2 * M
+    states = dict(strategies)
+    if "grown" in strategies:
+        states["grown"] = min(strategies["grown"], GROWN_STATES_PER_ROW * n_rows)
+        scores += GROWN_SCORES_PER_ROW_SENSOR * n_rows * M
+        calls += 2 * states["grown"]
+    growth = scores * per_score + calls * SECONDS_PER_SCORING_CALL
+    states = sum(states.values())
+    choose = states * (
+        STRATEGY_SECONDS_PER_STATE + STRATEGY_SECONDS_PER_ROW_STATE * n_rows
+    )
+    kernels_ready = _kernels_ready()
+    cold = 0.0
+    if not kernels_ready:
+        cold = OWN_COMPILE_SECONDS + max(0.0, CHILD_COMPILE_SECONDS - bank)
+    if first_fit is None:
+        first_fit = not _kernels_loaded()
+    call = SECONDS_PER_CALL + (FIRST_FIT_SECONDS if first_fit else 0.0)
+    if encoded in ENCODED_SECONDS_PER_SCORE and workers > 1 and first_fit:
+        call += WORKER_PROCESSES_START_SECONDS  # its folds fit in processes
+    return choice + bank + growth + choose + cold + call
 
 
 def estimate_fit_seconds_for(
@@ -581,7 +758,16 @@ def estimate_fit_seconds_for(
 
     spec = as_spec(sensors)
     # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
-    BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
+    model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
+    strategies = model.sparse_strategies(spec)
+    if strategies:
+        bank = model.new_bank(sparse=True)
+        return _sparse_fit_seconds(
+            spec, len(X), max(2, int(pd.Series(y).nunique())), strategies,
+            cv=int(params.get("cv", 5)), n_jobs=effective_n_jobs(n_jobs),
+            first_fit=first_fit, probe=probe,
+            masks=bank.masks_per_row, kinds=_kinds_tried(bank, len(X)),
+        )  # fmt: skip
     n_states = dag_states_at_most(
         spec.n_sensors,
         params.get("n_subsets"),
@@ -609,6 +795,17 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed else None,
     )
+
+
+def _kinds_tried(bank: Any, n_rows: int) -> int:
+    """The bank kinds an ``"auto"`` sparse bank fits once each to choose one
+    (the network only up to ``AUTO_NEURAL_MAX_ROWS`` rows; one left: none)."""
+    tried = [
+        kind
+        for kind in getattr(bank, "candidates", ())
+        if kind != "masked_mlp" or n_rows <= AUTO_NEURAL_MAX_ROWS
+    ]
+    return len(tried) if len(tried) > 1 else 0
 
 
 def _checked_selected(selected: Any) -> tuple[int, float]:

@@ -183,14 +183,17 @@ def test_missing_labels_and_rare_classes(app):
     assert set(at.session_state[state.UPLOAD].work["label"]) == {"sick", "healthy"}
 
 
-def test_many_columns_suggest_grouping_and_subset_selection(app):
+def test_many_columns_train_the_library_default_without_a_warning(app):
     wide = {f"px{i}": np.arange(40) % (i + 2) for i in range(16)}
     at = upload(app.run(), small_csv(**wide).to_csv(index=False).encode())
-    warning = " ".join(texts(at, "warning"))
-    assert "19 feature columns" in warning and "subset selection" in warning
-    assert not use_button(at).disabled  # a note, not a blocker
+    words = " ".join(texts(at))
+    assert "19 feature columns" not in words and "n_subsets" not in words
+    assert not use_button(at).disabled
     use_button(at).click().run()
-    assert at.session_state[state.DATASET].spec.n_sensors <= 8
+    # 16 pixel columns form a 4 x 4 image: one sensor per pixel, and the
+    # other columns one each; never blocks of neighbouring columns.
+    spec = at.session_state[state.DATASET].spec
+    assert spec.n_sensors == 19 and spec.groups["r0c0"] == ["px0"]
 
 
 def test_drop_selected_columns_and_undo(app):

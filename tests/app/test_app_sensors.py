@@ -98,10 +98,11 @@ def test_presets(app):
     at.button(key=f"{state.W_PRESET}per_column").click().run()
     assert_clean(at)
     assert len(at.data_editor[0].value) == 36
-    # Too many sensors for a full DAG: not an error, sensor subsets are used.
+    # More sensors than a full DAG allows: the library's default trains them.
     assert not at.error
-    notes = " ".join(texts(at, "info"))
-    assert "36 sensors, too many for a full DAG" in notes and "Alg. 2" in notes
+    ready = " ".join(texts(at, "success"))
+    assert "36 sensors, a chain of 37 states or a DAG grown" in ready
+    assert "Alg. 2" not in ready and "n_subsets" not in " ".join(texts(at))
     at.number_input(key=state.W_BLOCKS).set_value(3).run()
     at.number_input(key=state.W_PRESET_COST).set_value(2.0).run()
     at.button(key=f"{state.W_PRESET}blocks").click().run()
@@ -293,8 +294,9 @@ def test_bad_pattern_is_a_message_and_cannot_be_applied(app, breast_cancer):
 
 def test_digits_grid_into_four_quadrants(app, digits):
     at = sensors(app, digits)
-    # 64 one-pixel sensors need subset selection: the page says so.
-    assert any("Required: more than 12 sensors" in c.value for c in at.caption)
+    # 64 one-pixel sensors: the library's default, subsets only on request.
+    assert any("a chain of 65 states" in t for t in texts(at, "success"))
+    assert not at.toggle(key=state.W_SUBSETS_ON).value
     at.radio(key=state.W_GROUP_MODE).set_value("grid").run()
     assert "Preview: 4 sensors" in " ".join(c.value for c in at.caption)
     at.button(key=f"{state.W_PRESET}name").click().run()
@@ -305,9 +307,8 @@ def test_digits_grid_into_four_quadrants(app, digits):
     assert groups["top-right"][:2] == ["pixel_0_4", "pixel_0_5"]
     assert groups["bottom-left"][-1] == "pixel_7_3"
     assert "4 sensors, 16 DAG states" in " ".join(texts(at, "success"))
-    # Four sensors need no subsets: no "more than 12 sensors" warning any more.
-    assert not any("more than 12" in c.value for c in at.caption)
-    assert not any("too many for a full DAG" in t for t in texts(at))
+    # Four sensors: the full DAG, no word of the many-sensor DAGs any more.
+    assert not any("chain" in t for t in texts(at))
 
 
 def test_each_sensor_lists_its_column_count_and_all_columns(app, digits):

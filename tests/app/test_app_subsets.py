@@ -11,7 +11,13 @@ import pandas as pd
 import pytest
 from app_helpers import assert_clean, download_data, finish_jobs, page, prefill, texts
 
-from budgetdag_core import Dataset, SensorSpec, loads_policy_skops, path_of
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    Dataset,
+    SensorSpec,
+    loads_policy_skops,
+    path_of,
+)
 from budgetdag_core.explain import state_label, subsets_in
 from ui import links, state, subsets, sweep
 from ui.training import ProgressReporter, TrainSettings, bank_key, train
@@ -58,7 +64,7 @@ def chart(at, key: str) -> dict:
 
 
 # ------------------------------------------------------------ the user's path
-def test_a_wide_upload_trains_with_subsets_and_shows_them(app):
+def test_a_wide_upload_trains_the_library_default_then_subsets_on_request(app):
     at = app.run()
     at.radio(key=state.W_SOURCE).set_value("upload").run()
     data = wide_frame().to_csv(index=False).encode()
@@ -68,34 +74,61 @@ def test_a_wide_upload_trains_with_subsets_and_shows_them(app):
     at.switch_page(page("sensors")).run()
     at.button(key=f"{state.W_PRESET}per_column").click().run()
     assert_clean(at)
-    # Not an error any more: a note says subsets will be used.
+    # 16 sensors: the library's default, no error and no n_subsets note.
     assert not at.error, texts(at, "error")
-    note = next(t for t in texts(at, "info") if "16 sensors, too many" in t)
-    assert "8 sensor subsets (Alg. 2)" in note
-    # Required: no on/off switch, the settings are there.
-    assert not [t for t in at.toggle if t.key == state.W_SUBSETS_ON]
-    at.number_input(key=state.W_N_SUBSETS).set_value(4).run()
-    assert any("at most 2^4 = 16 DAG states" in t for t in texts(at, "success"))
-    assert "4 subsets, at most 16 DAG states" in " ".join(c.value for c in at.caption)
+    assert not [t for t in texts(at, "info") if "n_subsets" in t or "too many" in t]
+    toggle = at.toggle(key=state.W_SUBSETS_ON)
+    assert not toggle.value and at.number_input(key=state.W_N_SUBSETS).disabled
+    ready = next(t for t in texts(at, "success") if "Ready to train" in t)
+    assert "a chain of 17 states or a DAG grown to at most 1000 states" in ready
 
     at.switch_page(page("train")).run()
-    assert "4 sensor subsets (Alg. 2)" in at.caption[0].value
+    assert "a chain of 17 states" in at.caption[0].value
     at.number_input(key=state.W_CV).set_value(3).run()
-    at.slider(key=state.W_DEGREE).set_value(1).run()
+    plan = next(c.value for c in at.caption if c.value.startswith("Training picks"))
+    assert "a chain of 17 states" in plan and "held-out quarter" in plan
+    assert "fits 3 of it (one per fold)" in plan  # the library's bank kind choice
+    at.button(key=state.W_TRAIN).click().run()
+    finish_jobs(at)
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    assert run.model.n_subsets is None and run.model.strategy_ in ("chain", "grown")
+    # The library's own default with the same settings: the same model.
+    library = BudgetDAGClassifier(
+        run.spec, cost_scale=run.model.cost_scale, cv=3, random_state=0,
+        policy_degree=1,
+    ).fit(at.session_state[state.DATASET].X("train", run.spec),
+          at.session_state[state.DATASET].y("train"))  # fmt: skip
+    X = at.session_state[state.DATASET].X("test", run.spec)
+    pd.testing.assert_frame_equal(library.trace(X), run.model.trace(X))
+    assert any(c.value.startswith("Kept the ") for c in at.caption)
+
+    # Alg. 2 subsets on request.
+    at.switch_page(page("sensors")).run()
+    at.toggle(key=state.W_SUBSETS_ON).set_value(True).run()
+    at.number_input(key=state.W_N_SUBSETS).set_value(4).run()
+    assert any("4 sensor subsets (Alg. 2), at most 9 DAG states" in t
+               for t in texts(at, "success"))  # fmt: skip
+    at.switch_page(page("train")).run()
     plan = next(c.value for c in at.caption if c.value.startswith("Training selects"))
     at.button(key=state.W_TRAIN).click().run()
     finish_jobs(at)
     assert_clean(at)
     assert not at.error, texts(at, "error")
     run = at.session_state[state.RUN]
-    # The plan said the states the fit built (its estimate's probe counted
-    # them), not the bound.
+    # The plan said the subsets and states the fit built (its estimate's
+    # probe counted them), not the bounds.
     n_states = run.model.sensor_dag_.n_states
-    assert f" {n_states * 3} classifiers ({n_states} states x 3)" in plan, plan
     selection = run.model.subset_selection_
+    assert f"{len(selection.subsets)} chosen, at most 4" in plan, plan
+    assert f" {n_states * 3} classifiers ({n_states} states x 3)" in plan, plan
     assert run.settings.n_subsets == 4 and run.model.n_subsets == 4
-    assert len(selection.subsets) <= 4
     assert selection.subsets[-1] == run.spec.names  # all sensors come last
+    # The caption and sidebar now say the counted subsets and states.
+    counted = f"{len(selection.subsets)} sensor subsets (Alg. 2, of at most 4)"
+    assert counted in at.caption[0].value
+    assert any(counted in c.value for c in at.sidebar.caption)
     assert any("Trained in" in t for t in texts(at, "success"))  # the job ended
     table = at.dataframe[-1].value
     assert list(table.columns) == ["subset", "sensors", "n sensors", "cost"]
@@ -116,7 +149,9 @@ def test_subsets_are_optional_with_few_sensors(app, pima):
     toggle.set_value(True).run()
     at.number_input(key=state.W_N_SUBSETS).set_value(2).run()
     at.radio(key=state.W_SUBSET_REWARD).set_value("correct").run()
-    assert any("at most 2^2 = 4 DAG states" in t for t in texts(at, "success"))
+    # All sensors as the last subset (the default): at most 2^1 + 1 states.
+    assert any("2 sensor subsets (Alg. 2), at most 3 DAG states" in t
+               for t in texts(at, "success"))  # fmt: skip
     at.switch_page(page("train")).run()
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
@@ -124,7 +159,7 @@ def test_subsets_are_optional_with_few_sensors(app, pima):
     assert_clean(at)
     model = at.session_state[state.RUN].model
     assert model.n_subsets == 2 and model.subset_reward == "correct"
-    assert model.sensor_dag_.n_states <= 4
+    assert model.sensor_dag_.n_states <= 3
     # Turned off again: the full DAG.
     at.switch_page(page("sensors")).run()
     at.toggle(key=state.W_SUBSETS_ON).set_value(False).run()
@@ -204,17 +239,21 @@ def test_skops_download_of_a_subset_model(app, wide, wide_run, media):
 
 
 # ---------------------------------------------------------- demo, URL, bar
-def test_the_spam_demo_starts_with_subsets_on(app):
+def test_the_spam_demo_starts_with_the_library_default(app):
     at = app.run()
     at.selectbox(key=state.W_DEMO).set_value("spam").run()
     assert_clean(at)
     assert at.session_state[state.DATASET].spec.n_sensors == 57
-    assert at.session_state[state.W_SUBSETS_ON]
-    assert at.session_state[state.W_DEGREE] == 1  # degree 2 takes minutes here
-    assert at.session_state[state.W_CLASSIFIER] == "masked_boosting"
-    assert at.query_params["subsets"] == "True"
+    assert not at.session_state[state.W_SUBSETS_ON]
+    assert at.session_state[state.W_DEGREE] == 1
+    assert at.session_state[state.W_CLASSIFIER] == state.MANY_SENSOR_CLASSIFIER
     at.switch_page(page("sensors")).run()
-    assert not at.error and any("57 sensors, too many" in t for t in texts(at))
+    assert not at.error
+    assert any("a chain of 58 states" in t for t in texts(at, "success"))
+    # The classifiers the library's DAGs accept, no others.
+    at.switch_page(page("train")).run()
+    options = at.selectbox(key=state.W_CLASSIFIER).options
+    assert "Logistic regression (fastest)" not in options
     # Back to a small demo: the usual degree again.
     at.switch_page(page("data")).run()
     at.selectbox(key=state.W_DEMO).set_value("pima").run()

@@ -144,6 +144,7 @@ def test_parameters_have_plain_language_help(app, pima):
         "Gradient boosting (most accurate; default)",
         "Random forest (robust, slower)",
         "Masked boosting (one model, many sensors)",
+        "The library's default for these sensors",
     ]
     has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
     assert has_budget == budget_targeting_available()

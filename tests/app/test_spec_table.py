@@ -9,10 +9,12 @@ import pytest
 from budgetdag_core import SensorSpec, load_demo
 from ui.spec_table import (
     check_spec_table,
+    spec_costs,
     spec_in_blocks,
     spec_to_table,
-    suggest_spec,
     suggested_cost_scale,
+    typed_costs,
+    with_typed_costs,
 )
 
 COLUMNS = ["a", "b", "c", "d"]
@@ -68,14 +70,6 @@ def test_errors_name_the_problem(rows, message):
     assert any(message in e for e in check.errors), check.errors
 
 
-def test_too_many_sensors_explains_subset_selection():
-    cols = [f"x{i}" for i in range(13)]
-    check = check_spec_table(spec_to_table(SensorSpec.per_column(cols)), cols)
-    assert not check.ok
-    assert "13 sensors" in check.errors[0]
-    assert "subset selection (n_subsets=t)" in check.errors[0]
-
-
 def test_notes_for_slow_dags_and_free_sensors():
     cols = [f"x{i}" for i in range(10)]
     check = check_spec_table(spec_to_table(SensorSpec.per_column(cols, cost=0)), cols)
@@ -99,33 +93,44 @@ def test_blocks():
         spec_in_blocks([], 2)
 
 
-def test_suggest_spec():
-    assert suggest_spec(COLUMNS).groups == {c: [c] for c in COLUMNS}
-    prefixed = [f"band{b}_{p}" for b in range(3) for p in range(4)]
-    assert suggest_spec(prefixed).names == ("band0", "band1", "band2")
-    plain = [f"x{i}" for i in range(20)]
-    assert suggest_spec(plain).n_sensors == 8
-    together = suggest_spec(["age", "c_r", "c_g"], together={"c": ["c_r", "c_g"]})
-    assert together.groups == {"age": ["age"], "c": ["c_r", "c_g"]}
-
-
 def test_suggested_cost_scale():
     assert suggested_cost_scale(SensorSpec.per_column(COLUMNS)) == 0.05
     assert suggested_cost_scale(load_demo("pima").spec) == pytest.approx(0.0043)
     assert suggested_cost_scale(SensorSpec.per_column(COLUMNS, cost=0)) == 1.0
 
 
-def test_many_sensors_need_subsets_and_are_fine_with_them():
+def test_many_sensors_are_fine_and_a_full_dag_of_many_says_so():
     cols = [f"c{i}" for i in range(14)]
     table = spec_to_table(SensorSpec.per_column(cols))
-    blocked = check_spec_table(table, cols)
-    assert not blocked.ok and blocked.needs_subsets
-    assert "14 sensors" in blocked.errors[0] and "n_subsets" in blocked.errors[0]
-    allowed = check_spec_table(table, cols, n_subsets=6)
-    assert allowed.ok and allowed.needs_subsets and not allowed.errors
-    assert allowed.spec.n_sensors == 14
-    note = next(n for n in allowed.notes if "14 sensors" in n)
-    assert "6 sensor subsets" in note and "2^6 = 64" in note
-    few = check_spec_table(table.iloc[:4], cols, n_subsets=6)
-    assert few.ok and not few.needs_subsets
-    assert not any("subsets" in n for n in few.notes if "in no sensor" not in n)
+    # Beyond 12 sensors the library's default trains them: no error, no note.
+    many = check_spec_table(table, cols)
+    assert many.ok and not many.errors and many.spec.n_sensors == 14
+    assert not [n for n in many.notes if "14 sensors" in n]
+    # 9 to 12 sensors make a full DAG of 2^n states: a note says it is slow.
+    nine = check_spec_table(table.iloc[:9], cols)
+    assert nine.ok
+    assert any("2^9 = 512 states" in n for n in nine.notes)
+    few = check_spec_table(table.iloc[:4], cols)
+    assert few.ok and not [n for n in few.notes if "in no sensor" not in n]
+
+
+def test_typed_costs_survive_a_regrouping():
+    per_column = spec_to_table(SensorSpec.per_column(["a", "b", "c"]))
+    edited = per_column.assign(cost=[4.0, 1.0, 2.5])
+    typed = typed_costs(per_column, edited)
+    assert typed == {("a",): 4.0, ("c",): 2.5}  # b kept the preset's cost
+    # Grouped by some rule, then per column again: the typed costs are back.
+    spec, kept = with_typed_costs(SensorSpec.per_column(["a", "b", "c"]), typed)
+    assert spec.costs == {"a": 4.0, "b": 1.0, "c": 2.5} and kept == 2
+    # A sensor of typed columns costs their sum; one with an untyped column,
+    # the preset's cost.
+    grouped = SensorSpec({"ac": ["a", "c"], "b": ["b"]}, {"ac": 1.0, "b": 1.0})
+    spec, kept = with_typed_costs(grouped, typed)
+    assert spec.costs == {"ac": 6.5, "b": 1.0} and kept == 1
+    mixed = SensorSpec({"ab": ["a", "b"], "c": ["c"]}, {"ab": 1.0, "c": 1.0})
+    assert with_typed_costs(mixed, typed)[0].costs == {"ab": 1.0, "c": 2.5}
+    # A loaded spec's costs count as typed, by their columns.
+    assert spec_costs(grouped) == {("a", "c"): 1.0, ("b",): 1.0}
+    # A new row is typed; an unreadable or negative cost is not.
+    more = pd.concat([edited, table(("d", ["d"], "x"), ("e", ["e"], -1.0))])
+    assert set(typed_costs(per_column, more)) == {("a",), ("c",)}

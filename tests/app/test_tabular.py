@@ -275,8 +275,11 @@ def test_diagnose_notes_that_do_not_block():
     for i in range(14):
         frame[f"extra{i}"] = np.arange(len(frame)) * i
     found = kinds(diagnose(frame, "label"))
-    assert found["many_columns"].severity == "warning"
-    assert "sensor-subset selection" in found["many_columns"].message
+    # Beyond 12 columns the default trains them: a note, not about n_subsets.
+    assert found["many_columns"].severity == "info"
+    assert "one sensor per step" in found["many_columns"].message
+    assert "n_subsets" not in found["many_columns"].message
+    assert "many_columns" not in kinds(diagnose(frame, "label", max_sensors=None))
     assert set(found["constant"].columns) == {"const", "extra0"}
     assert not has_errors(found.values())
     ids = _clean(60).assign(label=[f"id{i}" for i in range(60)])

@@ -129,3 +129,53 @@ def test_propose_dispatches_and_is_deterministic():
     cols = [f"pixel_{k}" for k in range(16)]
     assert propose(cols, "grid", blocks=2).groups == image_grid(cols, 2).groups
     assert propose(BREAST, "word").groups == propose(BREAST, "word").groups
+
+
+# ------------------------------------------------------- the suggestion
+def test_the_suggestion_is_the_detected_name_grouping():
+    from ui.grouping import describe_grouping, suggest_spec
+
+    columns = BREAST  # mean / error / worst x 4 features: the kinds share most
+    found = suggest_spec(columns)
+    assert sorted(found.spec.names) == ["error", "mean", "worst"]
+    assert "mean" in found.how and "error" in found.how
+    assert describe_grouping(found.spec, columns) == found.how
+
+
+def test_the_suggestion_is_an_image_grid_when_columns_name_pixels():
+    from ui.grouping import describe_grouping, suggest_spec
+
+    pixels = [f"pixel_{r}_{c}" for r in range(8) for c in range(8)]
+    found = suggest_spec(pixels)  # 64 cells: one sensor per pixel, 0-based
+    assert found.spec.n_sensors == 64 and found.spec.groups["r0c0"] == ["pixel_0_0"]
+    assert found.how == "one sensor per pixel of the 8 x 8 image"
+    big = [f"px{i}" for i in range(256)]  # 16 x 16, numbered: blocks
+    found = suggest_spec(big)
+    assert found.spec.n_sensors == 64 and found.how.endswith("8 x 8 blocks")
+    assert describe_grouping(found.spec, big) == found.how
+    # A square number of plain columns is no image.
+    plain = [f"x{i}" for i in range(16)]
+    assert suggest_spec(plain).how == "one sensor per column"
+
+
+def test_otherwise_one_sensor_per_column_never_blocks():
+    from ui.grouping import describe_grouping, suggest_spec
+
+    # Wine's names share words by chance (ash, phenols): not a grouping.
+    wine = [
+        "alcohol", "malic_acid", "ash", "alcalinity_of_ash", "magnesium",
+        "total_phenols", "flavanoids", "nonflavanoid_phenols",
+        "proanthocyanins", "color_intensity", "hue",
+        "od280/od315_of_diluted_wines", "proline",
+    ]  # fmt: skip
+    found = suggest_spec(wine)
+    assert found.spec.groups == {c: [c] for c in wine}
+    assert describe_grouping(found.spec, wine) == "one sensor per column"
+    many = [f"x{i}" for i in range(100)]  # beyond 64: still per column
+    assert suggest_spec(many).spec.n_sensors == 100
+    # Indices are no shared words: f_1 .. f_20 is no group of "f".
+    assert suggest_spec([f"f_{i}" for i in range(20)]).spec.n_sensors == 20
+    # One-hot columns stay one sensor, named by the column they came from.
+    together = suggest_spec(["age", "c_r", "c_g"], together={"c": ["c_r", "c_g"]})
+    assert together.spec.groups == {"age": ["age"], "c": ["c_r", "c_g"]}
+    assert describe_grouping(together.spec, ["age", "c_r", "c_g"]) is None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from budgetdag_core.estimates import estimate_fit_seconds as estimate_with_probe
@@ -229,3 +232,48 @@ def test_the_probes_fold_is_the_fits_first_fold_and_scales_the_estimate():
     # A fold predicted too long is not fitted: the estimate models it.
     skipped = probe_fit(cube.spec, X, y, fold_max_seconds=0.0, **params)
     assert skipped.fold_seconds is None and skipped.n_states == probe.n_states
+
+
+def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
+    from budgetdag_core import BudgetDAGClassifier, SensorSpec
+    from budgetdag_core.estimates import estimate_fit_seconds_for, probe_fit
+
+    # 14 one-column sensors, beyond the full DAG; the label from three.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 14)), columns=[f"x{i}" for i in range(14)])
+    y = pd.Series((X["x0"] + X["x1"] - X["x2"] > 0).astype(int))
+    spec = SensorSpec.per_column(list(X.columns))
+    params = {"cv": 3, "random_state": 0}
+    probe = probe_fit(spec, X, y, **params)
+    model = BudgetDAGClassifier(spec, **params).fit(X, y)
+    # The strategies and their most states are the library's own.
+    assert probe.strategies == model.sparse_strategies(spec)
+    assert probe.strategies["chain"] == spec.n_sensors + 1
+    kept = probe.strategies[model.strategy_]
+    assert model.sensor_dag_.n_states <= kept
+    # The bank's kind was chosen on validation rows (timed, as the fit's
+    # first step), and the timed fold is of the kind the fit chose.
+    fitted = model.bank_.fold_models_[0]
+    again = model.new_bank(sparse=True)
+    assert again.choose_kind(
+        X.to_numpy(), y.to_numpy(),
+        spec.column_indices(), 2,
+    ) == model.bank_.kind_  # fmt: skip
+    assert type(again.template()) is type(fitted)
+    assert probe.select_seconds > 0
+    assert probe.fits == 3 and probe.fold_seconds > 0
+
+    # The estimate counts the strategies the fit builds: one is cheaper.
+    def estimate(**extra):
+        return estimate_fit_seconds_for(
+            spec, X, y, probe=probe, first_fit=False, n_jobs=1, **params, **extra
+        )
+
+    assert 0 < estimate(dag="chain") < estimate()
+    # ... and the seconds the choice of kind took.
+    unchosen = dataclasses.replace(probe, select_seconds=0.0)
+    assert estimate() - estimate_fit_seconds_for(
+        spec, X, y, probe=unchosen, first_fit=False, n_jobs=1, **params
+    ) == pytest.approx(probe.select_seconds)
+    # Not the 2^14 states of a full DAG: seconds, as the fit.
+    assert estimate() < 60
