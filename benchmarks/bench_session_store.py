@@ -70,9 +70,7 @@ def main() -> None:
 
     start = time.perf_counter()
     params = run.params
-    result = compute_sweep(
-        dataset, dataset.spec, params, args.points, previous=run
-    )
+    result = compute_sweep(dataset, dataset.spec, params, args.points, previous=run)
     print(f"traced {args.points} points in {time.perf_counter() - start:.1f} s")
     key = sweep_key(dataset, dataset.spec, params, args.points)
     ss[state.SWEEP] = {"key": key, "dataset": dataset.token, "result": result}

@@ -497,8 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cv",
         type=_int_in(2),
         default=5,
-        help="folds training will use: each class needs that many rows "
-        "(default: 5)",
+        help="folds training will use: each class needs that many rows (default: 5)",
     )
     p.set_defaults(func=cmd_check)
     return parser

@@ -183,9 +183,7 @@ def _from_recipe(recipe: dict[str, Any], token: str) -> Dataset:
     """A pickled demo, rebuilt from the package's files (see ``recipe``)."""
     recipe = dict(recipe)
     demo = load_demo(recipe.pop("name"), **recipe)
-    return dataclasses.replace(
-        demo, token=token, recipe={"name": demo.name, **recipe}
-    )
+    return dataclasses.replace(demo, token=token, recipe={"name": demo.name, **recipe})
 
 
 def _landsat_spec() -> SensorSpec:

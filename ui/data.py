@@ -159,7 +159,8 @@ class Upload:
 
         def names(labels: list[Any]) -> list[str]:
             return [
-                f"{i + 2} of {self.name}" if i < n_train
+                f"{i + 2} of {self.name}"
+                if i < n_train
                 else f"{i - n_train + 2} of {self.test_name}"
                 for i in labels
             ]

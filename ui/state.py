@@ -245,9 +245,7 @@ def set_dataset(
     if reset:
         said.append(reset)
     many = dataset.spec.n_sensors > MAX_FULL_DAG_SENSORS
-    was_many = (
-        current is not None and current.spec.n_sensors > MAX_FULL_DAG_SENSORS
-    )
+    was_many = current is not None and current.spec.n_sensors > MAX_FULL_DAG_SENSORS
     if many:
         # The library's default beyond the full DAG (its DAGs of one-sensor
         # additions on one any-subset bank); Alg. 2's subsets stay an option

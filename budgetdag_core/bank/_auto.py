@@ -237,7 +237,6 @@ class AutoMaskedBank(SparseMaskedBank):
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
         return best, scores
 
-
     def check_integrity(self) -> None:
         """:meth:`SparseMaskedBank.check_integrity`, and a known ``kind_``."""
         super().check_integrity()

@@ -189,7 +189,6 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         return self
 
-
     def build_dag(
         self,
         spec: SensorSpec,

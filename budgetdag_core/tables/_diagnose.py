@@ -360,5 +360,3 @@ def _mostly_numeric(series: pd.Series, share: float = 0.8) -> bool:
 
 def has_errors(problems: Iterable[Problem]) -> bool:
     return any(p.severity == "error" for p in problems)
-
-

@@ -124,8 +124,7 @@ def split_views(
     banks = getattr(bank, "strategy_banks_", None) or {}
     if len(banks) > 1:
         by_strategy = {
-            name: _bank_views(template, one, data, evals)
-            for name, one in banks.items()
+            name: _bank_views(template, one, data, evals) for name, one in banks.items()
         }
         out = StrategyViews(by_strategy[bank.strategy_])
         out.by_strategy = by_strategy

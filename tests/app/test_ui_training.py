@@ -170,6 +170,4 @@ def test_app_fits_and_sweeps_use_the_app_threads(toy, monkeypatch):
     # A model's own n_jobs (a loaded one's) gives way to the app's.
     assert make_model(toy.spec, {**one.params, "n_jobs": 7}).n_jobs == 2
     assert one.metrics == two.metrics  # threads change the time only
-    assert bank_key(toy, toy.spec, one.params) == bank_key(
-        toy, toy.spec, two.params
-    )
+    assert bank_key(toy, toy.spec, one.params) == bank_key(toy, toy.spec, two.params)

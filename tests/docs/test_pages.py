@@ -151,9 +151,10 @@ def test_the_version_has_one_home():
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert 'dynamic = ["version"]' in pyproject
     assert 'version = { attr = "budgetdag_core._version.__version__" }' in pyproject
-    assert "from ._version import __version__" in (
-        ROOT / "budgetdag_core" / "__init__.py"
-    ).read_text()
+    assert (
+        "from ._version import __version__"
+        in (ROOT / "budgetdag_core" / "__init__.py").read_text()
+    )
     found = re.findall(r'__version__ = "([^"]+)"', _all_python_text())
     assert found == [budgetdag_core.__version__]
 

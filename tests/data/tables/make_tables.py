@@ -30,11 +30,13 @@ FILES: dict[str, bytes] = {
     "utf8_bom.csv": b"\xef\xbb\xbf"
     + lines(",", header=("café", "température", "label")).encode(),
     "utf8_accents.csv": lines(
-        ",", [("1", "2", "éte"), ("3", "4", "hiver"), ("5", "6", "éte")],
+        ",",
+        [("1", "2", "éte"), ("3", "4", "hiver"), ("5", "6", "éte")],
         header=("poids", "größe", "saison"),
     ).encode(),
     "latin1.csv": lines(
-        ";", [("1,5", "2", "oui"), ("3,0", "4", "non")],
+        ";",
+        [("1,5", "2", "oui"), ("3,0", "4", "non")],
         header=("précision", "durée", "classe"),
     ).encode("latin-1"),
     "utf16_excel.txt": lines("\t", end="\r\n").encode("utf-16"),
