@@ -887,7 +887,9 @@ def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
             "tickvals": ticks,
             "ticktext": ticktext,
             "title": {"text": "sensors acquired"},
-            "range": [-0.6, max(v.layers) + 1.0],
+            # As wide as the layout's px_per_x assumes: the last layer's
+            # labels, drawn right of their nodes, get a layer's room too.
+            "range": [-0.6, max(v.layers) + 2.0],
             "showgrid": False,
             "zeroline": False,
         },
