@@ -402,8 +402,9 @@ class TradeoffResult:
     >>> res = tradeoff_curve(demo.X_train, demo.y_train, demo.spec,
     ...                      cost_scales=[0.0, 0.03, 0.3], X_test=demo.X_test,
     ...                      y_test=demo.y_test, cv=3, random_state=0)
-    >>> sorted(res.frame["method"].unique())
-    ['all_sensors', 'cascade', 'dag', 'fixed', 'hull', 'no_sensors', 'oracle']
+    >>> sorted(res.frame["method"].unique())  # doctest: +NORMALIZE_WHITESPACE
+    ['all_sensors', 'cascade', 'dag', 'fixed', 'hull', 'hull_oof',
+     'no_sensors', 'oracle']
     >>> len(res.models), res.models[0].bank_ is res.bank
     (3, True)
     >>> res.model_for_budget(2.0).cost_scale  # the most accurate within budget
