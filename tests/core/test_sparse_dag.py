@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 
 from budgetdag_core import (
     BudgetDAGClassifier,
@@ -54,10 +55,22 @@ def model() -> BudgetDAGClassifier:
     return fit(dag="sparse")  # the grown DAG (``"auto"`` may keep the chain)
 
 
-@pytest.fixture(scope="module", params=["sparse", "chain", "auto"])
+ANY_MODELS = {
+    "sparse": {"dag": "sparse"},
+    "chain": {"dag": "chain"},
+    "auto": {},
+    # Each any-subset bank kind ("auto" above: the kind kept on validation).
+    "chain-boosting": {"dag": "chain", "bank_kind": "masked"},
+    "chain-network": {"dag": "chain", "bank_kind": "masked_mlp"},
+    "chain-logistic": {"dag": "chain", "bank_kind": "masked_logistic"},
+}
+
+
+@pytest.fixture(scope="module", params=list(ANY_MODELS))
 def any_model(request) -> BudgetDAGClassifier:
-    """A model of each many-sensor strategy (``"auto"``: the one kept)."""
-    return fit(dag=request.param)
+    """A model of each many-sensor strategy (``"auto"``: the one kept) and
+    of each any-subset bank kind."""
+    return fit(**ANY_MODELS[request.param])
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +107,7 @@ def test_sparse_and_subsets_are_exclusive():
 
 def test_the_same_seed_gives_the_same_model(any_model, test_rows):
     model = any_model
-    again = fit(dag=model.dag)
+    again = clone(model).fit(*make_data(500, 0))
     pd.testing.assert_frame_equal(model.trace(test_rows), again.trace(test_rows))
     assert again.sensor_dag_.states == model.sensor_dag_.states
     assert again.sensor_dag_.children == model.sensor_dag_.children
