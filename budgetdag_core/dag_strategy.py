@@ -292,7 +292,7 @@ def keep_within_one_se(
         name: np.mean([per_row[name][i] / best_at[i] for i in range(n_scales)], axis=0)
         for name in names
     }
-    best = min(names, key=lambda name: relative[name].mean())
+    best = min(names, key=choice.mean_loss)  # the least mean relative loss
     within = []
     for name in names:
         excess = relative[name] - relative[best]

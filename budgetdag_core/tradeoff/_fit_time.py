@@ -252,6 +252,16 @@ def estimate_fit_seconds(
     cores = (os.cpu_count() or 1) if n_cores is None else n_cores
     workers = max(1, min(effective_n_jobs(n_jobs), parallel, cores))
     bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
+    start, _ = _start_seconds(bank, kernels_ready, first_fit)
+    return bank + policies + start
+
+
+def _start_seconds(
+    bank: float, kernels_ready: bool | None, first_fit: bool | None
+) -> tuple[float, bool]:
+    """The seconds a fit spends besides its work (compiling kernels not yet
+    cached, the call and a first fit's loading), and whether it is a
+    process's first fit (``None``: asked of the running process)."""
     if kernels_ready is None:
         kernels_ready = _kernels_ready()
     cold = 0.0
@@ -259,8 +269,9 @@ def estimate_fit_seconds(
         cold = OWN_COMPILE_SECONDS + max(0.0, CHILD_COMPILE_SECONDS - bank)
     if first_fit is None:
         first_fit = not _kernels_loaded()
-    call = SECONDS_PER_CALL + (FIRST_FIT_SECONDS if first_fit else 0.0)
-    return bank + policies + cold + call
+    return cold + SECONDS_PER_CALL + (
+        FIRST_FIT_SECONDS if first_fit else 0.0
+    ), first_fit
 
 
 def dag_states_at_most(
@@ -691,16 +702,10 @@ def _sparse_fit_seconds(
     choose = states * (
         STRATEGY_SECONDS_PER_STATE + STRATEGY_SECONDS_PER_ROW_STATE * n_rows
     )
-    kernels_ready = _kernels_ready()
-    cold = 0.0
-    if not kernels_ready:
-        cold = OWN_COMPILE_SECONDS + max(0.0, CHILD_COMPILE_SECONDS - bank)
-    if first_fit is None:
-        first_fit = not _kernels_loaded()
-    call = SECONDS_PER_CALL + (FIRST_FIT_SECONDS if first_fit else 0.0)
+    start, first_fit = _start_seconds(bank, None, first_fit)
     if encoded in ENCODED_SECONDS_PER_SCORE and workers > 1 and first_fit:
-        call += WORKER_PROCESSES_START_SECONDS  # its folds fit in processes
-    return choice + bank + growth + choose + cold + call
+        start += WORKER_PROCESSES_START_SECONDS  # its folds fit in processes
+    return choice + bank + growth + choose + start
 
 
 def estimate_fit_seconds_for(
