@@ -186,3 +186,18 @@ def point_count(page, trace_name: str, index: int = 0) -> int:
         }""",
         [trace_name, index],
     )
+
+
+def main_text(page) -> str:
+    """The page's main area as text."""
+    return page.locator("[data-testid='stMain']").inner_text()
+
+
+def sidebar(page) -> str:
+    """The sidebar as text."""
+    return page.locator("[data-testid='stSidebar']").inner_text()
+
+
+def no_exception(page) -> None:
+    """The app shows no exception box."""
+    assert page.locator("[data-testid='stException']").count() == 0

@@ -14,7 +14,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
+from .browser import (
+    ROOT,
+    chromium_page,
+    main_text,
+    no_exception,
+    open_page,
+    sidebar,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 ARTIFACTS = ROOT / "test-artifacts"
@@ -53,18 +62,6 @@ def csvs(tmp_path_factory):
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"defaults_{name}.png"), full_page=True)
-
-
-def main_text(page) -> str:
-    return page.locator("[data-testid='stMain']").inner_text()
-
-
-def sidebar(page) -> str:
-    return page.locator("[data-testid='stSidebar']").inner_text()
-
-
-def no_exception(page) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def upload(page, path) -> None:

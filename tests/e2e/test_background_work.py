@@ -15,7 +15,14 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
+from .browser import (
+    ROOT,
+    chromium_page,
+    open_page,
+    sidebar,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 LONG = 300_000  # ms: generous for a loaded 2-core machine
@@ -27,10 +34,6 @@ def server():
     # One job at a time whatever the machine: the queue is seen at once.
     with streamlit_server(env={"BUDGETDAG_WORKERS": "1"}) as url:
         yield url
-
-
-def sidebar(page) -> str:
-    return page.locator("[data-testid='stSidebar']").inner_text()
 
 
 def session_of(page) -> str:

@@ -21,7 +21,16 @@ import pytest
 
 from ui import state
 
-from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
+from .browser import (
+    ROOT,
+    chromium_page,
+    main_text,
+    no_exception,
+    open_page,
+    sidebar,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 ARTIFACTS = ROOT / "test-artifacts"
@@ -52,18 +61,6 @@ def files(tmp_path_factory):
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"first_hour_{name}.png"))
-
-
-def main_text(page) -> str:
-    return page.locator("[data-testid='stMain']").inner_text()
-
-
-def sidebar(page) -> str:
-    return page.locator("[data-testid='stSidebar']").inner_text()
-
-
-def no_exception(page) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def widget(page, key: str):

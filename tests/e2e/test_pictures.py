@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import pytest
 
-from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
+from .browser import (
+    ROOT,
+    chromium_page,
+    no_exception,
+    open_page,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 IMAGES = ROOT / "docs" / "images" / "app"
@@ -34,10 +41,6 @@ def page():
 def shot(page, name: str) -> None:
     IMAGES.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMAGES / f"{name}.png"))
-
-
-def no_exception(page) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def figure_data(page, trace: str) -> list[dict]:

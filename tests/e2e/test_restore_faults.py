@@ -18,7 +18,16 @@ import pytest
 
 from ui import state
 
-from .browser import ROOT, chromium_page, open_page, streamlit_server, wait_idle
+from .browser import (
+    ROOT,
+    chromium_page,
+    main_text,
+    no_exception,
+    open_page,
+    sidebar,
+    streamlit_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 LONG = 180_000  # ms: generous for a loaded 2-core machine
@@ -28,18 +37,6 @@ LONG = 180_000  # ms: generous for a loaded 2-core machine
 SMALL = "?demo=pima&cv=3"
 CAP_MB = "1"
 ARTIFACTS = ROOT / "test-artifacts"
-
-
-def sidebar(page) -> str:
-    return page.locator("[data-testid='stSidebar']").inner_text()
-
-
-def main(page) -> str:
-    return page.locator("[data-testid='stMain']").inner_text()
-
-
-def no_exception(page) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0
 
 
 def session_of(page) -> str:
@@ -86,7 +83,7 @@ def small_then_big(page, url: str) -> str:
     assert "Not kept" not in sidebar(page) and "but not" not in sidebar(page)
     small = model_line(page)
     pick_classifier(page, "Random forest (robust, slower)")
-    assert "a reload will not bring it back" in main(page)  # said before
+    assert "a reload will not bring it back" in main_text(page)  # said before
     train(page, re.compile("but not the model trained at|Not kept for reloads"))
     big = model_line(page)
     assert "test error" in big and big != small  # the big model, shown here
@@ -101,7 +98,7 @@ def assert_big_model_or_none(page, big: str) -> None:
     )
     wait_idle(page)
     no_exception(page)
-    text = main(page)
+    text = main_text(page)
     if "Not kept for reloads" in text:
         assert "the model trained at" in text and "on pima" in text
         assert "No model is current" in text
@@ -229,7 +226,7 @@ def test_a_server_restart_mid_training_is_said_on_the_reload(tmp_path):
             wait_idle(page)
             no_exception(page)
             page.screenshot(path=str(ARTIFACTS / "restart_interrupted.png"))
-            text = main(page)
+            text = main_text(page)
             assert "Training on landsat" in text and "server restarted" in text
             assert "Welcome back: restored landsat" in text
             assert "not trained yet" in sidebar(page)
