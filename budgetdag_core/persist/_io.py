@@ -53,6 +53,7 @@ SPARSE_TRAINING_ATTRS = (
     "fold_models_",
     "fold_columns_",
     "fold_priors_",
+    "fold_means_",
     "fold_of_",
 )
 #: A bank's attributes that learn new policies but do not run this one: what
@@ -311,6 +312,8 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank._per_state.ClassifierBank",
     "budgetdag_core.bank._per_state.RegressorBank",
     "budgetdag_core.bank._sparse.SparseMaskedBank",
+    "budgetdag_core.bank._sparse_regressor.MaskEncodedRegressor",
+    "budgetdag_core.bank._sparse_regressor.SparseRegressorBank",
     "budgetdag_core.dag.SensorDAG",
     "budgetdag_core.estimator._classifier.BudgetDAGClassifier",
     "budgetdag_core.estimator._regressor.BudgetDAGRegressor",
