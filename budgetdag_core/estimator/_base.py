@@ -479,7 +479,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         bank
             The fitted bank: a :class:`~budgetdag_core.bank.ClassifierBank`,
             :class:`~budgetdag_core.bank.MaskedBank` or
-            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build.
+            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build
+            (beyond 12 sensors an any-subset bank: ``SparseMaskedBank``,
+            ``SparseRegressorBank``).
 
         Examples
         --------

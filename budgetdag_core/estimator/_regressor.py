@@ -333,7 +333,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     ) -> BudgetDAGRegressor:
         """Fit the regressor bank (unless ``bank`` is given) and the policies.
 
-        With ``n_subsets`` the sensor subsets are selected first.
+        With ``n_subsets`` the sensor subsets are selected first; beyond 12
+        sensors without it, the any-subset bank is fitted, the chain and grown
+        DAGs built on it and one of them kept on validation rows (``dag``).
 
         Parameters
         ----------
@@ -343,9 +345,10 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         sample_costs : DataFrame (rows x sensor names), optional
             Example-dependent acquisition costs (eq. 9 of the paper); default
             the spec's costs. Subset selection uses their column means.
-        bank : fitted RegressorBank, optional
+        bank : fitted RegressorBank or SparseRegressorBank, optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
-            instead of refitted, so only the policies are learned.
+            instead of refitted, so only the policies are learned (and, beyond
+            12 sensors, the strategy kept at this cost scale).
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.
