@@ -7,9 +7,11 @@ per fold, fitted on random sensor subsets of every training row (unacquired
 columns NaN), so that each fold model predicts at any subset and scores the
 rows it did not train on while the DAG grows. The models (``model``):
 
-- ``"boosting"``: the regressor bank's early-stopped histogram gradient
-  boosting (:func:`~budgetdag_core.bank._regressor_models.boosting_regressor`),
-  which routes NaN natively; each fold's model stops on its held-out rows'
+- ``"boosting"``: :func:`masked_boosting_regressor`, LightGBM boosting with
+  the regressor bank's settings (small trees, early stopping), kept as
+  arrays and scored at many subsets at once by the compiled kernels of the
+  classifier's banks (:class:`~budgetdag_core.bank._lgbm_trees.LightGBMTrees`);
+  it routes NaN natively, and each fold's model stops on its held-out rows'
   masks, as the classifier's sparse bank does;
 - ``"ridge"``: :class:`MaskEncodedRegressor`, a ridge regression on AFABench's
   encoding (standardised values times the mask, then the mask): cheap, and
@@ -47,8 +49,8 @@ from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS
 from ._base import BaseBank, check_bank_settings, parallel_fits
 from ._encoded import encode, observed_moments
 from ._integrity import check_fitted_model
+from ._lgbm_trees import LightGBMRegressionTrees, LightGBMTrees
 from ._masked import MAX_MASKS_PER_ROW, MAX_STACK_ROWS, fit_fold, stack_masked
-from ._regressor_models import boosting_regressor
 from ._sparse import random_subsets
 
 #: The masked regressors an any-subset regressor bank can fit.
@@ -162,6 +164,30 @@ class MaskEncodedRegressor(RegressorMixin, BaseEstimator):
             raise fail("intercept_", "expected a finite float")
 
 
+def masked_boosting_regressor(random_state: int | None = None) -> Any:
+    """The ``"boosting"`` any-subset regressor: LightGBM with the per-state
+    bank's boosting settings
+    (:func:`~budgetdag_core.bank._regressor_models.boosting_regressor`: up to
+    500 rounds at learning rate 0.1, trees of 8 leaves of at least 20 rows,
+    L2 penalty 1, stopped after 20 rounds without progress). LightGBM rather
+    than scikit-learn's histogram boosting: its trees are scored at every
+    candidate subset in one compiled walk, where the growth's many small
+    prediction calls spent most of a fit in scikit-learn's per-tree loop
+    (a 24-sensor, 1 000-row fit: 47 s, of which 33 s predicting)."""
+    return LightGBMRegressionTrees(
+        learning_rate=0.1,
+        max_iter=500,
+        num_leaves=8,
+        min_child_samples=20,
+        l2_regularization=1.0,
+        early_stopping=True,
+        validation_fraction=0.1,
+        n_iter_no_change=20,
+        max_bins=255,
+        random_state=random_state,
+    )
+
+
 def masked_regressor(kind: str, random_state: int | None = None) -> Any:
     """The model of a masked regressor ``kind`` (:data:`MASKED_REGRESSOR_MODELS`).
 
@@ -171,7 +197,7 @@ def masked_regressor(kind: str, random_state: int | None = None) -> Any:
     'MaskEncodedRegressor'
     """
     if kind == "boosting":
-        return boosting_regressor(random_state)
+        return masked_boosting_regressor(random_state)
     if kind == "ridge":
         return MaskEncodedRegressor()
     raise ValueError(
@@ -437,6 +463,10 @@ class SparseRegressorBank:
         if not todo.size or not len(Xr):
             return out
         Xc = Xr[:, cols]
+        if isinstance(model, LightGBMTrees):  # every subset in one tree walk
+            raw = model.state_decision_function(Xc, cmasks[todo][:, cols])
+            out[:, todo] = raw[:, :, 0]
+            return out
         step = max(1, PREDICT_CHUNK_PAIRS // len(Xr))
         for start in range(0, len(todo), step):
             part = todo[start : start + step]

@@ -307,6 +307,7 @@ def _unpickle(data: bytes) -> Any:
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank._auto.AutoMaskedBank",
     "budgetdag_core.bank._encoded.MaskEncodedClassifier",
+    "budgetdag_core.bank._lgbm_trees.LightGBMRegressionTrees",
     "budgetdag_core.bank._lgbm_trees.LightGBMTrees",
     "budgetdag_core.bank._masked.MaskedBank",
     "budgetdag_core.bank._per_state.ClassifierBank",
