@@ -4,7 +4,7 @@ The stop loss D(x, y, s) of the paper's eq. 9 is the squared or absolute error o
 the state's regressor (out-of-fold); everything else is the classifier's machinery,
 beyond 12 sensors too: the same DAG strategies (chain and grown, one kept on
 validation rows) on an any-subset regressor bank
-(:class:`~budgetdag_core.bank.SparseRegressorBank`), then Graph-Reduce.
+(``budgetdag_core.bank.SparseRegressorBank``), then Graph-Reduce.
 """
 
 from __future__ import annotations
@@ -105,10 +105,10 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         ``random_state``); ``"ridge"``: standardised ridge regression (the
         default before boosting; much faster, weaker on nonlinear targets).
         With many sensors (a sparse DAG) the bank is one masked model per fold
-        for every sensor subset (:class:`~budgetdag_core.bank.SparseRegressorBank`):
-        ``"boosting"`` the same boosting on rows whose unacquired columns are
-        missing, ``"ridge"`` a ridge regression on the values times the mask
-        and the mask, and None the one of the two of least squared error on
+        for every sensor subset (``budgetdag_core.bank.SparseRegressorBank``):
+        ``"boosting"`` LightGBM boosting with the same settings on rows whose
+        unacquired columns are missing, ``"ridge"`` a ridge regression on the
+        values times the mask and the mask, and None the one of the two of least squared error on
         validation rows carved from the training rows (``bank_.kind_``,
         ``bank_.validation_``); an estimator is refused there.
     loss : {"squared", "absolute"}, default="squared"
