@@ -46,10 +46,9 @@ def fit(n: int = 400, seed: int = 0, **params) -> BudgetDAGRegressor:
 
 
 ANY_MODELS = {
-    "auto": {},
+    "auto": {},  # the strategy and the masked regressor kept on validation
     "sparse": {"dag": "sparse"},
-    "chain": {"dag": "chain"},
-    # Each masked regressor ("auto" above: the one kept on validation rows).
+    # Each masked regressor on the chain.
     "chain-boosting": {"dag": "chain", "regressor": "boosting"},
     "chain-ridge": {"dag": "chain", "regressor": "ridge"},
 }
