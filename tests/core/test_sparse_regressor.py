@@ -237,3 +237,22 @@ def test_the_mask_encoded_ridge_learns_from_partly_observed_rows():
     model.weights_ = model.weights_[:-1]
     with pytest.raises(ValueError, match="weights_"):
         model.check_integrity()
+
+
+def test_the_boosting_bank_scores_all_subsets_as_one_subset_at_a_time():
+    X, y = make_data(200, 0)
+    Xv = X.to_numpy()
+    bank = SparseRegressorBank("boosting", cv=2, random_state=0)
+    bank.fit_models(Xv, y, SPEC.column_indices())
+    rng = np.random.default_rng(3)
+    subsets = rng.random((6, N_SENSORS)) < 0.4
+    subsets[0] = False  # the empty set: the fold's training mean
+    rows = np.arange(0, 200, 7)
+    together = bank.oof_at(Xv, rows, subsets)[:, :, 0]
+    for i, r in enumerate(rows):
+        f = bank.fold_of_[r]
+        model, cols = bank.fold_models_[f], bank.fold_columns_[f]
+        assert together[i, 0] == bank.fold_means_[f]
+        for j in range(1, len(subsets)):
+            alone = model.predict(Xv[[r]][:, cols], present=subsets[j][cols])
+            np.testing.assert_allclose(together[i, j], alone[0], rtol=1e-12)
