@@ -106,11 +106,12 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         default before boosting; much faster, weaker on nonlinear targets).
         With many sensors (a sparse DAG) the bank is one masked model per fold
         for every sensor subset (``budgetdag_core.bank.SparseRegressorBank``):
-        ``"boosting"`` LightGBM boosting with the same settings on rows whose
-        unacquired columns are missing, ``"ridge"`` a ridge regression on the
-        values times the mask and the mask, and None the one of the two of least squared error on
-        validation rows carved from the training rows (``bank_.kind_``,
-        ``bank_.validation_``); an estimator is refused there.
+        ``"boosting"`` LightGBM boosting (the same small early-stopped trees)
+        on rows whose unacquired columns are missing, ``"ridge"`` a ridge
+        regression on the values times the mask and the mask, and None the
+        one of the two of least squared error on validation rows carved from
+        the training rows (``bank_.kind_``, ``bank_.validation_``); an
+        estimator is refused there.
     loss : {"squared", "absolute"}, default="squared"
         Stop loss of a state's prediction.
     policy_learner, policy_degree, random_state, n_jobs, max_policy_features
