@@ -17,6 +17,19 @@ Diabetes has 442 rows, so its numbers are averaged over seeded 70/30 splits
 (``--repeats``). Run from the repository root::
 
     python -m benchmarks.bench_regressor [--repeats 3] [--no-write]
+
+``--many-sensors`` instead measures the default beyond 12 sensors (a sparse
+DAG on the any-subset regressor bank, issue 37) on tables of one unit-cost
+sensor per column: Friedman #1 with 24 columns (5 informative; 1 000 training
+and 1 000 test rows per seed) and landsat's centre pixel's fourth band
+predicted from the other 35 values (1 000 training rows drawn by seed from
+the training file, its 2 000 test rows). It prints, and writes to
+``benchmarks/out/regressor_many.md``, the default's test MSE at 10/25/50 % of
+the all-sensor cost (lower convex hull of a ``cost_scale`` sweep on one bank)
+beside the fixed-subset hull read on the same bank (the chain's prefixes: the
+greedy order's first sensors for every row), mean over ``--repeats`` seeds::
+
+    python -m benchmarks.bench_regressor --many-sensors [--repeats 3]
 """
 
 from __future__ import annotations
@@ -36,10 +49,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import BudgetDAGRegressor, SensorSpec
+from budgetdag_core import BudgetDAGRegressor, SensorSpec, load_demo
 from budgetdag_core.tradeoff import lower_convex_hull
 
 RESULTS = Path(__file__).parent / "out" / "regressor.md"
+RESULTS_MANY = Path(__file__).parent / "out" / "regressor_many.md"
 FRACTIONS = (0.25, 0.5, 0.75)
 #: cost_scale grid as multiples of var(y) per unit of cost (0 = buy freely).
 #: Dense enough that the policies' jumps between cost levels leave no gap (with
@@ -195,12 +209,147 @@ def render(results: dict[str, tuple[str, dict]], repeats: dict[str, int]) -> str
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------ many sensors
+MANY_FRACTIONS = (0.10, 0.25, 0.50)
+#: cost_scale grid of the many-sensor sweep (multiples of var(y) per unit cost).
+MANY_SCALES = (0.0, *np.geomspace(1e-3, 1.0, 10).round(5))
+Split = tuple[pd.DataFrame, np.ndarray, pd.DataFrame, np.ndarray, SensorSpec]
+
+
+def friedman_many(seed: int) -> Split:
+    """Friedman #1 with 24 columns (5 informative), one unit-cost sensor each."""
+    X, y = make_friedman1(n_samples=2000, n_features=24, noise=1.0, random_state=seed)
+    X = pd.DataFrame(X, columns=[f"x{i}" for i in range(24)])
+    spec = SensorSpec.per_column(list(X.columns))
+    return X[:1000], y[:1000], X[1000:], y[1000:], spec
+
+
+def landsat_centre(seed: int) -> Split:
+    """Landsat's centre pixel's fourth band (``f19``) from the other 35 values
+    (one unit-cost sensor each); 1 000 training rows drawn by seed."""
+    demo = load_demo("landsat")
+    rows = np.random.default_rng(seed).choice(len(demo.X_train), 1000, replace=False)
+    train = demo.X_train.iloc[np.sort(rows)]
+    X, Xt = train.drop(columns="f19"), demo.X_test.drop(columns="f19")
+    spec = SensorSpec.per_column(list(X.columns))
+    return X, train["f19"].to_numpy(float), Xt, demo.X_test["f19"].to_numpy(float), spec
+
+
+MANY_DATASETS: dict[str, Callable[[int], Split]] = {
+    "friedman1_24": friedman_many,
+    "landsat_centre": landsat_centre,
+}
+
+
+def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
+    """The default's and the fixed-subset hull's MSE at the budgets, one seed."""
+    X, y, Xt, yt, spec = MANY_DATASETS[name](seed)
+    at = np.array(MANY_FRACTIONS) * spec.total_cost
+    var = float(np.var(y))
+    start = time.perf_counter()
+    base = BudgetDAGRegressor(spec, cost_scale=0.0, random_state=seed).fit(X, y)
+    fit_secs = time.perf_counter() - start
+    points, grown = [], 0
+    for rel in MANY_SCALES:
+        model = base if rel == 0 else base.refit_policies(X, y, rel * var)
+        res = model.evaluate(Xt, yt)
+        points.append((res["avg_cost"], res["mse"]))
+        grown += model.strategy_ == "grown"
+    # The fixed subsets on the same bank: the chain's states (its prefixes).
+    chain = BudgetDAGRegressor(spec, dag="chain", random_state=seed)
+    states = chain.fit(X, y, bank=base.bank_).evaluate_states(Xt, yt)
+    cost, mse = np.array(points).T
+    cost = np.append(cost, 0.0)  # the empty state is every policy's too
+    mse = np.append(mse, states["mse"].iloc[0])
+    with threadpool_limits(limits=1):
+        hgb = HistGradientBoostingRegressor(
+            max_iter=200, early_stopping=True, random_state=seed
+        ).fit(X, y)
+    return {
+        "dag": hull_at(cost, mse, at),
+        "fixed": hull_at(
+            states["avg_cost"].to_numpy(float), states["mse"].to_numpy(float), at
+        ),
+        "all_sensors": float(states["mse"].iloc[-1]),
+        "hgb": float(np.mean((hgb.predict(Xt) - yt) ** 2)),
+        "var": float(np.var(yt)),
+        "fit_secs": fit_secs,
+        "grown_share": grown / len(MANY_SCALES),
+        "boosting_bank": float(base.bank_.kind_ == "boosting"),
+    }
+
+
+def render_many(results: dict[str, dict], repeats: int) -> str:
+    lines = [
+        "# Regressor beyond 12 sensors: the default vs its fixed-subset hull",
+        "",
+        "Written by `benchmarks/bench_regressor.py --many-sensors`; rerun, do not",
+        "edit. Test MSE (lower is better) at 10/25/50 % of the all-sensor cost,",
+        f'mean over {repeats} seed(s): the default (`dag="auto"` on the',
+        "any-subset regressor bank; lower convex hull of a `cost_scale` sweep on",
+        "one bank) and the fixed-subset hull on the same bank (the chain's",
+        "prefixes, every row the same sensors).",
+        "",
+        f"Command: `python -m benchmarks.bench_regressor --many-sensors --repeats "
+        f"{repeats}`",
+        "",
+        "| data | budget | default | fixed-subset hull |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, m in results.items():
+        for i, f in enumerate(MANY_FRACTIONS):
+            lines.append(
+                f"| {name} | {f:.0%} | {m['dag'][i]:.3f} | {m['fixed'][i]:.3f} |"
+            )
+    lines += ["", "| data | all sensors (bank) | HGB(200) all | var(y) | fit s |"]
+    lines += ["| --- | --- | --- | --- | --- |"]
+    for name, m in results.items():
+        lines.append(
+            f"| {name} | {m['all_sensors']:.3f} | {m['hgb']:.3f} | {m['var']:.2f} | "
+            f"{m['fit_secs']:.1f} |"
+        )
+    lines += [
+        "",
+        "Share of sweep points keeping the grown DAG: "
+        + ", ".join(f"{n} {m['grown_share']:.2f}" for n, m in results.items())
+        + "; share of seeds whose bank kept boosting (else ridge): "
+        + ", ".join(f"{n} {m['boosting_bank']:.2f}" for n, m in results.items())
+        + ".",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run_many(repeats: int, write: bool) -> None:
+    results = {}
+    for name in MANY_DATASETS:
+        splits = [many_sensor_split(name, seed) for seed in range(repeats)]
+        results[name] = {k: np.mean([s[k] for s in splits], axis=0) for k in splits[0]}
+        print(name, {k: np.round(v, 3) for k, v in results[name].items()}, flush=True)
+    report = render_many(results, repeats)
+    print(report)
+    if write:
+        RESULTS_MANY.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS_MANY.write_text(report)
+        print(f"wrote {RESULTS_MANY}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="diabetes splits")
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--no-write", action="store_true", help="only print")
+    parser.add_argument(
+        "--many-sensors",
+        action="store_true",
+        help="the default beyond 12 sensors (sparse DAG) vs its fixed-subset hull",
+    )
     args = parser.parse_args()
+    if args.many_sensors:
+        if args.repeats < 1:
+            raise ValueError(f"--repeats must be at least 1, got {args.repeats}.")
+        run_many(args.repeats, not args.no_write)
+        return
     unknown = sorted(set(args.datasets) - set(DATASETS))
     if unknown:
         raise ValueError(f"Unknown dataset(s) {unknown}; known: {list(DATASETS)}.")

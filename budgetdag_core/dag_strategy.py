@@ -36,6 +36,7 @@ import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
 from .sparse_dag import (
+    RowLoss,
     RowTable,
     SparseGrowth,
     SparseRollout,
@@ -83,6 +84,7 @@ def chain_growth(
     *,
     max_rows: int = CHAIN_SCORE_ROWS,
     random_state: int | None = 0,
+    row_loss: RowLoss | None = None,
 ) -> SparseGrowth:
     """The chain DAG of one greedy acquisition order, every row at every state.
 
@@ -103,6 +105,10 @@ def chain_growth(
         Mean acquisition cost of each sensor.
     max_rows : int, default=2000
     random_state : int or None, default=0
+    row_loss : callable(rows, values) -> ndarray, optional
+        Each scored row's loss at the bank's out-of-fold outputs (a
+        :data:`~budgetdag_core.sparse_dag.RowLoss`); default the
+        cross-entropy of ``y`` (a regressor's: its squared or absolute error).
 
     Returns
     -------
@@ -117,15 +123,18 @@ def chain_growth(
     scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))
     held = np.zeros(M, dtype=bool)
     order: list[int] = []
-    current = _cross_entropy(np.tile(bank.prior_, (len(scored), 1)), y[scored]).mean()
+    if row_loss is None:
+
+        def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
+            return _cross_entropy(proba, y[rows])
+
+    current = row_loss(scored, np.tile(bank.prior_, (len(scored), 1))).mean()
     while not held.all():
         cand = np.flatnonzero(~held)
         trial = np.repeat(held[None], len(cand), axis=0)
         trial[np.arange(len(cand)), cand] = True
         P = bank.oof_at(X, scored, trial)
-        after = np.array(
-            [_cross_entropy(P[:, a], y[scored]).mean() for a in range(len(cand))]
-        )
+        after = np.array([row_loss(scored, P[:, a]).mean() for a in range(len(cand))])
         best = int(np.argmax((current - after) / np.maximum(costs[cand], 1e-12)))
         order.append(int(cand[best]))
         held[cand[best]] = True
@@ -137,7 +146,7 @@ def chain_growth(
     dag = SparseSensorDAG(sensor_names, masks, children)
     tables = []
     for k in range(len(masks)):
-        table = RowTable(bank.n_classes_)
+        table = RowTable(len(bank.prior_))
         if k == 0:
             table.add(rows, np.tile(bank.prior_, (n, 1)))
         else:
@@ -248,8 +257,10 @@ def choose_strategy(
     split = StratifiedShuffleSplit(
         1, test_size=VALIDATION_SHARE, random_state=random_state
     )
-    counts = np.bincount(y)
-    stratify = y if counts[counts > 0].min() >= 2 else np.zeros(n, dtype=int)
+    stratify = np.zeros(n, dtype=int)  # a regression's targets: no strata
+    if np.asarray(y).dtype.kind in "iub":
+        counts = np.bincount(y)
+        stratify = y if counts[counts > 0].min() >= 2 else stratify
     fit_rows, val_rows = next(split.split(np.zeros((n, 1)), stratify))
     fit_rows, val_rows = np.sort(fit_rows), np.sort(val_rows)
     scales = [float(c) for c in cost_scales]

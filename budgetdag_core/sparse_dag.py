@@ -190,7 +190,15 @@ class SparseGrowth:
         return table.get(rows)
 
 
-def _expected_loss(proba: np.ndarray) -> np.ndarray:
+#: ``row_loss(rows, values)``: the loss of training ``rows`` (the first axis
+#: of ``values``) given the bank's out-of-fold outputs ``values`` (rows x ...
+#: x width) at some states, one number per row and state.
+RowLoss = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def expected_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
+    """A classifier bank's expected 0/1 loss at its probabilities (one minus
+    the top one): what the growth ranks sensors by without a ``row_loss``."""
     return 1.0 - proba.max(axis=-1)
 
 
@@ -278,6 +286,8 @@ def routing_values(
     loss_after: np.ndarray,
     gains: np.ndarray,
     settings: GrowthSettings,
+    *,
+    row_loss: RowLoss | None = None,
 ) -> np.ndarray:
     """Per candidate sensor j, what knowing x_j is worth for choosing the next
     sensor (per unit of j's cost): :func:`neighbour_pick_gain` on the state's
@@ -286,7 +296,8 @@ def routing_values(
     whose targets help only once it is known shows there only).
 
     ``loss_after`` (rows x sensors): each row's expected loss at the state
-    plus each candidate (NaN elsewhere)."""
+    plus each candidate (NaN elsewhere); ``row_loss`` as in
+    :func:`grow_sparse_dag`."""
     M = len(held)
     cand = np.flatnonzero(~held)
     out = np.full(M, -np.inf)
@@ -301,7 +312,7 @@ def routing_values(
         masks = np.repeat(held[None], len(pairs), axis=0)
         for p, (j, t) in enumerate(pairs):
             masks[p, [j, t]] = True
-        two_step = _expected_loss(bank.oof_at(X, sub, masks))
+        two_step = (row_loss or expected_loss)(sub, bank.oof_at(X, sub, masks))
     where = {pair: p for p, pair in enumerate(pairs)}
     for j in cand:
         # The same neighbours score both the one-step and the later gains.
@@ -330,13 +341,16 @@ def grow_sparse_dag(
     settings: GrowthSettings | None = None,
     *,
     random_state: int | None = 0,
+    row_loss: RowLoss | None = None,
 ) -> SparseGrowth:
     """Grow the sparse DAG of one-sensor additions from the training rows ``X``.
 
     ``bank`` gives out-of-fold probabilities of any (row, sensor set):
-    ``bank.oof_at(X, rows, sensor_masks)`` (rows x masks x classes). The
-    states' probabilities are its raw (uncalibrated) ones here: the growth
-    only ranks gains.
+    ``bank.oof_at(X, rows, sensor_masks)`` (rows x masks x classes), and
+    ``bank.prior_`` at the empty set. The states' probabilities are its raw
+    (uncalibrated) ones here: the growth only ranks gains. ``row_loss``
+    (:data:`RowLoss`) scores them; default :func:`expected_loss` (a
+    regressor's bank gives predictions, scored by their out-of-fold error).
     """
     s = settings or GrowthSettings()
     n, M = len(X), len(sensor_names)
@@ -350,7 +364,8 @@ def grow_sparse_dag(
     index = {0: 0}
     kids: list[list[tuple[int, int]]] = [[]]
     flow: list[np.ndarray] = [np.arange(n)]
-    n_classes = bank.n_classes_
+    n_classes = len(bank.prior_)  # the width of the bank's outputs
+    loss = row_loss or expected_loss
     tables = [RowTable(n_classes)]
     tables[0].add(np.arange(n), np.tile(bank.prior_, (n, 1)))
 
@@ -385,7 +400,7 @@ def grow_sparse_dag(
                 continue
             _expand(
                 k, rows, held, masks, kids, tables, state_of, bank, X, S, costs,
-                s, floor, rng, proposals,
+                s, floor, rng, proposals, loss,
             )  # fmt: skip
         # Each row keeps its `beam` best states of the next size.
         per_row: dict[int, list[tuple[float, int]]] = {}
@@ -430,7 +445,7 @@ def grow_sparse_dag(
 
 def _expand(
     k, rows, held, masks, kids, tables, state_of, bank, X, S, costs, s, floor, rng,
-    proposals,
+    proposals, loss,
 ):  # fmt: skip
     """Children of state k and where its rows go (see :func:`grow_sparse_dag`)."""
     cand = np.flatnonzero(~held)
@@ -440,10 +455,10 @@ def _expand(
     trial = np.repeat(held[None], len(cand), axis=0)
     trial[np.arange(len(cand)), cand] = True
     P = bank.oof_at(X, sub, trial)
-    base = _expected_loss(tables[k].get(sub))
+    base = loss(sub, tables[k].get(sub))
     M = len(held)
     G = np.full((len(sub), M), np.nan)
-    G[:, cand] = (base[:, None] - _expected_loss(P)) / costs[cand]
+    G[:, cand] = (base[:, None] - loss(sub, P)) / costs[cand]
     mean_gain = np.full(M, -np.inf)
     mean_gain[cand] = G[:, cand].mean(axis=0)
     chosen = set(cand[np.argsort(-mean_gain[cand], kind="stable")][: s.n_best].tolist())
@@ -455,8 +470,8 @@ def _expand(
     routing: list[int] = []
     if s.n_routing and len(sub) > 8 and len(rows) >= 2 * floor:
         after = np.full((len(sub), M), np.nan)
-        after[:, cand] = _expected_loss(P)
-        value = routing_values(bank, X, sub, held, S, costs, after, G, s)
+        after[:, cand] = loss(sub, P)
+        value = routing_values(bank, X, sub, held, S, costs, after, G, s, row_loss=loss)
         scale = max(float(mean_gain[cand].max()), 1e-9)
         for j in np.argsort(-value, kind="stable")[: s.n_routing]:
             if value[j] > s.routing_threshold * scale and int(j) not in chosen:
@@ -465,7 +480,7 @@ def _expand(
     trial = np.repeat(held[None], len(chosen_list), axis=0)
     trial[np.arange(len(chosen_list)), chosen_list] = True
     P_all = bank.oof_at(X, rows, trial)
-    gains = (_expected_loss(tables[k].get(rows))[:, None] - _expected_loss(P_all)) / (
+    gains = (loss(rows, tables[k].get(rows))[:, None] - loss(rows, P_all)) / (
         costs[chosen_list]
     )
     alive = np.ones(len(chosen_list), dtype=bool)
@@ -672,6 +687,7 @@ __all__ = [
     "SparseGrowth",
     "SparseRollout",
     "SparseSensorDAG",
+    "expected_loss",
     "graph_reduce_sparse",
     "grow_sparse_dag",
     "mask_of",

@@ -9,7 +9,9 @@ model for all states on masked rows (``"masked"``: boosting;
 on the mask encoding). A sparse DAG's bank (``make_sparse_bank``) is one
 of the masked kinds, or with ``"auto"`` (``AutoMaskedBank``) the one
 that scores best on validation rows.
-:class:`RegressorBank` is the regression twin of :class:`ClassifierBank`.
+:class:`RegressorBank` is the regression twin of :class:`ClassifierBank`, and
+``SparseRegressorBank`` (a masked boosting or ridge regressor per fold, any
+sensor subset) the twin of a sparse DAG's bank.
 """
 
 from ._auto import (
@@ -34,6 +36,11 @@ from ._per_state import (
 )
 from ._regressor_models import REGRESSOR_KINDS, regressor_template
 from ._sparse import SparseMaskedBank
+from ._sparse_regressor import (
+    SPARSE_REGRESSOR_KINDS,
+    MaskEncodedRegressor,
+    SparseRegressorBank,
+)
 
 __all__ = [
     "BANK_KINDS",

@@ -61,6 +61,19 @@ def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.hstack([values, observed.astype(float)])
 
 
+def observed_moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of each column's observed (non-NaN)
+    values: the standardisation of :func:`encode` (a scale of 1 where a
+    column's observed values are constant)."""
+    observed = ~np.isnan(X)
+    counts = observed.sum(axis=0)
+    values = np.where(observed, X, 0.0)
+    center = values.sum(axis=0) / np.maximum(counts, 1)
+    spread = np.where(observed, values - center, 0.0)
+    scale = np.sqrt((spread**2).sum(axis=0) / np.maximum(counts, 1))
+    return center, np.where(scale > 0, scale, 1.0)
+
+
 def _log_loss(proba: np.ndarray, classes: np.ndarray, y: np.ndarray) -> float:
     """Mean negative log probability of ``y`` (rows of unseen labels skipped)."""
     idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
@@ -195,14 +208,8 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         self.classes_ = np.unique(y)
         self.n_features_in_ = X.shape[1]
-        observed = ~np.isnan(X)
-        counts = observed.sum(axis=0)
-        values = np.where(observed, X, 0.0)
-        center = values.sum(axis=0) / np.maximum(counts, 1)
-        spread = np.where(observed, values - center, 0.0)
-        scale = np.sqrt((spread**2).sum(axis=0) / np.maximum(counts, 1))
+        center, self.scale_ = observed_moments(X)
         self.center_ = center
-        self.scale_ = np.where(scale > 0, scale, 1.0)
         self.validation_loss_ = float("nan")
         if len(self.classes_) == 1:  # nothing to learn: the one class
             self.coefs_, self.intercepts_, self.n_iter_ = [], [], 0

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from .._compiled import before_call
 from ..validation import int_seed
@@ -144,8 +144,6 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         y_val: np.ndarray | None = None,
     ) -> LightGBMTrees:
         """Train with LightGBM (one thread, deterministic), keep the arrays."""
-        import lightgbm as lgb
-
         X = np.asarray(X, dtype=float)
         exponents = _tiny_column_exponents(X) if len(X) else None
         if exponents is not None:
@@ -161,21 +159,9 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             self.n_iter_ = 0
             return self
         seed = int_seed(self.random_state) or 0
-        params: dict[str, Any] = {
-            "learning_rate": self.learning_rate,
-            "num_leaves": self.num_leaves,
-            "min_child_samples": self.min_child_samples,
-            "lambda_l2": self.l2_regularization,
-            "num_threads": 1,
-            "deterministic": True,
-            "force_row_wise": True,
-            "seed": seed,
-            "verbose": -1,
-        }
-        if n_classes == 2:
-            params["objective"] = "binary"
-        else:
-            params.update(objective="multiclass", num_class=n_classes)
+        objective: dict[str, Any] = {"objective": "binary"}
+        if n_classes > 2:
+            objective = {"objective": "multiclass", "num_class": n_classes}
         train_rows = np.arange(len(X))
         valid = None
         if self.early_stopping:
@@ -188,11 +174,39 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 known = np.minimum(known, n_classes - 1)
                 if np.array_equal(self.classes_[known], np.asarray(y_val)):
                     valid = (np.asarray(X_val, dtype=float), known)
+        self._boost(X[train_rows], y_enc[train_rows], valid, objective, exponents)
+        return self
+
+    def _boost(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        valid: tuple[np.ndarray, np.ndarray] | None,
+        objective: dict[str, Any],
+        exponents: np.ndarray | None,
+    ) -> None:
+        """Boost on rows ``X`` (targets ``y`` as LightGBM's ``objective``
+        reads them), early-stopped on ``valid`` when given; keep the trees
+        (thresholds scaled back by the tiny columns' ``exponents``)."""
+        import lightgbm as lgb
+
+        params: dict[str, Any] = {
+            "learning_rate": self.learning_rate,
+            "num_leaves": self.num_leaves,
+            "min_child_samples": self.min_child_samples,
+            "lambda_l2": self.l2_regularization,
+            "num_threads": 1,
+            "deterministic": True,
+            "force_row_wise": True,
+            "seed": int_seed(self.random_state) or 0,
+            "verbose": -1,
+            **objective,
+        }
         # min_data_in_bin=1: LightGBM's default (3) merges the few distinct values
         # of a small table into shared bins, so a perfectly separating column
         # could not be split exactly (90 rows: 97.8 % instead of 100 % on it).
         binning = {"verbose": -1, "min_data_in_bin": 1, "max_bin": self.max_bins}
-        train = lgb.Dataset(X[train_rows], y_enc[train_rows], params=binning)
+        train = lgb.Dataset(X, y, params=binning)
         callbacks = []
         valid_sets = []
         if valid is not None:
@@ -214,7 +228,6 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 shift = exponents[tree["split_feature"]]
                 tree["threshold"] = np.ldexp(tree["threshold"], -shift)
         self._store_trees(trees)
-        return self
 
     def _split(self, y: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray | None]:
         """A stratified validation split, or none when a class has < 2 rows."""
@@ -261,9 +274,13 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         """
         n_trees = len(self.num_leaves_)
         per_iter = int(self.n_trees_per_iteration_)
-        n_classes = len(self.classes_)
-        if n_trees and per_iter != (1 if n_classes <= 2 else n_classes):
-            _fail(f"{per_iter} trees per round for {n_classes} classes")
+        if n_trees and per_iter != self.n_outputs_:
+            scored = (
+                f"{len(self.classes_)} classes"
+                if hasattr(self, "classes_")
+                else f"{self.n_outputs_} output"
+            )
+            _fail(f"{per_iter} trees per round for {scored}")
         if n_trees % max(per_iter, 1):
             _fail(f"{n_trees} trees for {per_iter} trees per round")
         if (self.num_leaves_ < 1).any():
@@ -472,6 +489,68 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+
+class LightGBMRegressionTrees(RegressorMixin, LightGBMTrees):
+    """Gradient-boosted regression trees (squared error) trained by LightGBM,
+    stored and scored as :class:`LightGBMTrees` are (the same arrays, checks
+    and compiled kernels, one raw score per row: the prediction).
+
+    Parameters are :class:`LightGBMTrees`'; early stopping reads the squared
+    error of ``X_val``/``y_val`` when given, else of a random
+    ``validation_fraction`` of the rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 2))
+    >>> y = np.where(X[:, 0] > 0, 2.0, -1.0) + X[:, 1]
+    >>> model = LightGBMRegressionTrees(random_state=0).fit(X, y)
+    >>> bool(np.mean((model.predict(X) - y) ** 2) < 0.01 * np.var(y))
+    True
+    """
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        X_val: np.ndarray | None = None,
+        y_val: np.ndarray | None = None,
+    ) -> LightGBMRegressionTrees:
+        """Train with LightGBM (one thread, deterministic), keep the arrays."""
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        exponents = _tiny_column_exponents(X) if len(X) else None
+        if exponents is not None:
+            X = np.ldexp(X, exponents)
+            if X_val is not None:
+                X_val = np.ldexp(np.asarray(X_val, dtype=float), exponents)
+        self.n_features_in_ = X.shape[1]
+        self.n_trees_per_iteration_ = 1
+        train_rows, valid = np.arange(len(X)), None
+        if self.early_stopping and X_val is not None:
+            valid = (np.asarray(X_val, dtype=float), np.asarray(y_val, dtype=float))
+        elif self.early_stopping:
+            rng = np.random.default_rng(int_seed(self.random_state) or 0)
+            n_val = int(round(self.validation_fraction * len(X)))
+            if n_val >= 2 and len(X) - n_val >= 2:
+                order = rng.permutation(len(X))
+                val_rows, train_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
+                valid = (X[val_rows], y[val_rows])
+        self._boost(
+            X[train_rows], y[train_rows], valid, {"objective": "regression"}, exponents
+        )
+        return self
+
+    @property
+    def n_outputs_(self) -> int:
+        """One raw score per row: the prediction."""
+        return 1
+
+    def predict(self, X: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+        """Predictions (n_rows,); ``present`` as in :meth:`decision_function`."""
+        return self.decision_function(X, present)
 
 
 _KERNEL_KEYS = (

@@ -49,6 +49,15 @@ def size_bins(sizes: np.ndarray, n_sensors: int) -> np.ndarray:
     return np.searchsorted(np.asarray(SIZE_BIN_EDGES), fraction, side="left")
 
 
+def random_subsets(n: int, n_sensors: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random non-empty sensor subsets (n, n_sensors) of bool: a size
+    uniform on 1..n_sensors, then a subset of that size (what an any-subset
+    bank's fold models learn from)."""
+    sizes = rng.integers(1, n_sensors + 1, size=n)
+    ranks = rng.random((n, n_sensors)).argsort(axis=1).argsort(axis=1)
+    return ranks < sizes[:, None]
+
+
 class SparseMaskedBank(MaskedBank):
     """A masked bank fitted on random sensor subsets, for sparse DAGs.
 
@@ -110,11 +119,8 @@ class SparseMaskedBank(MaskedBank):
     def random_subsets(
         self, n: int, n_sensors: int, rng: np.random.Generator
     ) -> np.ndarray:
-        """``n`` random non-empty sensor subsets (n, n_sensors) of bool: a size
-        uniform on 1..n_sensors, then a subset of that size."""
-        sizes = rng.integers(1, n_sensors + 1, size=n)
-        ranks = rng.random((n, n_sensors)).argsort(axis=1).argsort(axis=1)
-        return ranks < sizes[:, None]
+        """``n`` random non-empty sensor subsets (:func:`random_subsets`)."""
+        return random_subsets(n, n_sensors, rng)
 
     def _plan(
         self,

@@ -479,7 +479,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         bank
             The fitted bank: a :class:`~budgetdag_core.bank.ClassifierBank`,
             :class:`~budgetdag_core.bank.MaskedBank` or
-            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build.
+            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build
+            (beyond 12 sensors an any-subset bank: ``SparseMaskedBank``,
+            ``SparseRegressorBank``).
 
         Examples
         --------
@@ -703,10 +705,25 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return {"max_states": int(getattr(self, "max_states", 1000))}
 
     def _new_sparse_bank(self) -> Any:
-        raise ValueError(
-            f"{type(self).__name__} has no sparse DAG: group the columns into at "
-            f"most {MAX_FULL_DAG_SENSORS} sensors or use n_subsets."
-        )
+        """The unfitted any-subset bank of a many-sensor fit."""
+        raise NotImplementedError
+
+    def _fit_sparse_models(
+        self,
+        bank: Any,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> Any:
+        """Fit the any-subset bank's fold models (before any DAG is built)."""
+        raise NotImplementedError
+
+    def _growth_row_loss(self, y_fit: np.ndarray) -> Any:
+        """The ``row_loss(rows, values)`` the strategies rank sensors by
+        (see :data:`~budgetdag_core.sparse_dag.RowLoss`); None: their
+        defaults (a classifier's expected loss and cross-entropy)."""
+        return None
 
     def _fit_sparse_bank(
         self,
@@ -720,22 +737,25 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         bank per strategy (sharing the fold models), each bound to its DAG and
         knowing the others (``strategy_banks_``): a fit keeps one of them on
         validation rows at its own cost scale."""
-        bank = self._new_sparse_bank()
-        n_classes = int(y_fit.max()) + 1
-        bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
+        bank = self._fit_sparse_models(
+            self._new_sparse_bank(), Xv, y_fit, spec, progress
+        )
         mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
         settings = self._growth_settings()
+        row_loss = self._growth_row_loss(y_fit)
         banks = {}
         for name in self._strategies():
             if name == "grown":
                 growth = grow_sparse_dag(
                     bank, Xv, spec.names, spec.column_indices(), mean_costs,
                     GrowthSettings(**settings), random_state=self._seed,
+                    row_loss=row_loss,
                 )  # fmt: skip
             else:
                 growth = chain_growth(
-                    bank, Xv, y_fit, spec.names, mean_costs, random_state=self._seed
-                )
+                    bank, Xv, y_fit, spec.names, mean_costs,
+                    random_state=self._seed, row_loss=row_loss,
+                )  # fmt: skip
             banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
             growth.bank = banks[name]
             banks[name].strategy_ = name
@@ -766,7 +786,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             )
         if len(wanted) == 1:
             return banks[wanted[0]], None
-        n_classes = int(bank.n_classes_)
+        n_classes = int(getattr(bank, "n_classes_", 0))  # 0: a regressor's
         choice = choose_strategy(
             {name: banks[name].sparse_growth_ for name in wanted},
             y_fit,

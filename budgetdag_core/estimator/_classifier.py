@@ -441,6 +441,17 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             growth=self._growth_settings(),
         )
 
+    def _fit_sparse_models(
+        self,
+        bank: SparseMaskedBank,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> SparseMaskedBank:
+        n_classes = int(y_fit.max()) + 1
+        return bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
+
     def _sparse_stop_loss(
         self, bank: Any, y_fit: np.ndarray, kind: str | None = None
     ) -> Any:

@@ -1,23 +1,34 @@
 """``BudgetDAGRegressor``: adaptive sensor acquisition for regression (section 2.4).
 
 The stop loss D(x, y, s) of the paper's eq. 9 is the squared or absolute error of
-the state's regressor (out-of-fold); everything else is the classifier's machinery.
+the state's regressor (out-of-fold); everything else is the classifier's machinery,
+beyond 12 sensors too: the same DAG strategies (chain and grown, one kept on
+validation rows) on an any-subset regressor bank
+(``budgetdag_core.bank.SparseRegressorBank``), then Graph-Reduce.
 """
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import RegressorMixin
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from .._progress import Progress
-from ..bank import REGRESSOR_KINDS, RegressorBank, regressor_template
+from ..bank import (
+    REGRESSOR_KINDS,
+    SPARSE_REGRESSOR_KINDS,
+    RegressorBank,
+    SparseRegressorBank,
+    regressor_template,
+)
 from ..dag import SensorDAG
 from ..sensors import SensorSpec
+from ..sparse_dag import MAX_SPARSE_STATES
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 
 #: Largest target magnitude accepted. The boosting bank keeps gradients in
@@ -74,7 +85,10 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     The regression counterpart of :class:`~budgetdag_core.BudgetDAGClassifier`:
     a bank of regressors, one per sensor subset, whose out-of-fold squared or
     absolute errors are the stop losses Graph-Reduce trades against acquisition
-    costs.
+    costs. Beyond 12 sensors (without ``n_subsets``) it builds its states as the
+    classifier does: DAGs of one-sensor additions (the chain of one greedy
+    order, and a DAG grown where rows gain most) on one any-subset masked
+    regressor per fold, one of them kept on validation rows (``dag="auto"``).
 
     Parameters
     ----------
@@ -90,6 +104,14 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         (``boosting_regressor()``, seeded by
         ``random_state``); ``"ridge"``: standardised ridge regression (the
         default before boosting; much faster, weaker on nonlinear targets).
+        With many sensors (a sparse DAG) the bank is one masked model per fold
+        for every sensor subset (``budgetdag_core.bank.SparseRegressorBank``):
+        ``"boosting"`` LightGBM boosting (the same small early-stopped trees)
+        on rows whose unacquired columns are missing, ``"ridge"`` a ridge
+        regression on the values times the mask and the mask, and None the
+        one of the two of least squared error on validation rows carved from
+        the training rows (``bank_.kind_``, ``bank_.validation_``); an
+        estimator is refused there.
     loss : {"squared", "absolute"}, default="squared"
         Stop loss of a state's prediction.
     policy_learner, policy_degree, random_state, n_jobs, max_policy_features
@@ -98,15 +120,33 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         Folds (``KFold``, shuffled) of the out-of-fold predictions, 2 to
         ``MAX_CV`` (20).
     n_subsets, subset_budget, include_all, subset_scorer
-        Subset selection for many sensors, as in the classifier; the reward of
-        a subset on a row is how much it lowers the row's loss below the mean
-        predictor's. ``subset_scorer`` is ``"ridge"`` or a regressor.
+        Subset selection for many sensors (Alg. 2), as in the classifier; the
+        reward of a subset on a row is how much it lowers the row's loss below
+        the mean predictor's. ``subset_scorer`` is ``"ridge"`` or a regressor.
+        Not needed beyond 12 sensors: without it the default builds a sparse
+        DAG (``dag``).
+    dag : {"auto", "full", "sparse", "chain"}, default="auto"
+        The states, as in :class:`~budgetdag_core.BudgetDAGClassifier`:
+        ``"full"``, every sensor subset (at most 12 sensors), or with
+        ``n_subsets`` the unions of Alg. 2's subsets; ``"sparse"``, a DAG of
+        one-sensor additions grown where the training rows' out-of-fold
+        squared (or absolute) error drops most per unit cost; ``"chain"``, the
+        prefixes of one greedy order (each sensor next that lowers the
+        out-of-fold error most per unit cost); ``"auto"``: beyond 12 sensors
+        without ``n_subsets``, the chain, or the grown DAG where its held-out
+        loss (``loss`` + ``cost_scale`` x cost) is lower by one standard error
+        on validation rows carved from the training data
+        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``.
+    max_states : int, default=1000
+        Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
 
     Attributes
     ----------
-    spec_, dag_, sensor_dag_, bank_ (RegressorBank), policies_,
-    feature_names_in_, subset_selection_
+    spec_, dag_, sensor_dag_, policies_, feature_names_in_, subset_selection_
         As in the classifier.
+    bank_ : RegressorBank or SparseRegressorBank
+        A regressor per state, or (a sparse DAG) the any-subset masked
+        regressors of its folds.
 
     Examples
     --------
@@ -118,6 +158,17 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     >>> model = BudgetDAGRegressor(spec, random_state=0).fit(X, y)
     >>> model.trace(X)["acquired"].iloc[0]
     ('a',)
+
+    Beyond 12 sensors the default builds a sparse DAG (here 14 sensors, only
+    ``x0`` matters):
+
+    >>> X = pd.DataFrame(rng.normal(size=(300, 14))).add_prefix("x")
+    >>> y = 2 * X["x0"] + rng.normal(scale=0.1, size=300)
+    >>> model = BudgetDAGRegressor(cost_scale=0.01, cv=3, random_state=0).fit(X, y)
+    >>> model.strategy_ in ("chain", "grown")
+    True
+    >>> model.trace(X)["acquired"].iloc[0]
+    ('x0',)
     """
 
     _parameter_constraints: dict = {
@@ -129,6 +180,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         ],
         "loss": [StrOptions({"squared", "absolute"})],
         "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
+        "dag": [StrOptions({"auto", "full", "sparse", "chain"})],
+        "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 
     def __init__(
@@ -148,6 +201,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         subset_budget: float | None = None,
         include_all: bool = False,
         subset_scorer: Any = "ridge",
+        dag: str = "auto",
+        max_states: int = 1000,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -163,6 +218,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self.subset_budget = subset_budget
         self.include_all = include_all
         self.subset_scorer = subset_scorer
+        self.dag = dag
+        self.max_states = max_states
 
     # ---------------------------------------------------------------- hooks
     def _selection_task(self) -> dict[str, str]:
@@ -201,6 +258,52 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     def _stop_losses(self, bank: RegressorBank, y_fit: np.ndarray) -> np.ndarray:
         return bank.oof_losses(y_fit, self.loss)
 
+    def _new_sparse_bank(self) -> SparseRegressorBank:
+        kind = "auto" if self.regressor is None else self.regressor
+        if not isinstance(kind, str) or kind not in SPARSE_REGRESSOR_KINDS:
+            raise ValueError(
+                "A sparse DAG needs an any-subset masked regressor bank: leave "
+                "regressor=None (the masked model chosen on validation rows) or "
+                f"use one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got {kind!r}."
+            )
+        return SparseRegressorBank(
+            kind,
+            cv=self.cv,
+            random_state=self._seed,
+            n_jobs=self.n_jobs,
+            growth=self._growth_settings(),
+        )
+
+    def _fit_sparse_models(
+        self,
+        bank: SparseRegressorBank,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> SparseRegressorBank:
+        return bank.fit_models(Xv, y_fit, spec.column_indices(), progress)
+
+    def _sparse_stop_loss(
+        self, bank: Any, y_fit: np.ndarray, kind: str | None = None
+    ) -> Any:
+        # One loss both teaches the policies and judges them (``kind`` names
+        # a classifier's other losses): what ``evaluate`` reports.
+        def stop_loss(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+            return self._row_loss(values[:, 0], y_fit[rows])
+
+        return stop_loss
+
+    def _growth_row_loss(self, y_fit: np.ndarray) -> Any:
+        """The out-of-fold error of the bank's predictions (``loss``), by row:
+        the strategies rank sensors by how much they lower it."""
+
+        def row_loss(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+            target = y_fit[rows].reshape((-1,) + (1,) * (values.ndim - 2))
+            return self._row_loss(values[..., 0], target)
+
+        return row_loss
+
     def predict_at(self, Xv: np.ndarray, stops: np.ndarray) -> np.ndarray:
         pred = np.zeros(len(Xv))
         for k in np.unique(stops):
@@ -231,7 +334,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     ) -> BudgetDAGRegressor:
         """Fit the regressor bank (unless ``bank`` is given) and the policies.
 
-        With ``n_subsets`` the sensor subsets are selected first.
+        With ``n_subsets`` the sensor subsets are selected first; beyond 12
+        sensors without it, the any-subset bank is fitted, the chain and grown
+        DAGs built on it and one of them kept on validation rows (``dag``).
 
         Parameters
         ----------
@@ -241,9 +346,10 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         sample_costs : DataFrame (rows x sensor names), optional
             Example-dependent acquisition costs (eq. 9 of the paper); default
             the spec's costs. Subset selection uses their column means.
-        bank : fitted RegressorBank, optional
+        bank : fitted RegressorBank or SparseRegressorBank, optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
-            instead of refitted, so only the policies are learned.
+            instead of refitted, so only the policies are learned (and, beyond
+            12 sensors, the strategy kept at this cost scale).
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.

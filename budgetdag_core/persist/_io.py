@@ -53,6 +53,7 @@ SPARSE_TRAINING_ATTRS = (
     "fold_models_",
     "fold_columns_",
     "fold_priors_",
+    "fold_means_",
     "fold_of_",
 )
 #: A bank's attributes that learn new policies but do not run this one: what
@@ -306,11 +307,14 @@ def _unpickle(data: bytes) -> Any:
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank._auto.AutoMaskedBank",
     "budgetdag_core.bank._encoded.MaskEncodedClassifier",
+    "budgetdag_core.bank._lgbm_trees.LightGBMRegressionTrees",
     "budgetdag_core.bank._lgbm_trees.LightGBMTrees",
     "budgetdag_core.bank._masked.MaskedBank",
     "budgetdag_core.bank._per_state.ClassifierBank",
     "budgetdag_core.bank._per_state.RegressorBank",
     "budgetdag_core.bank._sparse.SparseMaskedBank",
+    "budgetdag_core.bank._sparse_regressor.MaskEncodedRegressor",
+    "budgetdag_core.bank._sparse_regressor.SparseRegressorBank",
     "budgetdag_core.dag.SensorDAG",
     "budgetdag_core.estimator._classifier.BudgetDAGClassifier",
     "budgetdag_core.estimator._regressor.BudgetDAGRegressor",
