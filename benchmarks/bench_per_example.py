@@ -1,4 +1,4 @@
-"""Per-example acquisition by depth-shared policies (issue 37, design (a)).
+"""Per-example acquisition by depth-shared policies: issue 37's design (a).
 
 A prototype measured beside the default on the SAME bank, not (yet) a
 strategy of the library. The default's fitted any-subset bank
@@ -30,12 +30,14 @@ and its fixed-subset hull's (``tradeoff_curve`` with the same data, spec and
 first purchase is the context.
 
     python benchmarks/bench_per_example.py --datasets cube_nm --seeds 0 1 2 \
-        --depth 14 --cost-scales 0.03 0.01 0.004 --rounds 3
+        --depth 14 --cost-scales 0.03 0.01 0.004 --rounds 3 \
+        [--params '{"bank_kind": "masked_mlp"}']
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -224,7 +226,8 @@ def hindsight_states(view, X, costs, depth, rng, copies=2):
 def run(name: str, seed: int, args) -> dict:
     d = load(name, seed=seed, quick=False, max_train=None)
     t0 = time.perf_counter()
-    model = BudgetDAGClassifier(d.spec, random_state=seed).fit(d.X_train, d.y_train)
+    model = BudgetDAGClassifier(d.spec, random_state=seed, **args.params)
+    model.fit(d.X_train, d.y_train)
     fit_s = time.perf_counter() - t0
     cols = list(model.spec_.columns)
     Xtr = d.X_train[cols].to_numpy(float)
@@ -268,7 +271,7 @@ def run(name: str, seed: int, args) -> dict:
     learn_s = time.perf_counter() - t0
     curve = tradeoff_curve(
         d.X_train, d.y_train, d.spec, n_points=20, X_test=d.X_test,
-        y_test=d.y_test, random_state=seed,
+        y_test=d.y_test, random_state=seed, **args.params,
     ).frame  # fmt: skip
     test = curve[curve.split == "test"]
     out = {
@@ -298,6 +301,10 @@ def main(argv=None) -> None:
     p.add_argument("--depth", type=int, default=14, help="most sensors a row buys")
     p.add_argument("--cost-scales", nargs="+", type=float, default=[0.03, 0.01, 0.004])
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument(
+        "--params", type=json.loads, default={},
+        help='JSON of BudgetDAGClassifier parameters, e.g. {"bank_kind": "masked_mlp"}',
+    )  # fmt: skip
     args = p.parse_args(argv)
     rows = []
     for name in args.datasets:
