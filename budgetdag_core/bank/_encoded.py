@@ -41,6 +41,12 @@ ENCODED_MODELS = ("mlp", "logistic")
 OUTLIER_Z = 3.0
 #: Probability floor of the validation log loss that early stopping reads.
 _EPS = 1e-15
+#: (row, mask) pairs :meth:`MaskEncodedClassifier.proba_under_masks` scores
+#: at once (bounds its memory: a few arrays of this many first-layer rows).
+MASKED_BLOCK_PAIRS = 16_384
+#: Most columns a mask may add to those every mask keeps for
+#: :meth:`MaskEncodedClassifier.proba_under_masks` to add them one by one.
+FEW_EXTRA_COLUMNS = 4
 
 
 def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -59,6 +65,17 @@ def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
         z[tail] = np.sign(z[tail]) * (OUTLIER_Z + np.log1p(size[tail] - OUTLIER_Z))
     values = np.where(observed, z, 0.0)
     return np.hstack([values, observed.astype(float)])
+
+
+def compressed_values(X: np.ndarray, center: np.ndarray, scale: np.ndarray):
+    """The value half of :func:`encode` of rows ``X`` seen whole (no NaN):
+    standardised, outliers compressed, before any mask multiplies it."""
+    z = (X - center) / scale
+    size = np.abs(z)
+    tail = size > OUTLIER_Z
+    if tail.any():
+        z[tail] = np.sign(z[tail]) * (OUTLIER_Z + np.log1p(size[tail] - OUTLIER_Z))
+    return z
 
 
 def _log_loss(proba: np.ndarray, classes: np.ndarray, y: np.ndarray) -> float:
@@ -285,10 +302,12 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ inference
     def _proba(self, Z: np.ndarray) -> np.ndarray:
         """The network's class probabilities of encoded rows ``Z``."""
-        a = Z
-        for W, b in zip(self.coefs_[:-1], self.intercepts_[:-1], strict=True):
-            a = np.maximum(a @ W + b, 0.0)
-        out = a @ self.coefs_[-1] + self.intercepts_[-1]
+        return self._head(Z @ self.coefs_[0] + self.intercepts_[0])
+
+    def _head(self, out: np.ndarray) -> np.ndarray:
+        """Class probabilities from the first layer's pre-activations."""
+        for W, b in zip(self.coefs_[1:], self.intercepts_[1:], strict=True):
+            out = np.maximum(out, 0.0) @ W + b
         if out.shape[1] == 1:
             p = expit(out[:, 0])
             return np.column_stack([1.0 - p, p])
@@ -308,6 +327,60 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         if not self.coefs_:
             return np.ones((len(X), 1))
         return self._proba(encode(X, self.center_, self.scale_))
+
+    def proba_under_masks(self, X: Any, column_masks: Any) -> np.ndarray:
+        """Class probabilities of each row of ``X`` under each column mask,
+        (n_rows, n_masks, n_classes): :meth:`predict_proba` of the rows with
+        the columns outside the mask set to NaN, without building that stack.
+
+        Row i's first-layer input under mask m is ``[z_i * m, m]``; its product
+        with the weights splits into z_i's product over the columns every
+        mask keeps (once per row), the mask's own term (once per mask), and
+        the columns a mask adds to the shared ones: one rank-one term each
+        when every mask adds few (a sparse DAG's candidate sensors), else one
+        product over those columns. Equal to :meth:`predict_proba` up to the
+        order of the sums.
+        """
+        X = np.asarray(X, dtype=float)
+        masks = np.atleast_2d(np.asarray(column_masks, dtype=bool))
+        n, K = len(X), len(masks)
+        if not self.coefs_:
+            return np.ones((n, K, 1))
+        if np.isnan(X).any():  # a row's own gaps: the input differs per pair
+            Xs = np.tile(X, (K, 1))
+            Xs[~np.repeat(masks, n, axis=0)] = np.nan
+            return self.predict_proba(Xs).reshape(K, n, -1).swapaxes(0, 1)
+        d = X.shape[1]
+        z = compressed_values(X, self.center_, self.scale_)
+        top, bottom = self.coefs_[0][:d], self.coefs_[0][d:]
+        mask_term = masks.astype(float) @ bottom + self.intercepts_[0]  # (K, H)
+        common = masks.all(axis=0)
+        extra = masks & ~common
+        row_term = z[:, common] @ top[common]  # (n, H)
+        H = top.shape[1]
+        most = int(extra.sum(axis=1).max())
+        few = most <= FEW_EXTRA_COLUMNS
+        if few:  # each mask's added columns, padded with a zero column d
+            idx = np.full((K, max(most, 1)), d)
+            for k in np.flatnonzero(extra.any(axis=1)):
+                cols = np.flatnonzero(extra[k])
+                idx[k, : len(cols)] = cols
+            z = np.hstack([z, np.zeros((n, 1))])
+            top = np.vstack([top, np.zeros((1, H))])
+        used = np.flatnonzero(extra.any(axis=0))
+        out = np.empty((n, K, len(self.classes_)))
+        size = max(1, MASKED_BLOCK_PAIRS // K)
+        for start in range(0, n, size):
+            r = slice(start, start + size)
+            pre = row_term[r, None, :] + mask_term[None, :, :]
+            if few:
+                for e in range(idx.shape[1]):
+                    pre += z[r][:, idx[:, e], None] * top[idx[:, e]][None]
+            elif used.size:
+                Zu = z[r][:, None, used] * extra[None, :, used]
+                pre += (Zu.reshape(-1, used.size) @ top[used]).reshape(-1, K, H)
+            out[r] = self._head(pre.reshape(-1, H)).reshape(-1, K, out.shape[2])
+        return out
 
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each row of ``X``."""

@@ -26,6 +26,7 @@ from ..dag_strategy import STRATEGIES
 from ..validation import int_seed
 from ._base import Progress, check_bank_settings, parallel_fits, refit_template
 from ._calibration import apply_temperature, fit_temperature
+from ._encoded import MaskEncodedClassifier
 from ._lgbm_trees import LightGBMTrees
 from ._masked import (
     MASKED_CONSTRAINTS,
@@ -318,6 +319,12 @@ class SparseMaskedBank(MaskedBank):
         if isinstance(model, LightGBMTrees):
             raw = model.state_decision_function(Xc, cmasks[todo][:, cols])
             proba = model.proba_from_scores(raw)
+            full = np.zeros((len(Xr), len(todo), self.n_classes_))
+            full[:, :, np.asarray(model.classes_, dtype=int)] = proba
+            out[:, todo] = full
+            return out
+        if isinstance(model, MaskEncodedClassifier):
+            proba = model.proba_under_masks(Xc, cmasks[todo][:, cols])
             full = np.zeros((len(Xr), len(todo), self.n_classes_))
             full[:, :, np.asarray(model.classes_, dtype=int)] = proba
             out[:, todo] = full
