@@ -29,10 +29,10 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
 
 from .._integrity import check_array, fail
 from ..validation import int_seed
+from ._network import ReluNetwork
 
 #: The models a :class:`MaskEncodedClassifier` can train.
 ENCODED_MODELS = ("mlp", "logistic")
@@ -95,7 +95,8 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     model : {"mlp", "logistic"}, default="mlp"
-        ``"mlp"``: scikit-learn's ``MLPClassifier`` (ReLU, Adam), trained one
+        ``"mlp"``: a ReLU network trained by Adam in float32 (``ReluNetwork``:
+        ``MLPClassifier``'s arithmetic without its per-batch overhead), one
         epoch at a time and stopped on validation rows; ``"logistic"``:
         ``LogisticRegression`` (L2, lbfgs).
     hidden_layer_sizes : tuple of int, default=(64, 64)
@@ -261,38 +262,45 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         the bank serves, and new masks every epoch keep the network from
         memorising a few hundred rows' fixed replicas (AFABench draws a mask
         per batch)."""
-        net = MLPClassifier(
-            hidden_layer_sizes=tuple(self.hidden_layer_sizes),
+        d = X.shape[1]
+        observed = ~np.isnan(X)
+        values = compressed_values(np.nan_to_num(X), self.center_, self.scale_)
+        net = ReluNetwork(
+            (2 * d, *self.hidden_layer_sizes, 1 if len(self.classes_) == 2 else
+             len(self.classes_)),
             alpha=self.alpha,
+            learning_rate=self.learning_rate_init,
             batch_size=min(int(self.batch_size), len(X)),
-            learning_rate_init=self.learning_rate_init,
-            random_state=int_seed(self.random_state),
-        )
+            seed=int_seed(self.random_state) or 0,
+        )  # fmt: skip
+        Y = net.targets(np.searchsorted(self.classes_, y))
+        Z = np.empty((len(X), 2 * d), dtype=np.float32)
         rng = np.random.default_rng([int_seed(self.random_state) or 0, 1])
         stop = self.early_stopping and val is not None
         best: tuple | None = None
         best_loss, since = float("inf"), 0
         epochs = 0
         for epochs in range(1, int(self.max_iter) + 1):
-            Xe = X
+            seen = observed
             if self.mask_dropout > 0:
                 rate = rng.uniform(0.0, self.mask_dropout, size=(len(X), 1))
-                Xe = np.where(rng.random(X.shape) < rate, np.nan, X)
-            Z = encode(Xe, self.center_, self.scale_)
-            net.partial_fit(Z, y, classes=self.classes_)
+                seen = observed & ~(rng.random(X.shape) < rate)
+            np.multiply(values, seen, out=Z[:, :d])
+            Z[:, d:] = seen
+            net.epoch(Z, Y)
             if not stop:
                 continue
-            self.coefs_, self.intercepts_ = net.coefs_, net.intercepts_
+            self.coefs_, self.intercepts_ = net.coefs, net.intercepts
             loss = _log_loss(self._proba(val[0]), self.classes_, np.asarray(val[1]))
             if loss < best_loss - self.tol:
-                best = (copy.deepcopy(net.coefs_), copy.deepcopy(net.intercepts_))
+                best = (copy.deepcopy(net.coefs), copy.deepcopy(net.intercepts))
                 best_loss, since, self.n_iter_ = loss, 0, epochs
             else:
                 since += 1
                 if since >= self.n_iter_no_change:
                     break
         if best is None:
-            best = (net.coefs_, net.intercepts_)
+            best = (net.coefs, net.intercepts)
             self.n_iter_ = epochs
         self.coefs_ = [np.asarray(w, dtype=float) for w in best[0]]
         self.intercepts_ = [np.asarray(b, dtype=float) for b in best[1]]
