@@ -13,6 +13,7 @@ pairs the growth visited: the states a policy visits, not random subsets.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -177,9 +178,24 @@ class SparseMaskedBank(MaskedBank):
     ) -> SparseMaskedBank:
         """Fit the fold models (and with ``serve="refit"`` one more on all rows)
         on random subsets of each row's sensors."""
-        template, pair_rows, pair_states, column_masks, jobs, seeds = self._plan(
-            X, y, sensor_columns, n_classes, "SparseMaskedBank.fit"
-        )
+        plan = self._plan(X, y, sensor_columns, n_classes, "SparseMaskedBank.fit")
+        return self.fit_planned(X, y, n_classes, plan, progress)
+
+    def fit_planned(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        plan: tuple,
+        progress: Progress | None = None,
+        first_fold: tuple | None = None,
+    ) -> SparseMaskedBank:
+        """:meth:`fit_models` on a plan of :meth:`_plan` (the template, the
+        (row, subset) pairs, the folds, their seeds); ``first_fold``: the
+        first fold's ``fit_fold`` result when already fitted on this plan
+        (an ``"auto"`` bank's choice of kind fits it), reused as it is."""
+        template, pair_rows, pair_states, column_masks, jobs, seeds = plan
+        todo = list(zip(jobs, seeds, strict=True))[first_fold is not None :]
         n = len(X)
         self.n_classes_ = n_classes
         self.n_columns_ = X.shape[1]
@@ -201,9 +217,11 @@ class SparseMaskedBank(MaskedBank):
                     True,
                     False,
                 )  # fmt: skip
-                for (train, test), seed in zip(jobs, seeds, strict=True)
+                for (train, test), seed in todo
             ),
         )
+        if first_fold is not None:
+            results = itertools.chain([first_fold], results)
         self.fold_of_ = np.zeros(n, dtype=np.intp)
         self.fold_models_, self.fold_columns_ = [], []
         self.fold_priors_ = []

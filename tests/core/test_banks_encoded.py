@@ -179,6 +179,25 @@ def test_auto_is_deterministic_and_its_bank_is_reused(models, test_rows):
     assert any(cheaper.bank_ is one for one in banks.values())
 
 
+@pytest.mark.parametrize("fraction", [None, 0.25])
+def test_auto_banks_equal_the_chosen_kinds_bank(fraction):
+    """The choice's first-fold model (kept as the fold's with the default
+    ``validation_fraction=None``) is the one the chosen kind's bank fits:
+    the fold models score alike, whichever way the kinds were compared."""
+    X, y = make_data(240, 3)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    auto = AutoMaskedBank(cv=3, random_state=0, validation_fraction=fraction)
+    auto.fit_models(Xv, y, columns, 2)
+    assert auto.validation_["rows"]["pairs"] > 0
+    own = make_sparse_bank(auto.kind_, cv=3, random_state=0)
+    own.fit_models(Xv, y, columns, 2)
+    subsets = np.random.default_rng(0).random((20, N_SENSORS)) < 0.5
+    rows = np.arange(len(Xv))
+    np.testing.assert_array_equal(
+        auto.oof_at(Xv, rows, subsets), own.oof_at(Xv, rows, subsets)
+    )
+
+
 def test_auto_leaves_the_network_out_on_long_tables(monkeypatch):
     from budgetdag_core.bank import _auto
 
