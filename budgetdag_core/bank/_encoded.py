@@ -23,6 +23,7 @@ and a policy file holds nothing a loader must trust beyond arrays whose shapes
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,8 @@ _EPS = 1e-15
 #: (row, mask) pairs :meth:`MaskEncodedClassifier.proba_under_masks` scores
 #: at once (bounds its memory: a few arrays of this many first-layer rows).
 MASKED_BLOCK_PAIRS = 16_384
+#: Each fitted model's float32 weights (not part of the model: not saved).
+_SINGLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: Most columns a mask may add to those every mask keeps for
 #: :meth:`MaskEncodedClassifier.proba_under_masks` to add them one by one.
 FEW_EXTRA_COLUMNS = 4
@@ -312,9 +315,17 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         """The network's class probabilities of encoded rows ``Z``."""
         return self._head(Z @ self.coefs_[0] + self.intercepts_[0])
 
-    def _head(self, out: np.ndarray) -> np.ndarray:
-        """Class probabilities from the first layer's pre-activations."""
-        for W, b in zip(self.coefs_[1:], self.intercepts_[1:], strict=True):
+    def _head(
+        self,
+        out: np.ndarray,
+        coefs: list[np.ndarray] | None = None,
+        intercepts: list[np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """Class probabilities from the first layer's pre-activations, through
+        the later layers (``coefs``, ``intercepts``; default: the fitted ones)."""
+        coefs = self.coefs_[1:] if coefs is None else coefs
+        intercepts = self.intercepts_[1:] if intercepts is None else intercepts
+        for W, b in zip(coefs, intercepts, strict=True):
             out = np.maximum(out, 0.0) @ W + b
         if out.shape[1] == 1:
             p = expit(out[:, 0])
@@ -336,6 +347,18 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             return np.ones((len(X), 1))
         return self._proba(encode(X, self.center_, self.scale_))
 
+    def _single_precision(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The layers' weights in float32, converted once per fitted model."""
+        cached = _SINGLE.get(self)
+        if cached is None or cached[0] is not self.coefs_:
+            cached = (
+                self.coefs_,
+                [np.asarray(W, dtype=np.float32) for W in self.coefs_],
+                [np.asarray(b, dtype=np.float32) for b in self.intercepts_],
+            )
+            _SINGLE[self] = cached
+        return cached[1], cached[2]
+
     def proba_under_masks(self, X: Any, column_masks: Any) -> np.ndarray:
         """Class probabilities of each row of ``X`` under each column mask,
         (n_rows, n_masks, n_classes): :meth:`predict_proba` of the rows with
@@ -346,8 +369,8 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         mask keeps (once per row), the mask's own term (once per mask), and
         the columns a mask adds to the shared ones: one rank-one term each
         when every mask adds few (a sparse DAG's candidate sensors), else one
-        product over those columns. Equal to :meth:`predict_proba` up to the
-        order of the sums.
+        product over those columns. Computed in float32: equal to
+        :meth:`predict_proba` within single precision's rounding.
         """
         X = np.asarray(X, dtype=float)
         masks = np.atleast_2d(np.asarray(column_masks, dtype=bool))
@@ -359,35 +382,38 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             Xs[~np.repeat(masks, n, axis=0)] = np.nan
             return self.predict_proba(Xs).reshape(K, n, -1).swapaxes(0, 1)
         d = X.shape[1]
-        z = compressed_values(X, self.center_, self.scale_)
-        top, bottom = self.coefs_[0][:d], self.coefs_[0][d:]
-        mask_term = masks.astype(float) @ bottom + self.intercepts_[0]  # (K, H)
+        # float32: the products of many (row, mask) pairs are most of a sparse
+        # DAG's growth; its probabilities only rank and calibrate.
+        coefs, intercepts = self._single_precision()
+        z = compressed_values(X, self.center_, self.scale_).astype(np.float32)
+        top, bottom = coefs[0][:d], coefs[0][d:]
+        mask_term = masks.astype(np.float32) @ bottom + intercepts[0]  # (K, H)
         common = masks.all(axis=0)
         extra = masks & ~common
         row_term = z[:, common] @ top[common]  # (n, H)
         H = top.shape[1]
-        most = int(extra.sum(axis=1).max())
+        counts = extra.sum(axis=1)
+        most = int(counts.max())
         few = most <= FEW_EXTRA_COLUMNS
-        if few:  # each mask's added columns, padded with a zero column d
-            idx = np.full((K, max(most, 1)), d)
-            for k in np.flatnonzero(extra.any(axis=1)):
-                cols = np.flatnonzero(extra[k])
-                idx[k, : len(cols)] = cols
-            z = np.hstack([z, np.zeros((n, 1))])
-            top = np.vstack([top, np.zeros((1, H))])
+        if few and most:  # each mask's added columns, padded with a zero column d
+            first = np.argsort(~extra, axis=1, kind="stable")[:, :most]
+            idx = np.where(np.arange(most) < counts[:, None], first, d)
+            z = np.hstack([z, np.zeros((n, 1), dtype=np.float32)])
+            top = np.vstack([top, np.zeros((1, H), dtype=np.float32)])
         used = np.flatnonzero(extra.any(axis=0))
         out = np.empty((n, K, len(self.classes_)))
         size = max(1, MASKED_BLOCK_PAIRS // K)
         for start in range(0, n, size):
             r = slice(start, start + size)
             pre = row_term[r, None, :] + mask_term[None, :, :]
-            if few:
-                for e in range(idx.shape[1]):
+            if few and most:
+                for e in range(most):
                     pre += z[r][:, idx[:, e], None] * top[idx[:, e]][None]
-            elif used.size:
+            elif not few:
                 Zu = z[r][:, None, used] * extra[None, :, used]
                 pre += (Zu.reshape(-1, used.size) @ top[used]).reshape(-1, K, H)
-            out[r] = self._head(pre.reshape(-1, H)).reshape(-1, K, out.shape[2])
+            head = self._head(pre.reshape(-1, H), coefs[1:], intercepts[1:])
+            out[r] = head.reshape(-1, K, out.shape[2])
         return out
 
     def predict(self, X: Any) -> np.ndarray:
