@@ -181,9 +181,10 @@ def test_auto_is_deterministic_and_its_bank_is_reused(models, test_rows):
 
 @pytest.mark.parametrize("fraction", [None, 0.25])
 def test_auto_banks_equal_the_chosen_kinds_bank(fraction):
-    """The choice's first-fold model (kept as the fold's with the default
-    ``validation_fraction=None``) is the one the chosen kind's bank fits:
-    the fold models score alike, whichever way the kinds were compared."""
+    """An ``"auto"`` bank is the chosen kind's bank: the same fold models,
+    but with the default ``validation_fraction=None`` the first fold's,
+    which is the choice's model of the chosen kind (fitted on the same
+    rows and subsets, stopped early on a share of them)."""
     X, y = make_data(240, 3)
     Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
     auto = AutoMaskedBank(cv=3, random_state=0, validation_fraction=fraction)
@@ -192,7 +193,12 @@ def test_auto_banks_equal_the_chosen_kinds_bank(fraction):
     own = make_sparse_bank(auto.kind_, cv=3, random_state=0)
     own.fit_models(Xv, y, columns, 2)
     subsets = np.random.default_rng(0).random((20, N_SENSORS)) < 0.5
+    np.testing.assert_array_equal(auto.fold_of_, own.fold_of_)
     rows = np.arange(len(Xv))
+    if fraction is None:
+        rows = np.flatnonzero(auto.fold_of_ > 0)
+        assert type(auto.fold_models_[0]) is type(own.fold_models_[0])
+        assert auto.validation_["rows"]["validation"] == np.sum(auto.fold_of_ == 0)
     np.testing.assert_array_equal(
         auto.oof_at(Xv, rows, subsets), own.oof_at(Xv, rows, subsets)
     )
