@@ -268,6 +268,7 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         d = X.shape[1]
         observed = ~np.isnan(X)
         values = compressed_values(np.nan_to_num(X), self.center_, self.scale_)
+        values = values.astype(np.float32)
         net = ReluNetwork(
             (2 * d, *self.hidden_layer_sizes, 1 if len(self.classes_) == 2 else
              len(self.classes_)),
@@ -287,7 +288,7 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             seen = observed
             if self.mask_dropout > 0:
                 rate = rng.uniform(0.0, self.mask_dropout, size=(len(X), 1))
-                seen = observed & ~(rng.random(X.shape) < rate)
+                seen = observed & ~(rng.random(X.shape, dtype=np.float32) < rate)
             np.multiply(values, seen, out=Z[:, :d])
             Z[:, d:] = seen
             net.epoch(Z, Y)
