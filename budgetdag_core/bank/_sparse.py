@@ -255,8 +255,10 @@ class SparseMaskedBank(MaskedBank):
 
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
-        S = self.sensor_matrix_.astype(np.int32)
-        return (np.asarray(subsets, dtype=np.int32) @ S) > 0
+        # A float32 product (BLAS; numpy's integer products are not): counts
+        # of sensors per column, exact far beyond any number of sensors.
+        S = self.sensor_matrix_.astype(np.float32)
+        return (np.asarray(subsets, dtype=np.float32) @ S) > 0
 
     def oof_at(
         self,
