@@ -255,10 +255,11 @@ class SparseMaskedBank(MaskedBank):
 
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
-        # A float32 product (BLAS; numpy's integer products are not): counts
-        # of sensors per column, exact far beyond any number of sensors.
-        S = self.sensor_matrix_.astype(np.float32)
-        return (np.asarray(subsets, dtype=np.float32) @ S) > 0
+        S = self.sensor_matrix_
+        subsets = np.asarray(subsets, dtype=bool)
+        if (S.sum(axis=0) == 1).all():  # each column of one sensor: a lookup
+            return subsets[..., S.argmax(axis=0)]
+        return (subsets.astype(np.int32) @ S.astype(np.int32)) > 0
 
     def oof_at(
         self,
