@@ -12,6 +12,8 @@ many sensors, where boosted trees learn interactions poorly (issue 30).
 subsets, scores them on the validation rows under other random subsets, and
 then fits the bank of the best kind as :class:`SparseMaskedBank` does,
 recording the choice (``kind_``) and the numbers behind it (``validation_``).
+With ``validation_fraction=None`` the bank's first fold is held out instead
+and the chosen kind's fit kept as that fold's model (one fit fewer).
 """
 
 from __future__ import annotations
@@ -74,8 +76,13 @@ class AutoMaskedBank(SparseMaskedBank):
         The kinds to compare (:data:`MASKED_KINDS`), in order of preference
         on ties; beyond ``AUTO_NEURAL_MAX_ROWS`` training rows
         ``"masked_mlp"`` is left out.
-    validation_fraction : float, default=0.2
-        Share of each class held out to compare the kinds.
+    validation_fraction : float or None, default=0.2
+        Share of each class held out to compare the kinds. None: the bank's
+        first fold is held out instead, each kind fitted on its other rows
+        (stopped early on a share of them), and the chosen kind's model kept
+        as that fold's: one fit fewer, but that fold's model learns from
+        fewer rows than the others (on breast cancer, 400 rows, the default
+        then erred more: 0.047 against 0.030 at 25 % of the cost, 3 seeds).
     cv, random_state, n_jobs, calibrate, serve, masks_per_row, growth
         As in :class:`~budgetdag_core.bank.SparseMaskedBank`; the chosen
         kind's bank is fitted with them on all training rows.
@@ -102,7 +109,7 @@ class AutoMaskedBank(SparseMaskedBank):
         self,
         *,
         candidates: Sequence[str] = MASKED_KINDS,
-        validation_fraction: float = AUTO_VALIDATION_FRACTION,
+        validation_fraction: float | None = AUTO_VALIDATION_FRACTION,
         cv: int = 5,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -138,7 +145,7 @@ class AutoMaskedBank(SparseMaskedBank):
             self.cv,
             seed,
             tuple((k, repr(masked_template(k, seed))) for k in self.candidates),
-            float(self.validation_fraction),
+            self.validation_fraction,
             self.calibrate,
             self.cross_fit,
             self.serve,
@@ -157,20 +164,13 @@ class AutoMaskedBank(SparseMaskedBank):
     ) -> AutoMaskedBank:
         """Choose the kind on validation rows (``kind_``, ``validation_``),
         then fit its fold models on all rows as
-        :meth:`SparseMaskedBank.fit_models` does."""
-        unknown = [k for k in self.candidates if k not in MASKED_KINDS]
-        if not self.candidates or unknown:
-            raise ValueError(
-                f"candidates must be masked bank kinds {list(MASKED_KINDS)}; "
-                f"got {list(self.candidates)!r}."
-            )
-        if not 0.0 < float(self.validation_fraction) < 1.0:
-            raise ValueError(
-                "validation_fraction must be in (0, 1); got "
-                f"{self.validation_fraction!r}."
-            )
-        self.choose_kind(X, y, sensor_columns, n_classes)
-        return super().fit_models(X, y, sensor_columns, n_classes, progress)
+        :meth:`SparseMaskedBank.fit_models` does (with
+        ``validation_fraction=None`` but for the first fold: the chosen
+        kind's model fitted for the choice is kept)."""
+        plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
+        self.kind_, self.validation_, first = self._choose(X, y, n_classes, plan)
+        plan = (self.template(), *plan[1:])
+        return self.fit_planned(X, y, n_classes, plan, progress, first)
 
     def choose_kind(
         self,
@@ -183,38 +183,58 @@ class AutoMaskedBank(SparseMaskedBank):
         first (sets ``kind_`` and ``validation_``); the chosen kind.
         Timing it (:func:`~budgetdag_core.estimates.probe_fit`) measures the
         choice's fits on the data."""
-        self.kind_, self.validation_ = self._choose(X, y, sensor_columns, n_classes)
+        plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
+        self.kind_, self.validation_, _ = self._choose(X, y, n_classes, plan)
         return self.kind_
 
+    def _check_choice_settings(self) -> None:
+        unknown = [k for k in self.candidates if k not in MASKED_KINDS]
+        if not self.candidates or unknown:
+            raise ValueError(
+                f"candidates must be masked bank kinds {list(MASKED_KINDS)}; "
+                f"got {list(self.candidates)!r}."
+            )
+        fraction = self.validation_fraction
+        if fraction is not None and not 0.0 < float(fraction) < 1.0:
+            raise ValueError(
+                f"validation_fraction must be None or in (0, 1); got {fraction!r}."
+            )
+
     def _choose(
-        self,
-        X: np.ndarray,
-        y: np.ndarray,
-        sensor_columns: Sequence[np.ndarray],
-        n_classes: int,
-    ) -> tuple[str, dict]:
-        """The kind of least calibrated validation log loss, and the numbers."""
+        self, X: np.ndarray, y: np.ndarray, n_classes: int, plan: tuple
+    ) -> tuple[str, dict, tuple | None]:
+        """The kind of least calibrated validation log loss, the numbers, and
+        the chosen kind's first-fold ``fit_fold`` result when it is the
+        bank's own (``validation_fraction=None``), else None."""
+        self._check_choice_settings()
         kinds = [
             k
             for k in self.candidates
             if k != "masked_mlp" or len(X) <= AUTO_NEURAL_MAX_ROWS
         ] or list(self.candidates[:1])
-        split = validation_split(y, self.validation_fraction, self.random_state)
+        _, pair_rows, pair_states, masks, jobs, seeds = plan
+        own = self.validation_fraction is None
+        if own:
+            split, seed = jobs[0], int(seeds[0])
+        else:
+            split = validation_split(y, self.validation_fraction, self.random_state)
         if split is None or len(kinds) == 1:
-            return kinds[0], {}
+            return kinds[0], {}, None
         fit_rows, val_rows = split
-        M = len(sensor_columns)
-        S = np.zeros((M, X.shape[1]), dtype=bool)
-        for m, cols in enumerate(sensor_columns):
-            S[m, np.asarray(cols, dtype=int)] = True
-        self.sensor_matrix_ = S  # what _columns_of reads (fit_models sets it too)
         rng = np.random.default_rng([int_seed(self.random_state) or 0, 38])
-        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // len(X)))
-        pair_rows = np.repeat(np.arange(len(X)), per_row)
-        masks = self._columns_of(self.random_subsets(len(pair_rows), M, rng))
+        if not own:  # random subsets of the fit rows' own, as before folds
+            per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // len(X)))
+            pair_rows = np.repeat(np.arange(len(X)), per_row)
+            pair_states = np.arange(len(pair_rows))
+            masks = self._columns_of(
+                self.random_subsets(len(pair_rows), len(self.sensor_matrix_), rng)
+            )
         val_pairs = np.repeat(val_rows, VALIDATION_MASKS)
-        val_masks = self._columns_of(self.random_subsets(len(val_pairs), M, rng))
-        seed = int(rng.integers(0, 2**31 - 1))
+        val_masks = self._columns_of(
+            self.random_subsets(len(val_pairs), len(self.sensor_matrix_), rng)
+        )
+        if not own:
+            seed = int(rng.integers(0, 2**31 - 1))
         scores: dict[str, Any] = {
             "rows": {
                 "fit": int(len(fit_rows)),
@@ -222,12 +242,18 @@ class AutoMaskedBank(SparseMaskedBank):
                 "pairs": int(len(val_pairs)),
             }
         }
+        fitted = {}
         for kind in kinds:
-            model, _, used = fit_fold(
+            # Early stopping on a share of the fit rows, not on the validation
+            # rows: stopped on them, boosting and the network would be
+            # judged on the rows that picked their rounds (on breast cancer
+            # that favoured boosting over the network, which tested better).
+            fitted[kind] = fit_fold(
                 masked_template(kind, self.random_state),
-                X, y, pair_rows, np.arange(len(pair_rows)), masks,
-                fit_rows, None, n_classes, seed,
+                X, y, pair_rows, pair_states, masks,
+                fit_rows, val_rows if own else None, n_classes, seed, False, False,
             )  # fmt: skip
+            model, _, used = fitted[kind]
             Xv = stack_masked(
                 X[:, used], val_pairs, np.arange(len(val_pairs)), val_masks[:, used]
             )
@@ -235,7 +261,7 @@ class AutoMaskedBank(SparseMaskedBank):
                 proba = masked_proba(model, Xv, n_classes)
             scores[kind] = _validation_numbers(proba, y[val_pairs])
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
-        return best, scores
+        return best, scores, fitted[best] if own else None
 
     def check_integrity(self) -> None:
         """:meth:`SparseMaskedBank.check_integrity`, and a known ``kind_``."""

@@ -23,16 +23,17 @@ and a policy file holds nothing a loader must trust beyond arrays whose shapes
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
 
 from .._integrity import check_array, fail
 from ..validation import int_seed
+from ._network import ReluNetwork
 
 #: The models a :class:`MaskEncodedClassifier` can train.
 ENCODED_MODELS = ("mlp", "logistic")
@@ -41,6 +42,14 @@ ENCODED_MODELS = ("mlp", "logistic")
 OUTLIER_Z = 3.0
 #: Probability floor of the validation log loss that early stopping reads.
 _EPS = 1e-15
+#: (row, mask) pairs :meth:`MaskEncodedClassifier.proba_under_masks` scores
+#: at once (bounds its memory: a few arrays of this many first-layer rows).
+MASKED_BLOCK_PAIRS = 16_384
+#: Each fitted model's float32 weights (not part of the model: not saved).
+_SINGLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Most columns a mask may add to those every mask keeps for
+#: :meth:`MaskEncodedClassifier.proba_under_masks` to add them one by one.
+FEW_EXTRA_COLUMNS = 4
 
 
 def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -74,6 +83,17 @@ def observed_moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return center, np.where(scale > 0, scale, 1.0)
 
 
+def compressed_values(X: np.ndarray, center: np.ndarray, scale: np.ndarray):
+    """The value half of :func:`encode` of rows ``X`` seen whole (no NaN):
+    standardised, outliers compressed, before any mask multiplies it."""
+    z = (X - center) / scale
+    size = np.abs(z)
+    tail = size > OUTLIER_Z
+    if tail.any():
+        z[tail] = np.sign(z[tail]) * (OUTLIER_Z + np.log1p(size[tail] - OUTLIER_Z))
+    return z
+
+
 def _log_loss(proba: np.ndarray, classes: np.ndarray, y: np.ndarray) -> float:
     """Mean negative log probability of ``y`` (rows of unseen labels skipped)."""
     idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
@@ -91,7 +111,8 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     model : {"mlp", "logistic"}, default="mlp"
-        ``"mlp"``: scikit-learn's ``MLPClassifier`` (ReLU, Adam), trained one
+        ``"mlp"``: a ReLU network trained by Adam in float32 (``ReluNetwork``:
+        ``MLPClassifier``'s arithmetic without its per-batch overhead), one
         epoch at a time and stopped on validation rows; ``"logistic"``:
         ``LogisticRegression`` (L2, lbfgs).
     hidden_layer_sizes : tuple of int, default=(64, 64)
@@ -251,38 +272,46 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         the bank serves, and new masks every epoch keep the network from
         memorising a few hundred rows' fixed replicas (AFABench draws a mask
         per batch)."""
-        net = MLPClassifier(
-            hidden_layer_sizes=tuple(self.hidden_layer_sizes),
+        d = X.shape[1]
+        observed = ~np.isnan(X)
+        values = compressed_values(np.nan_to_num(X), self.center_, self.scale_)
+        values = values.astype(np.float32)
+        net = ReluNetwork(
+            (2 * d, *self.hidden_layer_sizes, 1 if len(self.classes_) == 2 else
+             len(self.classes_)),
             alpha=self.alpha,
+            learning_rate=self.learning_rate_init,
             batch_size=min(int(self.batch_size), len(X)),
-            learning_rate_init=self.learning_rate_init,
-            random_state=int_seed(self.random_state),
-        )
+            seed=int_seed(self.random_state) or 0,
+        )  # fmt: skip
+        Y = net.targets(np.searchsorted(self.classes_, y))
+        Z = np.empty((len(X), 2 * d), dtype=np.float32)
         rng = np.random.default_rng([int_seed(self.random_state) or 0, 1])
         stop = self.early_stopping and val is not None
         best: tuple | None = None
         best_loss, since = float("inf"), 0
         epochs = 0
         for epochs in range(1, int(self.max_iter) + 1):
-            Xe = X
+            seen = observed
             if self.mask_dropout > 0:
                 rate = rng.uniform(0.0, self.mask_dropout, size=(len(X), 1))
-                Xe = np.where(rng.random(X.shape) < rate, np.nan, X)
-            Z = encode(Xe, self.center_, self.scale_)
-            net.partial_fit(Z, y, classes=self.classes_)
+                seen = observed & ~(rng.random(X.shape, dtype=np.float32) < rate)
+            np.multiply(values, seen, out=Z[:, :d])
+            Z[:, d:] = seen
+            net.epoch(Z, Y)
             if not stop:
                 continue
-            self.coefs_, self.intercepts_ = net.coefs_, net.intercepts_
+            self.coefs_, self.intercepts_ = net.coefs, net.intercepts
             loss = _log_loss(self._proba(val[0]), self.classes_, np.asarray(val[1]))
             if loss < best_loss - self.tol:
-                best = (copy.deepcopy(net.coefs_), copy.deepcopy(net.intercepts_))
+                best = (copy.deepcopy(net.coefs), copy.deepcopy(net.intercepts))
                 best_loss, since, self.n_iter_ = loss, 0, epochs
             else:
                 since += 1
                 if since >= self.n_iter_no_change:
                     break
         if best is None:
-            best = (net.coefs_, net.intercepts_)
+            best = (net.coefs, net.intercepts)
             self.n_iter_ = epochs
         self.coefs_ = [np.asarray(w, dtype=float) for w in best[0]]
         self.intercepts_ = [np.asarray(b, dtype=float) for b in best[1]]
@@ -292,10 +321,20 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ inference
     def _proba(self, Z: np.ndarray) -> np.ndarray:
         """The network's class probabilities of encoded rows ``Z``."""
-        a = Z
-        for W, b in zip(self.coefs_[:-1], self.intercepts_[:-1], strict=True):
-            a = np.maximum(a @ W + b, 0.0)
-        out = a @ self.coefs_[-1] + self.intercepts_[-1]
+        return self._head(Z @ self.coefs_[0] + self.intercepts_[0])
+
+    def _head(
+        self,
+        out: np.ndarray,
+        coefs: list[np.ndarray] | None = None,
+        intercepts: list[np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """Class probabilities from the first layer's pre-activations, through
+        the later layers (``coefs``, ``intercepts``; default: the fitted ones)."""
+        coefs = self.coefs_[1:] if coefs is None else coefs
+        intercepts = self.intercepts_[1:] if intercepts is None else intercepts
+        for W, b in zip(coefs, intercepts, strict=True):
+            out = np.maximum(out, 0.0) @ W + b
         if out.shape[1] == 1:
             p = expit(out[:, 0])
             return np.column_stack([1.0 - p, p])
@@ -315,6 +354,75 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         if not self.coefs_:
             return np.ones((len(X), 1))
         return self._proba(encode(X, self.center_, self.scale_))
+
+    def _single_precision(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The layers' weights in float32, converted once per fitted model."""
+        cached = _SINGLE.get(self)
+        if cached is None or cached[0] is not self.coefs_:
+            cached = (
+                self.coefs_,
+                [np.asarray(W, dtype=np.float32) for W in self.coefs_],
+                [np.asarray(b, dtype=np.float32) for b in self.intercepts_],
+            )
+            _SINGLE[self] = cached
+        return cached[1], cached[2]
+
+    def proba_under_masks(self, X: Any, column_masks: Any) -> np.ndarray:
+        """Class probabilities of each row of ``X`` under each column mask,
+        (n_rows, n_masks, n_classes): :meth:`predict_proba` of the rows with
+        the columns outside the mask set to NaN, without building that stack.
+
+        Row i's first-layer input under mask m is ``[z_i * m, m]``; its product
+        with the weights splits into z_i's product over the columns every
+        mask keeps (once per row), the mask's own term (once per mask), and
+        the columns a mask adds to the shared ones: one rank-one term each
+        when every mask adds few (a sparse DAG's candidate sensors), else one
+        product over those columns. Computed in float32: equal to
+        :meth:`predict_proba` within single precision's rounding.
+        """
+        X = np.asarray(X, dtype=float)
+        masks = np.atleast_2d(np.asarray(column_masks, dtype=bool))
+        n, K = len(X), len(masks)
+        if not self.coefs_:
+            return np.ones((n, K, 1))
+        if np.isnan(X).any():  # a row's own gaps: the input differs per pair
+            Xs = np.tile(X, (K, 1))
+            Xs[~np.repeat(masks, n, axis=0)] = np.nan
+            return self.predict_proba(Xs).reshape(K, n, -1).swapaxes(0, 1)
+        d = X.shape[1]
+        # float32: the products of many (row, mask) pairs are most of a sparse
+        # DAG's growth; its probabilities only rank and calibrate.
+        coefs, intercepts = self._single_precision()
+        z = compressed_values(X, self.center_, self.scale_).astype(np.float32)
+        top, bottom = coefs[0][:d], coefs[0][d:]
+        mask_term = masks.astype(np.float32) @ bottom + intercepts[0]  # (K, H)
+        common = masks.all(axis=0)
+        extra = masks & ~common
+        row_term = z[:, common] @ top[common]  # (n, H)
+        H = top.shape[1]
+        counts = extra.sum(axis=1)
+        most = int(counts.max())
+        few = most <= FEW_EXTRA_COLUMNS
+        if few and most:  # each mask's added columns, padded with a zero column d
+            first = np.argsort(~extra, axis=1, kind="stable")[:, :most]
+            idx = np.where(np.arange(most) < counts[:, None], first, d)
+            z = np.hstack([z, np.zeros((n, 1), dtype=np.float32)])
+            top = np.vstack([top, np.zeros((1, H), dtype=np.float32)])
+        used = np.flatnonzero(extra.any(axis=0))
+        out = np.empty((n, K, len(self.classes_)))
+        size = max(1, MASKED_BLOCK_PAIRS // K)
+        for start in range(0, n, size):
+            r = slice(start, start + size)
+            pre = row_term[r, None, :] + mask_term[None, :, :]
+            if few and most:
+                for e in range(most):
+                    pre += z[r][:, idx[:, e], None] * top[idx[:, e]][None]
+            elif not few:
+                Zu = z[r][:, None, used] * extra[None, :, used]
+                pre += (Zu.reshape(-1, used.size) @ top[used]).reshape(-1, K, H)
+            head = self._head(pre.reshape(-1, H), coefs[1:], intercepts[1:])
+            out[r] = head.reshape(-1, K, out.shape[2])
+        return out
 
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each row of ``X``."""

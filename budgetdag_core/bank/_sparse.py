@@ -13,6 +13,7 @@ pairs the growth visited: the states a policy visits, not random subsets.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from ..dag_strategy import STRATEGIES
 from ..validation import int_seed
 from ._base import Progress, check_bank_settings, parallel_fits, refit_template
 from ._calibration import apply_temperature, fit_temperature
+from ._encoded import MaskEncodedClassifier
 from ._lgbm_trees import LightGBMTrees
 from ._masked import (
     MASKED_CONSTRAINTS,
@@ -182,9 +184,24 @@ class SparseMaskedBank(MaskedBank):
     ) -> SparseMaskedBank:
         """Fit the fold models (and with ``serve="refit"`` one more on all rows)
         on random subsets of each row's sensors."""
-        template, pair_rows, pair_states, column_masks, jobs, seeds = self._plan(
-            X, y, sensor_columns, n_classes, "SparseMaskedBank.fit"
-        )
+        plan = self._plan(X, y, sensor_columns, n_classes, "SparseMaskedBank.fit")
+        return self.fit_planned(X, y, n_classes, plan, progress)
+
+    def fit_planned(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        plan: tuple,
+        progress: Progress | None = None,
+        first_fold: tuple | None = None,
+    ) -> SparseMaskedBank:
+        """:meth:`fit_models` on a plan of :meth:`_plan` (the template, the
+        (row, subset) pairs, the folds, their seeds); ``first_fold``: the
+        first fold's ``fit_fold`` result when already fitted on this plan
+        (an ``"auto"`` bank's choice of kind fits it), reused as it is."""
+        template, pair_rows, pair_states, column_masks, jobs, seeds = plan
+        todo = list(zip(jobs, seeds, strict=True))[first_fold is not None :]
         n = len(X)
         self.n_classes_ = n_classes
         self.n_columns_ = X.shape[1]
@@ -206,9 +223,11 @@ class SparseMaskedBank(MaskedBank):
                     True,
                     False,
                 )  # fmt: skip
-                for (train, test), seed in zip(jobs, seeds, strict=True)
+                for (train, test), seed in todo
             ),
         )
+        if first_fold is not None:
+            results = itertools.chain([first_fold], results)
         self.fold_of_ = np.zeros(n, dtype=np.intp)
         self.fold_models_, self.fold_columns_ = [], []
         self.fold_priors_ = []
@@ -242,8 +261,11 @@ class SparseMaskedBank(MaskedBank):
 
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
-        S = self.sensor_matrix_.astype(np.int32)
-        return (np.asarray(subsets, dtype=np.int32) @ S) > 0
+        S = self.sensor_matrix_
+        subsets = np.asarray(subsets, dtype=bool)
+        if (S.sum(axis=0) == 1).all():  # each column of one sensor: a lookup
+            return subsets[..., S.argmax(axis=0)]
+        return (subsets.astype(np.int32) @ S.astype(np.int32)) > 0
 
     def oof_at(
         self,
@@ -324,6 +346,12 @@ class SparseMaskedBank(MaskedBank):
         if isinstance(model, LightGBMTrees):
             raw = model.state_decision_function(Xc, cmasks[todo][:, cols])
             proba = model.proba_from_scores(raw)
+            full = np.zeros((len(Xr), len(todo), self.n_classes_))
+            full[:, :, np.asarray(model.classes_, dtype=int)] = proba
+            out[:, todo] = full
+            return out
+        if isinstance(model, MaskEncodedClassifier):
+            proba = model.proba_under_masks(Xc, cmasks[todo][:, cols])
             full = np.zeros((len(Xr), len(todo), self.n_classes_))
             full[:, :, np.asarray(model.classes_, dtype=int)] = proba
             out[:, todo] = full

@@ -127,6 +127,35 @@ def test_check_integrity_names_a_broken_layer():
         bad.check_integrity()
 
 
+@pytest.mark.parametrize("model", ["mlp", "logistic"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_scores_under_masks_equal_the_masked_rows_scores(model, n_classes):
+    """proba_under_masks (no NaN stack, float32) gives predict_proba's
+    numbers on the rows with each mask's other columns blanked: masks that
+    add one or two columns to shared ones, unrelated masks, and rows with
+    their own missing values."""
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(300, 8))
+    X[:, 2] *= 30  # outliers, compressed by the encoding
+    y = rng.integers(0, n_classes, size=300)
+    X[rng.random(X.shape) < 0.3] = np.nan
+    fitted = MaskEncodedClassifier(model, random_state=0, max_iter=30).fit(X, y)
+    rows = rng.normal(size=(40, 8))
+    held = rng.random(8) < 0.4
+    added = np.repeat(held[None], 12, axis=0)
+    for k in range(12):
+        added[k, rng.choice(8, size=1 + k % 2)] = True
+    unrelated = rng.random((12, 8)) < 0.5
+    gappy = rows.copy()
+    gappy[rng.random(rows.shape) < 0.2] = np.nan
+    for X_rows, masks in ((rows, added), (rows, unrelated), (gappy, added)):
+        got = fitted.proba_under_masks(X_rows, masks)
+        stack = np.tile(X_rows, (len(masks), 1))
+        stack[~np.repeat(masks, len(X_rows), axis=0)] = np.nan
+        want = fitted.predict_proba(stack).reshape(len(masks), len(X_rows), -1)
+        np.testing.assert_allclose(got, want.swapaxes(0, 1), atol=1e-5)
+
+
 def test_an_unknown_model_is_refused():
     X, y = masked_rows(50, 0)
     with pytest.raises(ValueError, match="model must be one of"):
@@ -177,6 +206,31 @@ def test_auto_is_deterministic_and_its_bank_is_reused(models, test_rows):
     # The same fitted bank: one of its strategies' (each fit keeps its own).
     banks = models["masked_auto"].bank_.strategy_banks_
     assert any(cheaper.bank_ is one for one in banks.values())
+
+
+@pytest.mark.parametrize("fraction", [None, 0.25])
+def test_auto_banks_equal_the_chosen_kinds_bank(fraction):
+    """An ``"auto"`` bank is the chosen kind's bank: the same fold models,
+    but with the default ``validation_fraction=None`` the first fold's,
+    which is the choice's model of the chosen kind (fitted on the same
+    rows and subsets, stopped early on a share of them)."""
+    X, y = make_data(240, 3)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    auto = AutoMaskedBank(cv=3, random_state=0, validation_fraction=fraction)
+    auto.fit_models(Xv, y, columns, 2)
+    assert auto.validation_["rows"]["pairs"] > 0
+    own = make_sparse_bank(auto.kind_, cv=3, random_state=0)
+    own.fit_models(Xv, y, columns, 2)
+    subsets = np.random.default_rng(0).random((20, N_SENSORS)) < 0.5
+    np.testing.assert_array_equal(auto.fold_of_, own.fold_of_)
+    rows = np.arange(len(Xv))
+    if fraction is None:
+        rows = np.flatnonzero(auto.fold_of_ > 0)
+        assert type(auto.fold_models_[0]) is type(own.fold_models_[0])
+        assert auto.validation_["rows"]["validation"] == np.sum(auto.fold_of_ == 0)
+    np.testing.assert_array_equal(
+        auto.oof_at(Xv, rows, subsets), own.oof_at(Xv, rows, subsets)
+    )
 
 
 def test_auto_leaves_the_network_out_on_long_tables(monkeypatch):
