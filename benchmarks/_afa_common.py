@@ -64,8 +64,12 @@ class SensorColumns:
         return len(self.names)
 
     def column_mask(self, sensor_mask: np.ndarray) -> np.ndarray:
-        """Columns revealed by sensor masks (``(..., n_sensors)`` -> ``(..., D)``)."""
-        return (sensor_mask.astype(np.int32) @ self.matrix.astype(np.int32)) > 0
+        """Columns revealed by sensor masks (``(..., n_sensors)`` -> ``(..., D)``).
+
+        A float32 product (BLAS; exact for counts below 2**24): the peers call
+        this on millions of candidate rows, where numpy's integer product,
+        without BLAS, took about a tenth of a second per 20 000 rows."""
+        return (sensor_mask.astype(np.float32) @ self.matrix.astype(np.float32)) > 0
 
     def cost(self, sensor_mask: np.ndarray) -> np.ndarray:
         """Total cost of the sensors in each mask."""

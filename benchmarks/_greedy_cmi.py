@@ -87,7 +87,8 @@ class GreedyCMI:
         donors = neighbors[cand_rows].ravel()
         take = sensors.matrix[sens]
         values = np.where(take, self.X_[donors], X[rows])
-        cols = sensors.column_mask(states[rows]) | take
+        # Each row's observed columns once, then repeated (not per draw).
+        cols = sensors.column_mask(states)[rows] | take
         proba = clf.predict_proba(values, cols).reshape(len(cand_rows), k, -1)
         cmi = entropy(proba.mean(axis=1)) - entropy(proba).mean(axis=1)
         out[cand_rows, cand_sensors] = (

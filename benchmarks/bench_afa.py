@@ -9,11 +9,17 @@ For each dataset and seed, on the SAME train/test rows (``_common.load``):
 - ``allfeat``: one single-threaded ``HistGradientBoostingClassifier(max_iter=
   200, early_stopping=True)`` on all features: the reference error (target =
   its test error + 1 point) and the unit of the speed ratios;
-- ``dag``, ``hull``, ``cascade``: ``tradeoff_curve`` with the dataset's
-  settings (``n_subsets=8, include_all=True`` beyond 12 sensors, as the app
-  and run_all) updated by ``--dag-params`` (JSON, passed to
-  ``BudgetDAGClassifier``; ``null`` removes a setting); the fixed-subset hull
-  and the confidence cascade come from the same bank;
+- ``dag``, ``hull``, ``hull_oof``, ``cascade``: ``tradeoff_curve`` with the
+  library's default settings (the dataset's settings less the paper's
+  ``n_subsets``) updated by ``--dag-params`` (JSON, passed to
+  ``BudgetDAGClassifier``; ``null`` removes a setting); the fixed-subset hulls
+  and the confidence cascade come from the same bank: ``hull`` mixes the
+  subsets on the test rows' own lower hull (chosen on the test rows: an
+  optimistic bound), ``hull_oof`` those on the out-of-fold training rows'
+  hull, read on the test rows (chosen as a user would choose them);
+- ``paper``: the paper's many-sensor configuration (``n_subsets=8,
+  include_all=True``, ``BenchData.paper_params``) on its own bank, where it
+  applies;
 - ``aaco`` (``_aaco.py``) and ``greedy`` (``_greedy_cmi.py``), sharing one
   masked classifier: AACO's points are its hard-budget rollout (every row buys
   t sensors, t = 0, 1, ...), the point of its own stopping rule on that
@@ -69,6 +75,7 @@ from _common import (  # noqa: E402
     SMALL_MANY,
     BenchData,
     cost_to_reach,
+    default_params,
     error_at,
     hull_of,
     load,
@@ -85,13 +92,23 @@ from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 FRACTIONS = (0.10, 0.25, 0.50, 0.75)
 #: Target of "cost to reach": all-feature boosting's test error + this.
 TARGET_SLACK = 0.01
-METHODS = ("dag", "hull", "cascade", "paper", "aaco", "greedy", "allfeat")
-#: Settings of the paper's many-sensor configuration, left out of the default.
-PAPER_KEYS = ("n_subsets", "include_all")
+METHODS = (
+    "dag",
+    "hull",
+    "hull_oof",
+    "cascade",
+    "paper",
+    "aaco",
+    "greedy",
+    "allfeat",
+)
+#: The methods read off the default's ``tradeoff_curve`` (one bank).
+DAG_METHODS = ("dag", "hull", "hull_oof", "cascade")
 LABELS = {
     "dag": "BudgetDAG (default)",
     "paper": "BudgetDAG, paper's n_subsets=8",
-    "hull": "fixed-subset hull",
+    "hull": "fixed-subset hull, subsets chosen on test rows",
+    "hull_oof": "fixed-subset hull, subsets chosen on training rows",
     "cascade": "cascade",
     "aaco": "AACO",
     "greedy": "greedy CMI",
@@ -158,8 +175,8 @@ def session_step_ms(model: BudgetDAGClassifier, X: pd.DataFrame) -> float:
 def run_dag(
     d: BenchData, params: dict, args, *, timed: bool = True
 ) -> tuple[pd.DataFrame, dict]:
-    """The DAG's curve, the hull and the cascade on the test rows (all on the
-    DAG's own bank), and timings (``timed``)."""
+    """The DAG's curve, the two fixed-subset hulls and the cascade on the test
+    rows (all on the DAG's own bank), and timings (``timed``)."""
     t0 = time.perf_counter()
     bank = BudgetDAGClassifier(d.spec, **params).fit_bank(d.X_train, d.y_train)
     bank_s = time.perf_counter() - t0
@@ -176,10 +193,10 @@ def run_dag(
     )
     sweep_s = time.perf_counter() - t0
     frame = res.frame[res.frame["split"] == "test"]
-    keep = frame[frame["method"].isin(["dag", "hull", "cascade"])]
+    keep = frame[frame["method"].isin(DAG_METHODS)]
     points = keep[["method", "avg_cost", "error"]].assign(
         rule=keep["method"]
-        .map({"dag": "cost scale", "hull": "subset"})
+        .map({"dag": "cost scale", "hull": "subset", "hull_oof": "subset"})
         .fillna("threshold"),
         param=keep["cost_scale"].fillna(keep["threshold"]),
     )
@@ -279,12 +296,10 @@ def run_one(name: str, seed: int, args) -> dict:
     t_start = time.perf_counter()
     ref = all_feature_boosting(d)
     base = {"random_state": 0, "n_jobs": args.n_jobs}
-    # The library's default: the dataset's settings less the paper's subsets.
-    default = {k: v for k, v in d.params.items() if k not in PAPER_KEYS}
-    params = {**base, **default, **args.dag_params}
+    params = {**base, **default_params(d), **args.dag_params}
     params = {k: v for k, v in params.items() if v is not None}
     parts, info = [], {}
-    if methods & {"dag", "hull", "cascade"}:
+    if methods & set(DAG_METHODS):
         dag_points, dag_info = run_dag(d, params, args)
         parts.append(dag_points[dag_points["method"].isin(methods)])
         info.update(dag_info)

@@ -3,10 +3,15 @@
     python benchmarks/run_all.py [--quick] [--data-dir DIR] [--datasets letter pima]
 
 For each dataset (letter, pima, landsat: full DAG; spam, dna, shuttle: many
-sensors or many states) on its test split: the DAG curve (``tradeoff_curve``),
-the paper configuration of the policies (sensor inputs, 0/1 losses), every
-fixed subset and their lower hull, all sensors, the oracle, the confidence
-cascade (``budgetdag_core.tradeoff._cascade``, from the same bank), LightGBM's
+sensors or many states) on its test split: the library's default DAG curve
+(``tradeoff_curve``, method ``dag``), the paper configuration of its policies
+(sensor inputs, 0/1 losses: ``dag_paper``), every fixed subset and two lower
+hulls of them (``hull``: the subsets on the test rows' own hull, an optimistic
+bound; ``hull_oof``: those on the out-of-fold training rows' hull, read on the
+test rows), all sensors, the oracle, the confidence cascade
+(``budgetdag_core.tradeoff._cascade``), all from the default's bank; beyond
+12 sensors also the paper's many-sensor configuration (``n_subsets=8,
+include_all=True`` on its own bank: ``paper``); LightGBM's
 cost-efficient gradient boosting (CEGB) with the same cost accounting (see
 ``_cegb.py``), and the active-feature-acquisition peers AACO and a greedy CMI
 acquirer (``_afa_run.py``; ``--no-peers`` leaves them out); fit time, sweep
@@ -67,6 +72,7 @@ from _common import (  # noqa: E402
     RESULTS,
     SMALL,
     BenchData,
+    default_params,
     load,
     predict_rows_per_second,
     reference_fit,
@@ -79,7 +85,6 @@ from _report import machine  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
-from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
 from budgetdag_core.tradeoff import lower_convex_hull  # noqa: E402
 
 DEFAULT_DATA_DIR = HERE.parent.parent / "shared" / "datasets"
@@ -147,6 +152,39 @@ def throughput(model: BudgetDAGClassifier, X: pd.DataFrame) -> float:
     return len(big) / (time.perf_counter() - t0)
 
 
+def bank_kind(model: BudgetDAGClassifier) -> str:
+    """The kind of bank a fitted model predicts with (an ``"auto"`` bank's
+    choice on validation rows)."""
+    bank = model.bank_
+    return str(getattr(bank, "kind_", None) or bank.kind)
+
+
+def paper_subsets_curve(
+    d: BenchData, params: dict, n_points: int
+) -> tuple[pd.DataFrame, float]:
+    """The test points (method ``paper``) of the paper's many-sensor
+    configuration (``d.paper_params``: Alg. 2's subsets) on its own bank, with
+    the default's other settings, and its seconds; none where it does not
+    apply."""
+    if d.paper_params is None:
+        return pd.DataFrame(), 0.0
+    t0 = time.perf_counter()
+    res = tradeoff_curve(
+        d.X_train,
+        d.y_train,
+        d.spec,
+        n_points=n_points,
+        X_test=d.X_test,
+        y_test=d.y_test,
+        cascade=False,  # the cascade and hulls are read on the default's bank
+        **{**params, **d.paper_params},
+    )
+    seconds = time.perf_counter() - t0
+    f = res.frame
+    points = f[(f["split"] == "test") & (f["method"] == "dag")]
+    return points.assign(method="paper"), seconds
+
+
 def timed_cegb(
     d: BenchData, args: argparse.Namespace
 ) -> tuple[pd.DataFrame, float, float]:
@@ -205,7 +243,9 @@ def run_split(
     cv = 3 if args.quick else 5
     n_points = 6 if args.quick else 20
     d = load(name, quick=args.quick, max_train=args.max_train, seed=seed)
-    params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs, **d.params}
+    # The library's default; the paper's n_subsets configuration runs apart.
+    params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs}
+    params |= default_params(d)
     log = list(d.notes)
     # The unit of the speed ratios, fitted and timed in this process.
     ref, ref_fit_s, ref_error = reference_fit(d.X_train, d.y_train, d.X_test, d.y_test)
@@ -268,6 +308,7 @@ def run_split(
     model.fit(d.X_train, d.y_train, bank=bank)
     policy_s = time.perf_counter() - t0
     rows_per_s = throughput(model, d.X_test)
+    paper, paper_s = paper_subsets_curve(d, params, n_points)
 
     cegb, cegb_s, cegb_fit_s = timed_cegb(d, args)
     peers, peer_seconds = afa_peers(d, args)
@@ -277,7 +318,7 @@ def run_split(
     conf = conf[(conf["split"] == "test") & (conf["method"] == "dag")].copy()
     conf["method"] = "dag_paper"
     cegb["split"] = "test"
-    out = pd.concat([frame, conf, cegb, peers], ignore_index=True)
+    out = pd.concat([frame, conf, paper, cegb, peers], ignore_index=True)
     out["sensors"] = out["sensors"].map(
         lambda s: "|".join(s) if isinstance(s, (list, tuple)) else s
     )
@@ -288,10 +329,10 @@ def run_split(
         "n_test": len(d.X_test),
         "n_sensors": d.spec.n_sensors,
         "n_states": int(model.sensor_dag_.n_states),
-        "bank_kind": resolve_bank_kind(
-            params.get("bank_kind", "auto"), None, model.sensor_dag_.n_states
-        ),
+        "strategy": model.strategy_,
+        "bank_kind": bank_kind(model),
         "params": {k: v for k, v in params.items() if k != "n_jobs"},
+        "paper_params": d.paper_params,
         "notes": log,
         "degree_scores": {str(k): v for k, v in degree_scores.items()},
         "n_points": len(res.cost_scales),
@@ -302,6 +343,7 @@ def run_split(
             "fit (bank + one policy)": bank_s + policy_s,
             "sweep (bank reused)": sweep_s,
             "paper-configuration sweep (bank reused)": conf_sweep_s,
+            **({"paper n_subsets curve (own bank)": paper_s} if paper_s else {}),
             "CEGB (all settings)": cegb_s,
             "CEGB fits only": cegb_fit_s,
             **peer_seconds,
@@ -347,6 +389,7 @@ def combine_splits(parts: list[tuple[int, dict]]) -> dict:
     return {
         **{k: first[k] for k in ("name", "description", "n_train", "n_test")},
         **{k: first[k] for k in ("n_sensors", "n_states", "bank_kind")},
+        **{k: first[k] for k in ("strategy", "paper_params") if k in first},
         "params": {
             k: v
             for k, v in first["params"].items()

@@ -37,6 +37,7 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
         "dag_paper",
         "fixed",
         "hull",
+        "hull_oof",
         "all_sensors",
         "oracle",
         "cegb",
@@ -52,6 +53,9 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
 
     summary = json.loads((work / "pima.json").read_text())
     assert summary["n_states"] == 8 and summary["n_points"] >= 4
+    # Few sensors: the library's default is the full DAG; no n_subsets rows.
+    assert summary["strategy"] == "full" and summary["paper_params"] is None
+    assert "paper" not in methods and "n_subsets" not in summary["params"]
     assert summary["split_seeds"] == [0, 1, 2, 3, 4] and len(summary["splits"]) == 5
     assert summary["seconds"]["bank fit"] > 0 and summary["predict_rows_per_s"] > 0
     assert summary["seconds"]["AACO rollout (test rows)"] > 0
@@ -66,7 +70,11 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     assert "## How to rerun" in report and "`bench_afa.py`" in report
     # One row per dataset in each table; pima is the mean of its 5 splits.
     assert report.count("| pima (mean of 5 splits) |") == 2  # quality, reach
-    head = "| dataset | all sensors | DAG | DAG, paper config | fixed-subset hull "
+    head = (
+        "| dataset | all sensors | DAG (default) | DAG, paper's policy inputs "
+        "| fixed-subset hull, chosen on test rows "
+        "| fixed-subset hull, chosen on training rows "
+    )
     assert head + "| cascade | CEGB | AACO | greedy CMI | oracle |" in report
     speed = report[report.index("## Speed") : report.index("## Scale")]
     assert "| pima | " in speed and "×" in speed
@@ -103,3 +111,32 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     both = out.read_text()
     assert "| landsat | " in both and "| pima (mean of 5 splits) |" in both
     assert "| landsat | not measured |" in both  # no reference: plain seconds
+
+
+def test_beyond_12_sensors_the_paper_subsets_run_beside_the_default():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run_all
+    from _common import BenchData, default_params
+    from sklearn.datasets import make_classification
+
+    from budgetdag_core import SensorSpec
+
+    X, y = make_classification(300, 14, n_informative=6, random_state=0)
+    cols = [f"x{i:02d}" for i in range(14)]
+    frame = pd.DataFrame(X, columns=cols)
+    spec = SensorSpec.per_column(cols, dict.fromkeys(cols, 1.0))
+    paper = {"n_subsets": 3, "include_all": True}
+    d = BenchData(
+        "tiny", frame[:200], y[:200], frame[200:], y[200:], spec, "tiny",
+        params={**paper, "cv": 2}, paper_params=paper,
+    )  # fmt: skip
+    # The default drops the paper's keys and keeps the others.
+    assert default_params(d) == {"cv": 2}
+    points, seconds = run_all.paper_subsets_curve(d, {"random_state": 0, "cv": 2}, 3)
+    assert set(points["method"]) == {"paper"} and set(points["split"]) == {"test"}
+    assert len(points) >= 2 and points["error"].between(0, 1).all()
+    assert seconds > 0
+    # Where the paper's configuration does not apply, no rows.
+    d.paper_params = None
+    none, zero = run_all.paper_subsets_curve(d, {"random_state": 0, "cv": 2}, 3)
+    assert none.empty and zero == 0.0
