@@ -27,7 +27,7 @@ test error of the depth policies at each cost scale, the lower hull's error
 at 10 / 25 / 50 % of the all-sensor cost beside the default's, its cascade's
 and its fixed-subset hull's (``tradeoff_curve`` with the same data, spec and
 ``random_state``: the same bank), and on CUBE-NM the share of test rows whose
-first purchase is the context.
+first purchase is the context (the largest share over the cost scales).
 
     python benchmarks/bench_per_example.py --datasets cube_nm --seeds 0 1 2 \
         --depth 14 --cost-scales 0.03 0.01 0.004 --rounds 3 \
