@@ -61,6 +61,20 @@ def _tiny_column_exponents(X: np.ndarray) -> np.ndarray | None:
     return np.where(tiny, -np.frexp(top)[1], 0).astype(np.int64)
 
 
+def _rescale_tiny_columns(
+    X: np.ndarray, X_val: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """``X`` and ``X_val`` (float) with tiny columns brought to [0.5, 1) by
+    :func:`_tiny_column_exponents`, and those exponents (None: none tiny)."""
+    X = np.asarray(X, dtype=float)
+    exponents = _tiny_column_exponents(X) if len(X) else None
+    if exponents is not None:
+        X = np.ldexp(X, exponents)
+        if X_val is not None:
+            X_val = np.ldexp(np.asarray(X_val, dtype=float), exponents)
+    return X, X_val, exponents
+
+
 def _fail(what: str) -> None:
     raise ValueError(f"Inconsistent LightGBM trees: {what}.")
 
@@ -144,12 +158,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         y_val: np.ndarray | None = None,
     ) -> LightGBMTrees:
         """Train with LightGBM (one thread, deterministic), keep the arrays."""
-        X = np.asarray(X, dtype=float)
-        exponents = _tiny_column_exponents(X) if len(X) else None
-        if exponents is not None:
-            X = np.ldexp(X, exponents)
-            if X_val is not None:
-                X_val = np.ldexp(np.asarray(X_val, dtype=float), exponents)
+        X, X_val, exponents = _rescale_tiny_columns(X, X_val)
         self.classes_, y_enc = np.unique(np.asarray(y), return_inverse=True)
         self.n_features_in_ = X.shape[1]
         n_classes = len(self.classes_)
@@ -519,13 +528,8 @@ class LightGBMRegressionTrees(RegressorMixin, LightGBMTrees):
         y_val: np.ndarray | None = None,
     ) -> LightGBMRegressionTrees:
         """Train with LightGBM (one thread, deterministic), keep the arrays."""
-        X = np.asarray(X, dtype=float)
+        X, X_val, exponents = _rescale_tiny_columns(X, X_val)
         y = np.asarray(y, dtype=float)
-        exponents = _tiny_column_exponents(X) if len(X) else None
-        if exponents is not None:
-            X = np.ldexp(X, exponents)
-            if X_val is not None:
-                X_val = np.ldexp(np.asarray(X_val, dtype=float), exponents)
         self.n_features_in_ = X.shape[1]
         self.n_trees_per_iteration_ = 1
         train_rows, valid = np.arange(len(X)), None

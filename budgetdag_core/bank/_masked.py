@@ -165,6 +165,44 @@ def fit_fold(
     return model, _score_fold(model, X, y, column_masks, train, test, n_classes), used
 
 
+def fit_folds(
+    template: Any,
+    n_jobs: int | None,
+    X: np.ndarray,
+    y: np.ndarray,
+    pair_rows: np.ndarray,
+    pair_states: np.ndarray,
+    column_masks: np.ndarray,
+    folds: Any,
+    n_classes: int,
+    stop_on_test: bool,
+    score: bool,
+) -> Any:
+    """:func:`fit_fold` on each ``((train, test), seed)`` of ``folds``, in
+    parallel (``n_jobs``): its results, in the folds' order."""
+    return parallel_fits(
+        template,
+        n_jobs,
+        (
+            delayed(fit_fold)(
+                template,
+                X,
+                y,
+                pair_rows,
+                pair_states,
+                column_masks,
+                train,
+                test,
+                n_classes,
+                int(seed),
+                stop_on_test,
+                score,
+            )  # fmt: skip
+            for (train, test), seed in folds
+        ),
+    )
+
+
 def _score_fold(
     model: Any,
     X: np.ndarray,
@@ -418,27 +456,10 @@ class MaskedBank(BaseBank):
         # leaves idle scores instead); other models score in their workers.
         here = isinstance(template, LightGBMTrees)
         total = len(jobs) + int(self.cross_fit and self.serve == "refit")
-        results = parallel_fits(
-            template,
-            self.n_jobs,
-            (
-                delayed(fit_fold)(
-                    template,
-                    X,
-                    y,
-                    pair_rows,
-                    pair_states,
-                    masks,
-                    train,
-                    test,
-                    n_classes,
-                    int(seed),
-                    self.cross_fit,
-                    score=not here,
-                )
-                for (train, test), seed in zip(jobs, seeds, strict=True)
-            ),
-        )
+        results = fit_folds(
+            template, self.n_jobs, X, y, pair_rows, pair_states, masks,
+            zip(jobs, seeds, strict=True), n_classes, self.cross_fit, not here,
+        )  # fmt: skip
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
         fold_models, fold_columns = [], []
         for done, ((train, test), (model, proba, used)) in enumerate(

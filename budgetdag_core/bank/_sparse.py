@@ -19,13 +19,12 @@ from typing import Any
 
 import numpy as np
 from sklearn.dummy import DummyClassifier
-from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, fail
 from .._threads import single_threaded
 from ..dag_strategy import STRATEGIES
 from ..validation import int_seed
-from ._base import Progress, check_bank_settings, parallel_fits, refit_template
+from ._base import Progress, check_bank_settings, refit_template
 from ._calibration import apply_temperature, fit_temperature
 from ._encoded import MaskEncodedClassifier
 from ._lgbm_trees import LightGBMTrees
@@ -34,6 +33,7 @@ from ._masked import (
     MAX_STACK_ROWS,
     MaskedBank,
     fit_fold,
+    fit_folds,
     masked_proba,
     stack_masked,
 )
@@ -205,27 +205,10 @@ class SparseMaskedBank(MaskedBank):
         n = len(X)
         self.n_classes_ = n_classes
         self.n_columns_ = X.shape[1]
-        results = parallel_fits(
-            template,
-            self.n_jobs,
-            (
-                delayed(fit_fold)(
-                    template,
-                    X,
-                    y,
-                    pair_rows,
-                    pair_states,
-                    column_masks,
-                    train,
-                    test,
-                    n_classes,
-                    int(seed),
-                    True,
-                    False,
-                )  # fmt: skip
-                for (train, test), seed in todo
-            ),
-        )
+        results = fit_folds(
+            template, self.n_jobs, X, y, pair_rows, pair_states, column_masks,
+            todo, n_classes, True, False,
+        )  # fmt: skip
         if first_fold is not None:
             results = itertools.chain([first_fold], results)
         self.fold_of_ = np.zeros(n, dtype=np.intp)

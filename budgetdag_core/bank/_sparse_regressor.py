@@ -37,7 +37,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
-from sklearn.utils.parallel import delayed
 
 from .._integrity import check_array, check_indices, check_state_columns, fail
 from .._progress import Progress
@@ -46,11 +45,17 @@ from ..dag import SensorDAG
 from ..dag_strategy import STRATEGIES
 from ..validation import MAX_CV, check_index, int_in, int_seed, real_in
 from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS
-from ._base import BaseBank, check_bank_settings, parallel_fits
+from ._base import BaseBank, check_bank_settings
 from ._encoded import encode, observed_moments
 from ._integrity import check_fitted_model
 from ._lgbm_trees import LightGBMRegressionTrees, LightGBMTrees
-from ._masked import MAX_MASKS_PER_ROW, MAX_STACK_ROWS, fit_fold, stack_masked
+from ._masked import (
+    MAX_MASKS_PER_ROW,
+    MAX_STACK_ROWS,
+    fit_fold,
+    fit_folds,
+    stack_masked,
+)
 from ._sparse import random_subsets
 
 #: The masked regressors an any-subset regressor bank can fit.
@@ -362,27 +367,10 @@ class SparseRegressorBank:
         pair_states = np.arange(len(pair_rows))
         jobs = list(KFold(self.cv, shuffle=True, random_state=seed).split(X))
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
-        results = parallel_fits(
-            template,
-            self.n_jobs,
-            (
-                delayed(fit_fold)(
-                    template,
-                    X,
-                    y,
-                    pair_rows,
-                    pair_states,
-                    column_masks,
-                    train,
-                    test,
-                    0,
-                    int(s),
-                    True,
-                    False,
-                )  # fmt: skip
-                for (train, test), s in zip(jobs, seeds, strict=True)
-            ),
-        )
+        results = fit_folds(
+            template, self.n_jobs, X, y, pair_rows, pair_states, column_masks,
+            zip(jobs, seeds, strict=True), 0, True, False,
+        )  # fmt: skip
         self.fold_of_ = np.zeros(n, dtype=np.intp)
         self.fold_models_, self.fold_columns_, self.fold_means_ = [], [], []
         for f, ((train, test), (model, _, used)) in enumerate(
