@@ -355,6 +355,40 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             return np.ones((len(X), 1))
         return self._proba(encode(X, self.center_, self.scale_))
 
+    def proba_of_columns(self, values: Any, present: Any) -> np.ndarray:
+        """:meth:`predict_proba` of rows with only the columns where
+        ``present`` is true acquired (the others NaN), given just those
+        columns' ``values`` (n_rows, present.sum()), and multiplying only
+        them: a state of a few sensors among many costs a few columns'
+        products, not every column's (the same float64 arithmetic, summed in
+        another order)."""
+        present = np.asarray(present, dtype=bool)
+        if present.shape != (self.n_features_in_,):
+            raise ValueError(
+                f"present has shape {present.shape}; the model was fitted on "
+                f"{self.n_features_in_} columns."
+            )
+        cols = np.flatnonzero(present)
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 2 or values.shape[1] != len(cols):
+            raise ValueError(
+                f"values has {values.shape[-1]} columns; present holds {len(cols)}."
+            )
+        if not self.coefs_:
+            return np.ones((len(values), 1))
+        d = self.n_features_in_
+        W, b = self.coefs_[0], self.intercepts_[0]
+        observed = ~np.isnan(values)
+        z = compressed_values(
+            np.nan_to_num(values), self.center_[cols], self.scale_[cols]
+        )
+        pre = np.where(observed, z, 0.0) @ W[cols] + b
+        if observed.all():
+            pre += W[d + cols].sum(axis=0)
+        else:
+            pre += observed.astype(float) @ W[d + cols]
+        return self._head(pre)
+
     def _single_precision(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The layers' weights in float32, converted once per fitted model."""
         cached = _SINGLE.get(self)

@@ -617,6 +617,11 @@ class MaskedBank(BaseBank):
                 known = np.asarray(model.classes_, dtype=int)
                 out[:, known] = model.predict_proba(X[:, cols], present=present)
                 return out
+            if hasattr(model, "proba_of_columns"):  # reads the present columns only
+                out = np.zeros((len(X), self.n_classes_))
+                known = np.asarray(model.classes_, dtype=int)
+                out[:, known] = model.proba_of_columns(X[:, cols[present]], present)
+                return out
             Xm = X[:, cols].astype(float, copy=True)
             Xm[:, ~present] = np.nan
             return masked_proba(model, Xm, self.n_classes_)

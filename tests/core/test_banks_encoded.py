@@ -156,6 +156,34 @@ def test_scores_under_masks_equal_the_masked_rows_scores(model, n_classes):
         np.testing.assert_allclose(got, want.swapaxes(0, 1), atol=1e-5)
 
 
+@pytest.mark.parametrize("model", ["mlp", "logistic"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_scores_of_the_present_columns_equal_the_masked_rows_scores(model, n_classes):
+    """proba_of_columns (the bank's predict path: only a state's columns
+    multiplied) gives predict_proba's numbers on the rows with the other
+    columns blanked, in float64: for empty, partial and full subsets, with
+    and without a row's own gaps; a wrong width is refused."""
+    rng = np.random.default_rng(10 + n_classes)
+    X = rng.normal(size=(300, 8))
+    X[:, 2] *= 30
+    y = rng.integers(0, n_classes, size=300)
+    X[rng.random(X.shape) < 0.3] = np.nan
+    fitted = MaskEncodedClassifier(model, random_state=0, max_iter=30).fit(X, y)
+    rows = rng.normal(size=(40, 8))
+    gappy = rows.copy()
+    gappy[rng.random(rows.shape) < 0.2] = np.nan
+    subsets = [np.zeros(8, bool), np.ones(8, bool), rng.random(8) < 0.4]
+    for X_rows in (rows, gappy):
+        for present in subsets:
+            blanked = X_rows.copy()
+            blanked[:, ~present] = np.nan
+            got = fitted.proba_of_columns(X_rows[:, present], present)
+            want = fitted.predict_proba(blanked)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="columns"):
+        fitted.proba_of_columns(rows, subsets[2])
+
+
 def test_an_unknown_model_is_refused():
     X, y = masked_rows(50, 0)
     with pytest.raises(ValueError, match="model must be one of"):
