@@ -10,19 +10,25 @@ the policies on it as on any DAG:
   grown where rows gain most (per-row branching);
 - ``"chain"``: :func:`chain_growth`, the confidence cascade's order as a chain
   (every row may stop after each sensor of one greedy order): few states, each
-  with every row, so its policies are learned from all the data.
+  with every row, so its policies are learned from all the data;
+- ``"routed"``: :func:`routed_growth`, the chain plus a per-example route: a
+  *routing* sensor whose value tells which sensor helps next (CUBE-NM's
+  context, worthless alone), then one greedy order per group of its values.
+  Graph-Reduce learns, per example and from its values, whether to buy the
+  routing sensor and which order to follow; it exists only where some
+  sensor's value measurably changes the best next sensor on held-out rows.
 
-``dag="auto"`` does not trust either blindly: the bank is bound to every
+``dag="auto"`` does not trust any blindly: the bank is bound to every
 strategy's DAG (sharing its fold models), and each fit, at its own cost scale,
 learns each strategy's policies on part of the training rows, compares their
 losses (stop loss + ``cost_scale`` x cost) on the others
-(:func:`choose_strategy`) and keeps the simpler one (the chain) unless the
-other's loss is lower by more than one standard error of the paired per-row
-difference: a few hundred held-out rows cannot tell close strategies apart,
-and the chain's policies, each learned from every row, are the safer guess.
-On small tables the chain usually wins (the grown states hold too few rows
-for their policies); where rows need different sensors (a context that says
-where to look) the grown DAG can.
+(:func:`choose_strategy`) and keeps the simplest (chain, then routed, then
+grown) whose loss is within one standard error of the paired per-row
+difference from the least: a few hundred held-out rows cannot tell close
+strategies apart, and the chain's policies, each learned from every row, are
+the safer guess. On small tables the chain usually wins (the grown states
+hold too few rows for their policies); where rows need different sensors (a
+context that says where to look) the routed or grown DAG can.
 """
 
 from __future__ import annotations
@@ -33,8 +39,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.cluster import KMeans
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from .dag import bits_of
 from .sparse_dag import (
     RowLoss,
     RowTable,
@@ -45,12 +53,16 @@ from .sparse_dag import (
 )
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
-STRATEGIES = ("grown", "chain")
+STRATEGIES = ("grown", "chain", "routed")
 #: ``dag="auto"``'s order of preference: the first strategy whose held-out
 #: loss is within one standard error of the best is kept.
-SIMPLEST_FIRST = ("chain", "grown")
+SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
+#: Most groups a routing sensor's values split the rows into (``"routed"``).
+MAX_ROUTES = 8
+#: Training rows that score the candidate routing sensors.
+ROUTE_SCORE_ROWS = 300
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
 
@@ -63,15 +75,21 @@ def _cross_entropy(proba: np.ndarray, y: np.ndarray) -> np.ndarray:
 def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
     """The most states the DAG of ``strategy`` can have with ``n_sensors``
     sensors and the growth's ``max_states``: the chain holds every sensor in
-    one order (``n_sensors + 1`` states), the grown DAG stops at ``max_states``.
+    one order (``n_sensors + 1`` states), the routed DAG the chain, the
+    routing sensor and one order of the others per route, the grown DAG
+    stops at ``max_states``.
 
     Examples
     --------
     >>> most_states("chain", 64, 1000), most_states("grown", 64, 1000)
     (65, 1000)
+    >>> most_states("routed", 64, 1000)
+    570
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
+    if strategy == "routed":
+        return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1)
     return n_sensors + 1 if strategy == "chain" else max_states
 
 
@@ -122,23 +140,13 @@ def chain_growth(
     rows = np.arange(n)
     scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))
     held = np.zeros(M, dtype=bool)
-    order: list[int] = []
     if row_loss is None:
 
         def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
             return _cross_entropy(proba, y[rows])
 
     current = row_loss(scored, np.tile(bank.prior_, (len(scored), 1))).mean()
-    while not held.all():
-        cand = np.flatnonzero(~held)
-        trial = np.repeat(held[None], len(cand), axis=0)
-        trial[np.arange(len(cand)), cand] = True
-        P = bank.oof_at(X, scored, trial)
-        after = np.array([row_loss(scored, P[:, a]).mean() for a in range(len(cand))])
-        best = int(np.argmax((current - after) / np.maximum(costs[cand], 1e-12)))
-        order.append(int(cand[best]))
-        held[cand[best]] = True
-        current = after[best]
+    order = greedy_order(bank, X, scored, held, costs, row_loss, current)
     masks = [0]
     for j in order:
         masks.append(masks[-1] | 1 << j)
@@ -155,6 +163,273 @@ def chain_growth(
             table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
         tables.append(table)
     return SparseGrowth(dag, [rows] * len(masks), tables, bank, X)
+
+
+def greedy_order(
+    bank: Any,
+    X: np.ndarray,
+    scored: np.ndarray,
+    held: np.ndarray,
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    current: float,
+) -> list[int]:
+    """The cascade's order of the sensors not in ``held`` (bool, n_sensors):
+    from the held ones, the sensor whose addition lowers the mean
+    ``row_loss`` of the ``scored`` rows the most per unit cost comes next;
+    ``current`` is their mean loss at ``held``."""
+    held = held.copy()
+    order: list[int] = []
+    while not held.all():
+        cand = np.flatnonzero(~held)
+        trial = np.repeat(held[None], len(cand), axis=0)
+        trial[np.arange(len(cand)), cand] = True
+        P = bank.oof_at(X, scored, trial)
+        after = np.array([row_loss(scored, P[:, a]).mean() for a in range(len(cand))])
+        best = int(np.argmax((current - after) / np.maximum(costs[cand], 1e-12)))
+        order.append(int(cand[best]))
+        held[cand[best]] = True
+        current = after[best]
+    return order
+
+
+def route_groups(
+    values: np.ndarray, max_groups: int, floor: int, random_state: int | None = 0
+) -> np.ndarray:
+    """Each row's group by its values of a routing sensor (n_rows, n_columns):
+    one group per distinct value pattern when there are at most
+    ``max_groups``, else ``max_groups`` k-means clusters of the standardised
+    values (a missing value is a value of its own, below the others). Groups
+    of fewer than ``floor`` rows are -1: their rows keep the common order.
+
+    Examples
+    --------
+    >>> route_groups(np.array([[0.0], [1.0], [1.0], [2.0]]), 8, 2).tolist()
+    [-1, 0, 0, -1]
+    """
+    values = np.asarray(values, dtype=float)
+    finite = np.where(np.isfinite(values), values, np.nan)
+    low = np.nan_to_num(
+        np.nanmin(np.vstack([finite, np.zeros((1, values.shape[1]))]), axis=0)
+    )
+    filled = np.where(np.isnan(finite), low - 1.0, finite)
+    patterns, groups = np.unique(filled, axis=0, return_inverse=True)
+    groups = groups.ravel()
+    if len(patterns) > max_groups:
+        spread = filled.std(axis=0)
+        Z = (filled - filled.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+        groups = KMeans(max_groups, n_init=3, random_state=random_state).fit_predict(Z)
+    counts = np.bincount(groups, minlength=1)
+    small = counts[groups] < floor
+    groups = np.where(small, -1, groups)
+    # Number the kept groups 0, 1, ... in order of first appearance.
+    kept = np.unique(groups[groups >= 0])
+    renumber = np.full(int(groups.max(initial=0)) + 1, -1)
+    renumber[kept] = np.arange(len(kept))
+    return np.where(groups >= 0, renumber[np.maximum(groups, 0)], -1)
+
+
+def routing_scores(
+    bank: Any,
+    X: np.ndarray,
+    scored: np.ndarray,
+    groups: dict[int, np.ndarray],
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+) -> dict[int, float]:
+    """What knowing sensor r's group is worth for choosing the next sensor,
+    per unit of r's cost, for each candidate r of ``groups`` (r -> each
+    row's group, :func:`route_groups`).
+
+    At the state {r}, each scored row's gain of every other sensor j is the
+    drop of its out-of-fold ``row_loss`` per unit of j's cost. Half the
+    scored rows pick, per group, the sensor of most mean gain in that group,
+    and one sensor for all; the other half is scored by how much more its
+    rows gain from their group's pick than from the common one, and the
+    halves swap (picks are not scored on the rows that made them, so many
+    small groups earn nothing by chance). Zero in expectation when r's
+    value says nothing about which sensor helps a row, as for any sensor
+    informative alone; CUBE-NM's context, which says where to look, scores
+    high.
+    """
+    M = len(costs)
+    halves = np.array_split(rng.permutation(len(scored)), 2)
+    out: dict[int, float] = {}
+    for r, row_groups in groups.items():
+        g = row_groups[scored]
+        held = np.zeros((1, M), dtype=bool)
+        held[0, r] = True
+        base = row_loss(scored, bank.oof_at(X, scored, held)[:, 0])
+        cand = np.flatnonzero(np.arange(M) != r)
+        trial = np.repeat(held, len(cand), axis=0)
+        trial[np.arange(len(cand)), cand] = True
+        after = row_loss(scored, bank.oof_at(X, scored, trial))
+        gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
+        total = 0.0
+        for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
+            common = int(gain[pick_rows].mean(axis=0).argmax())
+            pick = np.full(len(judged), common)
+            for group in np.unique(g[judged]):
+                mine = pick_rows[g[pick_rows] == group]
+                if group >= 0 and len(mine):
+                    chosen = int(gain[mine].mean(axis=0).argmax())
+                    pick[g[judged] == group] = chosen
+            own = gain[judged, pick] - gain[judged, common]
+            total += float(own.sum())
+        out[int(r)] = total / len(scored) / max(float(costs[r]), 1e-12)
+    return out
+
+
+def routed_growth(
+    bank: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    sensor_names: Sequence[str],
+    sensor_columns: Sequence[np.ndarray],
+    costs: np.ndarray,
+    *,
+    max_routes: int = MAX_ROUTES,
+    max_rows: int = CHAIN_SCORE_ROWS,
+    random_state: int | None = 0,
+    row_loss: RowLoss | None = None,
+    common_order: Sequence[int] | None = None,
+    require: bool = False,
+) -> SparseGrowth | None:
+    """The cascade's chain plus, after a *routing* sensor, one chain per group
+    of its values: each example may buy the routing sensor and then follow
+    the order its group needs (CUBE-NM: the context, then its block's
+    sensors), or keep the common order; Graph-Reduce learns which, per
+    example, from the example's values.
+
+    The routing sensor is the one of highest :func:`routing_scores` (each
+    candidate's groups from :func:`route_groups`, at most ``max_routes``);
+    each group's order is :func:`greedy_order` from the routing sensor on
+    that group's rows. None when no sensor's values tell which sensor helps
+    next (no score above zero; with ``require``, the best one all the same).
+
+    Parameters
+    ----------
+    bank, X, y, sensor_names, costs, max_rows, random_state, row_loss
+        As :func:`chain_growth`.
+    sensor_columns : sequence of ndarray
+        The columns of each sensor (its values group the rows).
+    max_routes : int, default=MAX_ROUTES
+    common_order : sequence of int, optional
+        The common chain's order (:func:`chain_growth`'s), if already known.
+    require : bool, default=False
+
+    Returns
+    -------
+    SparseGrowth or None
+        Root -> the common chain and root -> {r} -> each group's chain; the
+        common chain's states and {r} with every row flowing, a group's
+        states with the group's rows.
+    """
+    n, M = len(X), len(sensor_names)
+    costs = np.asarray(costs, dtype=float)
+    rng = np.random.default_rng(random_state)
+    rows = np.arange(n)
+    if row_loss is None:
+
+        def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
+            ce = -np.log(np.clip(np.take_along_axis(
+                proba, y[rows].reshape((-1,) + (1,) * (proba.ndim - 1)), axis=-1
+            ), 1e-12, None))  # fmt: skip
+            return ce[..., 0]
+
+    floor = max(10, n // 60)
+    scored = rows if n <= ROUTE_SCORE_ROWS else np.sort(
+        rng.choice(n, ROUTE_SCORE_ROWS, replace=False)
+    )  # fmt: skip
+    groups = {
+        r: route_groups(X[:, cols], max_routes, floor, random_state)
+        for r, cols in enumerate(sensor_columns)
+    }
+    groups = {r: g for r, g in groups.items() if g.max() >= 1}  # 2+ groups
+    if not groups:
+        return None
+    scores = routing_scores(bank, X, scored, groups, costs, row_loss, rng)
+    route = max(scores, key=lambda r: (scores[r], -r))
+    if scores[route] <= 0 and not require:
+        return None
+    if common_order is None:
+        common = chain_growth(
+            bank, X, y, sensor_names, costs, max_rows=max_rows,
+            random_state=random_state, row_loss=row_loss,
+        )  # fmt: skip
+        common_order = chain_order(common.dag)
+    paths = [(0, list(common_order), rows)]
+    held = np.zeros(M, dtype=bool)
+    held[route] = True
+    start = np.zeros((1, M), dtype=bool)
+    start[0, route] = True
+    paths.append((0, [route], rows))
+    for group in range(int(groups[route].max()) + 1):
+        members = np.flatnonzero(groups[route] == group)
+        sub = members if len(members) <= max_rows else np.sort(
+            rng.choice(members, max_rows, replace=False)
+        )  # fmt: skip
+        current = float(row_loss(sub, bank.oof_at(X, sub, start)[:, 0]).mean())
+        order = greedy_order(bank, X, sub, held, costs, row_loss, current)
+        paths.append((1 << route, order, members))
+    return _growth_of_paths(bank, X, sensor_names, paths)
+
+
+def chain_order(dag: SparseSensorDAG) -> list[int]:
+    """The sensors of a chain DAG (:func:`chain_growth`'s) in their order."""
+    return [dag.children[k][0][0] for k in range(dag.n_states - 1)]
+
+
+def _growth_of_paths(
+    bank: Any,
+    X: np.ndarray,
+    sensor_names: Sequence[str],
+    paths: list[tuple[int, list[int], np.ndarray]],
+) -> SparseGrowth:
+    """The DAG of some paths of one-sensor additions, each (start mask,
+    sensors in order, the rows that follow it); a state's rows are those of
+    every path through it, its probabilities their out-of-fold ones."""
+    M = len(sensor_names)
+    index: dict[int, int] = {0: 0}
+    masks, kids = [0], [set()]
+    flow: list[list[np.ndarray]] = [[np.arange(len(X))]]
+
+    def state_of(mask: int) -> int:
+        if mask not in index:
+            index[mask] = len(masks)
+            masks.append(mask)
+            kids.append(set())
+            flow.append([])
+        return index[mask]
+
+    for start, order, rows in paths:
+        k = state_of(start)
+        for j in order:
+            child = state_of(masks[k] | 1 << j)
+            kids[k].add((j, child))
+            flow[child].append(rows)
+            k = child
+    order = sorted(range(len(masks)), key=lambda k: (masks[k].bit_count(), masks[k]))
+    new = np.empty(len(masks), dtype=np.intp)
+    new[order] = np.arange(len(order))
+    dag = SparseSensorDAG(
+        sensor_names,
+        [masks[k] for k in order],
+        [sorted((j, int(new[c])) for j, c in kids[k]) for k in order],
+    )
+    flows = [np.unique(np.concatenate(flow[k])) for k in order]
+    tables = []
+    for k, rows in zip(order, flows, strict=True):
+        table = RowTable(len(bank.prior_))
+        if masks[k] == 0:
+            table.add(rows, np.tile(bank.prior_, (len(rows), 1)))
+        else:
+            mask = np.zeros((1, M), dtype=bool)
+            mask[0, bits_of(masks[k])] = True
+            table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
+        tables.append(table)
+    return SparseGrowth(dag, flows, tables, bank, X)
 
 
 def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
@@ -318,11 +593,17 @@ def keep_within_one_se(
 
 
 __all__ = [
+    "MAX_ROUTES",
     "SIMPLEST_FIRST",
     "STRATEGIES",
     "StrategyChoice",
     "chain_growth",
+    "chain_order",
     "choose_strategy",
+    "greedy_order",
     "keep_within_one_se",
     "restricted",
+    "route_groups",
+    "routed_growth",
+    "routing_scores",
 ]

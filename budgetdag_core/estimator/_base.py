@@ -26,8 +26,10 @@ from ..dag_strategy import (
     SIMPLEST_FIRST,
     StrategyChoice,
     chain_growth,
+    chain_order,
     choose_strategy,
     most_states,
+    routed_growth,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
@@ -638,7 +640,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     # ------------------------------------------------------------ sparse DAG
     def builds_sparse_dag(self, spec: SensorSpec) -> bool:
         """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
-        an any-subset bank (``dag="sparse"`` or ``"chain"``, or ``"auto"``
+        an any-subset bank (``dag="sparse"``, ``"chain"`` or ``"routed"``, or ``"auto"``
         beyond 12 sensors without ``n_subsets``) rather than the full DAG or
         the DAG over Alg. 2's subsets.
 
@@ -660,7 +662,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         False
         """
         kind = getattr(self, "dag", "full")
-        if kind in ("sparse", "chain"):
+        if kind in ("sparse", "chain", "routed"):
             if self.n_subsets is not None:
                 raise ValueError(
                     f"dag={kind!r} builds its own states: leave n_subsets=None."
@@ -677,14 +679,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         one kept on validation rows, simplest first; see
         :mod:`budgetdag_core.dag_strategy`)."""
         kind = getattr(self, "dag", "full")
-        return {"sparse": ("grown",), "chain": ("chain",)}.get(kind, SIMPLEST_FIRST)
+        forced = {"sparse": ("grown",), "chain": ("chain",), "routed": ("routed",)}
+        return forced.get(kind, SIMPLEST_FIRST)
 
     @property
     def strategy_(self) -> str:
         """How this model's states were built: ``"full"`` (every subset),
-        ``"subsets"`` (unions of Alg. 2's subsets), ``"grown"`` or ``"chain"``
-        (many sensors; with ``dag="auto"`` the one kept on validation rows,
-        see :attr:`strategy_choice_`)."""
+        ``"subsets"`` (unions of Alg. 2's subsets), ``"grown"``, ``"chain"``
+        or ``"routed"`` (many sensors; with ``dag="auto"`` the one kept on
+        validation rows, see :attr:`strategy_choice_`)."""
         check_is_fitted(self)
         if isinstance(self.sensor_dag_, SparseSensorDAG):
             return str(getattr(self.bank_, "strategy_", "grown"))
@@ -751,6 +754,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     GrowthSettings(**settings), random_state=self._seed,
                     row_loss=row_loss,
                 )  # fmt: skip
+            elif name == "routed":
+                chain = banks.get("chain")
+                growth = routed_growth(
+                    bank, Xv, y_fit, spec.names, spec.column_indices(), mean_costs,
+                    random_state=self._seed, row_loss=row_loss,
+                    common_order=None if chain is None
+                    else chain_order(chain.sparse_growth_.dag),
+                    require=self._strategies() == ("routed",),
+                )  # fmt: skip
+                if growth is None:  # no sensor's value says where to look
+                    continue
             else:
                 growth = chain_growth(
                     bank, Xv, y_fit, spec.names, mean_costs,

@@ -180,7 +180,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicts ``cv`` times faster (for high-throughput serving) and is a
         little less accurate (no averaging; see the user guide's "Classifier
         banks").
-    dag : {"auto", "full", "sparse", "chain"}, default="auto"
+    dag : {"auto", "full", "sparse", "chain", "routed"}, default="auto"
         The states. ``"full"``: every sensor subset (at most 12 sensors), or
         with ``n_subsets`` the unions of Alg. 2's subsets. ``"sparse"``: a DAG
         of one-sensor additions grown from the training rows (states that
@@ -190,11 +190,17 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         an any-subset masked boosting bank; needs ``n_subsets=None`` and the
         default ``classifier`` and ``bank_kind``. ``"chain"``: the same bank,
         the states one greedy order's prefixes (the confidence cascade's
-        order; every row may stop after each sensor). ``"auto"``: beyond 12
-        sensors when ``n_subsets`` is None, ``"chain"``, or ``"sparse"``
-        where it does better by one standard error on validation rows carved
-        from the training data (:attr:`strategy_`, :attr:`strategy_choice_`; see
-        ``budgetdag_core.dag_strategy``), else ``"full"``.
+        order; every row may stop after each sensor). ``"routed"``: the
+        chain, plus a routing sensor (the one whose value best tells which
+        sensor helps next) followed by one greedy order per group of its
+        values: each row buys it or not and follows its group's order, as
+        its policies learn. ``"auto"``: beyond 12 sensors when ``n_subsets``
+        is None, the simplest of ``"chain"``, ``"routed"`` (built only where
+        a sensor's value tells which sensor helps next) and ``"sparse"``
+        whose loss is within one standard error of the best on validation
+        rows carved from the training data (:attr:`strategy_`,
+        :attr:`strategy_choice_`; see ``budgetdag_core.dag_strategy``), else
+        ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
         each state gets a policy and its bank's probabilities.
@@ -247,7 +253,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         "stop_loss": [StrOptions({"auto", *STOP_LOSSES})],
         "subset_reward": [StrOptions({"correct", "soft"})],
         "bank_serve": [StrOptions(set(SERVE_MODES))],
-        "dag": [StrOptions({"auto", "full", "sparse", "chain"})],
+        "dag": [StrOptions({"auto", "full", "sparse", "chain", "routed"})],
         "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 

@@ -125,17 +125,19 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         the mean predictor's. ``subset_scorer`` is ``"ridge"`` or a regressor.
         Not needed beyond 12 sensors: without it the default builds a sparse
         DAG (``dag``).
-    dag : {"auto", "full", "sparse", "chain"}, default="auto"
+    dag : {"auto", "full", "sparse", "chain", "routed"}, default="auto"
         The states, as in :class:`~budgetdag_core.BudgetDAGClassifier`:
         ``"full"``, every sensor subset (at most 12 sensors), or with
         ``n_subsets`` the unions of Alg. 2's subsets; ``"sparse"``, a DAG of
         one-sensor additions grown where the training rows' out-of-fold
         squared (or absolute) error drops most per unit cost; ``"chain"``, the
         prefixes of one greedy order (each sensor next that lowers the
-        out-of-fold error most per unit cost); ``"auto"``: beyond 12 sensors
-        without ``n_subsets``, the chain, or the grown DAG where its held-out
-        loss (``loss`` + ``cost_scale`` x cost) is lower by one standard error
-        on validation rows carved from the training data
+        out-of-fold error most per unit cost); ``"routed"``, the chain plus a
+        routing sensor and one greedy order per group of its values;
+        ``"auto"``: beyond 12 sensors without ``n_subsets``, the simplest of
+        the chain, the routed DAG and the grown DAG whose held-out loss
+        (``loss`` + ``cost_scale`` x cost) is within one standard error of
+        the best on validation rows carved from the training data
         (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
@@ -165,7 +167,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     >>> X = pd.DataFrame(rng.normal(size=(300, 14))).add_prefix("x")
     >>> y = 2 * X["x0"] + rng.normal(scale=0.1, size=300)
     >>> model = BudgetDAGRegressor(cost_scale=0.01, cv=3, random_state=0).fit(X, y)
-    >>> model.strategy_ in ("chain", "grown")
+    >>> model.strategy_ in ("chain", "routed", "grown")
     True
     >>> model.trace(X)["acquired"].iloc[0]
     ('x0',)
@@ -180,7 +182,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         ],
         "loss": [StrOptions({"squared", "absolute"})],
         "subset_scorer": [StrOptions({"ridge"}), HasMethods(["fit", "predict"])],
-        "dag": [StrOptions({"auto", "full", "sparse", "chain"})],
+        "dag": [StrOptions({"auto", "full", "sparse", "chain", "routed"})],
         "max_states": [Interval(Integral, 2, MAX_SPARSE_STATES, closed="both")],
     }
 
