@@ -110,7 +110,7 @@ def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
         "bank_serve": args.bank_serve,
     }
     # Without --n-subsets the library's default: beyond 12 sensors its DAGs
-    # of one-sensor additions (chain or grown, kept on validation rows).
+    # of one-sensor additions (chain, routed or grown, kept on validation rows).
     n_subsets = args.n_subsets
     if n_subsets is not None:
         params["n_subsets"] = n_subsets

@@ -593,7 +593,9 @@ def keep_within_one_se(
 
 
 __all__ = [
+    "CHAIN_SCORE_ROWS",
     "MAX_ROUTES",
+    "ROUTE_SCORE_ROWS",
     "SIMPLEST_FIRST",
     "STRATEGIES",
     "StrategyChoice",

@@ -21,7 +21,23 @@ from .training import Settings, estimator_params, make_model
 #: Each many-sensor strategy in words, with the most states of its DAG.
 STRATEGY_WORDS = {
     "chain": "a chain of {n} states (one acquisition order, the confidence cascade's)",
+    "routed": (
+        "a routed DAG (the chain, or a sensor whose value says where to look "
+        "and an order per value; at most {n} states)"
+    ),
     "grown": "a DAG grown where rows gain most (at most {n} states)",
+}
+#: Each strategy as the model that kept it is described.
+KEPT_WORDS = {
+    "chain": "the chain",
+    "routed": "the routed DAG",
+    "grown": "the grown DAG",
+}
+#: Each strategy in the short list of what a training may build.
+SHORT_WORDS = {
+    "chain": "a chain of {n} states",
+    "routed": "a routed DAG of at most {n} states",
+    "grown": "a DAG grown to at most {n} states",
 }
 
 
@@ -48,14 +64,10 @@ def states_words(
     the better on held-out rows"``."""
     strategies = strategies_of(spec, settings)
     if strategies:
-        parts = [
-            f"a chain of {n} states" if name == "chain" else
-            f"a DAG grown to at most {n} states"
-            for name, n in strategies.items()
-        ]  # fmt: skip
+        parts = [SHORT_WORDS[name].format(n=n) for name, n in strategies.items()]
         if len(parts) == 1:
             return f"{parts[0]} (one sensor per step)"
-        return " or ".join(parts) + ", the better on held-out rows"
+        return ", ".join(parts[:-1]) + f" or {parts[-1]}, the best on held-out rows"
     t, include_all = _asked_subsets(settings)
     if t is None:
         return f"{2**spec.n_sensors:,} DAG states"
@@ -104,12 +116,11 @@ def training_plan(
     strategies = strategies_of(spec, settings)
     cv = int(estimator_params(settings)["cv"])
     if strategies:
-        built = " and ".join(
-            STRATEGY_WORDS[name].format(n=n) for name, n in strategies.items()
-        )
+        words = [STRATEGY_WORDS[name].format(n=n) for name, n in strategies.items()]
+        built = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1]
         keep = (
-            ", keeps the chain unless the grown DAG's policies do better by one "
-            "standard error on a held-out quarter of the training rows"
+            ", keeps the simplest whose policies do within one standard error "
+            "as well as the best on a held-out quarter of the training rows"
             if len(strategies) > 1
             else ""
         )
@@ -144,8 +155,7 @@ def model_words(model: object) -> str | None:
     if strategy not in STRATEGY_WORDS:
         return None
     n_states = model.sensor_dag_.n_states  # type: ignore[attr-defined]
-    kept = "the chain" if strategy == "chain" else "the grown DAG"
-    text = f"Kept {kept} of one-sensor additions ({n_states} states)"
+    text = f"Kept {KEPT_WORDS[strategy]} of one-sensor additions ({n_states} states)"
     choice = model.strategy_choice_  # type: ignore[attr-defined]
     if choice is None:
         return text + "."
@@ -154,8 +164,8 @@ def model_words(model: object) -> str | None:
     )
     return (
         text + f": its policies' loss (errors + cost scale x cost) on held-out "
-        f"training rows ({losses}); the chain is kept unless the grown DAG's "
-        "is lower by one standard error."
+        f"training rows ({losses}); the simplest (chain, routed, grown) within "
+        "one standard error of the lowest is kept."
     )
 
 

@@ -26,7 +26,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
-from ..dag_strategy import CHAIN_SCORE_ROWS
+from ..dag_strategy import CHAIN_SCORE_ROWS, ROUTE_SCORE_ROWS
 from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
@@ -692,6 +692,11 @@ def _sparse_fit_seconds(
     if "chain" in strategies:  # each step scores the sensors left, then a table
         scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
         calls += 2 * M
+    if "routed" in strategies:  # each candidate route's pairs, then each
+        # group's order (the groups share the rows: about one more chain)
+        scores += M * M * min(n_rows, ROUTE_SCORE_ROWS)
+        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
+        calls += 2 * M + strategies["routed"]
     states = dict(strategies)
     if "grown" in strategies:
         states["grown"] = min(strategies["grown"], GROWN_STATES_PER_ROW * n_rows)

@@ -80,7 +80,10 @@ def test_a_wide_upload_trains_the_library_default_then_subsets_on_request(app):
     toggle = at.toggle(key=state.W_SUBSETS_ON)
     assert not toggle.value and at.number_input(key=state.W_N_SUBSETS).disabled
     ready = next(t for t in texts(at, "success") if "Ready to train" in t)
-    assert "a chain of 17 states or a DAG grown to at most 1000 states" in ready
+    assert (
+        "a chain of 17 states, a routed DAG of at most 138 states or a DAG grown"
+        in ready
+    )
 
     at.switch_page(page("train")).run()
     assert "a chain of 17 states" in at.caption[0].value

@@ -6,13 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import StratifiedKFold
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
 from budgetdag_core.dag_strategy import (
     SIMPLEST_FIRST,
     STRATEGIES,
     StrategyChoice,
+    chain_order,
     keep_within_one_se,
+    most_states,
+    route_groups,
+    routed_growth,
+    routing_scores,
 )
 
 from .test_sparse_dag import SPEC, fit, make_data
@@ -36,6 +44,11 @@ def test_the_chain_holds_every_sensor_in_one_order():
         ((sensor, child),) = dag.children[k]
         assert child == k + 1 and dag.states[child] == dag.states[k] | 1 << sensor
     assert dag.children[-1] == []
+    order = chain_order(dag)
+    assert sorted(order) == list(range(SPEC.n_sensors))
+    assert [dag.states[k + 1] ^ dag.states[k] for k in range(len(order))] == [
+        1 << j for j in order
+    ]
     growth = model.bank_.sparse_growth_
     assert all(len(rows) == len(growth.flow[0]) for rows in growth.flow)
 
@@ -49,13 +62,16 @@ def test_the_chain_buys_the_informative_sensors_first():
     assert first | second <= {"s0", "s1", "s2", "s3"}
 
 
-def test_auto_keeps_the_grown_dag_where_rows_need_different_sensors():
+def test_auto_keeps_a_routing_dag_where_rows_need_different_sensors():
     # s0 says which of s1, s2 carries the class: the chain must buy all three.
     model = fit()
-    assert model.strategy_ == "grown"
+    assert model.strategy_ in ("routed", "grown")
     table = model.strategy_choice_.table()
     assert set(table["strategy"]) == set(STRATEGIES)
-    assert table.loc[table["chosen"], "loss"].min() == table["loss"].min()
+    kept = table[table["chosen"]].iloc[0]
+    assert kept["loss"] - table["loss"].min() <= kept["excess_se"] + 1e-12
+    chain = table[table["strategy"] == "chain"].iloc[0]
+    assert chain["loss"] - table["loss"].min() > chain["excess_se"]
     X, y = make_data(2000, 5)
     chain = fit(dag="chain").evaluate(X, y)
     assert model.evaluate(X, y)["avg_loss"] < chain["avg_loss"]
@@ -123,9 +139,125 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
         assert row["avg_cost"] == pytest.approx(model.evaluate(Xt, yt)["avg_cost"])
     # The cascade reads the sweep's bank (the chain's states), whichever
     # strategy its first point kept.
-    assert "grown" in {m.strategy_ for m in result.models}
+    assert {m.strategy_ for m in result.models} - {"chain"}
     assert result.bank.strategy_ == "chain"
     assert result.cascade.dag is result.bank.sparse_growth_.dag
     # A fit with the same settings keeps what the sweep's point kept.
     alone = fit(cost_scale=0.02)
     pd.testing.assert_frame_equal(alone.trace(Xt), result.models[1].trace(Xt))
+
+
+# ------------------------------------------------------------ the routed DAG
+def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
+    """s0 says which of s1, s2 carries the class: the routed DAG's routing
+    sensor is s0, each group's order starts with the sensor its sign names,
+    and the fitted policy buys s0 first, then that sensor, per example."""
+    model = fit(n=800, dag="routed")
+    assert model.strategy_ == "routed"
+    dag, names = model.sensor_dag_, model.spec_.names
+    assert dag.n_states <= most_states("routed", SPEC.n_sensors, 1000)
+    assert "s0" in {names[u] for u, _ in dag.children[0]}
+    Xt, _ = make_data(400, 3)
+    acquired = model.trace(Xt)["acquired"]
+    first_two = [a[:2] for a in acquired]
+    named = np.where(Xt.s0 > 0, "s1", "s2")
+    hits = [a == ("s0", want) for a, want in zip(first_two, named, strict=True)]
+    assert np.mean(hits) > 0.9, first_two[:10]
+
+
+def test_no_routed_dag_where_no_value_says_where_to_look():
+    """The class a sum of four sensors: every row gains from the same sensor
+    next, whatever any value says. No routing sensor scores above zero, so
+    ``dag="auto"`` builds no routed DAG (its validation has no such row);
+    forced, the routed DAG still routes by the best-scored sensor."""
+    X, y = independent_data(600, 2)
+    spec = SensorSpec.per_column(list(X.columns))
+    model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
+    assert "routed" not in model.bank_.strategy_banks_
+    assert "routed" not in set(model.strategy_choice_.table()["strategy"])
+    forced = BudgetDAGClassifier(spec, dag="routed", cv=3, random_state=0).fit(X, y)
+    assert forced.strategy_ == "routed"
+
+
+def _fold_bank(X: np.ndarray, y: np.ndarray):
+    """A stand-in any-subset bank: a row's out-of-fold probabilities at a
+    subset from a nearest-class-mean rule on the subset's columns, fitted on
+    the other folds (``oof_at``'s contract, no model to train)."""
+
+    class Bank:
+        prior_ = np.bincount(y) / len(y)
+
+        def oof_at(self, X_, rows, subsets, state=None):
+            subsets = np.atleast_2d(subsets)
+            out = np.empty((len(rows), len(subsets), len(self.prior_)))
+            for fit_rows, judged in StratifiedKFold(3).split(X, y):
+                pick = np.isin(rows, judged)
+                if not pick.any():
+                    continue
+                means = np.stack(
+                    [X[fit_rows][y[fit_rows] == c].mean(0) for c in (0, 1)]
+                )
+                for m, mask in enumerate(subsets):
+                    d = (
+                        (X_[rows[pick]][:, None, mask] - means[None, :, mask]) ** 2
+                    ).sum(-1)
+                    logits = -d
+                    p = np.exp(logits - logits.max(1, keepdims=True))
+                    out[pick, m] = p / p.sum(1, keepdims=True)
+            return out
+
+    return Bank()
+
+
+def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
+    X, y = make_data(900, 4)
+    Xv = X.to_numpy()
+    bank = _fold_bank(Xv, y)
+    costs = np.ones(SPEC.n_sensors)
+    groups = {r: route_groups(Xv[:, [r]], 8, 10) for r in range(SPEC.n_sensors)}
+
+    def row_loss(rows, proba):
+        picked = np.take_along_axis(
+            proba, y[rows].reshape((-1,) + (1,) * (proba.ndim - 1)), axis=-1
+        )
+        return -np.log(np.clip(picked, 1e-12, None))[..., 0]
+
+    rows = np.arange(300)
+    scores = routing_scores(
+        bank, Xv, rows, groups, costs, row_loss, np.random.default_rng(0)
+    )
+    assert max(scores, key=scores.get) == 0, scores
+    # A coin (s5 .. s15) is worth little: its picks are judged on other rows.
+    assert max(scores[r] for r in range(5, 16)) < scores[0] / 3
+    growth = routed_growth(
+        bank, Xv, y, SPEC.names, SPEC.column_indices(), costs, random_state=0
+    )
+    dag = growth.dag
+    (route_state,) = [c for u, c in dag.children[0] if u == 0]
+    firsts = {dag.sensor_names[u] for u, _ in dag.children[route_state]}
+    assert {"s1", "s2"} <= firsts, firsts
+    assert all(len(rows) for rows in growth.flow)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.integers(-3, 3).map(float), st.just(float("nan"))),
+        min_size=1, max_size=80,
+    ),
+    max_groups=st.integers(2, 6),
+    floor=st.integers(1, 10),
+)  # fmt: skip
+def test_route_groups_keep_groups_of_enough_rows(values, max_groups, floor):
+    column = np.array(values)[:, None]
+    groups = route_groups(column, max_groups, floor, random_state=0)
+    assert groups.shape == (len(values),)
+    kept = groups[groups >= 0]
+    assert set(kept.tolist()) == set(range(len(np.unique(kept))))
+    assert len(np.unique(kept)) <= max_groups
+    counts = np.bincount(kept) if len(kept) else np.zeros(0)
+    assert (counts >= floor).all()
+    # Rows of one value share a group (a missing value is a value too).
+    key = np.nan_to_num(column[:, 0], nan=-99.0)
+    for v in np.unique(key):
+        assert len(set(groups[key == v].tolist())) == 1

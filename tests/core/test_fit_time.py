@@ -269,7 +269,7 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
             spec, X, y, probe=probe, first_fit=False, n_jobs=1, **params, **extra
         )
 
-    assert 0 < estimate(dag="chain") < estimate()
+    assert 0 < estimate(dag="chain") < estimate(dag="routed") < estimate()
     # ... and the seconds the choice of kind took.
     unchosen = dataclasses.replace(probe, select_seconds=0.0)
     assert estimate() - estimate_fit_seconds_for(

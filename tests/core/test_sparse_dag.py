@@ -58,6 +58,7 @@ def model() -> BudgetDAGClassifier:
 ANY_MODELS = {
     "sparse": {"dag": "sparse"},
     "chain": {"dag": "chain"},
+    "routed": {"dag": "routed"},
     "auto": {},
     # Each any-subset bank kind ("auto" above: the kind kept on validation).
     "chain-boosting": {"dag": "chain", "bank_kind": "masked"},

@@ -48,6 +48,7 @@ def fit(n: int = 400, seed: int = 0, **params) -> BudgetDAGRegressor:
 ANY_MODELS = {
     "auto": {},  # the strategy and the masked regressor kept on validation
     "sparse": {"dag": "sparse"},
+    "routed": {"dag": "routed"},
     # Each masked regressor on the chain.
     "chain-boosting": {"dag": "chain", "regressor": "boosting"},
     "chain-ridge": {"dag": "chain", "regressor": "ridge"},
