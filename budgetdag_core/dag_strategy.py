@@ -359,18 +359,15 @@ def routed_growth(
             random_state=random_state, row_loss=row_loss,
         )  # fmt: skip
         common_order = chain_order(common.dag)
-    paths = [(0, list(common_order), rows)]
+    paths = [(0, list(common_order), rows), (0, [route], rows)]
     held = np.zeros(M, dtype=bool)
     held[route] = True
-    start = np.zeros((1, M), dtype=bool)
-    start[0, route] = True
-    paths.append((0, [route], rows))
     for group in range(int(groups[route].max()) + 1):
         members = np.flatnonzero(groups[route] == group)
         sub = members if len(members) <= max_rows else np.sort(
             rng.choice(members, max_rows, replace=False)
         )  # fmt: skip
-        current = float(row_loss(sub, bank.oof_at(X, sub, start)[:, 0]).mean())
+        current = float(row_loss(sub, bank.oof_at(X, sub, held)[:, 0]).mean())
         order = greedy_order(bank, X, sub, held, costs, row_loss, current)
         paths.append((1 << route, order, members))
     return _growth_of_paths(bank, X, sensor_names, paths)

@@ -375,9 +375,9 @@ class FitProbe:
         The subsets Alg. 2 selected (at most ``n_subsets``; None without).
     strategies : dict
         A fit beyond the full DAG without ``n_subsets``: each DAG of
-        one-sensor additions it builds (``"chain"``, ``"grown"``) and the
-        most states that DAG can have (``n_states`` is the largest); empty
-        otherwise.
+        one-sensor additions it builds (``"chain"``, ``"routed"``,
+        ``"grown"``) and the most states that DAG can have (``n_states`` is
+        the largest); empty otherwise.
     trees : float or None
         The boosting trees of a masked bank's fold model (rounds x trees per
         round), counted on the timed fold, else modelled; scoring a sparse
