@@ -198,9 +198,11 @@ def route_groups(
 ) -> np.ndarray:
     """Each row's group by its values of a routing sensor (n_rows, n_columns):
     one group per distinct value pattern when there are at most
-    ``max_groups``, else ``max_groups`` k-means clusters of the standardised
-    values (a missing value is a value of its own, below the others). Groups
-    of fewer than ``floor`` rows are -1: their rows keep the common order.
+    ``max_groups``; else, for one column, its quantile bins (at most
+    ``max_groups``), and for several, ``max_groups`` k-means clusters of the
+    standardised values. A missing value counts as a value below the others.
+    Groups of fewer than ``floor`` rows are -1: their rows keep the common
+    order.
 
     Examples
     --------
@@ -215,14 +217,18 @@ def route_groups(
     filled = np.where(np.isnan(finite), low - 1.0, finite)
     patterns, groups = np.unique(filled, axis=0, return_inverse=True)
     groups = groups.ravel()
-    if len(patterns) > max_groups:
+    if len(patterns) > max_groups and filled.shape[1] == 1:
+        inner = np.linspace(0, 1, max_groups + 1)[1:-1]
+        edges = np.unique(np.quantile(filled[:, 0], inner))
+        groups = np.searchsorted(edges, filled[:, 0], side="right")
+    elif len(patterns) > max_groups:
         spread = filled.std(axis=0)
         Z = (filled - filled.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
         groups = KMeans(max_groups, n_init=3, random_state=random_state).fit_predict(Z)
     counts = np.bincount(groups, minlength=1)
     small = counts[groups] < floor
     groups = np.where(small, -1, groups)
-    # Number the kept groups 0, 1, ... in order of first appearance.
+    # Number the kept groups 0, 1, ... in the order of their labels.
     kept = np.unique(groups[groups >= 0])
     renumber = np.full(int(groups.max(initial=0)) + 1, -1)
     renumber[kept] = np.arange(len(kept))
