@@ -36,10 +36,11 @@ from ._sparse import SparseMaskedBank
 AUTO_VALIDATION_FRACTION = 0.2
 #: Random subsets each validation row is scored at.
 VALIDATION_MASKS = 8
-#: Training rows above which ``"auto"`` does not try the network: on long
-#: tables boosting learns the subsets well and a network's epochs over the
-#: mask stack cost far more than its trees.
-AUTO_NEURAL_MAX_ROWS = 3000
+#: Training rows above which ``"auto"`` does not try the network (its epochs
+#: over the mask stack grow with the rows). Not lower: on thousands of rows
+#: boosting still learns an interaction the network learns (CUBE-NM, 5 000
+#: rows: the context and its block).
+AUTO_NEURAL_MAX_ROWS = 20_000
 #: Kinds a sparse DAG's bank can be (``"auto"``: :class:`AutoMaskedBank`).
 SPARSE_BANK_KINDS = ("auto", *MASKED_KINDS)
 
