@@ -38,8 +38,8 @@ AUTO_VALIDATION_FRACTION = 0.2
 VALIDATION_MASKS = 8
 #: Training rows above which ``"auto"`` does not try the network (its epochs
 #: over the mask stack grow with the rows). Not lower: on thousands of rows
-#: boosting still learns an interaction the network learns (CUBE-NM, 5 000
-#: rows: the context and its block).
+#: the network can still learn an interaction boosting misses (CUBE-NM,
+#: 5 000 rows: the context and its block).
 AUTO_NEURAL_MAX_ROWS = 20_000
 #: Kinds a sparse DAG's bank can be (``"auto"``: :class:`AutoMaskedBank`).
 SPARSE_BANK_KINDS = ("auto", *MASKED_KINDS)
