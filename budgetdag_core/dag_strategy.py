@@ -62,7 +62,14 @@ CHAIN_SCORE_ROWS = 2000
 #: Most groups a routing sensor's values split the rows into (``"routed"``).
 MAX_ROUTES = 8
 #: Training rows that score the candidate routing sensors.
-ROUTE_SCORE_ROWS = 300
+ROUTE_SCORE_ROWS = 600
+#: Standard errors a routing score must exceed (see :func:`routed_growth`).
+ROUTE_MIN_SE = 3.0
+#: Share of the common pick's gain a routing score must exceed.
+ROUTE_MIN_SHARE = 0.1
+#: How many groups of a routing sensor's values are tried (each scored on
+#: held-out rows: a few hundred rows support fewer, larger groups).
+ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
 
@@ -239,14 +246,16 @@ def routing_scores(
     bank: Any,
     X: np.ndarray,
     scored: np.ndarray,
-    groups: dict[int, np.ndarray],
+    groupings: dict[int, list[np.ndarray]],
     costs: np.ndarray,
     row_loss: RowLoss,
     rng: np.random.Generator,
-) -> dict[int, float]:
+) -> dict[tuple[int, int], tuple[float, float]]:
     """What knowing sensor r's group is worth for choosing the next sensor,
-    per unit of r's cost, for each candidate r of ``groups`` (r -> each
-    row's group, :func:`route_groups`).
+    per unit of r's cost, for each candidate r and each of its groupings
+    ``groupings[r][i]`` (each row's group, :func:`route_groups`), keyed
+    ``(r, i)``: the mean over the scored rows, its standard error, and the
+    mean gain of the common pick (per unit cost) it adds to.
 
     At the state {r}, each scored row's gain of every other sensor j is the
     drop of its out-of-fold ``row_loss`` per unit of j's cost. Half the
@@ -254,16 +263,16 @@ def routing_scores(
     and one sensor for all; the other half is scored by how much more its
     rows gain from their group's pick than from the common one, and the
     halves swap (picks are not scored on the rows that made them, so many
-    small groups earn nothing by chance). Zero in expectation when r's
+    small groups earn nothing by chance, and a grouping too fine for its
+    rows scores less than a coarser one). Zero in expectation when r's
     value says nothing about which sensor helps a row, as for any sensor
     informative alone; CUBE-NM's context, which says where to look, scores
     high.
     """
     M = len(costs)
     halves = np.array_split(rng.permutation(len(scored)), 2)
-    out: dict[int, float] = {}
-    for r, row_groups in groups.items():
-        g = row_groups[scored]
+    out: dict[tuple[int, int], float] = {}
+    for r, options in groupings.items():
         held = np.zeros((1, M), dtype=bool)
         held[0, r] = True
         base = row_loss(scored, bank.oof_at(X, scored, held)[:, 0])
@@ -272,18 +281,38 @@ def routing_scores(
         trial[np.arange(len(cand)), cand] = True
         after = row_loss(scored, bank.oof_at(X, scored, trial))
         gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
-        total = 0.0
-        for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
-            common = int(gain[pick_rows].mean(axis=0).argmax())
-            pick = np.full(len(judged), common)
-            for group in np.unique(g[judged]):
-                mine = pick_rows[g[pick_rows] == group]
-                if group >= 0 and len(mine):
-                    chosen = int(gain[mine].mean(axis=0).argmax())
-                    pick[g[judged] == group] = chosen
-            own = gain[judged, pick] - gain[judged, common]
-            total += float(own.sum())
-        out[int(r)] = total / len(scored) / max(float(costs[r]), 1e-12)
+        for i, row_groups in enumerate(options):
+            g = row_groups[scored]
+            per_row, base_gain = [], []
+            for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
+                common = int(gain[pick_rows].mean(axis=0).argmax())
+                pick = np.full(len(judged), common)
+                for group in np.unique(g[judged]):
+                    mine = pick_rows[g[pick_rows] == group]
+                    if group >= 0 and len(mine):
+                        chosen = int(gain[mine].mean(axis=0).argmax())
+                        pick[g[judged] == group] = chosen
+                per_row.append(gain[judged, pick] - gain[judged, common])
+                base_gain.append(gain[judged, common])
+            own = np.concatenate(per_row) / max(float(costs[r]), 1e-12)
+            se = float(own.std(ddof=1) / np.sqrt(len(own))) if len(own) > 1 else 0.0
+            common_gain = float(np.concatenate(base_gain).mean())
+            out[int(r), i] = (float(own.mean()), se, common_gain)
+    return out
+
+
+def route_groupings(
+    values: np.ndarray, max_routes: int, floor: int, random_state: int | None = 0
+) -> list[np.ndarray]:
+    """The candidate groupings of the rows by a sensor's values: its
+    :func:`route_groups` into each of ``ROUTE_GROUP_COUNTS`` (at most
+    ``max_routes``) groups, without repeats and without those of fewer than
+    two groups."""
+    out: list[np.ndarray] = []
+    for count in sorted({min(c, max_routes) for c in ROUTE_GROUP_COUNTS}):
+        groups = route_groups(values, count, floor, random_state)
+        if groups.max() >= 1 and not any(np.array_equal(groups, g) for g in out):
+            out.append(groups)
     return out
 
 
@@ -308,11 +337,14 @@ def routed_growth(
     sensors), or keep the common order; Graph-Reduce learns which, per
     example, from the example's values.
 
-    The routing sensor is the one of highest :func:`routing_scores` (each
-    candidate's groups from :func:`route_groups`, at most ``max_routes``);
-    each group's order is :func:`greedy_order` from the routing sensor on
-    that group's rows. None when no sensor's values tell which sensor helps
-    next (no score above zero; with ``require``, the best one all the same).
+    The routing sensor and the grouping of its values are those of highest
+    :func:`routing_scores` (each candidate's groupings from
+    :func:`route_groupings`, at most ``max_routes`` groups); each group's
+    order is :func:`greedy_order` from the routing sensor on that group's
+    rows. None when no sensor's values tell which sensor helps
+    next (no score above ``ROUTE_MIN_SE`` standard errors and
+    ``ROUTE_MIN_SHARE`` of the common pick's gain; with ``require``, the best
+    one all the same).
 
     Parameters
     ----------
@@ -348,17 +380,27 @@ def routed_growth(
     scored = rows if n <= ROUTE_SCORE_ROWS else np.sort(
         rng.choice(n, ROUTE_SCORE_ROWS, replace=False)
     )  # fmt: skip
-    groups = {
-        r: route_groups(X[:, cols], max_routes, floor, random_state)
+    groupings = {
+        r: route_groupings(X[:, cols], max_routes, floor, random_state)
         for r, cols in enumerate(sensor_columns)
     }
-    groups = {r: g for r, g in groups.items() if g.max() >= 1}  # 2+ groups
-    if not groups:
+    groupings = {r: g for r, g in groupings.items() if g}
+    if not groupings:
         return None
-    scores = routing_scores(bank, X, scored, groups, costs, row_loss, rng)
-    route = max(scores, key=lambda r: (scores[r], -r))
-    if scores[route] <= 0 and not require:
+    scores = routing_scores(bank, X, scored, groupings, costs, row_loss, rng)
+    # Many sensors and groupings are tried: a route must stand clear of the
+    # noise (ROUTE_MIN_SE standard errors) and be worth a share of what the
+    # common pick gains (not a sliver of it) before a strategy is built on it.
+    clear = {
+        key: (mean, se, common)
+        for key, (mean, se, common) in scores.items()
+        if mean > ROUTE_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0.0)
+    }
+    if not clear and not require:
         return None
+    pool = clear or scores
+    best = max(pool, key=lambda key: (pool[key][0], -key[0], -key[1]))
+    route, groups = best[0], groupings[best[0]][best[1]]
     if common_order is None:
         common = chain_growth(
             bank, X, y, sensor_names, costs, max_rows=max_rows,
@@ -368,8 +410,8 @@ def routed_growth(
     paths = [(0, list(common_order), rows), (0, [route], rows)]
     held = np.zeros(M, dtype=bool)
     held[route] = True
-    for group in range(int(groups[route].max()) + 1):
-        members = np.flatnonzero(groups[route] == group)
+    for group in range(int(groups.max()) + 1):
+        members = np.flatnonzero(groups == group)
         sub = members if len(members) <= max_rows else np.sort(
             rng.choice(members, max_rows, replace=False)
         )  # fmt: skip
@@ -598,6 +640,9 @@ def keep_within_one_se(
 __all__ = [
     "CHAIN_SCORE_ROWS",
     "MAX_ROUTES",
+    "ROUTE_GROUP_COUNTS",
+    "ROUTE_MIN_SE",
+    "ROUTE_MIN_SHARE",
     "ROUTE_SCORE_ROWS",
     "SIMPLEST_FIRST",
     "STRATEGIES",
@@ -608,6 +653,7 @@ __all__ = [
     "greedy_order",
     "keep_within_one_se",
     "restricted",
+    "route_groupings",
     "route_groups",
     "routed_growth",
     "routing_scores",

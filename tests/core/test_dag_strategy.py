@@ -12,12 +12,14 @@ from sklearn.model_selection import StratifiedKFold
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
 from budgetdag_core.dag_strategy import (
+    ROUTE_MIN_SE,
     SIMPLEST_FIRST,
     STRATEGIES,
     StrategyChoice,
     chain_order,
     keep_within_one_se,
     most_states,
+    route_groupings,
     route_groups,
     routed_growth,
     routing_scores,
@@ -168,7 +170,8 @@ def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
 
 def test_no_routed_dag_where_no_value_says_where_to_look():
     """The class a sum of four sensors: every row gains from the same sensor
-    next, whatever any value says. No routing sensor scores above zero, so
+    next, whatever any value says. No routing sensor stands clear of the
+    noise, so
     ``dag="auto"`` builds no routed DAG (its validation has no such row);
     forced, the routed DAG still routes by the best-scored sensor."""
     X, y = independent_data(600, 2)
@@ -215,7 +218,7 @@ def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
     Xv = X.to_numpy()
     bank = _fold_bank(Xv, y)
     costs = np.ones(SPEC.n_sensors)
-    groups = {r: route_groups(Xv[:, [r]], 8, 10) for r in range(SPEC.n_sensors)}
+    groups = {r: [route_groups(Xv[:, [r]], 8, 10)] for r in range(SPEC.n_sensors)}
 
     def row_loss(rows, proba):
         picked = np.take_along_axis(
@@ -227,9 +230,19 @@ def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
     scores = routing_scores(
         bank, Xv, rows, groups, costs, row_loss, np.random.default_rng(0)
     )
-    assert max(scores, key=scores.get) == 0, scores
+    means = {key: value[0] for key, value in scores.items()}
+    assert max(means, key=means.get) == (0, 0), scores
+    assert scores[0, 0][0] > ROUTE_MIN_SE * scores[0, 0][1]
     # A coin (s5 .. s15) is worth little: its picks are judged on other rows.
-    assert max(scores[r] for r in range(5, 16)) < scores[0] / 3
+    assert max(means[r, 0] for r in range(5, 16)) < means[0, 0] / 3
+    # Of s0's groupings, two groups (its sign) serve best: finer ones split
+    # the same two picks over fewer rows each.
+    (fine,) = [route_groups(Xv[:, [0]], 8, 10)]
+    options = {0: [route_groups(Xv[:, [0]], 2, 10), fine]}
+    by_count = routing_scores(
+        bank, Xv, rows, options, costs, row_loss, np.random.default_rng(0)
+    )
+    assert by_count[0, 0][0] >= by_count[0, 1][0], by_count
     growth = routed_growth(
         bank, Xv, y, SPEC.names, SPEC.column_indices(), costs, random_state=0
     )
@@ -262,3 +275,14 @@ def test_route_groups_keep_groups_of_enough_rows(values, max_groups, floor):
     key = np.nan_to_num(column[:, 0], nan=-99.0)
     for v in np.unique(key):
         assert len(set(groups[key == v].tolist())) == 1
+
+
+def test_route_groupings_offer_each_distinct_grouping_once():
+    rng = np.random.default_rng(0)
+    column = rng.normal(size=(400, 1))
+    options = route_groupings(column, 8, 10)
+    assert [g.max() + 1 for g in options] == [2, 3, 5, 8]
+    two_values = (column > 0).astype(float)  # two patterns: one grouping
+    (only,) = route_groupings(two_values, 8, 10)
+    assert set(only.tolist()) == {0, 1}
+    assert route_groupings(np.ones((50, 1)), 8, 10) == []  # one group: none
