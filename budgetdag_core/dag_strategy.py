@@ -11,7 +11,8 @@ the policies on it as on any DAG:
 - ``"chain"``: :func:`chain_growth`, the confidence cascade's order as a chain
   (every row may stop after each sensor of one greedy order): few states, each
   with every row, so its policies are learned from all the data;
-- ``"routed"``: :func:`routed_growth`, the chain plus a per-example route: a
+- ``"routed"``: :func:`~budgetdag_core.routed_dag.routed_growth`, the chain
+  plus a per-example route: a
   *routing* sensor whose value tells which sensor helps next (CUBE-NM's
   context, worthless alone), then one greedy order per group of its values.
   Graph-Reduce learns, per example and from its values, whether to buy the
@@ -39,10 +40,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.cluster import KMeans
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .dag import bits_of
 from .sparse_dag import (
     RowLoss,
     RowTable,
@@ -59,17 +58,9 @@ STRATEGIES = ("grown", "chain", "routed")
 SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
-#: Most groups a routing sensor's values split the rows into (``"routed"``).
+#: Most groups a routing sensor's values split the rows into (``"routed"``,
+#: :mod:`budgetdag_core.routed_dag`).
 MAX_ROUTES = 8
-#: Training rows that score the candidate routing sensors.
-ROUTE_SCORE_ROWS = 600
-#: Standard errors a routing score must exceed (see :func:`routed_growth`).
-ROUTE_MIN_SE = 3.0
-#: Share of the common pick's gain a routing score must exceed.
-ROUTE_MIN_SHARE = 0.1
-#: How many groups of a routing sensor's values are tried (each scored on
-#: held-out rows: a few hundred rows support fewer, larger groups).
-ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
 
@@ -200,281 +191,9 @@ def greedy_order(
     return order
 
 
-def route_groups(
-    values: np.ndarray, max_groups: int, floor: int, random_state: int | None = 0
-) -> np.ndarray:
-    """Each row's group by its values of a routing sensor (n_rows, n_columns):
-    one group per distinct value pattern when there are at most
-    ``max_groups``; else, for one column, its quantile bins (at most
-    ``max_groups``), and for several, ``max_groups`` k-means clusters of the
-    standardised values. A missing value counts as a value below the others.
-    Groups of fewer than ``floor`` rows are -1: their rows keep the common
-    order.
-
-    Examples
-    --------
-    >>> route_groups(np.array([[0.0], [1.0], [1.0], [2.0]]), 8, 2).tolist()
-    [-1, 0, 0, -1]
-    """
-    values = np.asarray(values, dtype=float)
-    finite = np.where(np.isfinite(values), values, np.nan)
-    low = np.nan_to_num(
-        np.nanmin(np.vstack([finite, np.zeros((1, values.shape[1]))]), axis=0)
-    )
-    filled = np.where(np.isnan(finite), low - 1.0, finite)
-    patterns, groups = np.unique(filled, axis=0, return_inverse=True)
-    groups = groups.ravel()
-    if len(patterns) > max_groups and filled.shape[1] == 1:
-        inner = np.linspace(0, 1, max_groups + 1)[1:-1]
-        edges = np.unique(np.quantile(filled[:, 0], inner))
-        groups = np.searchsorted(edges, filled[:, 0], side="right")
-    elif len(patterns) > max_groups:
-        spread = filled.std(axis=0)
-        Z = (filled - filled.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
-        groups = KMeans(max_groups, n_init=3, random_state=random_state).fit_predict(Z)
-    counts = np.bincount(groups, minlength=1)
-    small = counts[groups] < floor
-    groups = np.where(small, -1, groups)
-    # Number the kept groups 0, 1, ... in the order of their labels.
-    kept = np.unique(groups[groups >= 0])
-    renumber = np.full(int(groups.max(initial=0)) + 1, -1)
-    renumber[kept] = np.arange(len(kept))
-    return np.where(groups >= 0, renumber[np.maximum(groups, 0)], -1)
-
-
-def routing_scores(
-    bank: Any,
-    X: np.ndarray,
-    scored: np.ndarray,
-    groupings: dict[int, list[np.ndarray]],
-    costs: np.ndarray,
-    row_loss: RowLoss,
-    rng: np.random.Generator,
-) -> dict[tuple[int, int], tuple[float, float]]:
-    """What knowing sensor r's group is worth for choosing the next sensor,
-    per unit of r's cost, for each candidate r and each of its groupings
-    ``groupings[r][i]`` (each row's group, :func:`route_groups`), keyed
-    ``(r, i)``: the mean over the scored rows, its standard error, and the
-    mean gain of the common pick (per unit cost) it adds to.
-
-    At the state {r}, each scored row's gain of every other sensor j is the
-    drop of its out-of-fold ``row_loss`` per unit of j's cost. Half the
-    scored rows pick, per group, the sensor of most mean gain in that group,
-    and one sensor for all; the other half is scored by how much more its
-    rows gain from their group's pick than from the common one, and the
-    halves swap (picks are not scored on the rows that made them, so many
-    small groups earn nothing by chance, and a grouping too fine for its
-    rows scores less than a coarser one). Zero in expectation when r's
-    value says nothing about which sensor helps a row, as for any sensor
-    informative alone; CUBE-NM's context, which says where to look, scores
-    high.
-    """
-    M = len(costs)
-    halves = np.array_split(rng.permutation(len(scored)), 2)
-    out: dict[tuple[int, int], float] = {}
-    for r, options in groupings.items():
-        held = np.zeros((1, M), dtype=bool)
-        held[0, r] = True
-        base = row_loss(scored, bank.oof_at(X, scored, held)[:, 0])
-        cand = np.flatnonzero(np.arange(M) != r)
-        trial = np.repeat(held, len(cand), axis=0)
-        trial[np.arange(len(cand)), cand] = True
-        after = row_loss(scored, bank.oof_at(X, scored, trial))
-        gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
-        for i, row_groups in enumerate(options):
-            g = row_groups[scored]
-            per_row, base_gain = [], []
-            for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
-                common = int(gain[pick_rows].mean(axis=0).argmax())
-                pick = np.full(len(judged), common)
-                for group in np.unique(g[judged]):
-                    mine = pick_rows[g[pick_rows] == group]
-                    if group >= 0 and len(mine):
-                        chosen = int(gain[mine].mean(axis=0).argmax())
-                        pick[g[judged] == group] = chosen
-                per_row.append(gain[judged, pick] - gain[judged, common])
-                base_gain.append(gain[judged, common])
-            own = np.concatenate(per_row) / max(float(costs[r]), 1e-12)
-            se = float(own.std(ddof=1) / np.sqrt(len(own))) if len(own) > 1 else 0.0
-            common_gain = float(np.concatenate(base_gain).mean())
-            out[int(r), i] = (float(own.mean()), se, common_gain)
-    return out
-
-
-def route_groupings(
-    values: np.ndarray, max_routes: int, floor: int, random_state: int | None = 0
-) -> list[np.ndarray]:
-    """The candidate groupings of the rows by a sensor's values: its
-    :func:`route_groups` into each of ``ROUTE_GROUP_COUNTS`` (at most
-    ``max_routes``) groups, without repeats and without those of fewer than
-    two groups."""
-    out: list[np.ndarray] = []
-    for count in sorted({min(c, max_routes) for c in ROUTE_GROUP_COUNTS}):
-        groups = route_groups(values, count, floor, random_state)
-        if groups.max() >= 1 and not any(np.array_equal(groups, g) for g in out):
-            out.append(groups)
-    return out
-
-
-def routed_growth(
-    bank: Any,
-    X: np.ndarray,
-    y: np.ndarray,
-    sensor_names: Sequence[str],
-    sensor_columns: Sequence[np.ndarray],
-    costs: np.ndarray,
-    *,
-    max_routes: int = MAX_ROUTES,
-    max_rows: int = CHAIN_SCORE_ROWS,
-    random_state: int | None = 0,
-    row_loss: RowLoss | None = None,
-    common_order: Sequence[int] | None = None,
-    require: bool = False,
-) -> SparseGrowth | None:
-    """The cascade's chain plus, after a *routing* sensor, one chain per group
-    of its values: each example may buy the routing sensor and then follow
-    the order its group needs (CUBE-NM: the context, then its block's
-    sensors), or keep the common order; Graph-Reduce learns which, per
-    example, from the example's values.
-
-    The routing sensor and the grouping of its values are those of highest
-    :func:`routing_scores` (each candidate's groupings from
-    :func:`route_groupings`, at most ``max_routes`` groups); each group's
-    order is :func:`greedy_order` from the routing sensor on that group's
-    rows. None when no sensor's values tell which sensor helps
-    next (no score above ``ROUTE_MIN_SE`` standard errors and
-    ``ROUTE_MIN_SHARE`` of the common pick's gain; with ``require``, the best
-    one all the same).
-
-    Parameters
-    ----------
-    bank, X, y, sensor_names, costs, max_rows, random_state, row_loss
-        As :func:`chain_growth`.
-    sensor_columns : sequence of ndarray
-        The columns of each sensor (its values group the rows).
-    max_routes : int, default=MAX_ROUTES
-    common_order : sequence of int, optional
-        The common chain's order (:func:`chain_growth`'s), if already known.
-    require : bool, default=False
-
-    Returns
-    -------
-    SparseGrowth or None
-        Root -> the common chain and root -> {r} -> each group's chain; the
-        common chain's states and {r} with every row flowing, a group's
-        states with the group's rows.
-    """
-    n, M = len(X), len(sensor_names)
-    costs = np.asarray(costs, dtype=float)
-    rng = np.random.default_rng(random_state)
-    rows = np.arange(n)
-    if row_loss is None:
-
-        def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
-            ce = -np.log(np.clip(np.take_along_axis(
-                proba, y[rows].reshape((-1,) + (1,) * (proba.ndim - 1)), axis=-1
-            ), 1e-12, None))  # fmt: skip
-            return ce[..., 0]
-
-    floor = max(10, n // 60)
-    scored = rows if n <= ROUTE_SCORE_ROWS else np.sort(
-        rng.choice(n, ROUTE_SCORE_ROWS, replace=False)
-    )  # fmt: skip
-    groupings = {
-        r: route_groupings(X[:, cols], max_routes, floor, random_state)
-        for r, cols in enumerate(sensor_columns)
-    }
-    groupings = {r: g for r, g in groupings.items() if g}
-    if not groupings:
-        return None
-    scores = routing_scores(bank, X, scored, groupings, costs, row_loss, rng)
-    # Many sensors and groupings are tried: a route must stand clear of the
-    # noise (ROUTE_MIN_SE standard errors) and be worth a share of what the
-    # common pick gains (not a sliver of it) before a strategy is built on it.
-    clear = {
-        key: (mean, se, common)
-        for key, (mean, se, common) in scores.items()
-        if mean > ROUTE_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0.0)
-    }
-    if not clear and not require:
-        return None
-    pool = clear or scores
-    best = max(pool, key=lambda key: (pool[key][0], -key[0], -key[1]))
-    route, groups = best[0], groupings[best[0]][best[1]]
-    if common_order is None:
-        common = chain_growth(
-            bank, X, y, sensor_names, costs, max_rows=max_rows,
-            random_state=random_state, row_loss=row_loss,
-        )  # fmt: skip
-        common_order = chain_order(common.dag)
-    paths = [(0, list(common_order), rows), (0, [route], rows)]
-    held = np.zeros(M, dtype=bool)
-    held[route] = True
-    for group in range(int(groups.max()) + 1):
-        members = np.flatnonzero(groups == group)
-        sub = members if len(members) <= max_rows else np.sort(
-            rng.choice(members, max_rows, replace=False)
-        )  # fmt: skip
-        current = float(row_loss(sub, bank.oof_at(X, sub, held)[:, 0]).mean())
-        order = greedy_order(bank, X, sub, held, costs, row_loss, current)
-        paths.append((1 << route, order, members))
-    return _growth_of_paths(bank, X, sensor_names, paths)
-
-
 def chain_order(dag: SparseSensorDAG) -> list[int]:
     """The sensors of a chain DAG (:func:`chain_growth`'s) in their order."""
     return [dag.children[k][0][0] for k in range(dag.n_states - 1)]
-
-
-def _growth_of_paths(
-    bank: Any,
-    X: np.ndarray,
-    sensor_names: Sequence[str],
-    paths: list[tuple[int, list[int], np.ndarray]],
-) -> SparseGrowth:
-    """The DAG of some paths of one-sensor additions, each (start mask,
-    sensors in order, the rows that follow it); a state's rows are those of
-    every path through it, its probabilities their out-of-fold ones."""
-    M = len(sensor_names)
-    index: dict[int, int] = {0: 0}
-    masks, kids = [0], [set()]
-    flow: list[list[np.ndarray]] = [[np.arange(len(X))]]
-
-    def state_of(mask: int) -> int:
-        if mask not in index:
-            index[mask] = len(masks)
-            masks.append(mask)
-            kids.append(set())
-            flow.append([])
-        return index[mask]
-
-    for start, order, rows in paths:
-        k = state_of(start)
-        for j in order:
-            child = state_of(masks[k] | 1 << j)
-            kids[k].add((j, child))
-            flow[child].append(rows)
-            k = child
-    order = sorted(range(len(masks)), key=lambda k: (masks[k].bit_count(), masks[k]))
-    new = np.empty(len(masks), dtype=np.intp)
-    new[order] = np.arange(len(order))
-    dag = SparseSensorDAG(
-        sensor_names,
-        [masks[k] for k in order],
-        [sorted((j, int(new[c])) for j, c in kids[k]) for k in order],
-    )
-    flows = [np.unique(np.concatenate(flow[k])) for k in order]
-    tables = []
-    for k, rows in zip(order, flows, strict=True):
-        table = RowTable(len(bank.prior_))
-        if masks[k] == 0:
-            table.add(rows, np.tile(bank.prior_, (len(rows), 1)))
-        else:
-            mask = np.zeros((1, M), dtype=bool)
-            mask[0, bits_of(masks[k])] = True
-            table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
-        tables.append(table)
-    return SparseGrowth(dag, flows, tables, bank, X)
 
 
 def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
@@ -640,10 +359,6 @@ def keep_within_one_se(
 __all__ = [
     "CHAIN_SCORE_ROWS",
     "MAX_ROUTES",
-    "ROUTE_GROUP_COUNTS",
-    "ROUTE_MIN_SE",
-    "ROUTE_MIN_SHARE",
-    "ROUTE_SCORE_ROWS",
     "SIMPLEST_FIRST",
     "STRATEGIES",
     "StrategyChoice",
@@ -653,8 +368,4 @@ __all__ = [
     "greedy_order",
     "keep_within_one_se",
     "restricted",
-    "route_groupings",
-    "route_groups",
-    "routed_growth",
-    "routing_scores",
 ]

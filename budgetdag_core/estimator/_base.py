@@ -29,9 +29,9 @@ from ..dag_strategy import (
     chain_order,
     choose_strategy,
     most_states,
-    routed_growth,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
+from ..routed_dag import routed_growth
 from ..sensors import SensorSpec
 from ..sparse_dag import (
     GrowthSettings,

@@ -26,7 +26,8 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
-from ..dag_strategy import CHAIN_SCORE_ROWS, ROUTE_SCORE_ROWS
+from ..dag_strategy import CHAIN_SCORE_ROWS
+from ..routed_dag import ROUTE_SCORE_ROWS
 from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,

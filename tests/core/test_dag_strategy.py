@@ -12,13 +12,15 @@ from sklearn.model_selection import StratifiedKFold
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
 from budgetdag_core.dag_strategy import (
-    ROUTE_MIN_SE,
     SIMPLEST_FIRST,
     STRATEGIES,
     StrategyChoice,
     chain_order,
     keep_within_one_se,
     most_states,
+)
+from budgetdag_core.routed_dag import (
+    ROUTE_MIN_SE,
     route_groupings,
     route_groups,
     routed_growth,
