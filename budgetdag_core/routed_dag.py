@@ -97,14 +97,16 @@ def routing_scores(
     costs: np.ndarray,
     row_loss: RowLoss,
     rng: np.random.Generator,
-) -> dict[tuple[int, int], tuple[float, float]]:
+    held: np.ndarray | None = None,
+) -> dict[tuple[int, int], tuple[float, float, float]]:
     """What knowing sensor r's group is worth for choosing the next sensor,
     per unit of r's cost, for each candidate r and each of its groupings
     ``groupings[r][i]`` (each row's group, :func:`route_groups`), keyed
     ``(r, i)``: the mean over the scored rows, its standard error, and the
     mean gain of the common pick (per unit cost) it adds to.
 
-    At the state {r}, each scored row's gain of every other sensor j is the
+    At the state ``held`` (bool, n_sensors; default the empty set) plus r,
+    each scored row's gain of every sensor j not there is the
     drop of its out-of-fold ``row_loss`` per unit of j's cost. Half the
     scored rows pick, per group, the sensor of most mean gain in that group,
     and one sensor for all; the other half is scored by how much more its
@@ -117,14 +119,17 @@ def routing_scores(
     high.
     """
     M = len(costs)
+    before = np.zeros(M, dtype=bool) if held is None else np.asarray(held, bool)
     halves = np.array_split(rng.permutation(len(scored)), 2)
-    out: dict[tuple[int, int], float] = {}
+    out: dict[tuple[int, int], tuple[float, float, float]] = {}
     for r, options in groupings.items():
-        held = np.zeros((1, M), dtype=bool)
-        held[0, r] = True
-        base = row_loss(scored, bank.oof_at(X, scored, held)[:, 0])
-        cand = np.flatnonzero(np.arange(M) != r)
-        trial = np.repeat(held, len(cand), axis=0)
+        state = before.copy()
+        state[r] = True
+        base = row_loss(scored, bank.oof_at(X, scored, state)[:, 0])
+        cand = np.flatnonzero(~state)
+        if not len(cand):
+            continue
+        trial = np.repeat(state[None], len(cand), axis=0)
         trial[np.arange(len(cand)), cand] = True
         after = row_loss(scored, bank.oof_at(X, scored, trial))
         gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
@@ -223,18 +228,59 @@ def routed_growth(
             ), 1e-12, None))  # fmt: skip
             return ce[..., 0]
 
-    floor = max(10, n // 60)
-    scored = rows if n <= ROUTE_SCORE_ROWS else np.sort(
-        rng.choice(n, ROUTE_SCORE_ROWS, replace=False)
+    held = np.zeros(M, dtype=bool)
+    found = find_route(
+        bank, X, rows, held, sensor_columns, costs, row_loss, rng,
+        max_routes=max_routes, floor=max(10, n // 60), random_state=random_state,
+        require=require,
     )  # fmt: skip
-    groupings = {
-        r: route_groupings(X[:, cols], max_routes, floor, random_state)
-        for r, cols in enumerate(sensor_columns)
-    }
-    groupings = {r: g for r, g in groupings.items() if g}
+    if found is None:
+        return None
+    if common_order is None:
+        common = chain_growth(
+            bank, X, y, sensor_names, costs, max_rows=max_rows,
+            random_state=random_state, row_loss=row_loss,
+        )  # fmt: skip
+        common_order = chain_order(common.dag)
+    paths = [(0, list(common_order), rows)]
+    paths += _route_paths(bank, X, rows, held, found, costs, row_loss, rng, max_rows)
+    return _growth_of_paths(bank, X, sensor_names, paths)
+
+
+def find_route(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    held: np.ndarray,
+    sensor_columns: Sequence[np.ndarray],
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+    *,
+    max_routes: int,
+    floor: int,
+    random_state: int | None,
+    require: bool = False,
+) -> tuple[int, np.ndarray] | None:
+    """The routing sensor for ``rows`` at the state ``held`` and each row's
+    group by its values, or None where none stands clear (see
+    :func:`routed_growth`)."""
+    scored = rows if len(rows) <= ROUTE_SCORE_ROWS else np.sort(
+        rng.choice(rows, ROUTE_SCORE_ROWS, replace=False)
+    )  # fmt: skip
+    # Groups are numbered over `rows`; routing_scores reads them by row.
+    groupings: dict[int, list[np.ndarray]] = {}
+    for r, cols in enumerate(sensor_columns):
+        if held[r]:
+            continue
+        options = route_groupings(X[rows][:, cols], max_routes, floor, random_state)
+        if options:
+            groupings[r] = [_by_row(g, rows, len(X)) for g in options]
     if not groupings:
         return None
-    scores = routing_scores(bank, X, scored, groupings, costs, row_loss, rng)
+    scores = routing_scores(bank, X, scored, groupings, costs, row_loss, rng, held=held)
+    if not scores:
+        return None
     # Many sensors and groupings are tried: a route must stand clear of the
     # noise (ROUTE_MIN_SE standard errors) and be worth a share of what the
     # common pick gains (not a sliver of it) before a strategy is built on it.
@@ -247,25 +293,46 @@ def routed_growth(
         return None
     pool = clear or scores
     best = max(pool, key=lambda key: (pool[key][0], -key[0], -key[1]))
-    route, groups = best[0], groupings[best[0]][best[1]]
-    if common_order is None:
-        common = chain_growth(
-            bank, X, y, sensor_names, costs, max_rows=max_rows,
-            random_state=random_state, row_loss=row_loss,
-        )  # fmt: skip
-        common_order = chain_order(common.dag)
-    paths = [(0, list(common_order), rows), (0, [route], rows)]
-    held = np.zeros(M, dtype=bool)
-    held[route] = True
+    return best[0], groupings[best[0]][best[1]][rows]
+
+
+def _by_row(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """Groups of ``rows`` spread to an array over all ``n`` rows (-1 elsewhere)."""
+    out = np.full(n, -1, dtype=np.intp)
+    out[rows] = groups
+    return out
+
+
+def _route_paths(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    held: np.ndarray,
+    found: tuple[int, np.ndarray],
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+    max_rows: int,
+) -> list[tuple[int, list[int], np.ndarray]]:
+    """Paths of a route: ``held`` -> + the routing sensor -> each group's
+    greedy order from there, on the group's rows. (A second route within a
+    group, on its fewer rows, erred more on digits: one level.)"""
+    route, groups = found
+    start = sum(1 << int(j) for j in np.flatnonzero(held))
+    paths = [(start, [route], rows)]
+    after = held.copy()
+    after[route] = True
     for group in range(int(groups.max()) + 1):
-        members = np.flatnonzero(groups == group)
+        members = rows[groups == group]
+        if not len(members):
+            continue
         sub = members if len(members) <= max_rows else np.sort(
             rng.choice(members, max_rows, replace=False)
         )  # fmt: skip
-        current = float(row_loss(sub, bank.oof_at(X, sub, held)[:, 0]).mean())
-        order = greedy_order(bank, X, sub, held, costs, row_loss, current)
-        paths.append((1 << route, order, members))
-    return _growth_of_paths(bank, X, sensor_names, paths)
+        current = float(row_loss(sub, bank.oof_at(X, sub, after)[:, 0]).mean())
+        order = greedy_order(bank, X, sub, after, costs, row_loss, current)
+        paths.append((start | 1 << route, order, members))
+    return paths
 
 
 def _growth_of_paths(
@@ -324,6 +391,7 @@ __all__ = [
     "ROUTE_MIN_SE",
     "ROUTE_MIN_SHARE",
     "ROUTE_SCORE_ROWS",
+    "find_route",
     "route_groupings",
     "route_groups",
     "routed_growth",
