@@ -172,7 +172,9 @@ def chain_growth(
 
 def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
     """The same DAG and probabilities, with only ``rows`` flowing (sorted)."""
-    flow = [np.intersect1d(f, rows) for f in growth.flow]
+    keep = np.zeros(len(growth.X), dtype=bool)
+    keep[rows] = True
+    flow = [f[keep[f]] for f in growth.flow]  # each flow is sorted already
     return SparseGrowth(growth.dag, flow, growth.proba, growth.bank, growth.X)
 
 

@@ -147,7 +147,10 @@ class RowTable:
         pos = np.minimum(pos, max(len(self.rows) - 1, 0))
         have = len(self.rows) > 0
         known = (self.rows[pos] == rows) if have else np.zeros(len(rows), bool)
-        return np.unique(rows[~known])
+        out = rows[~known]
+        if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
+            out = np.unique(out)
+        return out
 
     def add(self, rows: np.ndarray, values: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.intp)
