@@ -12,6 +12,7 @@ from budgetdag_core.dag_strategy import (
     SIMPLEST_FIRST,
     STRATEGIES,
     StrategyChoice,
+    chain_growth,
     keep_within_one_se,
 )
 
@@ -129,3 +130,20 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
     # A fit with the same settings keeps what the sweep's point kept.
     alone = fit(cost_scale=0.02)
     pd.testing.assert_frame_equal(alone.trace(Xt), result.models[1].trace(Xt))
+
+
+def test_the_chain_holds_the_banks_probabilities_at_each_prefix():
+    # The chain asks the bank for all its states at once: each state's rows
+    # must hold what the bank gives at that state alone.
+    model = fit(dag="chain")
+    bank = model.bank_
+    X, y = make_data(500, 0)
+    Xv = X.to_numpy(float)
+    growth = chain_growth(bank, Xv, y, SPEC.names, SPEC.cost_vector)
+    assert growth.dag.states == model.sensor_dag_.states
+    rows = growth.flow[0]
+    for k in range(1, growth.dag.n_states):
+        mask = np.zeros((1, SPEC.n_sensors), dtype=bool)
+        mask[0, growth.dag.sensors_in(k)] = True
+        alone = bank.oof_at(Xv, rows, mask)[:, 0]
+        np.testing.assert_allclose(growth.proba[k].get(rows), alone, rtol=0, atol=1e-6)
