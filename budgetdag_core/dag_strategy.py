@@ -58,6 +58,8 @@ STRATEGIES = ("grown", "chain", "routed")
 SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
+#: Most (row, state) pairs of one call for the chain's probabilities.
+CHAIN_TABLE_PAIRS = 500_000
 #: Most groups a routing sensor's values split the rows into (``"routed"``,
 #: :mod:`budgetdag_core.routed_dag`).
 MAX_ROUTES = 8
@@ -65,9 +67,17 @@ MAX_ROUTES = 8
 VALIDATION_SHARE = 0.25
 
 
-def _cross_entropy(proba: np.ndarray, y: np.ndarray) -> np.ndarray:
-    picked = proba[np.arange(len(y)), y]
-    return -np.log(np.clip(picked, 1e-12, None))
+def cross_entropy(y: np.ndarray) -> RowLoss:
+    """The :data:`~budgetdag_core.sparse_dag.RowLoss` of class labels ``y``
+    (indices): each row's negative log probability of its label, at any
+    number of states (``proba``: rows x ... x classes)."""
+
+    def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
+        labels = y[rows].reshape((-1,) + (1,) * (proba.ndim - 1))
+        picked = np.take_along_axis(proba, labels, axis=-1)[..., 0]
+        return -np.log(np.clip(picked, 1e-12, None))
+
+    return row_loss
 
 
 def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
@@ -139,9 +149,7 @@ def chain_growth(
     scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))
     held = np.zeros(M, dtype=bool)
     if row_loss is None:
-
-        def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
-            return _cross_entropy(proba, y[rows])
+        row_loss = cross_entropy(y)
 
     current = row_loss(scored, np.tile(bank.prior_, (len(scored), 1))).mean()
     order = greedy_order(bank, X, scored, held, costs, row_loss, current)
@@ -150,16 +158,18 @@ def chain_growth(
         masks.append(masks[-1] | 1 << j)
     children = [[(j, k + 1)] for k, j in enumerate(order)] + [[]]
     dag = SparseSensorDAG(sensor_names, masks, children)
-    tables = []
-    for k in range(len(masks)):
-        table = RowTable(len(bank.prior_))
-        if k == 0:
-            table.add(rows, np.tile(bank.prior_, (n, 1)))
-        else:
-            mask = np.zeros((1, M), dtype=bool)
-            mask[0, order[:k]] = True
-            table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
-        tables.append(table)
+    prefixes = np.tril(np.ones((M, M), dtype=bool))[:, np.argsort(order)]
+    tables = [RowTable(len(bank.prior_))]
+    tables[0].add(rows, np.tile(bank.prior_, (n, 1)))
+    # Every prefix in one call (in blocks of states): the bank then walks
+    # each row's trees once for all of them, not once per state.
+    step = max(1, CHAIN_TABLE_PAIRS // max(n, 1))
+    for start in range(0, M, step):
+        P = bank.oof_at(X, rows, prefixes[start : start + step])
+        for a in range(P.shape[1]):
+            table = RowTable(len(bank.prior_))
+            table.add(rows, P[:, a])
+            tables.append(table)
     return SparseGrowth(dag, [rows] * len(masks), tables, bank, X)
 
 
@@ -183,7 +193,9 @@ def greedy_order(
         trial = np.repeat(held[None], len(cand), axis=0)
         trial[np.arange(len(cand)), cand] = True
         P = bank.oof_at(X, scored, trial)
-        after = np.array([row_loss(scored, P[:, a]).mean() for a in range(len(cand))])
+        # Every candidate at once, each one's row losses contiguous: each
+        # mean sums as a candidate's own 1-D array would.
+        after = np.ascontiguousarray(row_loss(scored, P).T).mean(axis=1)
         best = int(np.argmax((current - after) / np.maximum(costs[cand], 1e-12)))
         order.append(int(cand[best]))
         held[cand[best]] = True
@@ -198,7 +210,9 @@ def chain_order(dag: SparseSensorDAG) -> list[int]:
 
 def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
     """The same DAG and probabilities, with only ``rows`` flowing (sorted)."""
-    flow = [np.intersect1d(f, rows) for f in growth.flow]
+    keep = np.zeros(len(growth.X), dtype=bool)
+    keep[rows] = True
+    flow = [f[keep[f]] for f in growth.flow]  # each flow is sorted already
     return SparseGrowth(growth.dag, flow, growth.proba, growth.bank, growth.X)
 
 
@@ -365,6 +379,7 @@ __all__ = [
     "chain_growth",
     "chain_order",
     "choose_strategy",
+    "cross_entropy",
     "greedy_order",
     "keep_within_one_se",
     "restricted",

@@ -32,6 +32,7 @@ from .dag_strategy import (
     MAX_ROUTES,
     chain_growth,
     chain_order,
+    cross_entropy,
     greedy_order,
 )
 from .sparse_dag import RowLoss, RowTable, SparseGrowth, SparseSensorDAG
@@ -221,12 +222,7 @@ def routed_growth(
     rng = np.random.default_rng(random_state)
     rows = np.arange(n)
     if row_loss is None:
-
-        def row_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
-            ce = -np.log(np.clip(np.take_along_axis(
-                proba, y[rows].reshape((-1,) + (1,) * (proba.ndim - 1)), axis=-1
-            ), 1e-12, None))  # fmt: skip
-            return ce[..., 0]
+        row_loss = cross_entropy(y)
 
     held = np.zeros(M, dtype=bool)
     found = find_route(

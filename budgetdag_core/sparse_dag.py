@@ -147,7 +147,10 @@ class RowTable:
         pos = np.minimum(pos, max(len(self.rows) - 1, 0))
         have = len(self.rows) > 0
         known = (self.rows[pos] == rows) if have else np.zeros(len(rows), bool)
-        return np.unique(rows[~known])
+        out = rows[~known]
+        if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
+            out = np.unique(out)
+        return out
 
     def add(self, rows: np.ndarray, values: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.intp)
@@ -199,7 +202,13 @@ RowLoss = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def expected_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
     """A classifier bank's expected 0/1 loss at its probabilities (one minus
     the top one): what the growth ranks sensors by without a ``row_loss``."""
-    return 1.0 - proba.max(axis=-1)
+    # The classes' running maximum: NumPy's max along a short last axis
+    # costs far more per element (a growth calls this thousands of times).
+    proba = np.asarray(proba)
+    top = proba[..., 0].copy()
+    for c in range(1, proba.shape[-1]):
+        np.maximum(top, proba[..., c], out=top)
+    return 1.0 - top
 
 
 @dataclass
@@ -310,26 +319,80 @@ def routing_values(
     two_step = None
     if pairs:
         masks = np.repeat(held[None], len(pairs), axis=0)
-        for p, (j, t) in enumerate(pairs):
-            masks[p, [j, t]] = True
+        first, then = np.array(pairs).T
+        masks[np.arange(len(pairs)), first] = True
+        masks[np.arange(len(pairs)), then] = True
         two_step = (row_loss or expected_loss)(sub, bank.oof_at(X, sub, masks))
-    where = {pair: p for p, pair in enumerate(pairs)}
-    for j in cand:
-        # The same neighbours score both the one-step and the later gains.
-        nb = nearest_rows(Z[:, state_cols | sensor_matrix[j]], settings.k_neighbors)
+    # The same neighbours score both the one-step and the later gains.
+    nbs = [
+        nearest_rows(Z[:, state_cols | sensor_matrix[j]], settings.k_neighbors)
+        for j in cand
+    ]
+    later = None
+    if two_step is not None:
+        # later[i, :, c]: the gain of ahead[c] after cand[i] (NaN where equal),
+        # columns in sensor order, as `gains` has them.
+        ahead = np.sort(ahead)
+        column = np.full((len(cand), len(ahead)), -1)
+        index = {(j, t): p for p, (j, t) in enumerate(pairs)}
+        for i, j in enumerate(cand):
+            for c, t in enumerate(ahead):
+                column[i, c] = index.get((j, t), -1)
+        diff = loss_after[:, cand][:, :, None] - two_step[:, np.maximum(column, 0)]
+        later = np.ascontiguousarray(np.moveaxis(diff / costs[ahead], 1, 0))
+        later[np.broadcast_to((column < 0)[:, None, :], later.shape)] = np.nan
+    if all(nb is not None for nb in nbs) and np.isfinite(gains[:, cand]).all():
+        nb_all = np.stack(nbs)
+        best = pick_gains(nb_all, gains[:, cand], cand[:, None] != cand[None, :])
+        if later is not None:
+            best = np.maximum(
+                best, pick_gains(nb_all, later, cand[:, None] != ahead[None, :])
+            )
+        out[cand] = best / costs[cand]
+        return out
+    for i, j in enumerate(cand):  # rows too few for neighbours, or gaps
         one = gains.copy()
         one[:, j] = np.nan
-        best = neighbour_pick_gain(nb, one)
-        if two_step is not None:
-            later = np.full((len(sub), M), np.nan)
-            for t in ahead:
-                if t != j:
-                    later[:, t] = (
-                        loss_after[:, j] - two_step[:, where[(j, t)]]
-                    ) / costs[t]
-            best = max(best, neighbour_pick_gain(nb, later))
+        best = neighbour_pick_gain(nbs[i], one)
+        if later is not None:
+            full = np.full((len(sub), M), np.nan)
+            full[:, ahead] = later[i]
+            best = max(best, neighbour_pick_gain(nbs[i], full))
         out[j] = best / costs[j]
     return out
+
+
+def pick_gains(nb: np.ndarray, gains: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """:func:`neighbour_pick_gain` for many candidates at once, without gaps.
+
+    ``nb`` (J, n, k): each candidate's neighbours (:func:`nearest_rows`);
+    ``gains`` (n, m), or (J, n, m) one table per candidate, finite where
+    ``allowed`` (J, m) (the columns each candidate's rows may pick); returns
+    (J,), ``-inf`` for a candidate allowed none.
+    """
+    J, n, k = nb.shape
+    if gains.ndim == 2:
+        flat, index = gains, nb
+    else:  # candidate j's rows are rows j * n ... of the stacked tables
+        flat = gains.reshape(J * n, -1)
+        index = nb + (np.arange(J) * n)[:, None, None]
+    # Neighbour by neighbour: the sums add in the neighbours' order, as
+    # neighbour_pick_gain's do, without a (J, n, k, m) array.
+    total = np.take(flat, index[:, :, 0], axis=0)
+    for h in range(1, k):
+        total += np.take(flat, index[:, :, h], axis=0)
+    estimate = np.where(allowed[:, None, :], total / k, -np.inf)
+    pick = estimate.argmax(axis=2)
+    if gains.ndim == 2:
+        own = gains[np.arange(n), pick]
+    else:
+        own = np.take_along_axis(gains, pick[:, :, None], axis=2)[..., 0]
+    # Each mean sums one contiguous run of rows (a column of the gains
+    # neighbour_pick_gain selects is one), so the sums match its own.
+    own = np.ascontiguousarray(own)
+    means = np.ascontiguousarray(np.swapaxes(gains, -1, -2)).sum(axis=-1) / n
+    fixed = np.where(allowed, means, -np.inf).max(axis=1)
+    return np.where(allowed.any(axis=1), own.mean(axis=1) - fixed, -np.inf)
 
 
 def grow_sparse_dag(
@@ -392,7 +455,7 @@ def grow_sparse_dag(
             # that the state budget reaches deep instead of wide.
             by_rows = sorted(frontier, key=lambda k: (-len(flow[k]), masks[k]))
             frontier = sorted(by_rows[:width])
-        proposals: dict[int, list[tuple[float, int]]] = {}
+        proposals: list[Proposal] = []
         for k in frontier:
             rows = flow[k]
             held = bool_mask(masks[k])
@@ -402,18 +465,9 @@ def grow_sparse_dag(
                 k, rows, held, masks, kids, tables, state_of, bank, X, S, costs,
                 s, floor, rng, proposals, loss,
             )  # fmt: skip
-        # Each row keeps its `beam` best states of the next size.
-        per_row: dict[int, list[tuple[float, int]]] = {}
-        for child, entries in proposals.items():
-            for score, r in entries:
-                per_row.setdefault(r, []).append((score, child))
-        reached: dict[int, list[int]] = {}
-        for r, entries in per_row.items():
-            entries.sort()
-            for _, child in entries[: s.beam]:
-                reached.setdefault(child, []).append(r)
+        reached = beam_states(proposals, s.beam)
         for child, rows in reached.items():
-            flow[child] = np.unique(np.asarray(rows, dtype=np.intp))
+            flow[child] = rows
         frontier = sorted(reached)
     # A state no row reached has no policy to learn: a leaf. States only it led
     # to go.
@@ -477,9 +531,7 @@ def _expand(
             if value[j] > s.routing_threshold * scale and int(j) not in chosen:
                 routing.append(int(j))
     chosen_list = sorted(chosen)
-    trial = np.repeat(held[None], len(chosen_list), axis=0)
-    trial[np.arange(len(chosen_list)), chosen_list] = True
-    P_all = bank.oof_at(X, rows, trial)
+    P_all = _rows_at_additions(bank, X, rows, held, chosen_list, sub, cand, P)
     gains = (loss(rows, tables[k].get(rows))[:, None] - loss(rows, P_all)) / (
         costs[chosen_list]
     )
@@ -501,14 +553,15 @@ def _expand(
         child = state_of(masks[k] | 1 << j)
         children.append((j, child))
         tables[child].add(rows, P_all[:, a])
-    for i, r in enumerate(rows):
-        for rank in range(min(2 if explore[i] else 1, len(keep))):
-            a = ranked[i, rank]
-            proposals.setdefault(children[a][1], []).append((-float(g[i, a]), int(r)))
+    # Each row proposes its best child, an exploring row its second best too.
+    child_of = np.array([child for _, child in children], dtype=np.intp)
+    n_proposed = np.where(explore, 2, 1)
+    for rank in range(min(2, len(keep))):
+        go = rank < n_proposed
+        a = ranked[go, rank]
+        proposals.append((-g[go, a], rows[go], child_of[a]))
     if routing:
-        trial = np.repeat(held[None], len(routing), axis=0)
-        trial[np.arange(len(routing)), routing] = True
-        P_route = bank.oof_at(X, rows, trial)
+        P_route = _rows_at_additions(bank, X, rows, held, routing, sub, cand, P)
         for a, j in enumerate(routing):
             child = state_of(masks[k] | 1 << j)
             children.append((j, child))
@@ -516,9 +569,62 @@ def _expand(
             # Every row proposes it, after the children it gains from: a
             # routing child must not crowd the rows out of those (their
             # states would be left without rows, hence without policies).
-            entries = proposals.setdefault(child, [])
-            entries.extend((0.0, int(r)) for r in rows)
+            proposals.append(
+                (np.zeros(len(rows)), rows, np.full(len(rows), child, dtype=np.intp))
+            )
     kids[k] = children
+
+
+#: One state's proposals of next states: (score, row, child state) arrays,
+#: each row to go to the children of its least scores (see :func:`beam_states`).
+Proposal = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def beam_states(proposals: list[Proposal], beam: int) -> dict[int, np.ndarray]:
+    """The rows each proposed state receives (sorted): each row goes to the
+    states of its ``beam`` least (score, state) proposals (a state proposed
+    twice to a row counts twice)."""
+    if not proposals:
+        return {}
+    score, row, child = (np.concatenate(part) for part in zip(*proposals))
+    order = np.lexsort((child, score, row))
+    row, child = row[order], child[order]
+    first = np.r_[0, np.flatnonzero(np.diff(row)) + 1]
+    rank = np.arange(len(row)) - np.repeat(first, np.diff(np.r_[first, len(row)]))
+    pairs = np.unique(np.stack([child[rank < beam], row[rank < beam]]), axis=1)
+    bounds = np.flatnonzero(np.diff(pairs[0])) + 1
+    return {
+        int(part[0, 0]): part[1].astype(np.intp)
+        for part in np.split(pairs, bounds, axis=1)
+    }
+
+
+def _rows_at_additions(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    held: np.ndarray,
+    added: Sequence[int],
+    sub: np.ndarray,
+    cand: np.ndarray,
+    P: np.ndarray,
+) -> np.ndarray:
+    """Out-of-fold outputs of ``rows`` at ``held`` plus each sensor of
+    ``added`` (rows x added x width): those of the scored rows ``sub`` (a
+    sorted subset of the sorted ``rows``) taken from ``P``, their outputs at
+    ``held`` plus each of ``cand``; only the other rows are asked of the bank."""
+    have = P[:, np.searchsorted(cand, added)]
+    if len(sub) == len(rows):
+        return have
+    out = np.empty((len(rows), *have.shape[1:]))
+    at = np.searchsorted(rows, sub)
+    out[at] = have
+    rest = np.ones(len(rows), dtype=bool)
+    rest[at] = False
+    trial = np.repeat(held[None], len(added), axis=0)
+    trial[np.arange(len(added)), added] = True
+    out[rest] = bank.oof_at(X, rows[rest], trial)
+    return out
 
 
 # ------------------------------------------------------------- Graph-Reduce
@@ -687,9 +793,11 @@ __all__ = [
     "SparseGrowth",
     "SparseRollout",
     "SparseSensorDAG",
+    "beam_states",
     "expected_loss",
     "graph_reduce_sparse",
     "grow_sparse_dag",
     "mask_of",
+    "pick_gains",
     "state_spreads",
 ]

@@ -260,7 +260,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     def sparse_strategies(self, spec: SensorSpec) -> dict[str, int]:
         """The DAGs of one-sensor additions a fit with ``spec`` builds, each
-        with the most states it can have (``dag="auto"``: both, one kept on
+        with the most states it can have (``dag="auto"``: each, one kept on
         validation rows); empty when the fit builds the full DAG or the DAG
         over Alg. 2's subsets.
 
@@ -271,14 +271,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Returns
         -------
         dict
-            Strategy name (``"chain"``, ``"grown"``) -> most states.
+            Strategy name (``"chain"``, ``"routed"``, ``"grown"``) -> most
+            states.
 
         Examples
         --------
         >>> from budgetdag_core import BudgetDAGClassifier, SensorSpec
         >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
         >>> BudgetDAGClassifier(spec).sparse_strategies(spec)
-        {'chain': 21, 'grown': 1000}
+        {'chain': 21, 'routed': 174, 'grown': 1000}
         >>> BudgetDAGClassifier(spec, dag="chain").sparse_strategies(spec)
         {'chain': 21}
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)

@@ -15,6 +15,7 @@ from budgetdag_core.dag_strategy import (
     SIMPLEST_FIRST,
     STRATEGIES,
     StrategyChoice,
+    chain_growth,
     chain_order,
     keep_within_one_se,
     most_states,
@@ -288,3 +289,20 @@ def test_route_groupings_offer_each_distinct_grouping_once():
     (only,) = route_groupings(two_values, 8, 10)
     assert set(only.tolist()) == {0, 1}
     assert route_groupings(np.ones((50, 1)), 8, 10) == []  # one group: none
+
+
+def test_the_chain_holds_the_banks_probabilities_at_each_prefix():
+    # The chain asks the bank for all its states at once: each state's rows
+    # must hold what the bank gives at that state alone.
+    model = fit(dag="chain")
+    bank = model.bank_
+    X, y = make_data(500, 0)
+    Xv = X.to_numpy(float)
+    growth = chain_growth(bank, Xv, y, SPEC.names, SPEC.cost_vector)
+    assert growth.dag.states == model.sensor_dag_.states
+    rows = growth.flow[0]
+    for k in range(1, growth.dag.n_states):
+        mask = np.zeros((1, SPEC.n_sensors), dtype=bool)
+        mask[0, growth.dag.sensors_in(k)] = True
+        alone = bank.oof_at(Xv, rows, mask)[:, 0]
+        np.testing.assert_allclose(growth.proba[k].get(rows), alone, rtol=0, atol=1e-6)

@@ -23,7 +23,14 @@ from budgetdag_core import (
 )
 from budgetdag_core.dag import SensorDAG
 from budgetdag_core.plotting import dag_figure
-from budgetdag_core.sparse_dag import MAX_SPARSE_STATES, SparseSensorDAG
+from budgetdag_core.sparse_dag import (
+    MAX_SPARSE_STATES,
+    SparseSensorDAG,
+    beam_states,
+    nearest_rows,
+    neighbour_pick_gain,
+    pick_gains,
+)
 
 N_SENSORS = 16
 
@@ -225,3 +232,52 @@ def test_tradeoff_curve_sweeps_one_grown_bank(model):
     # The middle point is the module's model: the same bank, the same policies.
     pd.testing.assert_frame_equal(result.models[1].trace(Xt), model.trace(Xt))
     assert {"fixed", "cascade", "hull"} <= set(result.frame["method"])
+
+
+def test_pick_gains_equal_neighbour_pick_gain_per_candidate():
+    rng = np.random.default_rng(3)
+    n, k, cand = 40, 15, np.array([1, 2, 4, 5, 7])
+    gains = np.full((n, 8), np.nan)
+    gains[:, cand] = rng.normal(size=(n, len(cand)))
+    nb = np.stack([nearest_rows(rng.normal(size=(n, 3)), k) for _ in cand])
+    allowed = cand[:, None] != cand[None, :]
+    batched = pick_gains(nb, gains[:, cand], allowed)
+    per_table = rng.normal(size=(len(cand), n, 3))  # one gain table each
+    ahead = np.array([2, 5, 7])
+    later = pick_gains(nb, per_table, cand[:, None] != ahead[None, :])
+    for i, j in enumerate(cand):
+        one = gains.copy()
+        one[:, j] = np.nan
+        assert batched[i] == neighbour_pick_gain(nb[i], one)
+        full = np.full((n, 8), np.nan)
+        full[:, ahead] = per_table[i]
+        full[:, j] = np.nan
+        assert later[i] == neighbour_pick_gain(nb[i], full)
+    nobody = pick_gains(nb[:1], gains[:, cand], np.zeros((1, len(cand)), bool))
+    assert nobody[0] == -np.inf
+
+
+def test_each_row_goes_to_the_states_of_its_least_proposals():
+    rng = np.random.default_rng(0)
+    proposals = []
+    for _ in range(6):  # (score, row, state), with repeats of (row, state)
+        size = 30
+        proposals.append(
+            (
+                rng.integers(-3, 1, size).astype(float),
+                rng.integers(0, 12, size),
+                rng.integers(0, 5, size),
+            )
+        )
+    per_row: dict[int, list] = {}
+    for score, row, state in proposals:
+        for s_, r, c in zip(score, row, state, strict=True):
+            per_row.setdefault(int(r), []).append((float(s_), int(c)))
+    expected: dict[int, set] = {}
+    for r, entries in per_row.items():
+        for _, c in sorted(entries)[:2]:
+            expected.setdefault(c, set()).add(r)
+    got = beam_states(proposals, 2)
+    assert {c: set(rows.tolist()) for c, rows in got.items()} == expected
+    assert all((np.diff(rows) > 0).all() for rows in got.values())
+    assert beam_states([], 2) == {}
