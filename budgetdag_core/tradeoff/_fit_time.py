@@ -469,7 +469,7 @@ def probe_fit(
     True
     >>> sparse = probe_fit(demo.spec, demo.X_train, demo.y_train)  # 51 sensors
     >>> sparse.strategies, sparse.n_states, sparse.trees > 0
-    ({'chain': 52, 'grown': 1000}, 1000, True)
+    ({'chain': 52, 'routed': 453, 'grown': 1000}, 1000, True)
     """
     from ..bank import MaskedBank
     from ..estimator import BudgetDAGClassifier
