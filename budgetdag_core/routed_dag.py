@@ -209,6 +209,8 @@ def routed_growth(
     common_order : sequence of int, optional
         The common chain's order (:func:`chain_growth`'s), if already known.
     require : bool, default=False
+        Route by the best-scored sensor even where none stands clear
+        (``dag="routed"`` asks for this DAG).
 
     Returns
     -------
@@ -311,8 +313,9 @@ def _route_paths(
     max_rows: int,
 ) -> list[tuple[int, list[int], np.ndarray]]:
     """Paths of a route: ``held`` -> + the routing sensor -> each group's
-    greedy order from there, on the group's rows. (A second route within a
-    group, on its fewer rows, erred more on digits: one level.)"""
+    greedy order from there, on the group's rows. One level only: a second
+    route within a group would be found on that group's fewer rows
+    (``benchmarks``' digits runs erred more with it)."""
     route, groups = found
     start = sum(1 << int(j) for j in np.flatnonzero(held))
     paths = [(start, [route], rows)]
