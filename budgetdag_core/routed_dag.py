@@ -315,7 +315,7 @@ def _route_paths(
     """Paths of a route: ``held`` -> + the routing sensor -> each group's
     greedy order from there, on the group's rows. One level only: a second
     route within a group would be found on that group's fewer rows
-    (``benchmarks``' digits runs erred more with it)."""
+    (on digits it erred more)."""
     route, groups = found
     start = sum(1 << int(j) for j in np.flatnonzero(held))
     paths = [(start, [route], rows)]
