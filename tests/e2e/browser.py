@@ -28,6 +28,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
+#: Where browser tests put their screenshots and the servers their logs.
+ARTIFACTS = ROOT / "test-artifacts"
+#: Milliseconds a browser test waits for a training or a page: generous for
+#: a loaded 2-core machine.
+LONG = 300_000
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 
@@ -53,9 +58,7 @@ def streamlit_server(
     stops it after. ``env``: extra environment variables for the server."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    log = (ROOT / "test-artifacts").joinpath(
-        f"streamlit-server{'-' if log_name else ''}{log_name}.log"
-    )
+    log = ARTIFACTS.joinpath(f"streamlit-server{'-' if log_name else ''}{log_name}.log")
     log.parent.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(
@@ -123,6 +126,26 @@ def chromium_page(viewport: dict | None = None) -> Iterator:
             yield context.new_page()
         finally:
             browser.close()
+
+
+@contextmanager
+def app_page(
+    link: str = "", *, log_name: str = "", env: dict[str, str] | None = None
+) -> Iterator:
+    """A Chromium page on a fresh app server, opened at ``link`` (a query
+    such as ``"/?demo=pima"``) once the script has run."""
+    with streamlit_server(env=env, log_name=log_name) as url, chromium_page() as page:
+        page.goto(url + link)
+        wait_idle(page, LONG)
+        yield page
+
+
+def screenshot(
+    page, name: str, *, folder: Path = ARTIFACTS, full_page: bool = False
+) -> None:
+    """The page as ``folder/name.png``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:

@@ -15,19 +15,17 @@ import pandas as pd
 import pytest
 
 from .browser import (
-    ROOT,
-    chromium_page,
+    LONG,
+    app_page,
     main_text,
     no_exception,
     open_page,
+    screenshot,
     sidebar,
-    streamlit_server,
     wait_idle,
 )
 
 pytestmark = pytest.mark.e2e
-ARTIFACTS = ROOT / "test-artifacts"
-LONG = 300_000  # ms: generous for a loaded 2-core machine
 LINK = "/?cv=3"
 THIRTEEN = [
     "age", "height", "weight", "pulse", "glucose", "insulin", "sodium",
@@ -37,9 +35,7 @@ THIRTEEN = [
 
 @pytest.fixture(scope="module")
 def page():
-    with streamlit_server(log_name="defaults") as url, chromium_page() as page:
-        page.goto(url + LINK)
-        wait_idle(page, LONG)
+    with app_page(LINK, log_name="defaults") as page:
         yield page
 
 
@@ -60,8 +56,7 @@ def csvs(tmp_path_factory):
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"defaults_{name}.png"), full_page=True)
+    screenshot(page, f"defaults_{name}", full_page=True)
 
 
 def upload(page, path) -> None:

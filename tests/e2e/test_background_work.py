@@ -16,7 +16,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .browser import (
-    ROOT,
+    ARTIFACTS,
+    LONG,
     chromium_page,
     open_page,
     sidebar,
@@ -25,8 +26,6 @@ from .browser import (
 )
 
 pytestmark = pytest.mark.e2e
-LONG = 300_000  # ms: generous for a loaded 2-core machine
-ARTIFACTS = ROOT / "test-artifacts"
 
 
 @pytest.fixture(scope="module")

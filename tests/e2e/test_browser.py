@@ -18,32 +18,27 @@ import pytest
 from budgetdag_core import load_demo, load_policy, load_policy_skops
 
 from .browser import (
-    ROOT,
-    chromium_page,
+    app_page,
     click_point,
     open_page,
     plotly_traces,
     point_count,
-    streamlit_server,
+    screenshot,
     wait_idle,
 )
 
 pytestmark = pytest.mark.e2e
-ARTIFACTS = ROOT / "test-artifacts"
 TRAINING = 600_000  # ms: landsat trains in ~15 s alone, much longer on a busy box
 
 
 @pytest.fixture(scope="module")
 def page():
-    with streamlit_server() as url, chromium_page() as page:
-        page.goto(url)
-        wait_idle(page)
+    with app_page() as page:
         yield page
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"browser_{name}.png"))
+    screenshot(page, f"browser_{name}")
 
 
 def test_the_app_opens_on_the_landsat_demo(page):

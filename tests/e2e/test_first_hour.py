@@ -22,19 +22,19 @@ import pytest
 from ui import state
 
 from .browser import (
-    ROOT,
+    ARTIFACTS,
+    LONG,
     chromium_page,
     main_text,
     no_exception,
     open_page,
+    screenshot,
     sidebar,
     streamlit_server,
     wait_idle,
 )
 
 pytestmark = pytest.mark.e2e
-ARTIFACTS = ROOT / "test-artifacts"
-LONG = 300_000  # ms: generous for a loaded 2-core machine
 LINK = "/?demo=pima&cv=3&degree=1"
 
 
@@ -59,8 +59,7 @@ def files(tmp_path_factory):
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"first_hour_{name}.png"))
+    screenshot(page, f"first_hour_{name}")
 
 
 def widget(page, key: str):

@@ -16,31 +16,28 @@ from __future__ import annotations
 import pytest
 
 from .browser import (
+    LONG,
     ROOT,
-    chromium_page,
+    app_page,
     no_exception,
     open_page,
-    streamlit_server,
+    screenshot,
     wait_idle,
 )
 
 pytestmark = pytest.mark.e2e
 IMAGES = ROOT / "docs" / "images" / "app"
-LONG = 300_000  # ms: generous for a loaded 2-core machine
 LINK = "/?demo=digits&cv=3&cost_scale=0.01"
 
 
 @pytest.fixture(scope="module")
 def page():
-    with streamlit_server(log_name="pictures") as url, chromium_page() as page:
-        page.goto(url + LINK)
-        wait_idle(page, LONG)
+    with app_page(LINK, log_name="pictures") as page:
         yield page
 
 
 def shot(page, name: str) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(IMAGES / f"{name}.png"))
+    screenshot(page, name, folder=IMAGES)
 
 
 def figure_data(page, trace: str) -> list[dict]:

@@ -19,7 +19,8 @@ import pytest
 from ui import state
 
 from .browser import (
-    ROOT,
+    ARTIFACTS,
+    LONG,
     chromium_page,
     main_text,
     no_exception,
@@ -30,13 +31,11 @@ from .browser import (
 )
 
 pytestmark = pytest.mark.e2e
-LONG = 180_000  # ms: generous for a loaded 2-core machine
 # Pima trains in about a second at its defaults (gradient boosting, a few
 # tens of kB kept); with the random-forest bank its session takes about
 # 2 MB even slim: over a 1 MB cap.
 SMALL = "?demo=pima&cv=3"
 CAP_MB = "1"
-ARTIFACTS = ROOT / "test-artifacts"
 
 
 def session_of(page) -> str:
