@@ -12,9 +12,9 @@ the policies on it as on any DAG:
   (every row may stop after each sensor of one greedy order): few states, each
   with every row, so its policies are learned from all the data;
 - ``"routed"``: :func:`~budgetdag_core.routed_dag.routed_growth`, the chain
-  plus a per-example route: a
-  *routing* sensor whose value tells which sensor helps next (CUBE-NM's
-  context, worthless alone), then one greedy order per group of its values.
+  plus a per-example route: a *routing* sensor whose value tells which sensor
+  helps next (CUBE-NM's context, worthless alone), then one greedy order per
+  group of its values.
   Graph-Reduce learns, per example and from its values, whether to buy the
   routing sensor and which order to follow; it exists only where some
   sensor's value measurably changes the best next sensor on held-out rows.

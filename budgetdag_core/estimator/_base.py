@@ -748,7 +748,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         settings = self._growth_settings()
         row_loss = self._growth_row_loss(y_fit)
         banks = {}
-        for name in self._strategies():
+        strategies = self._strategies()
+        for done, name in enumerate(strategies, start=1):
             if name == "grown":
                 growth = grow_sparse_dag(
                     bank, Xv, spec.names, spec.column_indices(), mean_costs,
@@ -762,20 +763,19 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     random_state=self._seed, row_loss=row_loss,
                     common_order=None if chain is None
                     else chain_order(chain.sparse_growth_.dag),
-                    require=self._strategies() == ("routed",),
+                    require=strategies == ("routed",),
                 )  # fmt: skip
-                if growth is None:  # no sensor's value says where to look
-                    continue
             else:
                 growth = chain_growth(
                     bank, Xv, y_fit, spec.names, mean_costs,
                     random_state=self._seed, row_loss=row_loss,
                 )  # fmt: skip
-            banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
-            growth.bank = banks[name]
-            banks[name].strategy_ = name
+            if growth is not None:  # None: no sensor's value says where to look
+                banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
+                growth.bank = banks[name]
+                banks[name].strategy_ = name
             if progress is not None:
-                progress("strategies", len(banks), len(self._strategies()))
+                progress("strategies", done, len(strategies))
         for one in banks.values():
             one.strategy_banks_ = banks
         return next(iter(banks.values()))
