@@ -268,10 +268,11 @@ def find_route(
     )  # fmt: skip
     # Groups are numbered over `rows`; routing_scores reads them by row.
     groupings: dict[int, list[np.ndarray]] = {}
+    X_rows = X[rows]
     for r, cols in enumerate(sensor_columns):
         if held[r]:
             continue
-        options = route_groupings(X[rows][:, cols], max_routes, floor, random_state)
+        options = route_groupings(X_rows[:, cols], max_routes, floor, random_state)
         if options:
             groupings[r] = [_by_row(g, rows, len(X)) for g in options]
     if not groupings:

@@ -94,6 +94,30 @@ def compressed_values(X: np.ndarray, center: np.ndarray, scale: np.ndarray):
     return z
 
 
+def check_width(X: np.ndarray, n_features_in: int) -> None:
+    """Refuse rows ``X`` (2-D) whose width is not the fitted model's."""
+    if X.ndim != 2 or X.shape[1] != n_features_in:
+        raise ValueError(
+            f"X has {X.shape[-1]} columns; the model was fitted on {n_features_in}."
+        )
+
+
+def check_standardisation(model: Any) -> int:
+    """Check a mask-encoded model's ``n_features_in_`` and its
+    standardisation (``center_``, ``scale_``: finite, positive scales);
+    returns the width."""
+    width = getattr(model, "n_features_in_", None)
+    if not isinstance(width, int | np.integer) or width < 1:
+        raise fail("n_features_in_", "expected a positive integer")
+    for name in ("center_", "scale_"):
+        check_array(
+            getattr(model, name, None), name, shape=(width,), kind="f", finite=True
+        )
+    if (model.scale_ <= 0).any():
+        raise fail("scale_", "scales must be positive")
+    return int(width)
+
+
 def _log_loss(proba: np.ndarray, classes: np.ndarray, y: np.ndarray) -> float:
     """Mean negative log probability of ``y`` (rows of unseen labels skipped)."""
     idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
@@ -346,11 +370,7 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities (columns in ``classes_`` order) of rows ``X``."""
         X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[-1]} columns; the model was fitted on "
-                f"{self.n_features_in_}."
-            )
+        check_width(X, self.n_features_in_)
         if not self.coefs_:
             return np.ones((len(X), 1))
         return self._proba(encode(X, self.center_, self.scale_))
@@ -467,18 +487,10 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         """Raise ``ValueError`` unless the fitted arrays chain: standardisation
         of ``n_features_in_`` columns, layers from twice that width to one
         output per class (one with two classes), finite weights."""
-        width = getattr(self, "n_features_in_", None)
-        if not isinstance(width, int | np.integer) or width < 1:
-            raise fail("n_features_in_", "expected a positive integer")
+        width = check_standardisation(self)
         classes = check_array(
             getattr(self, "classes_", None), "classes_", shape=(None,)
         )
-        for name in ("center_", "scale_"):
-            check_array(
-                getattr(self, name, None), name, shape=(width,), kind="f", finite=True
-            )
-        if (self.scale_ <= 0).any():
-            raise fail("scale_", "scales must be positive")
         coefs, intercepts = (
             getattr(self, "coefs_", None),
             getattr(self, "intercepts_", None),

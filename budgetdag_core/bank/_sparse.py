@@ -14,7 +14,7 @@ pairs the growth visited: the states a policy visits, not random subsets.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,35 @@ def random_subsets(n: int, n_sensors: int, rng: np.random.Generator) -> np.ndarr
     sizes = rng.integers(1, n_sensors + 1, size=n)
     ranks = rng.random((n, n_sensors)).argsort(axis=1).argsort(axis=1)
     return ranks < sizes[:, None]
+
+
+def column_masks(sensor_matrix: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """Column masks (..., n_columns) of sensor subsets (..., n_sensors), given
+    which columns each sensor reads (``sensor_matrix``, n_sensors x
+    n_columns)."""
+    subsets = np.asarray(subsets, dtype=bool)
+    if (sensor_matrix.sum(axis=0) == 1).all():  # each column of one sensor
+        return subsets[..., sensor_matrix.argmax(axis=0)]
+    return (subsets.astype(np.int32) @ sensor_matrix.astype(np.int32)) > 0
+
+
+def out_of_fold(
+    fold_of: np.ndarray,
+    rows: np.ndarray,
+    shape: tuple[int, int],
+    fold_values: Callable[[int, np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """(n_rows, *shape): each of ``rows`` valued by its own fold,
+    ``fold_values(f, positions)`` giving the values of the rows at those
+    positions of ``rows`` by fold ``f``'s model (single-threaded: the
+    callers' kernels run in their own threads)."""
+    out = np.empty((len(rows), *shape))
+    folds = fold_of[rows]
+    with single_threaded():
+        for f in np.unique(folds):
+            sel = np.flatnonzero(folds == f)
+            out[sel] = fold_values(int(f), sel)
+    return out
 
 
 class SparseMaskedBank(MaskedBank):
@@ -244,11 +273,7 @@ class SparseMaskedBank(MaskedBank):
 
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
-        S = self.sensor_matrix_
-        subsets = np.asarray(subsets, dtype=bool)
-        if (S.sum(axis=0) == 1).all():  # each column of one sensor: a lookup
-            return subsets[..., S.argmax(axis=0)]
-        return (subsets.astype(np.int32) @ S.astype(np.int32)) > 0
+        return column_masks(self.sensor_matrix_, subsets)
 
     def oof_at(
         self,
@@ -263,14 +288,12 @@ class SparseMaskedBank(MaskedBank):
         (after :meth:`bind`)."""
         rows = np.asarray(rows, dtype=np.intp)
         subsets = np.atleast_2d(np.asarray(subsets, dtype=bool))
-        out = np.empty((len(rows), len(subsets), self.n_classes_))
         empty = ~subsets.any(axis=1)
         cmasks = self._columns_of(subsets)
-        folds = self.fold_of_[rows]
-        with single_threaded():
-            for f in np.unique(folds):
-                sel = np.flatnonzero(folds == f)
-                out[sel] = self._fold_proba(f, X[rows[sel]], cmasks, empty)
+        out = out_of_fold(
+            self.fold_of_, rows, (len(subsets), self.n_classes_),
+            lambda f, sel: self._fold_proba(f, X[rows[sel]], cmasks, empty),
+        )  # fmt: skip
         if state is not None:
             t = float(self.temperatures_[state])
             out = apply_temperature(out, t)

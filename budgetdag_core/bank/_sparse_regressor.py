@@ -46,7 +46,7 @@ from ..dag_strategy import STRATEGIES
 from ..validation import MAX_CV, check_index, int_in, int_seed, real_in
 from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS
 from ._base import BaseBank, check_bank_settings
-from ._encoded import encode, observed_moments
+from ._encoded import check_standardisation, check_width, encode, observed_moments
 from ._integrity import check_fitted_model
 from ._lgbm_trees import LightGBMRegressionTrees, LightGBMTrees
 from ._masked import (
@@ -56,7 +56,7 @@ from ._masked import (
     fit_folds,
     stack_masked,
 )
-from ._sparse import random_subsets
+from ._sparse import column_masks, out_of_fold, random_subsets
 
 #: The masked regressors an any-subset regressor bank can fit.
 MASKED_REGRESSOR_MODELS = ("boosting", "ridge")
@@ -137,26 +137,14 @@ class MaskEncodedRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Predictions of rows ``X`` (NaN: not observed)."""
         X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[-1]} columns; the model was fitted on "
-                f"{self.n_features_in_}."
-            )
+        check_width(X, self.n_features_in_)
         return encode(X, self.center_, self.scale_) @ self.weights_ + self.intercept_
 
     def check_integrity(self) -> None:
         """Raise ``ValueError`` unless the fitted arrays fit together: the
         standardisation of ``n_features_in_`` columns, twice as many finite
         weights, a finite intercept."""
-        width = getattr(self, "n_features_in_", None)
-        if not isinstance(width, int | np.integer) or width < 1:
-            raise fail("n_features_in_", "expected a positive integer")
-        for name in ("center_", "scale_"):
-            check_array(
-                getattr(self, name, None), name, shape=(width,), kind="f", finite=True
-            )
-        if (self.scale_ <= 0).any():
-            raise fail("scale_", "scales must be positive")
+        width = check_standardisation(self)
         check_array(
             getattr(self, "weights_", None),
             "weights_",
@@ -331,8 +319,7 @@ class SparseRegressorBank:
 
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
-        S = self.sensor_matrix_.astype(np.int32)
-        return (np.asarray(subsets, dtype=np.int32) @ S) > 0
+        return column_masks(self.sensor_matrix_, subsets)
 
     def _set_sensors(self, X: np.ndarray, sensor_columns: Sequence[np.ndarray]) -> None:
         S = np.zeros((len(sensor_columns), X.shape[1]), dtype=bool)
@@ -481,18 +468,16 @@ class SparseRegressorBank:
         it (a regression has no temperature)."""
         rows = np.asarray(rows, dtype=np.intp)
         subsets = np.atleast_2d(np.asarray(subsets, dtype=bool))
-        out = np.empty((len(rows), len(subsets), 1))
         empty = ~subsets.any(axis=1)
         cmasks = self._columns_of(subsets)
-        folds = self.fold_of_[rows]
-        with single_threaded():
-            for f in np.unique(folds):
-                sel = np.flatnonzero(folds == f)
-                out[sel, :, 0] = self._model_values(
-                    self.fold_models_[f], self.fold_columns_[f],
-                    self.fold_means_[f], X[rows[sel]], cmasks, empty,
-                )  # fmt: skip
-        return out
+
+        def fold_values(f: int, sel: np.ndarray) -> np.ndarray:
+            return self._model_values(
+                self.fold_models_[f], self.fold_columns_[f], self.fold_means_[f],
+                X[rows[sel]], cmasks, empty,
+            )[:, :, None]  # fmt: skip
+
+        return out_of_fold(self.fold_of_, rows, (len(subsets), 1), fold_values)
 
     def predict(self, X: np.ndarray, state: int) -> np.ndarray:
         """Predictions at ``state`` of the bound DAG: the served models'
