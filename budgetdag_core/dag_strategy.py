@@ -44,11 +44,11 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from .sparse_dag import (
     RowLoss,
-    RowTable,
     SparseGrowth,
     SparseRollout,
     SparseSensorDAG,
     graph_reduce_sparse,
+    oof_tables,
 )
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
@@ -58,8 +58,6 @@ STRATEGIES = ("grown", "chain", "routed")
 SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
-#: Most (row, state) pairs of one call for the chain's probabilities.
-CHAIN_TABLE_PAIRS = 500_000
 #: Most groups a routing sensor's values split the rows into (``"routed"``,
 #: :mod:`budgetdag_core.routed_dag`).
 MAX_ROUTES = 8
@@ -159,17 +157,9 @@ def chain_growth(
     children = [[(j, k + 1)] for k, j in enumerate(order)] + [[]]
     dag = SparseSensorDAG(sensor_names, masks, children)
     prefixes = np.tril(np.ones((M, M), dtype=bool))[:, np.argsort(order)]
-    tables = [RowTable(len(bank.prior_))]
-    tables[0].add(rows, np.tile(bank.prior_, (n, 1)))
-    # Every prefix in one call (in blocks of states): the bank then walks
-    # each row's trees once for all of them, not once per state.
-    step = max(1, CHAIN_TABLE_PAIRS // max(n, 1))
-    for start in range(0, M, step):
-        P = bank.oof_at(X, rows, prefixes[start : start + step])
-        for a in range(P.shape[1]):
-            table = RowTable(len(bank.prior_))
-            table.add(rows, P[:, a])
-            tables.append(table)
+    # The empty set, then every prefix (in blocks of states, one call each).
+    subsets = np.vstack([np.zeros((1, M), dtype=bool), prefixes])
+    tables = oof_tables(bank, X, rows, subsets)
     return SparseGrowth(dag, [rows] * len(masks), tables, bank, X)
 
 

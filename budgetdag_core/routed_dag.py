@@ -35,7 +35,13 @@ from .dag_strategy import (
     cross_entropy,
     greedy_order,
 )
-from .sparse_dag import RowLoss, RowTable, SparseGrowth, SparseSensorDAG
+from .sparse_dag import (
+    RowLoss,
+    RowTable,
+    SparseGrowth,
+    SparseSensorDAG,
+    oof_tables,
+)
 
 #: Training rows that score the candidate routing sensors.
 ROUTE_SCORE_ROWS = 600
@@ -126,13 +132,15 @@ def routing_scores(
     for r, options in groupings.items():
         state = before.copy()
         state[r] = True
-        base = row_loss(scored, bank.oof_at(X, scored, state)[:, 0])
         cand = np.flatnonzero(~state)
         if not len(cand):
             continue
-        trial = np.repeat(state[None], len(cand), axis=0)
-        trial[np.arange(len(cand)), cand] = True
-        after = row_loss(scored, bank.oof_at(X, scored, trial))
+        # The state itself first, then it plus each candidate: one bank call.
+        trial = np.repeat(state[None], 1 + len(cand), axis=0)
+        trial[np.arange(1, 1 + len(cand)), cand] = True
+        both = bank.oof_at(X, scored, trial)
+        base = row_loss(scored, both[:, 0])
+        after = row_loss(scored, both[:, 1:])
         gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
         for i, row_groups in enumerate(options):
             g = row_groups[scored]
@@ -373,17 +381,23 @@ def _growth_of_paths(
         [sorted((j, int(new[c])) for j, c in kids[k]) for k in order],
     )
     flows = [np.unique(np.concatenate(flow[k])) for k in order]
-    tables = []
-    for k, rows in zip(order, flows, strict=True):
-        table = RowTable(len(bank.prior_))
-        if masks[k] == 0:
-            table.add(rows, np.tile(bank.prior_, (len(rows), 1)))
-        else:
-            mask = np.zeros((1, M), dtype=bool)
-            mask[0, bits_of(masks[k])] = True
-            table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
-        tables.append(table)
-    return SparseGrowth(dag, flows, tables, bank, X)
+    # The states of one set of rows (a path's, or the common chain's) are
+    # asked of the bank together where that changes no output (a tree bank),
+    # else one by one.
+    together = bool(getattr(bank, "exact_in_blocks", False))
+    same_rows: dict[bytes | int, list[int]] = {}
+    for i, rows in enumerate(flows):
+        same_rows.setdefault(rows.tobytes() if together else i, []).append(i)
+    tables: dict[int, RowTable] = {}
+    for states in same_rows.values():
+        subsets = np.zeros((len(states), M), dtype=bool)
+        for a, i in enumerate(states):
+            subsets[a, bits_of(masks[order[i]])] = True
+        for i, table in zip(
+            states, oof_tables(bank, X, flows[states[0]], subsets), strict=True
+        ):
+            tables[i] = table
+    return SparseGrowth(dag, flows, [tables[i] for i in range(len(order))], bank, X)
 
 
 __all__ = [
