@@ -564,11 +564,7 @@ def _expand(
             if value[j] > s.routing_threshold * scale and int(j) not in chosen:
                 routing.append(int(j))
     chosen_list = sorted(chosen)
-    # The routing children's outputs come in the same bank call.
-    P_both = _rows_at_additions(
-        bank, X, rows, held, chosen_list + routing, sub, cand, P
-    )
-    P_all, P_route = P_both[:, : len(chosen_list)], P_both[:, len(chosen_list) :]
+    P_all = _rows_at_additions(bank, X, rows, held, chosen_list, sub, cand, P)
     gains = (loss(rows, tables[k].get(rows))[:, None] - loss(rows, P_all)) / (
         costs[chosen_list]
     )
@@ -598,6 +594,7 @@ def _expand(
         a = ranked[go, rank]
         proposals.append((-g[go, a], rows[go], child_of[a]))
     if routing:
+        P_route = _rows_at_additions(bank, X, rows, held, routing, sub, cand, P)
         for a, j in enumerate(routing):
             child = state_of(masks[k] | 1 << j)
             children.append((j, child))
