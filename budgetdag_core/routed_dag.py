@@ -54,22 +54,16 @@ ROUTE_MIN_SHARE = 0.1
 ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
 
 
-def route_groups(
-    values: np.ndarray, max_groups: int, floor: int, random_state: int | None = 0
-) -> np.ndarray:
-    """Each row's group by its values of a routing sensor (n_rows, n_columns):
-    one group per distinct value pattern when there are at most
-    ``max_groups``; else, for one column, its quantile bins (at most
-    ``max_groups``), and for several, ``max_groups`` k-means clusters of the
-    standardised values. A missing value counts as a value below the others.
-    Groups of fewer than ``floor`` rows are -1: their rows keep the common
-    order.
+#: A routing sensor's values with the missing ones below the others, how many
+#: distinct value patterns they hold, and each row's pattern
+#: (:func:`value_patterns`).
+Patterns = tuple[np.ndarray, int, np.ndarray]
 
-    Examples
-    --------
-    >>> route_groups(np.array([[0.0], [1.0], [1.0], [2.0]]), 8, 2).tolist()
-    [-1, 0, 0, -1]
-    """
+
+def value_patterns(values: np.ndarray) -> Patterns:
+    """What :func:`route_groups` groups whatever the number of groups: the
+    values (n_rows, n_columns) with a missing value below the others, the
+    count of distinct value patterns, and each row's pattern."""
     values = np.asarray(values, dtype=float)
     finite = np.where(np.isfinite(values), values, np.nan)
     low = np.nan_to_num(
@@ -77,12 +71,39 @@ def route_groups(
     )
     filled = np.where(np.isnan(finite), low - 1.0, finite)
     patterns, groups = np.unique(filled, axis=0, return_inverse=True)
-    groups = groups.ravel()
-    if len(patterns) > max_groups and filled.shape[1] == 1:
+    return filled, len(patterns), groups.ravel()
+
+
+def route_groups(
+    values: np.ndarray,
+    max_groups: int,
+    floor: int,
+    random_state: int | None = 0,
+    *,
+    patterns: Patterns | None = None,
+) -> np.ndarray:
+    """Each row's group by its values of a routing sensor (n_rows, n_columns):
+    one group per distinct value pattern when there are at most
+    ``max_groups``; else, for one column, its quantile bins (at most
+    ``max_groups``), and for several, ``max_groups`` k-means clusters of the
+    standardised values. A missing value counts as a value below the others.
+    Groups of fewer than ``floor`` rows are -1: their rows keep the common
+    order. ``patterns``: the values' :func:`value_patterns`, if known (a
+    sensor's groupings into several counts share them).
+
+    Examples
+    --------
+    >>> route_groups(np.array([[0.0], [1.0], [1.0], [2.0]]), 8, 2).tolist()
+    [-1, 0, 0, -1]
+    """
+    filled, n_patterns, groups = (
+        value_patterns(values) if patterns is None else patterns
+    )
+    if n_patterns > max_groups and filled.shape[1] == 1:
         inner = np.linspace(0, 1, max_groups + 1)[1:-1]
         edges = np.unique(np.quantile(filled[:, 0], inner))
         groups = np.searchsorted(edges, filled[:, 0], side="right")
-    elif len(patterns) > max_groups:
+    elif n_patterns > max_groups:
         spread = filled.std(axis=0)
         Z = (filled - filled.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
         groups = KMeans(max_groups, n_init=3, random_state=random_state).fit_predict(Z)
@@ -170,8 +191,9 @@ def route_groupings(
     ``max_routes``) groups, without repeats and without those of fewer than
     two groups."""
     out: list[np.ndarray] = []
+    patterns = value_patterns(values)  # the same whatever the count
     for count in sorted({min(c, max_routes) for c in ROUTE_GROUP_COUNTS}):
-        groups = route_groups(values, count, floor, random_state)
+        groups = route_groups(values, count, floor, random_state, patterns=patterns)
         if groups.max() >= 1 and not any(np.array_equal(groups, g) for g in out):
             out.append(groups)
     return out
@@ -410,4 +432,5 @@ __all__ = [
     "route_groups",
     "routed_growth",
     "routing_scores",
+    "value_patterns",
 ]
