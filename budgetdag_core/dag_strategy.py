@@ -20,9 +20,11 @@ the policies on it as on any DAG:
   sensor's value measurably changes the best next sensor on held-out rows.
 
 ``dag="auto"`` does not trust any blindly: the bank is bound to every
-strategy's DAG (sharing its fold models), and each fit, at its own cost scale,
-learns each strategy's policies on part of the training rows, compares their
-losses (stop loss + ``cost_scale`` x cost) on the others
+strategy's DAG (sharing its fold models; beyond ``GROWN_MAX_ROWS`` training
+rows the grown DAG is not built, :func:`strategies_to_build`), and each
+fit, at its own cost scale, learns each strategy's policies on part of the
+training rows, compares their losses (stop loss + ``cost_scale`` x cost) on
+the others
 (:func:`choose_strategy`) and keeps the simplest (chain, then routed, then
 grown) whose loss is within one standard error of the paired per-row
 difference from the least: a few hundred held-out rows cannot tell close
@@ -44,11 +46,11 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from .sparse_dag import (
     RowLoss,
-    RowTable,
     SparseGrowth,
     SparseRollout,
     SparseSensorDAG,
     graph_reduce_sparse,
+    oof_tables,
 )
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
@@ -58,13 +60,18 @@ STRATEGIES = ("grown", "chain", "routed")
 SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
-#: Most (row, state) pairs of one call for the chain's probabilities.
-CHAIN_TABLE_PAIRS = 500_000
 #: Most groups a routing sensor's values split the rows into (``"routed"``,
 #: :mod:`budgetdag_core.routed_dag`).
 MAX_ROUTES = 8
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
+#: Training rows beyond which ``dag="auto"`` does not grow the ``"grown"``
+#: DAG: on the benchmarks' longer tables (spam, 3 450 rows, and dna, 2 000:
+#: every cost scale of three runs; CUBE-NM, 5 000 rows: 3 seeds) it was
+#: never kept, and growing it cost about a quarter of spam's fit (its
+#: routing search does not shrink with the rows). It is kept on small
+#: tables (CUBE and wine, 600 and 120 rows; digits, 1 347, on some seeds).
+GROWN_MAX_ROWS = 1500
 
 
 def cross_entropy(y: np.ndarray) -> RowLoss:
@@ -78,6 +85,23 @@ def cross_entropy(y: np.ndarray) -> RowLoss:
         return -np.log(np.clip(picked, 1e-12, None))
 
     return row_loss
+
+
+def strategies_to_build(strategies: Sequence[str], n_rows: int) -> tuple[str, ...]:
+    """The ``strategies`` a fit on ``n_rows`` training rows builds: all of
+    them, but where it has others to choose from, not ``"grown"`` beyond
+    ``GROWN_MAX_ROWS`` rows.
+
+    Examples
+    --------
+    >>> strategies_to_build(SIMPLEST_FIRST, 3450)
+    ('chain', 'routed')
+    >>> strategies_to_build(("grown",), 3450), strategies_to_build(SIMPLEST_FIRST, 600)
+    (('grown',), ('chain', 'routed', 'grown'))
+    """
+    if len(strategies) > 1 and n_rows > GROWN_MAX_ROWS:
+        return tuple(name for name in strategies if name != "grown")
+    return tuple(strategies)
 
 
 def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
@@ -159,17 +183,9 @@ def chain_growth(
     children = [[(j, k + 1)] for k, j in enumerate(order)] + [[]]
     dag = SparseSensorDAG(sensor_names, masks, children)
     prefixes = np.tril(np.ones((M, M), dtype=bool))[:, np.argsort(order)]
-    tables = [RowTable(len(bank.prior_))]
-    tables[0].add(rows, np.tile(bank.prior_, (n, 1)))
-    # Every prefix in one call (in blocks of states): the bank then walks
-    # each row's trees once for all of them, not once per state.
-    step = max(1, CHAIN_TABLE_PAIRS // max(n, 1))
-    for start in range(0, M, step):
-        P = bank.oof_at(X, rows, prefixes[start : start + step])
-        for a in range(P.shape[1]):
-            table = RowTable(len(bank.prior_))
-            table.add(rows, P[:, a])
-            tables.append(table)
+    # The empty set, then every prefix (in blocks of states, one call each).
+    subsets = np.vstack([np.zeros((1, M), dtype=bool), prefixes])
+    tables = oof_tables(bank, X, rows, subsets)
     return SparseGrowth(dag, [rows] * len(masks), tables, bank, X)
 
 
@@ -372,6 +388,7 @@ def keep_within_one_se(
 
 __all__ = [
     "CHAIN_SCORE_ROWS",
+    "GROWN_MAX_ROWS",
     "MAX_ROUTES",
     "SIMPLEST_FIRST",
     "STRATEGIES",
@@ -383,4 +400,5 @@ __all__ = [
     "greedy_order",
     "keep_within_one_se",
     "restricted",
+    "strategies_to_build",
 ]

@@ -35,10 +35,21 @@ from .dag_strategy import (
     cross_entropy,
     greedy_order,
 )
-from .sparse_dag import RowLoss, RowTable, SparseGrowth, SparseSensorDAG
+from .sparse_dag import (
+    RowLoss,
+    RowTable,
+    SparseGrowth,
+    SparseSensorDAG,
+    oof_tables,
+)
 
 #: Training rows that score the candidate routing sensors.
 ROUTE_SCORE_ROWS = 600
+#: Training rows of a route's group scored while its order is chosen (at most
+#: the common chain's ``max_rows``): each group's order is a greedy order of
+#: its own (most of a routed DAG's time on spam), and only the rows that buy
+#: the routing sensor follow it.
+ROUTE_ORDER_ROWS = 1000
 #: Standard errors a routing score must exceed (see :func:`routed_growth`).
 ROUTE_MIN_SE = 3.0
 #: Share of the common pick's gain a routing score must exceed.
@@ -48,22 +59,16 @@ ROUTE_MIN_SHARE = 0.1
 ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
 
 
-def route_groups(
-    values: np.ndarray, max_groups: int, floor: int, random_state: int | None = 0
-) -> np.ndarray:
-    """Each row's group by its values of a routing sensor (n_rows, n_columns):
-    one group per distinct value pattern when there are at most
-    ``max_groups``; else, for one column, its quantile bins (at most
-    ``max_groups``), and for several, ``max_groups`` k-means clusters of the
-    standardised values. A missing value counts as a value below the others.
-    Groups of fewer than ``floor`` rows are -1: their rows keep the common
-    order.
+#: A routing sensor's values with the missing ones below the others, how many
+#: distinct value patterns they hold, and each row's pattern
+#: (:func:`value_patterns`).
+Patterns = tuple[np.ndarray, int, np.ndarray]
 
-    Examples
-    --------
-    >>> route_groups(np.array([[0.0], [1.0], [1.0], [2.0]]), 8, 2).tolist()
-    [-1, 0, 0, -1]
-    """
+
+def value_patterns(values: np.ndarray) -> Patterns:
+    """What :func:`route_groups` groups whatever the number of groups: the
+    values (n_rows, n_columns) with a missing value below the others, the
+    count of distinct value patterns, and each row's pattern."""
     values = np.asarray(values, dtype=float)
     finite = np.where(np.isfinite(values), values, np.nan)
     low = np.nan_to_num(
@@ -71,12 +76,39 @@ def route_groups(
     )
     filled = np.where(np.isnan(finite), low - 1.0, finite)
     patterns, groups = np.unique(filled, axis=0, return_inverse=True)
-    groups = groups.ravel()
-    if len(patterns) > max_groups and filled.shape[1] == 1:
+    return filled, len(patterns), groups.ravel()
+
+
+def route_groups(
+    values: np.ndarray,
+    max_groups: int,
+    floor: int,
+    random_state: int | None = 0,
+    *,
+    patterns: Patterns | None = None,
+) -> np.ndarray:
+    """Each row's group by its values of a routing sensor (n_rows, n_columns):
+    one group per distinct value pattern when there are at most
+    ``max_groups``; else, for one column, its quantile bins (at most
+    ``max_groups``), and for several, ``max_groups`` k-means clusters of the
+    standardised values. A missing value counts as a value below the others.
+    Groups of fewer than ``floor`` rows are -1: their rows keep the common
+    order. ``patterns``: the values' :func:`value_patterns`, if known (a
+    sensor's groupings into several counts share them).
+
+    Examples
+    --------
+    >>> route_groups(np.array([[0.0], [1.0], [1.0], [2.0]]), 8, 2).tolist()
+    [-1, 0, 0, -1]
+    """
+    filled, n_patterns, groups = (
+        value_patterns(values) if patterns is None else patterns
+    )
+    if n_patterns > max_groups and filled.shape[1] == 1:
         inner = np.linspace(0, 1, max_groups + 1)[1:-1]
         edges = np.unique(np.quantile(filled[:, 0], inner))
         groups = np.searchsorted(edges, filled[:, 0], side="right")
-    elif len(patterns) > max_groups:
+    elif n_patterns > max_groups:
         spread = filled.std(axis=0)
         Z = (filled - filled.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
         groups = KMeans(max_groups, n_init=3, random_state=random_state).fit_predict(Z)
@@ -126,13 +158,15 @@ def routing_scores(
     for r, options in groupings.items():
         state = before.copy()
         state[r] = True
-        base = row_loss(scored, bank.oof_at(X, scored, state)[:, 0])
         cand = np.flatnonzero(~state)
         if not len(cand):
             continue
-        trial = np.repeat(state[None], len(cand), axis=0)
-        trial[np.arange(len(cand)), cand] = True
-        after = row_loss(scored, bank.oof_at(X, scored, trial))
+        # The state itself first, then it plus each candidate: one bank call.
+        trial = np.repeat(state[None], 1 + len(cand), axis=0)
+        trial[np.arange(1, 1 + len(cand)), cand] = True
+        both = bank.oof_at(X, scored, trial)
+        base = row_loss(scored, both[:, 0])
+        after = row_loss(scored, both[:, 1:])
         gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
         for i, row_groups in enumerate(options):
             g = row_groups[scored]
@@ -162,8 +196,9 @@ def route_groupings(
     ``max_routes``) groups, without repeats and without those of fewer than
     two groups."""
     out: list[np.ndarray] = []
+    patterns = value_patterns(values)  # the same whatever the count
     for count in sorted({min(c, max_routes) for c in ROUTE_GROUP_COUNTS}):
-        groups = route_groups(values, count, floor, random_state)
+        groups = route_groups(values, count, floor, random_state, patterns=patterns)
         if groups.max() >= 1 and not any(np.array_equal(groups, g) for g in out):
             out.append(groups)
     return out
@@ -202,7 +237,8 @@ def routed_growth(
     Parameters
     ----------
     bank, X, y, sensor_names, costs, max_rows, random_state, row_loss
-        As :func:`chain_growth`.
+        As :func:`chain_growth` (a group's order scores at most
+        ``ROUTE_ORDER_ROWS`` of its rows).
     sensor_columns : sequence of ndarray
         The columns of each sensor (its values group the rows).
     max_routes : int, default=MAX_ROUTES
@@ -241,7 +277,10 @@ def routed_growth(
         )  # fmt: skip
         common_order = chain_order(common.dag)
     paths = [(0, list(common_order), rows)]
-    paths += _route_paths(bank, X, rows, held, found, costs, row_loss, rng, max_rows)
+    paths += _route_paths(
+        bank, X, rows, held, found, costs, row_loss, rng,
+        min(max_rows, ROUTE_ORDER_ROWS),
+    )  # fmt: skip
     return _growth_of_paths(bank, X, sensor_names, paths)
 
 
@@ -373,27 +412,35 @@ def _growth_of_paths(
         [sorted((j, int(new[c])) for j, c in kids[k]) for k in order],
     )
     flows = [np.unique(np.concatenate(flow[k])) for k in order]
-    tables = []
-    for k, rows in zip(order, flows, strict=True):
-        table = RowTable(len(bank.prior_))
-        if masks[k] == 0:
-            table.add(rows, np.tile(bank.prior_, (len(rows), 1)))
-        else:
-            mask = np.zeros((1, M), dtype=bool)
-            mask[0, bits_of(masks[k])] = True
-            table.add(rows, bank.oof_at(X, rows, mask)[:, 0])
-        tables.append(table)
-    return SparseGrowth(dag, flows, tables, bank, X)
+    # The states of one set of rows (a path's, or the common chain's) are
+    # asked of the bank together where that changes no output (a tree bank),
+    # else one by one.
+    together = bool(getattr(bank, "exact_in_blocks", False))
+    same_rows: dict[bytes | int, list[int]] = {}
+    for i, rows in enumerate(flows):
+        same_rows.setdefault(rows.tobytes() if together else i, []).append(i)
+    tables: dict[int, RowTable] = {}
+    for states in same_rows.values():
+        subsets = np.zeros((len(states), M), dtype=bool)
+        for a, i in enumerate(states):
+            subsets[a, bits_of(masks[order[i]])] = True
+        for i, table in zip(
+            states, oof_tables(bank, X, flows[states[0]], subsets), strict=True
+        ):
+            tables[i] = table
+    return SparseGrowth(dag, flows, [tables[i] for i in range(len(order))], bank, X)
 
 
 __all__ = [
     "ROUTE_GROUP_COUNTS",
     "ROUTE_MIN_SE",
     "ROUTE_MIN_SHARE",
+    "ROUTE_ORDER_ROWS",
     "ROUTE_SCORE_ROWS",
     "find_route",
     "route_groupings",
     "route_groups",
     "routed_growth",
     "routing_scores",
+    "value_patterns",
 ]

@@ -193,6 +193,39 @@ class SparseGrowth:
         return table.get(rows)
 
 
+#: Most (row, state) pairs of one bank call when many states' outputs are
+#: tabled at once (:func:`oof_tables`; bounds memory).
+TABLE_PAIRS = 500_000
+
+
+def oof_tables(
+    bank: Any, X: np.ndarray, rows: np.ndarray, subsets: np.ndarray
+) -> list[RowTable]:
+    """One :class:`RowTable` per sensor subset (bool, n_subsets x n_sensors):
+    the bank's out-of-fold outputs of ``rows`` there (the empty set: the
+    bank's ``prior_``).
+
+    The non-empty subsets are asked in order, in blocks of about
+    ``TABLE_PAIRS`` pairs, each block in one call: the bank then walks each
+    row's trees once per block, not once per state (a call per state cost
+    a routed DAG more than its whole search for the orders).
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    subsets = np.asarray(subsets, dtype=bool)
+    width = len(bank.prior_)
+    tables = [RowTable(width) for _ in range(len(subsets))]
+    given = np.flatnonzero(subsets.any(axis=1))
+    for k in np.flatnonzero(~subsets.any(axis=1)):
+        tables[k].add(rows, np.tile(bank.prior_, (len(rows), 1)))
+    step = max(1, TABLE_PAIRS // max(len(rows), 1))
+    for start in range(0, len(given), step):
+        block = given[start : start + step]
+        P = bank.oof_at(X, rows, subsets[block])
+        for a, k in enumerate(block):
+            tables[k].add(rows, P[:, a])
+    return tables
+
+
 #: ``row_loss(rows, values)``: the loss of training ``rows`` (the first axis
 #: of ``values``) given the bank's out-of-fold outputs ``values`` (rows x ...
 #: x width) at some states, one number per row and state.

@@ -89,6 +89,15 @@ def out_of_fold(
     return out
 
 
+def exact_in_blocks(models: Sequence[Any]) -> bool:
+    """Whether one ``oof_at`` call for many subsets gives fold ``models``'
+    outputs at each subset exactly as a call for that subset alone: true of
+    tree models (each (row, subset) pair sums its own leaves, in tree
+    order); not of the mask-encoded models, whose products in one call share
+    the columns its subsets have in common (in float32)."""
+    return all(isinstance(model, LightGBMTrees) for model in models)
+
+
 class SparseMaskedBank(MaskedBank):
     """A masked bank fitted on random sensor subsets, for sparse DAGs.
 
@@ -274,6 +283,13 @@ class SparseMaskedBank(MaskedBank):
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
         return column_masks(self.sensor_matrix_, subsets)
+
+    @property
+    def exact_in_blocks(self) -> bool:
+        """Whether :meth:`oof_at` gives each subset's outputs exactly as a
+        call for it alone (:func:`exact_in_blocks`): callers then may ask
+        many subsets at once without changing a result."""
+        return exact_in_blocks(self.fold_models_)
 
     def oof_at(
         self,

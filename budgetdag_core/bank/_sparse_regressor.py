@@ -56,7 +56,7 @@ from ._masked import (
     fit_folds,
     stack_masked,
 )
-from ._sparse import column_masks, out_of_fold, random_subsets
+from ._sparse import column_masks, exact_in_blocks, out_of_fold, random_subsets
 
 #: The masked regressors an any-subset regressor bank can fit.
 MASKED_REGRESSOR_MODELS = ("boosting", "ridge")
@@ -454,6 +454,12 @@ class SparseRegressorBank:
             pred = model.predict(stack_masked(Xc, rows, states, cmasks[part][:, cols]))
             out[:, part] = np.asarray(pred, dtype=float).reshape(len(part), -1).T
         return out
+
+    @property
+    def exact_in_blocks(self) -> bool:
+        """Whether :meth:`oof_at` gives each subset's outputs exactly as a
+        call for it alone (:func:`~budgetdag_core.bank._sparse.exact_in_blocks`)."""
+        return exact_in_blocks(self.fold_models_)
 
     def oof_at(
         self,

@@ -29,6 +29,7 @@ from ..dag_strategy import (
     chain_order,
     choose_strategy,
     most_states,
+    strategies_to_build,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..routed_dag import routed_growth
@@ -261,8 +262,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def sparse_strategies(self, spec: SensorSpec) -> dict[str, int]:
         """The DAGs of one-sensor additions a fit with ``spec`` builds, each
         with the most states it can have (``dag="auto"``: each, one kept on
-        validation rows); empty when the fit builds the full DAG or the DAG
-        over Alg. 2's subsets.
+        validation rows; beyond ``GROWN_MAX_ROWS`` training rows not the
+        grown DAG, see :func:`~budgetdag_core.dag_strategy.strategies_to_build`);
+        empty when the fit builds the full DAG or the DAG over Alg. 2's
+        subsets.
 
         Parameters
         ----------
@@ -740,7 +743,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """Fit the any-mask models and build each strategy's DAG on them: one
         bank per strategy (sharing the fold models), each bound to its DAG and
         knowing the others (``strategy_banks_``): a fit keeps one of them on
-        validation rows at its own cost scale."""
+        validation rows at its own cost scale. ``dag="auto"`` leaves the
+        grown DAG out on long tables
+        (:func:`~budgetdag_core.dag_strategy.strategies_to_build`)."""
         bank = self._fit_sparse_models(
             self._new_sparse_bank(), Xv, y_fit, spec, progress
         )
@@ -748,7 +753,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         settings = self._growth_settings()
         row_loss = self._growth_row_loss(y_fit)
         banks = {}
-        strategies = self._strategies()
+        strategies = strategies_to_build(self._strategies(), len(Xv))
         for done, name in enumerate(strategies, start=1):
             if name == "grown":
                 growth = grow_sparse_dag(

@@ -270,6 +270,25 @@ def test_auto_leaves_the_network_out_on_long_tables(monkeypatch):
     assert bank.kind_ in ("masked", "masked_logistic")
 
 
+def test_auto_trials_learn_from_fewer_subsets_per_row_on_long_tables(monkeypatch):
+    from budgetdag_core.bank import _auto
+
+    X, y = make_data(200, 0)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    counts, default = {}, _auto.TRIAL_PAIRS
+    for cap in (default, 600):
+        monkeypatch.setattr(_auto, "TRIAL_PAIRS", cap)
+        bank = AutoMaskedBank(cv=3, random_state=0)
+        bank.fit_models(Xv, y, columns, 2)
+        counts[cap] = bank.validation_["rows"]
+    fit_rows = counts[600]["fit"]
+    # 200 rows: 16 subsets each by default, 600 // 200 = 3 under the cap.
+    assert counts[default]["fit_pairs"] == 16 * fit_rows
+    assert counts[600]["fit_pairs"] == 3 * fit_rows <= 600
+    # The validation pairs do not shrink with the trials.
+    assert counts[600]["pairs"] == counts[default]["pairs"]
+
+
 @pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "masked_auto"])
 def test_unacquired_values_are_never_read(models, test_rows, kind):
     model = models[kind]

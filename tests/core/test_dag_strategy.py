@@ -120,6 +120,18 @@ def test_a_close_call_keeps_the_simpler_strategy():
     assert choice.scores["grown"][0]["excess_se"] == 0.0  # the least loss
 
 
+def test_auto_leaves_the_grown_dag_out_on_long_tables(monkeypatch):
+    from budgetdag_core import dag_strategy
+
+    monkeypatch.setattr(dag_strategy, "GROWN_MAX_ROWS", 400)
+    long = fit(500)
+    assert set(long.bank_.strategy_banks_) == {"chain", "routed"}
+    assert set(long.strategy_choice_.scores) == {"chain", "routed"}
+    # Asked for by name, it is grown whatever the rows.
+    assert fit(500, dag="sparse").strategy_ == "grown"
+    assert set(fit(300).bank_.strategy_banks_) == set(STRATEGIES)
+
+
 def test_a_bank_of_one_strategy_refuses_another():
     model = fit(dag="chain")
     X, y = make_data(500, 0)

@@ -29,6 +29,7 @@ from budgetdag_core.sparse_dag import (
     beam_states,
     nearest_rows,
     neighbour_pick_gain,
+    oof_tables,
     pick_gains,
 )
 
@@ -281,3 +282,23 @@ def test_each_row_goes_to_the_states_of_its_least_proposals():
     assert {c: set(rows.tolist()) for c, rows in got.items()} == expected
     assert all((np.diff(rows) > 0).all() for rows in got.values())
     assert beam_states([], 2) == {}
+
+
+def test_a_tree_bank_gives_each_state_alike_asked_alone_or_in_blocks():
+    from budgetdag_core.bank import SparseMaskedBank
+
+    X, y = make_data(300, 0)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    bank = SparseMaskedBank(cv=3, random_state=0).fit_models(Xv, y, columns, 2)
+    assert bank.exact_in_blocks  # LightGBM fold models
+    rows = np.arange(0, 300, 2)
+    subsets = np.random.default_rng(1).random((9, N_SENSORS)) < 0.4
+    subsets[4] = False  # the empty set: the prior
+    tables = oof_tables(bank, Xv, rows, subsets)
+    for k, table in enumerate(tables):
+        alone = (
+            np.tile(bank.prior_, (len(rows), 1))
+            if not subsets[k].any()
+            else bank.oof_at(Xv, rows, subsets[k : k + 1])[:, 0]
+        )
+        np.testing.assert_array_equal(table.get(rows), alone)
