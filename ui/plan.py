@@ -54,6 +54,16 @@ def _asked_subsets(settings: Settings) -> tuple[int | None, bool]:
     return params.get("n_subsets"), bool(params.get("include_all", False))
 
 
+def _planned_strategies(
+    spec: SensorSpec, settings: Settings, probe: FitProbe | None
+) -> dict[str, int]:
+    """:func:`strategies_of`, or the probe's: it knows the training rows
+    (beyond ``GROWN_MAX_ROWS`` the fit grows no DAG)."""
+    if probe is not None and probe.strategies:
+        return dict(probe.strategies)
+    return strategies_of(spec, settings)
+
+
 def states_words(
     spec: SensorSpec, settings: Settings, probe: FitProbe | None = None
 ) -> str:
@@ -62,7 +72,7 @@ def states_words(
     states"`` (counted by ``probe``) or ``"... at most 129 DAG states"``
     (without), ``"a chain of 14 states, a routed DAG of at most 111 states or
     a DAG grown to at most 1000 states, the best on held-out rows"``."""
-    strategies = strategies_of(spec, settings)
+    strategies = _planned_strategies(spec, settings, probe)
     if strategies:
         parts = [SHORT_WORDS[name].format(n=n) for name, n in strategies.items()]
         if len(parts) == 1:
@@ -113,7 +123,7 @@ def training_plan(
     """The Train page's sentence on what training does, from the library's
     plan for ``settings`` (``probe``: the fit's first steps, counting the
     states of Alg. 2's subsets)."""
-    strategies = strategies_of(spec, settings)
+    strategies = _planned_strategies(spec, settings, probe)
     cv = int(estimator_params(settings)["cv"])
     if strategies:
         words = [STRATEGY_WORDS[name].format(n=n) for name, n in strategies.items()]

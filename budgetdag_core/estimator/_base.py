@@ -259,7 +259,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """
         return self._new_sparse_bank() if sparse else self._new_bank(dag)
 
-    def sparse_strategies(self, spec: SensorSpec) -> dict[str, int]:
+    def sparse_strategies(
+        self, spec: SensorSpec, n_rows: int | None = None
+    ) -> dict[str, int]:
         """The DAGs of one-sensor additions a fit with ``spec`` builds, each
         with the most states it can have (``dag="auto"``: each, one kept on
         validation rows; beyond ``GROWN_MAX_ROWS`` training rows not the
@@ -270,6 +272,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Parameters
         ----------
         spec : SensorSpec
+        n_rows : int, optional
+            The training rows of the fit; None: a fit on few enough rows to
+            build every strategy.
 
         Returns
         -------
@@ -283,6 +288,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
         >>> BudgetDAGClassifier(spec).sparse_strategies(spec)
         {'chain': 21, 'routed': 174, 'grown': 1000}
+        >>> BudgetDAGClassifier(spec).sparse_strategies(spec, n_rows=5000)
+        {'chain': 21, 'routed': 174}
         >>> BudgetDAGClassifier(spec, dag="chain").sparse_strategies(spec)
         {'chain': 21}
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
@@ -291,10 +298,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if not self.builds_sparse_dag(spec):
             return {}
         max_states = self._growth_settings()["max_states"]
-        return {
-            name: most_states(name, spec.n_sensors, max_states)
-            for name in self._strategies()
-        }
+        names = self._strategies()
+        if n_rows is not None:
+            names = strategies_to_build(names, n_rows)
+        return {name: most_states(name, spec.n_sensors, max_states) for name in names}
 
     @property
     def _seed(self) -> int | None:

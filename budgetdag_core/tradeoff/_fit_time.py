@@ -492,7 +492,7 @@ def probe_fit(
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     start = time.perf_counter()
     spec, Xv, y_fit, _ = model.check_fit_data(X, y)
-    strategies = model.sparse_strategies(spec)
+    strategies = model.sparse_strategies(spec, len(X))
     if strategies:
         dag, found = None, {"strategies": strategies}
         n_states, select_seconds = max(strategies.values()), 0.0
@@ -770,7 +770,7 @@ def estimate_fit_seconds_for(
     spec = as_spec(sensors)
     # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
-    strategies = model.sparse_strategies(spec)
+    strategies = model.sparse_strategies(spec, len(X))
     if strategies:
         bank = model.new_bank(sparse=True)
         return _sparse_fit_seconds(
