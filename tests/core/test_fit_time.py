@@ -279,7 +279,7 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
     assert estimate() < 60
 
 
-def test_a_long_tables_probe_and_estimate_leave_out_the_grown_dag():
+def test_a_long_tables_probe_leaves_out_the_grown_dag():
     from budgetdag_core import BudgetDAGClassifier, SensorSpec
     from budgetdag_core.dag_strategy import GROWN_MAX_ROWS
     from budgetdag_core.estimates import probe_fit
@@ -290,9 +290,8 @@ def test_a_long_tables_probe_and_estimate_leave_out_the_grown_dag():
     y = pd.Series((X["x0"] - X["x1"] > 0).astype(int))
     spec = SensorSpec.per_column(list(X.columns))
     model = BudgetDAGClassifier(spec, cv=3, random_state=0)
-    # dag="auto" grows no DAG on this many rows: neither the probe (which the
-    # app's plan words follow) nor the estimate
-    # may count one.
+    # dag="auto" grows no DAG on this many rows, so the probe (which the
+    # estimate and the app's plan words follow) must not count one.
     assert set(model.sparse_strategies(spec)) == {"chain", "routed", "grown"}
     assert set(model.sparse_strategies(spec, n)) == {"chain", "routed"}
     probe = probe_fit(spec, X, y, cv=3, random_state=0)
