@@ -67,6 +67,20 @@ MAX_ROUTES = 8
 VALIDATION_SHARE = 0.25
 
 
+def strategy_key(strategy: str, kind: str | None = None) -> str:
+    """The key of a strategy's bank among a fit's candidates
+    (``strategy_banks_``, a :class:`StrategyChoice`'s scores): the
+    strategy's name, with ``"@kind"`` for the banks of a rival bank kind
+    (:meth:`~budgetdag_core.bank.AutoMaskedBank.fit_rival`).
+
+    Examples
+    --------
+    >>> strategy_key("routed"), strategy_key("routed", "masked_mlp")
+    ('routed', 'routed@masked_mlp')
+    """
+    return strategy if kind is None else f"{strategy}@{kind}"
+
+
 def cross_entropy(y: np.ndarray) -> RowLoss:
     """The :data:`~budgetdag_core.sparse_dag.RowLoss` of class labels ``y``
     (indices): each row's negative log probability of its label, at any
@@ -383,4 +397,5 @@ __all__ = [
     "greedy_order",
     "keep_within_one_se",
     "restricted",
+    "strategy_key",
 ]

@@ -29,6 +29,7 @@ from ..dag_strategy import (
     chain_order,
     choose_strategy,
     most_states,
+    strategy_key,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..routed_dag import routed_growth
@@ -740,10 +741,41 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """Fit the any-mask models and build each strategy's DAG on them: one
         bank per strategy (sharing the fold models), each bound to its DAG and
         knowing the others (``strategy_banks_``): a fit keeps one of them on
-        validation rows at its own cost scale."""
+        validation rows at its own cost scale. Where an ``"auto"`` bank's
+        log loss leaves a rival kind close (``fit_rival``), that kind's
+        bank is fitted too and its strategies join the candidates (keys
+        :func:`~budgetdag_core.dag_strategy.strategy_key`): the policies,
+        not the log loss at random subsets, then judge the kinds."""
         bank = self._fit_sparse_models(
             self._new_sparse_bank(), Xv, y_fit, spec, progress
         )
+        banks = self._strategy_banks(bank, spec, Xv, y_fit, costs, progress)
+        rival = None
+        if hasattr(bank, "fit_rival") and len(self._strategies()) > 1:
+            rival = bank.fit_rival(
+                Xv, y_fit, spec.column_indices(), int(y_fit.max()) + 1, progress
+            )
+        if rival is not None:
+            more = self._strategy_banks(rival, spec, Xv, y_fit, costs, progress)
+            for name, one in more.items():
+                one.strategy_key_ = strategy_key(name, rival.kind_)
+                banks[one.strategy_key_] = one
+        for one in banks.values():
+            one.strategy_banks_ = banks
+        return next(iter(banks.values()))
+
+    def _strategy_banks(
+        self,
+        bank: Any,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+        progress: Progress | None,
+    ) -> dict[str, Any]:
+        """Each strategy's DAG built on ``bank``'s fold models: a copy of
+        the bank bound to it, per strategy name (none for a routed DAG
+        where no sensor's value says where to look)."""
         mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
         settings = self._growth_settings()
         row_loss = self._growth_row_loss(y_fit)
@@ -776,9 +808,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 banks[name].strategy_ = name
             if progress is not None:
                 progress("strategies", done, len(strategies))
-        for one in banks.values():
-            one.strategy_banks_ = banks
-        return next(iter(banks.values()))
+        return banks
 
     def _choose_sparse_bank(
         self,
@@ -789,11 +819,20 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         costs: np.ndarray | None,
     ) -> tuple[Any, dict | None]:
         """The bank of the strategy to fit (validation rows decide among the
-        bank's strategies at this cost scale), and the validation numbers."""
+        bank's strategies at this cost scale, the chosen bank kind's simplest
+        first, then a rival kind's), and the validation numbers."""
         banks = getattr(bank, "strategy_banks_", None) or {
             getattr(bank, "strategy_", "grown"): bank
         }
-        wanted = [n for n in self._strategies() if n in banks]
+        strategies = self._strategies()
+        # A rival kind's banks are keyed "strategy@kind" (strategy_key).
+        rivals = [
+            key
+            for name in strategies
+            for key, one in banks.items()
+            if key != name and getattr(one, "strategy_", None) == name
+        ]
+        wanted = [n for n in strategies if n in banks] + rivals
         if not wanted:
             raise ValueError(
                 f"This bank holds the {sorted(banks)} DAG(s); dag={self.dag!r} "
