@@ -248,39 +248,6 @@ class AutoMaskedBank(SparseMaskedBank):
         plan = (rival.template(), *plan[1:])
         return rival.fit_planned(X, y, n_classes, plan, progress)
 
-    def rival_excess_at(
-        self, rival: AutoMaskedBank, growth: Any, X: np.ndarray, y: np.ndarray
-    ) -> dict[str, float]:
-        """The rival bank's excess log loss over this bank's at the (row,
-        state) pairs a grown DAG visits (``growth.flow``; the root left
-        out), out of fold, each bank's probabilities under one temperature
-        fitted on those pairs: ``excess`` (mean over the rows of each row's
-        mean excess) and ``excess_se`` (its standard error over the rows).
-        Where a routed DAG's states are visited, what an interaction buys
-        shows: random subsets seldom hold the routing sensor with the
-        sensors it points to."""
-        member = growth.dag.membership()
-        rows, mine, theirs = [], [], []
-        for k in range(1, growth.dag.n_states):
-            flow = growth.flow[k]
-            if len(flow):
-                rows.append(flow)
-                mine.append(self.oof_at(X, flow, member[k : k + 1])[:, 0])
-                theirs.append(rival.oof_at(X, flow, member[k : k + 1])[:, 0])
-        if not rows:
-            return {"excess": 0.0, "excess_se": 0.0, "pairs": 0}
-        pair_rows = np.concatenate(rows)
-        labels = y[pair_rows]
-        _, own = _validation_numbers(np.concatenate(mine), labels)
-        _, other = _validation_numbers(np.concatenate(theirs), labels)
-        counts = np.bincount(pair_rows, minlength=len(X))
-        visited = counts > 0
-        per_row = (
-            np.bincount(pair_rows, weights=other - own, minlength=len(X))[visited]
-            / counts[visited]
-        )
-        return {**_mean_and_se(per_row), "pairs": len(labels)}
-
     def _check_choice_settings(self) -> None:
         unknown = [k for k in self.candidates if k not in MASKED_KINDS]
         if not self.candidates or unknown:
@@ -393,14 +360,7 @@ def _excess(losses: np.ndarray, best: np.ndarray) -> dict[str, float]:
     ``VALIDATION_MASKS`` pairs averaged first: a row's subsets share its
     values, so its pairs are not independent)."""
     per_row = (losses - best).reshape(-1, VALIDATION_MASKS).mean(axis=1)
-    return _mean_and_se(per_row)
-
-
-def _mean_and_se(per_row: np.ndarray) -> dict[str, float]:
-    """``excess``: the mean of per-row excess losses; ``excess_se``: its
-    standard error over the rows."""
-    n = len(per_row)
-    se = float(per_row.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    se = float(per_row.std(ddof=1) / np.sqrt(len(per_row))) if len(per_row) > 1 else 0.0
     return {"excess": float(per_row.mean()), "excess_se": se}
 
 

@@ -29,6 +29,7 @@ from ..dag_strategy import (
     chain_order,
     choose_strategy,
     most_states,
+    strategy_key,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..routed_dag import routed_growth
@@ -754,14 +755,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             rival = bank.fit_rival(
                 Xv, y_fit, spec.column_indices(), int(y_fit.max()) + 1, progress
             )
-        routed = banks.get("routed")
-        if rival is not None and routed is not None:
-            # Judge the kinds where a routed DAG goes (see rival_excess_at).
-            judged = bank.rival_excess_at(rival, routed.sparse_growth_, Xv, y_fit)
-            switch = judged["excess"] < -judged["excess_se"]
-            bank.validation_["rival"] = {"kind": rival.kind_, **judged, "kept": switch}
-            if switch:
-                banks = self._strategy_banks(rival, spec, Xv, y_fit, costs, progress)
+        if rival is not None:
+            more = self._strategy_banks(rival, spec, Xv, y_fit, costs, progress)
+            for name, one in more.items():
+                one.strategy_key_ = strategy_key(name, rival.kind_)
+                banks[one.strategy_key_] = one
         for one in banks.values():
             one.strategy_banks_ = banks
         return next(iter(banks.values()))
