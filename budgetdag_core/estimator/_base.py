@@ -743,20 +743,27 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         knowing the others (``strategy_banks_``): a fit keeps one of them on
         validation rows at its own cost scale. Where an ``"auto"`` bank's
         log loss leaves a rival kind close (``fit_rival``), that kind's
-        bank is fitted too and its strategies join the candidates (keys
+        bank is fitted too and its routed DAG joins the candidates (key
         :func:`~budgetdag_core.dag_strategy.strategy_key`): the policies,
-        not the log loss at random subsets, then judge the kinds."""
+        not the log loss at random subsets, then judge the kinds. Only the
+        routed DAG: it is where an interaction the log loss missed pays
+        (a routing sensor, then the sensors it points to); a rival's chain
+        and grown DAG doubled the fit's time for no measured gain."""
         bank = self._fit_sparse_models(
             self._new_sparse_bank(), Xv, y_fit, spec, progress
         )
         banks = self._strategy_banks(bank, spec, Xv, y_fit, costs, progress)
         rival = None
-        if hasattr(bank, "fit_rival") and len(self._strategies()) > 1:
+        # Only where strategies are compared, and the routed DAG among them.
+        compared = self._strategies()
+        if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
             rival = bank.fit_rival(
                 Xv, y_fit, spec.column_indices(), int(y_fit.max()) + 1, progress
             )
         if rival is not None:
-            more = self._strategy_banks(rival, spec, Xv, y_fit, costs, progress)
+            more = self._strategy_banks(
+                rival, spec, Xv, y_fit, costs, progress, only=("routed",)
+            )
             for name, one in more.items():
                 one.strategy_key_ = strategy_key(name, rival.kind_)
                 banks[one.strategy_key_] = one
@@ -772,15 +779,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         y_fit: np.ndarray,
         costs: np.ndarray | None,
         progress: Progress | None,
+        only: tuple[str, ...] | None = None,
     ) -> dict[str, Any]:
-        """Each strategy's DAG built on ``bank``'s fold models: a copy of
-        the bank bound to it, per strategy name (none for a routed DAG
-        where no sensor's value says where to look)."""
+        """Each strategy's DAG (``only`` these) built on ``bank``'s fold
+        models: a copy of the bank bound to it, per strategy name (none for
+        a routed DAG where no sensor's value says where to look)."""
         mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
         settings = self._growth_settings()
         row_loss = self._growth_row_loss(y_fit)
         banks = {}
-        strategies = self._strategies()
+        forced_route = self._strategies() == ("routed",)
+        strategies = self._strategies() if only is None else only
         for done, name in enumerate(strategies, start=1):
             if name == "grown":
                 growth = grow_sparse_dag(
@@ -795,7 +804,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     random_state=self._seed, row_loss=row_loss,
                     common_order=None if chain is None
                     else chain_order(chain.sparse_growth_.dag),
-                    require=strategies == ("routed",),
+                    require=forced_route,
                 )  # fmt: skip
             else:
                 growth = chain_growth(
