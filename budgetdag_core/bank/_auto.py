@@ -14,6 +14,13 @@ then fits the bank of the best kind as :class:`SparseMaskedBank` does,
 recording the choice (``kind_``) and the numbers behind it (``validation_``).
 With ``validation_fraction=None`` the bank's first fold is held out instead
 and the chosen kind's fit kept as that fold's model (one fit fewer).
+
+Log loss at random subsets underrates interactions, which a routed policy
+needs (a routing sensor's value, then the sensors it points to): when an
+additive kind wins by little, the kind that learns interactions is a
+*rival* (:meth:`AutoMaskedBank.rival_kind`), its bank is fitted too
+(:meth:`AutoMaskedBank.fit_rival`) and the estimator lets the policies
+judge (see :mod:`budgetdag_core.dag_strategy`).
 """
 
 from __future__ import annotations
@@ -105,7 +112,9 @@ class AutoMaskedBank(SparseMaskedBank):
     kind_ : str
         The chosen kind: least log loss on the validation rows at random
         subsets (each candidate's probabilities under one fitted temperature,
-        as the bank calibrates its own).
+        as the bank calibrates its own); on a rival's bank
+        (:meth:`fit_rival`) the rival kind (``validation_`` then still
+        shows the log loss's pick: ``excess`` 0).
     validation_ : dict
         Per candidate tried: ``log_loss`` (after its temperature),
         ``log_loss_raw``, ``error`` and ``temperature`` on the validation
@@ -213,7 +222,8 @@ class AutoMaskedBank(SparseMaskedBank):
         when its excess is within :data:`RIVAL_MAX_SE` standard errors; the
         policies then judge (:meth:`fit_rival`). Never otherwise: a kind
         that learns interactions and wins the log loss needs no rival, and
-        trying more kinds costs a bank fit each.
+        trying more kinds costs a bank fit each (a rival for any close
+        kind would have been tried on nearly every table measured).
         """
         scores = getattr(self, "validation_", None) or {}
         if getattr(self, "kind_", None) not in ADDITIVE_KINDS:
@@ -242,8 +252,10 @@ class AutoMaskedBank(SparseMaskedBank):
         kind = self.rival_kind()
         if kind is None:
             return None
+        # This bank's plan (its settings are the rival's): the same subsets,
+        # folds and seeds, so the kinds differ in their models only.
+        plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
         rival = copy.copy(self)
-        plan = rival._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
         rival.kind_ = kind
         plan = (rival.template(), *plan[1:])
         return rival.fit_planned(X, y, n_classes, plan, progress)

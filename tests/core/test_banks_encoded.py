@@ -377,7 +377,8 @@ def test_the_rival_bank_shares_the_folds_and_fingerprint():
     Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
     auto = AutoMaskedBank(cv=3, random_state=0)
     auto.fit_models(Xv, y, columns, 2)
-    auto.kind_, auto.validation_ = "masked_logistic", {
+    auto.kind_ = "masked_logistic"
+    auto.validation_ = {
         "masked_logistic": {"log_loss": 0.5, "excess": 0.0, "excess_se": 0.0},
         "masked_mlp": {"log_loss": 0.51, "excess": 0.01, "excess_se": 0.01},
     }
