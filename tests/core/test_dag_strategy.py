@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    SensorSpec,
+    dumps_policy,
+    dumps_policy_skops,
+    loads_policy,
+    loads_policy_skops,
+    tradeoff_curve,
+)
 from budgetdag_core.dag_strategy import (
     SIMPLEST_FIRST,
     STRATEGIES,
@@ -396,3 +404,16 @@ def test_a_sweep_reads_each_point_on_its_own_kinds_bank(rival_model):
     scores = model.evaluate(Xt, yt)
     assert row["error"] == pytest.approx(scores["error"])
     assert row["avg_cost"] == pytest.approx(scores["avg_cost"])
+
+
+@pytest.mark.parametrize("slim", [True, False])
+def test_a_rival_kinds_model_round_trips(rival_model, slim):
+    Xt, _ = additive_routing_data(200, 2)
+    trace = rival_model.trace(Xt)
+    for loaded in (
+        loads_policy(dumps_policy(rival_model, slim=slim)),
+        loads_policy_skops(dumps_policy_skops(rival_model, slim=slim)),
+    ):
+        pd.testing.assert_frame_equal(loaded.trace(Xt), trace)
+        assert loaded.bank_.kind_ == "masked_mlp"
+        assert loaded.strategy_validation_ == rival_model.strategy_validation_
