@@ -81,6 +81,12 @@ def strategy_key(strategy: str, kind: str | None = None) -> str:
     return strategy if kind is None else f"{strategy}@{kind}"
 
 
+def strategy_key_of(bank: Any) -> str | None:
+    """A strategy bank's key among its fit's candidates (``strategy_banks_``):
+    ``strategy_key_`` on a rival bank kind's, else its strategy's name."""
+    return getattr(bank, "strategy_key_", getattr(bank, "strategy_", None))
+
+
 def cross_entropy(y: np.ndarray) -> RowLoss:
     """The :data:`~budgetdag_core.sparse_dag.RowLoss` of class labels ``y``
     (indices): each row's negative log probability of its label, at any
@@ -398,4 +404,5 @@ __all__ = [
     "keep_within_one_se",
     "restricted",
     "strategy_key",
+    "strategy_key_of",
 ]

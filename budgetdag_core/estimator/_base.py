@@ -758,7 +758,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         compared = self._strategies()
         if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
             rival = bank.fit_rival(
-                Xv, y_fit, spec.column_indices(), int(y_fit.max()) + 1, progress
+                Xv, y_fit, spec.column_indices(), bank.n_classes_, progress
             )
         if rival is not None:
             more = self._strategy_banks(
