@@ -74,6 +74,26 @@ VALIDATION_SHARE = 0.25
 GROWN_MAX_ROWS = 1500
 
 
+def strategy_key(strategy: str, kind: str | None = None) -> str:
+    """The key of a strategy's bank among a fit's candidates
+    (``strategy_banks_``, a :class:`StrategyChoice`'s scores): the
+    strategy's name, with ``"@kind"`` for the banks of a rival bank kind
+    (:meth:`~budgetdag_core.bank.AutoMaskedBank.fit_rival`).
+
+    Examples
+    --------
+    >>> strategy_key("routed"), strategy_key("routed", "masked_mlp")
+    ('routed', 'routed@masked_mlp')
+    """
+    return strategy if kind is None else f"{strategy}@{kind}"
+
+
+def strategy_key_of(bank: Any) -> str | None:
+    """A strategy bank's key among its fit's candidates (``strategy_banks_``):
+    ``strategy_key_`` on a rival bank kind's, else its strategy's name."""
+    return getattr(bank, "strategy_key_", getattr(bank, "strategy_", None))
+
+
 def cross_entropy(y: np.ndarray) -> RowLoss:
     """The :data:`~budgetdag_core.sparse_dag.RowLoss` of class labels ``y``
     (indices): each row's negative log probability of its label, at any
@@ -401,4 +421,6 @@ __all__ = [
     "keep_within_one_se",
     "restricted",
     "strategies_to_build",
+    "strategy_key",
+    "strategy_key_of",
 ]

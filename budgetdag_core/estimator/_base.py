@@ -30,6 +30,7 @@ from ..dag_strategy import (
     choose_strategy,
     most_states,
     strategies_to_build,
+    strategy_key,
 )
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..routed_dag import routed_growth
@@ -752,15 +753,57 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         knowing the others (``strategy_banks_``): a fit keeps one of them on
         validation rows at its own cost scale. ``dag="auto"`` leaves the
         grown DAG out on long tables
-        (:func:`~budgetdag_core.dag_strategy.strategies_to_build`)."""
+        (:func:`~budgetdag_core.dag_strategy.strategies_to_build`). Where an
+        ``"auto"`` bank's log loss leaves a rival kind close (``fit_rival``),
+        that kind's bank is fitted too and its routed DAG joins the candidates (key
+        :func:`~budgetdag_core.dag_strategy.strategy_key`): the policies,
+        not the log loss at random subsets, then judge the kinds. Only the
+        routed DAG: it is where an interaction the log loss missed pays
+        (a routing sensor, then the sensors it points to); a rival's chain
+        and grown DAG doubled the fit's time for no measured gain."""
         bank = self._fit_sparse_models(
             self._new_sparse_bank(), Xv, y_fit, spec, progress
         )
+        banks = self._strategy_banks(bank, spec, Xv, y_fit, costs, progress)
+        rival = None
+        # Only where strategies are compared, and the routed DAG among them.
+        compared = self._strategies()
+        if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
+            rival = bank.fit_rival(
+                Xv, y_fit, spec.column_indices(), bank.n_classes_, progress
+            )
+        if rival is not None:
+            more = self._strategy_banks(
+                rival, spec, Xv, y_fit, costs, progress, only=("routed",)
+            )
+            for name, one in more.items():
+                one.strategy_key_ = strategy_key(name, rival.kind_)
+                banks[one.strategy_key_] = one
+        for one in banks.values():
+            one.strategy_banks_ = banks
+        return next(iter(banks.values()))
+
+    def _strategy_banks(
+        self,
+        bank: Any,
+        spec: SensorSpec,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: np.ndarray | None,
+        progress: Progress | None,
+        only: tuple[str, ...] | None = None,
+    ) -> dict[str, Any]:
+        """Each strategy's DAG (``only`` these) built on ``bank``'s fold
+        models: a copy of the bank bound to it, per strategy name (none for
+        a routed DAG where no sensor's value says where to look)."""
         mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
         settings = self._growth_settings()
         row_loss = self._growth_row_loss(y_fit)
         banks = {}
-        strategies = strategies_to_build(self._strategies(), len(Xv))
+        forced_route = self._strategies() == ("routed",)
+        strategies = (
+            strategies_to_build(self._strategies(), len(Xv)) if only is None else only
+        )
         for done, name in enumerate(strategies, start=1):
             if name == "grown":
                 growth = grow_sparse_dag(
@@ -775,7 +818,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     random_state=self._seed, row_loss=row_loss,
                     common_order=None if chain is None
                     else chain_order(chain.sparse_growth_.dag),
-                    require=strategies == ("routed",),
+                    require=forced_route,
                 )  # fmt: skip
             else:
                 growth = chain_growth(
@@ -788,9 +831,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 banks[name].strategy_ = name
             if progress is not None:
                 progress("strategies", done, len(strategies))
-        for one in banks.values():
-            one.strategy_banks_ = banks
-        return next(iter(banks.values()))
+        return banks
 
     def _choose_sparse_bank(
         self,
@@ -801,11 +842,20 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         costs: np.ndarray | None,
     ) -> tuple[Any, dict | None]:
         """The bank of the strategy to fit (validation rows decide among the
-        bank's strategies at this cost scale), and the validation numbers."""
+        bank's strategies at this cost scale, the chosen bank kind's simplest
+        first, then a rival kind's), and the validation numbers."""
         banks = getattr(bank, "strategy_banks_", None) or {
             getattr(bank, "strategy_", "grown"): bank
         }
-        wanted = [n for n in self._strategies() if n in banks]
+        strategies = self._strategies()
+        # A rival kind's banks are keyed "strategy@kind" (strategy_key).
+        rivals = [
+            key
+            for name in strategies
+            for key, one in banks.items()
+            if key != name and getattr(one, "strategy_", None) == name
+        ]
+        wanted = [n for n in strategies if n in banks] + rivals
         if not wanted:
             raise ValueError(
                 f"This bank holds the {sorted(banks)} DAG(s); dag={self.dag!r} "

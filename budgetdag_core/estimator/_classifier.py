@@ -86,7 +86,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         (``budgetdag_core.bank.AutoMaskedBank``: ``bank_.kind_``,
         ``bank_.validation_``; on a few hundred rows with many sensors the
         network or the logistic regression often beats boosting, see
-        ``benchmarks/bench_afa.py``).
+        ``benchmarks/bench_afa.py``). When the logistic regression wins by
+        little, the close kind that learns interactions is fitted too and
+        its routed DAG joins ``dag="auto"``'s choice on held-out rows (as
+        ``"routed@masked_mlp"``, say): the policies judge the kinds.
     policy_learner : {"filter_tree", "cost_regression", "boosted"} or learner
         Cost-sensitive learner at each node: the paper's filter tree of
         logistic regressions, one ridge regression of each action's cost, or one

@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ..bank import ClassifierBank
+from ..dag_strategy import strategy_key_of
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
 from ..sensors import SensorSpec
@@ -109,7 +110,7 @@ def views_of(views: Sequence[StatePredictions], model: Any) -> Any:
     by_strategy = getattr(views, "by_strategy", None)
     if not by_strategy:
         return views
-    return by_strategy.get(getattr(model.bank_, "strategy_", None), views)
+    return by_strategy.get(strategy_key_of(model.bank_), views)
 
 
 def split_views(
@@ -126,7 +127,7 @@ def split_views(
         by_strategy = {
             name: _bank_views(template, one, data, evals) for name, one in banks.items()
         }
-        out = StrategyViews(by_strategy[bank.strategy_])
+        out = StrategyViews(by_strategy[strategy_key_of(bank)])
         out.by_strategy = by_strategy
         return out
     return _bank_views(template, bank, data, evals)

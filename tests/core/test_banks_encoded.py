@@ -365,3 +365,50 @@ def test_a_sparse_dag_refuses_a_per_state_bank_kind():
         BudgetDAGClassifier(SPEC, bank_kind="hgb", cv=3).fit(X, y)
     with pytest.raises(ValueError, match="bank_kind must be one of"):
         make_sparse_bank("per_subset")
+
+
+def test_a_rival_kind_is_one_that_learns_interactions_close_to_an_additive_pick():
+    from budgetdag_core.bank._auto import RIVAL_MAX_SE
+
+    def numbers(loss: float, excess: float, se: float) -> dict[str, float]:
+        return {"log_loss": loss, "excess": excess, "excess_se": se}
+
+    bank = AutoMaskedBank()
+    assert bank.rival_kind() is None  # not fitted: no choice, no rival
+    bank.kind_ = "masked_logistic"
+    close = 0.9 * RIVAL_MAX_SE * 0.02
+    bank.validation_ = {
+        "masked_logistic": numbers(1.0, 0.0, 0.0),
+        "masked_mlp": numbers(1.0 + close, close, 0.02),
+        "masked": numbers(1.5, 0.5, 0.02),
+    }
+    assert bank.rival_kind() == "masked_mlp"  # the closer of the two
+    bank.validation_["masked_mlp"]["excess"] = 1.1 * RIVAL_MAX_SE * 0.02
+    assert bank.rival_kind() is None  # beyond the standard errors
+    # A winner that learns interactions has no rival, however close.
+    bank.kind_ = "masked_mlp"
+    bank.validation_["masked_logistic"] = numbers(1.0, 0.0, 0.02)
+    assert bank.rival_kind() is None
+
+
+def test_the_rival_bank_shares_the_folds_and_fingerprint():
+    X, y = make_data(240, 3)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    auto = AutoMaskedBank(cv=3, random_state=0)
+    auto.fit_models(Xv, y, columns, 2)
+    auto.kind_ = "masked_logistic"
+    auto.validation_ = {
+        "masked_logistic": {"log_loss": 0.5, "excess": 0.0, "excess_se": 0.0},
+        "masked_mlp": {"log_loss": 0.51, "excess": 0.01, "excess_se": 0.01},
+    }
+    rival = auto.fit_rival(Xv, y, columns, 2)
+    assert rival.kind_ == "masked_mlp" and auto.kind_ == "masked_logistic"
+    assert {m.model for m in rival.fold_models_} == {"mlp"}
+    np.testing.assert_array_equal(rival.fold_of_, auto.fold_of_)
+    own = make_sparse_bank("masked_mlp", cv=3, random_state=0)
+    own.fit_models(Xv, y, columns, 2)
+    subsets = np.random.default_rng(0).random((20, N_SENSORS)) < 0.5
+    rows = np.arange(len(Xv))
+    np.testing.assert_array_equal(
+        rival.oof_at(Xv, rows, subsets), own.oof_at(Xv, rows, subsets)
+    )

@@ -8,9 +8,18 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    SensorSpec,
+    dumps_policy,
+    dumps_policy_skops,
+    loads_policy,
+    loads_policy_skops,
+    tradeoff_curve,
+)
 from budgetdag_core.dag_strategy import (
     SIMPLEST_FIRST,
     STRATEGIES,
@@ -19,6 +28,7 @@ from budgetdag_core.dag_strategy import (
     chain_order,
     keep_within_one_se,
     most_states,
+    strategy_key,
 )
 from budgetdag_core.routed_dag import (
     ROUTE_MIN_SE,
@@ -318,3 +328,104 @@ def test_the_chain_holds_the_banks_probabilities_at_each_prefix():
         mask[0, growth.dag.sensors_in(k)] = True
         alone = bank.oof_at(Xv, rows, mask)[:, 0]
         np.testing.assert_allclose(growth.proba[k].get(rows), alone, rtol=0, atol=1e-6)
+
+
+# ------------------------------------------------- the policies judge a rival
+def additive_routing_data(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """16 sensors: s0 says which of s1, s2 carries most of the class, and
+    s3..s15 each add a little. At random subsets the additive part rules
+    the log loss (the logistic bank wins it); a routed policy needs the
+    s0 x (s1, s2) interaction, which only a network or boosting learns."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 16)), columns=[f"s{i}" for i in range(16)])
+    routed = np.where(X.s0 > 0, X.s1, X.s2)
+    additive = 0.5 * X[[f"s{i}" for i in range(3, 16)]].sum(axis=1).to_numpy()
+    y = (3 * routed + additive + rng.normal(0, 0.5, n) > 0).astype(int)
+    return X, y
+
+
+ADDITIVE_ROUTING = SensorSpec.per_column([f"s{i}" for i in range(16)])
+
+
+@pytest.fixture(scope="module")
+def rival_model() -> BudgetDAGClassifier:
+    X, y = additive_routing_data(400, 0)
+    return BudgetDAGClassifier(
+        ADDITIVE_ROUTING, cost_scale=0.02, cv=3, random_state=0
+    ).fit(X, y)
+
+
+def test_the_policies_judge_a_close_rival_bank_kind(rival_model):
+    """The logistic bank wins the log loss at random subsets, the network is
+    close: its bank is fitted too, and the policies on it, better on
+    held-out rows by more than a standard error, are kept; on new rows
+    they beat the policies on the logistic bank."""
+    bank = rival_model.bank_
+    numbers = bank.validation_
+    assert numbers["masked_logistic"]["excess"] == 0.0  # the log loss's pick
+    banks = bank.strategy_banks_
+    # Only the rival's routed DAG: where the interaction it learns pays.
+    rivals = [key for key in banks if "@" in key]
+    assert rivals == [strategy_key("routed", "masked_mlp")]
+    assert {banks[key].kind_ for key in rivals} == {"masked_mlp"}
+    own = {banks[key].kind_ for key in banks if "@" not in key}
+    assert own == {"masked_logistic"}
+    choice = rival_model.strategy_choice_
+    assert choice.strategy == strategy_key(rival_model.strategy_, "masked_mlp")
+    assert bank is banks[choice.strategy] and bank.kind_ == "masked_mlp"
+    losses = {name: rows[0]["loss"] for name, rows in choice.scores.items()}
+    excess_se = {name: rows[0]["excess_se"] for name, rows in choice.scores.items()}
+    least = min(losses.values())
+    assert losses[choice.strategy] - least <= excess_se[choice.strategy] + 1e-12
+    for own in (name for name in losses if "@" not in name):
+        assert losses[own] - least > excess_se[own]
+    X, y = additive_routing_data(400, 0)
+    logistic = BudgetDAGClassifier(
+        ADDITIVE_ROUTING, cost_scale=0.02, cv=3, random_state=0,
+        bank_kind="masked_logistic",
+    ).fit(X, y)  # fmt: skip
+    Xt, yt = additive_routing_data(2000, 1)
+    kept = rival_model.evaluate(Xt, yt)["avg_loss"]
+    assert kept < logistic.evaluate(Xt, yt)["avg_loss"] - 0.02
+
+
+def test_the_choice_of_kind_is_deterministic_and_reused(rival_model):
+    X, y = additive_routing_data(400, 0)
+    Xt, _ = additive_routing_data(300, 1)
+    again = clone(rival_model).fit(X, y)
+    assert again.strategy_validation_ == rival_model.strategy_validation_
+    pd.testing.assert_frame_equal(again.trace(Xt), rival_model.trace(Xt))
+    # Another cost scale on the same bank chooses among both kinds again.
+    frugal = rival_model.refit_policies(X, y, cost_scale=0.2)
+    assert set(frugal.strategy_choice_.scores) == set(
+        rival_model.strategy_choice_.scores
+    )
+    banks = rival_model.bank_.strategy_banks_
+    assert any(frugal.bank_ is one for one in banks.values())
+
+
+def test_a_sweep_reads_each_point_on_its_own_kinds_bank(rival_model):
+    X, y = additive_routing_data(400, 0)
+    Xt, yt = additive_routing_data(300, 1)
+    result = tradeoff_curve(
+        X, y, ADDITIVE_ROUTING, cost_scales=[0.02], X_test=Xt, y_test=yt,
+        cv=3, random_state=0, bank=rival_model.bank_,
+    )  # fmt: skip
+    (model,) = result.models
+    row = result.frame.query("method == 'dag' and split == 'test'").iloc[0]
+    scores = model.evaluate(Xt, yt)
+    assert row["error"] == pytest.approx(scores["error"])
+    assert row["avg_cost"] == pytest.approx(scores["avg_cost"])
+
+
+@pytest.mark.parametrize("slim", [True, False])
+def test_a_rival_kinds_model_round_trips(rival_model, slim):
+    Xt, _ = additive_routing_data(200, 2)
+    trace = rival_model.trace(Xt)
+    for loaded in (
+        loads_policy(dumps_policy(rival_model, slim=slim)),
+        loads_policy_skops(dumps_policy_skops(rival_model, slim=slim)),
+    ):
+        pd.testing.assert_frame_equal(loaded.trace(Xt), trace)
+        assert loaded.bank_.kind_ == "masked_mlp"
+        assert loaded.strategy_validation_ == rival_model.strategy_validation_
