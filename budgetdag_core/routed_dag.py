@@ -135,23 +135,44 @@ def routing_scores(
         after = row_loss(scored, bank.oof_at(X, scored, trial))
         gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
         for i, row_groups in enumerate(options):
-            g = row_groups[scored]
-            per_row, base_gain = [], []
-            for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
-                common = int(gain[pick_rows].mean(axis=0).argmax())
-                pick = np.full(len(judged), common)
-                for group in np.unique(g[judged]):
-                    mine = pick_rows[g[pick_rows] == group]
-                    if group >= 0 and len(mine):
-                        chosen = int(gain[mine].mean(axis=0).argmax())
-                        pick[g[judged] == group] = chosen
-                per_row.append(gain[judged, pick] - gain[judged, common])
-                base_gain.append(gain[judged, common])
-            own = np.concatenate(per_row) / max(float(costs[r]), 1e-12)
-            se = float(own.std(ddof=1) / np.sqrt(len(own))) if len(own) > 1 else 0.0
-            common_gain = float(np.concatenate(base_gain).mean())
-            out[int(r), i] = (float(own.mean()), se, common_gain)
+            out[int(r), i] = held_out_pick_gain(
+                gain, row_groups[scored], halves, float(costs[r])
+            )
     return out
+
+
+def held_out_pick_gain(
+    gain: np.ndarray, groups: np.ndarray, halves: Sequence[np.ndarray], cost: float
+) -> tuple[float, float, float]:
+    """What a per-group pick of the next sensor gains over one pick for all,
+    on held-out rows: ``gain`` (rows x candidates) each row's gain of each
+    candidate, ``groups`` each row's group (-1: none, the common pick),
+    ``halves`` two halves of the rows (each picks, the other is judged; see
+    :func:`routing_scores`). Returns the mean of the judged rows' excess gain
+    divided by ``cost`` (what knowing the group cost), its standard error,
+    and the mean gain of the common pick.
+
+    Examples
+    --------
+    >>> gain = np.array([[1.0, 0.0]] * 4 + [[0.0, 1.0]] * 4)
+    >>> halves = [np.arange(0, 8, 2), np.arange(1, 8, 2)]
+    >>> held_out_pick_gain(gain, np.repeat([0, 1], 4), halves, 1.0)
+    (0.5, 0.1889822365046136, 0.5)
+    """
+    per_row, base_gain = [], []
+    for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
+        common = int(gain[pick_rows].mean(axis=0).argmax())
+        pick = np.full(len(judged), common)
+        for group in np.unique(groups[judged]):
+            mine = pick_rows[groups[pick_rows] == group]
+            if group >= 0 and len(mine):
+                chosen = int(gain[mine].mean(axis=0).argmax())
+                pick[groups[judged] == group] = chosen
+        per_row.append(gain[judged, pick] - gain[judged, common])
+        base_gain.append(gain[judged, common])
+    own = np.concatenate(per_row) / max(cost, 1e-12)
+    se = float(own.std(ddof=1) / np.sqrt(len(own))) if len(own) > 1 else 0.0
+    return float(own.mean()), se, float(np.concatenate(base_gain).mean())
 
 
 def route_groupings(
@@ -226,22 +247,47 @@ def routed_growth(
     if row_loss is None:
         row_loss = cross_entropy(y)
 
+    import os  # noqa: PLC0415  (experiment knob, removed before merge)
+
+    prefixes = [int(v) for v in os.environ.get("PR_PREFIXES", "").split(",") if v]
+    most = int(os.environ.get("PR_MOST", "1"))
+    no_sensor = os.environ.get("PR_NOSENSOR", "") == "1"
     held = np.zeros(M, dtype=bool)
-    found = find_route(
+    floor = max(10, n // 60)
+    found = None if no_sensor else find_route(
         bank, X, rows, held, sensor_columns, costs, row_loss, rng,
-        max_routes=max_routes, floor=max(10, n // 60), random_state=random_state,
-        require=require,
+        max_routes=max_routes, floor=floor, random_state=random_state,
+        require=require and not prefixes,
     )  # fmt: skip
-    if found is None:
-        return None
     if common_order is None:
         common = chain_growth(
             bank, X, y, sensor_names, costs, max_rows=max_rows,
             random_state=random_state, row_loss=row_loss,
         )  # fmt: skip
         common_order = chain_order(common.dag)
+    points = find_posterior_routes(
+        bank, X, rows, common_order, costs, row_loss, rng, max_routes=max_routes,
+        floor=floor, random_state=random_state, prefixes=prefixes, most=most,
+    ) if prefixes else []  # fmt: skip
+    if found is None and not points and not os.environ.get("PR_TREE"):
+        return None
     paths = [(0, list(common_order), rows)]
-    paths += _route_paths(bank, X, rows, held, found, costs, row_loss, rng, max_rows)
+    if found is not None:
+        paths += _route_paths(
+            bank, X, rows, held, found, costs, row_loss, rng, max_rows
+        )  # fmt: skip
+    for at, groups in points:
+        paths += group_paths(
+            bank, X, rows, at, groups, costs, row_loss, rng, max_rows
+        )  # fmt: skip
+    tree = [int(v) for v in os.environ.get("PR_TREE", "").split(",") if v]
+    if tree:
+        at = np.zeros(M, dtype=bool)
+        at[list(common_order[: tree[0]])] = True
+        paths += posterior_tree_paths(
+            bank, X, rows, at, costs, row_loss, rng, depth=tree[1], groups=tree[2],
+            tail=tree[3], floor=floor, random_state=random_state,
+        )  # fmt: skip
     return _growth_of_paths(bank, X, sensor_names, paths)
 
 
@@ -295,6 +341,160 @@ def find_route(
     return best[0], groupings[best[0]][best[1]][rows]
 
 
+def posterior_groupings(
+    proba: np.ndarray, max_routes: int, floor: int, random_state: int | None = 0
+) -> list[np.ndarray]:
+    """The candidate groupings of rows by the bank's class probabilities
+    (n_rows, n_classes) at a state: by the most probable class (classes of
+    fewer than ``floor`` rows: -1, the common order; at most ``max_routes``
+    classes kept, the most frequent), and :func:`route_groupings` of the
+    probability vectors (k-means).
+
+    Examples
+    --------
+    >>> proba = np.array([[0.9, 0.1]] * 5 + [[0.2, 0.8]] * 5 + [[0.6, 0.4]])
+    >>> [g.tolist() for g in posterior_groupings(proba, 8, 3)][0]
+    [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0]
+    """
+    proba = np.asarray(proba, dtype=float)
+    top = proba.argmax(axis=1)
+    counts = np.bincount(top, minlength=proba.shape[1])
+    kept = [c for c in np.argsort(-counts, kind="stable") if counts[c] >= floor]
+    renumber = np.full(proba.shape[1], -1)
+    kept = sorted(kept[:max_routes])
+    renumber[kept] = np.arange(len(kept))
+    out = [renumber[top]] if len(kept) >= 2 else []
+    for groups in route_groupings(proba, max_routes, floor, random_state):
+        if not any(np.array_equal(groups, g) for g in out):
+            out.append(groups)
+    return out
+
+
+def find_posterior_routes(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    order: Sequence[int],
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+    *,
+    max_routes: int,
+    floor: int,
+    random_state: int | None,
+    prefixes: Sequence[int] = (),
+    most: int = 1,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Route points by the bank's posterior along the chain ``order``: for
+    each prefix length m of ``prefixes``, the rows grouped by their
+    out-of-fold class probabilities after the chain's first m sensors
+    (:func:`posterior_groupings`), scored as a routing sensor's groups are
+    (:func:`held_out_pick_gain`, at no cost: the posterior is known there).
+    Returns at most ``most`` (prefix state as bool mask, each row's group),
+    the best grouping of each prefix that stands clear of the noise, best
+    first.
+    """
+    import os  # noqa: PLC0415  (experiment knob, removed before merge)
+
+    select = os.environ.get("PR_SELECT", "abs")
+    M = len(costs)
+    scored = rows if len(rows) <= ROUTE_SCORE_ROWS else np.sort(
+        rng.choice(rows, ROUTE_SCORE_ROWS, replace=False)
+    )  # fmt: skip
+    halves = np.array_split(rng.permutation(len(scored)), 2)
+    found = []
+    for m in prefixes:
+        if m >= M - 1:
+            continue
+        held = np.zeros(M, dtype=bool)
+        held[list(order[:m])] = True
+        proba = bank.oof_at(X, rows, held[None])[:, 0]
+        options = posterior_groupings(proba, max_routes, floor, random_state)
+        if not options:
+            continue
+        at_scored = np.searchsorted(rows, scored)
+        base = row_loss(scored, proba[at_scored])
+        cand = np.flatnonzero(~held)
+        trial = np.repeat(held[None], len(cand), axis=0)
+        trial[np.arange(len(cand)), cand] = True
+        after = row_loss(scored, bank.oof_at(X, scored, trial))
+        gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
+        best = None
+        for groups in options:
+            mean, se, common = held_out_pick_gain(gain, groups[at_scored], halves, 1.0)
+            if mean > ROUTE_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0):
+                key = mean if select == "abs" else mean / max(common, 1e-12)
+                if best is None or key > best[0]:
+                    best = (key, held, groups)
+        if best is not None:
+            found.append(best)
+    found.sort(key=lambda f: -f[0])
+    return [(held, groups) for _, held, groups in found[:most]]
+
+
+def posterior_tree_paths(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    held: np.ndarray,
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+    *,
+    depth: int,
+    groups: int,
+    tail: int,
+    floor: int,
+    random_state: int | None,
+) -> list[tuple[int, list[int], np.ndarray]]:
+    """Paths of a tree of posterior routes from the state ``held``: the rows
+    are grouped by the bank's out-of-fold probabilities there (k-means into
+    ``groups``), each group buys its own best next sensor (most mean gain per
+    unit cost), and so on ``depth`` times; then each leaf's rows follow their
+    greedy order for ``tail`` more sensors. Groups picking the same sensor
+    merge; fewer than ``2 * floor`` rows are not split."""
+    start = sum(1 << int(j) for j in np.flatnonzero(held))
+    cand = np.flatnonzero(~held)
+    if not len(cand):
+        return []
+    scored = rows if len(rows) <= ROUTE_SCORE_ROWS else np.sort(
+        rng.choice(rows, ROUTE_SCORE_ROWS, replace=False)
+    )  # fmt: skip
+    if depth <= 0:
+        current = float(row_loss(scored, bank.oof_at(X, scored, held[None])[:, 0]).mean())
+        order = greedy_order(bank, X, scored, held, costs, row_loss, current)
+        return [(start, order[:tail], rows)] if tail else []
+    proba = bank.oof_at(X, rows, held[None])[:, 0]
+    at_scored = np.searchsorted(rows, scored)
+    base = row_loss(scored, proba[at_scored])
+    trial = np.repeat(held[None], len(cand), axis=0)
+    trial[np.arange(len(cand)), cand] = True
+    gain = (base[:, None] - row_loss(scored, bank.oof_at(X, scored, trial))) / (
+        np.maximum(costs[cand], 1e-12)
+    )
+    label = np.zeros(len(rows), dtype=int)
+    if len(rows) >= 2 * floor:
+        label = route_groups(proba, groups, floor, random_state)
+    picks: dict[int, list[np.ndarray]] = {}
+    for g in np.unique(label):
+        mine = label[at_scored] == g
+        if g < 0 or not mine.any():
+            mine = np.ones(len(scored), dtype=bool)
+        pick = int(cand[gain[mine].mean(axis=0).argmax()])
+        picks.setdefault(pick, []).append(rows[label == g])
+    paths = []
+    for pick, parts in sorted(picks.items()):
+        members = np.sort(np.concatenate(parts))
+        paths.append((start, [pick], members))
+        after = held.copy()
+        after[pick] = True
+        paths += posterior_tree_paths(
+            bank, X, members, after, costs, row_loss, rng, depth=depth - 1,
+            groups=groups, tail=tail, floor=floor, random_state=random_state,
+        )  # fmt: skip
+    return paths
+
+
 def _by_row(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     """Groups of ``rows`` spread to an array over all ``n`` rows (-1 elsewhere)."""
     out = np.full(n, -1, dtype=np.intp)
@@ -319,10 +519,31 @@ def _route_paths(
     (on digits it erred more)."""
     route, groups = found
     start = sum(1 << int(j) for j in np.flatnonzero(held))
-    paths = [(start, [route], rows)]
     after = held.copy()
     after[route] = True
-    for group in range(int(groups.max()) + 1):
+    paths = [(start, [route], rows)]
+    return paths + group_paths(
+        bank, X, rows, after, groups, costs, row_loss, rng, max_rows
+    )
+
+
+def group_paths(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    after: np.ndarray,
+    groups: np.ndarray,
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+    max_rows: int,
+) -> list[tuple[int, list[int], np.ndarray]]:
+    """One path per group of ``rows`` (``groups``: each row's, -1 none) from
+    the state ``after`` (bool, n_sensors): the group's :func:`greedy_order`
+    (on at most ``max_rows`` of its rows), followed by its rows."""
+    start = sum(1 << int(j) for j in np.flatnonzero(after))
+    paths = []
+    for group in range(int(groups.max(initial=-1)) + 1):
         members = rows[groups == group]
         if not len(members):
             continue
@@ -331,7 +552,7 @@ def _route_paths(
         )  # fmt: skip
         current = float(row_loss(sub, bank.oof_at(X, sub, after)[:, 0]).mean())
         order = greedy_order(bank, X, sub, after, costs, row_loss, current)
-        paths.append((start | 1 << route, order, members))
+        paths.append((start, order, members))
     return paths
 
 
