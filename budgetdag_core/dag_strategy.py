@@ -63,6 +63,12 @@ CHAIN_TABLE_PAIRS = 500_000
 #: Most groups a routing sensor's values split the rows into (``"routed"``,
 #: :mod:`budgetdag_core.routed_dag`).
 MAX_ROUTES = 8
+#: Sensors bought by the splits of the routed DAG's posterior tree (after
+#: the chain's first; :func:`~budgetdag_core.routed_dag.posterior_tree_paths`).
+#: On digits (64 pixels) at 10 % of the all-sensor cost, depth 6 with
+#: leaves' orders of M // 4 sensors erred least of depths 5 to 7 and orders
+#: of 6 to 16 sensors tried.
+POSTERIOR_DEPTH = 6
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
 
@@ -92,12 +98,16 @@ def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
     >>> most_states("chain", 64, 1000), most_states("grown", 64, 1000)
     (65, 1000)
     >>> most_states("routed", 64, 1000)
-    570
+    1720
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
     if strategy == "routed":
-        return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1)
+        # The posterior tree: 2 + 4 + ... splits' states, then each leaf's
+        # order of max(depth, M // 4) sensors.
+        leaves = 1 << POSTERIOR_DEPTH
+        tree = 2 * (leaves - 1) + leaves * max(POSTERIOR_DEPTH, n_sensors // 4)
+        return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1) + tree
     return n_sensors + 1 if strategy == "chain" else max_states
 
 
@@ -373,6 +383,7 @@ def keep_within_one_se(
 __all__ = [
     "CHAIN_SCORE_ROWS",
     "MAX_ROUTES",
+    "POSTERIOR_DEPTH",
     "SIMPLEST_FIRST",
     "STRATEGIES",
     "StrategyChoice",

@@ -30,6 +30,7 @@ from .dag import bits_of
 from .dag_strategy import (
     CHAIN_SCORE_ROWS,
     MAX_ROUTES,
+    POSTERIOR_DEPTH,
     chain_growth,
     chain_order,
     cross_entropy,
@@ -247,17 +248,11 @@ def routed_growth(
     if row_loss is None:
         row_loss = cross_entropy(y)
 
-    import os  # noqa: PLC0415  (experiment knob, removed before merge)
-
-    prefixes = [int(v) for v in os.environ.get("PR_PREFIXES", "").split(",") if v]
-    most = int(os.environ.get("PR_MOST", "1"))
-    no_sensor = os.environ.get("PR_NOSENSOR", "") == "1"
     held = np.zeros(M, dtype=bool)
     floor = max(10, n // 60)
-    found = None if no_sensor else find_route(
+    found = find_route(
         bank, X, rows, held, sensor_columns, costs, row_loss, rng,
         max_routes=max_routes, floor=floor, random_state=random_state,
-        require=require and not prefixes,
     )  # fmt: skip
     if common_order is None:
         common = chain_growth(
@@ -265,28 +260,27 @@ def routed_growth(
             random_state=random_state, row_loss=row_loss,
         )  # fmt: skip
         common_order = chain_order(common.dag)
-    points = find_posterior_routes(
-        bank, X, rows, common_order, costs, row_loss, rng, max_routes=max_routes,
-        floor=floor, random_state=random_state, prefixes=prefixes, most=most,
-    ) if prefixes else []  # fmt: skip
-    if found is None and not points and not os.environ.get("PR_TREE"):
+    tree = []
+    if len(common_order) > 2:  # from the chain's first sensor (see docstring)
+        at = np.zeros(M, dtype=bool)
+        at[common_order[0]] = True
+        tree = posterior_tree_paths(
+            bank, X, rows, at, costs, row_loss, rng,
+            depth=POSTERIOR_DEPTH, tail=max(POSTERIOR_DEPTH, M // 4),
+            floor=floor, random_state=random_state, root=True,
+        )  # fmt: skip
+    if found is None and not tree and require:
+        found = find_route(
+            bank, X, rows, held, sensor_columns, costs, row_loss, rng,
+            max_routes=max_routes, floor=floor, random_state=random_state,
+            require=True,
+        )  # fmt: skip
+    if found is None and not tree:
         return None
-    paths = [(0, list(common_order), rows)]
+    paths = [(0, list(common_order), rows)] + tree
     if found is not None:
         paths += _route_paths(
             bank, X, rows, held, found, costs, row_loss, rng, max_rows
-        )  # fmt: skip
-    for at, groups in points:
-        paths += group_paths(
-            bank, X, rows, at, groups, costs, row_loss, rng, max_rows
-        )  # fmt: skip
-    tree = [int(v) for v in os.environ.get("PR_TREE", "").split(",") if v]
-    if tree:
-        at = np.zeros(M, dtype=bool)
-        at[list(common_order[: tree[0]])] = True
-        paths += posterior_tree_paths(
-            bank, X, rows, at, costs, row_loss, rng, depth=tree[1], groups=tree[2],
-            tail=tree[3], floor=floor, random_state=random_state,
         )  # fmt: skip
     return _growth_of_paths(bank, X, sensor_names, paths)
 
@@ -341,97 +335,6 @@ def find_route(
     return best[0], groupings[best[0]][best[1]][rows]
 
 
-def posterior_groupings(
-    proba: np.ndarray, max_routes: int, floor: int, random_state: int | None = 0
-) -> list[np.ndarray]:
-    """The candidate groupings of rows by the bank's class probabilities
-    (n_rows, n_classes) at a state: by the most probable class (classes of
-    fewer than ``floor`` rows: -1, the common order; at most ``max_routes``
-    classes kept, the most frequent), and :func:`route_groupings` of the
-    probability vectors (k-means).
-
-    Examples
-    --------
-    >>> proba = np.array([[0.9, 0.1]] * 5 + [[0.2, 0.8]] * 5 + [[0.6, 0.4]])
-    >>> [g.tolist() for g in posterior_groupings(proba, 8, 3)][0]
-    [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0]
-    """
-    proba = np.asarray(proba, dtype=float)
-    top = proba.argmax(axis=1)
-    counts = np.bincount(top, minlength=proba.shape[1])
-    kept = [c for c in np.argsort(-counts, kind="stable") if counts[c] >= floor]
-    renumber = np.full(proba.shape[1], -1)
-    kept = sorted(kept[:max_routes])
-    renumber[kept] = np.arange(len(kept))
-    out = [renumber[top]] if len(kept) >= 2 else []
-    for groups in route_groupings(proba, max_routes, floor, random_state):
-        if not any(np.array_equal(groups, g) for g in out):
-            out.append(groups)
-    return out
-
-
-def find_posterior_routes(
-    bank: Any,
-    X: np.ndarray,
-    rows: np.ndarray,
-    order: Sequence[int],
-    costs: np.ndarray,
-    row_loss: RowLoss,
-    rng: np.random.Generator,
-    *,
-    max_routes: int,
-    floor: int,
-    random_state: int | None,
-    prefixes: Sequence[int] = (),
-    most: int = 1,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Route points by the bank's posterior along the chain ``order``: for
-    each prefix length m of ``prefixes``, the rows grouped by their
-    out-of-fold class probabilities after the chain's first m sensors
-    (:func:`posterior_groupings`), scored as a routing sensor's groups are
-    (:func:`held_out_pick_gain`, at no cost: the posterior is known there).
-    Returns at most ``most`` (prefix state as bool mask, each row's group),
-    the best grouping of each prefix that stands clear of the noise, best
-    first.
-    """
-    import os  # noqa: PLC0415  (experiment knob, removed before merge)
-
-    select = os.environ.get("PR_SELECT", "abs")
-    M = len(costs)
-    scored = rows if len(rows) <= ROUTE_SCORE_ROWS else np.sort(
-        rng.choice(rows, ROUTE_SCORE_ROWS, replace=False)
-    )  # fmt: skip
-    halves = np.array_split(rng.permutation(len(scored)), 2)
-    found = []
-    for m in prefixes:
-        if m >= M - 1:
-            continue
-        held = np.zeros(M, dtype=bool)
-        held[list(order[:m])] = True
-        proba = bank.oof_at(X, rows, held[None])[:, 0]
-        options = posterior_groupings(proba, max_routes, floor, random_state)
-        if not options:
-            continue
-        at_scored = np.searchsorted(rows, scored)
-        base = row_loss(scored, proba[at_scored])
-        cand = np.flatnonzero(~held)
-        trial = np.repeat(held[None], len(cand), axis=0)
-        trial[np.arange(len(cand)), cand] = True
-        after = row_loss(scored, bank.oof_at(X, scored, trial))
-        gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
-        best = None
-        for groups in options:
-            mean, se, common = held_out_pick_gain(gain, groups[at_scored], halves, 1.0)
-            if mean > ROUTE_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0):
-                key = mean if select == "abs" else mean / max(common, 1e-12)
-                if best is None or key > best[0]:
-                    best = (key, held, groups)
-        if best is not None:
-            found.append(best)
-    found.sort(key=lambda f: -f[0])
-    return [(held, groups) for _, held, groups in found[:most]]
-
-
 def posterior_tree_paths(
     bank: Any,
     X: np.ndarray,
@@ -442,17 +345,28 @@ def posterior_tree_paths(
     rng: np.random.Generator,
     *,
     depth: int,
-    groups: int,
     tail: int,
     floor: int,
     random_state: int | None,
+    root: bool = False,
 ) -> list[tuple[int, list[int], np.ndarray]]:
-    """Paths of a tree of posterior routes from the state ``held``: the rows
-    are grouped by the bank's out-of-fold probabilities there (k-means into
-    ``groups``), each group buys its own best next sensor (most mean gain per
-    unit cost), and so on ``depth`` times; then each leaf's rows follow their
-    greedy order for ``tail`` more sensors. Groups picking the same sensor
-    merge; fewer than ``2 * floor`` rows are not split."""
+    """Paths of a tree of routes by the bank's posterior from the state
+    ``held`` (bool, n_sensors), for ``rows``.
+
+    The rows are split in two by their out-of-fold class probabilities at
+    ``held`` (:func:`route_groups`: k-means), each half buys the sensor of
+    most mean gain per unit cost on its rows, and so on ``depth`` times
+    (halves of fewer than ``floor`` rows are not split; halves that pick the
+    same sensor go on together); each leaf's rows then follow their
+    :func:`greedy_order` for ``tail`` more sensors. Which pixel helps next
+    depends on what the first said about the class (digits): greedy
+    per-example acquisition wins there, and this tree is its form on a few
+    hundred states. With ``root``, none unless the split at ``held`` stands
+    clear of the noise on held-out picks (:func:`held_out_pick_gain`, at no
+    cost: the posterior is known there; ``ROUTE_MIN_SE``, ``ROUTE_MIN_SHARE``).
+    Graph-Reduce learns per example, from its values and the probabilities,
+    which child to take; the policies read only acquired values.
+    """
     start = sum(1 << int(j) for j in np.flatnonzero(held))
     cand = np.flatnonzero(~held)
     if not len(cand):
@@ -460,37 +374,42 @@ def posterior_tree_paths(
     scored = rows if len(rows) <= ROUTE_SCORE_ROWS else np.sort(
         rng.choice(rows, ROUTE_SCORE_ROWS, replace=False)
     )  # fmt: skip
+    at_scored = np.searchsorted(rows, scored)
+    proba = bank.oof_at(X, rows, held[None])[:, 0]
     if depth <= 0:
-        current = float(row_loss(scored, bank.oof_at(X, scored, held[None])[:, 0]).mean())
+        current = float(row_loss(scored, proba[at_scored]).mean())
         order = greedy_order(bank, X, scored, held, costs, row_loss, current)
         return [(start, order[:tail], rows)] if tail else []
-    proba = bank.oof_at(X, rows, held[None])[:, 0]
-    at_scored = np.searchsorted(rows, scored)
-    base = row_loss(scored, proba[at_scored])
     trial = np.repeat(held[None], len(cand), axis=0)
     trial[np.arange(len(cand)), cand] = True
-    gain = (base[:, None] - row_loss(scored, bank.oof_at(X, scored, trial))) / (
-        np.maximum(costs[cand], 1e-12)
+    after = row_loss(scored, bank.oof_at(X, scored, trial))
+    gain = (row_loss(scored, proba[at_scored])[:, None] - after) / np.maximum(
+        costs[cand], 1e-12
     )
-    label = np.zeros(len(rows), dtype=int)
+    halves = np.zeros(len(rows), dtype=np.intp)
     if len(rows) >= 2 * floor:
-        label = route_groups(proba, groups, floor, random_state)
+        halves = route_groups(proba, 2, floor, random_state)
+    if root:
+        split = np.array_split(rng.permutation(len(scored)), 2)
+        mean, se, common = held_out_pick_gain(gain, halves[at_scored], split, 1.0)
+        if not (mean > ROUTE_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0)):
+            return []
     picks: dict[int, list[np.ndarray]] = {}
-    for g in np.unique(label):
-        mine = label[at_scored] == g
-        if g < 0 or not mine.any():
+    for half in np.unique(halves):
+        mine = halves[at_scored] == half
+        if half < 0 or not mine.any():  # too few rows: the common pick
             mine = np.ones(len(scored), dtype=bool)
         pick = int(cand[gain[mine].mean(axis=0).argmax()])
-        picks.setdefault(pick, []).append(rows[label == g])
+        picks.setdefault(pick, []).append(rows[halves == half])
     paths = []
     for pick, parts in sorted(picks.items()):
         members = np.sort(np.concatenate(parts))
         paths.append((start, [pick], members))
-        after = held.copy()
-        after[pick] = True
+        below = held.copy()
+        below[pick] = True
         paths += posterior_tree_paths(
-            bank, X, members, after, costs, row_loss, rng, depth=depth - 1,
-            groups=groups, tail=tail, floor=floor, random_state=random_state,
+            bank, X, members, below, costs, row_loss, rng, depth=depth - 1,
+            tail=tail, floor=floor, random_state=random_state,
         )  # fmt: skip
     return paths
 
@@ -519,31 +438,10 @@ def _route_paths(
     (on digits it erred more)."""
     route, groups = found
     start = sum(1 << int(j) for j in np.flatnonzero(held))
+    paths = [(start, [route], rows)]
     after = held.copy()
     after[route] = True
-    paths = [(start, [route], rows)]
-    return paths + group_paths(
-        bank, X, rows, after, groups, costs, row_loss, rng, max_rows
-    )
-
-
-def group_paths(
-    bank: Any,
-    X: np.ndarray,
-    rows: np.ndarray,
-    after: np.ndarray,
-    groups: np.ndarray,
-    costs: np.ndarray,
-    row_loss: RowLoss,
-    rng: np.random.Generator,
-    max_rows: int,
-) -> list[tuple[int, list[int], np.ndarray]]:
-    """One path per group of ``rows`` (``groups``: each row's, -1 none) from
-    the state ``after`` (bool, n_sensors): the group's :func:`greedy_order`
-    (on at most ``max_rows`` of its rows), followed by its rows."""
-    start = sum(1 << int(j) for j in np.flatnonzero(after))
-    paths = []
-    for group in range(int(groups.max(initial=-1)) + 1):
+    for group in range(int(groups.max()) + 1):
         members = rows[groups == group]
         if not len(members):
             continue
@@ -552,7 +450,7 @@ def group_paths(
         )  # fmt: skip
         current = float(row_loss(sub, bank.oof_at(X, sub, after)[:, 0]).mean())
         order = greedy_order(bank, X, sub, after, costs, row_loss, current)
-        paths.append((start, order, members))
+        paths.append((start | 1 << route, order, members))
     return paths
 
 
@@ -613,6 +511,8 @@ __all__ = [
     "ROUTE_MIN_SHARE",
     "ROUTE_SCORE_ROWS",
     "find_route",
+    "held_out_pick_gain",
+    "posterior_tree_paths",
     "route_groupings",
     "route_groups",
     "routed_growth",
