@@ -44,6 +44,11 @@ ROUTE_SCORE_ROWS = 600
 ROUTE_MIN_SE = 3.0
 #: Share of the common pick's gain a routing score must exceed.
 ROUTE_MIN_SHARE = 0.1
+#: Standard errors the posterior tree's first split must exceed: one
+#: grouping is tested, not one per sensor and grouping as for a routing
+#: sensor (on digits' splits the first split scored 2.5 to 4 standard errors
+#: on their ~1 350 rows; where it fails, on dna_400, about 1.3).
+POSTERIOR_MIN_SE = 2.0
 #: How many groups of a routing sensor's values are tried (each scored on
 #: held-out rows: a few hundred rows support fewer, larger groups).
 ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
@@ -363,7 +368,8 @@ def posterior_tree_paths(
     per-example acquisition wins there, and this tree is its form on a few
     hundred states. With ``root``, none unless the split at ``held`` stands
     clear of the noise on held-out picks (:func:`held_out_pick_gain`, at no
-    cost: the posterior is known there; ``ROUTE_MIN_SE``, ``ROUTE_MIN_SHARE``).
+    cost: the posterior is known there; on up to ``CHAIN_SCORE_ROWS`` rows,
+    ``POSTERIOR_MIN_SE``, ``ROUTE_MIN_SHARE``).
     Graph-Reduce learns per example, from its values and the probabilities,
     which child to take; the policies read only acquired values.
     """
@@ -371,8 +377,10 @@ def posterior_tree_paths(
     cand = np.flatnonzero(~held)
     if not len(cand):
         return []
-    scored = rows if len(rows) <= ROUTE_SCORE_ROWS else np.sort(
-        rng.choice(rows, ROUTE_SCORE_ROWS, replace=False)
+    # The root's test scores more rows (one test: its power matters).
+    most = CHAIN_SCORE_ROWS if root else ROUTE_SCORE_ROWS
+    scored = rows if len(rows) <= most else np.sort(
+        rng.choice(rows, most, replace=False)
     )  # fmt: skip
     at_scored = np.searchsorted(rows, scored)
     proba = bank.oof_at(X, rows, held[None])[:, 0]
@@ -392,7 +400,8 @@ def posterior_tree_paths(
     if root:
         split = np.array_split(rng.permutation(len(scored)), 2)
         mean, se, common = held_out_pick_gain(gain, halves[at_scored], split, 1.0)
-        if not (mean > ROUTE_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0)):
+        clear = mean > POSTERIOR_MIN_SE * se
+        if not (clear and mean > ROUTE_MIN_SHARE * max(common, 0)):
             return []
     picks: dict[int, list[np.ndarray]] = {}
     for half in np.unique(halves):
@@ -506,6 +515,7 @@ def _growth_of_paths(
 
 
 __all__ = [
+    "POSTERIOR_MIN_SE",
     "ROUTE_GROUP_COUNTS",
     "ROUTE_MIN_SE",
     "ROUTE_MIN_SHARE",
