@@ -14,10 +14,14 @@ the policies on it as on any DAG:
 - ``"routed"``: :func:`~budgetdag_core.routed_dag.routed_growth`, the chain
   plus a per-example route: a *routing* sensor whose value tells which sensor
   helps next (CUBE-NM's context, worthless alone), then one greedy order per
-  group of its values.
+  group of its values; and a tree of routes by the bank's posterior (from
+  the chain's first sensor the rows split by their class probabilities, each
+  part buying its own next sensor: per-example choice where what the first
+  sensors said decides which helps next, as on digits).
   Graph-Reduce learns, per example and from its values, whether to buy the
-  routing sensor and which order to follow; it exists only where some
-  sensor's value measurably changes the best next sensor on held-out rows.
+  routing sensor, which order or branch to follow; it exists only where some
+  sensor's value, or the posterior, measurably changes the best next sensor
+  on held-out rows.
 
 ``dag="auto"`` does not trust any blindly: the bank is bound to every
 strategy's DAG (sharing its fold models), and each fit, at its own cost scale,
@@ -191,14 +195,16 @@ def greedy_order(
     costs: np.ndarray,
     row_loss: RowLoss,
     current: float,
+    most: int | None = None,
 ) -> list[int]:
     """The cascade's order of the sensors not in ``held`` (bool, n_sensors):
     from the held ones, the sensor whose addition lowers the mean
     ``row_loss`` of the ``scored`` rows the most per unit cost comes next;
-    ``current`` is their mean loss at ``held``."""
+    ``current`` is their mean loss at ``held``. With ``most``, only the
+    first ``most`` sensors of the order."""
     held = held.copy()
     order: list[int] = []
-    while not held.all():
+    while not held.all() and (most is None or len(order) < most):
         cand = np.flatnonzero(~held)
         trial = np.repeat(held[None], len(cand), axis=0)
         trial[np.arange(len(cand)), cand] = True
