@@ -364,7 +364,7 @@ def find_route(
 
 
 def two_means(values: np.ndarray, floor: int, iterations: int = 30) -> np.ndarray:
-    """Each row's half (0 or 1) by 2-means of its standardised ``values``
+    """Each row's half (0 or 1) by 2-means of its ``values``
     (n_rows, n_columns): Lloyd's steps from the split along the principal
     axis (deterministic, no restarts: the posterior tree splits many times;
     k-means with restarts took most of its time on digits). All 0 when
@@ -378,9 +378,8 @@ def two_means(values: np.ndarray, floor: int, iterations: int = 30) -> np.ndarra
     >>> two_means(np.ones((4, 2)), 1).tolist()
     [0, 0, 0, 0]
     """
-    values = np.asarray(values, dtype=float)
-    spread = values.std(axis=0)
-    Z = (values - values.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+    Z = np.asarray(values, dtype=float)
+    Z = Z - Z.mean(axis=0)
     # Start from the sign along the principal axis (the widest split), then
     # Lloyd's steps; the half holding the first row's sign is numbered 0.
     axis = np.linalg.svd(Z, full_matrices=False)[2][0]
@@ -453,7 +452,9 @@ def posterior_tree_paths(
     )
     halves = np.zeros(len(rows), dtype=np.intp)
     if len(rows) >= 2 * floor:
-        halves = two_means(proba, floor)
+        # Hellinger geometry: standardising would blow up the classes of
+        # near-zero probability (noise) over the ones that tell rows apart.
+        halves = two_means(np.sqrt(proba), floor)
     if root:  # averaged over a few random halvings: a steadier verdict
         mean, se, common = np.mean(
             [
