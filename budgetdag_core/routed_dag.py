@@ -1,5 +1,6 @@
 """The routed DAG (``dag="routed"``): the cascade's chain, plus a routing
-sensor and one greedy order per group of its values.
+sensor and one greedy order per group of its values, and a tree of routes by
+the bank's posterior.
 
 Some sensors are worth nothing alone but say *where to look*: CUBE-NM's
 context names the block of sensors that carries a row's class, and no
@@ -16,6 +17,21 @@ scored rows pick each group's best next sensor and the other half is scored
 by how much more it gains from its group's pick than from one pick for all.
 A sensor informative alone scores about zero; none is kept unless it stands
 clear of the noise (:func:`routed_growth`).
+
+Elsewhere which sensor helps next depends on what the sensors bought so far
+said about the class (digits: the next pixel worth reading depends on the
+digit the first ones suggest), which greedy per-example acquisition exploits
+and one order per group of one sensor's values cannot. The *posterior tree*
+(:func:`posterior_tree_paths`) gives each example that choice at a few
+hundred states: from the chain's first sensor, the rows split in two by the
+bank's out-of-fold class probabilities, each half buys its own best next
+sensor, six times over, then each leaf follows its own greedy order a while;
+Graph-Reduce learns per example, from the probabilities its acquired values
+give, which branch to take. It is built where its first split stands clear
+of the noise on held-out picks (:func:`held_out_pick_gain`). On bench_afa's
+digits and CUBE at 10 % of the all-sensor cost it lowered the test error the
+most of the designs measured (routes by the posterior at one chain prefix
+into 2 to 8 groups, each with a full greedy order, erred more).
 """
 
 from __future__ import annotations
@@ -30,6 +46,7 @@ from .dag import bits_of
 from .dag_strategy import (
     CHAIN_SCORE_ROWS,
     MAX_ROUTES,
+    POSTERIOR_DEPTH,
     chain_growth,
     chain_order,
     cross_entropy,
@@ -54,6 +71,14 @@ ROUTE_ORDER_ROWS = 1000
 ROUTE_MIN_SE = 3.0
 #: Share of the common pick's gain a routing score must exceed.
 ROUTE_MIN_SHARE = 0.1
+#: Standard errors the posterior tree's first split must exceed: one
+#: grouping is tested, not one per sensor and grouping as for a routing
+#: sensor (on digits' splits the first split scored 2.5 to 4 standard errors
+#: on their ~1 350 rows; where it fails, on dna_400, about 1.3).
+POSTERIOR_MIN_SE = 2.0
+#: Random halvings of the scored rows the tree's first split is judged on
+#: (one halving's verdict on digits' seeds swung from 1.9 to 2.5 SE).
+ROOT_HALVINGS = 5
 #: How many groups of a routing sensor's values are tried (each scored on
 #: held-out rows: a few hundred rows support fewer, larger groups).
 ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
@@ -169,23 +194,44 @@ def routing_scores(
         after = row_loss(scored, both[:, 1:])
         gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
         for i, row_groups in enumerate(options):
-            g = row_groups[scored]
-            per_row, base_gain = [], []
-            for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
-                common = int(gain[pick_rows].mean(axis=0).argmax())
-                pick = np.full(len(judged), common)
-                for group in np.unique(g[judged]):
-                    mine = pick_rows[g[pick_rows] == group]
-                    if group >= 0 and len(mine):
-                        chosen = int(gain[mine].mean(axis=0).argmax())
-                        pick[g[judged] == group] = chosen
-                per_row.append(gain[judged, pick] - gain[judged, common])
-                base_gain.append(gain[judged, common])
-            own = np.concatenate(per_row) / max(float(costs[r]), 1e-12)
-            se = float(own.std(ddof=1) / np.sqrt(len(own))) if len(own) > 1 else 0.0
-            common_gain = float(np.concatenate(base_gain).mean())
-            out[int(r), i] = (float(own.mean()), se, common_gain)
+            out[int(r), i] = held_out_pick_gain(
+                gain, row_groups[scored], halves, float(costs[r])
+            )
     return out
+
+
+def held_out_pick_gain(
+    gain: np.ndarray, groups: np.ndarray, halves: Sequence[np.ndarray], cost: float
+) -> tuple[float, float, float]:
+    """What a per-group pick of the next sensor gains over one pick for all,
+    on held-out rows: ``gain`` (rows x candidates) each row's gain of each
+    candidate, ``groups`` each row's group (-1: none, the common pick),
+    ``halves`` two halves of the rows (each picks, the other is judged; see
+    :func:`routing_scores`). Returns the mean of the judged rows' excess gain
+    divided by ``cost`` (what knowing the group cost), its standard error,
+    and the mean gain of the common pick.
+
+    Examples
+    --------
+    >>> gain = np.array([[1.0, 0.0]] * 4 + [[0.0, 1.0]] * 4)
+    >>> halves = [np.arange(0, 8, 2), np.arange(1, 8, 2)]
+    >>> held_out_pick_gain(gain, np.repeat([0, 1], 4), halves, 1.0)
+    (0.5, 0.1889822365046136, 0.5)
+    """
+    per_row, base_gain = [], []
+    for pick_rows, judged in ((halves[0], halves[1]), (halves[1], halves[0])):
+        common = int(gain[pick_rows].mean(axis=0).argmax())
+        pick = np.full(len(judged), common)
+        for group in np.unique(groups[judged]):
+            mine = pick_rows[groups[pick_rows] == group]
+            if group >= 0 and len(mine):
+                chosen = int(gain[mine].mean(axis=0).argmax())
+                pick[groups[judged] == group] = chosen
+        per_row.append(gain[judged, pick] - gain[judged, common])
+        base_gain.append(gain[judged, common])
+    own = np.concatenate(per_row) / max(cost, 1e-12)
+    se = float(own.std(ddof=1) / np.sqrt(len(own))) if len(own) > 1 else 0.0
+    return float(own.mean()), se, float(np.concatenate(base_gain).mean())
 
 
 def route_groupings(
@@ -223,16 +269,19 @@ def routed_growth(
     of its values: each example may buy the routing sensor and then follow
     the order its group needs (CUBE-NM: the context, then its block's
     sensors), or keep the common order; Graph-Reduce learns which, per
-    example, from the example's values.
+    example, from the example's values. Plus, from the chain's first sensor,
+    the posterior tree (:func:`posterior_tree_paths`, depth
+    ``POSTERIOR_DEPTH``, leaves' orders of ``max(POSTERIOR_DEPTH, M // 4)``
+    sensors) where its first split stands clear.
 
     The routing sensor and the grouping of its values are those of highest
     :func:`routing_scores` (each candidate's groupings from
     :func:`route_groupings`, at most ``max_routes`` groups); each group's
     order is :func:`greedy_order` from the routing sensor on that group's
-    rows. None when no sensor's values tell which sensor helps
-    next (no score above ``ROUTE_MIN_SE`` standard errors and
-    ``ROUTE_MIN_SHARE`` of the common pick's gain; with ``require``, the best
-    one all the same).
+    rows. None when neither any sensor's values nor the posterior tell which
+    sensor helps next (no score above ``ROUTE_MIN_SE`` standard errors and
+    ``ROUTE_MIN_SHARE`` of the common pick's gain, and no clear first split of
+    the tree; with ``require``, the best sensor all the same).
 
     Parameters
     ----------
@@ -251,9 +300,10 @@ def routed_growth(
     Returns
     -------
     SparseGrowth or None
-        Root -> the common chain and root -> {r} -> each group's chain; the
-        common chain's states and {r} with every row flowing, a group's
-        states with the group's rows.
+        Root -> the common chain and root -> {r} -> each group's chain, and
+        the tree's branches from the chain's first state; the common chain's
+        states and {r} with every row flowing, a group's or branch's states
+        with its rows.
     """
     n, M = len(X), len(sensor_names)
     costs = np.asarray(costs, dtype=float)
@@ -263,24 +313,42 @@ def routed_growth(
         row_loss = cross_entropy(y)
 
     held = np.zeros(M, dtype=bool)
+    floor = max(10, n // 60)
     found = find_route(
         bank, X, rows, held, sensor_columns, costs, row_loss, rng,
-        max_routes=max_routes, floor=max(10, n // 60), random_state=random_state,
-        require=require,
+        max_routes=max_routes, floor=floor, random_state=random_state,
     )  # fmt: skip
-    if found is None:
-        return None
     if common_order is None:
         common = chain_growth(
             bank, X, y, sensor_names, costs, max_rows=max_rows,
             random_state=random_state, row_loss=row_loss,
         )  # fmt: skip
         common_order = chain_order(common.dag)
-    paths = [(0, list(common_order), rows)]
-    paths += _route_paths(
-        bank, X, rows, held, found, costs, row_loss, rng,
-        min(max_rows, ROUTE_ORDER_ROWS),
-    )  # fmt: skip
+    tree = []
+    # From the chain's first sensor (see docstring); a class posterior only
+    # (a regressor's bank has no class probabilities to split rows by).
+    if len(common_order) > 2 and int(getattr(bank, "n_classes_", 0)) > 1:
+        at = np.zeros(M, dtype=bool)
+        at[common_order[0]] = True
+        tree = posterior_tree_paths(
+            bank, X, rows, at, costs, row_loss, rng,
+            depth=POSTERIOR_DEPTH, tail=max(POSTERIOR_DEPTH, M // 4),
+            floor=floor, root=True,
+        )  # fmt: skip
+    if found is None and not tree and require:
+        found = find_route(
+            bank, X, rows, held, sensor_columns, costs, row_loss, rng,
+            max_routes=max_routes, floor=floor, random_state=random_state,
+            require=True,
+        )  # fmt: skip
+    if found is None and not tree:
+        return None
+    paths = [(0, list(common_order), rows)] + tree
+    if found is not None:
+        paths += _route_paths(
+            bank, X, rows, held, found, costs, row_loss, rng,
+            min(max_rows, ROUTE_ORDER_ROWS),
+        )  # fmt: skip
     return _growth_of_paths(bank, X, sensor_names, paths)
 
 
@@ -332,6 +400,132 @@ def find_route(
     pool = clear or scores
     best = max(pool, key=lambda key: (pool[key][0], -key[0], -key[1]))
     return best[0], groupings[best[0]][best[1]][rows]
+
+
+def two_means(values: np.ndarray, floor: int, iterations: int = 30) -> np.ndarray:
+    """Each row's half (0 or 1) by 2-means of its ``values``
+    (n_rows, n_columns): Lloyd's steps from the split along the principal
+    axis (deterministic, no restarts: the posterior tree splits many times;
+    k-means with restarts took most of its time on digits). All 0 when
+    either half would hold fewer than ``floor`` rows or the rows do not
+    differ.
+
+    Examples
+    --------
+    >>> two_means(np.array([[0.0], [0.1], [0.9], [1.0]]), 1).tolist()
+    [0, 0, 1, 1]
+    >>> two_means(np.ones((4, 2)), 1).tolist()
+    [0, 0, 0, 0]
+    """
+    Z = np.asarray(values, dtype=float)
+    Z = Z - Z.mean(axis=0)
+    # Start from the sign along the principal axis (the widest split), then
+    # Lloyd's steps; the half holding the first row's sign is numbered 0.
+    axis = np.linalg.svd(Z, full_matrices=False)[2][0]
+    halves = (Z @ axis > 0).astype(np.intp)
+    for _ in range(iterations):
+        if halves.min() == halves.max():
+            return np.zeros(len(Z), dtype=np.intp)
+        centres = np.stack([Z[halves == h].mean(axis=0) for h in (0, 1)])
+        near = ((Z[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+        if np.array_equal(near, halves):
+            break
+        halves = near
+    halves = halves if halves[0] == 0 else 1 - halves
+    counts = np.bincount(halves, minlength=2)
+    return halves if counts.min() >= floor else np.zeros(len(Z), dtype=np.intp)
+
+
+def posterior_tree_paths(
+    bank: Any,
+    X: np.ndarray,
+    rows: np.ndarray,
+    held: np.ndarray,
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    rng: np.random.Generator,
+    *,
+    depth: int,
+    tail: int,
+    floor: int,
+    root: bool = False,
+) -> list[tuple[int, list[int], np.ndarray]]:
+    """Paths of a tree of routes by the bank's posterior from the state
+    ``held`` (bool, n_sensors), for ``rows``.
+
+    The rows are split in two by their out-of-fold class probabilities at
+    ``held`` (:func:`two_means`), each half buys the sensor of
+    most mean gain per unit cost on its rows, and so on ``depth`` times
+    (halves of fewer than ``floor`` rows are not split; halves that pick the
+    same sensor go on together); each leaf's rows then follow their
+    :func:`greedy_order` for ``tail`` more sensors. Which pixel helps next
+    depends on what the first said about the class (digits): greedy
+    per-example acquisition wins there, and this tree is its form on a few
+    hundred states. With ``root``, none unless the split at ``held`` stands
+    clear of the noise on held-out picks (:func:`held_out_pick_gain`, at no
+    cost: the posterior is known there; on up to ``CHAIN_SCORE_ROWS`` rows,
+    ``POSTERIOR_MIN_SE``, ``ROUTE_MIN_SHARE``).
+    Graph-Reduce learns per example, from its values and the probabilities,
+    which child to take; the policies read only acquired values.
+    """
+    start = sum(1 << int(j) for j in np.flatnonzero(held))
+    cand = np.flatnonzero(~held)
+    if not len(cand):
+        return []
+    # The root's test scores more rows (one test: its power matters).
+    most = CHAIN_SCORE_ROWS if root else ROUTE_SCORE_ROWS
+    scored = rows if len(rows) <= most else np.sort(
+        rng.choice(rows, most, replace=False)
+    )  # fmt: skip
+    at_scored = np.searchsorted(rows, scored)
+    proba = bank.oof_at(X, rows, held[None])[:, 0]
+    if depth <= 0:
+        current = float(row_loss(scored, proba[at_scored]).mean())
+        order = greedy_order(bank, X, scored, held, costs, row_loss, current, tail)
+        return [(start, order, rows)] if order else []
+    trial = np.repeat(held[None], len(cand), axis=0)
+    trial[np.arange(len(cand)), cand] = True
+    after = row_loss(scored, bank.oof_at(X, scored, trial))
+    gain = (row_loss(scored, proba[at_scored])[:, None] - after) / np.maximum(
+        costs[cand], 1e-12
+    )
+    halves = np.zeros(len(rows), dtype=np.intp)
+    if len(rows) >= 2 * floor:
+        # Hellinger geometry: standardising would blow up the classes of
+        # near-zero probability (noise) over the ones that tell rows apart.
+        halves = two_means(np.sqrt(proba), floor)
+    if root:  # averaged over a few random halvings: a steadier verdict
+        mean, se, common = np.mean(
+            [
+                held_out_pick_gain(
+                    gain, halves[at_scored],
+                    np.array_split(rng.permutation(len(scored)), 2), 1.0,
+                )
+                for _ in range(ROOT_HALVINGS)
+            ],
+            axis=0,
+        )  # fmt: skip
+        clear = mean > POSTERIOR_MIN_SE * se
+        if not (clear and mean > ROUTE_MIN_SHARE * max(common, 0)):
+            return []
+    picks: dict[int, list[np.ndarray]] = {}
+    for half in np.unique(halves):
+        mine = halves[at_scored] == half
+        if half < 0 or not mine.any():  # too few rows: the common pick
+            mine = np.ones(len(scored), dtype=bool)
+        pick = int(cand[gain[mine].mean(axis=0).argmax()])
+        picks.setdefault(pick, []).append(rows[halves == half])
+    paths = []
+    for pick, parts in sorted(picks.items()):
+        members = np.sort(np.concatenate(parts))
+        paths.append((start, [pick], members))
+        below = held.copy()
+        below[pick] = True
+        paths += posterior_tree_paths(
+            bank, X, members, below, costs, row_loss, rng, depth=depth - 1,
+            tail=tail, floor=floor,
+        )  # fmt: skip
+    return paths
 
 
 def _by_row(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -432,15 +626,20 @@ def _growth_of_paths(
 
 
 __all__ = [
+    "POSTERIOR_MIN_SE",
+    "ROOT_HALVINGS",
     "ROUTE_GROUP_COUNTS",
     "ROUTE_MIN_SE",
     "ROUTE_MIN_SHARE",
     "ROUTE_ORDER_ROWS",
     "ROUTE_SCORE_ROWS",
     "find_route",
+    "held_out_pick_gain",
+    "posterior_tree_paths",
     "route_groupings",
     "route_groups",
     "routed_growth",
     "routing_scores",
+    "two_means",
     "value_patterns",
 ]

@@ -23,7 +23,8 @@ STRATEGY_WORDS = {
     "chain": "a chain of {n} states (one acquisition order, the confidence cascade's)",
     "routed": (
         "a routed DAG (the chain, or a sensor whose value says where to look "
-        "and an order per group of its values; at most {n} states)"
+        "and an order per group of its values, or branches by what the first "
+        "sensors said of the class; at most {n} states)"
     ),
     "grown": "a DAG grown where rows gain most (at most {n} states)",
 }
@@ -70,7 +71,7 @@ def states_words(
     """The DAG a training builds in a few words (captions, sidebar):
     ``"16 DAG states"``, ``"5 sensor subsets (Alg. 2, of at most 8), 17 DAG
     states"`` (counted by ``probe``) or ``"... at most 129 DAG states"``
-    (without), ``"a chain of 14 states, a routed DAG of at most 111 states or
+    (without), ``"a chain of 14 states, a routed DAG of at most 621 states or
     a DAG grown to at most 1000 states, the best on held-out rows"``."""
     strategies = _planned_strategies(spec, settings, probe)
     if strategies:

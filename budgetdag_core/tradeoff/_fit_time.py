@@ -26,7 +26,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
-from ..dag_strategy import CHAIN_SCORE_ROWS
+from ..dag_strategy import CHAIN_SCORE_ROWS, POSTERIOR_DEPTH
 from ..routed_dag import ROUTE_SCORE_ROWS
 from ..validation import check_params, int_in, real_in
 
@@ -469,7 +469,7 @@ def probe_fit(
     True
     >>> sparse = probe_fit(demo.spec, demo.X_train, demo.y_train)  # 51 sensors
     >>> sparse.strategies, sparse.n_states, sparse.trees > 0
-    ({'chain': 52, 'routed': 453, 'grown': 1000}, 1000, True)
+    ({'chain': 52, 'routed': 1347, 'grown': 1000}, 1347, True)
     """
     from ..bank import MaskedBank
     from ..estimator import BudgetDAGClassifier
@@ -698,6 +698,11 @@ def _sparse_fit_seconds(
         scores += M * M * min(n_rows, ROUTE_SCORE_ROWS)
         scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
         calls += 2 * M + strategies["routed"]
+        # its posterior tree: the first split's rows, about every row at each
+        # later split and in the leaves' orders
+        tail = max(POSTERIOR_DEPTH, M // 4)
+        scores += M * min(n_rows, CHAIN_SCORE_ROWS)
+        scores += (POSTERIOR_DEPTH + tail) * M * n_rows
     states = dict(strategies)
     if "grown" in strategies:
         states["grown"] = min(strategies["grown"], GROWN_STATES_PER_ROW * n_rows)

@@ -101,7 +101,7 @@ def test_presets(app):
     # More sensors than a full DAG allows: the library's default trains them.
     assert not at.error
     ready = " ".join(texts(at, "success"))
-    assert "36 sensors, a chain of 37 states, a routed DAG of at most 318" in ready
+    assert "36 sensors, a chain of 37 states, a routed DAG of at most 1020" in ready
     assert "Alg. 2" not in ready and "n_subsets" not in " ".join(texts(at))
     at.number_input(key=state.W_BLOCKS).set_value(3).run()
     at.number_input(key=state.W_PRESET_COST).set_value(2.0).run()

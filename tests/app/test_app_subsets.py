@@ -81,7 +81,7 @@ def test_a_wide_upload_trains_the_library_default_then_subsets_on_request(app):
     assert not toggle.value and at.number_input(key=state.W_N_SUBSETS).disabled
     ready = next(t for t in texts(at, "success") if "Ready to train" in t)
     assert (
-        "a chain of 17 states, a routed DAG of at most 138 states or a DAG grown"
+        "a chain of 17 states, a routed DAG of at most 648 states or a DAG grown"
         in ready
     )
 

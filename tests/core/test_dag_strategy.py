@@ -32,6 +32,7 @@ from budgetdag_core.dag_strategy import (
 )
 from budgetdag_core.routed_dag import (
     ROUTE_MIN_SE,
+    held_out_pick_gain,
     route_groupings,
     route_groups,
     routed_growth,
@@ -429,3 +430,101 @@ def test_a_rival_kinds_model_round_trips(rival_model, slim):
         pd.testing.assert_frame_equal(loaded.trace(Xt), trace)
         assert loaded.bank_.kind_ == "masked_mlp"
         assert loaded.strategy_validation_ == rival_model.strategy_validation_
+
+
+# ------------------------------------------------ routes by the posterior
+def twenty_questions(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """Eight classes, 16 sensors asked as in twenty questions: s0 halves the
+    classes, then s1 (classes 0-3) or s2 (4-7) halves them again, then one of
+    s3..s6 names the class; a sensor asked of the other classes is noise.
+    Which sensor helps next depends on what the ones bought said: no single
+    sensor's value routes beyond the second."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 8, size=n)
+    X = rng.normal(size=(n, 16))
+    sign = lambda bit: 2.0 * bit - 1.0  # noqa: E731
+    X[:, 0] = sign(y >= 4) + rng.normal(scale=0.3, size=n)
+    for group, sensor in ((0, 1), (1, 2)):
+        mine = y // 4 == group
+        X[mine, sensor] = sign(y[mine] % 4 >= 2) + rng.normal(
+            scale=0.3, size=mine.sum()
+        )
+    for pair in range(4):
+        mine = y // 2 == pair
+        X[mine, 3 + pair] = sign(y[mine] % 2 == 1) + rng.normal(
+            scale=0.3, size=mine.sum()
+        )
+    return pd.DataFrame(X, columns=[f"q{i}" for i in range(16)]), y
+
+
+QUESTIONS = SensorSpec.per_column([f"q{i}" for i in range(16)])
+
+
+@pytest.fixture(scope="module")
+def questions_model() -> BudgetDAGClassifier:
+    X, y = twenty_questions(1200, 0)
+    return BudgetDAGClassifier(
+        QUESTIONS, dag="routed", cost_scale=0.02, cv=3, random_state=0
+    ).fit(X, y)
+
+
+def test_the_posterior_tree_asks_each_example_its_own_next_question(
+    questions_model,
+):
+    """The routed DAG's posterior tree splits the rows by what the bought
+    sensors said: after q0 its halves ask q1 or q2, and after those, the
+    rows of each pair of classes ask their own of q3..q6; the fitted policy
+    follows that path per example (no one order, nor a route by one
+    sensor's value, gets the third question right for every class)."""
+    model = questions_model
+    dag, names = model.sensor_dag_, model.spec_.names
+    assert model.strategy_ == "routed"
+    assert dag.n_states <= most_states("routed", QUESTIONS.n_sensors, 1000)
+    after_q0 = dag.index[1 << names.index("q0")]
+    assert {"q1", "q2"} <= {names[u] for u, _ in dag.children[after_q0]}
+    X, y = twenty_questions(400, 1)
+    acquired = model.trace(X)["acquired"]
+    wanted = [("q0", "q1" if c < 4 else "q2", f"q{3 + c // 2}") for c in y.tolist()]
+    hits = [a[:3] == w for a, w in zip(acquired, wanted, strict=True)]
+    assert np.mean(hits) > 0.8, list(acquired[:8])
+    assert model.score(X, y) > 0.85
+
+
+def test_the_posterior_tree_reads_only_acquired_values_and_round_trips(
+    questions_model,
+):
+    model = questions_model
+    X, y = twenty_questions(200, 2)
+    trace = model.trace(X)
+    spoiled = X.copy()
+    rng = np.random.default_rng(3)
+    for i, acquired in enumerate(trace["acquired"]):
+        for column in spoiled.columns:
+            if column not in acquired:
+                spoiled.iloc[i, spoiled.columns.get_loc(column)] = rng.choice(
+                    [1e6, -1e6, 0.0]
+                )
+    pd.testing.assert_frame_equal(model.trace(spoiled), trace)
+    for loaded in (
+        loads_policy(dumps_policy(model)),
+        loads_policy_skops(dumps_policy_skops(model)),
+    ):
+        pd.testing.assert_frame_equal(loaded.trace(X), trace)
+        assert loaded.sensor_dag_.states == model.sensor_dag_.states
+    again = clone(model).fit(*twenty_questions(1200, 0))
+    assert again.sensor_dag_.states == model.sensor_dag_.states
+    assert again.sensor_dag_.children == model.sensor_dag_.children
+    pd.testing.assert_frame_equal(again.trace(X), trace)
+
+
+def test_held_out_pick_gain_is_zero_where_groups_agree():
+    rng = np.random.default_rng(0)
+    gain = np.tile([1.0, 0.2, 0.0], (200, 1)) + rng.normal(scale=0.05, size=(200, 3))
+    groups = rng.integers(0, 2, size=200)
+    halves = np.array_split(rng.permutation(200), 2)
+    mean, se, common = held_out_pick_gain(gain, groups, halves, 1.0)
+    assert mean == 0.0 and se == 0.0 and common == pytest.approx(1.0, abs=0.02)
+    # Groups that need different sensors gain what their own pick adds.
+    gain[groups == 1] = gain[groups == 1][:, ::-1]
+    mean, se, _ = held_out_pick_gain(gain, groups, halves, 2.0)
+    assert mean == pytest.approx(0.5 * 0.5, abs=0.05) and mean > ROUTE_MIN_SE * se
