@@ -266,7 +266,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """The DAGs of one-sensor additions a fit with ``spec`` builds, each
         with the most states it can have (``dag="auto"``: each, one kept on
         validation rows; beyond ``GROWN_MAX_ROWS`` training rows not the
-        grown DAG, see :func:`~budgetdag_core.dag_strategy.strategies_to_build`);
+        grown DAG, see ``dag_strategy.strategies_to_build``);
         empty when the fit builds the full DAG or the DAG over Alg. 2's
         subsets.
 
@@ -753,7 +753,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         knowing the others (``strategy_banks_``): a fit keeps one of them on
         validation rows at its own cost scale. ``dag="auto"`` leaves the
         grown DAG out on long tables
-        (:func:`~budgetdag_core.dag_strategy.strategies_to_build`). Where an
+        (``dag_strategy.strategies_to_build``). Where an
         ``"auto"`` bank's log loss leaves a rival kind close (``fit_rival``),
         that kind's bank is fitted too and its routed DAG joins the candidates (key
         :func:`~budgetdag_core.dag_strategy.strategy_key`): the policies,
