@@ -288,14 +288,22 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> from budgetdag_core import BudgetDAGClassifier, SensorSpec
         >>> spec = SensorSpec.per_column([f"x{i}" for i in range(20)])
         >>> BudgetDAGClassifier(spec).sparse_strategies(spec)
-        {'chain': 21, 'routed': 174, 'grown': 1000}
+        {'chain': 21, 'routed': 684, 'grown': 1000}
         >>> BudgetDAGClassifier(spec).sparse_strategies(spec, n_rows=5000)
-        {'chain': 21, 'routed': 174}
+        {'chain': 21, 'routed': 684}
         >>> BudgetDAGClassifier(spec, dag="chain").sparse_strategies(spec)
         {'chain': 21}
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
         {}
         """
+        if n_rows is not None and (
+            isinstance(n_rows, bool)
+            or not isinstance(n_rows, (int, np.integer))
+            or n_rows < 0
+        ):
+            raise ValueError(
+                f"n_rows must be a non-negative integer or None; got {n_rows!r}."
+            )
         if not self.builds_sparse_dag(spec):
             return {}
         max_states = self._growth_settings()["max_states"]
