@@ -344,12 +344,14 @@ def routed_growth(
     if found is None and not tree:
         return None
     paths = [(0, list(common_order), rows)] + tree
+    route_masks = []
     if found is not None:
         paths += _route_paths(
             bank, X, rows, held, found, costs, row_loss, rng,
             min(max_rows, ROUTE_ORDER_ROWS),
         )  # fmt: skip
-    return _growth_of_paths(bank, X, sensor_names, paths)
+        route_masks.append(1 << int(found[0]))
+    return _growth_of_paths(bank, X, sensor_names, paths, route_masks)
 
 
 def find_route(
@@ -573,10 +575,12 @@ def _growth_of_paths(
     X: np.ndarray,
     sensor_names: Sequence[str],
     paths: list[tuple[int, list[int], np.ndarray]],
+    route_masks: Sequence[int] = (),
 ) -> SparseGrowth:
     """The DAG of some paths of one-sensor additions, each (start mask,
     sensors in order, the rows that follow it); a state's rows are those of
-    every path through it, its probabilities their out-of-fold ones."""
+    every path through it, its probabilities their out-of-fold ones. The
+    states of ``route_masks`` (sensor sets) are its ``route_states``."""
     M = len(sensor_names)
     index: dict[int, int] = {0: 0}
     masks, kids = [0], [set()]
@@ -622,7 +626,10 @@ def _growth_of_paths(
             states, oof_tables(bank, X, flows[states[0]], subsets), strict=True
         ):
             tables[i] = table
-    return SparseGrowth(dag, flows, [tables[i] for i in range(len(order))], bank, X)
+    routes = tuple(int(new[index[mask]]) for mask in route_masks)
+    return SparseGrowth(
+        dag, flows, [tables[i] for i in range(len(order))], bank, X, routes
+    )
 
 
 __all__ = [

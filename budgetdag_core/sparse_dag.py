@@ -172,7 +172,11 @@ class SparseGrowth:
 
     ``flow[k]``: the training rows that reached state k (its policy's rows);
     ``proba[k]``: the out-of-fold (calibrated) probabilities known at state k,
-    by row (the flow rows, the rows of its parents, and any rolled out there).
+    by row (the flow rows, the rows of its parents, and any rolled out there);
+    ``route_states``: the states whose children are the routes of a routing
+    sensor's values (the routed DAG's state of that sensor): their policies
+    choose by the values, so with ``policy_features="auto"`` they see them
+    whatever the state classifier's spread.
     """
 
     dag: SparseSensorDAG
@@ -180,6 +184,7 @@ class SparseGrowth:
     proba: list[RowTable]
     bank: Any = field(repr=False)
     X: np.ndarray = field(repr=False)
+    route_states: tuple[int, ...] = ()
 
     def proba_at(self, k: int, rows: np.ndarray) -> np.ndarray:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank

@@ -905,6 +905,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if self._input_kind() == "auto":
             spreads = state_spreads(growth)
             value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
+            # A routing sensor's state chooses its route by the values: an
+            # any-subset network's posterior there can spread with noise
+            # (CUBE-NM's context: 0.09 with 5 000 rows), which says nothing
+            # of where to look.
+            value_states[list(getattr(growth, "route_states", ()))] = True
             value_states[0] = False
         inputs = self._inputs(state_cols, n_classes, value_states, sparse=True)
         return state_cols, value_states, inputs
