@@ -194,6 +194,28 @@ def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
     assert np.mean(hits) > 0.85, first_two[:10]
 
 
+def test_the_routing_state_sees_the_routing_sensors_values(monkeypatch):
+    """The routed DAG marks its routing sensor's state, and with the auto
+    inputs its policy sees that sensor's values there even where the state
+    classifier's posterior spreads (an any-subset network's can, with
+    noise): with the spread rule marking no state at all, the policy still
+    buys s0, then the sensor its sign names, per example."""
+    import budgetdag_core.estimator._base as base
+
+    monkeypatch.setattr(base, "CONSTANT_STATE_SPREAD", 0.0)
+    model = fit(n=800, dag="routed")
+    growth = model.bank_.sparse_growth_
+    names = model.spec_.names
+    (route,) = growth.route_states
+    assert growth.dag.states[route] == 1 << names.index("s0")
+    assert np.flatnonzero(model.value_states_).tolist() == [route]
+    Xt, _ = make_data(400, 3)
+    first_two = [a[:2] for a in model.trace(Xt)["acquired"]]
+    named = np.where(Xt.s0 > 0, "s1", "s2")
+    hits = [a == ("s0", want) for a, want in zip(first_two, named, strict=True)]
+    assert np.mean(hits) > 0.85, first_two[:10]
+
+
 def test_no_routed_dag_where_no_value_says_where_to_look():
     """The class a sum of four sensors: every row gains from the same sensor
     next, whatever any value says. No routing sensor stands clear of the
