@@ -571,6 +571,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         value_states: np.ndarray | None = None,
         *,
         sparse: bool | None = None,
+        route_states: np.ndarray | None = None,
     ) -> PolicyInputs:
         """The policies' inputs (``sparse``: on a sparse DAG; None: this fitted
         model's DAG)."""
@@ -578,7 +579,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             sparse = isinstance(getattr(self, "sensor_dag_", None), SparseSensorDAG)
         value_kind = "sensors" if sparse else "sensors+proba"
         return PolicyInputs(
-            self._input_kind(), state_columns, n_classes, value_states, value_kind
+            self._input_kind(),
+            state_columns,
+            n_classes,
+            value_states,
+            value_kind,
+            route_states,
         )
 
     def _value_states(self, bank: Any) -> np.ndarray | None:
@@ -591,7 +597,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """What the policy at each state sees (see ``PolicyInputs``)."""
         check_is_fitted(self)
         n_classes = len(self.classes_) if hasattr(self, "classes_") else 0
-        return self._inputs(self.state_columns_, n_classes, self.value_states_)
+        return self._inputs(
+            self.state_columns_,
+            n_classes,
+            self.value_states_,
+            route_states=getattr(self, "route_states_", None),
+        )
 
     def _selection_task(self) -> dict[str, str]:
         """``task``, ``loss`` and ``reward`` of the greedy subset selection."""
@@ -890,29 +901,33 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         policies on a grown DAG (its states, its ``"auto"`` value states)."""
 
         def inputs_for(growth: Any) -> Any:
-            _, _, inputs = self._sparse_policy_inputs(growth, spec, n_classes)
+            inputs = self._sparse_policy_inputs(growth, spec, n_classes)[-1]
             return lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba)
 
         return inputs_for
 
     def _sparse_policy_inputs(
         self, growth: Any, spec: SensorSpec, n_classes: int
-    ) -> tuple[Any, np.ndarray | None, PolicyInputs]:
-        """State columns, ``"auto"`` value states and policy inputs of a
-        grown DAG."""
+    ) -> tuple[Any, np.ndarray | None, np.ndarray | None, PolicyInputs]:
+        """State columns, ``"auto"`` value and route states, and policy inputs
+        of a grown DAG."""
         state_cols = growth.dag.state_columns(spec.column_indices())
-        value_states = None
+        value_states = route_states = None
         if self._input_kind() == "auto":
             spreads = state_spreads(growth)
             value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
-            # A routing sensor's state chooses its route by the values: an
-            # any-subset network's posterior there can spread with noise
-            # (CUBE-NM's context: 0.09 with 5 000 rows), which says nothing
-            # of where to look.
-            value_states[list(getattr(growth, "route_states", ()))] = True
             value_states[0] = False
-        inputs = self._inputs(state_cols, n_classes, value_states, sparse=True)
-        return state_cols, value_states, inputs
+            # A routing sensor's state picks its route by the sensor's values,
+            # which the probabilities alone need not show: an any-subset
+            # network's posterior there can spread with noise (CUBE-NM's
+            # context), or with what the sensor says of the class (a pixel).
+            route_states = np.zeros(growth.dag.n_states, dtype=bool)
+            route_states[list(getattr(growth, "route_states", ()))] = True
+            route_states &= ~value_states
+        inputs = self._inputs(
+            state_cols, n_classes, value_states, sparse=True, route_states=route_states
+        )
+        return state_cols, value_states, route_states, inputs
 
     def _fit_sparse(
         self,
@@ -942,7 +957,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs)
         growth = bank.sparse_growth_
         dag = growth.dag
-        state_cols, value_states, inputs = self._sparse_policy_inputs(
+        state_cols, value_states, route_states, inputs = self._sparse_policy_inputs(
             growth, spec, len(target_attrs.get("classes_", ()))
         )
         result = graph_reduce_sparse(
@@ -956,8 +971,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if progress is not None:
             progress("policies", dag.n_states, dag.n_states)
         self._set_fitted(
-            spec, target_attrs, None, dag, state_cols, bank, value_states, result
-        )
+            spec, target_attrs, None, dag, state_cols, bank, value_states, result,
+            route_states=route_states,
+        )  # fmt: skip
         self.strategy_validation_ = choice
         return self
 
@@ -971,6 +987,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         bank: Any,
         value_states: Any,
         result: Any,
+        route_states: Any = None,
     ) -> Any:
         """Set the fitted attributes at once, after everything is computed (a
         failed fit leaves the estimator as it was)."""
@@ -988,6 +1005,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
         self.strategy_validation_ = None
+        self.route_states_ = route_states
         return self
 
     def _sparse_stop_loss(

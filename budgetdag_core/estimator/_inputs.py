@@ -200,6 +200,11 @@ class PolicyInputs:
         differ between the out-of-fold models a policy learns from and the
         models that serve it, and a policy splitting on that noise routes
         rows the wrong way at predict time.
+    route_states : ndarray of bool, optional
+        With ``kind="auto"``: per state, whether it is a routing sensor's state
+        (a routed DAG's, whose children are the routes of that sensor's
+        values) that is not a value state: its policy sees ``"sensors+proba"``,
+        the values it routes by and the posterior they leave. None: nowhere.
 
     Notes
     -----
@@ -224,13 +229,17 @@ class PolicyInputs:
     n_classes: int = 0
     value_states: np.ndarray | None = None
     value_kind: str = "sensors+proba"
+    route_states: np.ndarray | None = None
 
     def kind_at(self, state: int) -> str:
         """The kind of inputs of the policy at ``state`` (``"auto"`` resolved)."""
         if self.kind != "auto":
             return self.kind
-        values = self.value_states is not None and bool(self.value_states[state])
-        return self.value_kind if values else "proba"
+        if self.value_states is not None and bool(self.value_states[state]):
+            return self.value_kind
+        if self.route_states is not None and bool(self.route_states[state]):
+            return "sensors+proba"
+        return "proba"
 
     @property
     def reads_model(self) -> bool:

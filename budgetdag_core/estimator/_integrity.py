@@ -108,9 +108,10 @@ def _check_policies(
     policies = getattr(model, "policies_", None)
     if not isinstance(policies, list) or len(policies) != dag.n_states:
         raise fail("policies_", f"expected a list of {dag.n_states} node policies")
-    value_states = getattr(model, "value_states_", None)
-    if value_states is not None:
-        check_array(value_states, "value_states_", shape=(dag.n_states,), kind="b")
+    for name in ("value_states_", "route_states_"):
+        states = getattr(model, name, None)
+        if states is not None:
+            check_array(states, name, shape=(dag.n_states,), kind="b")
     inputs = model.inputs_
     for k, policy in enumerate(policies):
         where = f"policies_[{k}]"

@@ -67,6 +67,7 @@ LEGACY_VALUES: dict[str, Any] = {
 #: model amounts to.
 LEGACY_FITTED: dict[str, Any] = {
     "value_states_": None,  # before "auto" inputs: no state's policy saw both
+    "route_states_": None,  # before routing states saw values and probabilities
 }
 
 

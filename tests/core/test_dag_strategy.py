@@ -196,10 +196,11 @@ def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
 
 def test_the_routing_state_sees_the_routing_sensors_values(monkeypatch):
     """The routed DAG marks its routing sensor's state, and with the auto
-    inputs its policy sees that sensor's values there even where the state
-    classifier's posterior spreads (an any-subset network's can, with
-    noise): with the spread rule marking no state at all, the policy still
-    buys s0, then the sensor its sign names, per example."""
+    inputs its policy sees that sensor's values there beside the
+    probabilities even where the posterior spreads (an any-subset network's
+    can, with noise) and no state is a value state: with the spread rule
+    marking none, the policy still buys s0, then the sensor its sign names,
+    per example."""
     import budgetdag_core.estimator._base as base
 
     monkeypatch.setattr(base, "CONSTANT_STATE_SPREAD", 0.0)
@@ -208,12 +209,18 @@ def test_the_routing_state_sees_the_routing_sensors_values(monkeypatch):
     names = model.spec_.names
     (route,) = growth.route_states
     assert growth.dag.states[route] == 1 << names.index("s0")
-    assert np.flatnonzero(model.value_states_).tolist() == [route]
+    assert not model.value_states_.any()
+    assert np.flatnonzero(model.route_states_).tolist() == [route]
+    assert model.inputs_.kind_at(route) == "sensors+proba"
     Xt, _ = make_data(400, 3)
     first_two = [a[:2] for a in model.trace(Xt)["acquired"]]
     named = np.where(Xt.s0 > 0, "s1", "s2")
     hits = [a == ("s0", want) for a, want in zip(first_two, named, strict=True)]
     assert np.mean(hits) > 0.85, first_two[:10]
+    # The round trip keeps what each state's policy sees.
+    again = loads_policy(dumps_policy(model))
+    pd.testing.assert_frame_equal(again.trace(Xt), model.trace(Xt))
+    assert np.array_equal(again.route_states_, model.route_states_)
 
 
 def test_no_routed_dag_where_no_value_says_where_to_look():
