@@ -117,6 +117,10 @@ def break_spec_cost(model):
     model.spec_.costs["s1"] = -5.0
 
 
+def break_route_states(model):
+    model.route_states_ = np.ones(model.sensor_dag_.n_states + 2, dtype=bool)
+
+
 MUTATIONS = {
     "negative sensor cost": (break_spec_cost, "is negative"),
     "child index past the node array": (break_child, "child index"),
@@ -132,6 +136,7 @@ MUTATIONS = {
     "policy input width": (break_policy_width, "features_.inner_.mean_"),
     "constant action": (break_constant_action, "17 is out of range"),
     "filter tree leaf": (break_filter_tree_leaf, "out of range"),
+    "route states shape": (break_route_states, "route_states_"),
 }
 
 
