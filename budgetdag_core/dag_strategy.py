@@ -266,7 +266,9 @@ def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
     keep = np.zeros(len(growth.X), dtype=bool)
     keep[rows] = True
     flow = [f[keep[f]] for f in growth.flow]  # each flow is sorted already
-    return SparseGrowth(growth.dag, flow, growth.proba, growth.bank, growth.X)
+    return SparseGrowth(
+        growth.dag, flow, growth.proba, growth.bank, growth.X, growth.routing_states
+    )
 
 
 @dataclass

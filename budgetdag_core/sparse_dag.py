@@ -173,6 +173,10 @@ class SparseGrowth:
     ``flow[k]``: the training rows that reached state k (its policy's rows);
     ``proba[k]``: the out-of-fold (calibrated) probabilities known at state k,
     by row (the flow rows, the rows of its parents, and any rolled out there).
+    ``routing_states``: the states whose children follow a routing sensor's
+    groups of values (:func:`~budgetdag_core.routed_dag.routed_growth`):
+    their policies choose a route from that sensor's values, so they read
+    the values whatever the probabilities there say.
     """
 
     dag: SparseSensorDAG
@@ -180,6 +184,7 @@ class SparseGrowth:
     proba: list[RowTable]
     bank: Any = field(repr=False)
     X: np.ndarray = field(repr=False)
+    routing_states: tuple[int, ...] = ()
 
     def proba_at(self, k: int, rows: np.ndarray) -> np.ndarray:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank

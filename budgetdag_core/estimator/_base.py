@@ -905,6 +905,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if self._input_kind() == "auto":
             spreads = state_spreads(growth)
             value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
+            value_states[list(growth.routing_states)] = True
             value_states[0] = False
         inputs = self._inputs(state_cols, n_classes, value_states, sparse=True)
         return state_cols, value_states, inputs

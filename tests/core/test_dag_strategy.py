@@ -186,12 +186,34 @@ def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
     dag, names = model.sensor_dag_, model.spec_.names
     assert dag.n_states <= most_states("routed", SPEC.n_sensors, 1000)
     assert "s0" in {names[u] for u, _ in dag.children[0]}
+    # The policy choosing among s0's routes reads s0's value, whatever the
+    # probabilities at {s0} say (they may vary a little by chance).
+    assert model.inputs_.value_states[dag.index[1 << names.index("s0")]]
     Xt, _ = make_data(400, 3)
     acquired = model.trace(Xt)["acquired"]
     first_two = [a[:2] for a in acquired]
     named = np.where(Xt.s0 > 0, "s1", "s2")
     hits = [a == ("s0", want) for a, want in zip(first_two, named, strict=True)]
     assert np.mean(hits) > 0.85, first_two[:10]
+
+
+def test_the_routing_state_reads_values_whatever_its_probabilities(monkeypatch):
+    """With no state's probabilities constant enough to read values by
+    (``CONSTANT_STATE_SPREAD`` 0), the routing sensor's state still reads
+    them: its routes are chosen by s0's value, and the policy still buys s0,
+    then the sensor s0 names."""
+    from budgetdag_core.estimator import _base
+
+    monkeypatch.setattr(_base, "CONSTANT_STATE_SPREAD", 0.0)
+    model = fit(n=800, dag="routed")
+    dag, names = model.sensor_dag_, model.spec_.names
+    route_state = dag.index[1 << names.index("s0")]
+    value_states = model.inputs_.value_states
+    assert np.flatnonzero(value_states).tolist() == [route_state]
+    Xt, _ = make_data(400, 3)
+    second = [a[1] if len(a) > 1 else None for a in model.trace(Xt)["acquired"]]
+    route = [a == b for a, b in zip(second, np.where(Xt.s0 > 0, "s1", "s2"))]
+    assert np.mean(route) > 0.85
 
 
 def test_no_routed_dag_where_no_value_says_where_to_look():
@@ -277,6 +299,8 @@ def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
     firsts = {dag.sensor_names[u] for u, _ in dag.children[route_state]}
     assert {"s1", "s2"} <= firsts, firsts
     assert all(len(rows) for rows in growth.flow)
+    # The routing state is marked: its policy reads s0's values.
+    assert growth.routing_states == (route_state,)
 
 
 @settings(max_examples=60, deadline=None)
