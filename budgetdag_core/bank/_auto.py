@@ -133,6 +133,10 @@ class AutoMaskedBank(SparseMaskedBank):
         any out (then ``kind_`` is the first candidate). ``"rows"`` also
         counts the (fit row, subset) pairs the trials learned from
         (``fit_pairs``; at most about ``TRIAL_PAIRS``).
+    n_fit_rows_ : int
+        The training rows the bank was fitted on: from
+        ``LARGE_TABLE_ROWS`` on, the network kind is penalised less
+        (``masked_neural_classifier``).
     (the others)
         As in :class:`~budgetdag_core.bank.SparseMaskedBank`.
     """
@@ -166,9 +170,12 @@ class AutoMaskedBank(SparseMaskedBank):
         self.validation_fraction = validation_fraction
 
     def template(self) -> Any:
-        """The chosen kind's model (before the choice: the first candidate's)."""
+        """The chosen kind's model (before the choice: the first candidate's),
+        for the rows the bank is fitted on (``n_fit_rows_``; see
+        ``masked_neural_classifier``)."""
         kind = getattr(self, "kind_", None) or self.candidates[0]
-        return masked_template(kind, self.random_state)
+        rows = getattr(self, "n_fit_rows_", None)
+        return masked_template(kind, self.random_state, rows)
 
     def _settings(self) -> tuple:
         # What the fingerprint hashes: the candidates, not the choice (an
@@ -201,6 +208,7 @@ class AutoMaskedBank(SparseMaskedBank):
         :meth:`SparseMaskedBank.fit_models` does (with
         ``validation_fraction=None`` but for the first fold: the chosen
         kind's model fitted for the choice is kept)."""
+        self.n_fit_rows_ = int(len(X))
         plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
         self.kind_, self.validation_, first = self._choose(X, y, n_classes, plan)
         plan = (self.template(), *plan[1:])
@@ -217,6 +225,7 @@ class AutoMaskedBank(SparseMaskedBank):
         first (sets ``kind_`` and ``validation_``); the chosen kind.
         Timing it (:func:`~budgetdag_core.estimates.probe_fit`) measures the
         choice's fits on the data."""
+        self.n_fit_rows_ = int(len(X))
         plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
         self.kind_, self.validation_, _ = self._choose(X, y, n_classes, plan)
         return self.kind_
@@ -333,7 +342,7 @@ class AutoMaskedBank(SparseMaskedBank):
             # judged on the rows that picked their rounds (on breast cancer
             # that favoured boosting over the network, which tested better).
             fitted[kind] = fit_fold(
-                masked_template(kind, self.random_state),
+                masked_template(kind, self.random_state, len(X)),
                 X, y, pair_rows, pair_states, masks,
                 fit_rows, val_rows if own else None, n_classes, seed, False, False,
             )  # fmt: skip

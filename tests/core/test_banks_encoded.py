@@ -289,6 +289,27 @@ def test_auto_trials_learn_from_fewer_subsets_per_row_on_long_tables(monkeypatch
     assert counts[600]["pairs"] == counts[default]["pairs"]
 
 
+def test_auto_penalises_the_network_less_on_long_tables(monkeypatch):
+    """From ``LARGE_TABLE_ROWS`` training rows on, ``"auto"``'s network (its
+    trial and its fold models) takes the weaker penalty and more patience;
+    below, the small-table defaults."""
+    from budgetdag_core.bank import _encoded
+
+    X, y = make_data(200, 0)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    default = MaskEncodedClassifier()
+    for limit, alpha, patience in (
+        (len(Xv) + 1, default.alpha, default.n_iter_no_change),
+        (len(Xv), _encoded.LARGE_TABLE_ALPHA, _encoded.LARGE_TABLE_PATIENCE),
+    ):
+        monkeypatch.setattr(_encoded, "LARGE_TABLE_ROWS", limit)
+        bank = AutoMaskedBank(candidates=("masked_mlp",), cv=3, random_state=0)
+        bank.fit_models(Xv, y, columns, 2)
+        assert bank.n_fit_rows_ == len(Xv)
+        for model in (bank.template(), *bank.fold_models_):
+            assert (model.alpha, model.n_iter_no_change) == (alpha, patience)
+
+
 @pytest.mark.parametrize("kind", ["masked_mlp", "masked_logistic", "masked_auto"])
 def test_unacquired_values_are_never_read(models, test_rows, kind):
     model = models[kind]

@@ -186,6 +186,10 @@ def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
     dag, names = model.sensor_dag_, model.spec_.names
     assert dag.n_states <= most_states("routed", SPEC.n_sensors, 1000)
     assert "s0" in {names[u] for u, _ in dag.children[0]}
+    # The policy choosing among s0's routes reads s0's value, whatever the
+    # probabilities at {s0} say (they may vary a little by chance).
+    route_state = dag.index[1 << names.index("s0")]
+    assert model.inputs_.kind_at(route_state).startswith("sensors")
     Xt, _ = make_data(400, 3)
     acquired = model.trace(Xt)["acquired"]
     first_two = [a[:2] for a in acquired]
@@ -306,6 +310,8 @@ def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
     firsts = {dag.sensor_names[u] for u, _ in dag.children[route_state]}
     assert {"s1", "s2"} <= firsts, firsts
     assert all(len(rows) for rows in growth.flow)
+    # The routing state is marked: its policy reads s0's values.
+    assert growth.route_states == (route_state,)
 
 
 @settings(max_examples=60, deadline=None)
