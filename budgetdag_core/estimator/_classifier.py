@@ -223,9 +223,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         With ``policy_features="auto"``: per state, whether its policy also
         sees the acquired sensor values; else None.
     route_states_ : ndarray of bool or None
-        With ``policy_features="auto"`` on a routed DAG: per state, whether it
-        is the routing sensor's state (not a value state), whose policy sees
-        the sensor's values beside the probabilities; else None.
+        With ``policy_features="auto"`` on a many-sensor DAG: per state,
+        whether it is a routed DAG's routing-sensor state (not a value
+        state), whose policy sees the sensor's values beside the
+        probabilities (all False without a route); else None.
 
     Notes
     -----
