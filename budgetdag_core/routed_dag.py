@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .dag import bits_of
+from .dag import bits_of, mask_of
 from .dag_strategy import (
     CHAIN_SCORE_ROWS,
     MAX_ROUTES,
@@ -350,7 +350,7 @@ def routed_growth(
             bank, X, rows, held, found, costs, row_loss, rng,
             min(max_rows, ROUTE_ORDER_ROWS),
         )  # fmt: skip
-        route_masks.append(1 << int(found[0]))
+        route_masks.append(mask_of([*np.flatnonzero(held), found[0]]))
     return _growth_of_paths(bank, X, sensor_names, paths, route_masks)
 
 
@@ -470,7 +470,7 @@ def posterior_tree_paths(
     Graph-Reduce learns per example, from its values and the probabilities,
     which child to take; the policies read only acquired values.
     """
-    start = sum(1 << int(j) for j in np.flatnonzero(held))
+    start = mask_of(np.flatnonzero(held))
     cand = np.flatnonzero(~held)
     if not len(cand):
         return []
@@ -553,7 +553,7 @@ def _route_paths(
     route within a group would be found on that group's fewer rows
     (on digits it erred more)."""
     route, groups = found
-    start = sum(1 << int(j) for j in np.flatnonzero(held))
+    start = mask_of(np.flatnonzero(held))
     paths = [(start, [route], rows)]
     after = held.copy()
     after[route] = True

@@ -518,21 +518,15 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
 
 #: Training rows from which ``"auto"``'s network is penalised less
 #: (:data:`LARGE_TABLE_ALPHA`): the defaults were tuned on a few hundred rows,
-#: where a strong penalty pays; every small table measured (wine, breast
-#: cancer, digits, cube, CUBE-NM at 600 rows, spam and dna at 400 and in full)
-#: has fewer rows, so its model is unchanged.
+#: where a strong penalty pays; with thousands of rows it underfits (CUBE-NM
+#: with 5 000 rows). The benchmarks' smaller tables keep their model.
 LARGE_TABLE_ROWS = 4_000
-#: The network's L2 penalty on :data:`LARGE_TABLE_ROWS` rows or more. On
-#: CUBE-NM (5 000 rows; one model on 4 000 rows under 16 random subsets each,
-#: test rows under all sensors / the context and its block), seeds 0 and 1:
-#: error 0.247 / 0.150 and 0.246 / 0.174 at ``alpha=1.0``, 0.201 / 0.134 and
-#: 0.205 / 0.169 at 0.1 (with :data:`LARGE_TABLE_PATIENCE`); 0.01 was worse
-#: than 0.1.
+#: The network's L2 penalty on :data:`LARGE_TABLE_ROWS` rows or more (weaker
+#: still was worse on CUBE-NM with 5 000 rows).
 LARGE_TABLE_ALPHA = 0.1
-#: Epochs without progress before the network stops on that many rows: the
-#: validation log loss of a weaker penalty is noisier from epoch to epoch, and
-#: 8 stopped it early (seed 0: 12 epochs, all-sensor error 0.201; 20: 37
-#: epochs, the same error, a lower validation loss).
+#: Epochs without progress before the network stops on that many rows: a
+#: weaker penalty's validation loss is noisier from epoch to epoch, and the
+#: small-table patience stopped it before its best epoch.
 LARGE_TABLE_PATIENCE = 12
 
 

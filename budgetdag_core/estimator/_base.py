@@ -922,7 +922,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             # network's posterior there can spread with noise (CUBE-NM's
             # context), or with what the sensor says of the class (a pixel).
             route_states = np.zeros(growth.dag.n_states, dtype=bool)
-            route_states[list(getattr(growth, "route_states", ()))] = True
+            route_states[list(growth.route_states)] = True
             route_states &= ~value_states
         inputs = self._inputs(
             state_cols, n_classes, value_states, sparse=True, route_states=route_states
