@@ -493,9 +493,11 @@ def posterior_tree_paths(
     )
     halves = np.zeros(len(rows), dtype=np.intp)
     if len(rows) >= 2 * floor:
-        # Hellinger geometry: standardising would blow up the classes of
-        # near-zero probability (noise) over the ones that tell rows apart.
-        halves = two_means(np.sqrt(proba), floor)
+        split = class_halves(proba, at_scored, gain, floor)
+        # Else by the probabilities in Hellinger geometry: standardising would
+        # blow up the classes of near-zero probability (noise) over the ones
+        # that tell rows apart.
+        halves = two_means(np.sqrt(proba), floor) if split is None else split
     if root:  # averaged over a few random halvings: a steadier verdict
         mean, se, common = np.mean(
             [
@@ -528,6 +530,45 @@ def posterior_tree_paths(
             tail=tail, floor=floor,
         )  # fmt: skip
     return paths
+
+
+def class_halves(
+    proba: np.ndarray, at_scored: np.ndarray, gain: np.ndarray, floor: int
+) -> np.ndarray | None:
+    """Each row's half (0 or 1) by its most probable class: the classes are
+    split in two by :func:`two_means` of the mean ``gain`` (scored rows x
+    candidate sensors) of the scored rows (``at_scored``, positions in the
+    rows of ``proba``) each class leads, so that the classes whose rows gain
+    from the same sensors go together (which pixel helps next depends on
+    which digits are still in play), and a policy reading the probabilities
+    can tell the halves apart. None when fewer than two classes lead the
+    scored rows or a half would hold fewer than ``floor`` rows. A class no
+    scored row leads joins half 0.
+
+    Examples
+    --------
+    >>> proba = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]] * 2)
+    >>> gain = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]] * 2)
+    >>> class_halves(proba, np.arange(6), gain, 1).tolist()
+    [0, 0, 1, 0, 0, 1]
+    >>> class_halves(proba, np.arange(6), gain, 3) is None
+    True
+    """
+    top = proba.argmax(axis=1)
+    leading = top[at_scored]
+    classes = np.unique(leading)
+    if len(classes) < 2:
+        return None
+    means = np.stack([gain[leading == c].mean(axis=0) for c in classes])
+    side = two_means(means, 1)
+    if side.min() == side.max():
+        return None
+    of_class = np.zeros(proba.shape[1], dtype=np.intp)
+    of_class[classes] = side
+    halves = of_class[top]
+    if np.bincount(halves, minlength=2).min() < floor:
+        return None
+    return halves if halves[0] == 0 else 1 - halves
 
 
 def _by_row(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -640,6 +681,7 @@ __all__ = [
     "ROUTE_MIN_SHARE",
     "ROUTE_ORDER_ROWS",
     "ROUTE_SCORE_ROWS",
+    "class_halves",
     "find_route",
     "held_out_pick_gain",
     "posterior_tree_paths",

@@ -32,6 +32,7 @@ from budgetdag_core.dag_strategy import (
 )
 from budgetdag_core.routed_dag import (
     ROUTE_MIN_SE,
+    class_halves,
     held_out_pick_gain,
     route_groupings,
     route_groups,
@@ -563,3 +564,24 @@ def test_held_out_pick_gain_is_zero_where_groups_agree():
     gain[groups == 1] = gain[groups == 1][:, ::-1]
     mean, se, _ = held_out_pick_gain(gain, groups, halves, 2.0)
     assert mean == pytest.approx(0.5 * 0.5, abs=0.05) and mean > ROUTE_MIN_SE * se
+
+
+def test_class_halves_keep_each_leading_class_whole():
+    """The posterior tree's split puts every row a class leads on one side,
+    and classes whose rows gain from the same sensor together."""
+    rng = np.random.default_rng(0)
+    n, C = 300, 4
+    top = rng.integers(0, C, size=n)
+    proba = np.full((n, C), 0.1)
+    proba[np.arange(n), top] = 0.7
+    # Classes 0 and 2 gain from sensor 0, classes 1 and 3 from sensor 1.
+    gain = np.where((top % 2 == 0)[:, None], [1.0, 0.0], [0.0, 1.0])
+    gain = gain + rng.normal(scale=0.05, size=(n, 2))
+    halves = class_halves(proba, np.arange(0, n, 2), gain[::2], 10)
+    assert halves is not None and halves[0] == 0
+    for c in range(C):
+        assert len(np.unique(halves[top == c])) == 1
+    assert (halves[top == 0] == halves[top == 2][0]).all()
+    assert (halves[top == 1] != halves[top == 0][0]).all()
+    one_class = np.tile([0.9, 0.05, 0.05, 0.0], (n, 1))
+    assert class_halves(one_class, np.arange(n), gain, 10) is None
