@@ -459,8 +459,8 @@ def posterior_tree_paths(
     ``held`` (bool, n_sensors), for ``rows``.
 
     The rows are split in two by their most probable class at ``held``
-    (out of fold; :func:`class_halves`, or where fewer than two classes
-    lead, :func:`two_means` of the probabilities), each half buys the
+    (out of fold; :func:`class_halves`, or with two classes or where fewer
+    than two lead, :func:`two_means` of the probabilities), each half buys the
     sensor of
     most mean gain per unit cost on its rows, and so on ``depth`` times
     (halves of fewer than ``floor`` rows are not split; halves that pick the
@@ -546,9 +546,11 @@ def class_halves(
     rows of ``proba``) each class leads, so that the classes whose rows gain
     from the same sensors go together (which pixel helps next depends on
     which digits are still in play), and a policy reading the probabilities
-    can tell the halves apart. None when fewer than two classes lead the
-    scored rows or a half would hold fewer than ``floor`` rows. A class no
-    scored row leads joins half 0.
+    can tell the halves apart. None with two classes (each would be its
+    own group; the probabilities' 2-means stays, which on spam keeps the
+    tree, and its fit time, out where it did not pay), when fewer than two
+    classes lead the scored rows, or when a half would hold fewer than
+    ``floor`` rows. A class no scored row leads joins half 0.
 
     Examples
     --------
@@ -559,6 +561,8 @@ def class_halves(
     >>> class_halves(proba, np.arange(6), gain, 3) is None
     True
     """
+    if proba.shape[1] < 3:
+        return None
     top = proba.argmax(axis=1)
     leading = top[at_scored]
     classes = np.unique(leading)

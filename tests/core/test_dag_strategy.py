@@ -585,3 +585,5 @@ def test_class_halves_keep_each_leading_class_whole():
     assert (halves[top == 1] != halves[top == 0][0]).all()
     one_class = np.tile([0.9, 0.05, 0.05, 0.0], (n, 1))
     assert class_halves(one_class, np.arange(n), gain, 10) is None
+    two_classes = np.column_stack([proba[:, 0], 1 - proba[:, 0]])
+    assert class_halves(two_classes, np.arange(n), gain, 10) is None
