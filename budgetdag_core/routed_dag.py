@@ -547,10 +547,9 @@ def class_halves(
     from the same sensors go together (which pixel helps next depends on
     which digits are still in play), and a policy reading the probabilities
     can tell the halves apart. None with two classes (each would be its
-    own group; the probabilities' 2-means stays, which on spam keeps the
-    tree, and its fit time, out where it did not pay), when fewer than two
-    classes lead the scored rows, or when a half would hold fewer than
-    ``floor`` rows. A class no scored row leads joins half 0.
+    own group, so grouping adds nothing to the probabilities' own split),
+    when fewer than two classes lead the scored rows, or when a half would
+    hold fewer than ``floor`` rows. A class no scored row leads joins half 0.
 
     Examples
     --------
