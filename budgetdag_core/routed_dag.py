@@ -497,6 +497,7 @@ def posterior_tree_paths(
         costs[cand], 1e-12
     )
     halves = np.zeros(len(rows), dtype=np.intp)
+    split = None
     if len(rows) >= 2 * floor:
         split = class_halves(proba, at_scored, gain, floor)
         # Else by the probabilities in Hellinger geometry: standardising would
@@ -514,8 +515,13 @@ def posterior_tree_paths(
             ],
             axis=0,
         )  # fmt: skip
-        clear = mean > POSTERIOR_MIN_SE * se
-        if not (clear and mean > ROUTE_MIN_SHARE * max(common, 0)):
+        if split is not None:  # groups of classes: any held-out gain
+            clear = mean > 0
+        else:
+            clear = mean > POSTERIOR_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(
+                common, 0
+            )
+        if not clear:
             return []
     picks: dict[int, list[np.ndarray]] = {}
     for half in np.unique(halves):
