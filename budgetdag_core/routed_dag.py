@@ -28,8 +28,9 @@ their most probable class (the classes whose rows gain from the same next
 sensor together, :func:`class_halves`), each half buys its own best next
 sensor, six times over, then each leaf follows its own greedy order a while;
 Graph-Reduce learns per example, from the probabilities its acquired values
-give, which branch to take. It is built where its first split stands clear
-of the noise on held-out picks (:func:`held_out_pick_gain`). On bench_afa's
+give, which branch to take. It is built where its first split gains on
+held-out picks (:func:`held_out_pick_gain`, :func:`tree_stands_clear`), and
+kept where the validation choice finds it better than the chain. On bench_afa's
 digits and CUBE at 10 % of the all-sensor cost it lowered the test error the
 most of the designs measured (routes by the posterior at one chain prefix
 into 2 to 8 groups, each with a full greedy order, erred more; so did
@@ -74,10 +75,9 @@ ROUTE_ORDER_ROWS = 1000
 ROUTE_MIN_SE = 3.0
 #: Share of the common pick's gain a routing score must exceed.
 ROUTE_MIN_SHARE = 0.1
-#: Standard errors the posterior tree's first split must exceed: one
-#: grouping is tested, not one per sensor and grouping as for a routing
-#: sensor (on digits' splits the first split scored 2.5 to 4 standard errors
-#: on their ~1 350 rows; where it fails, on dna_400, about 1.3).
+#: Standard errors the posterior tree's first split must exceed where it
+#: splits by the probabilities (two classes; :func:`tree_stands_clear`): one
+#: grouping is tested, not one per sensor and grouping as for a routing sensor.
 POSTERIOR_MIN_SE = 2.0
 #: Random halvings of the scored rows the tree's first split is judged on
 #: (one halving's verdict on digits' seeds swung from 1.9 to 2.5 SE).
@@ -468,10 +468,9 @@ def posterior_tree_paths(
     :func:`greedy_order` for ``tail`` more sensors. Which pixel helps next
     depends on what the first said about the class (digits): greedy
     per-example acquisition wins there, and this tree is its form on a few
-    hundred states. With ``root``, none unless the split at ``held`` stands
-    clear of the noise on held-out picks (:func:`held_out_pick_gain`, at no
-    cost: the posterior is known there; on up to ``CHAIN_SCORE_ROWS`` rows,
-    ``POSTERIOR_MIN_SE``, ``ROUTE_MIN_SHARE``).
+    hundred states. With ``root``, none unless the split at ``held`` gains
+    on held-out picks (:func:`held_out_pick_gain` on up to
+    ``CHAIN_SCORE_ROWS`` rows, judged by :func:`tree_stands_clear`).
     Graph-Reduce learns per example, from its values and the probabilities,
     which child to take; the policies read only acquired values.
     """
@@ -515,13 +514,7 @@ def posterior_tree_paths(
             ],
             axis=0,
         )  # fmt: skip
-        if split is not None:  # groups of classes: any held-out gain
-            clear = mean > 0
-        else:
-            clear = mean > POSTERIOR_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(
-                common, 0
-            )
-        if not clear:
+        if not tree_stands_clear(mean, se, common, by_class=split is not None):
             return []
     picks: dict[int, list[np.ndarray]] = {}
     for half in np.unique(halves):
@@ -541,6 +534,35 @@ def posterior_tree_paths(
             tail=tail, floor=floor,
         )  # fmt: skip
     return paths
+
+
+def tree_stands_clear(mean: float, se: float, common: float, *, by_class: bool) -> bool:
+    """Whether the posterior tree is built, from its first split's
+    :func:`held_out_pick_gain` (``mean``, ``se``, ``common``).
+
+    Split by groups of classes (``by_class``, :func:`class_halves`), any
+    held-out gain: the grouping is fixed by the classes, not searched, and
+    its worth grows with the levels below the first, which this test does
+    not see; the estimator's validation choice
+    (:func:`~budgetdag_core.dag_strategy.choose_strategy`, which keeps the
+    chain unless the routed DAG does better by a standard error) judges the
+    whole tree. Split by the probabilities (two classes), ``POSTERIOR_MIN_SE``
+    standard errors and ``ROUTE_MIN_SHARE`` of the common pick's gain: there
+    the halves are a threshold on one probability, which the policies can
+    read without a tree.
+
+    Examples
+    --------
+    >>> tree_stands_clear(0.01, 0.008, 0.2, by_class=True)
+    True
+    >>> tree_stands_clear(0.01, 0.008, 0.2, by_class=False)
+    False
+    >>> tree_stands_clear(-0.01, 0.008, 0.2, by_class=True)
+    False
+    """
+    if by_class:
+        return mean > 0
+    return mean > POSTERIOR_MIN_SE * se and mean > ROUTE_MIN_SHARE * max(common, 0)
 
 
 def class_halves(
@@ -703,6 +725,7 @@ __all__ = [
     "route_groups",
     "routed_growth",
     "routing_scores",
+    "tree_stands_clear",
     "two_means",
     "value_patterns",
 ]

@@ -38,6 +38,7 @@ from budgetdag_core.routed_dag import (
     route_groups,
     routed_growth,
     routing_scores,
+    tree_stands_clear,
 )
 
 from .test_sparse_dag import SPEC, fit, make_data
@@ -587,3 +588,17 @@ def test_class_halves_keep_each_leading_class_whole():
     assert class_halves(one_class, np.arange(n), gain, 10) is None
     two_classes = np.column_stack([proba[:, 0], 1 - proba[:, 0]])
     assert class_halves(two_classes, np.arange(n), gain, 10) is None
+
+
+def test_the_class_split_tree_needs_only_a_held_out_gain():
+    """Split by groups of classes, the tree is built on any held-out gain of
+    its first split (the validation choice judges the whole tree); split by
+    the probabilities (two classes) it must stand clear of the noise."""
+    weak = (0.01, 0.008, 0.2)  # 1.25 standard errors, 5 % of the common gain
+    assert tree_stands_clear(*weak, by_class=True)
+    assert not tree_stands_clear(*weak, by_class=False)
+    strong = (0.05, 0.01, 0.2)
+    assert tree_stands_clear(*strong, by_class=False)
+    for by_class in (True, False):
+        assert not tree_stands_clear(0.0, 0.008, 0.2, by_class=by_class)
+        assert not tree_stands_clear(-0.01, 0.0, 0.2, by_class=by_class)
