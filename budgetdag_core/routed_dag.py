@@ -275,7 +275,7 @@ def routed_growth(
     example, from the example's values. Plus, from the chain's first sensor,
     the posterior tree (:func:`posterior_tree_paths`, depth
     ``POSTERIOR_DEPTH``, leaves' orders of ``max(POSTERIOR_DEPTH, M // 4)``
-    sensors) where its first split stands clear.
+    sensors) where its first split passes :func:`tree_stands_clear`.
 
     The routing sensor and the grouping of its values are those of highest
     :func:`routing_scores` (each candidate's groupings from
@@ -283,8 +283,9 @@ def routed_growth(
     order is :func:`greedy_order` from the routing sensor on that group's
     rows. None when neither any sensor's values nor the posterior tell which
     sensor helps next (no score above ``ROUTE_MIN_SE`` standard errors and
-    ``ROUTE_MIN_SHARE`` of the common pick's gain, and no clear first split of
-    the tree; with ``require``, the best sensor all the same).
+    ``ROUTE_MIN_SHARE`` of the common pick's gain, and no first split of the
+    tree passing :func:`tree_stands_clear`; with ``require``, the best sensor
+    all the same).
 
     Parameters
     ----------
