@@ -2,7 +2,7 @@
 
     python benchmarks/bench_afa.py [--datasets cube cube_nm ...] [--seeds 0 1 2]
         [--methods dag aaco greedy] [--dag-params JSON] [--peer-params JSON]
-        [--n-points 20] [--n-jobs 1] [--out benchmarks/out/afa]
+        [--n-points 40] [--n-jobs 1] [--out benchmarks/out/afa]
 
 For each dataset and seed, on the SAME train/test rows (``_common.load``):
 
@@ -27,6 +27,11 @@ For each dataset and seed, on the SAME train/test rows (``_common.load``):
   acquirer's are its hard-budget rollout and every stopping threshold on it.
   Rollouts stop at ``max_fraction`` of the all-sensor cost (default: all of it
   up to 8 sensors, 80 % up to 20, 60 % beyond); readings past it are n/a.
+
+The DAGs' points are ``--n-points`` cost scales of one ``tradeoff_curve`` (40
+by default): the peers' curves hold a point per sensor count and per stopping
+threshold, and with 20 scales a DAG's curve could skip several sensors' cost
+at the low budgets that are read.
 
 Every method's test error is read off the lower convex hull of its points
 (``_report.hull_of`` / ``error_at`` / ``cost_to_reach``) at 10, 25, 50 and 75 %
@@ -545,7 +550,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--dag-params", type=_json, default={})
     parser.add_argument("--peer-params", type=_json, default={})
-    parser.add_argument("--n-points", type=int, default=20)
+    parser.add_argument("--n-points", type=int, default=40)
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default=str(HERE / "out" / "afa"))
     parser.add_argument(
