@@ -194,6 +194,32 @@ def test_state_scores_equal_one_state_at_a_time(data, fitted):
         )
 
 
+@pytest.mark.parametrize(
+    "kind", ["greedy trials", "a column no state has", "many states, two words"]
+)
+def test_state_scores_equal_one_state_at_a_time_in_every_walk(data, fitted, kind):
+    """The kernel's shortcuts (columns no state or every state has, leaves
+    reached by most states of a word) give each state its own walk's sums,
+    bit for bit."""
+    X, _ = data
+    d = X.shape[1]
+    rng = np.random.default_rng(2)
+    if kind == "greedy trials":  # a held set plus one candidate each
+        held = np.array([True, False, True, False, False])
+        states = np.repeat(held[None], d, axis=0) | np.eye(d, dtype=bool)
+    elif kind == "a column no state has":
+        states = rng.random((9, d)) < 0.6
+        states[:, 3] = False
+    else:  # 70 states: a full word, then one of 6; most share each leaf
+        states = np.repeat(np.eye(d, dtype=bool)[[0, 1, 1, 2, 4]], 14, axis=0)
+        states[::9] |= rng.random((8, d)) < 0.5
+    raw = fitted.state_decision_function(X[:200], states)
+    for k, present in enumerate(states):
+        np.testing.assert_array_equal(
+            raw[:, k], fitted.decision_function(X[:200], present), err_msg=str(k)
+        )
+
+
 def test_zero_as_missing_trees_score_like_lightgbm():
     """Trees whose missing type is "zero" (never trained by the bank, but
     valid in a model's arrays) follow LightGBM's rule too."""
