@@ -85,6 +85,19 @@ VALIDATION_SHARE = 0.25
 GROWN_MAX_ROWS = 1500
 
 
+def tail_length(n_sensors: int) -> int:
+    """Sensors of a greedy order grown for a part of the rows (a posterior
+    leaf's, a route group's) before it stops or joins the chain's order:
+    ``max(POSTERIOR_DEPTH, n_sensors // 4)``.
+
+    Examples
+    --------
+    >>> tail_length(64), tail_length(13)
+    (16, 6)
+    """
+    return max(POSTERIOR_DEPTH, n_sensors // 4)
+
+
 def strategy_key(strategy: str, kind: str | None = None) -> str:
     """The key of a strategy's bank among a fit's candidates
     (``strategy_banks_``, a :class:`StrategyChoice`'s scores): the
@@ -153,9 +166,9 @@ def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
         raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
     if strategy == "routed":
         # The posterior tree: 2 + 4 + ... splits' states, then each leaf's
-        # order of max(depth, M // 4) sensors.
+        # order of tail_length(M) sensors.
         leaves = 1 << POSTERIOR_DEPTH
-        tree = 2 * (leaves - 1) + leaves * max(POSTERIOR_DEPTH, n_sensors // 4)
+        tree = 2 * (leaves - 1) + leaves * tail_length(n_sensors)
         return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1) + tree
     return n_sensors + 1 if strategy == "chain" else max_states
 
@@ -443,4 +456,5 @@ __all__ = [
     "strategies_to_build",
     "strategy_key",
     "strategy_key_of",
+    "tail_length",
 ]

@@ -55,6 +55,7 @@ from .dag_strategy import (
     chain_order,
     cross_entropy,
     greedy_order,
+    tail_length,
 )
 from .sparse_dag import (
     RowLoss,
@@ -71,6 +72,15 @@ ROUTE_SCORE_ROWS = 600
 #: its own (most of a routed DAG's time on spam), and only the rows that buy
 #: the routing sensor follow it.
 ROUTE_ORDER_ROWS = 1000
+#: Training rows from which a route group's own order stops after
+#: :func:`~budgetdag_core.dag_strategy.tail_length` sensors and joins the
+#: chain's (:func:`routed_growth`). Its greedy steps score up to
+#: ``ROUTE_ORDER_ROWS`` rows per candidate: on long tables they were most of
+#: the routed growth (spam, 3 450 rows: the fit 12 % faster, as good on spam,
+#: dna and CUBE-NM with 5 000 rows); on short tables they are cheap, and a
+#: group's own order beyond its first sensors still paid (cube_03, 600 rows,
+#: at half the all-sensor cost).
+ROUTE_TAIL_MIN_ROWS = 1500
 #: Standard errors a routing score must exceed (see :func:`routed_growth`).
 ROUTE_MIN_SE = 3.0
 #: Share of the common pick's gain a routing score must exceed.
@@ -274,14 +284,16 @@ def routed_growth(
     sensors), or keep the common order; Graph-Reduce learns which, per
     example, from the example's values. Plus, from the chain's first sensor,
     the posterior tree (:func:`posterior_tree_paths`, depth
-    ``POSTERIOR_DEPTH``, leaves' orders of ``max(POSTERIOR_DEPTH, M // 4)``
-    sensors) where its first split passes :func:`tree_stands_clear`.
+    ``POSTERIOR_DEPTH``, leaves' orders of :func:`tail_length` sensors)
+    where its first split passes :func:`tree_stands_clear`.
 
     The routing sensor and the grouping of its values are those of highest
     :func:`routing_scores` (each candidate's groupings from
     :func:`route_groupings`, at most ``max_routes`` groups); each group's
     order is :func:`greedy_order` from the routing sensor on that group's
-    rows. None when neither any sensor's values nor the posterior tell which
+    rows (from ``ROUTE_TAIL_MIN_ROWS`` training rows on, for
+    :func:`~budgetdag_core.dag_strategy.tail_length` sensors, then the common
+    chain's order). None when neither any sensor's values nor the posterior tell which
     sensor helps next (no score above ``ROUTE_MIN_SE`` standard errors and
     ``ROUTE_MIN_SHARE`` of the common pick's gain, and no first split of the
     tree passing :func:`tree_stands_clear`; with ``require``, the best sensor
@@ -336,7 +348,7 @@ def routed_growth(
         at[common_order[0]] = True
         tree = posterior_tree_paths(
             bank, X, rows, at, costs, row_loss, rng,
-            depth=POSTERIOR_DEPTH, tail=max(POSTERIOR_DEPTH, M // 4),
+            depth=POSTERIOR_DEPTH, tail=tail_length(M),
             floor=floor, root=True,
         )  # fmt: skip
     if found is None and not tree and require:
@@ -352,7 +364,8 @@ def routed_growth(
     if found is not None:
         paths += _route_paths(
             bank, X, rows, held, found, costs, row_loss, rng,
-            min(max_rows, ROUTE_ORDER_ROWS),
+            min(max_rows, ROUTE_ORDER_ROWS), common_order,
+            tail_length(M) if n >= ROUTE_TAIL_MIN_ROWS else None,
         )  # fmt: skip
         route_masks.append(mask_of([*np.flatnonzero(held), found[0]]))
     return _growth_of_paths(bank, X, sensor_names, paths, route_masks)
@@ -625,11 +638,15 @@ def _route_paths(
     row_loss: RowLoss,
     rng: np.random.Generator,
     max_rows: int,
+    common_order: Sequence[int],
+    tail: int | None,
 ) -> list[tuple[int, list[int], np.ndarray]]:
     """Paths of a route: ``held`` -> + the routing sensor -> each group's
-    greedy order from there, on the group's rows. One level only: a second
-    route within a group would be found on that group's fewer rows
-    (on digits it erred more)."""
+    greedy order from there, on the group's rows; with ``tail``, the group's
+    order stops after ``tail`` sensors and goes on with the sensors of
+    ``common_order`` (the chain's) it has not bought, in that order (see
+    ``ROUTE_TAIL_MIN_ROWS``). One level only: a second route within a group
+    would be found on that group's fewer rows (on digits it erred more)."""
     route, groups = found
     start = mask_of(np.flatnonzero(held))
     paths = [(start, [route], rows)]
@@ -643,7 +660,10 @@ def _route_paths(
             rng.choice(members, max_rows, replace=False)
         )  # fmt: skip
         current = float(row_loss(sub, bank.oof_at(X, sub, after)[:, 0]).mean())
-        order = greedy_order(bank, X, sub, after, costs, row_loss, current)
+        order = greedy_order(bank, X, sub, after, costs, row_loss, current, tail)
+        if tail is not None:
+            bought = {*order, route}
+            order += [j for j in common_order if j not in bought]
         paths.append((start | 1 << route, order, members))
     return paths
 
@@ -718,6 +738,7 @@ __all__ = [
     "ROUTE_MIN_SHARE",
     "ROUTE_ORDER_ROWS",
     "ROUTE_SCORE_ROWS",
+    "ROUTE_TAIL_MIN_ROWS",
     "class_halves",
     "find_route",
     "held_out_pick_gain",

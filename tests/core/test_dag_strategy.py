@@ -29,9 +29,11 @@ from budgetdag_core.dag_strategy import (
     keep_within_one_se,
     most_states,
     strategy_key,
+    tail_length,
 )
 from budgetdag_core.routed_dag import (
     ROUTE_MIN_SE,
+    ROUTE_TAIL_MIN_ROWS,
     class_halves,
     held_out_pick_gain,
     route_groupings,
@@ -314,6 +316,53 @@ def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
     assert all(len(rows) for rows in growth.flow)
     # The routing state is marked: its policy reads s0's values.
     assert growth.route_states == (route_state,)
+
+
+def test_long_tables_join_a_route_groups_order_to_the_chains(monkeypatch):
+    """From ROUTE_TAIL_MIN_ROWS rows on, a route group's own greedy order
+    stops after tail_length sensors and follows the chain's order for the
+    rest; shorter tables keep the group's whole greedy order."""
+    import budgetdag_core.routed_dag as routed_dag
+
+    X, y = make_data(900, 4)
+    Xv = X.to_numpy()
+    costs = np.ones(SPEC.n_sensors)
+
+    def paths_of_growth() -> list:
+        seen = []
+        real = routed_dag._growth_of_paths
+
+        def keep(bank, X_, names, paths, route_masks=()):
+            seen.extend(paths)
+            return real(bank, X_, names, paths, route_masks)
+
+        monkeypatch.setattr(routed_dag, "_growth_of_paths", keep)
+        routed_growth(
+            _fold_bank(Xv, y), Xv, y, SPEC.names, SPEC.column_indices(), costs,
+            random_state=0,
+        )  # fmt: skip
+        common = seen[0][1]
+        route_paths = [p for p in seen if p[0] and len(p[1]) > 1]
+        return common, route_paths
+
+    assert len(Xv) < ROUTE_TAIL_MIN_ROWS
+    common, whole = paths_of_growth()
+    monkeypatch.setattr(routed_dag, "ROUTE_TAIL_MIN_ROWS", len(Xv))
+    _, joined = paths_of_growth()
+    tail = tail_length(SPEC.n_sensors)
+    assert len(whole) == len(joined) >= 2
+    for (start, own, rows), (start_j, order, rows_j) in zip(whole, joined, strict=True):
+        assert start == start_j and np.array_equal(rows, rows_j)
+        (route,) = [j for j in range(SPEC.n_sensors) if start >> j & 1]
+        assert (
+            sorted([route, *own])
+            == sorted([route, *order])
+            == list(range(SPEC.n_sensors))
+        )
+        assert order[:tail] == own[:tail]
+        bought = {route, *own[:tail]}
+        assert order[tail:] == [j for j in common if j not in bought]
+    assert any(o[tail:] != j[tail:] for (_, o, _), (_, j, _) in zip(whole, joined))
 
 
 @settings(max_examples=60, deadline=None)
