@@ -76,10 +76,10 @@ ROUTE_ORDER_ROWS = 1000
 #: :func:`~budgetdag_core.dag_strategy.tail_length` sensors and joins the
 #: chain's (:func:`routed_growth`). Its greedy steps score up to
 #: ``ROUTE_ORDER_ROWS`` rows per candidate: on long tables they were most of
-#: the routed growth (spam, 3 450 rows: the fit 12 % faster, as good on spam,
-#: dna and CUBE-NM with 5 000 rows); on short tables they are cheap, and a
-#: group's own order beyond its first sensors still paid (cube_03, 600 rows,
-#: at half the all-sensor cost).
+#: the routed growth (spam, 3 450 rows: the fit about 10 % faster, as good on
+#: spam, dna and CUBE-NM with 5 000 rows); on short tables they are cheap, and
+#: a group's own order beyond its first sensors still paid (cube_03, 600
+#: rows, at half the all-sensor cost).
 ROUTE_TAIL_MIN_ROWS = 1500
 #: Standard errors a routing score must exceed (see :func:`routed_growth`).
 ROUTE_MIN_SE = 3.0
