@@ -293,11 +293,11 @@ def routed_growth(
     order is :func:`greedy_order` from the routing sensor on that group's
     rows (from ``ROUTE_TAIL_MIN_ROWS`` training rows on, for
     :func:`~budgetdag_core.dag_strategy.tail_length` sensors, then the common
-    chain's order). None when neither any sensor's values nor the posterior tell which
-    sensor helps next (no score above ``ROUTE_MIN_SE`` standard errors and
-    ``ROUTE_MIN_SHARE`` of the common pick's gain, and no first split of the
-    tree passing :func:`tree_stands_clear`; with ``require``, the best sensor
-    all the same).
+    chain's order). None when neither any sensor's values nor the posterior
+    tell which sensor helps next (no score above ``ROUTE_MIN_SE`` standard
+    errors and ``ROUTE_MIN_SHARE`` of the common pick's gain, and no first
+    split of the tree passing :func:`tree_stands_clear`; with ``require``, the
+    best sensor all the same).
 
     Parameters
     ----------
@@ -662,7 +662,7 @@ def _route_paths(
         current = float(row_loss(sub, bank.oof_at(X, sub, after)[:, 0]).mean())
         order = greedy_order(bank, X, sub, after, costs, row_loss, current, tail)
         if tail is not None:
-            bought = {*order, route}
+            bought = {*order, route, *np.flatnonzero(held).tolist()}
             order += [j for j in common_order if j not in bought]
         paths.append((start | 1 << route, order, members))
     return paths
