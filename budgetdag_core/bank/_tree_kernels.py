@@ -240,6 +240,35 @@ def _set_bits(word):
     return (word * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _add_to_states(out, i, c, v, bits, everyone):
+    """Add a leaf's value ``v`` to ``out[i, c, k]`` for each state k in ``bits``.
+
+    A word of most states adds to each state of the word, zero to those that
+    did not reach the leaf: adding 0.0 (or -0.0) leaves any sum but -0.0
+    unchanged, so each sum equals the state's own walk bit for bit (a greedy
+    step scores every candidate at once this way, and picking the states out
+    one bit at a time cost more than the walks). Inlined: called, it made
+    those steps about 10 % slower.
+    """
+    one = np.uint64(1)
+    K = out.shape[2]
+    for w in range(len(bits)):
+        word = bits[w]
+        first = w * 64
+        last = min(K, first + 64)
+        if word == everyone[w]:
+            for k in range(first, last):
+                out[i, c, k] += v
+        elif _set_bits(word) > 16:
+            for k in range(first, last):
+                out[i, c, k] += v * ((word >> np.uint64(k - first)) & one)
+        else:
+            while word:
+                out[i, c, first + _lowest_bit(word, _DEBRUIJN_INDEX)] += v
+                word &= word - one
+
+
 @njit(nogil=True, cache=True)
 def add_state_scores(
     X,
@@ -266,14 +295,9 @@ def add_state_scores(
     node the states that have its column follow the split, the others its
     missing side, and a leaf adds its value to the states that reach it. States
     that agree on the columns of a path share the walk.
-
     Columns no state has are not read (their nodes send every state to the
     missing side), nor are the states' bits consulted on columns every state
-    has. A leaf reached by most states of a word adds to each state of the
-    word, zero to those that did not reach it: adding 0.0 (or -0.0) leaves
-    any sum but -0.0 unchanged, so the sums equal one state's own walk bit
-    for bit (a greedy step scores each candidate at once this way, where
-    picking the states out one bit at a time cost more than the walks).
+    has; leaves add as :func:`_add_to_states` says.
     """
     n = X.shape[0]
     K, d = state_present.shape
@@ -296,7 +320,6 @@ def add_state_scores(
     stack_node = np.empty(largest + 1, dtype=np.int64)
     stack_bits = np.empty((largest + 1, W), dtype=np.uint64)
     bits = np.empty(W, dtype=np.uint64)
-    table = _DEBRUIJN_INDEX
     for i in range(n):
         for t in range(n_trees):
             a = node_offsets[t]
@@ -356,22 +379,7 @@ def add_state_scores(
                         node = with_child
                     else:
                         node = without_child
-                v = leaf_value[lo + ~node]
-                for w in range(W):
-                    word = bits[w]
-                    first = w * 64
-                    last = min(K, first + 64)
-                    if word == everyone[w]:
-                        for k in range(first, last):
-                            out[i, c, k] += v
-                    elif _set_bits(word) > 16:
-                        for k in range(first, last):
-                            out[i, c, k] += v * ((word >> np.uint64(k - first)) & one)
-                    else:
-                        while word:
-                            k = first + _lowest_bit(word, table)
-                            out[i, c, k] += v
-                            word &= word - one
+                _add_to_states(out, i, c, leaf_value[lo + ~node], bits, everyone)
 
 
 @njit(nogil=True, cache=True)
