@@ -662,7 +662,7 @@ def _route_paths(
         current = float(row_loss(sub, bank.oof_at(X, sub, after)[:, 0]).mean())
         order = greedy_order(bank, X, sub, after, costs, row_loss, current, tail)
         if tail is not None:
-            bought = {*order, route, *np.flatnonzero(held).tolist()}
+            bought = {*order, *np.flatnonzero(after).tolist()}  # held + route
             order += [j for j in common_order if j not in bought]
         paths.append((start | 1 << route, order, members))
     return paths

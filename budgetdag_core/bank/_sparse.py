@@ -83,7 +83,7 @@ def out_of_fold(
     out = np.empty((len(rows), *shape))
     folds = fold_of[rows]
     with single_threaded():
-        for f in np.flatnonzero(np.bincount(folds)):  # np.unique: 0.1 ms a call
+        for f in np.flatnonzero(np.bincount(folds)):  # np.unique costs more per call
             sel = np.flatnonzero(folds == f)
             out[sel] = fold_values(int(f), sel)
     return out
