@@ -40,7 +40,7 @@ context that says where to look) the routed or grown DAG can.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,7 @@ from .sparse_dag import (
     graph_reduce_sparse,
     oof_tables,
 )
+from .validation import int_seed
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
 STRATEGIES = ("grown", "chain", "routed")
@@ -76,6 +77,10 @@ MAX_ROUTES = 8
 POSTERIOR_DEPTH = 6
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
+#: Parts the training rows are held out in, in turn, on a close call
+#: (:func:`choose_strategy`): every row once, each part's policies learned
+#: on the others (as many rows as the first split's).
+VALIDATION_FOLDS = 4
 #: Training rows beyond which ``dag="auto"`` does not grow the ``"grown"``
 #: DAG: on the benchmarks' longer tables (spam, 3 450 rows, and dna, 2 000:
 #: every cost scale of three runs; CUBE-NM, 5 000 rows: 3 seeds) it was
@@ -298,12 +303,15 @@ class StrategyChoice:
     strategy: str
     cost_scales: list[float] = field(default_factory=list)
     scores: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+    #: Held-out parts judged (1: the first split; more on a close call).
+    folds: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """Plain types (a skops file keeps them); :meth:`from_dict` inverts."""
         return {
             "strategy": self.strategy,
             "cost_scales": [float(c) for c in self.cost_scales],
+            "folds": int(self.folds),
             "scores": {
                 name: [{k: float(v) for k, v in row.items()} for row in rows]
                 for name, rows in self.scores.items()
@@ -316,6 +324,7 @@ class StrategyChoice:
             str(saved["strategy"]),
             list(saved.get("cost_scales", [])),
             dict(saved.get("scores", {})),
+            int(saved.get("folds", 1)),
         )
 
     def table(self) -> pd.DataFrame:
@@ -365,6 +374,12 @@ def choose_strategy(
     simplest first) whose mean is within one standard error of the paired
     per-row difference from the least mean is kept.
 
+    A *close call* (a simpler strategy kept although another's mean loss is
+    less) is judged again on every training row: the rows not yet held out
+    are held out in turn, in ``VALIDATION_FOLDS - 1`` more stratified parts,
+    each part's rows rolled out under policies learned on the other rows
+    (``folds`` in the result).
+
     ``inputs_for(growth)`` gives the ``state_inputs(k, rows, proba)`` of the
     policies on that growth's DAG. The policies learn from ``stop_loss``
     (e.g. the expected losses); the held-out rows are judged by
@@ -374,33 +389,91 @@ def choose_strategy(
     names = list(growths)
     if len(names) == 1:
         return StrategyChoice(names[0])
+    scales = [float(c) for c in cost_scales]
+    # parts[name][i]: per held-out part, its rows' (stop loss, cost) at scale i
+    parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
+    choice = StrategyChoice(names[0], scales, {})
+    for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
+        for name, growth in growths.items():
+            held = held_out_parts(
+                restricted(growth, fit_rows), val_rows, inputs_for(growth),
+                stop_loss, judged_loss, costs, learner, scales,
+            )  # fmt: skip
+            for i, p in enumerate(held):
+                parts[name][i].append(p)
+        choice = judged_choice(names, scales, parts)
+        choice.folds = fold + 1
+        if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):
+            break  # not a close call: one split is enough
+    return choice
+
+
+def validation_folds(
+    y: np.ndarray, random_state: int | None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(fit rows, held-out rows) of :func:`choose_strategy`, sorted: first a
+    seeded stratified split holding out ``VALIDATION_SHARE`` of the rows,
+    then ``VALIDATION_FOLDS - 1`` parts of the other rows, each held out in
+    turn (together every row once). Classes are strata when each has two
+    rows or more (a regression's targets: none)."""
     n = len(y)
-    split = StratifiedShuffleSplit(
-        1, test_size=VALIDATION_SHARE, random_state=random_state
-    )
-    stratify = np.zeros(n, dtype=int)  # a regression's targets: no strata
+    stratify = np.zeros(n, dtype=int)
     if np.asarray(y).dtype.kind in "iub":
         counts = np.bincount(y)
         stratify = y if counts[counts > 0].min() >= 2 else stratify
+    split = StratifiedShuffleSplit(
+        1, test_size=VALIDATION_SHARE, random_state=random_state
+    )
     fit_rows, val_rows = next(split.split(np.zeros((n, 1)), stratify))
     fit_rows, val_rows = np.sort(fit_rows), np.sort(val_rows)
-    scales = [float(c) for c in cost_scales]
+    yield fit_rows, val_rows
+    # The rest in parts dealt round-robin within each stratum, in a seeded
+    # random order: stratified, whatever a class's count.
+    rng = np.random.default_rng([int_seed(random_state) or 0, 41])
+    rest = fit_rows[np.lexsort((rng.random(len(fit_rows)), stratify[fit_rows]))]
+    part = np.arange(len(rest)) % (VALIDATION_FOLDS - 1)
+    for k in range(VALIDATION_FOLDS - 1):
+        held = np.sort(rest[part == k])
+        if len(held):
+            yield np.setdiff1d(np.arange(n), held), held
+
+
+def held_out_parts(
+    part: SparseGrowth,
+    val_rows: np.ndarray,
+    state_inputs: Callable[..., np.ndarray],
+    stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    judged_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    costs: np.ndarray,
+    learner: Any,
+    scales: list[float],
+) -> list[np.ndarray]:
+    """Per cost scale, ``val_rows``' (judged stop loss, cost) columns under
+    policies learned (Graph-Reduce) on the rows flowing in ``part``."""
+    held = []
+    for scale in scales:
+        rollout = SparseRollout(part, state_inputs, stop_loss, costs, scale)
+        graph_reduce_sparse(
+            part, state_inputs, stop_loss, costs, learner,
+            cost_scale=scale, rollout=rollout,
+        )  # fmt: skip
+        judge = SparseRollout(part, state_inputs, judged_loss, costs, scale)
+        judge.policies = rollout.policies
+        held.append(judge.parts(0, val_rows))
+    return held
+
+
+def judged_choice(
+    names: list[str], scales: list[float], parts: dict[str, list[list[np.ndarray]]]
+) -> StrategyChoice:
+    """The :class:`StrategyChoice` of the held-out rows so far (``parts``, as
+    :func:`choose_strategy` gathers them)."""
     choice = StrategyChoice(names[0], scales, {})
-    # per_row[name][i]: the held-out rows' losses at scale i
     per_row: dict[str, list[np.ndarray]] = {}
     for name in names:
-        part = restricted(growths[name], fit_rows)
-        state_inputs = inputs_for(growths[name])
         rows, losses = [], []
-        for scale in scales:
-            rollout = SparseRollout(part, state_inputs, stop_loss, costs, scale)
-            graph_reduce_sparse(
-                part, state_inputs, stop_loss, costs, learner,
-                cost_scale=scale, rollout=rollout,
-            )  # fmt: skip
-            judge = SparseRollout(part, state_inputs, judged_loss, costs, scale)
-            judge.policies = rollout.policies
-            p = judge.parts(0, val_rows)
+        for scale, held in zip(scales, parts[name], strict=True):
+            p = np.concatenate(held)
             losses.append(p[:, 0] + scale * p[:, 1])
             loss, cost = float(p[:, 0].mean()), float(p[:, 1].mean())
             rows.append({"stop_loss": loss, "cost": cost, "loss": loss + scale * cost})
@@ -445,6 +518,7 @@ __all__ = [
     "POSTERIOR_DEPTH",
     "SIMPLEST_FIRST",
     "STRATEGIES",
+    "VALIDATION_FOLDS",
     "StrategyChoice",
     "chain_growth",
     "chain_order",
@@ -457,4 +531,5 @@ __all__ = [
     "strategy_key",
     "strategy_key_of",
     "tail_length",
+    "validation_folds",
 ]
