@@ -33,7 +33,12 @@ the others
 grown) whose loss is within one standard error of the paired per-row
 difference from the least: a few hundred held-out rows cannot tell close
 strategies apart, and the chain's policies, each learned from every row, are
-the safer guess. On small tables the chain usually wins (the grown states
+the safer guess. Where that rule decides (a simpler strategy kept though
+another's loss is less), the call is judged again on every training row,
+each held out in turn (``VALIDATION_FOLDS`` parts): a quarter of the rows
+is a noisy judge of a close call (on dna, four splits of the same rows
+disagreed at most low-budget scales), and a clear call keeps the one
+split's cost. On small tables the chain usually wins (the grown states
 hold too few rows for their policies); where rows need different sensors (a
 context that says where to look) the routed or grown DAG can.
 """

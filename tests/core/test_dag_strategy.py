@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
 from budgetdag_core import (
     BudgetDAGClassifier,
@@ -23,13 +23,17 @@ from budgetdag_core import (
 from budgetdag_core.dag_strategy import (
     SIMPLEST_FIRST,
     STRATEGIES,
+    VALIDATION_FOLDS,
+    VALIDATION_SHARE,
     StrategyChoice,
     chain_growth,
     chain_order,
+    choose_strategy,
     keep_within_one_se,
     most_states,
     strategy_key,
     tail_length,
+    validation_folds,
 )
 from budgetdag_core.routed_dag import (
     ROUTE_MIN_SE,
@@ -133,6 +137,69 @@ def test_a_close_call_keeps_the_simpler_strategy():
         assert keep_within_one_se(["chain", "grown"], per_row, choice) == kept
         assert choice.scores[kept][0]["excess_se"] >= 0.0
     assert choice.scores["grown"][0]["excess_se"] == 0.0  # the least loss
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    counts=st.lists(st.integers(2, 30), min_size=1, max_size=4),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_validation_folds_hold_out_every_row_once(counts, seed):
+    y = np.repeat(np.arange(len(counts)), counts)
+    folds = list(validation_folds(y, seed))
+    assert 1 <= len(folds) <= VALIDATION_FOLDS
+    held = np.concatenate([val for _, val in folds])
+    assert np.array_equal(np.sort(held), np.arange(len(y)))  # each row once
+    for fit_rows, val in folds:
+        assert np.array_equal(np.union1d(fit_rows, val), np.arange(len(y)))
+        assert not np.intersect1d(fit_rows, val).size
+    # The first split is the one a clear call is judged on alone.
+    first = StratifiedShuffleSplit(1, test_size=VALIDATION_SHARE, random_state=seed)
+    _, val0 = next(first.split(np.zeros((len(y), 1)), y))
+    assert np.array_equal(folds[0][1], np.sort(val0))
+    # The later parts are stratified: a class's rows differ by one at most.
+    later = np.array([np.bincount(y[v], minlength=len(counts)) for _, v in folds[1:]])
+    assert (later.max(axis=0) - later.min(axis=0) <= 1).all()
+
+
+@pytest.mark.parametrize(
+    ("edge", "folds", "kept"),
+    [(0.01, VALIDATION_FOLDS, "chain"), (0.3, 1, "routed"), (-0.3, 1, "chain")],
+)
+def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, kept):
+    """Per-row held-out losses: the routed DAG's ``edge`` below the chain's
+    plus noise. Within one standard error (a close call the chain wins by
+    the rule) every row is held out once; a clear call is one split's."""
+    from budgetdag_core import dag_strategy
+
+    n = 240
+    y = np.repeat([0, 1], n // 2)
+    rng = np.random.default_rng(0)
+    base, noise = rng.random(n), rng.normal(0.0, 0.3, n)
+    noise -= noise.mean()
+    judged: dict[str, list[np.ndarray]] = {"chain": [], "routed": []}
+
+    def held_out_parts(name, val_rows, *_):
+        judged[name].append(val_rows)
+        loss = base[val_rows] - (edge + noise[val_rows] if name == "routed" else 0)
+        return [np.column_stack([loss, np.zeros(len(val_rows))])]
+
+    monkeypatch.setattr(dag_strategy, "restricted", lambda growth, rows: growth)
+    monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
+    growths = {"chain": "chain", "routed": "routed"}
+    choice = choose_strategy(
+        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1]
+    )
+    assert (choice.strategy, choice.folds) == (kept, folds)
+    for parts in judged.values():
+        assert len(parts) == folds
+        rows = np.concatenate(parts)
+        assert len(rows) == len(np.unique(rows)) == (n if folds > 1 else n // 4)
+    # The numbers are those of every judged row.
+    losses = {m: choice.scores[m][0]["loss"] for m in growths}
+    rows = np.concatenate(judged["routed"])
+    assert losses["chain"] == pytest.approx(base[rows].mean())
+    assert StrategyChoice.from_dict(choice.to_dict()).folds == folds
 
 
 def test_auto_leaves_the_grown_dag_out_on_long_tables(monkeypatch):
