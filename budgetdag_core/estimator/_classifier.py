@@ -201,7 +201,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         is None, the simplest of ``"chain"``, ``"routed"`` (built only where
         a sensor's value tells which sensor helps next) and ``"sparse"``
         whose loss is within one standard error of the best on validation
-        rows carved from the training data (:attr:`strategy_`,
+        rows carved from the training data (a close call judged again on
+        every training row, each held out in turn; :attr:`strategy_`,
         :attr:`strategy_choice_`; see ``budgetdag_core.dag_strategy``), else
         ``"full"``.
     max_states : int, default=1000
