@@ -397,11 +397,12 @@ def choose_strategy(
     scales = [float(c) for c in cost_scales]
     # parts[name][i]: per held-out part, its rows' (stop loss, cost) at scale i
     parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
+    inputs = {name: inputs_for(growth) for name, growth in growths.items()}
     choice = StrategyChoice(names[0], scales, {})
     for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
         for name, growth in growths.items():
             held = held_out_parts(
-                restricted(growth, fit_rows), val_rows, inputs_for(growth),
+                restricted(growth, fit_rows), val_rows, inputs[name],
                 stop_loss, judged_loss, costs, learner, scales,
             )  # fmt: skip
             for i, p in enumerate(held):
@@ -420,12 +421,16 @@ def validation_folds(
     seeded stratified split holding out ``VALIDATION_SHARE`` of the rows,
     then ``VALIDATION_FOLDS - 1`` parts of the other rows, each held out in
     turn (together every row once). Classes are strata when each has two
-    rows or more (a regression's targets: none)."""
+    rows or more and both sides of the split can hold every class (a
+    regression's targets: none)."""
     n = len(y)
     stratify = np.zeros(n, dtype=int)
     if np.asarray(y).dtype.kind in "iub":
         counts = np.bincount(y)
-        stratify = y if counts[counts > 0].min() >= 2 else stratify
+        counts = counts[counts > 0]
+        held = int(np.ceil(VALIDATION_SHARE * n))
+        if counts.min() >= 2 and min(held, n - held) >= len(counts):
+            stratify = y
     split = StratifiedShuffleSplit(
         1, test_size=VALIDATION_SHARE, random_state=random_state
     )

@@ -136,34 +136,52 @@ class SparseSensorDAG(SensorDAG):
 
 # --------------------------------------------------------------------- tables
 class RowTable:
-    """Values (e.g. probabilities) of some rows at one state, by row number."""
+    """Values (e.g. probabilities) of some rows at one state, by row number.
+
+    ``rows`` (sorted) and ``values`` hold them; ``at[row]`` is a row's place
+    in them, -1 where absent, with a last -1 that every larger row number
+    clips to: looking rows up is one gather, not a search.
+    """
 
     def __init__(self, width: int) -> None:
         self.rows = np.zeros(0, dtype=np.intp)
         self.values = np.zeros((0, width))
+        self.at = np.full(1, -1, dtype=np.intp)
+
+    def _places(self, rows: np.ndarray) -> np.ndarray:
+        return self.at.take(rows, mode="clip")
 
     def missing(self, rows: np.ndarray) -> np.ndarray:
-        pos = np.searchsorted(self.rows, rows)
-        pos = np.minimum(pos, max(len(self.rows) - 1, 0))
-        have = len(self.rows) > 0
-        known = (self.rows[pos] == rows) if have else np.zeros(len(rows), bool)
-        out = rows[~known]
+        out = rows[self._places(rows) < 0]
         if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
             out = np.unique(out)
         return out
 
     def add(self, rows: np.ndarray, values: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.intp)
-        new = ~np.isin(rows, self.rows)
+        new = self._places(rows) < 0
         if not new.any():
             return
         allrows = np.concatenate([self.rows, rows[new]])
         allvals = np.concatenate([self.values, np.asarray(values)[new]])
         order = np.argsort(allrows, kind="stable")
         self.rows, self.values = allrows[order], allvals[order]
+        self._index()
 
     def get(self, rows: np.ndarray) -> np.ndarray:
-        return self.values[np.searchsorted(self.rows, rows)]
+        return self.values[self._places(rows)]
+
+    def _index(self) -> None:
+        top = int(self.rows[-1]) + 1 if len(self.rows) else 0
+        self.at = np.full(top + 1, -1, dtype=np.intp)
+        self.at[self.rows] = np.arange(len(self.rows))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"rows": self.rows, "values": self.values}  # ``at`` is derived
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.rows, self.values = state["rows"], state["values"]
+        self._index()
 
 
 @dataclass
