@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 
 from budgetdag_core import (
@@ -25,6 +27,7 @@ from budgetdag_core.dag import SensorDAG
 from budgetdag_core.plotting import dag_figure
 from budgetdag_core.sparse_dag import (
     MAX_SPARSE_STATES,
+    RowTable,
     SparseSensorDAG,
     beam_states,
     nearest_rows,
@@ -302,3 +305,30 @@ def test_a_tree_bank_gives_each_state_alike_asked_alone_or_in_blocks():
             else bank.oof_at(Xv, rows, subsets[k : k + 1])[:, 0]
         )
         np.testing.assert_array_equal(table.get(rows), alone)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(
+        st.lists(st.integers(0, 60), min_size=0, max_size=12, unique=True),
+        min_size=1,
+        max_size=6,
+    ),
+    asked=st.lists(st.integers(0, 80), min_size=0, max_size=20),
+)
+def test_a_row_table_keeps_the_first_values_added_per_row(batches, asked):
+    table, known = RowTable(2), {}
+    for b, rows in enumerate(batches):
+        values = np.array([[r, b] for r in rows], dtype=float).reshape(-1, 2)
+        table.add(np.array(rows, dtype=np.intp), values)
+        for r in rows:
+            known.setdefault(r, [r, b])
+    asked = np.array(asked, dtype=np.intp)
+    absent = sorted({int(r) for r in asked if int(r) not in known})
+    assert table.missing(asked).tolist() == absent
+    present = np.array(sorted(known), dtype=np.intp)
+    assert table.rows.tolist() == present.tolist()
+    assert table.get(present).tolist() == [known[int(r)] for r in present]
+    again = pickle.loads(pickle.dumps(table))  # the index is rebuilt
+    assert again.missing(asked).tolist() == absent
+    assert np.array_equal(again.get(present), table.get(present))
