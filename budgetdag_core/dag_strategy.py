@@ -398,7 +398,6 @@ def choose_strategy(
     # parts[name][i]: per held-out part, its rows' (stop loss, cost) at scale i
     parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
     inputs = {name: inputs_for(growth) for name, growth in growths.items()}
-    choice = StrategyChoice(names[0], scales, {})
     for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
         for name, growth in growths.items():
             held = held_out_parts(
@@ -428,8 +427,8 @@ def validation_folds(
     if np.asarray(y).dtype.kind in "iub":
         counts = np.bincount(y)
         counts = counts[counts > 0]
-        held = int(np.ceil(VALIDATION_SHARE * n))
-        if counts.min() >= 2 and min(held, n - held) >= len(counts):
+        n_held = int(np.ceil(VALIDATION_SHARE * n))
+        if counts.min() >= 2 and min(n_held, n - n_held) >= len(counts):
             stratify = y
     split = StratifiedShuffleSplit(
         1, test_size=VALIDATION_SHARE, random_state=random_state

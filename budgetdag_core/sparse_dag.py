@@ -146,7 +146,7 @@ class RowTable:
     def __init__(self, width: int) -> None:
         self.rows = np.zeros(0, dtype=np.intp)
         self.values = np.zeros((0, width))
-        self.at = np.full(1, -1, dtype=np.intp)
+        self._index()
 
     def _places(self, rows: np.ndarray) -> np.ndarray:
         return self.at.take(rows, mode="clip")

@@ -147,7 +147,9 @@ def test_a_close_call_keeps_the_simpler_strategy():
 def test_validation_folds_hold_out_every_row_once(counts, seed):
     y = np.repeat(np.arange(len(counts)), counts)
     folds = list(validation_folds(y, seed))
-    assert 1 <= len(folds) <= VALIDATION_FOLDS
+    held0 = int(np.ceil(VALIDATION_SHARE * len(y)))
+    # The first split, then as many more parts as the other rows fill.
+    assert len(folds) == 1 + min(VALIDATION_FOLDS - 1, len(y) - held0)
     held = np.concatenate([val for _, val in folds])
     assert np.array_equal(np.sort(held), np.arange(len(y)))  # each row once
     for fit_rows, val in folds:
@@ -155,7 +157,6 @@ def test_validation_folds_hold_out_every_row_once(counts, seed):
         assert not np.intersect1d(fit_rows, val).size
     # The first split is the one a clear call is judged on alone (classes as
     # strata where both sides can hold every class).
-    held0 = int(np.ceil(VALIDATION_SHARE * len(y)))
     assert len(folds[0][1]) == held0
     if min(held0, len(y) - held0) >= len(counts):
         first = StratifiedShuffleSplit(1, test_size=VALIDATION_SHARE, random_state=seed)
