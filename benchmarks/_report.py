@@ -35,6 +35,7 @@ from _common import (
     error_at,
     hull_of,
 )
+from threadpoolctl import threadpool_info
 
 #: The paper's many-sensor configuration (run_all's and bench_afa's "paper").
 PAPER_LABEL = f"DAG, paper's n_subsets={PAPER_SUBSETS}"
@@ -786,10 +787,18 @@ def machine() -> str:
 
     cpu, mem = "unknown CPU", "unknown memory"
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        info = dict(
+            line.split(":", 1)
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if ":" in line
+        )
+        info = {k.strip(): v.strip() for k, v in info.items()}
+        if "model name" in info:
+            # Two CPUs of one brand name can differ in generation, and so in
+            # the BLAS kernel chosen at run time (below), which changes the
+            # rounding of the AFA peers' neural network and so their readings.
+            cpu = f"{info['model name']} (family {info.get('cpu family', '?')}, "
+            cpu += f"model {info.get('model', '?')})"
         mem_kb = next(
             int(line.split()[1])
             for line in Path("/proc/meminfo").read_text().splitlines()
@@ -798,8 +807,12 @@ def machine() -> str:
         mem = f"{mem_kb / 1024**2:.0f} GiB"
     except (OSError, StopIteration):
         pass
+    kernels = sorted(
+        {str(p["architecture"]) for p in threadpool_info() if p.get("architecture")}
+    )
+    blas = f"BLAS kernel {'/'.join(kernels)}; " if kernels else ""
     return (
-        f"{cpu}, {os.cpu_count()} cores, {mem}; Python "
+        f"{cpu}, {os.cpu_count()} cores, {mem}; {blas}Python "
         f"{platform.python_version()}, numpy {np.__version__}, pandas "
         f"{pd.__version__}, scikit-learn {sklearn.__version__}, lightgbm "
         f"{lightgbm.__version__}, budgetdag_core {budgetdag_core.__version__}"

@@ -90,7 +90,7 @@ from _common import (  # noqa: E402
     tiled,
     warm_up,
 )
-from _report import current_commit  # noqa: E402
+from _report import current_commit, machine  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
 
@@ -627,6 +627,7 @@ def main(argv=None) -> None:
                         # What the report cites for these numbers.
                         "command": command,
                         "commit": commit,
+                        "machine": machine(),
                         "finished_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                         "seconds": time.perf_counter() - started,
                         "settings": {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_afa  # noqa: E402
 from _common import BenchData  # noqa: E402
+from _report import machine  # noqa: E402
 
 from budgetdag_core.datasets import cube_nm_dataset  # noqa: E402
 
@@ -84,3 +86,20 @@ def test_a_tiny_run_reads_every_method(tiny_cube_nm, tmp_path):
     tables = (tmp_path / "tables.md").read_text()
     assert "First purchase is the context group" in tables
     assert "| tiny (1) | 25% (12.75) |" in tables
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["machine"] == machine()  # readings are tied to their machine
+
+
+def test_the_machine_line_names_the_cpu_generation_and_blas_kernel():
+    # Peers' readings move with the BLAS kernel (one per CPU generation), so a
+    # run's machine must tell two CPUs of one brand name apart.
+    from threadpoolctl import threadpool_info
+
+    line = machine()
+    assert " cores, " in line and "budgetdag_core " in line
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists() and "model name" in cpuinfo.read_text():
+        assert "(family " in line
+    kernels = [p["architecture"] for p in threadpool_info() if p.get("architecture")]
+    assert all(k in line for k in kernels)
+    assert ("BLAS kernel " in line) == bool(kernels)
