@@ -864,14 +864,17 @@ def script_list(bench_dir: Path) -> list[list[str]]:
 
 # ------------------------------------------------------------------- report
 WHY = [
-    "- **AFA problems.** Beyond 12 sensors the default acquires one sensor at "
-    "a time on DAGs of one-sensor additions grown from the training rows, so an "
-    "example has few distinct paths; AACO and the greedy CMI acquirer choose "
-    "among all sensors for each example from the values seen so far. Where the "
-    "useful sensors change per row among many (digits, CUBE-NM) that freedom "
-    "wins; grouped as 6 sensors (cube_nm6, full DAG) the same problem goes to "
-    "the DAG. The peers pay in speed: compare their rollouts' rows/s with the "
-    "DAG's in the speed table.",
+    "- **Many sensors.** Beyond 12 sensors the default chooses its DAG on "
+    "validation rows carved from the training rows (the cascade's order as a "
+    "chain, routes per example, or states grown where rows gain most; the "
+    "scale table names the choice); AACO and the greedy CMI acquirer choose "
+    "among all sensors for each example from the values seen so far. Where a "
+    "peer leads on an AFA problem that freedom is why; the peers pay in speed: "
+    "compare their rollouts' rows/s with the DAG's in the speed table.",
+    "- **The classifier, not the policy.** Where a method errs less than "
+    "the *all sensors* column, its own model is better than the DAG's bank "
+    "(the peers' masked neural network, CEGB's cost-penalised boosting): no "
+    "policy on that bank can reach it, and a better bank is the remedy.",
     "- **The paper's subsets.** Where a few large subsets suffice, "
     "`n_subsets` (the paper's configuration) can err less than the "
     f"many-sensor default: compare the *DAG (default)* and *{PAPER_LABEL}* "
