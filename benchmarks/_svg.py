@@ -16,6 +16,19 @@ from html import escape
 #: Canvas and plot area (pixels): the legend sits right of the axes.
 WIDTH, HEIGHT = 760, 420
 LEFT, RIGHT, TOP, BOTTOM = 64, 560, 40, 360
+#: A legend label's text starts this far right of the axes, and each of its
+#: characters takes at most about this many pixels at the charts' font size.
+LEGEND_TEXT_X, CHAR_WIDTH = 44, 7.0
+
+
+def legend_width(labels: list[str]) -> int:
+    """Canvas width that shows every legend label whole (at least ``WIDTH``).
+
+    Labels that differ only at their end (the two fixed-subset hulls) must not
+    be cut where the canvas ends.
+    """
+    longest = max((len(label) for label in labels), default=0)
+    return max(WIDTH, math.ceil(RIGHT + LEGEND_TEXT_X + CHAR_WIDTH * longest + 8))
 
 
 @dataclass
@@ -104,11 +117,12 @@ def line_chart(
             t = (y - y_low) / ((y_high - y_low) or 1)
         return BOTTOM - t * (BOTTOM - TOP)
 
+    width = legend_width([s.label for s in series])
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" '
-        f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+        f'height="{HEIGHT}" viewBox="0 0 {width} {HEIGHT}" '
         'font-family="sans-serif" font-size="12">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+        f'<rect width="{width}" height="{HEIGHT}" fill="white"/>',
         f'<text x="{(LEFT + RIGHT) / 2:.0f}" y="22" text-anchor="middle" '
         f'font-size="15">{escape(title)}</text>',
     ]
@@ -181,7 +195,7 @@ def line_chart(
         else:
             out.append(f'<circle cx="{x0 + 12}" cy="{y}" r="4" fill="{s.colour}"/>')
         out.append(
-            f'<text x="{x0 + 30}" y="{y}" dominant-baseline="middle">'
+            f'<text x="{RIGHT + LEGEND_TEXT_X}" y="{y}" dominant-baseline="middle">'
             f"{escape(s.label)}</text>"
         )
     out.append("</svg>")
