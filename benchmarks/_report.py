@@ -869,7 +869,7 @@ WHY = [
     "chain, routes per example, or states grown where rows gain most; the "
     "scale table names the choice); AACO and the greedy CMI acquirer choose "
     "among all sensors for each example from the values seen so far. Where a "
-    "peer leads on an AFA problem that freedom is why; the peers pay in speed: "
+    "peer leads on an AFA problem, that freedom is why; the peers pay in speed: "
     "compare their rollouts' rows/s with the DAG's in the speed table.",
     "- **The classifier, not the policy.** Where a method errs less than "
     "the *all sensors* column, its own model is better than the DAG's bank "
