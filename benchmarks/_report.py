@@ -787,12 +787,11 @@ def machine() -> str:
 
     cpu, mem = "unknown CPU", "unknown memory"
     try:
-        info = dict(
-            line.split(":", 1)
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if ":" in line
-        )
-        info = {k.strip(): v.strip() for k, v in info.items()}
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        info = {
+            key.strip(): value.strip()
+            for key, value in (line.split(":", 1) for line in lines if ":" in line)
+        }
         if "model name" in info:
             # Two CPUs of one brand name can differ in generation, and so in
             # the BLAS kernel chosen at run time (below), which changes the

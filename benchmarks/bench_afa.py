@@ -606,7 +606,7 @@ def main(argv=None) -> None:
     warm_up()
     started = time.perf_counter()
     command = shlex.join(["python", "benchmarks/bench_afa.py", *sys.argv[1:]])
-    commit = current_commit()
+    commit, measured_on = current_commit(), machine()
     results = []
     for name in args.datasets:
         for seed in seeds_for(name, args):
@@ -627,7 +627,7 @@ def main(argv=None) -> None:
                         # What the report cites for these numbers.
                         "command": command,
                         "commit": commit,
-                        "machine": machine(),
+                        "machine": measured_on,
                         "finished_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                         "seconds": time.perf_counter() - started,
                         "settings": {
