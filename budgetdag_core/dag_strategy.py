@@ -53,12 +53,12 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from .graph_reduce import graph_reduce
 from .sparse_dag import (
     RowLoss,
     SparseGrowth,
     SparseRollout,
     SparseSensorDAG,
-    graph_reduce_sparse,
     oof_tables,
 )
 from .validation import int_seed
@@ -461,13 +461,11 @@ def held_out_parts(
     policies learned (Graph-Reduce) on the rows flowing in ``part``."""
     held = []
     for scale in scales:
-        rollout = SparseRollout(part, state_inputs, stop_loss, costs, scale)
-        graph_reduce_sparse(
-            part, state_inputs, stop_loss, costs, learner,
-            cost_scale=scale, rollout=rollout,
-        )  # fmt: skip
+        learned = graph_reduce(
+            state_inputs, stop_loss, costs, part, learner, cost_scale=scale
+        )
         judge = SparseRollout(part, state_inputs, judged_loss, costs, scale)
-        judge.policies = rollout.policies
+        judge.policies = learned.policies
         held.append(judge.parts(0, val_rows))
     return held
 

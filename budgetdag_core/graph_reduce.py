@@ -98,6 +98,9 @@ class GraphReduceResult:
     #: With ``record=True``: per state, the (n_samples, 1 + n_children) action
     #: cost table its policy was fitted on (stop first, then each child).
     tables: list[np.ndarray] | None = None
+    #: Over a grown DAG with ``record=True``: per state, the training rows of
+    #: its table (the rows that reached it); None: every row at every state.
+    rows: list[np.ndarray] | None = None
 
     def root_cost_to_go(self) -> np.ndarray:
         """Each row's cost-to-go from the root, as an array of its own (a view
@@ -242,11 +245,77 @@ def _fit_layer(
 PARALLEL_POLICY_WORK = 200_000
 
 
+class DenseWalk:
+    """Graph-Reduce's node problems where every training row reaches every
+    state (the full DAG, the DAG over Alg. 2's unions, a user's loss table):
+    a stop-loss table over all rows and states, each state's cost-to-go a
+    row of a dense table.
+
+    A walk gives :func:`graph_reduce` what differs between DAGs: ``dag``,
+    ``work`` (row-state pairs, for the threads' threshold), ``layers()``
+    (groups of independent states, leaves first), ``problem(k)`` (the action
+    cost table of the rows at state k, None for a state without rows),
+    ``inputs(k)`` (their policy inputs), ``policies`` (filled as the walk
+    goes), ``settle(k, C, act)`` (the state's cost-to-go once its policy's
+    actions are known; None: it only stops) and ``result(...)``.
+    :class:`~budgetdag_core.sparse_dag.SparseRollout` is the walk of a grown
+    DAG, whose states each hold some of the rows.
+    """
+
+    def __init__(
+        self,
+        state_inputs: Callable[[int], np.ndarray],
+        stop_loss: np.ndarray,
+        acquisition_costs: np.ndarray,
+        dag: SensorDAG,
+        cost_scale: float,
+    ) -> None:
+        stop_loss = np.asarray(stop_loss, dtype=float)
+        n, K = stop_loss.shape
+        if K != dag.n_states:
+            raise ValueError(
+                f"The loss table has {K} state columns; the DAG has {dag.n_states}."
+            )
+        self.dag, self.n, self.work = dag, n, n * K
+        self.inputs = state_inputs
+        self.cost_scale = cost_scale
+        self.edge_cost = edge_costs(dag, acquisition_costs, n)
+        # State-major tables (a state's column is one contiguous row here): the
+        # node tables read and write whole states, and on large DAGs a column of
+        # an (n, K) table is n scattered reads.
+        self.stop_by_state = np.ascontiguousarray(stop_loss.T)
+        self.cost_to_go = np.zeros((K, n))
+        self.actions = np.zeros((K, n), dtype=np.intp)
+        self.policies: list[NodePolicy | None] = [None] * K
+
+    def layers(self) -> list[list[int]]:
+        return fit_layers(self.dag)
+
+    def problem(self, k: int) -> np.ndarray:
+        return _action_costs(
+            k, self.dag, self.stop_by_state, self.edge_cost, self.cost_to_go,
+            self.cost_scale,
+        )  # fmt: skip
+
+    def settle(self, k: int, C: np.ndarray | None, act: np.ndarray | None) -> None:
+        if act is None:
+            self.cost_to_go[k] = C[:, STOP]
+            return
+        self.actions[k] = act
+        self.cost_to_go[k] = C[np.arange(self.n), act]
+
+    def result(
+        self, policies: list[NodePolicy], tables: list[np.ndarray] | None
+    ) -> GraphReduceResult:
+        # (n_samples, n_states) views of the state-major tables.
+        return GraphReduceResult(policies, self.cost_to_go.T, self.actions.T, tables)
+
+
 def graph_reduce(
-    state_inputs: Callable[[int], np.ndarray],
-    stop_loss: np.ndarray,
+    state_inputs: Callable[..., np.ndarray],
+    stop_loss: Any,
     acquisition_costs: np.ndarray,
-    dag: SensorDAG,
+    dag: Any,
     learner: Any,
     *,
     cost_scale: float = 1.0,
@@ -257,23 +326,37 @@ def graph_reduce(
 ) -> GraphReduceResult:
     """Learn one cost-sensitive policy per DAG state, from the leaves to the root.
 
+    One implementation for every DAG: over a :class:`SensorDAG` every
+    training row reaches every state (the full DAG, Alg. 2's unions, a loss
+    table); over a grown DAG (a
+    :class:`~budgetdag_core.sparse_dag.SparseGrowth`, whatever the strategy
+    that grew it) each state's policy learns from the rows that reached it,
+    and a row a child never saw is rolled out under the child's fitted
+    policies. Both walk the states in groups of independent states (threads),
+    record and replay alike.
+
     Parameters
     ----------
     state_inputs : callable
         ``state_inputs(k)`` gives the policy inputs (n_samples, d_k) at state k:
-        only what is known there (the features of its sensors).
-    stop_loss : ndarray (n_samples, n_states)
-        Loss of stopping and classifying at each state (e.g. out-of-fold 0/1).
+        only what is known there (the features of its sensors). Over a
+        growth, ``state_inputs(k, rows, proba)``: the inputs of ``rows`` given
+        their probabilities at state k.
+    stop_loss : ndarray (n_samples, n_states), or callable over a growth
+        Loss of stopping and classifying at each state (e.g. out-of-fold 0/1);
+        over a growth ``stop_loss(rows, proba)``, each row's loss of stopping
+        with those probabilities.
     acquisition_costs : ndarray (n_sensors,) or (n_samples, n_sensors)
         Cost of each real sensor, fixed or per example.
-    dag : SensorDAG
+    dag : SensorDAG or SparseGrowth
     learner : cost-sensitive learner
         Cloned per node; ``fit(Z, C)`` / ``predict(Z)``.
     cost_scale : float
         Multiplies acquisition costs relative to the stop loss.
     n_jobs : int or None
-        Threads for the independent states of one height (``fit_layers()``),
-        from ``PARALLEL_POLICY_WORK`` rows x states on.
+        Threads for the independent states of one group (``fit_layers()``;
+        over a growth, the states of one size), from
+        ``PARALLEL_POLICY_WORK`` rows x states on.
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each group of states.
     record : bool, default=False
@@ -286,7 +369,9 @@ def graph_reduce(
     -------
     GraphReduceResult
         Policies per state, each example's cost-to-go at every state (stop loss
-        + ``cost_scale`` x acquisition cost), each node's actions, the tables.
+        + ``cost_scale`` x acquisition cost), each node's actions, the tables
+        (over a growth see :meth:`SparseRollout.result
+        <budgetdag_core.sparse_dag.SparseRollout.result>`).
 
     Examples
     --------
@@ -312,55 +397,59 @@ def graph_reduce(
         cost_scale=cost_scale,
         n_jobs=n_jobs,
     )
-    stop_loss = np.asarray(stop_loss, dtype=float)
-    n, K = stop_loss.shape
-    if K != dag.n_states:
-        raise ValueError(
-            f"The loss table has {K} state columns; the DAG has {dag.n_states}."
+    if isinstance(dag, SensorDAG):
+        walk: Any = DenseWalk(
+            state_inputs, stop_loss, acquisition_costs, dag, cost_scale
         )
-    cost = edge_costs(dag, acquisition_costs, n)
-    # State-major tables (a state's column is one contiguous row here): the
-    # node tables read and write whole states, and on large DAGs a column of
-    # an (n, K) table is n scattered reads.
-    stop_by_state = np.ascontiguousarray(stop_loss.T)
-    cost_to_go = np.zeros((K, n))
-    actions = np.zeros((K, n), dtype=np.intp)
-    policies: list[NodePolicy | None] = [None] * K
+    else:  # a growth: the states hold the rows that reached them
+        walk = dag.walk(state_inputs, stop_loss, acquisition_costs, cost_scale)
+    return reduce_walk(walk, learner, n_jobs, progress, record, replay)
+
+
+def reduce_walk(
+    walk: Any,
+    learner: Any,
+    n_jobs: int | None = None,
+    progress: Progress | None = None,
+    record: bool = False,
+    replay: Sequence[NodePolicy] | None = None,
+) -> GraphReduceResult:
+    """Alg. 1 over a walk (see :class:`DenseWalk`): the states' policies
+    group by group, leaves first, each group's node fits in threads."""
+    dag = walk.dag
+    K = dag.n_states
+    policies = walk.policies  # filled as the walk goes: rollouts read them
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
     node_fit = fit_node if replay is None else _replay_node
-    if n * K < PARALLEL_POLICY_WORK:
+    if walk.work < PARALLEL_POLICY_WORK:
         n_jobs = 1
-    total, done = K, 0
+    done = 0
     # Threads: the node solvers are compiled and release the GIL, and threads
     # need no copies of the node inputs (a backend set with
     # joblib.parallel_config still wins). One pool serves every layer, and
-    # pool threads nest in this thread's limits.
+    # pool threads nest in this thread's limits. Only the fits run in the
+    # pool: a walk's tables and caches are filled in this thread, in order.
     with single_threaded(), Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
-        for layer in fit_layers(dag):
-            problems = [
-                (k, _action_costs(k, dag, stop_by_state, cost, cost_to_go, cost_scale))
-                for k in layer
-            ]
+        for layer in walk.layers():
+            problems = [(k, walk.problem(k)) for k in layer]
             if tables is not None:
                 for k, C in problems:
-                    tables[k] = C
-            trivial = [(k, C) for k, C in problems if C.shape[1] == 1]
-            to_fit = [(k, C) for k, C in problems if C.shape[1] > 1]
+                    tables[k] = np.empty((0, 1)) if C is None else C
+            trivial = [(k, C) for k, C in problems if C is None or C.shape[1] == 1]
+            to_fit = [(k, C) for k, C in problems if C is not None and C.shape[1] > 1]
             fitted = _fit_layer(
-                parallel, to_fit, state_inputs, node_fit, learner, replay
+                parallel, to_fit, walk.inputs, node_fit, learner, replay
             )
             for k, C in trivial:
                 policies[k] = NodePolicy(k, dag.children[k], None, 0)
-                cost_to_go[k] = C[:, 0]
+                walk.settle(k, C, None)
             for (k, C), (model, act, width) in zip(to_fit, fitted, strict=True):
                 policies[k] = NodePolicy(k, dag.children[k], model, width)
-                actions[k] = act
-                cost_to_go[k] = C[np.arange(n), act]
+                walk.settle(k, C, act)
             done += len(layer)
             if progress is not None:
-                progress("policies", done, total)
-    # (n_samples, n_states) views of the state-major tables.
-    return GraphReduceResult(policies, cost_to_go.T, actions.T, tables)  # type: ignore[arg-type]
+                progress("policies", done, K)
+    return walk.result(policies, tables)  # type: ignore[arg-type]
 
 
 @dataclass

@@ -27,25 +27,27 @@ the empty set):
   and CUBE-NM splits this lowered the error at 10 and 50 % of the
   all-sensor cost and left 25 % as it was.
 
-Graph-Reduce (:func:`graph_reduce_sparse`) then runs leaf to root exactly as on
-a full DAG, each state's policy fitted on the rows that reached it, with the
-action costs of the paper: the stop loss, or the sensor's cost plus the
-child's cost-to-go. A row a child never saw is rolled out under the child's
-(already fitted) policies, so its cost-to-go is the one the learned policies
-give it, as in Alg. 1.
+Graph-Reduce (:func:`~budgetdag_core.graph_reduce.graph_reduce`, the one
+walk of every DAG) then runs leaf to root exactly as on a full DAG, each
+state's policy fitted on the rows that reached it (:class:`SparseRollout`
+is its walk), with the action costs of the paper: the stop loss, or the
+sensor's cost plus the child's cost-to-go. A row a child never saw is
+rolled out under the child's (already fitted) policies, so its cost-to-go is
+the one the learned policies give it, as in Alg. 1.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ._integrity import check_int, fail
 from .dag import SensorDAG, bits_of, mask_of
-from .graph_reduce import STOP, GraphReduceResult, NodePolicy, fit_node
+from .graph_reduce import STOP, GraphReduceResult, NodePolicy
 
 #: Most states a sparse DAG may hold (a loaded model is refused beyond it).
 MAX_SPARSE_STATES = 20_000
@@ -203,6 +205,24 @@ class SparseGrowth:
     bank: Any = field(repr=False)
     X: np.ndarray = field(repr=False)
     route_states: tuple[int, ...] = ()
+
+    def replica(self) -> SparseGrowth:
+        """This growth with copies of its probability tables: a replay's
+        rollouts fill those, not the bank's."""
+        return replace(self, proba=[copy.deepcopy(table) for table in self.proba])
+
+    def walk(
+        self,
+        state_inputs: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
+        stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+        acquisition_costs: np.ndarray,
+        cost_scale: float,
+    ) -> SparseRollout:
+        """Graph-Reduce's walk of this growth (what
+        :func:`~budgetdag_core.graph_reduce.graph_reduce` reduces)."""
+        return SparseRollout(
+            self, state_inputs, stop_loss, acquisition_costs, cost_scale
+        )
 
     def proba_at(self, k: int, rows: np.ndarray) -> np.ndarray:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank
@@ -685,13 +705,21 @@ def _rows_at_additions(
 
 # ------------------------------------------------------------- Graph-Reduce
 class SparseRollout:
-    """What rows cost from states of a sparse DAG under its fitted policies.
+    """What rows cost from states of a sparse DAG under its fitted policies,
+    and Graph-Reduce's walk of the DAG (see
+    :class:`~budgetdag_core.graph_reduce.DenseWalk`).
 
     A row's cost-to-go at a state is the stop loss where the policies stop it
     plus ``cost_scale`` times what it pays on the way, kept apart
     (:meth:`parts`) so that a validation can report error and cost. Rows a
     state's policy was fitted on are recorded with the action it picked
     (:meth:`record`); any other row is rolled out under the policies.
+
+    As a walk, each state's problem is that of its ``growth.flow`` rows (a
+    state without rows or children only stops), the states of one size
+    (independent: an edge adds one sensor) one group, largest first and in
+    descending order within a group: the order in which the rollouts fill
+    their tables does not depend on the threads.
 
     Parameters
     ----------
@@ -711,6 +739,7 @@ class SparseRollout:
         cost_scale: float,
     ) -> None:
         self.growth = growth
+        self.dag = growth.dag
         self.state_inputs = state_inputs
         self.stop_loss = stop_loss
         self.costs = np.asarray(acquisition_costs, dtype=float)
@@ -718,6 +747,11 @@ class SparseRollout:
         K = growth.dag.n_states
         self.policies: list[NodePolicy | None] = [None] * K
         self.tables = [RowTable(2) for _ in range(K)]
+        self.work = sum(len(rows) for rows in growth.flow)
+        # The walk's state: per state being reduced, its rows' probabilities
+        # and action cost parts; the root's actions.
+        self._pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.root_actions = np.zeros(len(growth.flow[0]), dtype=np.intp)
 
     def edge_cost(self, rows: np.ndarray, sensor: int) -> np.ndarray:
         if self.costs.ndim == 1:
@@ -767,69 +801,71 @@ class SparseRollout:
     def record(self, k: int, rows: np.ndarray, parts: np.ndarray) -> None:
         self.tables[k].add(rows, parts)
 
+    # --------------------------------------------- the walk of graph_reduce
+    def layers(self) -> list[list[int]]:
+        """The states by size, largest first, each size in descending order."""
+        return [sorted(layer, reverse=True) for layer in reversed(self.dag.layers())]
 
-def graph_reduce_sparse(
-    growth: SparseGrowth,
-    state_inputs: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
-    stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    acquisition_costs: np.ndarray,
-    learner: Any,
-    *,
-    cost_scale: float = 1.0,
-    rollout: SparseRollout | None = None,
-) -> GraphReduceResult:
-    """Graph-Reduce (Alg. 1) on a grown sparse DAG, leaf to root.
+    def problem(self, k: int) -> np.ndarray | None:
+        """The action cost table of state k's flow rows; None for a state
+        without rows or children (it only stops: rows that reach it later
+        are rolled out)."""
+        rows = self.growth.flow[k]
+        if not self.dag.children[k] or not len(rows):
+            return None
+        proba = self.growth.proba_at(k, rows)
+        C, parts = self.action_costs(k, rows, proba)
+        self._pending[k] = (proba, parts)
+        return C
 
-    Parameters
-    ----------
-    growth : SparseGrowth
-        Each state's policy is fitted on its ``growth.flow`` rows (a state
-        without rows stops every row).
-    state_inputs : callable(k, rows, proba) -> ndarray
-        The policy inputs of ``rows`` at state k, given their probabilities there.
-    stop_loss : callable(rows, proba) -> ndarray
-        Each row's loss of stopping with those probabilities.
-    acquisition_costs : ndarray (n_sensors,) or (n_samples, n_sensors)
-    learner : cost-sensitive learner (cloned per state)
-    cost_scale : float
-    rollout : SparseRollout, optional
-        Filled with the fitted policies (for costs-to-go of other rows, e.g.
-        validation rows); a new one by default.
+    def inputs(self, k: int) -> np.ndarray:
+        return self.state_inputs(k, self.growth.flow[k], self._pending[k][0])
 
-    Returns
-    -------
-    GraphReduceResult
-        ``cost_to_go`` and ``actions`` hold the root's column only (n, 1): the
-        other states' rows are their flow rows, not every row.
-    """
-    dag = growth.dag
-    K = dag.n_states
-    if rollout is None:
-        rollout = SparseRollout(
-            growth, state_inputs, stop_loss, acquisition_costs, cost_scale
-        )
-    policies = rollout.policies
-    root_actions = np.zeros(len(growth.flow[0]), dtype=np.intp)
-    for k in range(K - 1, -1, -1):  # children come after their parents
-        kids = dag.children[k]
-        rows = growth.flow[k]
-        if not kids or not len(rows):
-            policies[k] = NodePolicy(k, kids, None, 0)
-            continue
-        proba = growth.proba_at(k, rows)
-        C, parts = rollout.action_costs(k, rows, proba)
-        Z = state_inputs(k, rows, proba)
-        model, act = fit_node(learner, Z, C)
-        policies[k] = NodePolicy(k, kids, model, Z.shape[1])
-        rollout.record(k, rows, parts[np.arange(len(rows)), act])
+    def settle(self, k: int, C: np.ndarray | None, act: np.ndarray | None) -> None:
+        if act is None:
+            return
+        rows = self.growth.flow[k]
+        parts = self._pending.pop(k)[1]
+        self.record(k, rows, parts[np.arange(len(rows)), act])
         if k == 0:
-            root_actions = act
-    root = rollout.value(0, growth.flow[0])
-    return GraphReduceResult(
-        policies,  # type: ignore[arg-type]
-        root[:, None],
-        root_actions[:, None],
-    )
+            self.root_actions = act
+
+    def result(
+        self, policies: list[NodePolicy], tables: list[np.ndarray] | None
+    ) -> GraphReduceResult:
+        """The walk's :class:`~budgetdag_core.graph_reduce.GraphReduceResult`:
+        ``cost_to_go`` and ``actions`` hold the root's column only (n, 1) for
+        its flow rows; with ``tables`` (``record=True``) every state's column
+        over all rows of the growth (NaN and -1 where a row did not reach
+        the state), each table over its state's flow rows (``rows``)."""
+        self._pending.clear()
+        flow = self.growth.flow
+        if tables is None:
+            root = self.value(0, flow[0])
+            return GraphReduceResult(
+                policies, root[:, None], self.root_actions[:, None]
+            )
+        n, K = len(self.growth.X), self.dag.n_states
+        cost_to_go = np.full((n, K), np.nan)
+        actions = np.full((n, K), -1, dtype=np.intp)
+        for k, rows in enumerate(flow):
+            if not len(rows):
+                tables[k] = np.empty((0, 1 + len(self.dag.children[k])))
+            elif not self.dag.children[k]:  # a leaf: its rows only stop
+                tables[k] = self.value(k, rows)[:, None]
+            if len(rows):
+                cost_to_go[rows, k] = self.value(k, rows)
+                policy = policies[k]
+                actions[rows, k] = (
+                    0
+                    if policy.learner is None
+                    else policy.predict(
+                        self.state_inputs(k, rows, self.growth.proba_at(k, rows))
+                    )
+                )
+        return GraphReduceResult(
+            policies, cost_to_go, actions, tables, [np.asarray(r) for r in flow]
+        )
 
 
 def state_spreads(growth: SparseGrowth) -> np.ndarray:
@@ -851,7 +887,6 @@ __all__ = [
     "SparseSensorDAG",
     "beam_states",
     "expected_loss",
-    "graph_reduce_sparse",
     "grow_sparse_dag",
     "mask_of",
     "pick_gains",

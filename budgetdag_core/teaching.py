@@ -111,7 +111,9 @@ def cost_tables(
     Returns
     -------
     tables : list of ndarray
-        Per state, the (n_samples, 1 + n_children) cost table.
+        Per state, the (n_samples, 1 + n_children) cost table (on a grown DAG
+        the rows that reached the state: ``model.graph_reduce_record``'s
+        ``rows``).
     cost_to_go : ndarray (n_samples, n_states)
         Each row's cost-to-go at each state under the learned policies; the
         root column equals ``model.train_cost_to_go_``.
@@ -180,7 +182,7 @@ def graph_reduce_steps(
         rows=rows,
         random_state=random_state,
     )
-    tables, cost_to_go, actions = cost_tables(model, X, y, sample_costs=sample_costs)
+    record = model.graph_reduce_record(X, y, sample_costs=sample_costs)
     n = len(X)
     if isinstance(rows, int | np.integer):
         rng = np.random.default_rng(random_state)
@@ -196,41 +198,85 @@ def graph_reduce_steps(
             raise ValueError(f"Row position {int(bad[0])} is outside 0..{n - 1}.")
     dag = model.sensor_dag_
     path = model.route(X).path
-    steps = []
     order = [k for layer in reversed(dag.layers()) for k in layer]
-    for i, k in enumerate(order):
-        C = tables[k]
-        names = action_names(model, k)
-        act = actions[:, k]
-        best_cost = C.min(axis=1)
-        frame = pd.DataFrame(C[picked_rows], columns=names, index=X.index[picked_rows])
-        frame["picked"] = [names[a] for a in act[picked_rows]]
-        frame["best"] = [names[a] for a in C[picked_rows].argmin(axis=1)]
-        frame["cost_to_go"] = cost_to_go[picked_rows, k]
-        shares = np.bincount(act, minlength=len(names)) / n
-        steps.append(
-            ReduceStep(
-                state=k,
-                sensors=dag.state_names(k),
-                order=i,
-                actions=names,
-                costs=frame,
-                agreement=float(np.mean(np.isclose(C[np.arange(n), act], best_cost))),
-                mean_cost_to_go=float(cost_to_go[:, k].mean()),
-                action_shares=dict(zip(names, map(float, shares), strict=True)),
-                **_arrivals(
-                    np.flatnonzero((path == k).any(axis=1)),
-                    C,
-                    act,
-                    cost_to_go[:, k],
-                    names,
-                    X.index,
-                    len(picked_rows),
-                    random_state,
-                ),
-            )
-        )
-    return steps
+    return [
+        _step(record, model, X, k, i, picked_rows, path, random_state)
+        for i, k in enumerate(order)
+    ]
+
+
+def _step(
+    record: Any,
+    model: Any,
+    X: pd.DataFrame,
+    k: int,
+    order: int,
+    picked_rows: np.ndarray,
+    path: np.ndarray,
+    random_state: int | None,
+) -> ReduceStep:
+    """The :class:`ReduceStep` of state ``k``. Its table holds every training
+    row, or on a grown DAG the rows that reached the state (``record.rows``):
+    the sample rows shown are those of them, or a sample of its own when none
+    of them reached it."""
+    n = len(X)
+    everyone = record.rows is None
+    rows_k = np.arange(n) if everyone else np.asarray(record.rows[k], dtype=np.intp)
+    at = np.full(n, -1, dtype=np.intp)  # a row's place in the state's table
+    at[rows_k] = np.arange(len(rows_k))
+    C = record.tables[k]
+    names = action_names(model, k)
+    act = record.actions[rows_k, k]
+    shown = picked_rows[at[picked_rows] >= 0]
+    if not len(shown) and len(rows_k):
+        rng = np.random.default_rng(random_state)
+        size = min(len(picked_rows), len(rows_k))
+        shown = np.sort(rng.choice(rows_k, size=size, replace=False))
+    C_shown, act_shown = C[at[shown]], record.actions[shown, k]
+    frame = pd.DataFrame(C_shown, columns=names, index=X.index[shown])
+    frame["picked"] = [names[a] for a in act_shown]
+    frame["best"] = [names[a] for a in C_shown.argmin(axis=1)]
+    frame["cost_to_go"] = record.cost_to_go[shown, k]
+    m = max(len(rows_k), 1)
+    shares = np.bincount(act, minlength=len(names)) / m
+    picked_cost = C[np.arange(len(rows_k)), act]
+    arriving = np.flatnonzero((path == k).any(axis=1) & (at >= 0))
+    ctg = np.full(n, np.nan)
+    ctg[rows_k] = record.cost_to_go[rows_k, k]
+    full_C = C if everyone else _spread(C, at)
+    full_act = record.actions[:, k].clip(0)
+    return ReduceStep(
+        state=k,
+        sensors=model.sensor_dag_.state_names(k),
+        order=order,
+        actions=names,
+        costs=frame,
+        agreement=float(np.mean(np.isclose(picked_cost, C.min(axis=1))))
+        if len(rows_k)
+        else 1.0,
+        mean_cost_to_go=float(record.cost_to_go[rows_k, k].mean())
+        if len(rows_k)
+        else float("nan"),
+        action_shares=dict(zip(names, map(float, shares), strict=True)),
+        **_arrivals(
+            arriving,
+            full_C,
+            full_act,
+            ctg,
+            names,
+            X.index,
+            len(picked_rows),
+            random_state,
+        ),
+    )
+
+
+def _spread(C: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A state's table over all rows (NaN where a row has none), from its
+    table over some rows (``at``: each row's place in it, -1 if absent)."""
+    out = np.full((len(at), C.shape[1]), np.nan)
+    out[at >= 0] = C[at[at >= 0]]
+    return out
 
 
 def pending_states(steps: list[ReduceStep], current: int) -> set[int]:

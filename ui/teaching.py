@@ -53,16 +53,20 @@ def replay_problem(run: TrainedRun, X: pd.DataFrame) -> str | None:
     """Why the model cannot be replayed on ``X`` as it is, in plain words."""
     bank = replay_model(run).bank_
     oof = getattr(bank, "oof_proba_", None)
-    if oof is None:
+    growth = getattr(bank, "sparse_growth_", None)  # a grown DAG replays on it
+    n_rows = len(oof) if oof is not None else None
+    if n_rows is None and growth is not None:
+        n_rows = len(growth.X)
+    if n_rows is None:
         return (
             f"This model was {run.source}: a saved model keeps its policies and "
             "classifiers, not the out-of-fold predictions of the rows it was "
             "trained on, and the walk needs those (each example's loss from "
             "classifiers that did not see it)."
         )
-    if len(oof) != len(X):
+    if n_rows != len(X):
         return (
-            f"This model's out-of-fold predictions are for {len(oof):,} training "
+            f"This model's out-of-fold predictions are for {n_rows:,} training "
             f"rows, but it does not say which; the current data has {len(X):,}."
         )
     return None
@@ -80,6 +84,17 @@ def refit_out_of_fold(
     X, y = dataset.X("train", model.spec_), dataset.y("train")
     params = {**model_params(model), "cost_scale": model.cost_scale}
     bank = make_model(model.spec_, params).fit_bank(X, y, progress=progress)
+    # A many-sensor bank grows every strategy's DAG: the replay needs the
+    # model's (the same states, grown again on the same rows and settings).
+    states = list(model.sensor_dag_.states)
+    for one in (getattr(bank, "strategy_banks_", None) or {}).values():
+        if list(one.sparse_growth_.dag.states) == states:
+            return one
+    if hasattr(bank, "sparse_growth_"):
+        raise ValueError(
+            "On the current training rows other states are grown than the "
+            "model's: its walk cannot be replayed on them"
+        )
     mine = getattr(model, "subset_selection_", None)
     theirs = getattr(bank, "subset_selection_", None)
     if (mine is None) != (theirs is None) or (

@@ -38,7 +38,6 @@ from ..sensors import SensorSpec
 from ..sparse_dag import (
     GrowthSettings,
     SparseSensorDAG,
-    graph_reduce_sparse,
     grow_sparse_dag,
     state_spreads,
 )
@@ -960,16 +959,16 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         state_cols, value_states, route_states, inputs = self._sparse_policy_inputs(
             growth, spec, len(target_attrs.get("classes_", ()))
         )
-        result = graph_reduce_sparse(
-            growth,
+        result = graph_reduce(
             lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
             self._sparse_stop_loss(bank, y_fit),
             spec.cost_vector if costs is None else costs,
+            growth,
             self._make_learner(len(Xv)),
             cost_scale=self.cost_scale,
+            n_jobs=self.n_jobs,
+            progress=progress,
         )
-        if progress is not None:
-            progress("policies", dag.n_states, dag.n_states)
         self._set_fitted(
             spec, target_attrs, None, dag, state_cols, bank, value_states, result,
             route_states=route_states,

@@ -37,7 +37,7 @@ from ..decisions import (
 )
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
-from ..sparse_dag import MAX_SPARSE_STATES
+from ..sparse_dag import MAX_SPARSE_STATES, SparseSensorDAG
 from ..validation import check_features, check_labels, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
@@ -561,17 +561,25 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         check_is_fitted(self)
         Xv = check_features(X, self.spec_)
         bank = self.bank_
-        if not hasattr(bank, "oof_proba_"):
+        # A grown DAG's walk replays on its growth (the rows that reached each
+        # state, their out-of-fold probabilities), any other on the bank's
+        # out-of-fold probabilities at every state.
+        growth = getattr(bank, "sparse_growth_", None)
+        grown = isinstance(self.sensor_dag_, SparseSensorDAG)
+        if (growth is None) if grown else not hasattr(bank, "oof_proba_"):
             raise ValueError(
                 "This model's bank has no out-of-fold predictions (a slim, saved "
                 "model): Graph-Reduce cannot be replayed; refit the model."
             )
-        n_bank = bank.oof_proba_.shape[0]
-        if len(Xv) != n_bank:
+        n_bank = len(growth.X) if grown else bank.oof_proba_.shape[0]
+        if len(Xv) != n_bank or (grown and not np.array_equal(Xv, growth.X)):
             raise ValueError(
                 f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass "
                 "the training data (the out-of-fold losses exist for those rows "
                 "only)."
+                if len(Xv) != n_bank
+                else "X is not the table the model was trained on: pass the "
+                "training data (the out-of-fold losses exist for those rows only)."
             )
         labels = check_labels(y, len(Xv), None)
         unknown = ~np.isin(labels, self.classes_)
@@ -583,9 +591,22 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
                 "trained on: pass the training labels."
             )
         costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
+        y_fit = np.searchsorted(self.classes_, labels)
+        if grown:
+            inputs = self.inputs_
+            return graph_reduce(
+                lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+                self._sparse_stop_loss(bank, y_fit),
+                self.spec_.cost_vector if costs is None else costs,
+                growth.replica(),
+                None,
+                cost_scale=self.cost_scale,
+                replay=self.policies_,
+                record=True,
+            )
         return graph_reduce(
             self.inputs_.training(Xv, bank.oof_proba_),
-            self._stop_losses(bank, np.searchsorted(self.classes_, labels)),
+            self._stop_losses(bank, y_fit),
             self.spec_.cost_vector if costs is None else costs,
             self.sensor_dag_,
             None,

@@ -16,8 +16,10 @@ import numpy as np
 from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix
+from ..dag_strategy import STRATEGIES
 from ..graph_reduce import NodePolicy
 from ..sensors import SensorSpec
+from ..sparse_dag import SparseSensorDAG
 
 
 def check_estimator(model: Any) -> None:
@@ -57,6 +59,9 @@ def check_estimator(model: Any) -> None:
     check = getattr(bank, "check_integrity", None)
     if check is not None:
         check()
+    strategy = getattr(bank, "strategy_", "grown")
+    if isinstance(dag, SparseSensorDAG) and strategy not in STRATEGIES:
+        raise fail("bank_.strategy_", f"expected one of {list(STRATEGIES)}")
     if bank.n_states != K:
         raise fail("bank_", f"{bank.n_states} states, the DAG has {K}")
     for k, (got, want) in enumerate(zip(bank.state_columns_, expected, strict=True)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -143,7 +144,9 @@ def _bank_views(
     # The bank's DAG: its own subsets, not a second selection.
     dag, _ = template.dag_for(bank, spec, data.Xv, data.y_enc, None, None)
     if not hasattr(bank, "oof_proba_") and hasattr(bank, "state_oof_proba"):
-        # A sparse DAG's bank scores its states out of fold on demand.
+        # A sparse DAG's bank scores its states out of fold on demand: the
+        # views read them from a copy (the caller's bank stays as it was).
+        bank = copy.copy(bank)
         bank.oof_proba_ = bank.state_oof_proba(data.Xv)
     conf = template.policy_features
     lm = check_loss_matrix(template.loss_matrix, len(data.classes))

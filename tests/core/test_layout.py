@@ -112,6 +112,44 @@ def test_private_modules_and_names_stay_home(module):
     assert not found, found
 
 
+#: The modules of the DAG strategies (what builds a fit's states on a bank).
+STRATEGY_MODULES = {
+    "budgetdag_core.dag_strategy",
+    "budgetdag_core.routed_dag",
+    "budgetdag_core.sparse_dag",
+    "budgetdag_core.subsets",
+}
+#: The only functions named ``graph_reduce_*``: the teaching replay and its
+#: record (Graph-Reduce itself is one function, ``graph_reduce``).
+GRAPH_REDUCE_NAMES = {"graph_reduce_steps", "graph_reduce_record"}
+
+
+def test_one_graph_reduce():
+    """One Graph-Reduce for every DAG: no second ``graph_reduce_*`` walk."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name.startswith("graph_reduce_")
+                and node.name not in GRAPH_REDUCE_NAMES
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.name}")
+    assert not found, found
+
+
+def test_no_bank_module_imports_a_strategy():
+    """The bank knows nothing of the strategies that grow DAGs on it."""
+    found = [
+        f"{module} line {line}: {target}"
+        for module, path in MODULES.items()
+        if module.startswith("budgetdag_core.bank")
+        for line, target, _ in _imported(module, path)
+        if target in STRATEGY_MODULES
+    ]
+    assert not found, found
+
+
 @pytest.mark.parametrize("folder", ["budgetdag_core", "ui"])
 def test_no_function_is_longer_than_a_screenful(folder):
     long = []

@@ -130,3 +130,103 @@ def test_node_details_of_a_confidence_policy(demo, confident):
         details = node_details(model, demo.X_test, demo.y_test, state)
         reached = int((path == state).any(axis=1).sum())
         assert int(details["actions"]["count"].sum()) == reached
+
+
+@pytest.fixture(scope="module")
+def many():
+    """A 14-sensor table: its fits grow DAGs of one-sensor additions."""
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=200, n_features=14, n_informative=6, n_classes=3,
+        n_clusters_per_class=1, random_state=1,
+    )  # fmt: skip
+    return pd.DataFrame(X, columns=[f"s{i}" for i in range(14)]), y
+
+
+@pytest.mark.parametrize("dag", ["chain", "routed", "sparse"])
+def test_a_fresh_grown_model_replays_without_refit(many, dag):
+    """The record of a grown DAG replays the fit on its growth: the root's
+    cost-to-go is the fit's, each table holds the rows that reached its
+    state, and the teaching walk steps through every state."""
+    X, y = many
+    model = BudgetDAGClassifier(
+        cost_scale=0.02, cv=3, random_state=0, dag=dag, max_states=60
+    ).fit(X, y)
+    record = model.graph_reduce_record(X, y)
+    np.testing.assert_array_equal(record.cost_to_go[:, 0], model.train_cost_to_go_)
+    growth = model.bank_.sparse_growth_
+    for k, table in enumerate(record.tables):
+        rows = record.rows[k]
+        np.testing.assert_array_equal(rows, growth.flow[k])
+        assert table.shape == (len(rows), 1 + len(model.policies_[k].children))
+        if len(rows) and table.shape[1] > 1:
+            picked = table[np.arange(len(rows)), record.actions[rows, k]]
+            np.testing.assert_allclose(record.cost_to_go[rows, k], picked)
+    steps = graph_reduce_steps(model, X, y, rows=4)
+    assert sorted(s.state for s in steps) == list(range(model.sensor_dag_.n_states))
+    assert steps[-1].state == 0 and steps[-1].costs.shape[0] == 4
+    # The replay left the bank's own probability tables as they were.
+    again = model.graph_reduce_record(X, y)
+    np.testing.assert_array_equal(again.cost_to_go, record.cost_to_go)
+    with pytest.raises(ValueError, match="not the table"):
+        model.graph_reduce_record(X * 2, y)
+
+
+def test_a_slim_grown_model_says_what_is_missing(many):
+    X, y = many
+    model = BudgetDAGClassifier(cost_scale=0.02, cv=3, random_state=0, dag="chain").fit(
+        X, y
+    )
+    del model.bank_.sparse_growth_  # what a slim save leaves out
+    with pytest.raises(ValueError, match="no out-of-fold predictions"):
+        model.graph_reduce_record(X, y)
+
+
+def test_graph_reduce_over_a_growth_in_threads(many, monkeypatch):
+    """One Graph-Reduce: over a growth its groups of states fit in threads as
+    on a full DAG, to the same policies whatever ``n_jobs``, and the record
+    while learning equals the replay."""
+    import importlib
+
+    gr = importlib.import_module("budgetdag_core.graph_reduce")  # the module
+    X, y = many
+    model = BudgetDAGClassifier(
+        cost_scale=0.02, cv=3, random_state=0, dag="sparse", max_states=60
+    ).fit(X, y)
+    Xv = X.to_numpy(dtype=float)
+    inputs = model.inputs_
+    growth = model.bank_.sparse_growth_
+
+    def run(**kw):
+        return graph_reduce(
+            lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+            model._sparse_stop_loss(model.bank_, y),
+            model.spec_.cost_vector,
+            growth.replica(),
+            FilterTree(degree=1),
+            cost_scale=0.02,
+            **kw,
+        )
+
+    monkeypatch.setattr(gr, "PARALLEL_POLICY_WORK", 0)
+    seen = []
+    one = run(n_jobs=1, record=True, progress=lambda *a: seen.append(a))
+    two = run(n_jobs=2, record=True)
+    np.testing.assert_array_equal(one.cost_to_go, two.cost_to_go)
+    np.testing.assert_array_equal(one.actions, two.actions)
+    assert seen[-1] == ("policies", growth.dag.n_states, growth.dag.n_states)
+    replayed = graph_reduce(
+        lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+        model._sparse_stop_loss(model.bank_, y),
+        model.spec_.cost_vector,
+        growth.replica(),
+        None,
+        cost_scale=0.02,
+        replay=one.policies,
+        record=True,
+    )
+    for a, b in zip(one.tables, replayed.tables, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(one.cost_to_go, replayed.cost_to_go)
