@@ -55,7 +55,7 @@ from .persist import (
     save_policy_skops,
 )
 from .sensors import SensorSpec
-from .subsets import SubsetSelection, select_subsets
+from .strategies import SubsetSelection, select_subsets
 from .tables import Table, read_table
 from .tradeoff import BudgetReport, TradeoffResult, fit_for_budget, tradeoff_curve
 

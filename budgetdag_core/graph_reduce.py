@@ -258,7 +258,7 @@ class DenseWalk:
     ``inputs(k)`` (their policy inputs), ``policies`` (filled as the walk
     goes), ``settle(k, C, act)`` (the state's cost-to-go once its policy's
     actions are known; None: it only stops) and ``result(...)``.
-    :class:`~budgetdag_core.sparse_dag.SparseRollout` is the walk of a grown
+    ``strategies.SparseRollout`` is the walk of a grown
     DAG, whose states each hold some of the rows.
     """
 
@@ -329,7 +329,7 @@ def graph_reduce(
     One implementation for every DAG: over a :class:`SensorDAG` every
     training row reaches every state (the full DAG, Alg. 2's unions, a loss
     table); over a grown DAG (a
-    :class:`~budgetdag_core.sparse_dag.SparseGrowth`, whatever the strategy
+    ``strategies.SparseGrowth``, whatever the strategy
     that grew it) each state's policy learns from the rows that reached it,
     and a row a child never saw is rolled out under the child's fitted
     policies. Both walk the states in groups of independent states (threads),
@@ -370,8 +370,7 @@ def graph_reduce(
     GraphReduceResult
         Policies per state, each example's cost-to-go at every state (stop loss
         + ``cost_scale`` x acquisition cost), each node's actions, the tables
-        (over a growth see :meth:`SparseRollout.result
-        <budgetdag_core.sparse_dag.SparseRollout.result>`).
+        (over a growth see ``strategies.SparseRollout.result``).
 
     Examples
     --------

@@ -21,7 +21,7 @@ needs (a routing sensor's value, then the sensors it points to): when an
 additive kind wins by little, the kind that learns interactions is a
 *rival* (:meth:`AutoMaskedBank.rival_kind`), its bank is fitted too
 (:meth:`AutoMaskedBank.fit_rival`) and the estimator lets the policies
-judge (see :mod:`budgetdag_core.dag_strategy`).
+judge (see ``budgetdag_core.strategies``).
 """
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ class SparseMaskedBank(MaskedBank):
         always kept: they score the growth's out-of-fold probabilities, and
         with ``serve="folds"`` they also serve).
     growth : dict, optional
-        :class:`~budgetdag_core.sparse_dag.GrowthSettings` fields (part of the
+        ``strategies.GrowthSettings`` fields (part of the
         fingerprint: a bank serves the DAG it grew).
 
     Attributes

@@ -223,7 +223,7 @@ class SparseRegressorBank:
     validation_fraction : float, default=0.2
         Share of the rows ``"auto"`` holds out to compare the models.
     growth : dict, optional
-        :class:`~budgetdag_core.sparse_dag.GrowthSettings` fields (part of the
+        ``strategies.GrowthSettings`` fields (part of the
         fingerprint: a bank serves the DAG it grew).
 
     Attributes

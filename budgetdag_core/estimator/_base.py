@@ -22,26 +22,25 @@ from sklearn.utils.validation import check_is_fitted
 from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
-from ..dag_strategy import (
+from ..graph_reduce import NodePolicy, Routing, graph_reduce
+from ..sensors import SensorSpec
+from ..strategies import (
     SIMPLEST_FIRST,
+    GrowthSettings,
+    SparseSensorDAG,
     StrategyChoice,
+    SubsetSelection,
     chain_growth,
     chain_order,
     choose_strategy,
+    grow_sparse_dag,
     most_states,
+    routed_growth,
+    select_subsets,
+    state_spreads,
     strategies_to_build,
     strategy_key,
 )
-from ..graph_reduce import NodePolicy, Routing, graph_reduce
-from ..routed_dag import routed_growth
-from ..sensors import SensorSpec
-from ..sparse_dag import (
-    GrowthSettings,
-    SparseSensorDAG,
-    grow_sparse_dag,
-    state_spreads,
-)
-from ..subsets import SubsetSelection, select_subsets
 from ..validation import (
     MAX_CV,
     MAX_FULL_DAG_SENSORS,
@@ -265,7 +264,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """The DAGs of one-sensor additions a fit with ``spec`` builds, each
         with the most states it can have (``dag="auto"``: each, one kept on
         validation rows; beyond ``GROWN_MAX_ROWS`` training rows not the
-        grown DAG, see ``dag_strategy.strategies_to_build``);
+        grown DAG, see ``strategies.strategies_to_build``);
         empty when the fit builds the full DAG or the DAG over Alg. 2's
         subsets.
 
@@ -707,7 +706,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
     def _strategies(self) -> tuple[str, ...]:
         """The many-sensor strategies this fit builds (``"auto"``: both,
         one kept on validation rows, simplest first; see
-        :mod:`budgetdag_core.dag_strategy`)."""
+        ``budgetdag_core.strategies``)."""
         kind = getattr(self, "dag", "full")
         forced = {"sparse": ("grown",), "chain": ("chain",), "routed": ("routed",)}
         return forced.get(kind, SIMPLEST_FIRST)
@@ -733,7 +732,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return None if saved is None else StrategyChoice.from_dict(saved)
 
     def _growth_settings(self) -> dict:
-        """The :class:`~budgetdag_core.sparse_dag.GrowthSettings` of this
+        """The ``strategies.GrowthSettings`` of this
         estimator (part of its sparse bank's fingerprint)."""
         return {"max_states": int(getattr(self, "max_states", 1000))}
 
@@ -754,7 +753,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     def _growth_row_loss(self, y_fit: np.ndarray) -> Any:
         """The ``row_loss(rows, values)`` the strategies rank sensors by
-        (see :data:`~budgetdag_core.sparse_dag.RowLoss`); None: their
+        (see ``strategies.RowLoss``); None: their
         defaults (a classifier's expected loss and cross-entropy)."""
         return None
 
@@ -771,10 +770,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         knowing the others (``strategy_banks_``): a fit keeps one of them on
         validation rows at its own cost scale. ``dag="auto"`` leaves the
         grown DAG out on long tables
-        (``dag_strategy.strategies_to_build``). Where an
+        (``strategies.strategies_to_build``). Where an
         ``"auto"`` bank's log loss leaves a rival kind close (``fit_rival``),
         that kind's bank is fitted too and its routed DAG joins the candidates (key
-        :func:`~budgetdag_core.dag_strategy.strategy_key`): the policies,
+        ``strategies.strategy_key``): the policies,
         not the log loss at random subsets, then judge the kinds. Only the
         routed DAG: it is where an interaction the log loss missed pays
         (a routing sensor, then the sensors it points to); a rival's chain

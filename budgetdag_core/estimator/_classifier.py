@@ -37,7 +37,7 @@ from ..decisions import (
 )
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
-from ..sparse_dag import MAX_SPARSE_STATES, SparseSensorDAG
+from ..strategies import MAX_SPARSE_STATES, SparseSensorDAG
 from ..validation import check_features, check_labels, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
@@ -189,7 +189,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         of one-sensor additions grown from the training rows (states that
         enough rows reach acquiring one sensor at a time, each state's
         children the sensors that help its rows most, and sensors whose value
-        says which to read next; see ``budgetdag_core.sparse_dag``), with
+        says which to read next; see ``budgetdag_core.strategies``), with
         an any-subset masked boosting bank; needs ``n_subsets=None`` and the
         default ``classifier`` and ``bank_kind``. ``"chain"``: the same bank,
         the states one greedy order's prefixes (the confidence cascade's
@@ -203,7 +203,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         whose loss is within one standard error of the best on validation
         rows carved from the training data (a close call judged again on
         every training row, each held out in turn; :attr:`strategy_`,
-        :attr:`strategy_choice_`; see ``budgetdag_core.dag_strategy``), else
+        :attr:`strategy_choice_`; see ``budgetdag_core.strategies``), else
         ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):

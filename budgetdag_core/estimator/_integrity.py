@@ -16,10 +16,9 @@ import numpy as np
 from .._integrity import check_array, check_state_columns, fail
 from ..dag import SensorDAG
 from ..decisions import check_loss_matrix
-from ..dag_strategy import STRATEGIES
 from ..graph_reduce import NodePolicy
 from ..sensors import SensorSpec
-from ..sparse_dag import SparseSensorDAG
+from ..strategies import STRATEGIES, SparseSensorDAG
 
 
 def check_estimator(model: Any) -> None:

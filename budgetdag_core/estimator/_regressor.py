@@ -28,7 +28,7 @@ from ..bank import (
 )
 from ..dag import SensorDAG
 from ..sensors import SensorSpec
-from ..sparse_dag import MAX_SPARSE_STATES
+from ..strategies import MAX_SPARSE_STATES
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 
 #: Largest target magnitude accepted. The boosting bank keeps gradients in

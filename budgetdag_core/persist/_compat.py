@@ -44,6 +44,10 @@ MOVED_MODULES: dict[str, str] = {
         ("cascade", "tradeoff._cascade"),
         ("fit_time", "tradeoff._fit_time"),
         ("tradeoff", "tradeoff._curve"),
+        ("sparse_dag", "strategies._growth"),
+        ("dag_strategy", "strategies._choice"),
+        ("routed_dag", "strategies._routed"),
+        ("subsets", "strategies._subsets"),
     ]
 }
 

@@ -325,7 +325,7 @@ SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.reductions._filter_tree.FilterTree",
     "budgetdag_core.reductions._filter_tree._Node",
     "budgetdag_core.sensors.SensorSpec",
-    "budgetdag_core.sparse_dag.SparseSensorDAG",
+    "budgetdag_core.strategies._growth.SparseSensorDAG",
     "networkx.classes.digraph.DiGraph",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
     "sklearn.tree._tree.Tree",
@@ -373,7 +373,7 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
 # does not store pandas objects, so they travel as plain dicts and are rebuilt.
 _PLAIN_ATTRS = {
     "budget_report_": ("..tradeoff._budget", "BudgetReport"),
-    "subset_selection_": ("..subsets", "SubsetSelection"),
+    "subset_selection_": ("..strategies", "SubsetSelection"),
 }
 
 

@@ -26,8 +26,7 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
-from ..dag_strategy import CHAIN_SCORE_ROWS, POSTERIOR_DEPTH
-from ..routed_dag import ROUTE_SCORE_ROWS
+from ..strategies import CHAIN_SCORE_ROWS, POSTERIOR_DEPTH, ROUTE_SCORE_ROWS
 from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,

@@ -12,10 +12,10 @@ import pandas as pd
 from sklearn.base import clone
 
 from ..bank import ClassifierBank
-from ..dag_strategy import strategy_key_of
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
 from ..sensors import SensorSpec
+from ..strategies import strategy_key_of
 from ..validation import check_features, check_labels, check_sample_costs
 from ._baselines import (
     StatePredictions,

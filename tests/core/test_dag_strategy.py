@@ -20,7 +20,7 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_curve,
 )
-from budgetdag_core.dag_strategy import (
+from budgetdag_core.strategies._choice import (
     SIMPLEST_FIRST,
     STRATEGIES,
     VALIDATION_FOLDS,
@@ -35,7 +35,7 @@ from budgetdag_core.dag_strategy import (
     tail_length,
     validation_folds,
 )
-from budgetdag_core.routed_dag import (
+from budgetdag_core.strategies._routed import (
     ROUTE_MIN_SE,
     ROUTE_TAIL_MIN_ROWS,
     class_halves,
@@ -175,7 +175,7 @@ def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, 
     """Per-row held-out losses: the routed DAG's ``edge`` below the chain's
     plus noise. Within one standard error (a close call the chain wins by
     the rule) every row is held out once; a clear call is one split's."""
-    from budgetdag_core import dag_strategy
+    from budgetdag_core.strategies import _choice as dag_strategy
 
     n = 240
     y = np.repeat([0, 1], n // 2)
@@ -208,7 +208,7 @@ def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, 
 
 
 def test_auto_leaves_the_grown_dag_out_on_long_tables(monkeypatch):
-    from budgetdag_core import dag_strategy
+    from budgetdag_core.strategies import _choice as dag_strategy
 
     monkeypatch.setattr(dag_strategy, "GROWN_MAX_ROWS", 400)
     long = fit(500)
@@ -394,7 +394,7 @@ def test_long_tables_join_a_route_groups_order_to_the_chains(monkeypatch):
     """From ROUTE_TAIL_MIN_ROWS rows on, a route group's own greedy order
     stops after tail_length sensors and follows the chain's order for the
     rest; shorter tables keep the group's whole greedy order."""
-    import budgetdag_core.routed_dag as routed_dag
+    from budgetdag_core.strategies import _routed as routed_dag
 
     X, y = make_data(900, 4)
     Xv = X.to_numpy()

@@ -281,8 +281,8 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
 
 def test_a_long_tables_probe_leaves_out_the_grown_dag():
     from budgetdag_core import BudgetDAGClassifier, SensorSpec
-    from budgetdag_core.dag_strategy import GROWN_MAX_ROWS
     from budgetdag_core.estimates import probe_fit
+    from budgetdag_core.strategies._choice import GROWN_MAX_ROWS
 
     n = GROWN_MAX_ROWS + 100
     rng = np.random.default_rng(1)

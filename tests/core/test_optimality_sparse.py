@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec
-from budgetdag_core.sparse_dag import SparseSensorDAG
+from budgetdag_core.strategies._growth import SparseSensorDAG
 
 from .binary_sensors import BinarySensorProblem
 

@@ -25,7 +25,7 @@ from budgetdag_core import (
 )
 from budgetdag_core.dag import SensorDAG
 from budgetdag_core.plotting import dag_figure
-from budgetdag_core.sparse_dag import (
+from budgetdag_core.strategies._growth import (
     MAX_SPARSE_STATES,
     RowTable,
     SparseSensorDAG,

@@ -24,7 +24,7 @@ from budgetdag_core import (
 )
 from budgetdag_core.bank import MaskEncodedRegressor, SparseRegressorBank
 from budgetdag_core.dag import SensorDAG
-from budgetdag_core.sparse_dag import SparseSensorDAG
+from budgetdag_core.strategies._growth import SparseSensorDAG
 
 N_SENSORS = 14
 NAMES = [f"s{i}" for i in range(N_SENSORS)]

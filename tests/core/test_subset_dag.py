@@ -17,8 +17,8 @@ from budgetdag_core import (
     dumps_policy,
     loads_policy,
 )
-from budgetdag_core.dag_strategy import STRATEGIES
 from budgetdag_core.graph_reduce import ConstantAction, edge_costs
+from budgetdag_core.strategies._choice import STRATEGIES
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from sklearn.datasets import make_classification
 from sklearn.naive_bayes import GaussianNB
 
 from budgetdag_core import SensorSpec, select_subsets
-from budgetdag_core.subsets import RidgeReward
+from budgetdag_core.strategies._subsets import RidgeReward
 
 
 def _groups_problem(n: int = 600, n_groups: int = 3, n_noise: int = 3, seed: int = 0):

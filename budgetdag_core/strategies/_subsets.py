@@ -40,9 +40,9 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._progress import Progress
-from .sensors import SensorSpec
-from .validation import MAX_CV, MAX_N_SUBSETS, check_params, int_in, real_in
+from .._progress import Progress
+from ..sensors import SensorSpec
+from ..validation import MAX_CV, MAX_N_SUBSETS, check_params, int_in, real_in
 
 _TOL = 1e-9
 

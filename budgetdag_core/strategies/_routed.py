@@ -5,9 +5,9 @@ the bank's posterior.
 Some sensors are worth nothing alone but say *where to look*: CUBE-NM's
 context names the block of sensors that carries a row's class, and no
 one-step score sees it. The routed DAG offers each example two ways from the
-empty set: the common chain (:func:`~budgetdag_core.dag_strategy.chain_growth`)
+empty set: the common chain (``strategies.chain_growth``)
 or the routing sensor, then the order of its group of values
-(:func:`~budgetdag_core.dag_strategy.greedy_order` on that group's rows).
+(``strategies.greedy_order`` on that group's rows).
 Graph-Reduce learns, per example and from its values, which way to go, when
 to stop, and (at the routing sensor's state) which group's order to follow.
 
@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .dag import bits_of, mask_of
-from .dag_strategy import (
+from ..dag import bits_of, mask_of
+from ._choice import (
     CHAIN_SCORE_ROWS,
     MAX_ROUTES,
     POSTERIOR_DEPTH,
@@ -57,7 +57,7 @@ from .dag_strategy import (
     greedy_order,
     tail_length,
 )
-from .sparse_dag import (
+from ._growth import (
     RowLoss,
     RowTable,
     SparseGrowth,
@@ -73,7 +73,7 @@ ROUTE_SCORE_ROWS = 600
 #: the routing sensor follow it.
 ROUTE_ORDER_ROWS = 1000
 #: Training rows from which a route group's own order stops after
-#: :func:`~budgetdag_core.dag_strategy.tail_length` sensors and joins the
+#: ``strategies.tail_length`` sensors and joins the
 #: chain's (:func:`routed_growth`). Its greedy steps score up to
 #: ``ROUTE_ORDER_ROWS`` rows per candidate: on long tables they were most of
 #: the routed growth (spam, 3 450 rows: the fit about 10 % faster, as good on
@@ -292,7 +292,7 @@ def routed_growth(
     :func:`route_groupings`, at most ``max_routes`` groups); each group's
     order is :func:`greedy_order` from the routing sensor on that group's
     rows (from ``ROUTE_TAIL_MIN_ROWS`` training rows on, for
-    :func:`~budgetdag_core.dag_strategy.tail_length` sensors, then the common
+    ``strategies.tail_length`` sensors, then the common
     chain's order). None when neither any sensor's values nor the posterior
     tell which sensor helps next (no score above ``ROUTE_MIN_SE`` standard
     errors and ``ROUTE_MIN_SHARE`` of the common pick's gain, and no first
@@ -558,7 +558,7 @@ def tree_stands_clear(mean: float, se: float, common: float, *, by_class: bool) 
     held-out gain: the grouping is fixed by the classes, not searched, and
     its worth grows with the levels below the first, which this test does
     not see; the estimator's validation choice
-    (:func:`~budgetdag_core.dag_strategy.choose_strategy`, which keeps the
+    (``strategies.choose_strategy``, which keeps the
     chain unless the routed DAG does better by a standard error) judges the
     whole tree. Split by the probabilities (two classes), ``POSTERIOR_MIN_SE``
     standard errors and ``ROUTE_MIN_SHARE`` of the common pick's gain: there

@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from ._integrity import check_int, fail
-from .dag import SensorDAG, bits_of, mask_of
-from .graph_reduce import STOP, GraphReduceResult, NodePolicy
+from .._integrity import check_int, fail
+from ..dag import SensorDAG, bits_of, mask_of
+from ..graph_reduce import STOP, GraphReduceResult, NodePolicy
 
 #: Most states a sparse DAG may hold (a loaded model is refused beyond it).
 MAX_SPARSE_STATES = 20_000

@@ -3,15 +3,15 @@
 With more sensors than a full DAG can hold, the states come from a *strategy*
 run on the any-mask bank's out-of-fold probabilities, each yielding a sparse
 DAG of one-sensor additions and the training rows that reach each state (a
-:class:`~budgetdag_core.sparse_dag.SparseGrowth`); Graph-Reduce then learns
+``strategies.SparseGrowth``); Graph-Reduce then learns
 the policies on it as on any DAG:
 
-- ``"grown"``: :func:`~budgetdag_core.sparse_dag.grow_sparse_dag`, states
+- ``"grown"``: ``strategies.grow_sparse_dag``, states
   grown where rows gain most (per-row branching);
 - ``"chain"``: :func:`chain_growth`, the confidence cascade's order as a chain
   (every row may stop after each sensor of one greedy order): few states, each
   with every row, so its policies are learned from all the data;
-- ``"routed"``: :func:`~budgetdag_core.routed_dag.routed_growth`, the chain
+- ``"routed"``: ``strategies.routed_growth``, the chain
   plus a per-example route: a *routing* sensor whose value tells which sensor
   helps next (CUBE-NM's context, worthless alone), then one greedy order per
   group of its values; and a tree of routes by the bank's posterior (from
@@ -53,15 +53,15 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .graph_reduce import graph_reduce
-from .sparse_dag import (
+from ..graph_reduce import graph_reduce
+from ..validation import int_seed
+from ._growth import (
     RowLoss,
     SparseGrowth,
     SparseRollout,
     SparseSensorDAG,
     oof_tables,
 )
-from .validation import int_seed
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
 STRATEGIES = ("grown", "chain", "routed")
@@ -71,10 +71,10 @@ SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
 #: Most groups a routing sensor's values split the rows into (``"routed"``,
-#: :mod:`budgetdag_core.routed_dag`).
+#: ``budgetdag_core.strategies``).
 MAX_ROUTES = 8
 #: Sensors bought by the splits of the routed DAG's posterior tree (after
-#: the chain's first; :func:`~budgetdag_core.routed_dag.posterior_tree_paths`).
+#: the chain's first; ``strategies.posterior_tree_paths``).
 #: On digits (64 pixels, split seed 0, the routed DAG alone) depth 6 with
 #: leaves' orders of M // 4 sensors erred least at 10 % of the all-sensor
 #: cost of depths 5 to 7 and orders of 6 to 16 sensors tried, and shorter
@@ -129,7 +129,7 @@ def strategy_key_of(bank: Any) -> str | None:
 
 
 def cross_entropy(y: np.ndarray) -> RowLoss:
-    """The :data:`~budgetdag_core.sparse_dag.RowLoss` of class labels ``y``
+    """The ``strategies.RowLoss`` of class labels ``y``
     (indices): each row's negative log probability of its label, at any
     number of states (``proba``: rows x ... x classes)."""
 
@@ -215,7 +215,7 @@ def chain_growth(
     random_state : int or None, default=0
     row_loss : callable(rows, values) -> ndarray, optional
         Each scored row's loss at the bank's out-of-fold outputs (a
-        :data:`~budgetdag_core.sparse_dag.RowLoss`); default the
+        ``strategies.RowLoss``); default the
         cross-entropy of ``y`` (a regressor's: its squared or absolute error).
 
     Returns
