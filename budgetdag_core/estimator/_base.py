@@ -26,16 +26,14 @@ from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..strategies import (
     SIMPLEST_FIRST,
+    GrowthInputs,
     GrowthSettings,
     SparseSensorDAG,
     StrategyChoice,
     SubsetSelection,
-    chain_growth,
-    chain_order,
     choose_strategy,
-    grow_sparse_dag,
+    grow_strategy,
     most_states,
-    routed_growth,
     select_subsets,
     state_spreads,
     strategies_to_build,
@@ -813,35 +811,19 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """Each strategy's DAG (``only`` these) built on ``bank``'s fold
         models: a copy of the bank bound to it, per strategy name (none for
         a routed DAG where no sensor's value says where to look)."""
-        mean_costs = spec.cost_vector if costs is None else costs.mean(axis=0)
-        settings = self._growth_settings()
-        row_loss = self._growth_row_loss(y_fit)
+        given = GrowthInputs(
+            bank, Xv, y_fit, spec.names, spec.column_indices(),
+            spec.cost_vector if costs is None else costs.mean(axis=0),
+            GrowthSettings(**self._growth_settings()), self._seed,
+            self._growth_row_loss(y_fit),
+            required=self._strategies() == ("routed",),
+        )  # fmt: skip
         banks = {}
-        forced_route = self._strategies() == ("routed",)
         strategies = (
             strategies_to_build(self._strategies(), len(Xv)) if only is None else only
         )
         for done, name in enumerate(strategies, start=1):
-            if name == "grown":
-                growth = grow_sparse_dag(
-                    bank, Xv, spec.names, spec.column_indices(), mean_costs,
-                    GrowthSettings(**settings), random_state=self._seed,
-                    row_loss=row_loss,
-                )  # fmt: skip
-            elif name == "routed":
-                chain = banks.get("chain")
-                growth = routed_growth(
-                    bank, Xv, y_fit, spec.names, spec.column_indices(), mean_costs,
-                    random_state=self._seed, row_loss=row_loss,
-                    common_order=None if chain is None
-                    else chain_order(chain.sparse_growth_.dag),
-                    require=forced_route,
-                )  # fmt: skip
-            else:
-                growth = chain_growth(
-                    bank, Xv, y_fit, spec.names, mean_costs,
-                    random_state=self._seed, row_loss=row_loss,
-                )  # fmt: skip
+            growth = grow_strategy(name, given)
             if growth is not None:  # None: no sensor's value says where to look
                 banks[name] = copy.copy(bank).bind(growth, Xv, y_fit)
                 growth.bank = banks[name]

@@ -29,7 +29,6 @@ from ._choice import (
     cross_entropy,
     greedy_order,
     keep_within_one_se,
-    most_states,
     restricted,
     strategies_to_build,
     strategy_key,
@@ -54,6 +53,16 @@ from ._growth import (
     pick_gains,
     state_spreads,
 )
+from ._kinds import (
+    REGISTRY,
+    Chain,
+    Grown,
+    GrowthInputs,
+    Routed,
+    Strategy,
+    grow_strategy,
+    most_states,
+)
 from ._routed import (
     ROUTE_MIN_SE,
     ROUTE_SCORE_ROWS,
@@ -75,6 +84,13 @@ from ._subsets import (
 )
 
 __all__ = [
+    "REGISTRY",
+    "Chain",
+    "Grown",
+    "GrowthInputs",
+    "Routed",
+    "Strategy",
+    "grow_strategy",
     "CHAIN_SCORE_ROWS",
     "GROWN_MAX_ROWS",
     "MAX_ROUTES",

@@ -158,31 +158,6 @@ def strategies_to_build(strategies: Sequence[str], n_rows: int) -> tuple[str, ..
     return tuple(strategies)
 
 
-def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
-    """The most states the DAG of ``strategy`` can have with ``n_sensors``
-    sensors and the growth's ``max_states``: the chain holds every sensor in
-    one order (``n_sensors + 1`` states), the routed DAG the chain, the
-    routing sensor and one order of the others per route, the grown DAG
-    stops at ``max_states``.
-
-    Examples
-    --------
-    >>> most_states("chain", 64, 1000), most_states("grown", 64, 1000)
-    (65, 1000)
-    >>> most_states("routed", 64, 1000)
-    1720
-    """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
-    if strategy == "routed":
-        # The posterior tree: 2 + 4 + ... splits' states, then each leaf's
-        # order of tail_length(M) sensors.
-        leaves = 1 << POSTERIOR_DEPTH
-        tree = 2 * (leaves - 1) + leaves * tail_length(n_sensors)
-        return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1) + tree
-    return n_sensors + 1 if strategy == "chain" else max_states
-
-
 def chain_growth(
     bank: Any,
     X: np.ndarray,

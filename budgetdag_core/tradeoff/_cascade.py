@@ -262,9 +262,13 @@ class ConfidenceCascade:
             [_top_proba(self.bank.predict_proba(Xv, k)) for k in self.states]
         )
 
-    def oof_confidences(self) -> np.ndarray:
-        """(n_train, n_prefixes) top-class out-of-fold probability of each prefix."""
-        return _top_proba(np.asarray(self.bank.oof_proba_)[:, self.states])
+    def oof_confidences(self, proba: np.ndarray | None = None) -> np.ndarray:
+        """(n_train, n_prefixes) top-class out-of-fold probability of each
+        prefix: of ``proba`` (n_train, n_states, n_classes; an out-of-fold
+        view's) if given, else of the bank's ``oof_proba_``."""
+        if proba is None:
+            proba = self.bank.oof_proba_
+        return _top_proba(np.asarray(proba)[:, self.states])
 
     def curve(self, sp: StatePredictions, confidence: np.ndarray) -> pd.DataFrame:
         """One frame row per threshold on a split.
@@ -414,7 +418,9 @@ def cascade_from_view(
         thresholds=np.empty(0),
         loss_matrix=loss_matrix,
     )
-    conf = cascade.oof_confidences()
+    # The view's out-of-fold probabilities: a many-sensor bank keeps none
+    # of its own (the view asked its states for them).
+    conf = cascade.oof_confidences(train.proba)
     kept: list[float] = []
     previous = None
     for tau in threshold_grid(conf, n_thresholds):

@@ -30,11 +30,11 @@ from budgetdag_core.strategies._choice import (
     chain_order,
     choose_strategy,
     keep_within_one_se,
-    most_states,
     strategy_key,
     tail_length,
     validation_folds,
 )
+from budgetdag_core.strategies._kinds import most_states
 from budgetdag_core.strategies._routed import (
     ROUTE_MIN_SE,
     ROUTE_TAIL_MIN_ROWS,
@@ -723,3 +723,49 @@ def test_the_class_split_tree_needs_only_a_held_out_gain():
     for by_class in (True, False):
         assert not tree_stands_clear(0.0, 0.008, 0.2, by_class=by_class)
         assert not tree_stands_clear(-0.01, 0.0, 0.2, by_class=by_class)
+
+
+def test_every_registered_strategy_grows_a_dag_graph_reduce_reduces():
+    """The strategies are objects of one protocol, registered in one place:
+    each grows, from the same inputs, a DAG within its most states whose
+    flow rows Graph-Reduce reduces (the one walk of every DAG)."""
+    import copy
+
+    from budgetdag_core import graph_reduce
+    from budgetdag_core.reductions import FilterTree
+    from budgetdag_core.strategies import (
+        REGISTRY,
+        GrowthInputs,
+        GrowthSettings,
+        SparseGrowth,
+        grow_strategy,
+    )
+
+    assert tuple(REGISTRY) == STRATEGIES
+    model = fit(300, dag="chain")
+    X, y = make_data(300, 0)
+    Xv = X.to_numpy(dtype=float)
+    bank = model.bank_
+    given = GrowthInputs(
+        bank, Xv, y, SPEC.names, SPEC.column_indices(), SPEC.cost_vector,
+        GrowthSettings(max_states=60), random_state=0,
+    )  # fmt: skip
+    for name in SIMPLEST_FIRST:  # the routed DAG after the chain, as a fit
+        growth = grow_strategy(name, given)
+        assert isinstance(growth, SparseGrowth), name
+        assert given.grown[name] is growth
+        # (the grown DAG's last expansion may add its children past the cap)
+        most = REGISTRY[name].most_states(SPEC.n_sensors, 60) + SPEC.n_sensors
+        assert growth.dag.n_states <= most
+        assert len(growth.flow[0]) == len(Xv)  # every row starts at the root
+        growth.bank = copy.copy(bank).bind(growth, Xv, y)  # as a fit binds it
+        result = graph_reduce(
+            lambda k, rows, proba: Xv[np.ix_(rows, growth.dag.sensors_in(k))],
+            lambda rows, proba: 1.0 - proba.max(axis=1),
+            SPEC.cost_vector,
+            growth,
+            FilterTree(degree=1),
+            cost_scale=0.02,
+        )
+        assert len(result.policies) == growth.dag.n_states
+        assert np.isfinite(result.root_cost_to_go()).all()

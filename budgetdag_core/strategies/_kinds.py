@@ -1,0 +1,159 @@
+"""The many-sensor strategies as objects: one protocol, one registry.
+
+A strategy grows a DAG of one-sensor additions on a fit's any-subset bank
+(:meth:`Strategy.grow`, a :class:`~budgetdag_core.strategies.SparseGrowth`)
+and says how many states it can hold (:meth:`Strategy.most_states`). The
+estimator asks :data:`REGISTRY` by name; adding a strategy is a class here
+(and its name in ``STRATEGIES``) and a test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ._choice import (
+    MAX_ROUTES,
+    POSTERIOR_DEPTH,
+    STRATEGIES,
+    chain_growth,
+    chain_order,
+    tail_length,
+)
+from ._growth import GrowthSettings, RowLoss, SparseGrowth, grow_sparse_dag
+from ._routed import routed_growth
+
+
+@dataclass
+class GrowthInputs:
+    """What every strategy grows its DAG from: the bank's out-of-fold
+    outputs on the training rows, the sensors and their (mean) costs.
+
+    ``grown`` holds the growths of the strategies grown before in the same
+    fit (the routed DAG joins its groups' orders to the chain's);
+    ``required``: the fit builds this strategy only, so it must grow a DAG
+    (a strategy among others may find nothing to grow and give None).
+    """
+
+    bank: Any
+    X: np.ndarray
+    y: np.ndarray
+    sensor_names: Sequence[str]
+    sensor_columns: Sequence[np.ndarray]
+    costs: np.ndarray
+    settings: GrowthSettings = field(default_factory=GrowthSettings)
+    random_state: int | None = 0
+    row_loss: RowLoss | None = None
+    grown: dict[str, SparseGrowth] = field(default_factory=dict)
+    required: bool = False
+
+
+class Strategy:
+    """The protocol: a ``name``, :meth:`grow` and :meth:`most_states`."""
+
+    name: ClassVar[str]
+
+    def grow(self, given: GrowthInputs) -> SparseGrowth | None:
+        """The DAG grown on ``given.bank``, or None where this strategy
+        finds nothing to grow (only when not ``given.required``)."""
+        raise NotImplementedError
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        """The most states its DAG can have with ``n_sensors`` sensors and
+        the growth's ``max_states``."""
+        raise NotImplementedError
+
+
+class Grown(Strategy):
+    """States grown where rows gain most (per-row branching):
+    :func:`~budgetdag_core.strategies.grow_sparse_dag`."""
+
+    name = "grown"
+
+    def grow(self, given: GrowthInputs) -> SparseGrowth:
+        return grow_sparse_dag(
+            given.bank, given.X, given.sensor_names, given.sensor_columns,
+            given.costs, given.settings, random_state=given.random_state,
+            row_loss=given.row_loss,
+        )  # fmt: skip
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        return max_states  # the growth stops there
+
+
+class Chain(Strategy):
+    """The confidence cascade's order as a chain:
+    :func:`~budgetdag_core.strategies.chain_growth`."""
+
+    name = "chain"
+
+    def grow(self, given: GrowthInputs) -> SparseGrowth:
+        return chain_growth(
+            given.bank, given.X, given.y, given.sensor_names, given.costs,
+            random_state=given.random_state, row_loss=given.row_loss,
+        )  # fmt: skip
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        return n_sensors + 1  # every sensor in one order
+
+
+class Routed(Strategy):
+    """The chain plus a per-example route:
+    :func:`~budgetdag_core.strategies.routed_growth` (its groups' orders
+    join the chain's where the same fit grew one)."""
+
+    name = "routed"
+
+    def grow(self, given: GrowthInputs) -> SparseGrowth | None:
+        chain = given.grown.get("chain")
+        return routed_growth(
+            given.bank, given.X, given.y, given.sensor_names,
+            given.sensor_columns, given.costs, random_state=given.random_state,
+            row_loss=given.row_loss,
+            common_order=None if chain is None else chain_order(chain.dag),
+            require=given.required,
+        )  # fmt: skip
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        # The chain, the routing sensor and one order of the others per
+        # route; the posterior tree: 2 + 4 + ... splits' states, then each
+        # leaf's order of tail_length(M) sensors.
+        leaves = 1 << POSTERIOR_DEPTH
+        tree = 2 * (leaves - 1) + leaves * tail_length(n_sensors)
+        return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1) + tree
+
+
+#: The strategies by name (the one place they are registered).
+REGISTRY: dict[str, Strategy] = {s.name: s for s in (Grown(), Chain(), Routed())}
+assert tuple(REGISTRY) == STRATEGIES  # noqa: S101  (one list of names)
+
+
+def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
+    """The most states the DAG of ``strategy`` can have with ``n_sensors``
+    sensors and the growth's ``max_states``: the chain holds every sensor in
+    one order (``n_sensors + 1`` states), the routed DAG the chain, the
+    routing sensor and one order of the others per route, the grown DAG
+    stops at ``max_states``.
+
+    Examples
+    --------
+    >>> most_states("chain", 64, 1000), most_states("grown", 64, 1000)
+    (65, 1000)
+    >>> most_states("routed", 64, 1000)
+    1720
+    """
+    if strategy not in REGISTRY:
+        raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
+    return REGISTRY[strategy].most_states(n_sensors, max_states)
+
+
+def grow_strategy(name: str, given: GrowthInputs) -> SparseGrowth | None:
+    """The growth of the strategy ``name`` (see :data:`REGISTRY`); it joins
+    ``given.grown``, where the strategies grown after it find it."""
+    growth = REGISTRY[name].grow(given)
+    if growth is not None:
+        given.grown[name] = growth
+    return growth
