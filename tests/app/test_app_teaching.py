@@ -272,3 +272,18 @@ def test_a_step_shows_the_rows_arriving_and_greys_pending_nodes(toy):
     # The root is reduced last: grey at every step before it.
     fig = at.get("plotly_chart")[0].proto.spec
     assert "not reduced yet" in fig
+
+
+@pytest.mark.parametrize("dag", ["chain", "routed"])
+def test_a_fresh_many_sensor_model_is_replayed_without_refit(app, pima, dag):
+    """A model whose DAG was grown one sensor at a time replays on its own
+    growth: the walk shows at once, with no refit offered."""
+    settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0).params()
+    params = {**settings, "bank_kind": "masked_auto", "dag": dag}
+    run = train(pima, pima.spec, params)
+    at = prefill(app, pima, run).switch_page(page("teaching")).run()
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    assert not any("out-of-fold predictions" in t for t in texts(at, "info"))
+    assert summary(at).startswith("**Reducing node")
+    assert run.replay_bank is None
