@@ -316,8 +316,8 @@ def suggest_label(columns: Sequence[str] | pd.DataFrame) -> str:
     frame = columns
     names = [str(c) for c in frame.columns]
     lowered = {c.lower(): c for c in names}
-    for cand in LABEL_NAMES:
-        if cand in lowered and frame[lowered[cand]].nunique() >= 2:
+    for cand in LABEL_NAMES:  # named so: taken (a single class is refused later)
+        if cand in lowered:
             return lowered[cand]
     usable = [
         c for c in names if frame[c].nunique() >= 2 and id_reason(frame[c]) is None
