@@ -8,6 +8,7 @@ which turns them into problems, and for the label guess of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -71,8 +72,40 @@ def id_reason(series: pd.Series) -> str | None:
                 first = f"{low}, {low + 1}, {low + 2}"
                 return f"numbers the rows ({first}, … in file order)"
             return f"holds each whole number from {low} to {high} once (row numbers)"
-        return "holds a different whole number in every row (an identifier)"
+        # Distinct whole numbers with gaps can be a real measurement (an
+        # income, a count on few rows): an identifier only where they grow
+        # row after row or the column is named like one.
+        if bool(np.all(np.diff(values) > 0)) or id_like_name(series.name):
+            return "holds a different whole number in every row (an identifier)"
+        return None
     return "holds a different text in every row (an identifier)"
+
+
+#: Column names (lower case, without ``_``, ``-``, ``.`` and spaces) that
+#: name an identifier.
+ID_NAMES = frozenset(
+    {"id", "index", "idx", "key", "rowid", "rownames", "rowname", "rownumber",
+     "row", "unnamed0", "uuid", "guid", "recordid", "sampleid", "patientid"}
+)  # fmt: skip
+
+
+def id_like_name(name: object) -> bool:
+    """Whether a column's name says it is an identifier (``id``,
+    ``patient_id``, ``Unnamed: 0``, ...).
+
+    Examples
+    --------
+    >>> id_like_name("Patient_ID"), id_like_name("Unnamed: 0"), id_like_name("acid")
+    (True, True, False)
+    >>> id_like_name("sampleId"), id_like_name("width")
+    (True, False)
+    """
+    text = str(name)
+    if re.sub(r"[\s_.:\-]", "", text.lower()) in ID_NAMES:
+        return True
+    # The last word is "id": "patient_id", "PatientID", "sample id" (not "acid").
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", text)
+    return bool(words) and words[-1].lower() == "id"
 
 
 def _codes(series: pd.Series) -> np.ndarray:
