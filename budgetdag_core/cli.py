@@ -23,7 +23,7 @@ from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
 from .persist import load_policy, save_policy
 from .sensors import SensorSpec
-from .tables import Table, read_table
+from .tables import SUSPECT_KINDS, Table, read_table
 from .validation import MAX_FULL_DAG_SENSORS, MAX_N_SUBSETS
 
 
@@ -39,11 +39,28 @@ def read_data(
     return read_table(path, label=label, features_only=features_only)
 
 
-def _checked(table: Table, spec: SensorSpec, cv: int) -> Table:
+def _checked(table: Table, spec: SensorSpec, args: argparse.Namespace) -> Table:
     """``table``, refused (one line) when its label or the spec's columns
-    have an error that training would fail on: blank or non-numeric cells,
-    one class, classes rarer than the folds."""
-    table.check(cv=cv, columns=[c for c in spec.columns if c in table.frame])
+    have an error that training would fail on (blank or non-numeric cells,
+    one class, classes rarer than the folds), or columns that give the
+    answer away (row numbers, identifiers, copies of the label) unless
+    ``--keep-suspect-columns``; a column that predicts the label alone gets
+    a warning line on stderr, and training goes on."""
+    columns = [c for c in spec.columns if c in table.frame]
+    findings = table.findings(cv=args.cv, columns=columns)
+    errors = [p.message for p in findings if p.severity == "error"]
+    if errors:
+        raise ValueError(f"{table.name}: " + " ".join(errors))
+    keep = args.keep_suspect_columns
+    for problem in findings:
+        if problem.kind in SUSPECT_KINDS and not keep:
+            raise CLIError(
+                f"{table.name}: {problem.message} Take them out of the sensor "
+                "spec, or give --keep-suspect-columns to train on them anyway."
+            )
+        if problem.kind in (*SUSPECT_KINDS, "strong_column"):
+            message = " ".join(problem.message.split())
+            print(f"budgetdag {args.command}: warning: {message}", file=sys.stderr)
     return table
 
 
@@ -130,7 +147,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .estimator import BudgetDAGClassifier
 
     spec = _read_spec(args.sensors)
-    table = _checked(read_data(args.data, label=args.label), spec, args.cv)
+    table = _checked(read_data(args.data, label=args.label), spec, args)
     X, y = _split_xy(table)
     t0 = time.perf_counter()
     if args.budget is not None:
@@ -193,10 +210,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from . import tradeoff
 
     spec = _read_spec(args.sensors)
-    X, y = _split_xy(_checked(read_data(args.data, label=args.label), spec, args.cv))
+    X, y = _split_xy(_checked(read_data(args.data, label=args.label), spec, args))
     X_test = y_test = None
     if args.test:
-        test = _checked(read_data(args.test, label=args.label), spec, args.cv)
+        test = _checked(read_data(args.test, label=args.label), spec, args)
         X_test, y_test = _split_xy(test)
     params = {k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"}
     scales = args.cost_scales
@@ -248,6 +265,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--keep-suspect-columns",
+        action="store_true",
+        help="train on sensor columns that look like row numbers, identifiers "
+        "or copies of the label (refused by default, naming them: they give the "
+        "answer away); a column that predicts the label alone only gets a "
+        "warning either way",
+    )
     p.add_argument(
         "--policy-learner",
         default="filter_tree",

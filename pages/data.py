@@ -15,7 +15,6 @@ from budgetdag_core.tables import (
     Problem,
     class_balance,
     column_summary,
-    diagnose,
     fix_for,
     has_errors,
     suggest_label,
@@ -51,7 +50,17 @@ with st.expander("How it works, in four steps"):
         "their cost."
     )
 widgets.show_notice()
-question = st.container()  # a data change that waits for a yes (below)
+#: Whether the question of a data change that waits for a yes was asked next
+#: to the control that asked it (else it is asked at the end of the page).
+asked: list[bool] = []
+
+
+def ask_here() -> None:
+    """The question of a data change waiting for a yes, if any, here: next
+    to the button or choice that asked it, not at the top of the page."""
+    if not asked:
+        asked.append(True)
+        widgets.pending_replace(cancel=_keep_data)
 
 
 def quick_start() -> None:
@@ -141,6 +150,7 @@ def demo_section() -> None:
             on_click=_use_demo,
             key=state.W_USE_DEMO,
         )
+    ask_here()
 
 
 # ------------------------------------------------------------------ upload
@@ -208,7 +218,8 @@ def problem_box(problem: Problem, label: str) -> None:
     if not problem.fixes:
         return
     columns = list(problem.columns)
-    if problem.kind in ("non_numeric", "missing") and len(columns) > 1:
+    several = ("non_numeric", "missing", "leak", "strong_column")
+    if problem.kind in several and len(columns) > 1:
         columns = st.multiselect(
             "Columns to fix",
             options=list(problem.columns),
@@ -289,10 +300,17 @@ def upload_section() -> None:
     if upload is None:
         st.info(f"Choose a CSV file to start. {_UPLOAD_HELP.capitalize()}")
         return
-    st.caption(f"**{upload.name}**: read as {upload.description}.")
+    kept = (
+        ""
+        if file is not None
+        else " The file box above is empty because the page was reloaded "
+        "(a browser does not hand a file back): the table is kept here, with "
+        "its cleaning steps. Choose a file only to replace it."
+    )
+    st.caption(f"**{upload.name}**: read as {upload.description}.{kept}")
     columns = [str(c) for c in upload.work.columns]
     if ss.get(state.W_LABEL) not in columns:
-        ss[state.W_LABEL] = suggest_label(columns)
+        ss[state.W_LABEL] = suggest_label(upload.work)
     label = widgets.persisted(
         st.selectbox, "Label column (what to predict)", state.W_LABEL, options=columns
     )
@@ -300,13 +318,7 @@ def upload_section() -> None:
 
     # No note on many columns: the Sensors page groups them, the library's
     # default trains any number, and the one-click button says what it trains.
-    problems = diagnose(
-        upload.work,
-        label,
-        cv=int(ss[state.W_CV]),
-        row_names=upload.row_names,
-        max_sensors=None,
-    )
+    problems = upload.findings(label, int(ss[state.W_CV]))
     if problems:
         st.subheader("Checks")
         for problem in problems:
@@ -358,6 +370,7 @@ def upload_section() -> None:
         disabled=blocked,
         help="Fix the errors above first." if blocked else None,
     )
+    ask_here()
 
 
 # ---------------------------------------------------------------- overview
@@ -427,8 +440,6 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         st.dataframe(column_summary(frame), hide_index=True, height=300)
 
 
-with question:
-    widgets.pending_replace(cancel=_keep_data)
 SOURCES = {"demo": "Bundled demo", "upload": "Upload a CSV"}
 widgets.choice(st.radio, "Data source", SOURCES, state.W_SOURCE, horizontal=True)
 # Filled after the sections below, which may read a new upload in this run.
@@ -437,6 +448,7 @@ if ss[state.W_SOURCE] == "demo":
     demo_section()
 else:
     upload_section()
+ask_here()  # when the section shown is not the one that asked
 with banner.container():
     in_use_banner()
 st.divider()

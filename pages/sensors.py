@@ -8,8 +8,7 @@ import streamlit as st
 
 from budgetdag_core import SensorSpec
 from budgetdag_core.validation import MAX_FULL_DAG_SENSORS
-from ui import plan, state, widgets
-from ui.estimate import known_probe
+from ui import state, widgets
 from ui.grouping import GROUP_MODES, Grouping, describe_grouping, propose
 from ui.spec_table import (
     SpecCheck,
@@ -211,7 +210,10 @@ def grouping() -> None:
         items = list(found.groups.items())
         shown = ", ".join(f"{_code(name)} ({len(cols)})" for name, cols in items[:12])
         more = f" and {len(items) - 12} more" if len(items) > 12 else ""
-        st.caption(f"Preview: {found.n_sensors} sensors (columns each): {shown}{more}")
+        sensors = "sensor" if found.n_sensors == 1 else "sensors"
+        st.caption(
+            f"Preview: {found.n_sensors} {sensors} (columns each): {shown}{more}"
+        )
         if len(found.leftover) == len(features):
             st.caption(
                 ":material/info: No two columns share a group under this rule: "
@@ -344,11 +346,13 @@ def messages() -> None:
     subset_controls(check)
     if check.ok:
         spec = check.spec
-        settings = state.train_settings(check)
-        states = plan.states_words(spec, settings, known_probe(dataset, spec, settings))
+        # The Train page's words and estimate, from the same function.
+        states, time = widgets.training_outlook(
+            dataset, spec, state.chosen_settings(check)
+        )
         st.success(
             f"{spec.n_sensors} sensors, {states}, total cost "
-            f"{spec.total_cost:g}. Ready to train.",
+            f"{spec.total_cost:g}. Ready to train: {time}.",
             icon=":material/check_circle:",
         )
         st.page_link(

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
-from ui import footprint, jobs, plan, state, subsets, widgets
+from ui import footprint, plan, state, subsets, widgets
 from ui.estimate import (
-    busy_factor,
-    kernels_compiling,
-    roughly,
     settings_probe,
-    stretched,
-    training_seconds,
 )
 from ui.formatting import pct, percent_column, percent_table
 from ui.reports import comparison_table
@@ -22,7 +15,6 @@ from ui.training import (
     LEARNERS,
     TrainedRun,
     TrainSettings,
-    app_n_jobs,
     budget_targeting_available,
     classifiers_for,
     describe_model,
@@ -51,10 +43,12 @@ strategies = plan.strategies_of(spec, state.train_settings(check))
 if ss[state.W_CLASSIFIER] not in classifiers_for(bool(strategies)):
     # A fit of one-sensor-addition DAGs needs the library's any-subset bank.
     ss[state.W_CLASSIFIER] = state.MANY_SENSOR_CLASSIFIER
-probe = settings_probe(dataset, spec, state.train_settings(check))
+# The same words as the Sensors page's (ui.widgets.training_outlook).
+planned = state.chosen_settings(check)
+probe = settings_probe(dataset, spec, planned)
 st.caption(
     f"**{dataset.name}**: {len(dataset.train):,} training rows · {spec.n_sensors} "
-    f"sensors · {plan.states_words(spec, state.train_settings(check), probe)}"
+    f"sensors · {plan.dag_words(spec, planned, probe)}"
     f" · buying every sensor costs {spec.total_cost:g}"
 )
 
@@ -124,10 +118,7 @@ def model_inputs() -> None:
 
 
 def settings() -> TrainSettings:
-    form = state.train_settings(check)
-    if budget_targeting_available() and ss[state.W_COST_MODE] == "budget":
-        return replace(form, target_budget=float(ss[state.W_BUDGET]))
-    return form
+    return state.chosen_settings(check)
 
 
 def trained(run: TrainedRun) -> str:
@@ -139,21 +130,9 @@ def trained(run: TrainedRun) -> str:
 
 
 def how_long(chosen: TrainSettings) -> str:
-    """The training's estimated time in words, with what it counts."""
-    seconds = training_seconds(dataset, spec, chosen, busy=1.0)
-    busy = busy_factor(app_n_jobs())
-    threads = app_n_jobs()
-    text = f"roughly {roughly(stretched(seconds, busy))}"
-    text += " on one core" if threads == 1 else f" on {threads} cores"
-    if stretched(seconds, busy) >= 1.5 * seconds:
-        text += f", the machine being busy: {roughly(seconds)} when idle"
-    if kernels_compiling():
-        text += "; a first training after an install also compiles the library"
-    wait = jobs.pool().wait_seconds()
-    # While this session's own job runs, the wait is for it: nothing to say.
-    if wait >= 1 and widgets.running_job() is None:
-        text += f"; it starts after the jobs ahead, in about {roughly(wait)}"
-    return text
+    """The training's estimated time in words, with what it counts (the
+    Sensors page says the same: :func:`ui.widgets.how_long`)."""
+    return widgets.how_long(dataset, spec, chosen)
 
 
 def run_training(chosen: TrainSettings) -> None:

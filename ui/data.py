@@ -15,9 +15,11 @@ import pandas as pd
 from budgetdag_core import Dataset, load_demo
 from budgetdag_core.tables import (
     Fix,
+    Problem,
     RowNames,
     apply_fixes,
     combine_train_test,
+    diagnose,
     one_hot_groups,
     split_train_test,
 )
@@ -72,13 +74,19 @@ class Upload:
     fixes: list[Fix] = field(default_factory=list)
     work: pd.DataFrame = field(init=False)
     is_train: pd.Series | None = field(init=False, default=None)
+    #: :meth:`findings` of :attr:`work`, by label and folds (the Data page
+    #: asks on every rerun; the leak checks fit a small tree per column).
+    _findings: dict[tuple[str, int], list[Problem]] = field(
+        init=False, default_factory=dict, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self.rebuild()
 
     def __getstate__(self) -> dict[str, Any]:
         # The cleaned table is the recipe replayed: kept as raw tables + fixes.
-        return {k: v for k, v in vars(self).items() if k not in ("work", "is_train")}
+        left = ("work", "is_train", "_findings")
+        return {k: v for k, v in vars(self).items() if k not in left}
 
     def __setstate__(self, kept: dict[str, Any]) -> None:
         vars(self).update(kept)
@@ -94,6 +102,19 @@ class Upload:
             )
         self.work = apply_fixes(frame, self.fixes, fit_rows=is_train)
         self.is_train = is_train
+        self._findings = {}
+
+    def findings(self, label: str, cv: int) -> list[Problem]:
+        """:func:`~budgetdag_core.tables.diagnose` of :attr:`work` with
+        ``label`` for ``cv`` folds, rows named as :attr:`row_names` says
+        (no note on many columns: the Sensors page groups them, and the
+        library's default trains any number). Kept until the next rebuild."""
+        key = (label, cv)
+        if key not in self._findings:
+            self._findings[key] = diagnose(
+                self.work, label, cv=cv, row_names=self.row_names, max_sensors=None
+            )
+        return self._findings[key]
 
     def add_fix(self, fix: Fix) -> None:
         """Apply one more fix; on failure the recipe is left unchanged."""

@@ -91,6 +91,20 @@ def states_words(
     return f"{t} sensor subsets (Alg. 2), at most {most} DAG states"
 
 
+def dag_words(
+    spec: SensorSpec, settings: Settings, probe: FitProbe | None = None
+) -> str:
+    """:func:`states_words`, saying so when it is the full DAG (a state per
+    combination of sensors, which a grouping of fewer columns into more
+    sensors can make many times longer to train): what the Sensors and
+    Train pages say before training."""
+    words = states_words(spec, settings, probe)
+    full = not _planned_strategies(spec, settings, probe)
+    if full and _asked_subsets(settings)[0] is None:
+        words += " (the full DAG: one per combination of sensors)"
+    return words
+
+
 def _bank_words(settings: Settings, n_states: int, at_most: str) -> str:
     """What the bank fits for a DAG of ``n_states`` states."""
     params = estimator_params(settings)

@@ -210,6 +210,7 @@ def _restore(snapshot: dict[str, Any], name: str) -> None:
         "success",
     )
     if snapshot.get("not_kept"):
+        ss[state.MODEL_NOT_KEPT] = snapshot["not_kept"]  # the sidebar says why
         state.notice(
             f"Not kept for reloads: {snapshot['not_kept']}. No model is current: "
             "train again on the Train page.",

@@ -127,7 +127,7 @@ def check_spec_table(
         n = len(groups)
         notes.append(
             f"{n} sensors make a full DAG of 2^{n} = {2**n} states: training fits "
-            "a classifier for each, which can take many minutes. Grouping "
+            "a classifier for each (its estimated time is below). Grouping "
             "columns into fewer sensors, or sensor subsets (Alg. 2), is faster."
         )
     if groups and all(c == 0 for c in costs.values() if math.isfinite(c)):

@@ -12,6 +12,7 @@ kinds of keys:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -26,8 +27,14 @@ from ui.spec_table import (
     suggested_cost_scale,
 )
 
+from . import plan
 from .data import Upload
-from .training import TrainedRun, TrainSettings
+from .training import (
+    TrainedRun,
+    TrainSettings,
+    budget_targeting_available,
+    classifiers_for,
+)
 
 # ----------------------------------------------------------------- app state
 DATASET = "dataset"  # Dataset: what training uses
@@ -37,6 +44,7 @@ SPEC_BASE = "spec_base"  # DataFrame: the sensor editor's input table
 SPEC_VERSION = "spec_version"  # int: bumped to give the editor a fresh key
 SPEC_JSON_ID = "spec_json_id"  # str: file id of the last spec JSON applied
 RUN = "run"  # TrainedRun: the current model and its test results
+MODEL_NOT_KEPT = "model_not_kept"  # str | None: why a reload brought no model back
 TOKEN = "session_token"  # str: this session's random token (ui.session, URL)
 JOB_SLOT = "job_slot"  # st.empty in the sidebar for the running job (ui.widgets)
 JOB_OUTCOME = "job_outcome"  # (kind, text): how the last job ended (sidebar)
@@ -256,6 +264,7 @@ def set_dataset(
     elif was_many:
         ss[W_DEGREE] = DEFAULTS[W_DEGREE]
         ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
+    ss.pop(MODEL_NOT_KEPT, None)  # other data: the reload's model is moot
     run = ss.get(RUN)
     if run is not None and run.dataset_token != dataset.token:
         ss[RUN] = None
@@ -399,6 +408,26 @@ def get_run() -> TrainedRun | None:
 
 def set_run(run: TrainedRun | None) -> None:
     st.session_state[RUN] = run
+    st.session_state.pop(MODEL_NOT_KEPT, None)  # a model again, or a fresh start
+
+
+def chosen_settings(check: SpecCheck | None = None) -> TrainSettings:
+    """:func:`train_settings` with the Train page's target average cost when
+    it is set by one, and the any-subset bank when the sensors make DAGs of
+    one-sensor additions: what the Train button trains (and both the
+    Sensors and the Train page estimate)."""
+    form = train_settings(check)
+    ss = st.session_state
+    check = spec_check() if check is None else check
+    if check is not None and check.ok:
+        # The Train page's switch: DAGs of one-sensor additions need the
+        # library's any-subset bank.
+        sparse = bool(plan.strategies_of(check.spec, form))
+        if form.classifier not in classifiers_for(sparse):
+            form = replace(form, classifier=MANY_SENSOR_CLASSIFIER)
+    if budget_targeting_available() and ss[W_COST_MODE] == "budget":
+        return replace(form, target_budget=float(ss[W_BUDGET]))
+    return form
 
 
 def train_settings(check: SpecCheck | None = None) -> TrainSettings:

@@ -19,12 +19,23 @@ from ui.spec_table import SpecCheck
 
 from . import jobs, plan, session, state, store
 from .data import demo_dataset, load_app_demo
-from .estimate import evaluate_share, known_probe, roughly, training_seconds
+from .estimate import (
+    busy_factor,
+    evaluate_share,
+    kernels_compiling,
+    known_probe,
+    roughly,
+    settings_probe,
+    stretched,
+    training_seconds,
+)
 from .formatting import pct
 from .jobs import Job
 from .training import (
     Settings,
     TrainedRun,
+    TrainSettings,
+    app_n_jobs,
     reusable_bank,
     train,
     uses_subsets,
@@ -280,6 +291,39 @@ def pending_replace(cancel: Callable[[], None] | None = None) -> None:
             on_click=_answer_replace,
             args=(False, cancel),
         )
+
+
+def how_long(dataset: Dataset, spec: SensorSpec, settings: TrainSettings) -> str:
+    """A training's estimated time in words, with what it counts: the
+    Sensors page and the Train page say it with this one function."""
+    seconds = training_seconds(dataset, spec, settings, busy=1.0)
+    threads = app_n_jobs()
+    busy = busy_factor(threads)
+    text = f"roughly {roughly(stretched(seconds, busy))}"
+    text += " on one core" if threads == 1 else f" on {threads} cores"
+    if stretched(seconds, busy) >= 1.5 * seconds:
+        text += f", the machine being busy: {roughly(seconds)} when idle"
+    if kernels_compiling():
+        text += "; a first training after an install also compiles the library"
+    wait = jobs.pool().wait_seconds()
+    # While this session's own job runs, the wait is for it: nothing to say.
+    if wait >= 1 and running_job() is None:
+        text += f"; it starts after the jobs ahead, in about {roughly(wait)}"
+    return text
+
+
+def training_outlook(
+    dataset: Dataset, spec: SensorSpec, settings: TrainSettings
+) -> tuple[str, str]:
+    """The DAG a training with ``settings`` builds and its estimated time,
+    in words (``"2,048 DAG states (the full DAG: ...)"``, ``"roughly 40 s
+    on 2 cores"``): what the Sensors page says before training, from the
+    same probe and estimate as the Train page's."""
+    words = plan.dag_words(spec, settings, settings_probe(dataset, spec, settings))
+    try:
+        return words, how_long(dataset, spec, settings)
+    except ValueError:  # settings the fit refuses: the Train page says why
+        return words, "its time is estimated once the Train page's settings fit"
 
 
 def need_dataset() -> Dataset:
@@ -697,7 +741,15 @@ def sidebar_status() -> None:
             st.caption(f"**Sensors:** {spec.n_sensors} · {words}")
         else:
             st.caption("**Sensors:** table has problems")
-    if run is None:
+    not_kept = st.session_state.get(state.MODEL_NOT_KEPT)
+    if run is None and not_kept:
+        st.caption(
+            "**Model:** not trained yet since the reload: the last model was "
+            "too large to keep for reloads; train again (or download the "
+            "model before a reload, Export page)",
+            help=f"Not kept: {not_kept}.",
+        )
+    elif run is None:
         st.caption("**Model:** not trained yet")
     else:
         try:

@@ -11,6 +11,10 @@ it, so a file means the same everywhere and every refusal has one message.
   non-numeric cells by column and row, a label with one class, rare classes,
   very many columns, ...) as :class:`Problem` records with the fixes that
   apply; :func:`apply_fix` applies one :class:`Fix` (the app's buttons).
+  Row numbers, identifiers and copies of the label are ``"leak"`` warnings
+  (:data:`SUSPECT_KINDS`, which the command line refuses unless told), one
+  column that predicts the label alone a ``"strong_column"`` warning; both
+  offer the ``"leave_out"`` fix.
 """
 
 from ._clean import (
@@ -29,6 +33,7 @@ from ._clean import (
     split_train_test,
 )
 from ._diagnose import (
+    SUSPECT_KINDS,
     Problem,
     RowNames,
     class_balance,
@@ -73,6 +78,7 @@ __all__ = [
     "Fix",
     "Problem",
     "RowNames",
+    "SUSPECT_KINDS",
     "Table",
     "apply_fix",
     "apply_fixes",

@@ -21,6 +21,7 @@ MANY_CATEGORIES = 50
 
 FIXES = {
     "drop_columns": "Drop the columns",
+    "leave_out": "Leave them out of training",
     "one_hot": "One-hot encode (one 0/1 column per category)",
     "to_numeric": "Convert to numbers (non-numbers become missing)",
     "drop_missing_rows": "Drop rows with missing values",
@@ -44,6 +45,8 @@ class Fix:
         cols = f": {listing(self.columns, 5)}" if self.columns else ""
         if self.op == "drop_rare_classes":
             cols = f" (fewer than {self.min_count} rows)"
+        if self.op == "leave_out":
+            what = "Leave out of training"
         return what + cols
 
 
@@ -127,7 +130,7 @@ def apply_fix(
             "not in the table."
         )
     cols = list(fix.columns)
-    if fix.op == "drop_columns":
+    if fix.op in ("drop_columns", "leave_out"):
         return frame.drop(columns=cols)
     if fix.op == "one_hot":
         return one_hot(frame, cols)

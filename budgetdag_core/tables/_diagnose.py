@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import MAX_ABS_VALUE, MAX_FULL_DAG_SENSORS
+from ._leaks import copy_reason, id_reason, strong_columns
 
 MAX_ROWS_NAMED = 5  # rows named per column in a message, then "and N more"
 RowNames = Callable[[list[Any]], list[str]]
@@ -174,8 +175,68 @@ def diagnose(
                 ("drop_columns",),
             )
         )
+    out += leak_problems(frame, label, features)
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(out, key=lambda p: order[p.severity])
+
+
+#: The kinds of :class:`Problem` that name columns giving the answer away
+#: (row numbers, identifiers, copies of the label): the command line refuses
+#: to train on them unless told to keep them.
+SUSPECT_KINDS = ("leak",)
+
+
+def leak_problems(
+    frame: pd.DataFrame, label: str | None, features: Sequence[str]
+) -> list[Problem]:
+    """Row numbers, identifiers and copies of the label among ``features``
+    (one ``"leak"`` warning naming each), and columns that predict the label
+    alone (a ``"strong_column"`` warning: a strong sensor can be real); each
+    with the fix that leaves the columns out."""
+    reasons: dict[str, str] = {}
+    for col in features:
+        why = id_reason(frame[col])
+        if why is None and label is not None:
+            why = copy_reason(frame[col], frame[label])
+            why = None if why is None else why.replace("the label", f"{label!r}", 1)
+        if why is not None:
+            reasons[col] = why
+    out = []
+    if reasons:
+        named = "; ".join(f"{c!r} {why}" for c, why in list(reasons.items())[:8])
+        more = f"; and {len(reasons) - 8} more" if len(reasons) > 8 else ""
+        out.append(
+            Problem(
+                "leak",
+                "warning",
+                f"Column(s) that give the answer away: {named}{more}. A model "
+                "that buys them learns the rows or the label itself, not "
+                "something that holds for new examples: leave them out (keep "
+                "one only if it is a real measurement).",
+                tuple(reasons),
+                ("leave_out",),
+            )
+        )
+    if label is not None:
+        numeric = [c for c in features if c not in reasons and is_numeric(frame[c])]
+        strong = strong_columns(frame, label, numeric)
+        if strong:
+            named = ", ".join(f"{c!r} ({acc:.1%})" for c, acc, _ in strong[:8])
+            more = f" and {len(strong) - 8} more" if len(strong) > 8 else ""
+            out.append(
+                Problem(
+                    "strong_column",
+                    "warning",
+                    f"Column(s) {named}{more} alone predict the label {label!r} "
+                    "in that share of held-out rows, where always answering the "
+                    f"largest class is right in {strong[0][2]:.0%}. A strong "
+                    "sensor can be real; check that it is measured before the "
+                    "label is known, else leave it out.",
+                    tuple(c for c, _, _ in strong),
+                    ("leave_out",),
+                )
+            )
+    return out
 
 
 def file_rows(labels: list[Any]) -> list[str]:

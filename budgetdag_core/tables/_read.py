@@ -27,7 +27,8 @@ from ..datasets import Dataset
 from ..sensors import SensorSpec
 from ..validation import check_params, int_in, real_in
 from ._clean import split_train_test
-from ._diagnose import Problem, diagnose, listing
+from ._diagnose import Problem, diagnose, is_numeric, listing
+from ._leaks import id_reason, year_like
 from ._text import check_not_binary, decode_text, decompress, max_table_bytes, too_large
 
 DELIMITERS = (",", ";", "\t", "|")
@@ -35,7 +36,16 @@ DELIMITERS = (",", ";", "\t", "|")
 EXTRA_NA_VALUES = ("?",)
 """Cells read as missing besides pandas' own (``""``, ``NA``, ...): UCI files
 mark missing values with ``?``."""
-LABEL_NAMES = ("label", "class", "target", "y", "outcome", "diagnosis", "category")
+LABEL_NAMES = (
+    "label",
+    "class",
+    "target",
+    "y",
+    "species",
+    "outcome",
+    "diagnosis",
+    "category",
+)
 """Column names taken for the label when none is given (any case)."""
 
 _SAMPLE_LINES = 50  # lines that decide the separator and the decimal mark
@@ -274,20 +284,54 @@ def check_header(names: Sequence[str], name: str = "The file") -> None:
         )
 
 
-def suggest_label(columns: Sequence[str]) -> str:
-    """A column named like a label (``LABEL_NAMES``, any case), else the
-    last column.
+def suggest_label(columns: Sequence[str] | pd.DataFrame) -> str:
+    """The label column a table most likely has, from its names or its frame.
+
+    From names only: one named like a label (``LABEL_NAMES``, any case),
+    else the last column. From a frame, never a column of row numbers or
+    identifiers, nor one of whole numbers that read as years (unless named
+    like a label): a column named like a label, else one whose name holds
+    such a word (``target_class``), else the last text column, else the
+    last other column with at least two values.
 
     Examples
     --------
     >>> suggest_label(["a", "Class", "b"]), suggest_label(["u", "v"])
     ('Class', 'v')
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"rownames": range(1, 31),
+    ...                       "kind": ["a", "b", "c"] * 10,
+    ...                       "mass": [float(i % 7) for i in range(30)],
+    ...                       "year": [2007, 2008, 2009] * 10})
+    >>> suggest_label(frame)
+    'kind'
     """
-    lowered = {str(c).lower(): str(c) for c in columns}
-    for cand in LABEL_NAMES:
+    if not isinstance(columns, pd.DataFrame):
+        names = [str(c) for c in columns]
+        lowered = {c.lower(): c for c in names}
+        for cand in LABEL_NAMES:
+            if cand in lowered:
+                return lowered[cand]
+        return names[-1]
+    frame = columns
+    names = [str(c) for c in frame.columns]
+    lowered = {c.lower(): c for c in names}
+    for cand in LABEL_NAMES:  # named so: taken (a single class is refused later)
         if cand in lowered:
             return lowered[cand]
-    return str(columns[-1])
+    usable = [
+        c for c in names if frame[c].nunique() >= 2 and id_reason(frame[c]) is None
+    ]
+    words = set(LABEL_NAMES) - {"y"}  # "pos_y" is a coordinate
+    for c in usable:
+        tokens = set(re.split(r"[^a-z0-9]+", c.lower()))
+        if tokens & words and "id" not in tokens:
+            return c
+    text = [c for c in usable if not is_numeric(frame[c])]
+    if text:
+        return text[-1]
+    plain = [c for c in usable if not year_like(frame[c])]
+    return plain[-1] if plain else names[-1]
 
 
 # -------------------------------------------------------------------- reading
@@ -377,7 +421,7 @@ def _choose_label(
             "separators). A table for BudgetDAG needs a label column and at least "
             "one feature column, separated by one of these characters."
         )
-    return (label, False) if label is not None else (suggest_label(columns), True)
+    return (label, False) if label is not None else (suggest_label(frame), True)
 
 
 def read_table(

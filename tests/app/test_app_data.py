@@ -314,3 +314,86 @@ def test_switching_demos_asks_before_dropping_the_model(app, pima, pima_run):
     assert_clean(at)
     assert at.session_state[state.DATASET].name == "toy"
     assert at.session_state[state.RUN] is None
+
+
+# ------------------------------- issue 56: leaks flagged before training
+def leaky_csv(n: int = 60) -> pd.DataFrame:
+    """A row-number column first (as R writes them) and a copy of the label."""
+    frame = small_csv(n)
+    frame.insert(0, "rownames", range(1, n + 1))
+    return frame.assign(answer=frame["label"].map({"sick": 1, "healthy": 0}))
+
+
+def test_row_numbers_and_a_label_copy_are_left_out_in_one_click(app):
+    at = upload(app.run(), leaky_csv().to_csv(index=False).encode())
+    assert at.selectbox(key=state.W_LABEL).value == "label"
+    (leak,) = [w for w in texts(at, "warning") if "give the answer away" in w]
+    assert "'rownames' numbers the rows (1, 2, 3, … in file order)" in leak
+    assert "'answer' is 'label' under other names" in leak
+    assert not any("ready for training" in t for t in texts(at, "success"))
+    at.button(key=f"{state.W_FIX}leak_leave_out").click().run()
+    assert_clean(at)
+    work = at.session_state[state.UPLOAD].work
+    assert list(work.columns) == ["age", "lab_a", "lab_b", "label"]
+    assert not any("give the answer away" in w for w in texts(at, "warning"))
+    assert any("ready for training" in t for t in texts(at, "success"))
+    steps = " ".join(m.value for m in at.markdown)
+    assert "Leave out of training: 'rownames', 'answer'" in steps
+    use_button(at).click().run()
+    assert at.session_state[state.DATASET].features == ["age", "lab_a", "lab_b"]
+
+
+def test_one_flagged_column_can_be_kept(app):
+    at = upload(app.run(), leaky_csv().to_csv(index=False).encode())
+    at.multiselect(key=f"{state.W_FIX_COLUMNS}leak").set_value(["answer"]).run()
+    at.button(key=f"{state.W_FIX}leak_leave_out").click().run()
+    work = at.session_state[state.UPLOAD].work
+    assert "rownames" in work and "answer" not in work
+
+
+def test_the_label_guess_skips_row_numbers_and_years(app):
+    rng = np.random.default_rng(0)
+    n = 60
+    frame = pd.DataFrame(
+        {
+            "rownames": range(1, n + 1),
+            "kind": np.array(["adelie", "gentoo", "chinstrap"])[np.arange(n) % 3],
+            "mass": rng.normal(size=n).round(3),
+            "year": 2007 + np.arange(n) % 3,
+        }
+    )
+    at = upload(app.run(), frame.to_csv(index=False).encode())
+    assert at.selectbox(key=state.W_LABEL).value == "kind"
+
+
+def test_switching_tables_asks_next_to_the_button(app, pima, pima_run):
+    at = prefill(app, pima, pima_run).switch_page(page("data")).run()
+    at = upload(at, small_csv().to_csv(index=False).encode())
+    use_button(at).click().run()
+    assert at.session_state[state.DATASET].name == "pima"  # not yet
+    assert any("drops the model" in t for t in texts(at, "warning"))
+    keys = [b.key for b in at.button]
+    # The question right below the button that asked, not at the page's top.
+    at_button = keys.index(state.W_USE_UPLOAD)
+    assert keys[at_button + 1 : at_button + 3] == [
+        state.W_REPLACE_YES,
+        state.W_REPLACE_NO,
+    ]
+    at.button(key=state.W_REPLACE_YES).click().run()
+    assert_clean(at)
+    assert at.session_state[state.DATASET].name == "data.csv"
+
+
+def test_switching_demos_asks_below_the_demo_choice(app, pima, pima_run):
+    at = prefill(app, pima, pima_run).switch_page(page("data")).run()
+    at.selectbox(key=state.W_DEMO).set_value("toy").run()
+    keys = [b.key for b in at.button]
+    assert keys.index(state.W_REPLACE_YES) > keys.index(state.W_USE_DEMO)
+
+
+def test_an_upload_kept_over_a_reload_explains_the_empty_file_box(app):
+    at = upload(app.run(), small_csv().to_csv(index=False).encode())
+    at.file_uploader(key=state.W_UPLOAD).set_value(None).run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "**data.csv**: read as" in captions
+    assert "The file box above is empty because the page was reloaded" in captions

@@ -83,6 +83,8 @@ def test_a_model_too_big_even_slim_is_not_kept_nor_an_older_one(
     assert back.session_state[state.RUN] is None  # neither model is current
     assert back.session_state[state.DATASET].token == pima.token
     assert "Model:** not trained yet" in sidebar(back)
+    # The sidebar says why, for as long as no model is current.
+    assert "the last model was too large to keep for reloads" in sidebar(back)
     assert "Kept for reloads (24 h)" in sidebar(back)  # what it holds now
     warning = " ".join(texts(back, "warning"))
     assert "Not kept for reloads: the model trained at" in warning

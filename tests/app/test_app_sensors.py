@@ -33,8 +33,10 @@ def test_demo_spec_is_valid(app):
     assert at.data_editor[0].value["sensor"].tolist() == [
         f"band{b}" for b in range(1, 5)
     ]
-    assert "4 sensors, 16 DAG states, total cost 4. Ready to train." in texts(
-        at, "success"
+    (ready,) = texts(at, "success")
+    assert ready.startswith(
+        "4 sensors, 16 DAG states (the full DAG: one per combination of "
+        "sensors), total cost 4. Ready to train: roughly "
     )
 
 
@@ -101,7 +103,8 @@ def test_presets(app):
     # More sensors than a full DAG allows: the library's default trains them.
     assert not at.error
     ready = " ".join(texts(at, "success"))
-    assert "36 sensors, a chain of 37 states, a routed DAG of at most 1020" in ready
+    # The probe knows the rows: landsat has too many for a grown DAG.
+    assert "36 sensors, a chain of 37 states or a routed DAG of at most 1020" in ready
     assert "Alg. 2" not in ready and "n_subsets" not in " ".join(texts(at))
     at.number_input(key=state.W_BLOCKS).set_value(3).run()
     at.number_input(key=state.W_PRESET_COST).set_value(2.0).run()
@@ -359,11 +362,40 @@ def test_custom_groups_one_sensor_at_a_time(app, pima):
         groups
     )
     assert table["cost"].tolist() == [2.0] * 3
-    assert "3 sensors, 8 DAG states, total cost 6. Ready to train." in texts(
-        at, "success"
-    )
+    ready = " ".join(texts(at, "success"))
+    assert "3 sensors, 8 DAG states (the full DAG" in ready
+    assert "total cost 6. Ready to train: roughly" in ready
     # Nothing chosen: said in words, the table stays.
     at.text_input(key=state.W_NEW_SENSOR).set_value("empty")
     at.button(key=state.W_NEW_SENSOR_MAKE).click().run()
     assert any("at least one column" in t for t in texts(at, "error"))
     assert len(at.data_editor[0].value) == 3
+
+
+def test_a_one_sensor_preview_says_sensor(app, digits):
+    at = sensors(app, digits)
+    at.radio(key=state.W_GROUP_MODE).set_value("grid").run()
+    at.number_input(key=state.W_GRID_BLOCKS).set_value(1).run()
+    preview = " ".join(c.value for c in at.caption)
+    assert "Preview: 1 sensor (columns each)" in preview
+    assert "1 sensors" not in preview
+
+
+def test_the_sensors_and_train_pages_say_the_same_dag_and_time(app, monkeypatch):
+    """Issue 56: a grouping that makes a full DAG of 2^11 states was 'many
+    minutes' on Sensors and 'about 1 s' on Train. One function says both."""
+    import ui.widgets
+
+    monkeypatch.setattr(ui.widgets, "busy_factor", lambda threads=1: 1.0)
+    at = sensors(app)
+    (ready,) = texts(at, "success")
+    dag = "16 DAG states (the full DAG: one per combination of sensors)"
+    assert dag in ready
+    time = ready.split("Ready to train: ")[1].rstrip(".")
+    assert time.startswith("roughly ")
+    at.switch_page(page("train")).run()
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    assert any(dag in c for c in captions)
+    assert any(f"({time})" in c for c in captions), (time, captions)
+    assert not any("many minutes" in t for t in texts(at))

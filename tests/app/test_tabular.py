@@ -362,7 +362,7 @@ def test_fix_for_builds_the_matching_fix():
 
 
 def test_cleaning_resolves_diagnosed_problems():
-    frame = _clean().assign(color=["r", "g"] * 20)
+    frame = _clean().assign(color=["r", "r", "g", "g"] * 10)
     frame.loc[[3, 4], "a"] = np.nan
     label = "label"
     fixes = [

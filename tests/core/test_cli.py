@@ -4,6 +4,7 @@ import io
 import json
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -438,4 +439,71 @@ def test_check_reports_how_a_file_reads(files, capsys):
     kinds = {f["kind"]: f["severity"] for f in report["findings"]}
     assert kinds["missing"] == "error" and kinds["rare_classes"] == "error"
     assert main(["check", str(files / "train.csv"), "--label", "target"]) == 0
-    assert json.loads(capsys.readouterr().out)["findings"] == []
+    # The synthetic's expensive sensor is nearly perfect: a warning only.
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["kind"], f["severity"]) for f in findings] == [
+        ("strong_column", "warning")
+    ]
+
+
+# ------------------------------- issue 56: columns that give the answer away
+def _suspect_files(files, **extra: object):
+    """train.csv with ``extra`` columns, and a spec with one sensor each."""
+    data = pd.read_csv(files / "train.csv").assign(**extra)
+    data.to_csv(files / "suspect.csv", index=False)
+    groups = {**SYNTH_SPEC.groups, **{c: [c] for c in extra}}
+    costs = {**SYNTH_SPEC.costs, **dict.fromkeys(extra, 1.0)}
+    SensorSpec(groups, costs).to_json(files / "suspect.json")
+    return _train_args(
+        files,
+        data=str(files / "suspect.csv"),
+        **{"--sensors": str(files / "suspect.json"), "--cv": "2"},
+    )
+
+
+def test_train_refuses_row_numbers_and_label_copies_naming_them(files, capsys):
+    data = pd.read_csv(files / "train.csv")
+    argv = _suspect_files(
+        files,
+        rownames=range(1, len(data) + 1),
+        answer=data["target"].map({0: 10, 1: 30, 2: 20}),
+    )
+    line = _one_line_error(capsys, argv)
+    assert "'rownames' numbers the rows (1, 2, 3, … in file order)" in line
+    assert "'answer' is 'target' under other names" in line
+    assert "--keep-suspect-columns" in line
+    assert not (files / "m.pkl").exists()
+
+
+def test_keep_suspect_columns_trains_with_a_warning_line(files, capsys):
+    data = pd.read_csv(files / "train.csv")
+    argv = _suspect_files(files, copy=data["target"])
+    assert main([*argv, "--keep-suspect-columns"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: Column(s) that give the answer away: 'copy' equals" in err
+    assert (files / "m.pkl").exists()
+
+
+def test_a_column_that_predicts_alone_is_a_warning_and_training_goes_on(files, capsys):
+    data = pd.read_csv(files / "train.csv")
+    noise = np.random.default_rng(0).normal(scale=0.1, size=len(data))
+    argv = _suspect_files(files, assay=data["target"] * 5.0 + noise)
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if "warning:" in line]
+    assert len(warnings) == 1
+    assert "'assay' (100.0%)" in warnings[0]
+    assert "alone predict the label 'target'" in warnings[0]
+    assert json.loads(captured.out)["model"] == str(files / "m.pkl")
+
+
+def test_check_lists_leaks_as_warnings(files, capsys):
+    data = pd.read_csv(files / "train.csv")
+    data.insert(0, "id", [f"P{i:04d}" for i in range(len(data))])
+    data.to_csv(files / "ids.csv", index=False)
+    assert main(["check", str(files / "ids.csv"), "--label", "target"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    kinds = {f["kind"]: f["severity"] for f in findings}
+    assert kinds["leak"] == "warning" and kinds["non_numeric"] == "error"
+    leak = next(f for f in findings if f["kind"] == "leak")
+    assert "'id' holds a different text in every row" in leak["message"]
