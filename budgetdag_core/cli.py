@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -85,14 +86,40 @@ def _check_paths(args: argparse.Namespace) -> None:
         "test": "test file",
         "sensors": "sensor spec file",
     }
+    given = []
     for attr, what in inputs.items():
         path = getattr(args, attr, None)
         if path is not None:
             if attr == "model" and not Path(path).exists():
                 raise CLIError(f"Model file not found: {path}")
             check_regular_file(path, what)
+            given.append((path, what))
     if getattr(args, "out", None) is not None:
         check_output_file(args.out, "output file (--out)")
+        _check_not_an_input(args.out, given)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: the same resolved path
+    (symbolic links followed), or the same inode (a hard link)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # ``a`` does not exist yet: a new file, no input
+        return False
+
+
+def _check_not_an_input(out: str, inputs: list[tuple[str, str]]) -> None:
+    """Refuse an output path that names one of the command's inputs: writing
+    it would replace the input (a model over its training data, traces over
+    the model) after the work, without a word."""
+    for path, what in inputs:
+        if _same_file(out, path):
+            raise CLIError(
+                f"The output file (--out) {out!r} is the {what} {path!r}: "
+                "writing it would destroy an input. Give another path."
+            )
 
 
 def _write(path: str, write: Callable[[str], object]) -> None:
