@@ -1,17 +1,26 @@
-"""Bounded reading of what users hand over: files, text and JSON.
+"""Bounded reading of what users hand over (files, text and JSON), and
+whole-or-nothing writing of what the library, the CLI and the app write.
 
 Everything here does work proportional to a cap fixed before reading: a file is
 read only if it is a regular file (a FIFO would block, ``/dev/zero`` never
 ends), and at most its cap; JSON nesting is measured by a scan of the text
 before :mod:`json` parses it (its recursive parser would otherwise raise
 ``RecursionError`` deep inside, or the consumers of the parsed tree would).
+
+Every file is written by :func:`atomic_write`: into a temporary file of the
+same folder, flushed to disk, then renamed over the target, so that a write
+cut short (a full disk, an error, ``kill -9``) leaves the older file whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import secrets
 import stat
+from collections.abc import Iterator
+from typing import IO, Any
 
 import numpy as np
 
@@ -147,3 +156,82 @@ def json_depth(text: str | bytes) -> int:
     steps = _BRACKET_STEP[np.frombuffer(skeleton, dtype=np.uint8)]
     steps = steps[steps != 0].astype(np.int64)  # the brackets only: few
     return int(np.cumsum(steps).max(initial=0))
+
+
+@contextlib.contextmanager
+def atomic_write(
+    path: str | os.PathLike, mode: str = "wb", *, encoding: str | None = None
+) -> Iterator[IO[Any]]:
+    """Open ``path`` for writing, whole or not at all.
+
+    The file object writes a temporary file in the folder of ``path``; when
+    the ``with`` block ends without an error, it is flushed, synced to disk
+    and renamed over ``path`` (:func:`os.replace`: readers see the older file
+    or the new one, never part of one). On an error the temporary file is
+    removed and ``path`` is untouched. A symbolic link is written through
+    (the file it names is replaced); an existing file keeps its permissions.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    mode : {"wb", "w"}
+        Binary or text (text: ``encoding``, default UTF-8; line ends as
+        written, ``newline=""``).
+    encoding : str, optional
+        The text mode's encoding.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from budgetdag_core.persist import atomic_write
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "notes.txt"
+    ...     with atomic_write(path, "w") as fh:
+    ...         _ = fh.write("kept whole")
+    ...     try:
+    ...         with atomic_write(path, "w") as fh:
+    ...             _ = fh.write("cut short")
+    ...             raise RuntimeError("the disk is full")
+    ...     except RuntimeError:
+    ...         pass
+    ...     print(path.read_text(), sorted(p.name for p in Path(folder).iterdir()))
+    kept whole ['notes.txt']
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes with mode 'w' or 'wb', not {mode!r}.")
+    target = os.path.realpath(path)  # through a link, as open(path, "w") would
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+    # O_EXCL: never an existing file (nor a link planted under that name);
+    # 0o666 less the umask, the permissions open() would give a new file.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        text = {"encoding": encoding or "utf-8", "newline": ""} if mode == "w" else {}
+        with os.fdopen(fd, mode, **text) as fh:
+            fd = -1  # the file object owns it now
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: str) -> None:
+    """Make a rename in ``folder`` durable (best effort: not every system
+    can open a folder)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

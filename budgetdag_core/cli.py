@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._bounded_io import check_output_file, check_regular_file
+from ._bounded_io import atomic_write, check_output_file, check_regular_file
 from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
@@ -122,10 +122,12 @@ def _check_not_an_input(out: str, inputs: list[tuple[str, str]]) -> None:
             )
 
 
-def _write(path: str, write: Callable[[str], object]) -> None:
-    """``write(path)``, with a failure (a full disk, ...) in one line."""
+def _write_csv(path: str, frame: pd.DataFrame) -> None:
+    """``frame`` as CSV at ``path``, whole or not at all (a write cut short
+    keeps the older file), with a failure (a full disk, ...) in one line."""
     try:
-        write(path)
+        with atomic_write(path, "w") as fh:
+            frame.to_csv(fh, index=False)
     except OSError as exc:
         raise CLIError(f"Could not write {path!r}: {exc.strerror or exc}.") from None
 
@@ -194,7 +196,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         model.fit(X, y, progress=_progress)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     model.label_name_ = args.label
-    _write(args.out, lambda path: save_policy(model, path))
+    try:
+        save_policy(model, args.out)  # whole or not at all
+    except OSError as exc:
+        raise CLIError(
+            f"Could not write {args.out!r}: {exc.strerror or exc}."
+        ) from None
     report = model.evaluate(X[spec.columns], y)
     if report["avg_sensors"] == 0:
         print(
@@ -226,7 +233,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     traces = model.trace(read_data(args.data, features_only=True).frame)
     traces["acquired"] = traces["acquired"].map(lambda a: "|".join(a))
     if args.out:
-        _write(args.out, lambda path: traces.to_csv(path, index=False))
+        _write_csv(args.out, traces)
         print(f"wrote {len(traces)} traces to {args.out}", file=sys.stderr)
     else:
         traces.to_csv(sys.stdout, index=False)
@@ -256,7 +263,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         **params,
     )
     frame = getattr(result, "frame", result)
-    _write(args.out, lambda path: frame.to_csv(path, index=False))
+    _write_csv(args.out, frame)
     print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
     # How the DAG compares with the fixed-subset hull and the confidence
     # cascade, in words (the rows are in the CSV: methods hull and cascade).

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._bounded_io import decode_utf8, json_depth, read_regular_file
+from ._bounded_io import atomic_write, decode_utf8, json_depth, read_regular_file
 
 #: Largest sensor spec accepted as JSON, in characters (text) or bytes (a file):
 #: a spec of thousands of sensors and columns takes a few hundred KB.
@@ -344,7 +344,8 @@ class SensorSpec:
         """Serialise to JSON; also write to ``path`` when given."""
         text = json.dumps(self.to_dict(), indent=2)
         if path is not None:
-            Path(path).write_text(text)
+            with atomic_write(path, "w") as fh:
+                fh.write(text)
         return text
 
     @classmethod

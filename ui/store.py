@@ -33,7 +33,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from budgetdag_core.persist import TRAINING_ONLY_ATTRS
+from budgetdag_core.persist import TRAINING_ONLY_ATTRS, atomic_write
 
 TOKEN_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
 TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{32}")
@@ -192,14 +192,9 @@ _OUTDATED: dict[str, str] = {}
 
 
 def _write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)  # readers never see half a file
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # Readers never see half a file; a write cut short keeps the older one.
+    with atomic_write(path) as fh:
+        fh.write(data)
 
 
 def load(token: str) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import sklearn
 
-from .._bounded_io import read_regular_file
+from .._bounded_io import atomic_write, read_regular_file
 from .._version import __version__
 from ..validation import check_params, int_in
 from ._compat import current_module, upgrade_model
@@ -125,7 +125,9 @@ def save_policy(model: Any, path: str | Path, *, slim: bool = True) -> Path:
     True
     """
     path = Path(path)
-    path.write_bytes(dumps_policy(model, slim=slim))
+    data = dumps_policy(model, slim=slim)
+    with atomic_write(path) as fh:  # a write cut short keeps the older file
+        fh.write(data)
     return path
 
 
@@ -440,7 +442,9 @@ def save_policy_skops(model: Any, path: str | Path, *, slim: bool = True) -> Pat
     True
     """
     path = Path(path)
-    path.write_bytes(dumps_policy_skops(model, slim=slim))
+    data = dumps_policy_skops(model, slim=slim)
+    with atomic_write(path) as fh:
+        fh.write(data)
     return path
 
 

@@ -76,3 +76,24 @@ def test_a_foreign_or_damaged_file_is_not_used():
     token = store.new_token()
     (store.store_dir() / f"{token}.pkl").write_bytes(b"not a pickle")
     assert store.load(token) is None
+
+
+def test_a_snapshot_write_killed_midway_keeps_the_older_one(tmp_path):
+    """kill -9 while a snapshot is written: the older one loads as it was."""
+    from tests.kill_during_write import kill_during_write
+
+    token = store.new_token()
+    assert store.save(token, {"dataset": "older", "run": list(range(100))}) is None
+    path = store.store_dir() / f"{token}.pkl"
+    before = path.read_bytes()
+    code = (
+        "import os\nfrom ui import store\n"
+        f"store.save({token!r}, {{'dataset': 'newer', 'run': os.urandom(50000)}})\n"
+    )
+    partial = kill_during_write(code, store.store_dir())
+    assert partial and path.read_bytes() == before
+    assert store.load(token) == {
+        "format": store.FORMAT,
+        "dataset": "older",
+        "run": list(range(100)),
+    }

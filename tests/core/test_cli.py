@@ -511,7 +511,7 @@ def test_check_lists_leaks_as_warnings(files, capsys):
     assert json.loads(capsys.readouterr().out)["findings"] == []
 
 
-def _train_args(files, out) -> list[str]:
+def _train_to(files, out) -> list[str]:
     return [
         "train",
         str(files / "train.csv"),
@@ -529,7 +529,7 @@ def _train_args(files, out) -> list[str]:
 @pytest.mark.parametrize("name", ["train.csv", "spec.json"])
 def test_train_refuses_to_write_over_an_input(files, capsys, name):
     before = (files / name).read_bytes()
-    assert main(_train_args(files, files / name)) == 2
+    assert main(_train_to(files, files / name)) == 2
     err = capsys.readouterr().err
     assert "would destroy an input" in err and name in err
     assert (files / name).read_bytes() == before
@@ -541,15 +541,15 @@ def test_an_input_reached_through_a_link_is_refused(files, capsys):
     # Another spelling of the same path, a symbolic link, a hard link.
     for out in [files / "sub" / ".." / "train.csv", files / "alias.csv"]:
         (files / "sub").mkdir(exist_ok=True)
-        assert main(_train_args(files, out)) == 2
+        assert main(_train_to(files, out)) == 2
         assert "would destroy an input" in capsys.readouterr().err
-    assert main(_train_args(files, files / "hard.csv")) == 2
+    assert main(_train_to(files, files / "hard.csv")) == 2
     assert "would destroy an input" in capsys.readouterr().err
 
 
 def test_predict_and_sweep_refuse_to_write_over_an_input(files, capsys):
     model = files / "m.pkl"
-    assert main(_train_args(files, model)) == 0
+    assert main(_train_to(files, model)) == 0
     capsys.readouterr()
     kept = model.read_bytes()
     for out in [model, files / "test.csv"]:
