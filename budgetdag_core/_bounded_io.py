@@ -32,6 +32,32 @@ _BRACKET_STEP[[ord("["), ord("{")]] = 1
 _BRACKET_STEP[[ord("]"), ord("}")]] = -1
 
 
+#: Characters of a user's value quoted in a message at most: a cell, a label
+#: or a name of a million characters is cut, not copied into the error.
+MAX_QUOTED = 60
+
+
+def short_repr(value: object, limit: int = MAX_QUOTED) -> str:
+    """``repr(value)``, cut to ``limit`` characters (user values can be huge).
+
+    The one way a message quotes what a user handed over: a cell, a label, a
+    name or a value of any size gives a line of bounded length.
+    """
+    if isinstance(value, np.generic):  # 3, not np.int64(3)
+        value = value.item()
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = int(value.bit_length() * 0.30103) + 1
+        if digits > limit:  # repr of a huge int is slow, and limited in Python
+            return f"an integer of about {digits} digits"
+    if isinstance(value, str) and len(value) > 4 * limit:
+        value = value[: 4 * limit]  # repr of the cut only: linear in ``limit``
+    try:
+        text = repr(value)
+    except Exception:  # e.g. a Fraction of 10**5000: Python refuses its digits
+        return f"a {type(value).__name__} too long to show"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _check_mode(mode: int, shown: str, what: str) -> None:
     """Refuse anything but a regular file, naming ``what`` and the path."""
     if stat.S_ISDIR(mode):

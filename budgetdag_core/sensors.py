@@ -13,7 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ._bounded_io import atomic_write, decode_utf8, json_depth, read_regular_file
+from ._bounded_io import (
+    atomic_write,
+    decode_utf8,
+    json_depth,
+    read_regular_file,
+    short_repr,
+)
 
 #: Largest sensor spec accepted as JSON, in characters (text) or bytes (a file):
 #: a spec of thousands of sensors and columns takes a few hundred KB.
@@ -47,25 +53,15 @@ def _column_list(sensor: object, columns: object) -> list[str]:
     if not isinstance(columns, Iterable) or isinstance(columns, Mapping | bytes):
         raise ValueError(
             f"The columns of sensor {sensor!r} must be a list of column names; got "
-            f"{type(columns).__name__} {_short(columns)}."
+            f"{type(columns).__name__} {short_repr(columns)}."
         )
     columns = list(columns)
     for c in columns:
         if c is None or isinstance(c, Mapping | list | set | bytes):
             raise ValueError(
-                f"Sensor {sensor!r} lists a column that is not a name: {_short(c)}."
+                f"Sensor {sensor!r} lists a column that is not a name: {short_repr(c)}."
             )
     return [str(c) for c in columns]
-
-
-def _short(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters (user values can be huge)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        digits = int(value.bit_length() * 0.30103) + 1
-        if digits > limit:  # repr of a huge int is slow, and limited in Python
-            return f"an integer of about {digits} digits"
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def checked_cost(
@@ -82,20 +78,20 @@ def checked_cost(
     subject = f"{what} of sensor {sensor!r}" if subject is None else subject
     if isinstance(cost, str | bytes):
         raise ValueError(
-            f"{subject} is the text {_short(cost)}, not a number: "
+            f"{subject} is the text {short_repr(cost)}, not a number: "
             "write it without quotes."
         )
     if isinstance(cost, bool | np.bool_) or not isinstance(cost, Real | Decimal):
-        raise ValueError(f"{subject} is not a number: {_short(cost)}.")
+        raise ValueError(f"{subject} is not a number: {short_repr(cost)}.")
     try:
         value = float(cost)
     except OverflowError:
         raise ValueError(
             f"{subject} is too large for a float64 "
-            f"({_short(cost)}): rescale the costs (e.g. other units)."
+            f"({short_repr(cost)}): rescale the costs (e.g. other units)."
         ) from None
     if not math.isfinite(value):
-        raise ValueError(f"{subject} is not finite: {_short(cost)}.")
+        raise ValueError(f"{subject} is not finite: {short_repr(cost)}.")
     if value < 0:
         raise ValueError(f"{subject} is negative: {value}.")
     return value
@@ -327,7 +323,8 @@ class SensorSpec:
             name = item["name"]
             if isinstance(name, bool) or not isinstance(name, str | int):
                 raise ValueError(
-                    f"The name of sensor entry {i} must be text; got {_short(name)}."
+                    f"The name of sensor entry {i} must be text; got "
+                    f"{short_repr(name)}."
                 )
             name = str(name)
             if name in entry:
@@ -407,10 +404,10 @@ def _kind(value: object) -> str:
     names = {list: "an array", dict: "an object", str: "text", bool: "true/false"}
     for kind, name in names.items():
         if isinstance(value, kind):
-            return f"{name} {_short(value)}"
+            return f"{name} {short_repr(value)}"
     if value is None:
         return "null"
-    return f"{type(value).__name__} {_short(value)}"
+    return f"{type(value).__name__} {short_repr(value)}"
 
 
 def _too_large(size: int, unit: str) -> None:
@@ -440,7 +437,7 @@ def _parse_spec_json(text: str) -> dict:
             )
         raise ValueError(
             f"The sensor spec does not start with '{{' (it starts with "
-            f"{_short(body[:20])}): expected a JSON object. SensorSpec.from_json "
+            f"{short_repr(body[:20])}): expected a JSON object. SensorSpec.from_json "
             "reads JSON text; to read a file use SensorSpec.from_file(path)."
         )
     depth = json_depth(body)

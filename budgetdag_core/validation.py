@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
+from ._bounded_io import short_repr
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
@@ -323,6 +324,62 @@ def check_labels(
             f"(smallest: {counts.min()}): lower cv or merge rare classes."
         )
     return y
+
+
+def align_rows(X: Any, value: Any, what: str) -> Any:
+    """``value`` (one entry per row of ``X``: targets, ``sample_costs``, ...)
+    in the order of X's rows.
+
+    When ``X`` and ``value`` are both pandas objects, rows go by label:
+    ``value`` is reordered to X's index, and refused when the labels differ
+    (a row of one missing from the other, a label used twice), since taking
+    them by position would pair rows with other rows' values without a word.
+    A plain array (or list) is taken by position.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` and the first labels that differ.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"a": [1.0, 2.0, 3.0]}, index=["r1", "r2", "r3"])
+    >>> align_rows(X, pd.Series([30, 10, 20], index=["r3", "r1", "r2"]), "y").tolist()
+    [10, 20, 30]
+    >>> align_rows(X, pd.Series([1, 2, 3], index=["r1", "r2", "r9"]), "y")
+    Traceback (most recent call last):
+    ...
+    ValueError: y and X have different row labels: row 'r3' of X is not in y; row \
+'r9' of y is not in X. Give y the index of X (or a plain array, taken by position).
+    """
+    if not isinstance(X, pd.DataFrame | pd.Series) or not isinstance(
+        value, pd.DataFrame | pd.Series
+    ):
+        return value
+    mine, theirs = X.index, value.index
+    if theirs.equals(mine):
+        return value
+    for index, whose in ((mine, "X"), (theirs, what)):
+        if index.has_duplicates:
+            label = index[index.duplicated()][0]
+            raise ValueError(
+                f"{what} and X have different row labels, and {whose} uses the "
+                f"label {short_repr(label)} for several rows: give {what} the "
+                "index of X (or a plain array, taken by position)."
+            )
+    missing = mine[~mine.isin(theirs)]
+    extra = theirs[~theirs.isin(mine)]
+    if len(missing) or len(extra):
+        said = []
+        if len(missing):
+            said.append(f"row {short_repr(missing[0])} of X is not in {what}")
+        if len(extra):
+            said.append(f"row {short_repr(extra[0])} of {what} is not in X")
+        raise ValueError(
+            f"{what} and X have different row labels: {'; '.join(said)}. Give "
+            f"{what} the index of X (or a plain array, taken by position)."
+        )
+    return value.loc[mine]  # the same labels in another order: X's order
 
 
 def check_sample_costs(

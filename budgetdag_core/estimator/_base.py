@@ -47,6 +47,7 @@ from ..validation import (
     MAX_CV,
     MAX_FULL_DAG_SENSORS,
     MAX_N_SUBSETS,
+    align_rows,
     as_spec,
     check_features,
     check_sample_costs,
@@ -471,7 +472,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
-        y_fit, attrs = self._prepare_target(y, len(Xv))
+        y_fit, attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         return spec, Xv, y_fit, attrs.get("classes_")
 
     def fit_bank(
@@ -623,7 +624,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
-        y_fit, target_attrs = self._prepare_target(y, len(Xv))
+        y_fit, target_attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
         if not np.isfinite(self.cost_scale * top):
@@ -1156,7 +1158,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         (2.8, 1.45)
         """
         tr = self.trace(X, sample_costs=sample_costs)
-        y = self._check_eval_target(y, len(tr))
+        y = self._check_eval_target(align_rows(X, y, "y"), len(tr))
         pred = tr["prediction"].to_numpy()
         out: dict[str, float] = {
             **self._metrics(pred, y),
@@ -1212,7 +1214,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         [{'sensors': (), 'avg_cost': 0.0}, {'sensors': ('precise',), 'avg_cost': 4.0}]
         """
         Xv = self._features(X)
-        y = self._check_eval_target(y, len(Xv))
+        y = self._check_eval_target(align_rows(X, y, "y"), len(Xv))
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         dag = self.sensor_dag_
         rows = []
         for k in self.state_indices(states):
@@ -1325,7 +1328,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         routing = self._route(Xv)
         g = self._flow_graph(routing)
         if y is not None:
-            y = self._check_eval_target(y, len(Xv))
+            y = self._check_eval_target(align_rows(X, y, "y"), len(Xv))
             pred = self.predict_at(Xv, routing.stop_state)
             K = self.sensor_dag_.n_states
             for name, values in self._flow_annotations(pred, y).items():

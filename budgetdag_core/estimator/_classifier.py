@@ -38,7 +38,12 @@ from ..decisions import (
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import MAX_SPARSE_STATES
-from ..validation import check_features, check_labels, check_sample_costs
+from ..validation import (
+    align_rows,
+    check_features,
+    check_labels,
+    check_sample_costs,
+)
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
     POLICY_FEATURES,
@@ -573,7 +578,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
                 "the training data (the out-of-fold losses exist for those rows "
                 "only)."
             )
-        labels = check_labels(y, len(Xv), None)
+        labels = check_labels(align_rows(X, y, "y"), len(Xv), None)
         unknown = ~np.isin(labels, self.classes_)
         if unknown.any():
             row = int(np.flatnonzero(unknown)[0])
@@ -582,6 +587,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
                 f"y has label {label!r} (row {row}) that the model was not "
                 "trained on: pass the training labels."
             )
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
         return graph_reduce(
             self.inputs_.training(Xv, bank.oof_proba_),
