@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._bounded_io import short_repr
 from ..graph_reduce import STOP
 from ..sensors import checked_cost
 from ..validation import MAX_ABS_VALUE
@@ -59,7 +60,7 @@ class PolicySession:
                 raise ValueError(
                     "sample_costs of a session must map sensor names to this "
                     f"example's costs; got {type(sample_costs).__name__} "
-                    f"{str(sample_costs)[:40]!r}."
+                    f"{short_repr(sample_costs)}."
                 )
             unknown = set(sample_costs) - set(spec.names)
             if unknown:
@@ -133,11 +134,14 @@ class PolicySession:
         """
         spec = self.model.spec_
         if sensor not in spec.groups:
-            raise ValueError(f"Unknown sensor {sensor!r}; known: {list(spec.names)}.")
+            raise ValueError(
+                f"Unknown sensor {short_repr(sensor)}; known: {list(spec.names)}."
+            )
         if sensor not in self._pending:
             asked = self._pending[0] if self._pending else "none (call next_sensor)"
             raise ValueError(
-                f"Sensor {sensor!r} was not requested; the policy asks for {asked}."
+                f"Sensor {short_repr(sensor)} was not requested; the policy asks "
+                f"for {asked}."
             )
         columns = spec.groups[sensor]
         if not isinstance(values, Mapping):
@@ -184,19 +188,25 @@ class PolicySession:
         (text such as ``"3"`` is refused rather than guessed at)."""
         if isinstance(value, str | bytes):
             raise ValueError(
-                f"values[{column!r}] is the text {str(value)[:40]!r}, not a number."
+                f"values[{short_repr(column)}] is the text {short_repr(value)}, "
+                "not a number."
             )
         try:
             v = float(value)
+        except OverflowError:  # an int or fraction beyond float64
+            raise ValueError(
+                f"values[{short_repr(column)}] is {short_repr(value)}: magnitudes "
+                f">= {MAX_ABS_VALUE:g} are too large (rescale the column)."
+            ) from None
         except (TypeError, ValueError):
             raise ValueError(
-                f"values[{column!r}] is not a number: {str(value)[:40]!r}."
+                f"values[{short_repr(column)}] is not a number: {short_repr(value)}."
             ) from None
         if not np.isfinite(v):
-            raise ValueError(f"values[{column!r}] is not finite: {v}.")
+            raise ValueError(f"values[{short_repr(column)}] is not finite: {v}.")
         if abs(v) >= MAX_ABS_VALUE:
             raise ValueError(
-                f"values[{column!r}] is {v:g}: magnitudes >= "
+                f"values[{short_repr(column)}] is {v:g}: magnitudes >= "
                 f"{MAX_ABS_VALUE:g} are too large (rescale the column)."
             )
         return v

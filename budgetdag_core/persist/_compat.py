@@ -78,8 +78,12 @@ def upgrade_model(model: Any) -> list[str]:
     estimator's current default; a fitted model lacking a fitted attribute
     gets its :data:`LEGACY_FITTED` entry. The parts are the objects of this
     package the model holds: its bank, the bank's template and fitted models
-    (nested in lists), and the node policies' learners.
+    (nested in lists), and the node policies' learners. Anything that is not
+    an object of this package (a damaged file's ``None``, number or text) is
+    left as it is: the integrity check refuses it, naming what it is.
     """
+    if not _is_ours(model):
+        return []
     added = _upgrade_one(model)
     if "policies_" in vars(model):
         for name, value in LEGACY_FITTED.items():
@@ -97,7 +101,7 @@ def _is_ours(value: Any) -> bool:
 
 def _bank_parts(bank: Any) -> list[Any]:
     """``bank`` and the package's objects among its attributes (lists searched)."""
-    if bank is None:
+    if not _is_ours(bank):  # None, or a damaged file's text: nothing to upgrade
         return []
     parts, todo = [bank], list(vars(bank).values())
     seen = {id(bank)}  # a list holding itself (a pickle can) would never end
