@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._bounded_io import atomic_write, check_output_file, check_regular_file
+from ._bounded_io import atomic_write, check_output_file, check_regular_file, short_repr
 from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
@@ -430,7 +430,9 @@ def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
         except ValueError:
             value = None
         if value is None or value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer {span}")
+            raise argparse.ArgumentTypeError(
+                f"{short_repr(text)} is not an integer {span}"
+            )
         return value
 
     return parse
@@ -444,7 +446,7 @@ def _n_jobs(text: str) -> int:
         value = 0
     if value == 0:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a non-zero integer (1: one job, -1: all cores)"
+            f"{short_repr(text)} is not a non-zero integer (1: one job, -1: all cores)"
         )
     return value
 
@@ -459,7 +461,9 @@ def _number(low: float, *, strict: bool = False) -> Callable[[str], float]:
         except ValueError:
             value = math.nan
         if not math.isfinite(value) or value < low or (strict and value == low):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number {bound}")
+            raise argparse.ArgumentTypeError(
+                f"{short_repr(text)} is not a finite number {bound}"
+            )
         return value
 
     return parse

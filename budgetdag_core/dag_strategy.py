@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from ._bounded_io import short_repr
 from .sparse_dag import (
     RowLoss,
     SparseGrowth,
@@ -173,7 +174,9 @@ def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
     1720
     """
     if strategy not in STRATEGIES:
-        raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
+        raise ValueError(
+            f"Unknown strategy {short_repr(strategy)}; choose from {STRATEGIES}."
+        )
     if strategy == "routed":
         # The posterior tree: 2 + 4 + ... splits' states, then each leaf's
         # order of tail_length(M) sensors.

@@ -19,6 +19,7 @@ import joblib
 import numpy as np
 import pandas as pd
 
+from ._bounded_io import short_repr
 from .sensors import SensorSpec
 from .validation import check_params, int_in, real_in
 
@@ -60,7 +61,8 @@ def find_file(name: str) -> Path:
         if (d / name).exists():
             return d / name
     raise FileNotFoundError(
-        f"Dataset file {name!r} not found in {[str(d) for d in data_dirs()]}; set "
+        f"Dataset file {short_repr(name)} not found in "
+        f"{[str(d) for d in data_dirs()]}; set "
         "BUDGETDAG_DATA to the folder that holds it."
     )
 
@@ -155,7 +157,7 @@ class Dataset:
 
     def _part(self, part: str) -> pd.DataFrame:
         if part not in ("train", "test"):
-            raise ValueError(f"part must be 'train' or 'test'; got {part!r}.")
+            raise ValueError(f"part must be 'train' or 'test'; got {short_repr(part)}.")
         return self.train if part == "train" else self.test
 
     @property
@@ -400,7 +402,9 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
             features = [c for c in data.columns if c != "label"]
             spec = SensorSpec.per_column(features, cost=1.0)
     else:
-        raise ValueError(f"Unknown demo {name!r}; choose from {sorted(DEMOS)}.")
+        raise ValueError(
+            f"Unknown demo {short_repr(name)}; choose from {sorted(DEMOS)}."
+        )
     return Demo(
         name,
         train.reset_index(drop=True),
@@ -615,7 +619,9 @@ def cube_nm_dataset(
         context_std=context_std, informative_std=informative_std, noise_std=noise_std
     )
     if grouping not in ("columns", "blocks"):
-        raise ValueError(f"grouping must be 'columns' or 'blocks'; got {grouping!r}.")
+        raise ValueError(
+            f"grouping must be 'columns' or 'blocks'; got {short_repr(grouping)}."
+        )
     context_cols, block_cols = cube_nm_columns(n_contexts)
     k = len(context_cols)
     rng = np.random.default_rng(random_state)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._bounded_io import short_repr
 from .graph_reduce import STOP
 from .validation import check_features, check_index, check_labels
 
@@ -212,7 +213,8 @@ def _state_index(model: Any, state: Any) -> int:
         or not 0 <= state < n_states
     ):
         raise ValueError(
-            f"state must be a state index in 0..{n_states - 1}; got {state!r}."
+            f"state must be a state index in 0..{n_states - 1}; got "
+            f"{short_repr(state)}."
         )
     return int(state)
 

@@ -40,7 +40,8 @@ def _check_text_names(keys: Iterable[object]) -> None:
         name = str(key)
         if name in seen:
             raise ValueError(
-                f"Sensor names {seen[name]!r} and {key!r} are the same once written "
+                f"Sensor names {short_repr(seen[name])} and {short_repr(key)} are the "
+                "same once written "
                 "as text: rename one."
             )
         seen[name] = key
@@ -52,14 +53,16 @@ def _column_list(sensor: object, columns: object) -> list[str]:
         return [columns]
     if not isinstance(columns, Iterable) or isinstance(columns, Mapping | bytes):
         raise ValueError(
-            f"The columns of sensor {sensor!r} must be a list of column names; got "
+            f"The columns of sensor {short_repr(sensor)} must be a list of column "
+            "names; got "
             f"{type(columns).__name__} {short_repr(columns)}."
         )
     columns = list(columns)
     for c in columns:
         if c is None or isinstance(c, Mapping | list | set | bytes):
             raise ValueError(
-                f"Sensor {sensor!r} lists a column that is not a name: {short_repr(c)}."
+                f"Sensor {short_repr(sensor)} lists a column that is not a name: "
+                f"{short_repr(c)}."
             )
     return [str(c) for c in columns]
 
@@ -75,7 +78,7 @@ def checked_cost(
     are refused rather than guessed at, so a cost is a number wherever it is
     read (sessions, traces, saved files).
     """
-    subject = f"{what} of sensor {sensor!r}" if subject is None else subject
+    subject = f"{what} of sensor {short_repr(sensor)}" if subject is None else subject
     if isinstance(cost, str | bytes):
         raise ValueError(
             f"{subject} is the text {short_repr(cost)}, not a number: "
@@ -104,7 +107,8 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     for key, value in pairs:
         if key in out:
             raise ValueError(
-                f"The sensor spec JSON gives the key {key!r} twice in one object: "
+                f"The sensor spec JSON gives the key {short_repr(key)} twice in one "
+                "object: "
                 "names must be unique."
             )
         out[key] = value
@@ -165,15 +169,20 @@ class SensorSpec:
             if not name:
                 raise ValueError("A sensor has an empty name.")
             if not columns:
-                raise ValueError(f"Sensor {name!r} has no columns.")
+                raise ValueError(f"Sensor {short_repr(name)} has no columns.")
             for col in columns:
                 if col in owner and owner[col] != name:
                     raise ValueError(
-                        f"Column {col!r} is in two sensors: {owner[col]!r} and "
-                        f"{name!r}. Each column may belong to one sensor only."
+                        f"Column {short_repr(col)} is in two sensors: "
+                        f"{short_repr(owner[col])} and "
+                        f"{short_repr(name)}. Each column may belong to one sensor "
+                        "only."
                     )
                 if col in owner:
-                    raise ValueError(f"Column {col!r} is listed twice in {name!r}.")
+                    raise ValueError(
+                        f"Column {short_repr(col)} is listed twice in "
+                        f"{short_repr(name)}."
+                    )
                 owner[col] = name
         missing = [n for n in self.groups if n not in self.costs]
         if missing:
@@ -195,7 +204,8 @@ class SensorSpec:
             absent = [c for c in cols if c not in available]
             if absent:
                 raise ValueError(
-                    f"Sensor {name!r} uses column(s) {absent} that are not in the data."
+                    f"Sensor {short_repr(name)} uses column(s) {absent} that are not "
+                    "in the data."
                 )
 
     # ------------------------------------------------------------- properties
@@ -329,7 +339,8 @@ class SensorSpec:
             name = str(name)
             if name in entry:
                 raise ValueError(
-                    f"Sensor name {name!r} is used by entries {entry[name]} and "
+                    f"Sensor name {short_repr(name)} is used by entries {entry[name]} "
+                    "and "
                     f"{i}: sensor names must be unique."
                 )
             entry[name] = i

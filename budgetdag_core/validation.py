@@ -79,12 +79,12 @@ def check_index(caller: str, name: str, value: Any, size: int) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(
             f"The {name!r} parameter of {caller} must be an int in the range "
-            f"[0, {size - 1}]. Got {value!r} instead."
+            f"[0, {size - 1}]. Got {short_repr(value)} instead."
         )
     if not 0 <= value < size:
         raise ValueError(
             f"The {name!r} parameter of {caller} must be an int in the range "
-            f"[0, {size - 1}]. Got {value!r} instead."
+            f"[0, {size - 1}]. Got {short_repr(value)} instead."
         )
     return int(value)
 
@@ -107,7 +107,7 @@ def int_seed(random_state: Any) -> int | None:
         return int(random_state)
     raise ValueError(
         "random_state must be None, an int or a numpy RandomState; got "
-        f"{type(random_state).__name__} {random_state!r}."
+        f"{type(random_state).__name__} {short_repr(random_state)}."
     )
 
 
@@ -219,7 +219,8 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
         rows = int(bad_mask[:, j].sum())
         first = int(np.flatnonzero(bad_mask[:, j])[0])
         raise ValueError(
-            f"Column {spec.columns[j]!r} has {rows} row(s) with NaN or infinite "
+            f"Column {short_repr(spec.columns[j])} has {rows} row(s) with NaN or "
+            "infinite "
             f"values (first at row {first}): drop or impute them."
         )
     huge = np.abs(values) >= MAX_ABS_VALUE
@@ -227,7 +228,8 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
         j = int(np.flatnonzero(huge.any(axis=0))[0])
         first = int(np.flatnonzero(huge[:, j])[0])
         raise ValueError(
-            f"Column {spec.columns[j]!r} has {int(huge[:, j].sum())} value(s) of "
+            f"Column {short_repr(spec.columns[j])} has {int(huge[:, j].sum())} "
+            "value(s) of "
             f"magnitude >= {MAX_ABS_VALUE:g} (first at row {first}: "
             f"{values[first, j]:g}), too large to square in float64: rescale the "
             "column (e.g. other units) or drop those rows."
@@ -243,7 +245,8 @@ def _check_text_names(columns: pd.Index) -> None:
         text = str(name)
         if text in seen:
             raise ValueError(
-                f"Columns {seen[text]!r} and {name!r} have the same name once "
+                f"Columns {short_repr(seen[text])} and {short_repr(name)} have the "
+                "same name once "
                 "written as text (the sensor spec names columns by text): rename "
                 "one."
             )
@@ -262,7 +265,8 @@ def _check_numeric(column: pd.Series, name: str) -> None:
     kind = pd.api.types.infer_dtype(column, skipna=True) if is_object else None
     if getattr(dtype, "kind", None) == "c" or kind == "complex":
         raise ValueError(
-            f"Feature column {name!r} holds complex numbers: the features must be "
+            f"Feature column {short_repr(name)} holds complex numbers: the features "
+            "must be "
             "real (split it into real and imaginary columns, or take the modulus)."
         )
     if kind in _REAL_OBJECTS or kind == "empty":
@@ -270,9 +274,10 @@ def _check_numeric(column: pd.Series, name: str) -> None:
     if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
         return
     bad = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
-    example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+    example = f" (e.g. {short_repr(bad.iloc[0])})" if len(bad) else ""
     raise ValueError(
-        f"Feature column {name!r} is not numeric{example}: encode it (one-hot) or "
+        f"Feature column {short_repr(name)} is not numeric{example}: encode it "
+        "(one-hot) or "
         "drop it from the sensor spec."
     )
 
@@ -303,8 +308,9 @@ def check_labels(
         if is_text.any() and not is_text.all():
             i, j = int(np.argmax(is_text)), int(np.argmin(is_text))
             raise ValueError(
-                f"The labels mix text and numbers (row {i}: {y[i]!r}, row {j}: "
-                f"{y[j]!r}): convert them to one type, e.g. y.astype(str)."
+                f"The labels mix text and numbers (row {i}: {short_repr(y[i])}, row "
+                f"{j}: "
+                f"{short_repr(y[j])}): convert them to one type, e.g. y.astype(str)."
             )
     if cv is not None and type_of_target(y) == "continuous":
         raise ValueError(
@@ -315,7 +321,8 @@ def check_labels(
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < min_classes:
         raise ValueError(
-            f"The label has only one class ({classes[0]!r}): need at least two."
+            f"The label has only one class ({short_repr(classes[0])}): need at least "
+            "two."
         )
     if cv is not None and counts.min() < cv:
         small = [repr(c) for c, k in zip(classes, counts, strict=True) if k < cv]
@@ -404,7 +411,7 @@ def check_sample_costs(
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
         raise ValueError(
-            f"sample_costs of sensor {spec.names[j]!r} at row {i} is "
+            f"sample_costs of sensor {short_repr(spec.names[j])} at row {i} is "
             f"{values[i, j]}: costs must be finite and non-negative."
         )
     with np.errstate(over="ignore"):  # an overflow is the error said below

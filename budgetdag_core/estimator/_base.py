@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._bounded_io import short_repr
 from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
@@ -303,7 +304,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             or n_rows < 0
         ):
             raise ValueError(
-                f"n_rows must be a non-negative integer or None; got {n_rows!r}."
+                "n_rows must be a non-negative integer or None; got "
+                f"{short_repr(n_rows)}."
             )
         if not self.builds_sparse_dag(spec):
             return {}
@@ -698,7 +700,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if kind in ("sparse", "chain", "routed"):
             if self.n_subsets is not None:
                 raise ValueError(
-                    f"dag={kind!r} builds its own states: leave n_subsets=None."
+                    f"dag={short_repr(kind)} builds its own states: leave "
+                    "n_subsets=None."
                 )
             return True
         return (
@@ -879,7 +882,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         wanted = [n for n in strategies if n in banks] + rivals
         if not wanted:
             raise ValueError(
-                f"This bank holds the {sorted(banks)} DAG(s); dag={self.dag!r} "
+                f"This bank holds the {sorted(banks)} DAG(s); "
+                f"dag={short_repr(self.dag)} "
                 f"needs {list(self._strategies())}: refit the bank with it."
             )
         if len(wanted) == 1:

@@ -12,6 +12,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._bounded_io import short_repr
 from .._progress import Progress
 from .._threads import map_in_threads, single_threaded
 from ..bank import (
@@ -510,7 +511,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             return bank.oof_losses(y_fit, lm)
         if not hasattr(bank, "oof_proba_"):
             raise ValueError(
-                f"stop_loss={kind!r} needs the bank's out-of-fold probabilities, "
+                f"stop_loss={short_repr(kind)} needs the bank's out-of-fold "
+                "probabilities, "
                 "which this (slim, saved) bank lacks: refit it."
             )
         proba = bank.oof_proba_
@@ -584,7 +586,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             row = int(np.flatnonzero(unknown)[0])
             label = labels[row].item() if hasattr(labels[row], "item") else labels[row]
             raise ValueError(
-                f"y has label {label!r} (row {row}) that the model was not "
+                f"y has label {short_repr(label)} (row {row}) that the model was not "
                 "trained on: pass the training labels."
             )
         sample_costs = align_rows(X, sample_costs, "sample_costs")

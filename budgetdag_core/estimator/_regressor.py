@@ -18,6 +18,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import column_or_1d
 
+from .._bounded_io import short_repr
 from .._progress import Progress
 from ..bank import (
     REGRESSOR_KINDS,
@@ -51,7 +52,9 @@ def check_targets(y: Any, n_rows: int) -> np.ndarray:
         values = y.astype(float)
     except (TypeError, ValueError):
         i = next(i for i, v in enumerate(y) if not _is_number(v))
-        raise ValueError(f"Target at row {i} is not a number: {y[i]!r}.") from None
+        raise ValueError(
+            f"Target at row {i} is not a number: {short_repr(y[i])}."
+        ) from None
     finite = np.isfinite(values)
     if not finite.all():
         first = int(np.flatnonzero(~finite)[0])
@@ -266,7 +269,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
             raise ValueError(
                 "A sparse DAG needs an any-subset masked regressor bank: leave "
                 "regressor=None (the masked model chosen on validation rows) or "
-                f"use one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got {kind!r}."
+                f"use one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got "
+                f"{short_repr(kind)}."
             )
         return SparseRegressorBank(
             kind,

@@ -147,22 +147,25 @@ class PolicySession:
         if not isinstance(values, Mapping):
             if len(columns) != 1 or np.ndim(values) != 0:
                 raise ValueError(
-                    f"Sensor {sensor!r} has columns {list(columns)}: pass its values "
+                    f"Sensor {short_repr(sensor)} has columns {list(columns)}: pass "
+                    "its values "
                     "as a mapping column -> value."
                 )
             values = {columns[0]: values}
         missing = [c for c in columns if c not in values]
         if missing:
-            raise ValueError(f"Values for sensor {sensor!r} lack column(s) {missing}.")
+            raise ValueError(
+                f"Values for sensor {short_repr(sensor)} lack column(s) {missing}."
+            )
         foreign = [c for c in values if c not in columns]
         if foreign:
             # A caller's acquisition code that mixes up sensors would otherwise
             # go unnoticed: the policy reads only the named sensor's columns.
             owners = {c: self._owner(c) for c in foreign}
             raise ValueError(
-                f"values holds column(s) that are not sensor {sensor!r}'s "
+                f"values holds column(s) that are not sensor {short_repr(sensor)}'s "
                 f"(its columns: {list(columns)}): "
-                + ", ".join(f"{c!r} ({owner})" for c, owner in owners.items())
+                + ", ".join(f"{short_repr(c)} ({owner})" for c, owner in owners.items())
                 + ". Pass only the named sensor's values."
             )
         checked = [self._checked_value(c, values[c]) for c in columns]
@@ -179,7 +182,7 @@ class PolicySession:
         """Who a column passed to :meth:`observe` belongs to, in words."""
         spec = self.model.spec_
         if isinstance(column, str) and column in self._col_pos:
-            return f"sensor {spec.sensor_of(column)!r}'s"
+            return f"sensor {short_repr(spec.sensor_of(column))}'s"
         return "not a column of the spec"
 
     @staticmethod

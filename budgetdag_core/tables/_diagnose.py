@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._bounded_io import short_repr
 from ..validation import MAX_ABS_VALUE, MAX_FULL_DAG_SENSORS
 from ._leaks import copy_reason, id_reason, strong_columns
 
@@ -131,10 +132,14 @@ def diagnose(
         Errors first, then warnings, then notes. Empty when all is well.
     """
     if isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1:
-        raise ValueError(f"cv must be a positive integer; got {cv!r}.")
+        raise ValueError(f"cv must be a positive integer; got {short_repr(cv)}.")
     if label is not None and label not in frame.columns:
         return [
-            Problem("no_label", "error", f"There is no column {label!r} in the table.")
+            Problem(
+                "no_label",
+                "error",
+                f"There is no column {short_repr(label)} in the table.",
+            )
         ]
     if features is None:
         features = [str(c) for c in frame.columns if c != label]
@@ -270,7 +275,8 @@ def _label_problems(
                 "label_missing",
                 "error",
                 f"{n_missing_label} row(s) have no value in the label column "
-                f"{label!r}: {where(y.isna(), row_names)}{_rows_note(row_names)}.",
+                f"{short_repr(label)}: {where(y.isna(), row_names)}"
+                f"{_rows_note(row_names)}.",
                 (label,),
                 ("drop_missing_label",),
             )
@@ -281,7 +287,8 @@ def _label_problems(
             Problem(
                 "one_class",
                 "error",
-                f"The label column {label!r} has a single value ({counts.index[0]!r}): "
+                f"The label column {short_repr(label)} has a single value "
+                f"({short_repr(counts.index[0])}): "
                 "a classifier needs at least two classes. Choose another label column.",
                 (label,),
             )
@@ -292,9 +299,10 @@ def _label_problems(
                 Problem(
                     "many_classes",
                     "warning",
-                    f"The label {label!r} has {len(counts)} distinct values in "
-                    f"{len(y)} rows: it looks like a measurement or an identifier, not "
-                    "a class. BudgetDAG classifies: choose a categorical label.",
+                    f"The label {short_repr(label)} has {len(counts)} distinct "
+                    f"values in {len(y)} rows: it looks like a measurement or an "
+                    "identifier, not a class. BudgetDAG classifies: choose a "
+                    "categorical label.",
                     (label,),
                 )
             )
@@ -331,7 +339,7 @@ def _non_numeric_problem(
             else (present.iloc[0] if len(present) else "")
         )
         at = f" in {where(bad, row_names)}" if bad.any() else ""
-        examples.append(f"{c!r} (e.g. {str(example)!r}){at}")
+        examples.append(f"{short_repr(c)} (e.g. {short_repr(str(example))}){at}")
     more = f" and {len(non_numeric) - 8} more" if len(non_numeric) > 8 else ""
     fixes = ["drop_columns", "one_hot"]
     if any(_mostly_numeric(frame[c]) for c in non_numeric):
@@ -363,10 +371,10 @@ def _missing_problem(
         return None
     missing = {c: int(m.sum()) for c, m in masks.items()}
     rows = int(pd.concat(list(masks.values()), axis=1).any(axis=1).sum())
-    listed = ", ".join(f"{c!r} ({k})" for c, k in list(missing.items())[:8])
+    listed = ", ".join(f"{short_repr(c)} ({k})" for c, k in list(missing.items())[:8])
     more = f" and {len(missing) - 8} more columns" if len(missing) > 8 else ""
     located = "; ".join(
-        f"{c!r} {where(m, row_names)}" for c, m in list(masks.items())[:8]
+        f"{short_repr(c)} {where(m, row_names)}" for c, m in list(masks.items())[:8]
     )
     return Problem(
         "missing",

@@ -187,3 +187,40 @@ def test_numeric_parameters_are_checked_by_name(bad):
         read_table(b"a,b\n1,2\n", max_bytes=bad)
     with pytest.raises(ValueError, match="cv must be a positive integer"):
         read_table(b"a,b\n1,2\n").findings(cv=bad)
+
+
+def test_a_huge_cell_label_or_name_is_quoted_cut(tmp_path):
+    """Messages quote user values cut short (short_repr), never whole."""
+    from budgetdag_core import BudgetDAGClassifier
+    from budgetdag_core.cli import main
+
+    huge = "x" * 10**6
+    rows = "\n".join(f"{i % 7},{i % 3},{'ab'[i % 2]}" for i in range(40))
+    path = tmp_path / "t.csv"
+    path.write_text(f"a,b,label\n{huge},1,a\n{rows}\n")
+    with pytest.raises(ValueError, match="'xxx.*\\.\\.\\.") as info:
+        read_table(path, label="label").check(cv=2)
+    assert len(str(info.value)) < 1000
+    findings = read_table(path, label="label").findings(cv=2)
+    assert all(len(p.message) < 1000 for p in findings)
+    frame = pd.DataFrame({"a": [huge] + [1.0] * 9, "b": np.arange(10.0)})
+    y = pd.Series([0, 1] * 5)
+    for X, target in [
+        (frame, y),  # a huge cell
+        (frame.assign(a=1.0), y.astype(object).where(y == 0, huge)),  # label
+        (frame.rename(columns={"a": huge}), y),  # a huge column name
+    ]:
+        with pytest.raises(ValueError) as info:
+            BudgetDAGClassifier(cv=2).fit(X, target)
+        assert len(str(info.value)) < 1000, str(info.value)[:200]
+    SensorSpec({"a": ["a"]}, {"a": 1}).to_json(tmp_path / "s.json")
+    out = str(tmp_path / "m.pkl")
+    args = [
+        "train",
+        str(path),
+        "--label",
+        "label",
+        "--sensors",
+        str(tmp_path / "s.json"),
+    ]
+    assert main([*args, "--out", out]) == 2
