@@ -224,3 +224,39 @@ def test_a_huge_cell_label_or_name_is_quoted_cut(tmp_path):
         str(tmp_path / "s.json"),
     ]
     assert main([*args, "--out", out]) == 2
+
+
+@pytest.mark.parametrize(
+    ("encoding", "text", "named"),
+    [
+        ("shift_jis", "温度,湿度,ラベル\n1.5,2,あり\n3,4,なし\n", "Shift-JIS"),
+        ("shift_jis", "温度,湿度,label\n1.5,2,a\n3,4,b\n", "Shift-JIS"),
+        ("gbk", "温度,湿度,标签\n1.5,2,是\n3,4,否\n", "GBK"),
+        ("euc_kr", "온도,습도,라벨\n1.5,2,예\n3,4,아니\n", "EUC-KR"),
+    ],
+)
+def test_east_asian_encodings_are_refused_naming_the_encoding(encoding, text, named):
+    """Not UTF-8, and gibberish as Windows-1252: refused, naming the encoding
+    problem rather than the columns it would garble."""
+    with pytest.raises(ValueError, match="not UTF-8, and its encoding cannot") as info:
+        read_table(text.encode(encoding), name="The file 'j.csv'")
+    assert named in str(info.value) and "Save it as UTF-8" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "précision;durée;classe",
+        "ação;informação;classe",
+        "Größe;Übergröße;classe",
+        "año;¿señal?;classe",
+        "prix €;“temp” °C;classe",
+        "cœur;naïve – dash…;classe",
+    ],
+)
+def test_western_8bit_text_still_reads_as_windows_1252(header):
+    data = f"{header}\n1,5;2;oui\n3,0;4;non\n".encode("cp1252")
+    table = read_table(data)
+    assert table.encoding == "cp1252"
+    assert list(table.frame.columns) == header.split(";")
+    assert table.frame.iloc[:, 0].tolist() == [1.5, 3.0]
