@@ -7,7 +7,9 @@ ends), and at most its cap; JSON nesting is measured by a scan of the text
 before :mod:`json` parses it (its recursive parser would otherwise raise
 ``RecursionError`` deep inside, or the consumers of the parsed tree would).
 
-Every file is written by :func:`atomic_write`: into a temporary file of the
+Every environment variable is read by :func:`env_setting`, which warns and
+falls back to the default on a value it cannot use. Every file is written by
+:func:`atomic_write`: into a temporary file of the
 same folder, flushed to disk, then renamed over the target, so that a write
 cut short (a full disk, an error, ``kill -9``) leaves the older file whole.
 """
@@ -15,12 +17,14 @@ cut short (a full disk, an error, ``kill -9``) leaves the older file whole.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
-from typing import IO, Any
+import warnings
+from collections.abc import Callable, Iterator
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -261,3 +265,80 @@ def _sync_folder(folder: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+T = TypeVar("T")
+
+
+def env_setting(
+    variable: str, parse: Callable[[str], T], default: T, expected: str
+) -> T:
+    """The setting in the environment ``variable``, read by ``parse``.
+
+    Unset or blank: ``default``. A value ``parse`` refuses (``ValueError``)
+    gives ``default`` too, with a warning for the server's log naming the
+    variable, the value and what it should be: a setting the operator meant
+    is never dropped without a word, and a typo never stops the program.
+    Every variable of the library and the app is read here.
+
+    Parameters
+    ----------
+    variable : str
+        The variable's name, e.g. ``"BUDGETDAG_STORE_MAX_MB"``.
+    parse : callable
+        Text (stripped, not blank) -> the setting; raises ``ValueError``
+        when the text is no such setting (:func:`positive_number`,
+        :func:`positive_int`, :func:`flag`, ``str``).
+    default : object
+        The setting when the variable is unset, blank or refused.
+    expected : str
+        What the value should be, for the warning ("a positive number").
+
+    Examples
+    --------
+    >>> import os, warnings
+    >>> from budgetdag_core.validation import env_setting, positive_number
+    >>> os.environ["BUDGETDAG_EXAMPLE_MB"] = "-5"
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     env_setting("BUDGETDAG_EXAMPLE_MB", positive_number, 200.0, "a number > 0")
+    200.0
+    >>> print(seen[0].message)
+    BUDGETDAG_EXAMPLE_MB='-5' is not a number > 0; using 200.0 instead.
+    >>> del os.environ["BUDGETDAG_EXAMPLE_MB"]
+    """
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        return parse(text)
+    except ValueError:
+        warnings.warn(
+            f"{variable}={short_repr(text)} is not {expected}; using {default} "
+            "instead.",
+            stacklevel=3,
+        )
+        return default
+
+
+def positive_number(text: str) -> float:
+    """``text`` as a finite number above 0, or ``ValueError`` (for
+    :func:`env_setting`)."""
+    value = float(text)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(text)
+    return value
+
+
+def positive_int(text: str) -> int:
+    """``text`` as an integer of at least 1, or ``ValueError``."""
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(text)
+    return int(text)
+
+
+def flag(text: str) -> bool:
+    """``"1"``: True, ``"0"``: False; anything else ``ValueError``."""
+    if text not in ("0", "1"):
+        raise ValueError(text)
+    return text == "1"

@@ -9,7 +9,6 @@ synthetic one. All three are also exported from ``budgetdag_core`` itself.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -19,7 +18,7 @@ import joblib
 import numpy as np
 import pandas as pd
 
-from ._bounded_io import short_repr
+from ._bounded_io import env_setting, short_repr
 from .sensors import SensorSpec
 from .validation import check_params, int_in, real_in
 
@@ -43,15 +42,25 @@ def package_data_dir() -> Path:
     return Path(str(resources.files(__package__).joinpath("_data")))
 
 
+#: Environment variable: a folder searched first for dataset files.
+DATA_VARIABLE = "BUDGETDAG_DATA"
+
+
+def _folder(text: str) -> Path:
+    """``text`` as the path of an existing folder, or ``ValueError``."""
+    if not Path(text).is_dir():
+        raise ValueError(text)
+    return Path(text)
+
+
 def data_dirs() -> list[Path]:
     """Where dataset files are looked up, in order.
 
     ``$BUDGETDAG_DATA``, the package's own demo files, then (in a source
     checkout) ``assets/`` and ``../shared/datasets`` for the benchmark files.
     """
-    dirs = []
-    if os.environ.get("BUDGETDAG_DATA"):
-        dirs.append(Path(os.environ["BUDGETDAG_DATA"]))
+    extra = env_setting(DATA_VARIABLE, _folder, None, "an existing folder")
+    dirs = [] if extra is None else [extra]
     dirs += [package_data_dir(), _ROOT / "assets", _ROOT.parent / "shared" / "datasets"]
     return dirs
 

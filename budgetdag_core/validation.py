@@ -16,6 +16,11 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
+# The one reader of environment variables, for the app too (ui/).
+from ._bounded_io import env_setting as env_setting
+from ._bounded_io import flag as flag
+from ._bounded_io import positive_int as positive_int
+from ._bounded_io import positive_number as positive_number
 from ._bounded_io import short_repr
 from .sensors import SensorSpec
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from threadpoolctl import threadpool_limits
 import budgetdag_core
 from budgetdag_core import BudgetDAGClassifier, Dataset, Progress, SensorSpec
 from budgetdag_core.bank import SPARSE_BANK_KINDS, resolve_bank_kind
+from budgetdag_core.validation import env_setting, positive_int
 
 CLASSIFIERS = {
     "logistic": "Logistic regression (fastest)",
@@ -245,15 +245,7 @@ def _setting(variable: str, default: int) -> int:
     """The positive integer in the environment ``variable``, else ``default``
     (with a warning for the server log when the variable holds something else).
     """
-    value = os.environ.get(variable, "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    if value:  # a setting the operator meant: say why it is not used
-        warnings.warn(
-            f"{variable}={value!r} is not a positive integer; the app uses {default}.",
-            stacklevel=3,
-        )
-    return default
+    return env_setting(variable, positive_int, default, "a positive integer")
 
 
 def app_workers() -> int:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 import re
 import zlib
 
 import numpy as np
+
+from .._bounded_io import env_setting, positive_number
 
 MAX_TABLE_MB = 100
 """Default cap on a table after gzip decompression (megabytes); see
@@ -69,19 +70,12 @@ def max_table_bytes() -> int:
     """The cap on a table's size after decompression, in bytes.
 
     :data:`MAX_TABLE_MB` megabytes unless the environment variable
-    ``BUDGETDAG_MAX_TABLE_MB`` sets another number (for a server with the memory).
+    ``BUDGETDAG_MAX_TABLE_MB`` sets another number (for a server with the
+    memory); a value that is no positive number is ignored with a warning.
     """
-    raw = os.environ.get(MAX_TABLE_ENV, "").strip()
-    if not raw:
-        return MAX_TABLE_BYTES
-    try:
-        megabytes = float(raw)
-    except ValueError:
-        megabytes = -1.0
-    if not megabytes > 0 or not np.isfinite(megabytes):
-        raise ValueError(
-            f"{MAX_TABLE_ENV}={raw!r} is not a positive number of megabytes."
-        )
+    megabytes = env_setting(
+        MAX_TABLE_ENV, positive_number, MAX_TABLE_MB, "a positive number of megabytes"
+    )
     return int(megabytes * 2**20)
 
 
