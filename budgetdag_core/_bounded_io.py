@@ -298,14 +298,14 @@ def env_setting(
     --------
     >>> import os, warnings
     >>> from budgetdag_core.validation import env_setting, positive_number
-    >>> os.environ["BUDGETDAG_EXAMPLE_MB"] = "-5"
+    >>> os.environ["EXAMPLE_CAP_MB"] = "-5"
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
-    ...     env_setting("BUDGETDAG_EXAMPLE_MB", positive_number, 200.0, "a number > 0")
+    ...     env_setting("EXAMPLE_CAP_MB", positive_number, 200.0, "a number > 0")
     200.0
     >>> print(seen[0].message)
-    BUDGETDAG_EXAMPLE_MB='-5' is not a number > 0; using 200.0 instead.
-    >>> del os.environ["BUDGETDAG_EXAMPLE_MB"]
+    EXAMPLE_CAP_MB='-5' is not a number > 0; using 200.0 instead.
+    >>> del os.environ["EXAMPLE_CAP_MB"]
     """
     text = os.environ.get(variable, "").strip()
     if not text:

@@ -189,7 +189,9 @@ def decode_text(data: bytes, name: str = "The file") -> tuple[str, str]:
     by the pattern of NUL bytes (:func:`wide_encoding`); otherwise UTF-8 (with
     or without BOM) is tried first, then Windows-1252 and Latin-1 (which always
     succeeds). Raises ``ValueError`` naming the encoding when wide text does not
-    decode or decodes to NUL characters.
+    decode or decodes to NUL characters, and when text that is not UTF-8 reads
+    as gibberish in Windows-1252 or Latin-1 while an East Asian encoding
+    (:data:`MULTIBYTE_ENCODINGS`) reads it whole.
 
     Examples
     --------
