@@ -67,7 +67,8 @@ def kill_during_write(code: str, folder: Path, timeout: float = 300) -> list[Pat
     Raises AssertionError when the child ends without reaching a write.
     """
     err = folder / "child-stderr.txt"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # No compiling grandchild (BUDGETDAG_WARM_UP=0): SIGKILL would orphan it.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BUDGETDAG_WARM_UP": "0"}
     with err.open("wb") as stderr:
         child = subprocess.Popen(
             [sys.executable, "-c", _CHILD, code],
