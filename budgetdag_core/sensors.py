@@ -41,8 +41,7 @@ def _check_text_names(keys: Iterable[object]) -> None:
         if name in seen:
             raise ValueError(
                 f"Sensor names {short_repr(seen[name])} and {short_repr(key)} are the "
-                "same once written "
-                "as text: rename one."
+                "same once written as text: rename one."
             )
         seen[name] = key
 
@@ -54,8 +53,7 @@ def _column_list(sensor: object, columns: object) -> list[str]:
     if not isinstance(columns, Iterable) or isinstance(columns, Mapping | bytes):
         raise ValueError(
             f"The columns of sensor {short_repr(sensor)} must be a list of column "
-            "names; got "
-            f"{type(columns).__name__} {short_repr(columns)}."
+            f"names; got {type(columns).__name__} {short_repr(columns)}."
         )
     columns = list(columns)
     for c in columns:
@@ -81,8 +79,8 @@ def checked_cost(
     subject = f"{what} of sensor {short_repr(sensor)}" if subject is None else subject
     if isinstance(cost, str | bytes):
         raise ValueError(
-            f"{subject} is the text {short_repr(cost)}, not a number: "
-            "write it without quotes."
+            f"{subject} is the text {short_repr(cost)}, not a number: write it without "
+            "quotes."
         )
     if isinstance(cost, bool | np.bool_) or not isinstance(cost, Real | Decimal):
         raise ValueError(f"{subject} is not a number: {short_repr(cost)}.")
@@ -108,8 +106,7 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
         if key in out:
             raise ValueError(
                 f"The sensor spec JSON gives the key {short_repr(key)} twice in one "
-                "object: "
-                "names must be unique."
+                "object: names must be unique."
             )
         out[key] = value
     return out
@@ -174,9 +171,8 @@ class SensorSpec:
                 if col in owner and owner[col] != name:
                     raise ValueError(
                         f"Column {short_repr(col)} is in two sensors: "
-                        f"{short_repr(owner[col])} and "
-                        f"{short_repr(name)}. Each column may belong to one sensor "
-                        "only."
+                        f"{short_repr(owner[col])} and {short_repr(name)}. Each column "
+                        "may belong to one sensor only."
                     )
                 if col in owner:
                     raise ValueError(
@@ -340,8 +336,7 @@ class SensorSpec:
             if name in entry:
                 raise ValueError(
                     f"Sensor name {short_repr(name)} is used by entries {entry[name]} "
-                    "and "
-                    f"{i}: sensor names must be unique."
+                    f"and {i}: sensor names must be unique."
                 )
             entry[name] = i
             groups[name] = _column_list(name, item["columns"])

@@ -225,8 +225,7 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
         first = int(np.flatnonzero(bad_mask[:, j])[0])
         raise ValueError(
             f"Column {short_repr(spec.columns[j])} has {rows} row(s) with NaN or "
-            "infinite "
-            f"values (first at row {first}): drop or impute them."
+            f"infinite values (first at row {first}): drop or impute them."
         )
     huge = np.abs(values) >= MAX_ABS_VALUE
     if huge.any():
@@ -271,8 +270,8 @@ def _check_numeric(column: pd.Series, name: str) -> None:
     if getattr(dtype, "kind", None) == "c" or kind == "complex":
         raise ValueError(
             f"Feature column {short_repr(name)} holds complex numbers: the features "
-            "must be "
-            "real (split it into real and imaginary columns, or take the modulus)."
+            "must be real (split it into real and imaginary columns, or take the "
+            "modulus)."
         )
     if kind in _REAL_OBJECTS or kind == "empty":
         return  # an object column of Python numbers: read as floats
@@ -282,8 +281,7 @@ def _check_numeric(column: pd.Series, name: str) -> None:
     example = f" (e.g. {short_repr(bad.iloc[0])})" if len(bad) else ""
     raise ValueError(
         f"Feature column {short_repr(name)} is not numeric{example}: encode it "
-        "(one-hot) or "
-        "drop it from the sensor spec."
+        "(one-hot) or drop it from the sensor spec."
     )
 
 
@@ -314,8 +312,8 @@ def check_labels(
             i, j = int(np.argmax(is_text)), int(np.argmin(is_text))
             raise ValueError(
                 f"The labels mix text and numbers (row {i}: {short_repr(y[i])}, row "
-                f"{j}: "
-                f"{short_repr(y[j])}): convert them to one type, e.g. y.astype(str)."
+                f"{j}: {short_repr(y[j])}): convert them to one type, e.g. "
+                "y.astype(str)."
             )
     if cv is not None and type_of_target(y) == "continuous":
         raise ValueError(

@@ -883,8 +883,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if not wanted:
             raise ValueError(
                 f"This bank holds the {sorted(banks)} DAG(s); "
-                f"dag={short_repr(self.dag)} "
-                f"needs {list(self._strategies())}: refit the bank with it."
+                f"dag={short_repr(self.dag)} needs {list(self._strategies())}: refit "
+                "the bank with it."
             )
         if len(wanted) == 1:
             return banks[wanted[0]], None

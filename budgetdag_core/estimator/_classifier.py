@@ -512,8 +512,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         if not hasattr(bank, "oof_proba_"):
             raise ValueError(
                 f"stop_loss={short_repr(kind)} needs the bank's out-of-fold "
-                "probabilities, "
-                "which this (slim, saved) bank lacks: refit it."
+                "probabilities, which this (slim, saved) bank lacks: refit it."
             )
         proba = bank.oof_proba_
         n, n_states, n_classes = proba.shape

@@ -268,9 +268,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         if not isinstance(kind, str) or kind not in SPARSE_REGRESSOR_KINDS:
             raise ValueError(
                 "A sparse DAG needs an any-subset masked regressor bank: leave "
-                "regressor=None (the masked model chosen on validation rows) or "
-                f"use one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got "
-                f"{short_repr(kind)}."
+                "regressor=None (the masked model chosen on validation rows) or use "
+                f"one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got {short_repr(kind)}."
             )
         return SparseRegressorBank(
             kind,

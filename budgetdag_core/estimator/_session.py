@@ -58,8 +58,8 @@ class PolicySession:
         if sample_costs is not None:
             if not isinstance(sample_costs, Mapping):
                 raise ValueError(
-                    "sample_costs of a session must map sensor names to this "
-                    f"example's costs; got {type(sample_costs).__name__} "
+                    "sample_costs of a session must map sensor names to this example's "
+                    f"costs; got {type(sample_costs).__name__} "
                     f"{short_repr(sample_costs)}."
                 )
             unknown = set(sample_costs) - set(spec.names)
@@ -140,8 +140,8 @@ class PolicySession:
         if sensor not in self._pending:
             asked = self._pending[0] if self._pending else "none (call next_sensor)"
             raise ValueError(
-                f"Sensor {short_repr(sensor)} was not requested; the policy asks "
-                f"for {asked}."
+                f"Sensor {short_repr(sensor)} was not requested; the policy asks for "
+                f"{asked}."
             )
         columns = spec.groups[sensor]
         if not isinstance(values, Mapping):
@@ -191,8 +191,8 @@ class PolicySession:
         (text such as ``"3"`` is refused rather than guessed at)."""
         if isinstance(value, str | bytes):
             raise ValueError(
-                f"values[{short_repr(column)}] is the text {short_repr(value)}, "
-                "not a number."
+                f"values[{short_repr(column)}] is the text {short_repr(value)}, not a "
+                "number."
             )
         try:
             v = float(value)

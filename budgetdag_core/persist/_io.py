@@ -183,8 +183,7 @@ def _check_bundle(bundle: Any, formats: tuple[int, ...] = (FORMAT_VERSION,)) -> 
     if bundle.get("format_version") not in formats:
         raise ValueError(
             f"Policy file format {short_repr(bundle.get('format_version'))} is not "
-            "supported "
-            f"(this library reads format {' and '.join(map(str, formats))})."
+            f"supported (this library reads format {' and '.join(map(str, formats))})."
         )
     found = {
         "budgetdag_core": (bundle.get("budgetdag_core_version"), __version__),

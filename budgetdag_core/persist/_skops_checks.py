@@ -150,8 +150,7 @@ def _check_array_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None
     if header_bytes + n_bytes != info.file_size:
         raise _refuse(
             f"array {short_repr(name)} claims shape {shape} ({n_bytes:,} bytes) in a "
-            "member "
-            f"of {info.file_size:,} bytes"
+            f"member of {info.file_size:,} bytes"
         )
 
 

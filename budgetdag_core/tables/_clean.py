@@ -98,8 +98,8 @@ def impute(
         ref = ref.dropna()
         if not len(ref):
             raise ValueError(
-                f"Column {short_repr(col)} has no values to impute from: drop "
-                "the column."
+                f"Column {short_repr(col)} has no values to impute from: drop the "
+                "column."
             )
         fill = ref.median() if is_numeric(s) else ref.mode().iloc[0]
         out[col] = s.fillna(fill)

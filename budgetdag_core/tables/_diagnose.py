@@ -275,8 +275,8 @@ def _label_problems(
                 "label_missing",
                 "error",
                 f"{n_missing_label} row(s) have no value in the label column "
-                f"{short_repr(label)}: {where(y.isna(), row_names)}"
-                f"{_rows_note(row_names)}.",
+                f"{short_repr(label)}: "
+                f"{where(y.isna(), row_names)}{_rows_note(row_names)}.",
                 (label,),
                 ("drop_missing_label",),
             )
@@ -299,10 +299,9 @@ def _label_problems(
                 Problem(
                     "many_classes",
                     "warning",
-                    f"The label {short_repr(label)} has {len(counts)} distinct "
-                    f"values in {len(y)} rows: it looks like a measurement or an "
-                    "identifier, not a class. BudgetDAG classifies: choose a "
-                    "categorical label.",
+                    f"The label {short_repr(label)} has {len(counts)} distinct values "
+                    f"in {len(y)} rows: it looks like a measurement or an identifier, "
+                    "not a class. BudgetDAG classifies: choose a categorical label.",
                     (label,),
                 )
             )
