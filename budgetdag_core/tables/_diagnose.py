@@ -203,12 +203,16 @@ def leak_problems(
         why = id_reason(frame[col])
         if why is None and label is not None:
             why = copy_reason(frame[col], frame[label])
-            why = None if why is None else why.replace("the label", f"{label!r}", 1)
+            why = (
+                None if why is None else why.replace("the label", short_repr(label), 1)
+            )
         if why is not None:
             reasons[col] = why
     out = []
     if reasons:
-        named = "; ".join(f"{c!r} {why}" for c, why in list(reasons.items())[:8])
+        named = "; ".join(
+            f"{short_repr(c)} {why}" for c, why in list(reasons.items())[:8]
+        )
         more = f"; and {len(reasons) - 8} more" if len(reasons) > 8 else ""
         out.append(
             Problem(
@@ -226,16 +230,18 @@ def leak_problems(
         numeric = [c for c in features if c not in reasons and is_numeric(frame[c])]
         strong = strong_columns(frame, label, numeric)
         if strong:
-            named = ", ".join(f"{c!r} ({acc:.1%})" for c, acc, _ in strong[:8])
+            named = ", ".join(
+                f"{short_repr(c)} ({acc:.1%})" for c, acc, _ in strong[:8]
+            )
             more = f" and {len(strong) - 8} more" if len(strong) > 8 else ""
             out.append(
                 Problem(
                     "strong_column",
                     "warning",
-                    f"Column(s) {named}{more} alone predict the label {label!r} "
-                    "in that share of held-out rows, where always answering the "
-                    f"largest class is right in {strong[0][2]:.0%}. A strong "
-                    "sensor can be real; check that it is measured before the "
+                    f"Column(s) {named}{more} alone predict the label "
+                    f"{short_repr(label)} in that share of held-out rows, where always "
+                    f"answering the largest class is right in {strong[0][2]:.0%}. A "
+                    "strong sensor can be real; check that it is measured before the "
                     "label is known, else leave it out.",
                     tuple(c for c, _, _ in strong),
                     ("leave_out",),
