@@ -508,8 +508,6 @@ def test_check_lists_leaks_as_warnings(files, capsys):
     leak = next(f for f in findings if f["kind"] == "leak")
     assert "'id' holds a different text in every row" in leak["message"]
 
-    assert json.loads(capsys.readouterr().out)["findings"] == []
-
 
 def _train_to(files, out) -> list[str]:
     return [
