@@ -270,7 +270,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self,
         sensors: SensorSpec | dict | str | None = None,
         *,
-        cost_scale: float = 1.0,
+        cost_scale: float | str = "auto",
         classifier: Any = None,
         bank_kind: str = "auto",
         policy_learner: str | Any = "filter_tree",
@@ -589,7 +589,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             self.spec_.cost_vector if costs is None else costs,
             self.sensor_dag_,
             None,
-            cost_scale=self.cost_scale,
+            cost_scale=self.cost_scale_,
             replay=self.policies_,
             record=True,
         )
@@ -634,7 +634,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         >>> model.fit(demo.X_train, demo.y_train).sensor_dag_.n_states  # 2^3
         8
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._fit_warned(
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress
+        )
 
     # --------------------------------------------------------------- inference
     def _proba_at_stops(

@@ -190,7 +190,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self,
         sensors: SensorSpec | dict | str | None = None,
         *,
-        cost_scale: float = 1.0,
+        cost_scale: float | str = "auto",
         regressor: Any = None,
         loss: str = "squared",
         policy_learner: str | Any = "filter_tree",
@@ -370,7 +370,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         >>> sorted(model.evaluate(demo.X_test, 2 * demo.X_test["precise"]))
         ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._fit_warned(
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress
+        )
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Prediction of the regressor of each example's stop state.
