@@ -66,7 +66,7 @@ class NothingBoughtWarning(UserWarning):
     Examples
     --------
     >>> import warnings
-    >>> from budgetdag_core.estimator import NothingBoughtWarning
+    >>> from budgetdag_core import NothingBoughtWarning
     >>> issubclass(NothingBoughtWarning, UserWarning)
     True
     """
@@ -94,13 +94,17 @@ class OutOfFold:
         self.judged = model._sparse_stop_loss(model.bank_, y_fit, kind="zero_one")
         self.sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
 
-    def state_loss(self, k: int) -> float:
-        """Mean judged loss of stopping every row at state ``k``."""
+    def state_losses(self, k: int) -> np.ndarray:
+        """Judged loss of each row stopped at state ``k``."""
         if self.sparse:
             proba = self.model.bank_.sparse_growth_.proba_at(k, self.rows)
         else:
             proba = _oof_values(self.model, k, self.rows)
-        return float(np.mean(self.judged(self.rows, proba)))
+        return np.asarray(self.judged(self.rows, proba), dtype=float)
+
+    def state_loss(self, k: int) -> float:
+        """Mean judged loss of stopping every row at state ``k``."""
+        return float(np.mean(self.state_losses(k)))
 
     def policy(self) -> tuple[float, float]:
         """Mean judged loss and mean cost of the policies on the rows."""
@@ -135,15 +139,18 @@ class OutOfFold:
         sizes = [len(dag.sensors_in(k)) for k in range(dag.n_states)]
         return int(np.argmax(sizes))
 
-    def best_first_sensor(self) -> tuple[str, float] | None:
-        """The root's child of least judged loss: (its sensors, its loss)."""
+    def best_first_sensor(self) -> tuple[str, float, float] | None:
+        """The root's child of least judged loss: (its sensors, its mean
+        loss, the standard error of its rows' paired gain over the root)."""
         dag = self.model.sensor_dag_
         kids = [child for _, child in dag.children[0]]
         if not kids:
             return None
-        losses = {child: self.state_loss(child) for child in kids}
-        best = min(losses, key=losses.get)
-        return ", ".join(dag.state_names(best)), losses[best]
+        losses = {child: self.state_losses(child) for child in kids}
+        best = min(losses, key=lambda k: losses[k].mean())
+        gain = self.state_losses(0) - losses[best]
+        se = float(gain.std(ddof=1) / np.sqrt(len(gain))) if len(gain) > 1 else 0.0
+        return ", ".join(dag.state_names(best)), float(losses[best].mean()), se
 
 
 def margin_of(model: Any, reference: float) -> float:
@@ -188,6 +195,7 @@ class _Search:
             if point["cost_scale"] == scale:
                 return point
         model = clone(self.est).set_params(cost_scale=scale)
+        model._auto_trial = True  # its DAG is chosen as for "auto" (_dag_choice)
         model._fit(self.X, self.y, **self.kwargs)
         if self.oof is None:  # the first fit made the bank: reuse it
             self.first = model
@@ -245,7 +253,7 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
         # and its strategy is the one the first fit kept on validation rows.
         model.bank_.strategy_banks_ = first.bank_.strategy_banks_
         model.strategy_validation_ = first.strategy_validation_
-    params = set(est.get_params(deep=False))
+    params = set(est.get_params(deep=False)) | {"_auto_trial"}
     for name, value in vars(model).items():
         if name not in params:
             setattr(est, name, value)
@@ -318,7 +326,8 @@ def _reason(kept: dict, reference: float, margin: float, met: bool) -> str:
 def warn_if_nothing_bought(model: Any, X: Any, y: Any, sample_costs: Any) -> None:
     """:class:`NothingBoughtWarning` when ``model``'s policies buy nothing on
     its training rows while a first sensor lowers the out-of-fold error by
-    more than the auto rule's margin."""
+    more than the auto rule's margin and two standard errors of the rows'
+    paired gain."""
     search = getattr(model, "cost_scale_search_", None)
     if search is not None and search["tried"]:
         kept = [p for p in search["tried"] if p["cost_scale"] == model.cost_scale_]
@@ -326,13 +335,16 @@ def warn_if_nothing_bought(model: Any, X: Any, y: Any, sample_costs: Any) -> Non
             return
     if _root_buys(model):
         return
-    spec, Xv, y_fit, _ = model.check_fit_data(X, y)
+    same_folds = getattr(model, "cv_", model.cv) == model.cv
+    checker = model if same_folds else clone(model).set_params(cv=model.cv_)
+    spec, Xv, y_fit, _ = checker.check_fit_data(X, y)
     oof = OutOfFold(model, Xv, y_fit, check_sample_costs(sample_costs, spec, len(Xv)))
     if oof.policy()[1] > 0:
         return
     best = oof.best_first_sensor()
     root = oof.state_loss(0)
-    if best is None or best[1] >= root - margin_of(model, root):
+    # A gain the noise explains (two standard errors) is no reason to warn.
+    if best is None or root - best[1] <= max(margin_of(model, root), 2 * best[2]):
         return
     warnings.warn(
         f"The fitted policy buys no sensor at cost_scale={model.cost_scale_:g}, "

@@ -58,6 +58,7 @@ from ._dag_choice import few_sensor_strategies, full_dag_too_slow
 from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
+from ._small_data import fit_with_cv, lowered_cv
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -623,6 +624,12 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
+        cv = lowered_cv(self, y)  # small data: see estimator._small_data
+        if cv is not None:
+            return fit_with_cv(
+                self, cv, X, y, sample_costs=sample_costs, bank=bank,
+                progress=progress, dag=dag, selection=selection,
+            )  # fmt: skip
         if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
             return fit_auto_scale(
                 self, X, y, sample_costs=sample_costs, bank=bank,
@@ -1036,6 +1043,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.route_states_ = route_states
         self.cost_scale_ = float(self.cost_scale)  # "auto" resolves on a clone
         self.cost_scale_search_ = None
+        self.cv_ = self.cv  # fewer on small data: estimator._small_data
         return self
 
     def _sparse_stop_loss(
