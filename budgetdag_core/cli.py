@@ -159,7 +159,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(
             "The policy acquires no sensor: at this cost scale every sensor costs "
             "more than the errors it saves on the training rows. Lower "
-            "--cost-scale, or give --budget (a target average cost).",
+            "--cost-scale (or 'auto'), or give --budget (a target average cost).",
             file=sys.stderr,
         )
     print(json.dumps({"train": report, "model": str(args.out)}, indent=2))

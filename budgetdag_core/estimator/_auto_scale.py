@@ -195,7 +195,6 @@ class _Search:
             if point["cost_scale"] == scale:
                 return point
         model = clone(self.est).set_params(cost_scale=scale)
-        model._auto_trial = True  # its DAG is chosen as for "auto" (_dag_choice)
         model._fit(self.X, self.y, **self.kwargs)
         if self.oof is None:  # the first fit made the bank: reuse it
             self.first = model
@@ -253,7 +252,7 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
         # and its strategy is the one the first fit kept on validation rows.
         model.bank_.strategy_banks_ = first.bank_.strategy_banks_
         model.strategy_validation_ = first.strategy_validation_
-    params = set(est.get_params(deep=False)) | {"_auto_trial"}
+    params = set(est.get_params(deep=False))
     for name, value in vars(model).items():
         if name not in params:
             setattr(est, name, value)

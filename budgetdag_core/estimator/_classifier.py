@@ -64,9 +64,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         one sensor of cost 1 per column of ``X`` (named after the DataFrame's
         columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
         and pipelines build estimators.
-    cost_scale : float, default=1.0
+    cost_scale : float or "auto", default="auto"
         Weight of acquisition cost against one misclassification. 0 buys
         everything that helps; a large value buys nothing.
+        ``"auto"``: the bank is fitted once and the policies learned at a
+        few scales on it; the one kept has the least average cost on the
+        training rows, with the bank's out-of-fold predictions, among those
+        whose out-of-fold error is within one point (``loss_matrix``: times
+        its largest loss) of the richest state's (all sensors on a full
+        DAG); see ``budgetdag_core.estimator._auto_scale``.
+        The chosen number is in ``cost_scale_``, the scales tried and the
+        reason in ``cost_scale_search_``. A ``fit`` whose policy buys nothing
+        although a first sensor lowers the out-of-fold error warns
+        (:class:`~budgetdag_core.NothingBoughtWarning`).
     classifier : scikit-learn classifier, optional
         The bank's model: cloned per state (``bank_kind="per_subset"``, default
         standardised logistic regression) or the one masked model (must accept
@@ -101,7 +111,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         inputs (the paper), 1 with the classifier's probabilities.
     cv : int, default=5
         Stratified folds of the out-of-fold losses, 2 to ``MAX_CV`` (20): each
-        state's classifier is fitted once per fold.
+        state's classifier is fitted once per fold. Where the smallest class
+        has fewer rows (at least 2), that many folds (``cv_``).
     random_state : int or None
         Seeds the fold split.
     n_jobs : int or None
@@ -204,7 +215,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         rows carved from the training data (a close call judged again on
         every training row, each held out in turn; :attr:`strategy_`,
         :attr:`strategy_choice_`; see ``budgetdag_core.dag_strategy``), else
-        ``"full"``.
+        ``"full"``; with at most 12 sensors, the chain and routed DAGs where
+        the full DAG's estimated fit (six policy fits of 2^n learners) is
+        long (``budgetdag_core.estimator._dag_choice``: 10 sensors on a few
+        dozen rows).
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
         each state gets a policy and its bank's probabilities.
@@ -212,6 +226,16 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     Attributes
     ----------
     spec_ : SensorSpec
+    cost_scale_ : float
+        The cost scale the policies were learned at (``cost_scale``, or the
+        one ``"auto"`` chose).
+    cost_scale_search_ : dict or None
+        With ``cost_scale="auto"``: ``rule``, ``reference_state`` and
+        ``reference_error``, ``no_sensor_error``, ``margin``, ``met``,
+        ``tried`` (each scale's out-of-fold ``error`` and ``avg_cost``) and
+        ``reason`` (a sentence); else None.
+    cv_ : int
+        The folds used (``cv``, or fewer for small classes).
     classes_ : ndarray
     dag_ : networkx.DiGraph
         States with attribute ``sensors`` (tuple of names).

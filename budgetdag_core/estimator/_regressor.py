@@ -95,9 +95,18 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     sensors : SensorSpec, dict, JSON text or None, default=None
         As in :class:`BudgetDAGClassifier` (None: one unit-cost sensor per
         column).
-    cost_scale : float, default=1.0
+    cost_scale : float or "auto", default="auto"
         Weight of acquisition cost against one unit of loss (y units squared for
         ``loss="squared"``, y units for ``"absolute"``).
+        ``"auto"``: the bank is fitted once and the policies learned at a
+        few scales on it; the one kept has the least average cost on the
+        training rows, with the bank's out-of-fold predictions, among those
+        whose out-of-fold error is within 10 % of the richest state's (all
+        sensors on a full DAG); see ``budgetdag_core.estimator._auto_scale``.
+        The chosen number is in ``cost_scale_``, the scales tried and the
+        reason in ``cost_scale_search_``. A ``fit`` whose policy buys nothing
+        although a first sensor lowers the out-of-fold error warns
+        (:class:`~budgetdag_core.NothingBoughtWarning`).
     regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
         Cloned per state for the bank. None or ``"boosting"``: early-stopped
         gradient boosting with small trees, fitted single-threaded
@@ -118,7 +127,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         As in :class:`~budgetdag_core.BudgetDAGClassifier`.
     cv : int, default=5
         Folds (``KFold``, shuffled) of the out-of-fold predictions, 2 to
-        ``MAX_CV`` (20).
+        ``MAX_CV`` (20); on fewer rows (at least 2), that many (``cv_``).
     n_subsets, subset_budget, include_all, subset_scorer
         Subset selection for many sensors (Alg. 2), as in the classifier; the
         reward of a subset on a row is how much it lowers the row's loss below
@@ -138,7 +147,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         the chain, the routed DAG and the grown DAG whose held-out loss
         (``loss`` + ``cost_scale`` x cost) is within one standard error of
         the best on validation rows carved from the training data
-        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``.
+        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``;
+        with at most 12 sensors, the chain and routed DAGs where the full
+        DAG's bank of one model per state and fold would take over a
+        second (estimated: ``budgetdag_core.estimator._dag_choice``; from 4
+        sensors on a few dozen rows).
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
 
@@ -146,6 +159,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     ----------
     spec_, dag_, sensor_dag_, policies_, feature_names_in_, subset_selection_
         As in the classifier.
+    cost_scale_, cost_scale_search_, cv_
+        As in the classifier (the margin of ``"auto"``: 10 % of the richest
+        state's out-of-fold loss).
     bank_ : RegressorBank or SparseRegressorBank
         A regressor per state, or (a sparse DAG) the any-subset masked
         regressors of its folds.
