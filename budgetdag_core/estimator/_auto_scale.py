@@ -91,7 +91,7 @@ class OutOfFold:
         self.Xv, self.y = Xv, y_fit
         self.rows = np.arange(len(Xv))
         self.costs = model.spec_.cost_vector if costs is None else costs
-        self.judged = model._sparse_stop_loss(model.bank_, y_fit, kind="zero_one")
+        self.judged = model._oof_judge(y_fit)
         self.sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
 
     def state_losses(self, k: int) -> np.ndarray:
@@ -111,8 +111,7 @@ class OutOfFold:
         model = self.model
         if self.sparse:
             growth = model.bank_.sparse_growth_
-            n_classes = len(getattr(model, "classes_", ()))
-            inputs = model._sparse_policy_inputs(growth, model.spec_, n_classes)[-1]
+            inputs = model._oof_sparse_inputs(growth)
             rollout = SparseRollout(
                 growth,
                 lambda k, rows, proba: inputs.of_rows(self.Xv, k, rows, proba=proba),
@@ -123,11 +122,7 @@ class OutOfFold:
             rollout.policies = list(model.policies_)
             parts = rollout.parts(0, self.rows)
             return float(parts[:, 0].mean()), float(parts[:, 1].mean())
-        if hasattr(model.bank_, "oof_proba_"):
-            routing = model._route(self.Xv, state_proba=model.bank_.oof_proba_)
-        else:  # a regressor's policies read sensor values only
-            routing = model._route(self.Xv)
-        stop = routing.stop_state
+        stop = model._oof_route(self.Xv).stop_state
         loss = self.judged(self.rows, _oof_values(model, stop, self.rows))
         member = model.sensor_dag_.membership()[stop]
         cost = member @ self.costs if self.costs.ndim == 1 else member * self.costs
@@ -153,12 +148,44 @@ class OutOfFold:
         return ", ".join(dag.state_names(best)), float(losses[best].mean()), se
 
 
-def margin_of(model: Any, reference: float) -> float:
-    """The error the rule tolerates above the reference (see the module)."""
-    if hasattr(model, "classes_"):
-        lm = model._check_loss_matrix(len(model.classes_))
-        return AUTO_MARGIN * (1.0 if lm is None else float(np.max(lm)))
-    return AUTO_RELATIVE_MARGIN * max(reference, 0.0)
+class AutoScaleMixin:
+    """The estimators' side of the search (``_fit_auto_scale``) and of the
+    warning (``_warn_if_nothing_bought``): what a search reads of a fitted
+    trial model."""
+
+    def _fit_trial(self, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+        """One trial of the search: the fit at this clone's number."""
+        return self._fit(X, y, **fit_kwargs)
+
+    def _oof_judge(self, y_fit: np.ndarray) -> Any:
+        """``judged(rows, outputs)``: the loss a test reports (0/1, the
+        ``loss_matrix``'s, or the regressor's ``loss``)."""
+        return self._sparse_stop_loss(self.bank_, y_fit, kind="zero_one")
+
+    def _oof_sparse_inputs(self, growth: Any) -> Any:
+        """The policies' inputs on a grown DAG."""
+        n_classes = len(getattr(self, "classes_", ()))
+        return self._sparse_policy_inputs(growth, self.spec_, n_classes)[-1]
+
+    def _oof_route(self, Xv: np.ndarray) -> Any:
+        """The training rows' routes with the bank's out-of-fold outputs
+        (a regressor's policies read sensor values only)."""
+        if hasattr(self.bank_, "oof_proba_"):
+            return self._route(Xv, state_proba=self.bank_.oof_proba_)
+        return self._route(Xv)
+
+    def _auto_margin(self, reference: float) -> float:
+        """The error the rule tolerates above the reference (see the module)."""
+        if hasattr(self, "classes_"):
+            lm = self._check_loss_matrix(len(self.classes_))
+            return AUTO_MARGIN * (1.0 if lm is None else float(np.max(lm)))
+        return AUTO_RELATIVE_MARGIN * max(reference, 0.0)
+
+    def _fit_auto_scale(self, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+        return fit_auto_scale(self, X, y, **fit_kwargs)
+
+    def _warn_if_nothing_bought(self, X: Any, y: Any, sample_costs: Any) -> None:
+        warn_if_nothing_bought(self, X, y, sample_costs)
 
 
 def _first_scale(est: Any, y_fit: np.ndarray, costs: np.ndarray) -> float:
@@ -195,7 +222,7 @@ class _Search:
             if point["cost_scale"] == scale:
                 return point
         model = clone(self.est).set_params(cost_scale=scale)
-        model._fit(self.X, self.y, **self.kwargs)
+        model._fit_trial(self.X, self.y, **self.kwargs)
         if self.oof is None:  # the first fit made the bank: reuse it
             self.first = model
             sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
@@ -234,7 +261,7 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
     richest = oof.richest_state()
     reference = oof.state_loss(richest)
     root = oof.state_loss(0)
-    margin = margin_of(oof.model, reference)
+    margin = oof.model._auto_margin(reference)
     ok = lambda p: p["error"] <= reference + margin  # noqa: E731
     total = float(np.sum(costs, axis=-1).mean())
     gain = max(root - reference, margin) / max(total, 1e-12)
@@ -343,7 +370,7 @@ def warn_if_nothing_bought(model: Any, X: Any, y: Any, sample_costs: Any) -> Non
     best = oof.best_first_sensor()
     root = oof.state_loss(0)
     # A gain the noise explains (two standard errors) is no reason to warn.
-    if best is None or root - best[1] <= max(margin_of(model, root), 2 * best[2]):
+    if best is None or root - best[1] <= max(model._auto_margin(root), 2 * best[2]):
         return
     warnings.warn(
         f"The fitted policy buys no sensor at cost_scale={model.cost_scale_:g}, "

@@ -53,12 +53,12 @@ from ..validation import (
     int_seed,
     spec_for,
 )
-from ._auto_scale import fit_auto_scale, warn_if_nothing_bought
+from ._auto_scale import AutoScaleMixin
 from ._dag_choice import few_sensor_strategies, full_dag_too_slow
 from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
-from ._small_data import fit_with_cv, lowered_cv
+from ._small_data import SmallDataMixin, lowered_cv
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -90,7 +90,7 @@ def _finite_mean(values: np.ndarray) -> float:
     return top * float(np.mean(values / top)) if top > 0 else 0.0
 
 
-class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
+class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEstimator):
     """Shared machinery of :class:`BudgetDAGClassifier` and
     :class:`BudgetDAGRegressor` (not for direct use)."""
 
@@ -626,13 +626,13 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         cv = lowered_cv(self, y)  # small data: see estimator._small_data
         if cv is not None:
-            return fit_with_cv(
-                self, cv, X, y, sample_costs=sample_costs, bank=bank,
+            return self._fit_with_cv(
+                cv, X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
             )  # fmt: skip
         if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
-            return fit_auto_scale(
-                self, X, y, sample_costs=sample_costs, bank=bank,
+            return self._fit_auto_scale(
+                X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
             )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
@@ -692,7 +692,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         scales by design)."""
         self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
         if bank is None:
-            warn_if_nothing_bought(self, X, y, sample_costs)
+            self._warn_if_nothing_bought(X, y, sample_costs)
         return self
 
     # ------------------------------------------------------------ sparse DAG

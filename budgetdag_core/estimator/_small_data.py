@@ -35,14 +35,20 @@ def lowered_cv(est: Any, y: Any) -> int | None:
     return smallest if 2 <= smallest < est.cv else None
 
 
-def fit_with_cv(est: Any, cv: int, X: Any, y: Any, **fit_kwargs: Any) -> Any:
-    """Fit ``est`` with ``cv`` folds (a clone's fit; its fitted attributes
-    are copied onto ``est``, ``cv_`` among them)."""
-    model = clone(est).set_params(cv=cv)
-    model._fit(X, y, **fit_kwargs)
-    params = set(est.get_params(deep=False))
-    for name, value in vars(model).items():
-        if name not in params:
-            setattr(est, name, value)
-    est.cv_ = cv
-    return est
+class SmallDataMixin:
+    """``_fit_with_cv``: the estimators' fit with fewer folds."""
+
+    def _fit_as_given(self, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+        return self._fit(X, y, **fit_kwargs)
+
+    def _fit_with_cv(self, cv: int, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+        """Fit with ``cv`` folds (a clone's fit; its fitted attributes are
+        copied onto this estimator, ``cv_`` among them)."""
+        model = clone(self).set_params(cv=cv)
+        model._fit_as_given(X, y, **fit_kwargs)
+        params = set(self.get_params(deep=False))
+        for name, value in vars(model).items():
+            if name not in params:
+                setattr(self, name, value)
+        self.cv_ = cv
+        return self
