@@ -177,7 +177,7 @@ DEFAULTS: dict[str, Any] = {
     W_SUBSET_ALL: True,
     W_SUBSET_BUDGET: None,
     W_SUBSET_REWARD: "soft",
-    W_COST_MODE: "auto",  # the library's default, cost_scale="auto"
+    W_COST_MODE: "scale",  # "auto" (the library's default) is one click away
     W_COST_SCALE: 0.05,
     W_BUDGET: 1.0,
     W_CLASSIFIER: "hist_gradient_boosting",
