@@ -93,8 +93,9 @@ def upgrade_model(model: Any) -> list[str]:
                 setattr(model, name, value)
                 added.append(name)
         for name, param in LEGACY_FITTED_FROM_PARAMS.items():
-            if name not in vars(model) and param in vars(model):
-                value = getattr(model, param)
+            value = vars(model).get(param)
+            # A damaged value (text, None) is left to the integrity check.
+            if name not in vars(model) and isinstance(value, int | float):
                 setattr(model, name, float(value) if name == "cost_scale_" else value)
                 added.append(name)
     for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
