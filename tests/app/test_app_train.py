@@ -76,25 +76,26 @@ def test_changing_only_the_cost_scale_reuses_the_bank(app, pima):
     assert not fourth.bank_reused and fourth.model.bank_ is not first.model.bank_
 
 
-def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
+def _tiny(labels: list[str]) -> Dataset:
     rng = np.random.default_rng(0)
+    n = len(labels)
     frame = pd.DataFrame(
-        {"a": rng.normal(size=16), "b": rng.normal(size=16), "label": ["x", "y"] * 8}
+        {"a": rng.normal(size=n), "b": rng.normal(size=n), "label": labels}
     )
-    tiny = Dataset(
-        "tiny.csv",
-        frame,
-        frame.copy(),
-        "label",
-        SensorSpec.per_column(["a", "b"]),
-        kind="upload",
-    )
-    at = train_page(prefill(app, tiny))
+    spec = SensorSpec.per_column(["a", "b"])
+    return Dataset("tiny.csv", frame, frame.copy(), "label", spec, kind="upload")
+
+
+def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
+    # A class of one row: no fold count serves it (two rows or more get as
+    # many folds as they have rows, estimator._small_data).
+    at = train_page(prefill(app, _tiny(["x"] * 15 + ["y"])))
     at.number_input(key=state.W_CV).set_value(10).run()
     click_train(at)
     errors = texts(at, "error")
     assert any("fewer rows than cv=10 folds" in e and "What to do" in e for e in errors)
     assert at.session_state[state.RUN] is None
+    at = train_page(prefill(at, _tiny(["x", "y"] * 8)))
     at.number_input(key=state.W_CV).set_value(2).run()
     click_train(at)
     assert not at.error
