@@ -54,7 +54,7 @@ from ..validation import (
     spec_for,
 )
 from ._auto_scale import AutoScaleMixin
-from ._dag_choice import few_sensor_strategies, full_dag_too_slow
+from ._dag_choice import check_n_rows, few_sensor_strategies, full_dag_too_slow
 from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
@@ -299,14 +299,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
         {}
         """
-        if n_rows is not None and (
-            isinstance(n_rows, bool)
-            or not isinstance(n_rows, (int, np.integer))
-            or n_rows < 0
-        ):
-            raise ValueError(
-                f"n_rows must be a non-negative integer or None; got {n_rows!r}."
-            )
+        check_n_rows(n_rows)
         if not self.builds_sparse_dag(spec, n_rows):
             return {}
         max_states = self._growth_settings()["max_states"]
@@ -723,6 +716,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         >>> BudgetDAGClassifier(spec, n_subsets=4).builds_sparse_dag(spec)
         False
         """
+        check_n_rows(n_rows)
         kind = getattr(self, "dag", "full")
         if kind in ("sparse", "chain", "routed"):
             if self.n_subsets is not None:

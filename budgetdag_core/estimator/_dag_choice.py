@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..validation import MAX_FULL_DAG_SENSORS
 
 #: Seconds of one per-state bank fit, (fixed, per training row), from the
@@ -85,6 +87,18 @@ def full_dag_seconds(
     # a bank fitted by one estimator serves its clones at other scales (sweeps).
     rows = max(n_rows, POLICY_MIN_ROWS)
     return bank + AUTO_TRIALS * n_states * n_sensors * rows * POLICY_SECONDS
+
+
+def check_n_rows(n_rows: Any) -> None:
+    """``ValueError`` unless ``n_rows`` is a non-negative integer or None."""
+    if n_rows is not None and (
+        isinstance(n_rows, bool)
+        or not isinstance(n_rows, int | np.integer)
+        or n_rows < 0
+    ):
+        raise ValueError(
+            f"n_rows must be a non-negative integer or None; got {n_rows!r}."
+        )
 
 
 def full_dag_too_slow(est: Any, n_sensors: int, n_rows: int | None) -> bool:
