@@ -195,6 +195,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         model = BudgetDAGClassifier(spec, **_model_params(args, spec))
         model.fit(X, y, progress=_progress)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    search = getattr(model, "cost_scale_search_", None)
+    if search is not None:
+        print(f"cost scale chosen: {search['reason']}", file=sys.stderr)
     model.label_name_ = args.label
     try:
         save_policy(model, args.out)  # whole or not at all
@@ -207,7 +210,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(
             "The policy acquires no sensor: at this cost scale every sensor costs "
             "more than the errors it saves on the training rows. Lower "
-            "--cost-scale, or give --budget (a target average cost).",
+            "--cost-scale (or 'auto'), or give --budget (a target average cost).",
             file=sys.stderr,
         )
     print(json.dumps({"train": report, "model": str(args.out)}, indent=2))
@@ -469,6 +472,11 @@ def _number(low: float, *, strict: bool = False) -> Callable[[str], float]:
     return parse
 
 
+def _cost_scale(text: str) -> float | str:
+    """An argparse type: ``auto`` or a finite, non-negative cost scale."""
+    return "auto" if text.strip().lower() == "auto" else _number(0)(text)
+
+
 def _scales(text: str) -> list[float]:
     """An argparse type: comma-separated finite, non-negative cost scales."""
     parse = _number(0)
@@ -491,9 +499,11 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--cost-scale",
-        type=_number(0),
-        default=1.0,
-        help="weight of acquisition cost vs one error (default: 1.0)",
+        type=_cost_scale,
+        default="auto",
+        help="weight of acquisition cost vs one error, or 'auto': the least "
+        "cost whose out-of-fold error is within a point of all sensors' "
+        "(default: auto)",
     )
     g.add_argument(
         "--budget",

@@ -175,7 +175,7 @@ if result is not None:
     )
     if sweep.CURRENT in drawn.index:
         st.caption(
-            f"The current model (cost scale {run.model.cost_scale:.3g}) is not a "
+            f"The current model (cost scale {run.model.cost_scale_:.3g}) is not a "
             "point of this curve: it was "
             + (
                 "fitted for a budget on part of the training rows."
@@ -218,7 +218,7 @@ def _use_curve_model(point: int) -> None:
     picked = sweep.run_from_sweep(result, point, dataset)
     state.set_run(picked)
     state.notice(
-        f"Now using the curve's model at cost scale {picked.model.cost_scale:.3g}.",
+        f"Now using the curve's model at cost scale {picked.model.cost_scale_:.3g}.",
         "success",
     )
 

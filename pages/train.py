@@ -55,11 +55,19 @@ st.caption(
 
 def cost_inputs() -> None:
     st.markdown("**What a sensor is worth**")
+    modes = {"auto": "Automatic", "scale": "Cost scale"}
     if budget_targeting_available():
-        modes = {"scale": "Cost scale", "budget": "Target average cost"}
-        widgets.choice(
-            st.radio, "Set the trade-off by", modes, state.W_COST_MODE, horizontal=True
+        modes["budget"] = "Target average cost"
+    widgets.choice(
+        st.radio, "Set the trade-off by", modes, state.W_COST_MODE, horizontal=True
+    )
+    if ss[state.W_COST_MODE] == "auto":
+        st.caption(
+            "The library's default (cost_scale='auto'): the least average cost "
+            "whose out-of-fold error on the training rows is within one point "
+            "of all sensors' (a tenth of their loss for a regressor)."
         )
+        return
     if budget_targeting_available() and ss[state.W_COST_MODE] == "budget":
         widgets.budget_input(
             spec,
@@ -123,9 +131,9 @@ def settings() -> TrainSettings:
 
 def trained(run: TrainedRun) -> str:
     """What the finished training says (the next run of any page)."""
-    if chosen.target_budget is not None:
+    if chosen.target_budget is not None or chosen.cost_scale == "auto":
         # Show the scale found when the user switches back to it.
-        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
+        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale_)
     return widgets.trained_label(run, dataset.name)
 
 

@@ -185,7 +185,7 @@ DEFAULTS: dict[str, Any] = {
     W_SUBSET_ALL: True,
     W_SUBSET_BUDGET: None,
     W_SUBSET_REWARD: "soft",
-    W_COST_MODE: "scale",
+    W_COST_MODE: "scale",  # "auto" (the library's default) is one click away
     W_COST_SCALE: 0.05,
     W_BUDGET: 1.0,
     W_CLASSIFIER: "hist_gradient_boosting",
@@ -427,6 +427,8 @@ def chosen_settings(check: SpecCheck | None = None) -> TrainSettings:
             form = replace(form, classifier=MANY_SENSOR_CLASSIFIER)
     if budget_targeting_available() and ss[W_COST_MODE] == "budget":
         return replace(form, target_budget=float(ss[W_BUDGET]))
+    if ss[W_COST_MODE] == "auto":
+        return replace(form, cost_scale="auto")
     return form
 
 

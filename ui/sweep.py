@@ -70,7 +70,7 @@ def compute_sweep(
     """
     bank = reusable_bank(previous, dataset, spec, params)
     # The current model's own scale is traced too: it is a point of its curve.
-    own = [] if previous is None else [float(previous.model.cost_scale)]
+    own = [] if previous is None else [float(previous.model.cost_scale_)]
     with threadpool_limits(limits=1):  # see ui.training.train
         return tradeoff_curve(
             dataset.X("train", spec),
@@ -100,7 +100,7 @@ def run_from_sweep(result: TradeoffResult, point: int, dataset: Dataset) -> Trai
         bank_key=bank_key(dataset, model.spec_, model_params(model)),
         metrics=metrics,
         states=states,
-        note=f"Picked on the trade-off curve (cost scale {model.cost_scale:.3g}).",
+        note=f"Picked on the trade-off curve (cost scale {model.cost_scale_:.3g}).",
     )
 
 
@@ -116,8 +116,8 @@ def curve_point(run: TrainedRun, result: TradeoffResult | None) -> int | None:
     # (the page keys sweeps by them) is the sweep's model of its scale: fits
     # are deterministic. Not a model fitted for a budget (bank_key None): it
     # saw part of the rows only.
-    scales = [float(m.cost_scale) for m in result.models]
-    scale = float(run.model.cost_scale)
+    scales = [float(m.cost_scale_) for m in result.models]
+    scale = float(run.model.cost_scale_)
     return scales.index(scale) if scale in scales else None
 
 
@@ -130,7 +130,7 @@ def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFram
             {
                 "method": method,
                 "split": "test",
-                "cost_scale": float(run.model.cost_scale),
+                "cost_scale": float(run.model.cost_scale_),
                 "avg_cost": metrics.get("avg_cost"),
                 "avg_sensors": metrics.get("avg_sensors"),
                 "error": metrics.get("error"),

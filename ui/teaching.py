@@ -78,7 +78,7 @@ def refit_out_of_fold(
     subsets selected anew on these rows).
     """
     X, y = dataset.X("train", model.spec_), dataset.y("train")
-    params = {**model_params(model), "cost_scale": model.cost_scale}
+    params = {**model_params(model), "cost_scale": model.cost_scale_}
     bank = make_model(model.spec_, params).fit_bank(X, y, progress=progress)
     mine = getattr(model, "subset_selection_", None)
     theirs = getattr(bank, "subset_selection_", None)

@@ -83,6 +83,12 @@ def make_classifier(name: str, random_state: int | None) -> Any:
     raise ValueError(f"Unknown classifier {name!r}; choose from {sorted(CLASSIFIERS)}.")
 
 
+def _scale_label(model: Any) -> str:
+    """The fitted cost scale, and "(auto)" where the library chose it."""
+    scale = f"{model.cost_scale_:g}"
+    return f"{scale} (auto)" if model.cost_scale == "auto" else scale
+
+
 def budget_targeting_available() -> bool:
     """Whether the core offers ``fit_for_budget`` (target an average cost)."""
     return hasattr(budgetdag_core, "fit_for_budget")
@@ -102,7 +108,7 @@ class TrainSettings:
     view of them in the form's terms, for labels.
     """
 
-    cost_scale: float = 1.0
+    cost_scale: float | str = "auto"
     classifier: str = "hist_gradient_boosting"
     policy_learner: str = "filter_tree"
     policy_degree: int = 1
@@ -128,7 +134,9 @@ class TrainSettings:
     def params(self) -> dict[str, Any]:
         """The estimator parameters the form asks for (``sensors`` aside)."""
         return {
-            "cost_scale": float(self.cost_scale),
+            "cost_scale": self.cost_scale
+            if self.cost_scale == "auto"
+            else float(self.cost_scale),
             "classifier": make_classifier(self.classifier, self.random_state),
             "bank_kind": bank_kind_of(self.classifier),
             "policy_learner": self.policy_learner,
@@ -151,7 +159,9 @@ class TrainSettings:
         report = getattr(model, "budget_report_", None)
         subsets = params.get("n_subsets") is not None
         return cls(
-            cost_scale=float(model.cost_scale),
+            cost_scale=model.cost_scale
+            if model.cost_scale == "auto"
+            else float(model.cost_scale),
             classifier=classifier_name(params),
             policy_learner=learner if isinstance(learner, str) else "custom",
             policy_degree=int(params["policy_degree"]),
@@ -208,7 +218,7 @@ def describe_model(model: BudgetDAGClassifier) -> str:
     )
     seed = params["random_state"]
     return (
-        f"Cost scale {model.cost_scale:g} · {bank} · {learner}, degree "
+        f"Cost scale {_scale_label(model)} · {bank} · {learner}, degree "
         f"{params['policy_degree']} · policy features {params['policy_features']} · "
         f"{params['cv']} folds · seed {'none' if seed is None else seed}"
     )

@@ -55,9 +55,12 @@ from ..validation import (
     int_seed,
     spec_for,
 )
+from ._auto_scale import AutoScaleMixin
+from ._dag_choice import check_n_rows, few_sensor_strategies, full_dag_too_slow
 from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
+from ._small_data import SmallDataMixin, lowered_cv
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -66,7 +69,7 @@ SUBSET_MAX_ROWS = 20_000
 #: Parameter constraints the classifier and the regressor share.
 COMMON_CONSTRAINTS: dict = {
     "sensors": [SensorSpec, dict, str, None],
-    "cost_scale": [Interval(Real, 0, None, closed="left")],
+    "cost_scale": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     "policy_learner": [
         StrOptions(set(POLICY_LEARNERS)),
         HasMethods(["fit", "predict"]),
@@ -89,7 +92,7 @@ def _finite_mean(values: np.ndarray) -> float:
     return top * float(np.mean(values / top)) if top > 0 else 0.0
 
 
-class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
+class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEstimator):
     """Shared machinery of :class:`BudgetDAGClassifier` and
     :class:`BudgetDAGRegressor` (not for direct use)."""
 
@@ -230,7 +233,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> dag.n_states, selection is None
         (8, True)
         """
-        if self.builds_sparse_dag(spec):
+        if self.builds_sparse_dag(spec, len(Xv)):
             raise ValueError(
                 "This estimator builds its DAGs on its any-subset bank "
                 "(builds_sparse_dag): fit_bank builds them."
@@ -298,21 +301,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
         {}
         """
-        if n_rows is not None and (
-            isinstance(n_rows, bool)
-            or not isinstance(n_rows, (int, np.integer))
-            or n_rows < 0
-        ):
-            raise ValueError(
-                "n_rows must be a non-negative integer or None; got "
-                f"{short_repr(n_rows)}."
-            )
-        if not self.builds_sparse_dag(spec):
+        check_n_rows(n_rows)
+        if not self.builds_sparse_dag(spec, n_rows):
             return {}
         max_states = self._growth_settings()["max_states"]
         names = self._strategies()
         if n_rows is not None:
             names = strategies_to_build(names, n_rows)
+        names = few_sensor_strategies(names, spec.n_sensors)
         return {name: most_states(name, spec.n_sensors, max_states) for name in names}
 
     @property
@@ -419,7 +415,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> dag.n_states, selection is None
         (8, True)
         """
-        if bank is not None and self.builds_sparse_dag(spec):
+        if bank is not None and self.builds_sparse_dag(spec, len(Xv)):
             growth = getattr(bank, "sparse_growth_", None)
             if growth is None:
                 raise ValueError(
@@ -523,7 +519,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec, Xv, y_fit, _ = self.check_fit_data(X, y)
-        if self.builds_sparse_dag(spec):
+        if self.builds_sparse_dag(spec, len(Xv)):
             return self._fit_sparse_bank(spec, Xv, y_fit, None, progress)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
@@ -623,6 +619,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
+        cv = lowered_cv(self, y)  # small data: see estimator._small_data
+        if cv is not None:
+            return self._fit_with_cv(
+                cv, X, y, sample_costs=sample_costs, bank=bank,
+                progress=progress, dag=dag, selection=selection,
+            )  # fmt: skip
+        if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
+            return self._fit_auto_scale(
+                X, y, sample_costs=sample_costs, bank=bank,
+                progress=progress, dag=dag, selection=selection,
+            )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
@@ -635,7 +642,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 f"cost_scale={self.cost_scale} times the largest total cost ({top:g}) "
                 "is not a finite number: lower cost_scale or rescale the costs."
             )
-        if self.builds_sparse_dag(spec):
+        if self.builds_sparse_dag(spec, len(Xv)):
             return self._fit_sparse(
                 spec, Xv, y_fit, target_attrs, costs, bank, progress
             )
@@ -672,16 +679,32 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             spec, target_attrs, selection, dag, state_cols, bank, value_states, result
         )
 
+    def _fit_warned(
+        self, X: Any, y: Any, *, sample_costs: Any, bank: Any, progress: Any
+    ) -> BudgetDAGBase:
+        """``fit``: :meth:`_fit`, then a ``NothingBoughtWarning`` where the
+        policies buy nothing although a sensor helps (only where the fit made
+        its bank: a sweep's policies on a given bank buy nothing at high
+        scales by design)."""
+        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        if bank is None:
+            self._warn_if_nothing_bought(X, y, sample_costs)
+        return self
+
     # ------------------------------------------------------------ sparse DAG
-    def builds_sparse_dag(self, spec: SensorSpec) -> bool:
+    def builds_sparse_dag(self, spec: SensorSpec, n_rows: int | None = None) -> bool:
         """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
         an any-subset bank (``dag="sparse"``, ``"chain"`` or ``"routed"``, or ``"auto"``
-        beyond 12 sensors without ``n_subsets``) rather than the full DAG or
-        the DAG over Alg. 2's subsets.
+        without ``n_subsets`` beyond 12 sensors, or where the full DAG's
+        estimated bank fit on ``n_rows`` rows is long: a regressor's bank of
+        one model per state, see ``estimator._dag_choice``) rather than the
+        full DAG or the DAG over Alg. 2's subsets.
 
         Parameters
         ----------
         spec : SensorSpec
+        n_rows : int, optional
+            The training rows (None: the rule on the number of sensors only).
 
         Returns
         -------
@@ -696,6 +719,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> BudgetDAGClassifier(spec, n_subsets=4).builds_sparse_dag(spec)
         False
         """
+        check_n_rows(n_rows)
         kind = getattr(self, "dag", "full")
         if kind in ("sparse", "chain", "routed"):
             if self.n_subsets is not None:
@@ -707,7 +731,10 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return (
             kind == "auto"
             and self.n_subsets is None
-            and spec.n_sensors > MAX_FULL_DAG_SENSORS
+            and (
+                spec.n_sensors > MAX_FULL_DAG_SENSORS
+                or full_dag_too_slow(self, spec.n_sensors, n_rows)
+            )
         )
 
     def _strategies(self) -> tuple[str, ...]:
@@ -828,6 +855,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         strategies = (
             strategies_to_build(self._strategies(), len(Xv)) if only is None else only
         )
+        strategies = few_sensor_strategies(strategies, spec.n_sensors)
         for done, name in enumerate(strategies, start=1):
             if name == "grown":
                 growth = grow_sparse_dag(
@@ -1012,6 +1040,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.train_cost_to_go_ = result.root_cost_to_go()
         self.strategy_validation_ = None
         self.route_states_ = route_states
+        self.cost_scale_ = float(self.cost_scale)  # "auto" resolves on a clone
+        self.cost_scale_search_ = None
+        self.cv_ = self.cv  # fewer on small data: estimator._small_data
         return self
 
     def _sparse_stop_loss(
@@ -1171,7 +1202,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             "n_samples": len(tr),
         }
         out["avg_loss"] = float(
-            self._row_loss(pred, y).mean() + self.cost_scale * out["avg_cost"]
+            self._row_loss(pred, y).mean() + self.cost_scale_ * out["avg_cost"]
         )
         return out
 

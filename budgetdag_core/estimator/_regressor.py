@@ -98,9 +98,18 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     sensors : SensorSpec, dict, JSON text or None, default=None
         As in :class:`BudgetDAGClassifier` (None: one unit-cost sensor per
         column).
-    cost_scale : float, default=1.0
+    cost_scale : float or "auto", default="auto"
         Weight of acquisition cost against one unit of loss (y units squared for
         ``loss="squared"``, y units for ``"absolute"``).
+        ``"auto"``: the bank is fitted once and the policies learned at a
+        few scales on it; the one kept has the least average cost on the
+        training rows, with the bank's out-of-fold predictions, among those
+        whose out-of-fold error is within 10 % of the richest state's (all
+        sensors on a full DAG); see ``budgetdag_core.estimator._auto_scale``.
+        The chosen number is in ``cost_scale_``, the scales tried and the
+        reason in ``cost_scale_search_``. A ``fit`` whose policy buys nothing
+        although a first sensor lowers the out-of-fold error warns
+        (:class:`~budgetdag_core.NothingBoughtWarning`).
     regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
         Cloned per state for the bank. None or ``"boosting"``: early-stopped
         gradient boosting with small trees, fitted single-threaded
@@ -121,7 +130,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         As in :class:`~budgetdag_core.BudgetDAGClassifier`.
     cv : int, default=5
         Folds (``KFold``, shuffled) of the out-of-fold predictions, 2 to
-        ``MAX_CV`` (20).
+        ``MAX_CV`` (20); on fewer rows (at least 2), that many (``cv_``).
     n_subsets, subset_budget, include_all, subset_scorer
         Subset selection for many sensors (Alg. 2), as in the classifier; the
         reward of a subset on a row is how much it lowers the row's loss below
@@ -141,7 +150,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         the chain, the routed DAG and the grown DAG whose held-out loss
         (``loss`` + ``cost_scale`` x cost) is within one standard error of
         the best on validation rows carved from the training data
-        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``.
+        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``;
+        with at most 12 sensors, the chain and routed DAGs where the full
+        DAG's bank of one model per state and fold would take over a
+        second (estimated: ``budgetdag_core.estimator._dag_choice``; from 4
+        sensors on a few dozen rows).
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
 
@@ -149,6 +162,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     ----------
     spec_, dag_, sensor_dag_, policies_, feature_names_in_, subset_selection_
         As in the classifier.
+    cost_scale_, cost_scale_search_, cv_
+        As in the classifier (the margin of ``"auto"``: 10 % of the richest
+        state's out-of-fold loss).
     bank_ : RegressorBank or SparseRegressorBank
         A regressor per state, or (a sparse DAG) the any-subset masked
         regressors of its folds.
@@ -193,7 +209,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self,
         sensors: SensorSpec | dict | str | None = None,
         *,
-        cost_scale: float = 1.0,
+        cost_scale: float | str = "auto",
         regressor: Any = None,
         loss: str = "squared",
         policy_learner: str | Any = "filter_tree",
@@ -373,7 +389,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         >>> sorted(model.evaluate(demo.X_test, 2 * demo.X_test["precise"]))
         ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._fit_warned(
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress
+        )
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Prediction of the regressor of each example's stop state.

@@ -60,6 +60,7 @@ LEGACY_VALUES: dict[str, Any] = {
     "policy_features": "sensors",  # before confidence features
     "stop_loss": "zero_one",  # before expected (calibrated) stop losses
     "serve": "folds",  # cross-fitted banks predicted with their fold models
+    "cost_scale": 1.0,  # the default before cost_scale="auto"
 }
 
 
@@ -68,7 +69,12 @@ LEGACY_VALUES: dict[str, Any] = {
 LEGACY_FITTED: dict[str, Any] = {
     "value_states_": None,  # before "auto" inputs: no state's policy saw both
     "route_states_": None,  # before routing states saw values and probabilities
+    "cost_scale_search_": None,  # before cost_scale="auto": a given number
 }
+
+#: Fitted attributes added since whose old value is a parameter's: the cost
+#: scale of a model from before "auto" is its number, its folds its ``cv``.
+LEGACY_FITTED_FROM_PARAMS: dict[str, str] = {"cost_scale_": "cost_scale", "cv_": "cv"}
 
 
 def upgrade_model(model: Any) -> list[str]:
@@ -89,6 +95,12 @@ def upgrade_model(model: Any) -> list[str]:
         for name, value in LEGACY_FITTED.items():
             if name not in vars(model):
                 setattr(model, name, value)
+                added.append(name)
+        for name, param in LEGACY_FITTED_FROM_PARAMS.items():
+            value = vars(model).get(param)
+            # A damaged value (text, None) is left to the integrity check.
+            if name not in vars(model) and isinstance(value, int | float):
+                setattr(model, name, float(value) if name == "cost_scale_" else value)
                 added.append(name)
     for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
         added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]

@@ -195,6 +195,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "BudgetDAGBase.sparse_strategies": lambda kw: model.sparse_strategies(
             model.spec_, **with_defaults({"n_rows": 100}, kw)
         ),
+        "BudgetDAGBase.builds_sparse_dag": lambda kw: model.builds_sparse_dag(
+            model.spec_, **with_defaults({"n_rows": 100}, kw)
+        ),
         "BudgetDAGBase.refit_policies": lambda kw: model.refit_policies(
             X, Y, **with_defaults({"cost_scale": 0.1}, kw)
         ),
