@@ -27,7 +27,7 @@ from ui.spec_table import (
 )
 
 from .data import Upload
-from .training import TrainedRun, TrainSettings
+from .training import DEFAULT_REGRESSOR, TrainedRun, TrainSettings
 
 # ----------------------------------------------------------------- app state
 DATASET = "dataset"  # Dataset: what training uses
@@ -246,16 +246,25 @@ def set_dataset(
         said.append(reset)
     many = dataset.spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = current is not None and current.spec.n_sensors > MAX_FULL_DAG_SENSORS
+    regression = dataset.task == "regression"
+    was_regression = current is not None and current.task == "regression"
+    if regression:  # the form offers regressors (ui.training.REGRESSORS)
+        ss[W_CLASSIFIER] = DEFAULT_REGRESSOR
+        ss[W_COST_MODE] = "scale"  # a target cost is searched for classes only
+    elif was_regression:
+        ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER if many else DEFAULTS[W_CLASSIFIER]
     if many:
         # The library's default beyond the full DAG (its DAGs of one-sensor
         # additions on one any-subset bank); Alg. 2's subsets stay an option
         # on the Sensors page.
         ss[W_SUBSETS_ON] = False
         ss[W_DEGREE] = 1
-        ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER
+        if not regression:
+            ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER
     elif was_many:
         ss[W_DEGREE] = DEFAULTS[W_DEGREE]
-        ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
+        if not regression:
+            ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
     run = ss.get(RUN)
     if run is not None and run.dataset_token != dataset.token:
         ss[RUN] = None
@@ -268,6 +277,16 @@ def set_dataset(
     if said:
         notice(" ".join(said), "success" if headline is not None else "info")
     return True
+
+
+def loss_unit(dataset: Dataset | None) -> float:
+    """One unit of the data's loss, for suggested cost scales: a
+    misclassification, or a regression target's variance (the squared
+    error of predicting its mean)."""
+    if dataset is None or dataset.task != "regression":
+        return 1.0
+    variance = float(dataset.y("train").astype(float).var())
+    return variance if variance > 0 else 1.0
 
 
 def suggested_budget(spec: SensorSpec) -> float:
@@ -299,7 +318,7 @@ def follow_suggestions(
         return None
     changes = []
     for key, value, name in (
-        (W_COST_SCALE, suggested_cost_scale(spec), "cost scale"),
+        (W_COST_SCALE, suggested_cost_scale(spec, loss_unit(dataset)), "cost scale"),
         (W_BUDGET, suggested_budget(spec), "target average cost"),
     ):
         old = ss.get(key)
@@ -404,7 +423,9 @@ def set_run(run: TrainedRun | None) -> None:
 def train_settings(check: SpecCheck | None = None) -> TrainSettings:
     """The Train page's settings as they stand (cost scale mode)."""
     ss = st.session_state
+    dataset = get_dataset()
     return TrainSettings(
+        task="classification" if dataset is None else dataset.task,
         cost_scale=float(ss[W_COST_SCALE]),
         classifier=ss[W_CLASSIFIER],
         policy_learner=ss[W_LEARNER],
