@@ -119,13 +119,23 @@ class Upload:
             raise
 
     def to_dataset(
-        self, label: str, *, test_fraction: float = 0.25, random_state: int = 0
+        self,
+        label: str,
+        *,
+        test_fraction: float = 0.25,
+        random_state: int = 0,
+        task: str = "classification",
     ) -> Dataset:
-        """Split (or use the test file) and wrap as a :class:`Dataset`."""
+        """Split (or use the test file) and wrap as a :class:`Dataset` of
+        ``task`` (a regression's split is not stratified)."""
         frame = self.work
         if self.is_train is None:
             train, test = split_train_test(
-                frame, label, test_fraction=test_fraction, random_state=random_state
+                frame,
+                label,
+                test_fraction=test_fraction,
+                random_state=random_state,
+                stratify=task == "classification",
             )
             how = f"random {test_fraction:.0%} test split (seed {random_state})"
         else:
@@ -146,6 +156,7 @@ class Upload:
             suggest_spec(features, together=one_hot_groups(self.fixes, features)).spec,
             f"Uploaded table {self.name}: {how}.",
             kind="upload",
+            task=task,
         )
 
     @property

@@ -71,3 +71,82 @@ def test_the_diabetes_demo_trains_a_regressor_from_the_train_page(app):
     assert run.metrics["mse"] < table.loc["No sensor (the mean)", "test MSE"]
     assert run.metrics["avg_cost"] < dataset.spec.total_cost
     assert "%" not in metrics["Test MSE"]
+
+
+def diabetes_csv(rows: int = 200) -> bytes:
+    """The diabetes table as a user would upload it: ten columns and the target."""
+    demo = load_demo("diabetes")
+    return demo.train.head(rows).to_csv(index=False).encode()
+
+
+def upload(at, data: bytes, name: str = "diabetes.csv"):
+    at.radio(key=state.W_SOURCE).set_value("upload").run()
+    at.file_uploader(key=state.W_UPLOAD).set_value((name, data, "text/csv")).run()
+    assert_clean(at)
+    return at
+
+
+def test_a_numeric_target_is_offered_as_regression_without_the_rare_class_fix(app):
+    at = upload(app.run(), diabetes_csv())
+    at.selectbox(key=state.W_LABEL).set_value("progression").run()
+    assert at.radio(key=state.W_TASK).value == "regression"
+    assert any("looks like **regression**" in c.value for c in at.caption)
+    assert not at.error, texts(at, "error")
+    # The one warning: the landsat demo is still the table in use.
+    assert [t[:22] for t in texts(at, "warning")] == ["**In use for training:"]
+    assert any("ready for training" in t for t in texts(at, "success"))
+    fix_keys = [b.key for b in at.button if b.key and b.key.startswith(state.W_FIX)]
+    assert fix_keys == []
+    # Read as classes instead: the class checks and their fix come back.
+    at.radio(key=state.W_TASK).set_value("classification").run()
+    assert any("rare_classes" in (b.key or "") for b in at.button)
+    at.radio(key=state.W_TASK).set_value("regression").run()
+    at.button(key=state.W_USE_UPLOAD).click().run()
+    assert_clean(at)
+    dataset = at.session_state[state.DATASET]
+    assert dataset.task == "regression" and dataset.label == "progression"
+    assert len(dataset.train) + len(dataset.test) == 200
+    assert {m.label for m in at.metric} >= {"Target range"}
+    # The sensors page and training follow: a regressor with MSE.
+    go(at, "sensors")
+    go(at, "train")
+    assert at.selectbox(key=state.W_CLASSIFIER).value == "ridge"
+
+
+@pytest.mark.parametrize(
+    "name", ["explore", "whatif", "tradeoff", "teaching", "export"]
+)
+def test_every_page_opens_on_a_regression_without_class_words(
+    app, diabetes, diabetes_run, name
+):
+    at = go(prefill(app, diabetes, diabetes_run).run(), name)
+    assert not at.error, texts(at, "error")
+    words = " ".join(
+        texts(at) + [m.value for m in at.markdown] + [c.value for c in at.caption]
+    )
+    assert "classes" not in words.lower() or name == "teaching", words
+
+
+def test_explore_shows_a_regressor_nodes_mse_and_targets(app, diabetes, diabetes_run):
+    at = go(prefill(app, diabetes, diabetes_run).run(), "explore")
+    at.radio(key=state.W_DAG_COLOR).set_value("error").run()
+    assert_clean(at)
+    at.selectbox(key=state.W_DAG_NODE).set_value(1).run()
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert "MSE if all stopped" in metrics and "Error if all stopped" not in metrics
+    # The exam alone: the policy's node 1, every example arrives.
+    X, y = diabetes.X("test", diabetes.spec), diabetes.y("test")
+    from budgetdag_core.explain import node_details
+
+    details = node_details(diabetes_run.model, X, y, 1)
+    assert metrics["MSE if all stopped"] == f"{details['error_if_stopped']:,.4g}"
+    tables = [d.value for d in at.dataframe]
+    targets = next(t for t in tables if "predicted_mean" in t.columns)
+    assert targets["max"].iloc[0] <= y.max()
+    paths = next(t for t in tables if "sequence" in t.columns)
+    # The sequences' MSE, weighted by their examples, is the policy's.
+    mse = (paths["error"] * paths["examples"]).sum() / paths["examples"].sum()
+    assert mse == pytest.approx(diabetes_run.metrics["mse"])
+    states = next(t for t in tables if "stop_share" in t.columns)
+    assert states["error_rate"].max() > 100  # an MSE in squared units, no rate
