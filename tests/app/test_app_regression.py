@@ -150,3 +150,47 @@ def test_explore_shows_a_regressor_nodes_mse_and_targets(app, diabetes, diabetes
     assert mse == pytest.approx(diabetes_run.metrics["mse"])
     states = next(t for t in tables if "stop_share" in t.columns)
     assert states["error_rate"].max() > 100  # an MSE in squared units, no rate
+
+
+def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
+    app, diabetes, diabetes_run
+):
+    at = go(prefill(app, diabetes, diabetes_run).run(), "tradeoff")
+    assert any("test MSE" in m.value for m in at.markdown)
+    at.slider(key=state.W_TRADE_POINTS).set_value(4).run()
+    at.button(key=state.W_TRADE_RUN).click().run()
+    finish_jobs(at)
+    assert_clean(at)
+    assert not at.error, texts(at, "error")
+    result = at.session_state[state.SWEEP]["result"]
+    frame = result.frame
+    assert {"dag", "fixed", "hull", "hull_oof", "no_sensors", "all_sensors"} <= set(
+        frame["method"]
+    )
+    assert set(frame["split"]) == {"train", "test"}
+    assert "cascade" not in set(frame["method"])
+    # The current model is a point of its curve (its own scale), the bank shared.
+    assert diabetes_run.model.cost_scale in list(result.cost_scales)
+    assert all(m.bank_ is result.bank for m in result.models)
+    test = frame[(frame["split"] == "test") & (frame["method"] == "dag")]
+    zero = test[test["cost_scale"] == 0.0].iloc[0]
+    top = test.sort_values("cost_scale").iloc[-1]
+    # Cost falls as the scale grows; the error columns hold MSEs.
+    assert top["avg_cost"] <= zero["avg_cost"]
+    fixed = frame[(frame["split"] == "test") & (frame["method"] == "fixed")]
+    states = diabetes_run.states.set_index("state")
+    for row in fixed.itertuples():
+        assert row.error == pytest.approx(states.loc[row.state, "mse"])
+    # The hull is below every fixed subset; the out-of-fold one on the
+    # training rows' bank losses.
+    hull = frame[(frame["split"] == "test") & (frame["method"] == "hull")]
+    assert hull["error"].min() == pytest.approx(fixed["error"].min())
+    # The figure says MSE; a curve model for a budget is picked from it.
+    chart = at.get("plotly_chart")[0].proto.spec
+    assert "mean squared error" in chart and "error rate" not in chart
+    assert any("test MSE" in m.value for m in at.markdown)
+    assert at.button(key=state.W_TRADE_FIT_BUDGET).disabled
+    if not at.button(key=state.W_TRADE_USE_CURVE).disabled:
+        at.button(key=state.W_TRADE_USE_CURVE).click().run()
+        assert_clean(at)
+        assert at.session_state[state.RUN].task == "regression"
