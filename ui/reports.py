@@ -200,17 +200,22 @@ def comparison_table(
 
 
 def trace_for_export(
-    trace: pd.DataFrame, y_true: Sequence | None = None
+    trace: pd.DataFrame, y_true: Sequence | None = None, *, regression: bool = False
 ) -> pd.DataFrame:
     """A model's ``trace`` made CSV-friendly: acquired sensors as ``"a > b"``.
 
     The first column, ``row``, is the trace's index (the row id of the table
     traced), so each line can be matched to its example. With ``y_true``,
-    adds ``label`` and ``correct`` columns after ``prediction``.
+    adds ``label`` and ``correct`` columns after ``prediction`` (a
+    ``regression``'s: ``target`` and ``error``, prediction minus target).
     """
     out = trace.copy()
     out["acquired"] = [" > ".join(a) for a in out["acquired"]]
-    if y_true is not None:
+    if y_true is not None and regression:
+        y = np.asarray(y_true, dtype=float)
+        out.insert(1, "target", y)
+        out.insert(2, "error", out["prediction"].to_numpy(dtype=float) - y)
+    elif y_true is not None:
         y = np.asarray(y_true)
         out.insert(1, "label", y)
         out.insert(2, "correct", out["prediction"].to_numpy() == y)

@@ -478,10 +478,11 @@ def estimate_params(settings: Settings) -> dict[str, Any]:
     params = estimator_params(settings)
     if not is_regression(settings):
         return params
-    regressor = params.pop("regressor")
-    params.pop("subset_scorer", None)
-    kind = {"boosting": "hgb", None: "auto"}.get(regressor, "per_subset")
-    return {**params, "classifier": None, "bank_kind": kind}
+    kind = {"boosting": "hgb", None: "auto"}.get(params["regressor"], "per_subset")
+    # The classifier's own parameters only (not loss, subset_scorer, ...).
+    known = BudgetDAGClassifier().get_params(deep=False)
+    kept = {k: v for k, v in params.items() if k in known or k == "n_jobs"}
+    return {**kept, "classifier": None, "bank_kind": kind}
 
 
 def uses_subsets(settings: Settings) -> bool:
@@ -761,6 +762,12 @@ def run_from_model(
     """Wrap a loaded model; evaluate it when the data has its feature columns."""
     missing = [c for c in model.spec_.columns if c not in dataset.test.columns]
     run = TrainedRun(model, dataset.token, source, trained_at=time.time())
+    if task_of(model) != dataset.task:
+        run.note = (
+            f"This policy is a {task_of(model)} and the current data a "
+            f"{dataset.task}: load data of its kind to evaluate it."
+        )
+        return run
     if missing or dataset.label not in dataset.test.columns:
         shown = ", ".join(repr(c) for c in missing[:5])
         run.note = (
