@@ -273,3 +273,26 @@ def test_teaching_replays_a_regressors_graph_reduce(app, diabetes, diabetes_run)
     oof = diabetes_run.model.bank_.oof_losses(y.to_numpy(dtype=float), "squared")
     rows = [X.index.get_loc(r) for r in steps[2].costs.index]
     np.testing.assert_allclose(steps[2].costs["stop"], oof[rows, steps[2].state])
+
+
+def test_whatif_walks_one_example_to_a_predicted_number(app, diabetes, diabetes_run):
+    from budgetdag_core import path_of
+
+    at = go(prefill(app, diabetes, diabetes_run).run(), "whatif")
+    X, y = diabetes.X("test", diabetes.spec), diabetes.y("test")
+    result = path_of(diabetes_run.model, X.iloc[0])
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Prediction"] == f"{result.prediction:.4g}"
+    assert any(f"**True value:** {y.iloc[0]:.4g}" in m.value for m in at.markdown), [
+        m.value for m in at.markdown
+    ]
+    table = next(d.value for d in at.dataframe if "decision" in d.value.columns)
+    assert table["decision"].iloc[-1] == "stop and predict"
+    assert "confidence" not in table.columns
+    assert table["predicts now"].iloc[-1] == f"{result.prediction:.4g}"
+    # The purchases by thirds of the target, the example's own third first.
+    box = at.selectbox(key=state.W_WHATIF_CLASS)
+    assert box.options[1:] == ["lowest third", "middle third", "highest third"]
+    box.set_value("highest third").run()
+    assert_clean(at)
+    assert any("37 examples of the highest third" in c.value for c in at.caption)
