@@ -519,9 +519,11 @@ def reusable_bank(
     if previous is None or previous.bank_key != bank_key(dataset, spec, settings):
         return None
     bank = getattr(previous.model, "bank_", None)
-    # A bank loaded from a file is slim: without out-of-fold predictions it
-    # cannot teach new policies.
-    return bank if hasattr(bank, "oof_proba_") else None
+    # A bank loaded from a file is slim: without out-of-fold predictions (a
+    # classifier's probabilities, a regressor's predictions) it cannot teach
+    # new policies.
+    teaches = hasattr(bank, "oof_proba_") or hasattr(bank, "oof_pred_")
+    return bank if teaches else None
 
 
 class ProgressReporter:

@@ -4,6 +4,7 @@ every page speaks of its MSE, not of classes."""
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -140,10 +141,15 @@ def test_every_page_opens_on_a_regression_without_class_words(
     words = " ".join(
         texts(at) + [m.value for m in at.markdown] + [c.value for c in at.caption]
     )
-    # No classifier words (the skops note's "classes" are Python's; a
-    # node's policy is a classifier of the actions).
+    # No classifier's words (a node's policy is a classifier of the actions;
+    # "classification" is said where it differs).
     words = words.replace("The node's policy is a classifier", "")
-    assert "classif" not in words.lower(), words
+    wrong = re.findall(
+        r"classifiers?\b|classif(?:y|ies)|class priors|class balance|error rate",
+        words,
+        flags=re.IGNORECASE,
+    )
+    assert not wrong, (wrong, words)
 
 
 def test_explore_shows_a_regressor_nodes_mse_and_targets(app, diabetes, diabetes_run):
@@ -176,6 +182,10 @@ def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
 ):
     at = go(prefill(app, diabetes, diabetes_run).run(), "tradeoff")
     assert any("test MSE" in m.value for m in at.markdown)
+    # The trained model's regressor bank is reused by the sweep.
+    assert any(
+        "regressor bank of the current model is reused" in c.value for c in at.caption
+    )
     at.slider(key=state.W_TRADE_POINTS).set_value(4).run()
     at.button(key=state.W_TRADE_RUN).click().run()
     finish_jobs(at)
@@ -191,6 +201,7 @@ def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
     # The current model is a point of its curve (its own scale), the bank shared.
     assert diabetes_run.model.cost_scale in list(result.cost_scales)
     assert all(m.bank_ is result.bank for m in result.models)
+    assert result.bank is diabetes_run.model.bank_
     test = frame[(frame["split"] == "test") & (frame["method"] == "dag")]
     zero = test[test["cost_scale"] == 0.0].iloc[0]
     top = test.sort_values("cost_scale").iloc[-1]
