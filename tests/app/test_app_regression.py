@@ -307,3 +307,21 @@ def test_whatif_walks_one_example_to_a_predicted_number(app, diabetes, diabetes_
     box.set_value("highest third").run()
     assert_clean(at)
     assert any("37 examples of the highest third" in c.value for c in at.caption)
+
+
+def test_a_link_to_the_regression_demo_keeps_its_regressor(app):
+    from ui import links
+
+    app.query_params["demo"] = "diabetes"
+    app.query_params["classifier"] = "boosting"
+    at = go(app, "train")
+    assert not at.error, texts(at, "error")
+    assert at.session_state[state.DATASET].task == "regression"
+    assert at.selectbox(key=state.W_CLASSIFIER).value == "boosting"
+    encoded = links.encode(
+        "diabetes", None, None, {state.W_CLASSIFIER: "ridge", state.W_COST_SCALE: 3.5}
+    )
+    assert links.decode(encoded) == (
+        {"demo": "diabetes", state.W_CLASSIFIER: "ridge", state.W_COST_SCALE: 3.5},
+        [],
+    )
