@@ -116,6 +116,10 @@ def _bank_words(settings: Settings, n_states: int, at_most: str) -> str:
 
 def _sparse_bank_words(settings: Settings, cv: int) -> str:
     """What a many-sensor fit's any-subset bank fits, in words."""
+    if is_regression(settings):  # a masked ridge or booster per fold
+        regressor = estimator_params(settings).get("regressor")
+        model = "ridge regressions" if regressor == "ridge" else "boosting models"
+        return f"fits {cv} masked {model} (one per fold)"
     if estimate_params(settings)["bank_kind"] == "auto":  # the library's choice
         return (
             "picks the model (boosting, a small network or a logistic "
