@@ -41,13 +41,20 @@ st.markdown(
     "to pick, for every training example, the cheapest of *stop* or *buy one more "
     "sensor*."
 )
+_numeric = getattr(state.get_dataset(), "task", "") == "regression"
 with st.expander("How a node is reduced"):
     st.markdown(
         "At a node, every training example gets one cost per action (in loss "
-        "units, a mistake costs 1):\n"
-        "- **stop**: its classification loss with the sensors held (from "
-        "classifiers that did not train on it);\n"
-        "- **buy a sensor**: the cost scale x the sensor's price, **plus the "
+        + (
+            "units: the squared error, in the target's units squared):\n"
+            "- **stop**: the squared error of its prediction with the sensors "
+            "held (from regressors that did not train on it);\n"
+            if _numeric
+            else "units, a mistake costs 1):\n"
+            "- **stop**: its classification loss with the sensors held (from "
+            "classifiers that did not train on it);\n"
+        )
+        + "- **buy a sensor**: the cost scale x the sensor's price, **plus the "
         "cost-to-go of the child node**, what the policies already learned "
         "further right will spend and lose on this example.\n\n"
         "The node's policy is a classifier trained to pick the cheapest action. "

@@ -22,6 +22,7 @@ st.markdown(
 widgets.show_notice()
 run, dataset = widgets.need_model("the path comes from a trained policy.")
 X, y = dataset.X("test", run.spec), dataset.y("test")
+regression = run.task == "regression"
 dag_view.subsets_note(run)
 
 
@@ -82,8 +83,15 @@ base = run.memo(f"path_{row}", lambda: path_of(run.model, original))
 
 m1, m3, m4 = st.columns(3)
 moved = result.prediction != base.prediction
-was = f"was {base.prediction}" if moved else None
-widgets.context_metric(m1, "Prediction", str(result.prediction), was)
+
+
+def _said(value: object) -> str:
+    """A prediction as the page shows it (a number: 4 significant digits)."""
+    return f"{float(value):.4g}" if regression else str(value)
+
+
+was = f"was {_said(base.prediction)}" if moved else None
+widgets.context_metric(m1, "Prediction", _said(result.prediction), was)
 m3.metric(
     "Cost paid",
     f"{result.cost:g}",
@@ -100,8 +108,14 @@ m4.metric(
 bought = " → ".join(result.acquired[:12]) or "none"
 if len(result.acquired) > 12:
     bought += f" → … ({len(result.acquired)} in all)"
+truth = (
+    f"**True value:** {_said(y.iloc[row])} (error "
+    f"{float(result.prediction) - float(y.iloc[row]):+.4g})"
+    if regression
+    else f"**True label:** {y.iloc[row]}"
+)
 st.markdown(
-    f"**True label:** {y.iloc[row]} · **bought, in order:** {bought}"
+    f"{truth} · **bought, in order:** {bought}"
     + (
         f"  \n{len(changed)} value(s) edited: {', '.join(changed[:6])}"
         + ("…" if len(changed) > 6 else "")
@@ -126,7 +140,9 @@ config = {
 st.dataframe(
     percent_table(
         decisions_table(
-            result.decisions, subsets.path_subsets(run.model, result.states)
+            result.decisions,
+            subsets.path_subsets(run.model, result.states),
+            regression=regression,
         ),
         config,
     ),
@@ -157,4 +173,6 @@ fig = dag_view.figure(
 )
 st.markdown("**The example's path** (red) over the flow of the test set")
 dag_view.dag_chart(fig, state.W_WHATIF_CHART)
-acquisition.purchases_section(run, dataset, grid, y.iloc[row])
+acquisition.purchases_section(
+    run, dataset, grid, acquisition.group_of(run, y, y.iloc[row])
+)

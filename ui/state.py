@@ -30,6 +30,7 @@ from ui.spec_table import (
 from . import plan
 from .data import Upload
 from .training import (
+    DEFAULT_REGRESSOR,
     TrainedRun,
     TrainSettings,
     budget_targeting_available,
@@ -76,6 +77,8 @@ W_DEMO = "w_demo"
 W_UPLOAD = "w_upload"
 W_UPLOAD_TEST = "w_upload_test"
 W_LABEL = "w_label"
+W_TASK = "w_task"  # "classification" or "regression" (ui.training.TASKS)
+TASK_GUESSED = "task_guessed"  # (file id, label): what W_TASK was guessed for
 W_SPLIT = "w_split"
 W_TEST_FRACTION = "w_test_fraction"
 W_SPLIT_SEED = "w_split_seed"
@@ -254,16 +257,25 @@ def set_dataset(
         said.append(reset)
     many = dataset.spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = current is not None and current.spec.n_sensors > MAX_FULL_DAG_SENSORS
+    regression = dataset.task == "regression"
+    was_regression = current is not None and current.task == "regression"
+    if regression:  # the form offers regressors (ui.training.REGRESSORS)
+        ss[W_CLASSIFIER] = DEFAULT_REGRESSOR
+        ss[W_COST_MODE] = "scale"  # a target cost is searched for classes only
+    elif was_regression:
+        ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER if many else DEFAULTS[W_CLASSIFIER]
     if many:
         # The library's default beyond the full DAG (its DAGs of one-sensor
         # additions on one any-subset bank); Alg. 2's subsets stay an option
         # on the Sensors page.
         ss[W_SUBSETS_ON] = False
         ss[W_DEGREE] = 1
-        ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER
+        if not regression:
+            ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER
     elif was_many:
         ss[W_DEGREE] = DEFAULTS[W_DEGREE]
-        ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
+        if not regression:
+            ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
     ss.pop(MODEL_NOT_KEPT, None)  # other data: the reload's model is moot
     run = ss.get(RUN)
     if run is not None and run.dataset_token != dataset.token:
@@ -277,6 +289,16 @@ def set_dataset(
     if said:
         notice(" ".join(said), "success" if headline is not None else "info")
     return True
+
+
+def loss_unit(dataset: Dataset | None) -> float:
+    """One unit of the data's loss, for suggested cost scales: a
+    misclassification, or a regression target's variance (the squared
+    error of predicting its mean)."""
+    if dataset is None or dataset.task != "regression":
+        return 1.0
+    variance = float(dataset.y("train").astype(float).var())
+    return variance if variance > 0 else 1.0
 
 
 def suggested_budget(spec: SensorSpec) -> float:
@@ -308,7 +330,7 @@ def follow_suggestions(
         return None
     changes = []
     for key, value, name in (
-        (W_COST_SCALE, suggested_cost_scale(spec), "cost scale"),
+        (W_COST_SCALE, suggested_cost_scale(spec, loss_unit(dataset)), "cost scale"),
         (W_BUDGET, suggested_budget(spec), "target average cost"),
     ):
         old = ss.get(key)
@@ -435,7 +457,9 @@ def chosen_settings(check: SpecCheck | None = None) -> TrainSettings:
 def train_settings(check: SpecCheck | None = None) -> TrainSettings:
     """The Train page's settings as they stand (cost scale mode)."""
     ss = st.session_state
+    dataset = get_dataset()
     return TrainSettings(
+        task="classification" if dataset is None else dataset.task,
         cost_scale=float(ss[W_COST_SCALE]),
         classifier=ss[W_CLASSIFIER],
         policy_learner=ss[W_LEARNER],

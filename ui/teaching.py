@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from budgetdag_core import BudgetDAGClassifier, Dataset, Progress
+from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor, Dataset, Progress
 from budgetdag_core.explain import action_names
 from budgetdag_core.teaching import ReduceStep
 
@@ -40,7 +40,7 @@ def replay_data(run: TrainedRun, dataset: Dataset) -> tuple[pd.DataFrame, pd.Ser
     return X, y
 
 
-def replay_model(run: TrainedRun) -> BudgetDAGClassifier:
+def replay_model(run: TrainedRun) -> BudgetDAGClassifier | BudgetDAGRegressor:
     """The model to replay: itself, or a copy with the refitted bank."""
     if run.replay_bank is None:
         return run.model
@@ -52,13 +52,16 @@ def replay_model(run: TrainedRun) -> BudgetDAGClassifier:
 def replay_problem(run: TrainedRun, X: pd.DataFrame) -> str | None:
     """Why the model cannot be replayed on ``X`` as it is, in plain words."""
     bank = replay_model(run).bank_
-    oof = getattr(bank, "oof_proba_", None)
+    # A classifier's bank keeps out-of-fold probabilities, a regressor's
+    # out-of-fold predictions (the any-subset bank of a sparse DAG, neither).
+    oof = getattr(bank, "oof_proba_", getattr(bank, "oof_pred_", None))
+    models = "regressors" if run.task == "regression" else "classifiers"
     if oof is None:
         return (
             f"This model was {run.source}: a saved model keeps its policies and "
-            "classifiers, not the out-of-fold predictions of the rows it was "
+            f"{models}, not the out-of-fold predictions of the rows it was "
             "trained on, and the walk needs those (each example's loss from "
-            "classifiers that did not see it)."
+            f"{models} that did not see it)."
         )
     if len(oof) != len(X):
         return (
@@ -110,7 +113,7 @@ def step_summary(
     if n_children == 0:
         what = (
             "It holds every sensor, so the only action is to stop: its cost-to-go is "
-            "the classification loss."
+            "the loss of stopping there."
         )
     else:
         shares = ", ".join(

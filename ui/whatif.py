@@ -54,7 +54,10 @@ def _names(sensors: Any) -> str:
 
 
 def decisions_table(
-    decisions: pd.DataFrame, subsets: Sequence[str | None] | None = None
+    decisions: pd.DataFrame,
+    subsets: Sequence[str | None] | None = None,
+    *,
+    regression: bool = False,
 ) -> pd.DataFrame:
     """``path_of(...).decisions`` in words, one line per decision.
 
@@ -63,7 +66,8 @@ def decisions_table(
     library's rows give the prediction of the state the decision was taken
     in, before the purchase). ``subsets`` names the sensor subset bought at
     each acquire step (models over subsets, see
-    :func:`ui.subsets.path_subsets`): ``buy S3 (6 sensors): ...``.
+    :func:`ui.subsets.path_subsets`): ``buy S3 (6 sensors): ...``. A
+    ``regression`` predicts numbers (4 significant digits) with no confidence.
     """
     subsets = list(subsets or [])
     # The state after decision i is the one decision i + 1 is taken in; the
@@ -79,20 +83,24 @@ def decisions_table(
             return f"buy {_names(bought)}"
         return f"buy {name} ({len(bought)} sensors): {_names(bought)}"
 
-    return pd.DataFrame(
+    stop = "stop and predict" if regression else "stop and classify"
+    table = pd.DataFrame(
         {
             "step": decisions["step"],
             "decision": [
-                buy(i, bought) if action == "acquire" else "stop and classify"
+                buy(i, bought) if action == "acquire" else stop
                 for i, (action, bought) in enumerate(
                     zip(decisions["action"], decisions["acquired"], strict=True)
                 )
             ],
             "cost so far": decisions["cost_so_far"],
-            "predicts now": [str(p) for p in predictions],
+            "predicts now": [
+                f"{float(p):.4g}" if regression else str(p) for p in predictions
+            ],
             "confidence": confidences,
         }
     )
+    return table.drop(columns="confidence") if regression else table
 
 
 def probability_table(proba: Mapping[Any, float]) -> pd.DataFrame:

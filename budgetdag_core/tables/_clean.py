@@ -226,10 +226,12 @@ def split_train_test(
     *,
     test_fraction: float = 0.25,
     random_state: int | None = 0,
+    stratify: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Random train/test split, stratified by ``label`` when every class allows it.
 
-    Both parts get a fresh 0..n-1 index.
+    Both parts get a fresh 0..n-1 index. ``stratify=False``: not stratified
+    (a regression's target is a number, not classes).
     """
     from sklearn.model_selection import train_test_split
 
@@ -241,8 +243,11 @@ def split_train_test(
             f"{len(frame)} rows are too few for a {test_fraction:.0%} test split."
         )
     counts = frame[label].value_counts()
-    stratify = frame[label] if counts.min() >= 2 and n_test >= len(counts) else None
+    strata = frame[label] if counts.min() >= 2 and n_test >= len(counts) else None
     train, test = train_test_split(
-        frame, test_size=test_fraction, random_state=random_state, stratify=stratify
+        frame,
+        test_size=test_fraction,
+        random_state=random_state,
+        stratify=strata if stratify else None,
     )
     return train.reset_index(drop=True), test.reset_index(drop=True)

@@ -399,6 +399,35 @@ def test_node_details_match_flow(landsat2) -> None:
     assert node_details(model, X, None, 0)["classes"] is None
 
 
+def test_node_details_of_a_regressor_give_its_loss_and_targets() -> None:
+    from budgetdag_core import BudgetDAGRegressor
+
+    demo = toy_dataset(200, 80)
+    y, y_test = 2 * demo.X_train["precise"], 2 * demo.X_test["precise"]
+    model = BudgetDAGRegressor(demo.spec, regressor="ridge", cost_scale=0.01, cv=3)
+    model.fit(demo.X_train, y.to_numpy())
+    flow = model.flow(demo.X_test, y_test)
+    base = model.evaluate_states(demo.X_test, y_test).set_index("state")
+    root = node_details(model, demo.X_test, y_test, 0)
+    # At the root every example arrives: the loss if stopped is the mean
+    # predictor's MSE; its targets are all of y.
+    assert root["classes"] is None
+    assert root["error_if_stopped"] == pytest.approx(base.loc[0, "mse"])
+    targets = root["targets"].iloc[0]
+    assert targets["mean"] == pytest.approx(y_test.mean())
+    assert targets["max"] == pytest.approx(y_test.max())
+    for state in flow.nodes:
+        attrs = flow.nodes[state]
+        d = node_details(model, demo.X_test, y_test, state)
+        assert d["arrived"] == attrs["arrived"]
+        if attrs["stopped"]:  # the flow's summed loss over the stops
+            assert d["error_of_stops"] == pytest.approx(
+                attrs["loss"] / attrs["stopped"]
+            )
+    with pytest.raises(ValueError, match="80 rows but y has 3"):
+        node_details(model, demo.X_test, [1.0, 2.0, 3.0], 0)
+
+
 # ---------------------------------------------------------------- teaching
 def test_cost_tables_reproduce_graph_reduce(toy) -> None:
     model, demo = toy

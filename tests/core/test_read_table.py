@@ -260,3 +260,39 @@ def test_western_8bit_text_still_reads_as_windows_1252(header):
     assert table.encoding == "cp1252"
     assert list(table.frame.columns) == header.split(";")
     assert table.frame.iloc[:, 0].tolist() == [1.5, 3.0]
+
+
+# ------------------------------------------------------- a number to predict
+def test_guess_task_reads_numbers_as_regression_and_codes_as_classes():
+    from budgetdag_core.tables import guess_task
+
+    diabetes = load_demo("diabetes")
+    assert guess_task(diabetes.train[diabetes.label]) == "regression"
+    for name in ("pima", "landsat", "toy"):  # whole-number or 0/1 classes
+        demo = load_demo(name)
+        assert guess_task(demo.train[demo.label]) == "classification", name
+    assert guess_task(pd.Series([True, False] * 30)) == "classification"
+    assert guess_task(pd.Series(["a", "b"] * 30)) == "classification"
+    assert guess_task(pd.Series([np.nan, 1.5, 2.0])) == "regression"
+    assert guess_task(pd.Series([], dtype=float)) == "classification"
+
+
+def test_a_regression_target_gets_no_class_checks_and_no_rare_class_fix():
+    diabetes = load_demo("diabetes")
+    frame = diabetes.train
+    as_classes = {p.kind for p in diagnose(frame, "progression", cv=5)}
+    assert {"many_classes", "rare_classes"} <= as_classes
+    assert diagnose(frame, "progression", cv=5, task="regression") == []
+    # What regression refuses: text, a constant, missing targets.
+    words = frame.assign(progression=["x"] + [1.0] * (len(frame) - 1))
+    [problem] = diagnose(words, "progression", task="regression")
+    assert problem.kind == "target_not_numeric" and "'x'" in problem.message
+    flat = frame.assign(progression=3.0)
+    assert [p.kind for p in diagnose(flat, "progression", task="regression")] == [
+        "one_class"
+    ]
+    holes = frame.assign(progression=[np.nan] + [1.0, 2.0] * 165)
+    [problem] = diagnose(holes, "progression", task="regression")
+    assert problem.kind == "label_missing" and problem.fixes == ("drop_missing_label",)
+    with pytest.raises(ValueError, match="task must be"):
+        diagnose(frame, "progression", task="ranking")
