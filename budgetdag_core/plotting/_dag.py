@@ -33,10 +33,12 @@ from ._style import (
     HOVER,
     LEGEND_TOP,
     MAX_FIGURE_PIXELS,
+    MODEBAR_PX,
     PATH_COLOR,
     SINK_COLOR,
     STOP_COLOR,
     UNVISITED_COLOR,
+    title_under_modebar,
 )
 
 COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
@@ -992,6 +994,8 @@ def dag_figure(
     if color == "error" and (not v.has_flow or v.err_key is None):
         raise ValueError("color='error' needs the flow with labels: pass X and y.")
     v.pending = {int(k) for k in pending or ()}
+    if title:  # below the mode bar, above the legend
+        v.margin["t"] += MODEBAR_PX
     traces = _laid_out_traces(v, color, edge_bins, path, selected)
     return _dag_layout(go.Figure(traces), v, title)
 
@@ -1030,7 +1034,7 @@ def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
     tail = any(v.g.nodes[k].get("tail") for k in v.layers[ticks[-1]])
     ticktext = [str(t) for t in ticks[:-1]] + [f"{ticks[-1]}{'+' if tail else ''}"]
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=v.height,
         margin=v.margin,
         plot_bgcolor="white",

@@ -16,3 +16,21 @@ LEGEND_TOP = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0.0}
 #: Largest figure size in pixels (``height``, ``width`` of the figures):
 #: beyond any screen, and plotly lays out every pixel row.
 MAX_FIGURE_PIXELS = 20_000
+#: Height of plotly's tool bar (mode bar), drawn over a figure's top right
+#: corner on hover: titles go below it.
+MODEBAR_PX = 30
+
+
+def title_under_modebar(title: str | None) -> dict | None:
+    """A figure title placed below the mode bar (``None`` without a title)."""
+    if not title:
+        return None
+    return {
+        "text": title,
+        "x": 0.0,
+        "xanchor": "left",
+        "y": 1.0,
+        "yref": "container",
+        "yanchor": "top",
+        "pad": {"t": MODEBAR_PX, "l": 10},
+    }
