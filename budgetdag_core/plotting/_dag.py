@@ -35,8 +35,10 @@ from ._style import (
     MAX_FIGURE_PIXELS,
     MODEBAR_PX,
     PATH_COLOR,
+    PENDING_COLOR,
     SINK_COLOR,
     STOP_COLOR,
+    UNREACHED_COLOR,
     UNVISITED_COLOR,
     title_under_modebar,
 )
@@ -223,6 +225,7 @@ def _view(
     min_arrived: int,
     height: int | None,
     width: int | None = None,
+    path: Iterable[int] = (),
 ) -> _View:
     K = g.number_of_nodes()
     has_flow = all("arrived" in g.nodes[k] for k in g.nodes)
@@ -253,8 +256,10 @@ def _view(
             shown.add(m)
             if node_cost is not None:
                 node_cost = {**node_cost, m: float(g.nodes[m].get("cost", np.nan))}
+    # The path joins the reached states' block; a selected node does not
+    # move (figures of one DAG with another node selected keep its layout).
     layers = order_layers(
-        g, shown, layer_of, "count" if has_flow else None, visited | must_show
+        g, shown, layer_of, "count" if has_flow else None, visited | set(path)
     )
     big = K > BIG_GRAPH
     last_layer = max(layers)
@@ -724,14 +729,21 @@ def _node_trace(v: _View, color: str) -> go.Scatter:
         if not v.has_flow:
             colors.append(ACQUIRE_COLOR)
         else:
-            if arrived == 0 or k in v.pending or (color == "error" and stopped == 0):
+            if k in v.pending:
+                colors.append(PENDING_COLOR)
+            elif arrived == 0:
+                colors.append(UNREACHED_COLOR)
+            elif color == "error" and stopped == 0:
                 colors.append(UNVISITED_COLOR)
             elif color == "stop_share":
                 colors.append(stopped / arrived)
             else:
                 colors.append(v.error_sum(k) / stopped)
-        seen = not v.has_flow or (arrived > 0 and k not in v.pending)
-        opacity.append(1.0 if seen else 0.35)
+        # Pending: solid grey; reduced but reached by no example: faded white.
+        if not v.has_flow or (arrived > 0 and k not in v.pending):
+            opacity.append(1.0)
+        else:
+            opacity.append(0.8 if k in v.pending else 0.45)
         err = v.error_sum(k) if v.err_key else -1.0
         custom.append([k, arrived, stopped, arrived - stopped, err])
     # Numbers go through the colour scale, colour strings are drawn as given
@@ -940,9 +952,12 @@ def dag_figure(
         laid out wider so that its labels fit: ``layout.meta["width_px"]``
         says how wide.
     pending : iterable of int, optional
-        States drawn grey and without their flow (no stop edge, edges out of
-        them unused), e.g. those Graph-Reduce has not reduced yet
-        (:func:`~budgetdag_core.teaching.pending_states`).
+        States drawn solid grey and without their flow (no stop edge, edges
+        out of them unused), e.g. those Graph-Reduce has not reduced yet
+        (:func:`~budgetdag_core.teaching.pending_states`). Other states no
+        example reaches are drawn faded white. Neither ``pending`` nor
+        ``selected`` moves a node: figures of one flow that differ only in
+        them (the steps of a walk) have the same node positions.
 
     Returns
     -------
@@ -989,7 +1004,7 @@ def dag_figure(
     selected = None if selected is None else int(selected)
     must_show = set(path) | ({selected} if selected is not None else set())
     v = _view(
-        g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width
+        g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width, path
     )
     if color == "error" and (not v.has_flow or v.err_key is None):
         raise ValueError("color='error' needs the flow with labels: pass X and y.")

@@ -5,7 +5,9 @@ from __future__ import annotations
 ACQUIRE_COLOR = "#4a6fa5"
 STOP_COLOR = "#e07b39"
 PATH_COLOR = "#d62728"
-UNVISITED_COLOR = "#c8c8c8"
+UNVISITED_COLOR = "#c8c8c8"  # a node without a value (no example stops there)
+UNREACHED_COLOR = "#ffffff"  # a node no example reaches (drawn faded)
+PENDING_COLOR = "#8a8a8a"  # a node Graph-Reduce has not reduced yet
 SINK_COLOR = "#333333"
 # Acquire actions in decision-region maps: Set2 without its orange (= stop).
 ACTION_COLORS = ["#66c2a5", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f", "#e5c494"]
