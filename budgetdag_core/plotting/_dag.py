@@ -952,12 +952,10 @@ def dag_figure(
         laid out wider so that its labels fit: ``layout.meta["width_px"]``
         says how wide.
     pending : iterable of int, optional
-        States drawn solid grey and without their flow (no stop edge, edges
-        out of them unused), e.g. those Graph-Reduce has not reduced yet
-        (:func:`~budgetdag_core.teaching.pending_states`). Other states no
-        example reaches are drawn faded white. Neither ``pending`` nor
-        ``selected`` moves a node: figures of one flow that differ only in
-        them (the steps of a walk) have the same node positions.
+        States drawn solid grey without their flow (no stop edge, edges out
+        unused), e.g. :func:`~budgetdag_core.teaching.pending_states`;
+        states no example reaches are faded white. Neither ``pending`` nor
+        ``selected`` moves a node (a walk's steps keep their positions).
 
     Returns
     -------
