@@ -60,6 +60,7 @@ GROWN_HEIGHT_PX = 1600  # tallest a crowded DAG is drawn to give labels room
 LABELLED_SHARE = 0.95  # labels placed before the drawing stops growing
 MAX_LABEL_CHARS = 16  # a label cut with "…" beyond this when nothing fits
 HOVER_CHARS = 60  # longest line of sensor names in a node's hover
+MAX_LABELS = 80  # most node labels placed (the most visited nodes')
 
 Point = tuple[float, float]
 
@@ -656,10 +657,10 @@ def _placed_labels(
     segments, blocks = _obstacles(v, traces)
     sizes = v.marker_sizes()
     area = Box(2 - v.margin["l"], 2, v.plot_w - 2, v.plot_h - 2)
-    todo = [
-        (k, *v.to_px(*v.pos[k]), sizes[k] / 2, v.label_text[k])
-        for k in sorted(v.label_text, key=lambda k: _label_rank(v, k))
-    ]
+    # The most visited first; beyond MAX_LABELS nodes the drawing has no
+    # room for more (and each costs a search): the others keep their hover.
+    order = sorted(v.label_text, key=lambda k: _label_rank(v, k))[:MAX_LABELS]
+    todo = [(k, *v.to_px(*v.pos[k]), sizes[k] / 2, v.label_text[k]) for k in order]
     return place_labels(todo, segments, blocks, area, rows)
 
 
@@ -681,8 +682,10 @@ def _laid_out_traces(
         traces = _dag_traces(v, color, edge_bins, path, selected)
         placed = _placed_labels(v, traces, rows)
         tried.append((len(placed), -v.height, px_per_y, placed, traces))
-        done = len(placed) >= LABELLED_SHARE * len(v.label_text)
-        if done or v.fixed_height or v.height * 1.3 > GROWN_HEIGHT_PX:
+        done = len(placed) >= LABELLED_SHARE * min(len(v.label_text), MAX_LABELS)
+        # A drawing of hundreds of states does not grow: no height names them.
+        crowded = len(v.nodes) > MAX_LABELS
+        if done or crowded or v.fixed_height or v.height * 1.3 > GROWN_HEIGHT_PX:
             break
         px_per_y *= 1.3
     # The most labels; of equals, the shortest drawing.

@@ -249,6 +249,46 @@ def label_candidates(
     return out
 
 
+class _CellIndex:
+    """Boxes (rows ``left, top, right, bottom``, pixels) by the grid cells
+    they cover, to find those near a box without looking at all."""
+
+    CELL_PX = 40.0
+
+    def __init__(self, boxes: np.ndarray) -> None:
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        span = np.floor(boxes / self.CELL_PX).astype(int)
+        for i, (left, top, right, bottom) in enumerate(span):
+            for cx in range(left, right + 1):
+                for cy in range(top, bottom + 1):
+                    self.cells.setdefault((cx, cy), []).append(i)
+
+    def near(self, box: Box) -> np.ndarray:
+        """Indices of the boxes sharing a cell with ``box``."""
+        c = self.CELL_PX
+        found: set[int] = set()
+        for cx in range(int(np.floor(box.left / c)), int(np.floor(box.right / c)) + 1):
+            for cy in range(
+                int(np.floor(box.top / c)), int(np.floor(box.bottom / c)) + 1
+            ):
+                found.update(self.cells.get((cx, cy), ()))
+        return np.fromiter(found, dtype=int, count=len(found))
+
+
+def _hits(box: Box, boxes: np.ndarray, pad: float) -> bool:
+    """Whether ``box`` shares area with any of ``boxes`` grown by ``pad``."""
+    if len(boxes) == 0:
+        return False
+    return bool(
+        np.any(
+            (box.right > boxes[:, 0] - pad)
+            & (boxes[:, 2] + pad > box.left)
+            & (box.bottom > boxes[:, 1] - pad)
+            & (boxes[:, 3] + pad > box.top)
+        )
+    )
+
+
 def place_labels(
     labels: Sequence[tuple[int, float, float, float, str]],
     segments: np.ndarray,
@@ -265,19 +305,37 @@ def place_labels(
     no such place gets none (its hover still names it).
     """
     placed: dict[int, tuple[float, float]] = {}
-    boxes: list[Box] = []
+    # A DAG drawn whole has thousands of edges and hundreds of markers: each
+    # candidate is checked against those in the grid cells it covers only.
+    fixed = np.array([(b.left, b.top, b.right, b.bottom) for b in blocks], float)
+    fixed = fixed.reshape(-1, 4)
+    x0, y0, x1, y1, half = segments.reshape(-1, 5).T
+    lines = _CellIndex(
+        np.column_stack(
+            [
+                np.minimum(x0, x1) - half,
+                np.minimum(y0, y1) - half,
+                np.maximum(x0, x1) + half,
+                np.maximum(y0, y1) + half,
+            ]
+        )  # fmt: skip
+    )
+    markers = _CellIndex(fixed)
+    taken = np.empty((len(labels), 4))
+    n_taken = 0
     far = max((radius for *_, radius, _ in labels), default=0.0)
     for k, cx, cy, radius, text in labels:
         for px, py in label_candidates(cx, cy, radius, text, rows, far):
             box = label_box(px, py, text)
             if (
                 box.inside(area)
-                and not any(box.overlaps(b, LABEL_GAP_PX) for b in boxes)
-                and not any(box.overlaps(b) for b in blocks)
-                and not segments_hit(box, segments).any()
+                and not _hits(box, fixed[markers.near(box)], 0.0)
+                and not _hits(box, taken[:n_taken], LABEL_GAP_PX)
+                and not segments_hit(box, segments[lines.near(box)]).any()
             ):
                 placed[k] = (px, py)
-                boxes.append(box)
+                taken[n_taken] = (box.left, box.top, box.right, box.bottom)
+                n_taken += 1
                 break
     return placed
 
