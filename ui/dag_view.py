@@ -25,9 +25,11 @@ from .training import TrainedRun
 PARTS = {"test": "Test set", "train": "Training set"}
 # The figure as a chart: no plotly logo, a PNG button in the mode bar.
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
-# Width of the main column on a 1280 px wide screen with the sidebar open: node
-# sizes and labels of the DAG figure are fitted to it (the chart still stretches).
-PAGE_WIDTH_PX = 820
+# The DAG figure's node sizes and label places are fitted to this width: a
+# little under the main column of a 1280 px wide screen with the sidebar open
+# (about 810 px), as the chart may stretch (labels only move apart) but not
+# shrink (they would move onto each other).
+PAGE_WIDTH_PX = 800
 
 
 def flow(run: TrainedRun, dataset: Dataset, part: str) -> nx.DiGraph:

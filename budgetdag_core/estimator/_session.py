@@ -178,6 +178,78 @@ class PolicySession:
             self.state = int(self._target)  # type: ignore[arg-type]
             self._target = None
 
+    def buy(self, sensor: str, values: Mapping[str, float] | float) -> None:
+        """Acquire ``sensor``, the caller's choice rather than the policy's,
+        with its measured values; the policy decides on from the state that
+        adds it to the sensors held.
+
+        A decision the policy made but whose sensors were not observed yet
+        (:meth:`next_sensor` just called), or its stop, is set aside.
+
+        Raises ``ValueError`` when the sensor is held already, when a
+        decision buying several sensors is half observed, or when the DAG
+        has no state adding just this sensor (a DAG over sensor subsets, or a
+        sparse DAG that did not grow that way).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(200, 50)
+        >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
+        ...                             random_state=0).fit(demo.X_train, demo.y_train)
+        >>> row = demo.X_test.iloc[0]
+        >>> session = model.start()
+        >>> session.next_sensor()  # the policy's pick
+        'precise'
+        >>> session.buy("cheap_a", row["cheap_a"])  # ours instead
+        >>> session.acquired, session.cost
+        (['cheap_a'], 1.0)
+        """
+        dag = self.model.sensor_dag_
+        if sensor not in dag.sensor_names:
+            raise ValueError(
+                f"Unknown sensor {sensor!r}; known: {list(dag.sensor_names)}."
+            )
+        if sensor in self.acquired:
+            raise ValueError(f"Sensor {sensor!r} is held already.")
+        last = self.decisions[-1] if self.decisions else None
+        if self._pending:
+            if last is None or list(last.get("sensors", ())) != self._pending:
+                raise ValueError(
+                    f"A decision buying several sensors is under way: observe "
+                    f"{self._pending[0]!r} first."
+                )
+            self.decisions.pop()  # the policy's pick, set aside
+            self._pending, self._target = [], None
+        elif self.stopped and last is not None and last["action"] == "stop":
+            self.decisions.pop()
+            self.stopped = False
+        j = dag.sensor_names.index(sensor)
+        child = next(
+            (
+                c
+                for _, c in dag.children[self.state]
+                if dag.added_sensors(self.state, c) == [j]
+            ),
+            None,
+        )
+        if child is None:
+            held = ", ".join(self.acquired) or "no sensor"
+            raise ValueError(
+                f"The DAG has no state adding just {sensor!r} to {held}: this "
+                "model cannot buy it next."
+            )
+        self._target, self._pending = child, [sensor]
+        self.decisions.append(
+            {
+                "state": self.state,
+                "action": "acquire",
+                "sensors": (sensor,),
+                "chosen": True,
+            }
+        )
+        self.observe(sensor, values)
+
     def _owner(self, column: Any) -> str:
         """Who a column passed to :meth:`observe` belongs to, in words."""
         spec = self.model.spec_

@@ -71,6 +71,7 @@ NEGATIVE_IS_VALID = {
     ("ConfidenceCascade.at", "threshold"): "any float is a threshold",
     # A sensor measures whatever it measures: negative readings are data.
     ("PolicySession.observe", "values"): "sensor values may be negative",
+    ("PolicySession.buy", "values"): "sensor values may be negative",
 }
 
 BAD_VALUES = {"nan": math.nan, "negative": -1, "string": "3"}
@@ -247,6 +248,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "PolicySession.observe": lambda kw: _observe(
             model, with_defaults({"values": 0.5}, kw)["values"]
         ),
+        "PolicySession.buy": lambda kw: _buy(
+            model, with_defaults({"values": 0.5}, kw)["values"]
+        ),
         "RegressorBank.__init__": lambda kw: RegressorBank(
             **with_defaults({"cv": 2}, kw)
         ).fit(XV, X["precise"].to_numpy(), DAG, COLUMNS),
@@ -363,6 +367,14 @@ def _observe(model: BudgetDAGClassifier, value: Any) -> None:
     sensor = session.next_sensor()
     assert sensor is not None, "the test model should acquire a sensor first"
     session.observe(sensor, value)
+
+
+def _buy(model: BudgetDAGClassifier, value: Any) -> None:
+    """Buy ``value`` for a sensor other than the one the policy asks for."""
+    session = model.start()
+    asked = session.next_sensor()
+    mine = next(n for n in model.spec_.names if n != asked)
+    session.buy(mine, value)
 
 
 def test_every_numeric_parameter_has_a_call(fitted) -> None:

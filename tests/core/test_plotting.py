@@ -25,7 +25,14 @@ from budgetdag_core.plotting import (
     lower_hull,
     tradeoff_figure,
 )
-from budgetdag_core.plotting._dag_layout import abbreviate, node_label, thin_labels
+from budgetdag_core.plotting._dag_layout import (
+    Box,
+    abbreviate,
+    label_box,
+    node_label,
+    place_labels,
+    segments_hit,
+)
 from budgetdag_core.teaching import cost_tables, graph_reduce_steps
 from budgetdag_core.tradeoff._baselines import state_predictions
 
@@ -691,11 +698,37 @@ def test_abbreviate_and_labels() -> None:
     assert plus == "aa+bb+cc"
 
 
-def test_thin_labels_keeps_a_gap() -> None:
-    layers = {0: [0, 1, 2, 3]}
-    y = {0: 0.0, 1: 0.1, 2: 0.2, 3: 1.0}
-    keep = thin_labels(layers, y, {0: 1, 1: 5, 2: 1, 3: 0}, 100.0, 15.0)
-    assert keep == {1, 3}  # 1 wins (largest); 0 and 2 are within 15 px of it
+def test_segments_hit_a_box() -> None:
+    box = Box(0, 0, 10, 10)
+    segs = np.array(
+        [
+            (-5, 5, 15, 5, 0),  # straight through
+            (-5, -5, -1, -1, 0),  # short of it
+            (-5, -5, -1, -1, 2),  # ... but wide enough to touch
+            (20, -5, 20, 15, 1),  # beside it
+            (-5, 12, 15, 12, 1),  # under it
+            (-3, -3, 13, 13, 0),  # the diagonal
+        ],
+        dtype=float,
+    )
+    assert segments_hit(box, segs).tolist() == [True, False, True, False, False, True]
+
+
+def test_place_labels_avoids_lines_markers_and_each_other() -> None:
+    # Three nodes 20 px apart on a horizontal edge: labels wider than the
+    # gap are staggered in rows above (the edge forbids beside, a block below).
+    nodes = [(k, 50.0 + 20 * k, 100.0, 5.0, f"+s{k}0") for k in range(3)]
+    edge = np.array([(0, 100, 200, 100, 3)], dtype=float)
+    below = [Box(0, 106, 200, 200)]
+    placed = place_labels(nodes, edge, below, Box(0, 0, 200, 200), rows=3)
+    assert set(placed) == {0, 1, 2}
+    boxes = [label_box(*placed[k], f"+s{k}0") for k in range(3)]
+    for i, a in enumerate(boxes):
+        assert a.bottom <= 100 - 5 and not segments_hit(a, edge).any()
+        assert all(not a.overlaps(b) for b in boxes[i + 1 :])
+    assert len({round(b.top) for b in boxes}) > 1  # staggered
+    # No room at all: no label rather than one on the edge.
+    assert place_labels(nodes, edge, below, Box(0, 95, 200, 200), rows=3) == {}
 
 
 def test_a_narrower_drawing_gets_smaller_nodes_and_no_longer_labels() -> None:
@@ -725,9 +758,16 @@ def test_quadrant_labels_fit_between_layers_with_full_names_on_hover(width) -> N
     assert len(labels) >= 8
     # No label reaches the labels of the next layer: it fits the layer spacing.
     assert max(len(t) for t in labels) * CHAR_PX <= label_room(fig, width)
-    assert "tl+tr" in labels  # codes, not "top-left+top-right"
+    # Codes, not "top-left+top-right", spelled out in a key under the figure.
     notes = " ".join(a.text for a in fig.layout.annotations)
-    assert "tl = top-left" in notes and "br = bottom-right" in notes
+    codes = {
+        name: code
+        for a in fig.layout.annotations
+        for code, name in (item.split(" = ") for item in a.text.split("  ·  "))
+    }
+    assert sorted(codes) == sorted(names)
+    assert f"{codes['top-left']}+{codes['top-right']}" in labels
+    assert not any("top-left" in t for t in labels) and "bottom-right" in notes
     # The hover names every sensor in full.
     assert any("<b>top-left, top-right</b>" in h for h in nodes.hovertext)
 
@@ -746,7 +786,7 @@ def test_short_names_stay_whole_and_a_long_key_wraps() -> None:
     assert "measurement_number_11" in " ".join(lines)
 
 
-def test_a_deep_chain_is_laid_out_wider_with_short_unique_labels() -> None:
+def test_a_deep_chain_fits_its_width_with_staggered_unique_labels() -> None:
     import networkx as nx
 
     names = tuple(f"r{i // 8}c{i % 8}" for i in range(30))
@@ -757,8 +797,12 @@ def test_a_deep_chain_is_laid_out_wider_with_short_unique_labels() -> None:
     for d in range(30):
         g.add_edge(d, d + 1, count=n - 20 * (d + 1), added=(names[d],))
     fig = dag_figure(g, width=820)
-    assert fig.layout.meta["width_px"] > 820
-    labels = [t for t in trace_named(fig, "states").text if t]
-    assert len(labels) == 31 and len(set(labels)) == 31
-    assert labels[0] == "start" and labels[5] == "+r0c4"
+    assert fig.layout.meta["width_px"] == 820  # fits, the page does not scroll
+    labels = trace_named(fig, "labels")
+    assert len(labels.text) == 31 and len(set(labels.text)) == 31
+    assert labels.text[0] == "start" and labels.text[5] == "+r0c4"
+    # Layers closer than a label is wide: labels in several rows, each
+    # centred over its node.
+    assert len(set(labels.y)) > 1
+    assert np.allclose(labels.x, trace_named(fig, "states").x)
     assert list(fig.layout.xaxis.tickvals) == list(range(31))
