@@ -64,7 +64,9 @@ def test_the_diabetes_demo_trains_a_regressor_from_the_train_page(app):
         f"{0.2 * variance / dataset.spec.total_cost:.2g}"
     )
     # A target cost is searched for classifiers only: not offered.
-    assert state.W_COST_MODE not in [r.key for r in at.radio]
+    (mode,) = [r for r in at.radio if r.key == state.W_COST_MODE]
+    assert "Target average cost" not in mode.options
+    assert mode.value == "scale"
     at.number_input(key=state.W_CV).set_value(3).run()
     at.button(key=state.W_TRAIN).click().run()
     finish_jobs(at)
