@@ -61,6 +61,7 @@ from .sparse_dag import (
     SparseSensorDAG,
     graph_reduce_sparse,
     oof_tables,
+    ranking_costs,
 )
 from .validation import int_seed
 
@@ -228,7 +229,7 @@ def chain_growth(
         flowing through every state.
     """
     n, M = len(X), len(sensor_names)
-    costs = np.asarray(costs, dtype=float)
+    costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
     rows = np.arange(n)
     scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))

@@ -25,6 +25,16 @@ from ._bounded_io import short_repr
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
+#: Most sensors a fit accepts (checked before any work, :func:`check_sensor_count`).
+#: Beyond 12 the fit builds DAGs of one-sensor additions whose greedy orders
+#: score every sensor left at each step: the work grows about with the
+#: square of the sensors. One-column sensors x 300 rows, ``dag="auto"``, on
+#: 2 cores shared with a dozen other jobs (``benchmarks/bench_fit_bounds.py``):
+#: 20 sensors 17 s, 100 sensors 158 s, 200 sensors 426 s (the routed DAG's
+#: part 4.9 times its 100-sensor time) at 0.5 GiB; 1 000 sensors ran past
+#: 4 minutes at 2.7 GiB on an idle machine, about 25 times the 200-sensor
+#: work. 256 keeps a fit within about 1.6 times the 200-sensor one.
+MAX_SENSORS = 256
 #: Most sensor subsets (``n_subsets``) a DAG is built over: 2^16 states at most.
 MAX_N_SUBSETS = 16
 #: Largest magnitude a feature value may have. Squares of larger values overflow
@@ -390,6 +400,26 @@ def align_rows(X: Any, value: Any, what: str) -> Any:
             f"{what} the index of X (or a plain array, taken by position)."
         )
     return value.loc[mine]  # the same labels in another order: X's order
+
+
+def check_sensor_count(n_sensors: int) -> None:
+    """Refuse more than ``MAX_SENSORS`` sensors, naming the number.
+
+    Examples
+    --------
+    >>> check_sensor_count(64)
+    >>> check_sensor_count(1000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: The sensor spec has 1000 sensors; a fit takes at most 256 ...
+    """
+    if n_sensors > MAX_SENSORS:
+        raise ValueError(
+            f"The sensor spec has {n_sensors} sensors; a fit takes at most "
+            f"{MAX_SENSORS} (MAX_SENSORS: the many-sensor DAGs' work grows with "
+            "the square of the sensors). Group columns into fewer sensors "
+            "(a sensor may hold several columns) or select columns first."
+        )
 
 
 def check_sample_costs(

@@ -52,6 +52,7 @@ from ..validation import (
     as_spec,
     check_features,
     check_sample_costs,
+    check_sensor_count,
     int_seed,
     spec_for,
 )
@@ -429,10 +430,11 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
     def _fit_spec(self, X: Any) -> SensorSpec:
-        """The spec to fit: ``sensors``, or one unit-cost sensor per column."""
-        if self.sensors is None:
-            return spec_for(X)
-        return as_spec(self.sensors)
+        """The spec to fit: ``sensors``, or one unit-cost sensor per column
+        (at most ``MAX_SENSORS``: refused before any work)."""
+        spec = spec_for(X) if self.sensors is None else as_spec(self.sensors)
+        check_sensor_count(spec.n_sensors)
+        return spec
 
     def check_fit_data(
         self, X: pd.DataFrame, y: Any

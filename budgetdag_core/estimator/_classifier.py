@@ -225,9 +225,20 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         the full DAG's estimated fit (six policy fits of 2^n learners) is
         long (``budgetdag_core.estimator._dag_choice``: 10 sensors on a few
         dozen rows).
+        Every strategy is bounded whatever the costs (zero, equal
+        or tiny: sensors are ranked by gain per unit of cost, a cost below
+        ``MIN_RANKING_COST`` (1e-12) times the largest counting as that
+        share, all zero as equal): the chain holds ``n_sensors + 1`` states;
+        the grown DAG at most ``max(8, max_states // n_sensors)`` x 5 states
+        of one size and ``max_states`` + 4 in all (the last state grown adds
+        its children, at most 5), never past ``MAX_SPARSE_STATES``
+        (``GrowthSettings.most_states``). A fit takes at most
+        ``MAX_SENSORS`` (256) sensors, refused before any work: these DAGs'
+        work grows with the square of the sensors.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
-        each state gets a policy and its bank's probabilities.
+        each state gets a policy and its bank's probabilities (the grown
+        DAG's last state grown may add up to 4 more, see ``dag``).
 
     Attributes
     ----------
