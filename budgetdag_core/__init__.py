@@ -39,6 +39,7 @@ from .estimator import (
     BudgetDAGClassifier,
     BudgetDAGRegressor,
     LossTablePolicy,
+    NothingBoughtWarning,
     PolicySession,
 )
 from .explain import PathResult, path_of
@@ -65,6 +66,7 @@ __all__ = [
     "BudgetReport",
     "Dataset",
     "LossTablePolicy",
+    "NothingBoughtWarning",
     "PathResult",
     "PolicySession",
     "PolicyVersionWarning",

@@ -30,6 +30,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ._bounded_io import env_setting, flag
+
 #: The kernels called from Python, as (module, function), in the order the
 #: child compiles them. A fit calls the scoring kernels within a second of its
 #: start, before the child is past its imports, so the fit compiles those
@@ -155,8 +157,10 @@ def _owner_id() -> str:
 
 
 def _enabled() -> bool:
-    if os.environ.get(WARM_UP_VARIABLE, "").strip() == "0":
+    if not env_setting(WARM_UP_VARIABLE, flag, True, "0 or 1"):
         return False
+    # OWNER_VARIABLE and NUMBA_CACHE_DIR are no settings: this module sets
+    # the one for its children, numba reads the other.
     owner = os.environ.get(OWNER_VARIABLE)
     if (
         owner is not None

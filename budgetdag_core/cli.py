@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._bounded_io import check_output_file, check_regular_file
+from ._bounded_io import atomic_write, check_output_file, check_regular_file, short_repr
 from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
@@ -85,20 +86,48 @@ def _check_paths(args: argparse.Namespace) -> None:
         "test": "test file",
         "sensors": "sensor spec file",
     }
+    given = []
     for attr, what in inputs.items():
         path = getattr(args, attr, None)
         if path is not None:
             if attr == "model" and not Path(path).exists():
                 raise CLIError(f"Model file not found: {path}")
             check_regular_file(path, what)
+            given.append((path, what))
     if getattr(args, "out", None) is not None:
         check_output_file(args.out, "output file (--out)")
+        _check_not_an_input(args.out, given)
 
 
-def _write(path: str, write: Callable[[str], object]) -> None:
-    """``write(path)``, with a failure (a full disk, ...) in one line."""
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: the same resolved path
+    (symbolic links followed), or the same inode (a hard link)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
     try:
-        write(path)
+        return os.path.samefile(a, b)
+    except OSError:  # ``a`` does not exist yet: a new file, no input
+        return False
+
+
+def _check_not_an_input(out: str, inputs: list[tuple[str, str]]) -> None:
+    """Refuse an output path that names one of the command's inputs: writing
+    it would replace the input (a model over its training data, traces over
+    the model) after the work, without a word."""
+    for path, what in inputs:
+        if _same_file(out, path):
+            raise CLIError(
+                f"The output file (--out) {out!r} is the {what} {path!r}: "
+                "writing it would destroy an input. Give another path."
+            )
+
+
+def _write_csv(path: str, frame: pd.DataFrame) -> None:
+    """``frame`` as CSV at ``path``, whole or not at all (a write cut short
+    keeps the older file), with a failure (a full disk, ...) in one line."""
+    try:
+        with atomic_write(path, "w") as fh:
+            frame.to_csv(fh, index=False)
     except OSError as exc:
         raise CLIError(f"Could not write {path!r}: {exc.strerror or exc}.") from None
 
@@ -166,14 +195,22 @@ def cmd_train(args: argparse.Namespace) -> int:
         model = BudgetDAGClassifier(spec, **_model_params(args, spec))
         model.fit(X, y, progress=_progress)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    search = getattr(model, "cost_scale_search_", None)
+    if search is not None:
+        print(f"cost scale chosen: {search['reason']}", file=sys.stderr)
     model.label_name_ = args.label
-    _write(args.out, lambda path: save_policy(model, path))
+    try:
+        save_policy(model, args.out)  # whole or not at all
+    except OSError as exc:
+        raise CLIError(
+            f"Could not write {args.out!r}: {exc.strerror or exc}."
+        ) from None
     report = model.evaluate(X[spec.columns], y)
     if report["avg_sensors"] == 0:
         print(
             "The policy acquires no sensor: at this cost scale every sensor costs "
             "more than the errors it saves on the training rows. Lower "
-            "--cost-scale, or give --budget (a target average cost).",
+            "--cost-scale (or 'auto'), or give --budget (a target average cost).",
             file=sys.stderr,
         )
     print(json.dumps({"train": report, "model": str(args.out)}, indent=2))
@@ -199,7 +236,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     traces = model.trace(read_data(args.data, features_only=True).frame)
     traces["acquired"] = traces["acquired"].map(lambda a: "|".join(a))
     if args.out:
-        _write(args.out, lambda path: traces.to_csv(path, index=False))
+        _write_csv(args.out, traces)
         print(f"wrote {len(traces)} traces to {args.out}", file=sys.stderr)
     else:
         traces.to_csv(sys.stdout, index=False)
@@ -229,7 +266,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         **params,
     )
     frame = getattr(result, "frame", result)
-    _write(args.out, lambda path: frame.to_csv(path, index=False))
+    _write_csv(args.out, frame)
     print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)
     # How the DAG compares with the fixed-subset hull and the confidence
     # cascade, in words (the rows are in the CSV: methods hull and cascade).
@@ -396,7 +433,9 @@ def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
         except ValueError:
             value = None
         if value is None or value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer {span}")
+            raise argparse.ArgumentTypeError(
+                f"{short_repr(text)} is not an integer {span}"
+            )
         return value
 
     return parse
@@ -410,7 +449,7 @@ def _n_jobs(text: str) -> int:
         value = 0
     if value == 0:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a non-zero integer (1: one job, -1: all cores)"
+            f"{short_repr(text)} is not a non-zero integer (1: one job, -1: all cores)"
         )
     return value
 
@@ -425,10 +464,17 @@ def _number(low: float, *, strict: bool = False) -> Callable[[str], float]:
         except ValueError:
             value = math.nan
         if not math.isfinite(value) or value < low or (strict and value == low):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number {bound}")
+            raise argparse.ArgumentTypeError(
+                f"{short_repr(text)} is not a finite number {bound}"
+            )
         return value
 
     return parse
+
+
+def _cost_scale(text: str) -> float | str:
+    """An argparse type: ``auto`` or a finite, non-negative cost scale."""
+    return "auto" if text.strip().lower() == "auto" else _number(0)(text)
 
 
 def _scales(text: str) -> list[float]:
@@ -453,9 +499,11 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--cost-scale",
-        type=_number(0),
-        default=1.0,
-        help="weight of acquisition cost vs one error (default: 1.0)",
+        type=_cost_scale,
+        default="auto",
+        help="weight of acquisition cost vs one error, or 'auto': the least "
+        "cost whose out-of-fold error is within a point of all sensors' "
+        "(default: auto)",
     )
     g.add_argument(
         "--budget",

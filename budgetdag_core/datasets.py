@@ -9,7 +9,6 @@ synthetic one. All three are also exported from ``budgetdag_core`` itself.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -19,6 +18,7 @@ import joblib
 import numpy as np
 import pandas as pd
 
+from ._bounded_io import env_setting, short_repr
 from .sensors import SensorSpec
 from .validation import check_params, int_in, real_in
 
@@ -29,6 +29,10 @@ __all__ = [
     "load_demo",
     "toy_dataset",
 ]
+
+#: What a dataset's label asks for: classes (``BudgetDAGClassifier``) or a
+#: number (``BudgetDAGRegressor``, section 2.4 of the paper).
+TASKS = ("classification", "regression")
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,15 +46,25 @@ def package_data_dir() -> Path:
     return Path(str(resources.files(__package__).joinpath("_data")))
 
 
+#: Environment variable: a folder searched first for dataset files.
+DATA_VARIABLE = "BUDGETDAG_DATA"
+
+
+def _folder(text: str) -> Path:
+    """``text`` as the path of an existing folder, or ``ValueError``."""
+    if not Path(text).is_dir():
+        raise ValueError(text)
+    return Path(text)
+
+
 def data_dirs() -> list[Path]:
     """Where dataset files are looked up, in order.
 
     ``$BUDGETDAG_DATA``, the package's own demo files, then (in a source
     checkout) ``assets/`` and ``../shared/datasets`` for the benchmark files.
     """
-    dirs = []
-    if os.environ.get("BUDGETDAG_DATA"):
-        dirs.append(Path(os.environ["BUDGETDAG_DATA"]))
+    extra = env_setting(DATA_VARIABLE, _folder, None, "an existing folder")
+    dirs = [] if extra is None else [extra]
     dirs += [package_data_dir(), _ROOT / "assets", _ROOT.parent / "shared" / "datasets"]
     return dirs
 
@@ -60,7 +74,8 @@ def find_file(name: str) -> Path:
         if (d / name).exists():
             return d / name
     raise FileNotFoundError(
-        f"Dataset file {name!r} not found in {[str(d) for d in data_dirs()]}; set "
+        f"Dataset file {short_repr(name)} not found in "
+        f"{[str(d) for d in data_dirs()]}; set "
         "BUDGETDAG_DATA to the folder that holds it."
     )
 
@@ -95,6 +110,10 @@ class Dataset:
         The :func:`load_demo` arguments that rebuild it (``name``,
         ``test_fraction``, ``random_state``). When set, a pickle holds these
         instead of the rows, which come from the package again on loading.
+    task : {"classification", "regression"}
+        What the label is (:data:`TASKS`): classes, or a number to predict
+        (``BudgetDAGRegressor``). A regression dataset's token says so, so
+        the same rows read both ways are two datasets.
 
     Examples
     --------
@@ -115,11 +134,19 @@ class Dataset:
     kind: str = "demo"
     token: str = ""
     recipe: dict[str, Any] | None = field(default=None, repr=False)
+    task: str = "classification"
 
     def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {list(TASKS)}; got {self.task!r}.")
         if not self.token:
-            self.token = f"{self.kind}:{self.name}:" + joblib.hash(
-                (self.train, self.test, self.label)
+            # A classification token is what it was before tasks existed
+            # (kept sessions name their data by it).
+            task = "" if self.task == "classification" else f":{self.task}"
+            self.token = (
+                f"{self.kind}:{self.name}:"
+                + joblib.hash((self.train, self.test, self.label))
+                + task
             )
 
     def __reduce_ex__(self, protocol: Any) -> Any:
@@ -137,6 +164,7 @@ class Dataset:
         if "spec" not in state and "default_spec" in state:
             state["spec"] = state.pop("default_spec")
         state.setdefault("recipe", None)
+        state.setdefault("task", "classification")
         vars(self).update(state)
 
     @property
@@ -155,7 +183,7 @@ class Dataset:
 
     def _part(self, part: str) -> pd.DataFrame:
         if part not in ("train", "test"):
-            raise ValueError(f"part must be 'train' or 'test'; got {part!r}.")
+            raise ValueError(f"part must be 'train' or 'test'; got {short_repr(part)}.")
         return self.train if part == "train" else self.test
 
     @property
@@ -225,6 +253,11 @@ DEMOS = {
     "classes, unit cost per group.",
     "pima": "Pima diabetes: patient information, glucose test and insulin test "
     "with Turney's costs; 2 classes.",
+    "diabetes": "Diabetes (Efron et al. 2004, via scikit-learn): predict a "
+    "number, the disease progression a year on (regression), from a patient "
+    "exam (age, sex, BMI, blood pressure; cost 1), a cholesterol panel (4 "
+    "columns; cost 4), triglycerides (cost 3) and blood sugar (cost 2); the "
+    "costs are illustrative.",
     "spam": "Spambase e-mails (UCI, CC BY 4.0): 57 word, character and capital-run "
     "frequencies, each its own sensor of cost 1; spam or not. Too many sensors for a "
     "full DAG (2^57 states): the default buys one sensor at a time (a chain or a "
@@ -253,6 +286,9 @@ DEMO_HINTS = {
     "the stopping examples are still often wrong.",
     "pima": "Look for: most patients stop before the insulin test (cost 22.78).\n"
     "What-if: change the glucose value of a patient and watch the path change.",
+    "diabetes": "Look for: the cheap exam bought for every patient, the blood "
+    "tests only where they change the predicted progression enough.\nTrade-off: "
+    "the test MSE against the cost, next to every fixed set of tests.",
     "spam": "Look for: the few word frequencies bought for most e-mails.\nThe "
     "acquisition paths on What-if show which first words send an e-mail on.",
     "toy": "Look for: a cheap sensor first, the precise one only near the class "
@@ -356,7 +392,8 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
     cube_nm are generated (:func:`toy_dataset`, ``cube_nm_dataset()`` with its
     defaults and ``random_state`` as the seed; cube_nm6 with
     ``grouping="blocks"``); digits is scikit-learn's copy
-    (``digits_dataset()``, split like pima).
+    (``digits_dataset()``, split like pima); diabetes (regression) too
+    (``diabetes_dataset()``, split at random, not stratified).
 
     Examples
     --------
@@ -383,6 +420,8 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
         return demo
     if name == "digits":
         return digits_dataset(test_fraction=test_fraction, random_state=random_state)
+    if name == "diabetes":
+        return diabetes_dataset(test_fraction=test_fraction, random_state=random_state)
     if name == "landsat":
         train = pd.read_csv(find_file("landsat_train.csv.gz"))
         test = pd.read_csv(find_file("landsat_test.csv.gz"))
@@ -400,7 +439,9 @@ def load_demo(name: str, *, test_fraction: float = 0.25, random_state: int = 0) 
             features = [c for c in data.columns if c != "label"]
             spec = SensorSpec.per_column(features, cost=1.0)
     else:
-        raise ValueError(f"Unknown demo {name!r}; choose from {sorted(DEMOS)}.")
+        raise ValueError(
+            f"Unknown demo {short_repr(name)}; choose from {sorted(DEMOS)}."
+        )
     return Demo(
         name,
         train.reset_index(drop=True),
@@ -615,7 +656,9 @@ def cube_nm_dataset(
         context_std=context_std, informative_std=informative_std, noise_std=noise_std
     )
     if grouping not in ("columns", "blocks"):
-        raise ValueError(f"grouping must be 'columns' or 'blocks'; got {grouping!r}.")
+        raise ValueError(
+            f"grouping must be 'columns' or 'blocks'; got {short_repr(grouping)}."
+        )
     context_cols, block_cols = cube_nm_columns(n_contexts)
     k = len(context_cols)
     rng = np.random.default_rng(random_state)
@@ -682,4 +725,60 @@ def digits_dataset(*, test_fraction: float = 0.25, random_state: int = 0) -> Dem
         "label",
         SensorSpec.per_column(columns, cost=1.0),
         DEMOS["digits"],
+    )
+
+
+#: The diabetes demo's sensors: scikit-learn's columns by the names of its
+#: documentation (s1..s6 are blood serum measurements), grouped by test.
+DIABETES_COLUMNS = {
+    "exam": {"age": "age", "sex": "sex", "bmi": "bmi", "bp": "bp"},
+    "cholesterol": {"s1": "tc", "s2": "ldl", "s3": "hdl", "s4": "tch"},
+    "triglycerides": {"s5": "ltg"},
+    "glucose": {"s6": "glu"},
+}
+#: Illustrative costs: a quick exam, then blood tests by how much they ask.
+DIABETES_COSTS = {"exam": 1.0, "cholesterol": 4.0, "triglycerides": 3.0, "glucose": 2.0}
+
+
+def diabetes_dataset(*, test_fraction: float = 0.25, random_state: int = 0) -> Demo:
+    """Diabetes progression (scikit-learn's copy of Efron et al. 2004): regression.
+
+    442 patients; the target ``progression`` is a measure of disease
+    progression one year after baseline (25 to 346). Ten baseline columns in
+    four sensors: ``exam`` (age, sex, bmi, bp; cost 1), ``cholesterol`` (tc,
+    ldl, hdl, tch; cost 4), ``triglycerides`` (ltg; cost 3) and ``glucose``
+    (glu; cost 2). The values are the raw ones (``scaled=False``); the costs
+    are illustrative. Split at random (not stratified: the target is a
+    number), ``test_fraction`` of the rows in the test part, seeded by
+    ``random_state``. No download: the file ships with scikit-learn.
+
+    Examples
+    --------
+    >>> demo = diabetes_dataset()
+    >>> demo.task, demo.label, demo.X_train.shape, demo.X_test.shape
+    ('regression', 'progression', (331, 10), (111, 10))
+    >>> demo.spec.names
+    ('exam', 'cholesterol', 'triglycerides', 'glucose')
+    """
+    from sklearn.datasets import load_diabetes
+    from sklearn.model_selection import train_test_split
+
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must be in (0, 1); got {test_fraction}.")
+    raw = load_diabetes(scaled=False)
+    renames = {k: v for group in DIABETES_COLUMNS.values() for k, v in group.items()}
+    data = pd.DataFrame(raw.data, columns=raw.feature_names).rename(columns=renames)
+    data["progression"] = raw.target
+    train, test = train_test_split(
+        data, test_size=test_fraction, random_state=random_state
+    )
+    groups = {name: list(cols.values()) for name, cols in DIABETES_COLUMNS.items()}
+    return Demo(
+        "diabetes",
+        train.reset_index(drop=True),
+        test.reset_index(drop=True),
+        "progression",
+        SensorSpec(groups, dict(DIABETES_COSTS)),
+        DEMOS["diabetes"],
+        task="regression",
     )

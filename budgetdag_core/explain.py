@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._bounded_io import short_repr
 from .graph_reduce import STOP
 from .validation import check_features, check_index, check_labels
 
@@ -212,7 +213,8 @@ def _state_index(model: Any, state: Any) -> int:
         or not 0 <= state < n_states
     ):
         raise ValueError(
-            f"state must be a state index in 0..{n_states - 1}; got {state!r}."
+            f"state must be a state index in 0..{n_states - 1}; got "
+            f"{short_repr(state)}."
         )
     return int(state)
 
@@ -309,15 +311,50 @@ def action_names(model: Any, state: int, *, short: bool = False) -> list[str]:
     return names
 
 
+def _regression_node(
+    model: Any,
+    Xv: np.ndarray,
+    y: Any,
+    rows: np.ndarray,
+    stops: np.ndarray,
+    out: dict[str, Any],
+) -> dict[str, Any]:
+    """:func:`node_details`' losses and targets of a regressor's state."""
+    y = np.asarray(y, dtype=float).ravel()
+    if len(y) != len(Xv):
+        raise ValueError(f"X has {len(Xv)} rows but y has {len(y)} targets.")
+    arriving = y[rows]
+    pred = model.bank_.predict(Xv[rows], out["state"]) if rows.size else arriving
+    diff = np.asarray(pred, dtype=float) - arriving
+    loss = np.abs(diff) if getattr(model, "loss", "squared") == "absolute" else diff**2
+    if rows.size:
+        out["error_if_stopped"] = float(loss.mean())
+        if stops.any():
+            out["error_of_stops"] = float(loss[stops].mean())
+    nan = float("nan")
+    out["targets"] = pd.DataFrame(
+        [
+            {
+                "mean": float(arriving.mean()) if rows.size else nan,
+                "std": float(arriving.std()) if rows.size else nan,
+                "min": float(arriving.min()) if rows.size else nan,
+                "max": float(arriving.max()) if rows.size else nan,
+                "predicted_mean": float(np.mean(pred)) if rows.size else nan,
+            }
+        ]
+    )
+    return out
+
+
 def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, Any]:
     """What happens at one DAG state for the examples of ``X`` that reach it.
 
     Parameters
     ----------
-    model : fitted BudgetDAGClassifier
+    model : fitted BudgetDAGClassifier or BudgetDAGRegressor
     X : DataFrame
         Examples to route (train or test).
-    y : labels or None
+    y : labels (a regressor's targets) or None
         Needed for the class mix and the errors.
     state : int
         State index (e.g. from ``clicked_states``).
@@ -332,6 +369,11 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
         ``arrived``, ``share``, ``error_if_stopped``) or None without ``y``;
         ``error_if_stopped``: error of this state's classifier on all arriving
         examples; ``error_of_stops``: error on those the policy stops here.
+        For a regressor, these two are the mean loss (squared or absolute
+        error, the model's ``loss``) of the state's regressor, ``classes``
+        is None and ``targets`` (with ``y``) is a one-row DataFrame of the
+        arriving examples' targets and this state's predictions of them
+        (``mean``, ``std``, ``min``, ``max``, ``predicted_mean``).
 
     Examples
     --------
@@ -374,6 +416,8 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
         "error_if_stopped": float("nan"),
         "error_of_stops": float("nan"),
     }
+    if y is not None and not hasattr(model, "classes_"):
+        return _regression_node(model, Xv, y, rows, act == STOP, out)
     if y is None or not hasattr(model, "classes_"):
         return out
     y = np.asarray(check_labels(y, len(Xv), None))

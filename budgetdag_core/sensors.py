@@ -13,7 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ._bounded_io import decode_utf8, json_depth, read_regular_file
+from ._bounded_io import (
+    atomic_write,
+    decode_utf8,
+    json_depth,
+    read_regular_file,
+    short_repr,
+)
 
 #: Largest sensor spec accepted as JSON, in characters (text) or bytes (a file):
 #: a spec of thousands of sensors and columns takes a few hundred KB.
@@ -34,8 +40,8 @@ def _check_text_names(keys: Iterable[object]) -> None:
         name = str(key)
         if name in seen:
             raise ValueError(
-                f"Sensor names {seen[name]!r} and {key!r} are the same once written "
-                "as text: rename one."
+                f"Sensor names {short_repr(seen[name])} and {short_repr(key)} are the "
+                "same once written as text: rename one."
             )
         seen[name] = key
 
@@ -46,26 +52,17 @@ def _column_list(sensor: object, columns: object) -> list[str]:
         return [columns]
     if not isinstance(columns, Iterable) or isinstance(columns, Mapping | bytes):
         raise ValueError(
-            f"The columns of sensor {sensor!r} must be a list of column names; got "
-            f"{type(columns).__name__} {_short(columns)}."
+            f"The columns of sensor {short_repr(sensor)} must be a list of column "
+            f"names; got {type(columns).__name__} {short_repr(columns)}."
         )
     columns = list(columns)
     for c in columns:
         if c is None or isinstance(c, Mapping | list | set | bytes):
             raise ValueError(
-                f"Sensor {sensor!r} lists a column that is not a name: {_short(c)}."
+                f"Sensor {short_repr(sensor)} lists a column that is not a name: "
+                f"{short_repr(c)}."
             )
     return [str(c) for c in columns]
-
-
-def _short(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters (user values can be huge)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        digits = int(value.bit_length() * 0.30103) + 1
-        if digits > limit:  # repr of a huge int is slow, and limited in Python
-            return f"an integer of about {digits} digits"
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def checked_cost(
@@ -79,23 +76,23 @@ def checked_cost(
     are refused rather than guessed at, so a cost is a number wherever it is
     read (sessions, traces, saved files).
     """
-    subject = f"{what} of sensor {sensor!r}" if subject is None else subject
+    subject = f"{what} of sensor {short_repr(sensor)}" if subject is None else subject
     if isinstance(cost, str | bytes):
         raise ValueError(
-            f"{subject} is the text {_short(cost)}, not a number: "
-            "write it without quotes."
+            f"{subject} is the text {short_repr(cost)}, not a number: write it without "
+            "quotes."
         )
     if isinstance(cost, bool | np.bool_) or not isinstance(cost, Real | Decimal):
-        raise ValueError(f"{subject} is not a number: {_short(cost)}.")
+        raise ValueError(f"{subject} is not a number: {short_repr(cost)}.")
     try:
         value = float(cost)
     except OverflowError:
         raise ValueError(
             f"{subject} is too large for a float64 "
-            f"({_short(cost)}): rescale the costs (e.g. other units)."
+            f"({short_repr(cost)}): rescale the costs (e.g. other units)."
         ) from None
     if not math.isfinite(value):
-        raise ValueError(f"{subject} is not finite: {_short(cost)}.")
+        raise ValueError(f"{subject} is not finite: {short_repr(cost)}.")
     if value < 0:
         raise ValueError(f"{subject} is negative: {value}.")
     return value
@@ -108,8 +105,8 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     for key, value in pairs:
         if key in out:
             raise ValueError(
-                f"The sensor spec JSON gives the key {key!r} twice in one object: "
-                "names must be unique."
+                f"The sensor spec JSON gives the key {short_repr(key)} twice in one "
+                "object: names must be unique."
             )
         out[key] = value
     return out
@@ -169,15 +166,19 @@ class SensorSpec:
             if not name:
                 raise ValueError("A sensor has an empty name.")
             if not columns:
-                raise ValueError(f"Sensor {name!r} has no columns.")
+                raise ValueError(f"Sensor {short_repr(name)} has no columns.")
             for col in columns:
                 if col in owner and owner[col] != name:
                     raise ValueError(
-                        f"Column {col!r} is in two sensors: {owner[col]!r} and "
-                        f"{name!r}. Each column may belong to one sensor only."
+                        f"Column {short_repr(col)} is in two sensors: "
+                        f"{short_repr(owner[col])} and {short_repr(name)}. Each column "
+                        "may belong to one sensor only."
                     )
                 if col in owner:
-                    raise ValueError(f"Column {col!r} is listed twice in {name!r}.")
+                    raise ValueError(
+                        f"Column {short_repr(col)} is listed twice in "
+                        f"{short_repr(name)}."
+                    )
                 owner[col] = name
         missing = [n for n in self.groups if n not in self.costs]
         if missing:
@@ -199,7 +200,8 @@ class SensorSpec:
             absent = [c for c in cols if c not in available]
             if absent:
                 raise ValueError(
-                    f"Sensor {name!r} uses column(s) {absent} that are not in the data."
+                    f"Sensor {short_repr(name)} uses column(s) {absent} that are not "
+                    "in the data."
                 )
 
     # ------------------------------------------------------------- properties
@@ -327,13 +329,14 @@ class SensorSpec:
             name = item["name"]
             if isinstance(name, bool) or not isinstance(name, str | int):
                 raise ValueError(
-                    f"The name of sensor entry {i} must be text; got {_short(name)}."
+                    f"The name of sensor entry {i} must be text; got "
+                    f"{short_repr(name)}."
                 )
             name = str(name)
             if name in entry:
                 raise ValueError(
-                    f"Sensor name {name!r} is used by entries {entry[name]} and "
-                    f"{i}: sensor names must be unique."
+                    f"Sensor name {short_repr(name)} is used by entries {entry[name]} "
+                    f"and {i}: sensor names must be unique."
                 )
             entry[name] = i
             groups[name] = _column_list(name, item["columns"])
@@ -344,7 +347,8 @@ class SensorSpec:
         """Serialise to JSON; also write to ``path`` when given."""
         text = json.dumps(self.to_dict(), indent=2)
         if path is not None:
-            Path(path).write_text(text)
+            with atomic_write(path, "w") as fh:
+                fh.write(text)
         return text
 
     @classmethod
@@ -406,10 +410,10 @@ def _kind(value: object) -> str:
     names = {list: "an array", dict: "an object", str: "text", bool: "true/false"}
     for kind, name in names.items():
         if isinstance(value, kind):
-            return f"{name} {_short(value)}"
+            return f"{name} {short_repr(value)}"
     if value is None:
         return "null"
-    return f"{type(value).__name__} {_short(value)}"
+    return f"{type(value).__name__} {short_repr(value)}"
 
 
 def _too_large(size: int, unit: str) -> None:
@@ -439,7 +443,7 @@ def _parse_spec_json(text: str) -> dict:
             )
         raise ValueError(
             f"The sensor spec does not start with '{{' (it starts with "
-            f"{_short(body[:20])}): expected a JSON object. SensorSpec.from_json "
+            f"{short_repr(body[:20])}): expected a JSON object. SensorSpec.from_json "
             "reads JSON text; to read a file use SensorSpec.from_file(path)."
         )
     depth = json_depth(body)

@@ -16,9 +16,25 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d
 
+# The one reader of environment variables, for the app too (ui/).
+from ._bounded_io import env_setting as env_setting
+from ._bounded_io import flag as flag
+from ._bounded_io import positive_int as positive_int
+from ._bounded_io import positive_number as positive_number
+from ._bounded_io import short_repr
 from .sensors import SensorSpec
 
 MAX_FULL_DAG_SENSORS = 12
+#: Most sensors a fit accepts (checked before any work, :func:`check_sensor_count`).
+#: Beyond 12 the fit builds DAGs of one-sensor additions whose greedy orders
+#: score every sensor left at each step: the work grows about with the
+#: square of the sensors. One-column sensors x 300 rows, ``dag="auto"``, on
+#: 2 cores shared with a dozen other jobs (``benchmarks/bench_fit_bounds.py``):
+#: 20 sensors 17 s, 100 sensors 158 s, 200 sensors 426 s (the routed DAG's
+#: part 4.9 times its 100-sensor time) at 0.5 GiB; 1 000 sensors ran past
+#: 4 minutes at 2.7 GiB on an idle machine, about 25 times the 200-sensor
+#: work. 256 keeps a fit within about 1.6 times the 200-sensor one.
+MAX_SENSORS = 256
 #: Most sensor subsets (``n_subsets``) a DAG is built over: 2^16 states at most.
 MAX_N_SUBSETS = 16
 #: Largest magnitude a feature value may have. Squares of larger values overflow
@@ -78,12 +94,12 @@ def check_index(caller: str, name: str, value: Any, size: int) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(
             f"The {name!r} parameter of {caller} must be an int in the range "
-            f"[0, {size - 1}]. Got {value!r} instead."
+            f"[0, {size - 1}]. Got {short_repr(value)} instead."
         )
     if not 0 <= value < size:
         raise ValueError(
             f"The {name!r} parameter of {caller} must be an int in the range "
-            f"[0, {size - 1}]. Got {value!r} instead."
+            f"[0, {size - 1}]. Got {short_repr(value)} instead."
         )
     return int(value)
 
@@ -106,7 +122,7 @@ def int_seed(random_state: Any) -> int | None:
         return int(random_state)
     raise ValueError(
         "random_state must be None, an int or a numpy RandomState; got "
-        f"{type(random_state).__name__} {random_state!r}."
+        f"{type(random_state).__name__} {short_repr(random_state)}."
     )
 
 
@@ -218,15 +234,16 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
         rows = int(bad_mask[:, j].sum())
         first = int(np.flatnonzero(bad_mask[:, j])[0])
         raise ValueError(
-            f"Column {spec.columns[j]!r} has {rows} row(s) with NaN or infinite "
-            f"values (first at row {first}): drop or impute them."
+            f"Column {short_repr(spec.columns[j])} has {rows} row(s) with NaN or "
+            f"infinite values (first at row {first}): drop or impute them."
         )
     huge = np.abs(values) >= MAX_ABS_VALUE
     if huge.any():
         j = int(np.flatnonzero(huge.any(axis=0))[0])
         first = int(np.flatnonzero(huge[:, j])[0])
         raise ValueError(
-            f"Column {spec.columns[j]!r} has {int(huge[:, j].sum())} value(s) of "
+            f"Column {short_repr(spec.columns[j])} has {int(huge[:, j].sum())} "
+            "value(s) of "
             f"magnitude >= {MAX_ABS_VALUE:g} (first at row {first}: "
             f"{values[first, j]:g}), too large to square in float64: rescale the "
             "column (e.g. other units) or drop those rows."
@@ -242,7 +259,8 @@ def _check_text_names(columns: pd.Index) -> None:
         text = str(name)
         if text in seen:
             raise ValueError(
-                f"Columns {seen[text]!r} and {name!r} have the same name once "
+                f"Columns {short_repr(seen[text])} and {short_repr(name)} have the "
+                "same name once "
                 "written as text (the sensor spec names columns by text): rename "
                 "one."
             )
@@ -261,18 +279,19 @@ def _check_numeric(column: pd.Series, name: str) -> None:
     kind = pd.api.types.infer_dtype(column, skipna=True) if is_object else None
     if getattr(dtype, "kind", None) == "c" or kind == "complex":
         raise ValueError(
-            f"Feature column {name!r} holds complex numbers: the features must be "
-            "real (split it into real and imaginary columns, or take the modulus)."
+            f"Feature column {short_repr(name)} holds complex numbers: the features "
+            "must be real (split it into real and imaginary columns, or take the "
+            "modulus)."
         )
     if kind in _REAL_OBJECTS or kind == "empty":
         return  # an object column of Python numbers: read as floats
     if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
         return
     bad = column[pd.to_numeric(column, errors="coerce").isna() & column.notna()]
-    example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+    example = f" (e.g. {short_repr(bad.iloc[0])})" if len(bad) else ""
     raise ValueError(
-        f"Feature column {name!r} is not numeric{example}: encode it (one-hot) or "
-        "drop it from the sensor spec."
+        f"Feature column {short_repr(name)} is not numeric{example}: encode it "
+        "(one-hot) or drop it from the sensor spec."
     )
 
 
@@ -302,8 +321,9 @@ def check_labels(
         if is_text.any() and not is_text.all():
             i, j = int(np.argmax(is_text)), int(np.argmin(is_text))
             raise ValueError(
-                f"The labels mix text and numbers (row {i}: {y[i]!r}, row {j}: "
-                f"{y[j]!r}): convert them to one type, e.g. y.astype(str)."
+                f"The labels mix text and numbers (row {i}: {short_repr(y[i])}, row "
+                f"{j}: {short_repr(y[j])}): convert them to one type, e.g. "
+                "y.astype(str)."
             )
     if cv is not None and type_of_target(y) == "continuous":
         raise ValueError(
@@ -314,7 +334,8 @@ def check_labels(
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < min_classes:
         raise ValueError(
-            f"The label has only one class ({classes[0]!r}): need at least two."
+            f"The label has only one class ({short_repr(classes[0])}): need at least "
+            "two."
         )
     if cv is not None and counts.min() < cv:
         small = [repr(c) for c, k in zip(classes, counts, strict=True) if k < cv]
@@ -323,6 +344,82 @@ def check_labels(
             f"(smallest: {counts.min()}): lower cv or merge rare classes."
         )
     return y
+
+
+def align_rows(X: Any, value: Any, what: str) -> Any:
+    """``value`` (one entry per row of ``X``: targets, ``sample_costs``, ...)
+    in the order of X's rows.
+
+    When ``X`` and ``value`` are both pandas objects, rows go by label:
+    ``value`` is reordered to X's index, and refused when the labels differ
+    (a row of one missing from the other, a label used twice), since taking
+    them by position would pair rows with other rows' values without a word.
+    A plain array (or list) is taken by position.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` and the first labels that differ.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"a": [1.0, 2.0, 3.0]}, index=["r1", "r2", "r3"])
+    >>> align_rows(X, pd.Series([30, 10, 20], index=["r3", "r1", "r2"]), "y").tolist()
+    [10, 20, 30]
+    >>> align_rows(X, pd.Series([1, 2, 3], index=["r1", "r2", "r9"]), "y")
+    Traceback (most recent call last):
+    ...
+    ValueError: y and X have different row labels: row 'r3' of X is not in y; row \
+'r9' of y is not in X. Give y the index of X (or a plain array, taken by position).
+    """
+    if not isinstance(X, pd.DataFrame | pd.Series) or not isinstance(
+        value, pd.DataFrame | pd.Series
+    ):
+        return value
+    mine, theirs = X.index, value.index
+    if theirs.equals(mine):
+        return value
+    for index, whose in ((mine, "X"), (theirs, what)):
+        if index.has_duplicates:
+            label = index[index.duplicated()][0]
+            raise ValueError(
+                f"{what} and X have different row labels, and {whose} uses the "
+                f"label {short_repr(label)} for several rows: give {what} the "
+                "index of X (or a plain array, taken by position)."
+            )
+    missing = mine[~mine.isin(theirs)]
+    extra = theirs[~theirs.isin(mine)]
+    if len(missing) or len(extra):
+        said = []
+        if len(missing):
+            said.append(f"row {short_repr(missing[0])} of X is not in {what}")
+        if len(extra):
+            said.append(f"row {short_repr(extra[0])} of {what} is not in X")
+        raise ValueError(
+            f"{what} and X have different row labels: {'; '.join(said)}. Give "
+            f"{what} the index of X (or a plain array, taken by position)."
+        )
+    return value.loc[mine]  # the same labels in another order: X's order
+
+
+def check_sensor_count(n_sensors: int) -> None:
+    """Refuse more than ``MAX_SENSORS`` sensors, naming the number.
+
+    Examples
+    --------
+    >>> check_sensor_count(64)
+    >>> check_sensor_count(1000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: The sensor spec has 1000 sensors; a fit takes at most 256 ...
+    """
+    if n_sensors > MAX_SENSORS:
+        raise ValueError(
+            f"The sensor spec has {n_sensors} sensors; a fit takes at most "
+            f"{MAX_SENSORS} (MAX_SENSORS: the many-sensor DAGs' work grows with "
+            "the square of the sensors). Group columns into fewer sensors "
+            "(a sensor may hold several columns) or select columns first."
+        )
 
 
 def check_sample_costs(
@@ -347,7 +444,7 @@ def check_sample_costs(
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
         raise ValueError(
-            f"sample_costs of sensor {spec.names[j]!r} at row {i} is "
+            f"sample_costs of sensor {short_repr(spec.names[j])} at row {i} is "
             f"{values[i, j]}: costs must be finite and non-negative."
         )
     with np.errstate(over="ignore"):  # an overflow is the error said below

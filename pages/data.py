@@ -16,6 +16,7 @@ from budgetdag_core.tables import (
     class_balance,
     column_summary,
     fix_for,
+    guess_task,
     has_errors,
     suggest_label,
 )
@@ -23,6 +24,7 @@ from ui import plan, state, widgets
 from ui.data import Upload, demo_dataset
 from ui.estimate import known_probe
 from ui.formatting import percent_column, percent_table
+from ui.training import TASKS
 from ui.uploads import CSV_MAX_MB, table_from_upload
 
 widgets.enter_page()
@@ -191,18 +193,19 @@ def _undo(all_steps: bool) -> None:
     upload.rebuild()
 
 
-def _use_upload(label: str) -> None:
+def _use_upload(label: str, task: str) -> None:
     upload = state.get_upload()
-    widgets.replace_data(functools.partial(_switch_to_upload, label), upload.name)
+    widgets.replace_data(functools.partial(_switch_to_upload, label, task), upload.name)
 
 
 @widgets.guarded("preparing the uploaded table")
-def _switch_to_upload(label: str) -> None:
+def _switch_to_upload(label: str, task: str = "classification") -> None:
     upload = state.get_upload()
     dataset = upload.to_dataset(
         label,
         test_fraction=ss[state.W_TEST_FRACTION],
         random_state=int(ss[state.W_SPLIT_SEED]),
+        task=task,
     )
     headline = (
         f"Now using {upload.name}: {len(dataset.train)} training and "
@@ -210,6 +213,42 @@ def _switch_to_upload(label: str) -> None:
     )
     if not state.set_dataset(dataset, headline=headline):
         state.notice("This table is already the one in use.")
+
+
+def _task_reason(y: pd.Series, task: str) -> str:
+    """Why :func:`guess_task` reads ``y`` as ``task``, in a few words."""
+    values = y.dropna()
+    distinct = f"{values.nunique():,} distinct value(s) in {len(values):,} rows"
+    if task == "classification":
+        kind = "text or categories" if values.dtype == object else "few values"
+        return f"{kind}: {distinct}"
+    numbers = pd.to_numeric(values, errors="coerce")
+    if (numbers != numbers.round()).any():
+        return f"numbers with fractions, {distinct}"
+    return f"whole numbers, {distinct}"
+
+
+def task_choice(upload: Upload, label: str) -> str:
+    """Classification or regression for ``label``: guessed once per file and
+    label column (:func:`guess_task`), said with its reason, switchable."""
+    y = upload.work[label]
+    guess = guess_task(y)
+    if ss.get(state.TASK_GUESSED) != (upload.file_id, label):
+        ss[state.TASK_GUESSED] = (upload.file_id, label)
+        ss[state.W_TASK] = guess
+    widgets.choice(st.radio, "Task", TASKS, state.W_TASK, horizontal=True)
+    task = ss[state.W_TASK]
+    said = f"`{label}` looks like **{guess}** ({_task_reason(y, guess)})"
+    st.caption(
+        said
+        + ("." if task == guess else f"; you chose {task}.")
+        + (
+            " A regression predicts the number and reports the mean squared error."
+            if task == "regression"
+            else ""
+        )
+    )
+    return task
 
 
 def problem_box(problem: Problem, label: str) -> None:
@@ -314,11 +353,12 @@ def upload_section() -> None:
     label = widgets.persisted(
         st.selectbox, "Label column (what to predict)", state.W_LABEL, options=columns
     )
+    task = task_choice(upload, label)
     test_set_section(upload)
 
     # No note on many columns: the Sensors page groups them, the library's
     # default trains any number, and the one-click button says what it trains.
-    problems = upload.findings(label, int(ss[state.W_CV]))
+    problems = upload.findings(label, int(ss[state.W_CV]), task)
     if problems:
         st.subheader("Checks")
         for problem in problems:
@@ -327,7 +367,7 @@ def upload_section() -> None:
         st.success("The table is ready for training.", icon=":material/check_circle:")
 
     with st.expander(f"Look at the table ({len(upload.work):,} rows)"):
-        table_tabs(upload.work, label)
+        table_tabs(upload.work, label, task)
     with st.expander("Drop columns"):
         drop = st.multiselect(
             "Columns to leave out",
@@ -366,7 +406,7 @@ def upload_section() -> None:
         type="primary",
         key=state.W_USE_UPLOAD,
         on_click=_use_upload,
-        args=(label,),
+        args=(label, task),
         disabled=blocked,
         help="Fix the errors above first." if blocked else None,
     )
@@ -381,7 +421,10 @@ def _selection_pending() -> bool:
         return current is None or current.token != f"demo:{ss[state.W_DEMO]}"
     upload = state.get_upload()
     return upload is not None and (
-        current is None or current.kind != "upload" or current.name != upload.name
+        current is None
+        or current.kind != "upload"
+        or current.name != upload.name
+        or current.task != ss.get(state.W_TASK, current.task)
     )
 
 
@@ -395,7 +438,7 @@ def in_use_banner() -> None:
     text = (
         f"**In use for training:** {dataset.name} ({kind}) · "
         f"{len(dataset.train):,} training / {len(dataset.test):,} test rows · "
-        f"label column `{dataset.label}`"
+        f"label column `{dataset.label}` ({dataset.task})"
     )
     if _selection_pending():
         st.warning(
@@ -420,15 +463,30 @@ def overview() -> None:
     cols[0].metric("Training rows", f"{len(dataset.train):,}")
     cols[1].metric("Test rows", f"{len(dataset.test):,}")
     cols[2].metric("Feature columns", len(dataset.features))
-    cols[3].metric("Classes", y.nunique())
-    table_tabs(dataset.train, dataset.label)
+    if dataset.task == "regression":
+        cols[3].metric(
+            "Target range",
+            f"{y.min():.4g} to {y.max():.4g}",
+            help=f"Regression: mean {y.mean():.4g}, standard deviation {y.std():.4g}.",
+        )
+    else:
+        cols[3].metric("Classes", y.nunique())
+    table_tabs(dataset.train, dataset.label, dataset.task)
 
 
-def table_tabs(frame: pd.DataFrame, label: str) -> None:
-    """Rows, class balance of ``label`` and column types of ``frame``."""
-    preview, balance, types = st.tabs(["Preview", "Class balance", "Columns"])
+def table_tabs(frame: pd.DataFrame, label: str, task: str = "classification") -> None:
+    """Rows, class balance (a regression: the target's spread) of ``label``
+    and column types of ``frame``."""
+    second = "Target values" if task == "regression" else "Class balance"
+    preview, balance, types = st.tabs(["Preview", second, "Columns"])
     with preview:
         st.dataframe(frame.head(20), height=300)
+    if task == "regression":
+        with balance:
+            target_spread(frame[label])
+        with types:
+            st.dataframe(column_summary(frame), hide_index=True, height=300)
+        return
     with balance:
         table = class_balance(frame[label])
         st.bar_chart(table, x="class", y="rows", height=260)
@@ -438,6 +496,24 @@ def table_tabs(frame: pd.DataFrame, label: str) -> None:
         )
     with types:
         st.dataframe(column_summary(frame), hide_index=True, height=300)
+
+
+def target_spread(y: pd.Series) -> None:
+    """A regression target's histogram and summary."""
+    numbers = pd.to_numeric(y, errors="coerce").dropna()
+    if numbers.empty:
+        st.info("The target has no numbers.")
+        return
+    bins = pd.cut(numbers, bins=min(20, max(1, numbers.nunique())))
+    counts = bins.value_counts(sort=False)
+    table = pd.DataFrame(
+        {
+            "range": [f"{b.left:.4g} to {b.right:.4g}" for b in counts.index],
+            "rows": counts.to_numpy(),
+        }
+    )
+    st.bar_chart(table, x="range", y="rows", height=260, sort=False)
+    st.dataframe(numbers.describe().to_frame("target").T, hide_index=True)
 
 
 SOURCES = {"demo": "Bundled demo", "upload": "Upload a CSV"}

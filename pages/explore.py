@@ -6,18 +6,21 @@ import streamlit as st
 
 from budgetdag_core.explain import state_label
 from ui import dag_view, state, widgets
-from ui.formatting import percent_column, percent_table
+from ui.formatting import error_column, percent_column, percent_table
 from ui.reports import edge_table, flow_table, path_table
 
 widgets.enter_page()
 ss = st.session_state
 
 st.title("Explore DAG")
+current = state.get_dataset()
+regression = current is not None and current.task == "regression"
 st.markdown(
     "Nodes are sets of acquired sensors, from none (left) to all (right). At each "
     "node the policy buys one more sensor (blue edges, as wide as the examples "
-    "taking them) or stops and classifies (dotted orange edges down to a sink "
-    "under each depth). "
+    "taking them) or stops and "
+    + ("predicts the number" if regression else "classifies")
+    + " (dotted orange edges down to a sink under each depth). "
     "**Click a node** to see what its policy does."
 )
 widgets.show_notice()
@@ -25,13 +28,17 @@ run, dataset = widgets.need_model(
     "the flow through the DAG comes from a trained policy."
 )
 dag_view.subsets_note(run)
+sc = run.scoring
 n_states = run.model.sensor_dag_.n_states
 
 c1, c2 = st.columns([4, 5], vertical_alignment="bottom")
 part = widgets.choice(
     c1.radio, "Examples", dag_view.PARTS, state.W_FLOW_PART, horizontal=True
 )
-COLOURS = {"stop_share": "Share stopping", "error": "Error when stopping"}
+COLOURS = {
+    "stop_share": "Share stopping",
+    "error": f"{sc.name} when stopping" if sc.regression else "Error when stopping",
+}
 color = widgets.choice(
     c2.radio, "Node colour", COLOURS, state.W_DAG_COLOR, horizontal=True
 )
@@ -94,7 +101,12 @@ with st.container(border=True):
     if node is None:
         st.caption(
             "Node details appear here: what the policy does with the examples "
-            "arriving, their classes and the error if they stopped."
+            "arriving, "
+            + (
+                f"their targets and the {sc.name} if they stopped."
+                if sc.regression
+                else "their classes and the error if they stopped."
+            )
         )
     else:
         dag_view.node_panel(run, dataset, part, node)
@@ -106,10 +118,11 @@ with st.expander("Tables: acquisition sequences, states, edges"):
     config = {
         "share": percent_column(progress=True),
         "cost": st.column_config.NumberColumn("avg cost", format="%.3g"),
-        "error": percent_column(),
+        "error": error_column(sc, sc.name if sc.regression else None),
     }
+    loss = run.model.loss if sc.regression else None
     st.dataframe(
-        percent_table(path_table(trace, y), config),
+        percent_table(path_table(trace, y, loss=loss), config),
         hide_index=True,
         width="stretch",
         column_config=config,
@@ -120,8 +133,10 @@ with st.expander("Tables: acquisition sequences, states, edges"):
         nodes = nodes[nodes["arrived"] > 0]
     config = {
         "stop_share": percent_column("stops here", progress=True),
-        "error_rate": percent_column(
-            "error of stops", help="Error of the examples that stop here."
+        "error_rate": error_column(
+            sc,
+            f"{sc.name} of stops",
+            help=f"The {sc.long} of the examples that stop here.",
         ),
     }
     st.dataframe(

@@ -71,7 +71,10 @@ def downloads() -> None:
     # The policy on a row of its own: three cards in a row leave the spec and
     # traces buttons too narrow for their labels below ~1300 px.
     with st.container(border=True):
-        st.markdown("**Trained policy** with its sensor spec, columns and classes")
+        st.markdown(
+            "**Trained policy** with its sensor spec, columns and "
+            + ("target (a regressor)" if run.task == "regression" else "classes")
+        )
         st.caption(
             "**.skops** is the safe format: loading it runs no code from the file "
             "(`budgetdag_core.load_policy_skops`). The **.pkl** pickle loads with "
@@ -99,8 +102,13 @@ def downloads() -> None:
         st.markdown("**Test-set traces** (CSV)")
         st.caption(
             "Per test example (`row`: its number, as on the What-if page): "
-            "prediction, true label, sensors acquired in order, cost, stop state, "
-            "confidence."
+            + (
+                "predicted number, true target, error (prediction minus target), "
+                "sensors acquired in order, cost, stop state."
+                if run.task == "regression"
+                else "prediction, true label, sensors acquired in order, cost, "
+                "stop state, confidence."
+            )
         )
         if run.metrics is None:
             st.caption(run.note)
@@ -111,7 +119,11 @@ def downloads() -> None:
                 # Built when clicked: tracing a big test set takes seconds.
                 data=lambda: run.memo(
                     "traces_csv",
-                    lambda: to_csv_safe(trace_for_export(run.model.trace(X), y)),
+                    lambda: to_csv_safe(
+                        trace_for_export(
+                            run.model.trace(X), y, regression=run.task == "regression"
+                        )
+                    ),
                 ),
                 file_name=f"budgetdag_{name}_test_traces.csv",
                 mime="text/csv",
@@ -206,7 +218,12 @@ def show_loaded(loaded: dict) -> None:
     spec = loaded["model"].spec_
     st.success(
         f"{loaded['name']}: {spec.n_sensors} sensors ({', '.join(spec.names)}), "
-        f"{len(loaded['model'].classes_)} classes; saved with budgetdag_core "
+        + (
+            f"{len(loaded['model'].classes_)} classes"
+            if hasattr(loaded["model"], "classes_")
+            else "a regressor (predicts a number)"
+        )
+        + "; saved with budgetdag_core "
         f"{meta.get('budgetdag_core_version', '?')} and scikit-learn "
         f"{meta.get('sklearn_version', '?')}.",
         icon=":material/check_circle:",

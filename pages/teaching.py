@@ -33,6 +33,7 @@ ss = st.session_state
 SAMPLE_ROWS = 6
 MAX_TABLE_ACTIONS = 8  # beyond: no table with a column per action
 SMALL = (2000, 4)  # at most these training rows and sensors: train on arrival
+MAX_DRAWN_STATES = 64  # beyond: states no example reaches are left out
 
 st.title("Teaching: Graph-Reduce step by step")
 st.markdown(
@@ -41,13 +42,20 @@ st.markdown(
     "to pick, for every training example, the cheapest of *stop* or *buy one more "
     "sensor*."
 )
+_numeric = getattr(state.get_dataset(), "task", "") == "regression"
 with st.expander("How a node is reduced"):
     st.markdown(
         "At a node, every training example gets one cost per action (in loss "
-        "units, a mistake costs 1):\n"
-        "- **stop**: its classification loss with the sensors held (from "
-        "classifiers that did not train on it);\n"
-        "- **buy a sensor**: the cost scale x the sensor's price, **plus the "
+        + (
+            "units: the squared error, in the target's units squared):\n"
+            "- **stop**: the squared error of its prediction with the sensors "
+            "held (from regressors that did not train on it);\n"
+            if _numeric
+            else "units, a mistake costs 1):\n"
+            "- **stop**: its classification loss with the sensors held (from "
+            "classifiers that did not train on it);\n"
+        )
+        + "- **buy a sensor**: the cost scale x the sensor's price, **plus the "
         "cost-to-go of the child node**, what the policies already learned "
         "further right will spend and lose on this example.\n\n"
         "The node's policy is a classifier trained to pick the cheapest action. "
@@ -253,20 +261,29 @@ st.progress((i + 1) / len(steps), text=f"Step {i + 1} of {len(steps)}")
 names = renamed_actions(run.model, step)
 st.markdown(step_summary(step, state_label(run.model, step.state), names))
 
+pending = pending_states(steps, i)
 fig = dag_view.figure(
     run,
     dag_view.flow(run, dataset, "train"),
     selected=step.state,
     # Nodes not reduced yet have no policy: grey, without the final flow.
-    pending=pending_states(steps, i),
-    hide_unvisited=run.model.sensor_dag_.n_states > 16,
+    pending=pending,
+    # Every state drawn at every step (up to a readable number), so that no
+    # node moves as the walk goes on.
+    hide_unvisited=run.model.sensor_dag_.n_states > MAX_DRAWN_STATES,
     height=400,
     width=dag_view.PAGE_WIDTH_PX,
 )
 dag_view.rename_trace(fig, "selected", "node being reduced")
 st.caption(
-    "Grey nodes are not reduced yet: Graph-Reduce learns their policies in a "
-    "later step. The others show how the final policy routes the training set."
+    (
+        f"Grey nodes ({len(pending)}) are not reduced yet: Graph-Reduce learns "
+        "their policies in a later step. "
+        if pending
+        else "Every node is reduced. "
+    )
+    + "Faded white nodes are reduced, but the final policy sends no training "
+    "example there; the others show how it routes the training set."
 )
 dag_view.dag_chart(fig, state.W_TEACH_CHART)
 

@@ -10,6 +10,7 @@ import streamlit as st
 from budgetdag_core import TradeoffResult
 from budgetdag_core.plotting import tradeoff_figure
 from ui import dag_view, state, sweep, widgets
+from ui.formatting import error_column
 from ui.reports import baseline_table
 from ui.training import reusable_bank, uses_subsets
 
@@ -17,18 +18,28 @@ widgets.enter_page()
 ss = st.session_state
 
 st.title("Trade-off")
+current_data = state.get_dataset()
+regression = current_data is not None and current_data.task == "regression"
 st.markdown(
-    "Error against what is paid for sensors. A fixed subset buys the same sensors "
+    ("The error (MSE) of the predicted numbers" if regression else "Error")
+    + " against what is paid for sensors. A fixed subset buys the same sensors "
     "for every example; the policy buys them example by example, and its **cost "
     "scale** moves it along a curve from buying nothing to buying what helps. "
-    "The **confidence cascade** (on the traced curve) is what one builds first: "
-    "buy the sensors in one fixed order and stop once the classifier is sure."
+    + (
+        "(The confidence cascade of a classification needs class probabilities: "
+        "a regression has none.)"
+        if regression
+        else "The **confidence cascade** (on the traced curve) is what one builds "
+        "first: buy the sensors in one fixed order and stop once the classifier "
+        "is sure."
+    )
 )
 widgets.show_notice()
 run, dataset = widgets.need_model(
     "the trade-off compares a trained policy with fixed subsets."
 )
 spec = run.spec
+sc = run.scoring
 params = run.params  # the model's own: a sweep re-runs it at other cost scales
 X_LABELS = {"avg_cost": "Average cost", "avg_sensors": "Number of sensors"}
 SPLITS = {
@@ -45,7 +56,8 @@ def policy_summary() -> str:
     beaten = int(fixed["policy_dominates"].sum())
     policy = table[table["kind"] == "policy"].iloc[0]
     text = (
-        f"The current model has **{policy['error']:.1%}** test error at average "
+        f"The current model has **{sc.fmt(policy['error'])}** test {sc.name} at "
+        "average "
         f"cost **{policy['avg_cost']:.3g}**; it beats **{beaten} of {len(fixed)}** "
         "fixed subsets on both counts."
     )
@@ -106,9 +118,11 @@ st.caption(
     f"**{'Recompute' if result is not None else 'Trace the curve'}**: same data, "
     "sensors and settings as the current model; only the cost scale changes. "
     + (
-        "The classifier bank of the current model is reused."
+        f"The {'regressor' if sc.regression else 'classifier'} bank of the current "
+        "model is reused."
         if reused
-        else "The classifier bank is fitted first (as long as a training)."
+        else f"The {'regressor' if sc.regression else 'classifier'} bank is fitted "
+        "first (as long as a training)."
     )
 )
 
@@ -164,6 +178,8 @@ fig = tradeoff_figure(
     height=520,
 )
 dag_view.rename_trace(fig, "selected", "current model")
+if sc.regression:
+    sweep.loss_axis(fig, drawn, sc)
 # The ring is the current model's one legend entry, on or off the curve.
 fig.update_traces(showlegend=False, selector={"name": "this model"})
 clicked = dag_view.clickable_chart(fig, state.W_TRADE_CHART)
@@ -175,7 +191,7 @@ if result is not None:
     )
     if sweep.CURRENT in drawn.index:
         st.caption(
-            f"The current model (cost scale {run.model.cost_scale:.3g}) is not a "
+            f"The current model (cost scale {run.model.cost_scale_:.3g}) is not a "
             "point of this curve: it was "
             + (
                 "fitted for a budget on part of the training rows."
@@ -218,7 +234,7 @@ def _use_curve_model(point: int) -> None:
     picked = sweep.run_from_sweep(result, point, dataset)
     state.set_run(picked)
     state.notice(
-        f"Now using the curve's model at cost scale {picked.model.cost_scale:.3g}.",
+        f"Now using the curve's model at cost scale {picked.model.cost_scale_:.3g}.",
         "success",
     )
 
@@ -243,15 +259,16 @@ with cards.container(border=True, width=380):
             st.markdown(
                 f"The most accurate policy of the curve spending at most {budget:g} "
                 f"on the training set: cost scale **{picked.cost_scale:.3g}**, test "
-                f"error **{test['error']:.1%}** at average cost "
+                f"{sc.name} **{sc.fmt(test['error'])}** at average cost "
                 f"**{test['avg_cost']:.3g}**."
             )
             now = run.metrics["error"]
             if sweep.curve_point(run, result) != point and test["error"] > now:
                 st.warning(
                     f"This model errs more on the test set than the current one "
-                    f"({test['error']:.1%} against {now:.1%}): it is picked on the "
-                    "training set, which the test set does not always agree with.",
+                    f"({sc.fmt(test['error'])} against {sc.fmt(now)}): it is picked "
+                    "on the training set, which the test set does not always agree "
+                    "with.",
                     icon=":material/warning:",
                 )
             st.button(
@@ -263,6 +280,11 @@ with cards.container(border=True, width=380):
             )
 with cards.container(border=True, width=380):
     st.markdown("**Fitted for this budget** (a training)")
+    if sc.regression:
+        st.caption(
+            "A cost scale searched for a budget (`fit_for_budget`) is for "
+            "classification only: pick a regression's model from the curve."
+        )
     st.caption(
         "Searches the cost scale on a held-out quarter of the training rows until "
         "the policy spends the target on average (`fit_for_budget`)."
@@ -270,7 +292,7 @@ with cards.container(border=True, width=380):
     if st.button(
         "Fit for this budget",
         key=state.W_TRADE_FIT_BUDGET,
-        disabled=busy is not None,
+        disabled=busy is not None or sc.regression,
     ):
         widgets.train_with_progress(
             dataset,
@@ -290,6 +312,8 @@ with st.expander("All points as a table"):
                 "cost scale": st.column_config.NumberColumn(format="%.3g"),
                 "avg cost": st.column_config.NumberColumn(format="%.3g"),
                 "avg sensors": st.column_config.NumberColumn(format="%.2f"),
-                "error": st.column_config.NumberColumn(format="percent"),
+                "error": error_column(sc, sc.name if sc.regression else None)
+                if sc.regression
+                else st.column_config.NumberColumn(format="percent"),
             },
         )

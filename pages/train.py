@@ -8,11 +8,13 @@ from ui import footprint, plan, state, subsets, widgets
 from ui.estimate import (
     settings_probe,
 )
-from ui.formatting import pct, percent_column, percent_table
+from ui.formatting import error_column, pct, percent_column, percent_table
 from ui.reports import comparison_table
 from ui.spec_table import suggested_cost_scale
 from ui.training import (
+    DEFAULT_REGRESSOR,
     LEARNERS,
+    REGRESSORS,
     TrainedRun,
     TrainSettings,
     budget_targeting_available,
@@ -25,13 +27,19 @@ widgets.enter_page()
 ss = st.session_state
 
 st.title("Train")
-st.markdown(
-    "Training fits the **classifier bank** (class probabilities at every subset "
-    "of sensors the DAG holds, with cross-validated predictions), then learns a "
-    "**policy** at each subset, from the fullest back to the empty one: buy one "
-    "more sensor, or stop and classify."
-)
 dataset = widgets.need_dataset()
+regression = dataset.task == "regression"
+st.markdown(
+    "Training fits the **regressor bank** (a prediction of the target at every "
+    "subset of sensors the DAG holds, with cross-validated predictions), then "
+    "learns a **policy** at each subset, from the fullest back to the empty one: "
+    "buy one more sensor, or stop and predict."
+    if regression
+    else "Training fits the **classifier bank** (class probabilities at every "
+    "subset of sensors the DAG holds, with cross-validated predictions), then "
+    "learns a **policy** at each subset, from the fullest back to the empty one: "
+    "buy one more sensor, or stop and classify."
+)
 check = widgets.need_spec()
 spec = check.spec
 state.follow_suggestions(spec)  # new data or costs: their cost scale and budget
@@ -40,7 +48,9 @@ n_subsets = state.subset_settings(check)["n_subsets"]
 # The library's plan for the settings as they stand (its DAGs beyond 12
 # sensors, the states Alg. 2's subsets make): the words below all follow it.
 strategies = plan.strategies_of(spec, state.train_settings(check))
-if ss[state.W_CLASSIFIER] not in classifiers_for(bool(strategies)):
+if regression and ss[state.W_CLASSIFIER] not in REGRESSORS:
+    ss[state.W_CLASSIFIER] = DEFAULT_REGRESSOR
+elif not regression and ss[state.W_CLASSIFIER] not in classifiers_for(bool(strategies)):
     # A fit of one-sensor-addition DAGs needs the library's any-subset bank.
     ss[state.W_CLASSIFIER] = state.MANY_SENSOR_CLASSIFIER
 # The same words as the Sensors page's (ui.widgets.training_outlook).
@@ -55,11 +65,22 @@ st.caption(
 
 def cost_inputs() -> None:
     st.markdown("**What a sensor is worth**")
-    if budget_targeting_available():
-        modes = {"scale": "Cost scale", "budget": "Target average cost"}
-        widgets.choice(
-            st.radio, "Set the trade-off by", modes, state.W_COST_MODE, horizontal=True
+    modes = {"auto": "Automatic", "scale": "Cost scale"}
+    if budget_targeting_available() and not regression:
+        # fit_for_budget searches a classifier's cost scale only.
+        modes["budget"] = "Target average cost"
+    elif ss[state.W_COST_MODE] == "budget":
+        ss[state.W_COST_MODE] = "scale"
+    widgets.choice(
+        st.radio, "Set the trade-off by", modes, state.W_COST_MODE, horizontal=True
+    )
+    if ss[state.W_COST_MODE] == "auto":
+        st.caption(
+            "The library's default (cost_scale='auto'): the least average cost "
+            "whose out-of-fold error on the training rows is within one point "
+            "of all sensors' (a tenth of their loss for a regressor)."
         )
+        return
     if budget_targeting_available() and ss[state.W_COST_MODE] == "budget":
         widgets.budget_input(
             spec,
@@ -68,7 +89,7 @@ def cost_inputs() -> None:
             "held-out part of the training rows. ",
         )
         return
-    suggested = suggested_cost_scale(spec)
+    suggested = suggested_cost_scale(spec, state.loss_unit(dataset))
     if state.NEXT_COST_SCALE in ss:
         ss[state.W_COST_SCALE] = ss.pop(state.NEXT_COST_SCALE)
     widgets.persisted(
@@ -79,10 +100,16 @@ def cost_inputs() -> None:
         step=suggested / 2,
         format="%g",
     )
+    worth = (
+        "0.2 times the target's variance (the squared error of predicting its "
+        "mean): cost scale x cost is weighed against the squared error"
+        if regression
+        else "0.2 errors"
+    )
     st.caption(
-        f"Suggested for these costs: {suggested:g} (buying every sensor is worth 0.2 "
-        f"errors). Try {suggested / 4:.2g} to {suggested * 5:.2g}: smaller values buy "
-        "more sensors."
+        f"Suggested for these costs: {suggested:g} (buying every sensor is worth "
+        f"{worth}). Try {suggested / 4:.2g} to {suggested * 5:.2g}: smaller values "
+        "buy more sensors."
     )
 
 
@@ -90,11 +117,13 @@ def model_inputs() -> None:
     st.markdown("**How to learn**")
     widgets.choice(
         st.selectbox,
-        "Classifier for each sensor subset",
-        classifiers_for(bool(strategies)),
+        "Regressor for each sensor subset"
+        if regression
+        else "Classifier for each sensor subset",
+        REGRESSORS if regression else classifiers_for(bool(strategies)),
         state.W_CLASSIFIER,
     )
-    if strategies:
+    if strategies and not regression:
         st.caption(
             "Beyond the full DAG's sensors the library's DAGs need one model "
             "that serves any sensor subset: the other classifiers need sensor "
@@ -123,9 +152,9 @@ def settings() -> TrainSettings:
 
 def trained(run: TrainedRun) -> str:
     """What the finished training says (the next run of any page)."""
-    if chosen.target_budget is not None:
+    if chosen.target_budget is not None or chosen.cost_scale == "auto":
         # Show the scale found when the user switches back to it.
-        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale)
+        ss[state.NEXT_COST_SCALE] = float(run.model.cost_scale_)
     return widgets.trained_label(run, dataset.name)
 
 
@@ -181,15 +210,23 @@ def show_results(run: TrainedRun) -> None:
     m, states = run.metrics, run.states
     full, none = states.iloc[-1], states.iloc[0]
     n = run.spec.n_sensors
+    sc = run.scoring
     # A wrapping row: four fixed columns cut the numbers short below ~1100 px.
     row = st.container(horizontal=True)
-    points = round(100 * (m["error"] - full["error"]), 1) + 0.0  # no "-0.0"
+    if sc.regression:  # a loss in the target's units: compared in percent
+        change = m["error"] / full["error"] - 1 if full["error"] > 0 else 0.0
+        change = round(change, 3) + 0.0
+        delta = f"{pct(change, signed=True)} vs all sensors"
+    else:  # error rates: compared in points
+        change = round(100 * (m["error"] - full["error"]), 1) + 0.0  # no "-0.0"
+        delta = f"{change:+.1f} pts vs all sensors"
     row.metric(
-        "Test error",
-        pct(m["error"]),
-        delta=f"{points:+.1f} pts vs all sensors" if points else "same as all sensors",
+        f"Test {sc.name}",
+        sc.fmt(m["error"]),
+        delta=delta if change else "same as all sensors",
         border=True,
-        **widgets.lower_is_better(points),
+        help=f"The {sc.long} on the test rows." if sc.regression else None,
+        **widgets.lower_is_better(change),
     )
     share = m["avg_cost"] / full["avg_cost"] if full["avg_cost"] > 0 else float("nan")
     row.metric(
@@ -201,33 +238,41 @@ def show_results(run: TrainedRun) -> None:
     )
     row.metric("Average sensors", f"{m['avg_sensors']:.2f} of {n}", border=True)
     row.metric(
-        "No-sensor error",
-        pct(none["error"]),
-        help="Always predicting by class frequencies: the floor any model must beat.",
+        f"No-sensor {sc.name}",
+        sc.fmt(none["error"]),
+        help="Always predicting the training rows' mean: the floor any model must beat."
+        if sc.regression
+        else "Always predicting by class frequencies: the floor any model must beat.",
         border=True,
     )
+    column = f"test {sc.name}"
     config = {
-        "test error": percent_column(),
+        column: error_column(sc),
         "avg cost": st.column_config.NumberColumn(format="%.3g"),
         "avg sensors": st.column_config.NumberColumn(format="%.2f"),
         "cost vs all sensors": percent_column(),
     }
-    st.dataframe(
-        percent_table(
-            comparison_table(run.metrics, run.states, run.spec.n_sensors), config
-        ),
-        column_config=config,
-    )
+    table = comparison_table(run.metrics, run.states, run.spec.n_sensors)
+    table = table.rename(columns={"test error": column})
+    if sc.regression:
+        table = table.rename(index={"No sensor (class priors)": "No sensor (the mean)"})
+    st.dataframe(percent_table(table, config), column_config=config)
     st.markdown(
-        f"The policy classifies {m['n_samples']:,} test examples with "
-        f"**{pct(m['error'])}** error while paying **{pct(share)}** of the "
-        f"all-sensor cost on average (all sensors: {pct(full['error'])} error)."
+        f"The policy {'predicts' if sc.regression else 'classifies'} "
+        f"{m['n_samples']:,} test examples with **{sc.fmt(m['error'])}** "
+        f"{sc.name} while paying **{pct(share)}** of the all-sensor cost on "
+        f"average (all sensors: {sc.fmt(full['error'])} {sc.name})."
     )
     trained = (
         ""
         if run.seconds is None
         else f" · trained in {widgets.seconds(run.seconds)}, from Train to the "
-        "result" + (" (classifier bank reused)" if run.bank_reused else "")
+        "result"
+        + (
+            f" ({'regressor' if sc.regression else 'classifier'} bank reused)"
+            if run.bank_reused
+            else ""
+        )
     )
     st.caption(describe_model(run.model) + trained)
     kept = plan.model_words(run.model)
@@ -268,8 +313,9 @@ if chosen.target_budget is not None:
         f"average ({how_long(chosen)})."
     )
 elif reusable_bank(previous, dataset, spec, chosen) is not None:
+    model = "regressor" if regression else "classifier"
     st.info(
-        "The classifier bank for this data, sensors, classifier, folds and seed is "
+        f"The {model} bank for this data, sensors, {model}, folds and seed is "
         "already fitted: training relearns the policies only (seconds).",
         icon=":material/bolt:",
     )
@@ -278,7 +324,8 @@ else:
     reused = (
         "bank and its DAGs"
         if strategies
-        else ("subsets and " if n_subsets is not None else "") + "classifiers"
+        else ("subsets and " if n_subsets is not None else "")
+        + ("regressors" if regression else "classifiers")
     )
     st.caption(
         f"{plan.training_plan(spec, chosen, settings_probe(dataset, spec, chosen))} "

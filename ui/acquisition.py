@@ -219,6 +219,26 @@ def scores_section(run: TrainedRun, result: PathResult) -> None:
     )
 
 
+#: A regression's examples grouped by their target, for "what the policy buys".
+TARGET_THIRDS = ("lowest third", "middle third", "highest third")
+
+
+def target_thirds(y: pd.Series) -> pd.Series:
+    """Each example's third of the target's values (:data:`TARGET_THIRDS`)."""
+    ranks = y.rank(method="first", pct=True).to_numpy()
+    return pd.Series(
+        [TARGET_THIRDS[min(int(r * 3 - 1e-9), 2)] for r in ranks], index=y.index
+    )
+
+
+def group_of(run: TrainedRun, y: pd.Series, value: Any) -> Any:
+    """The purchases' group of an example of target ``value``: its class, or
+    a regression's third of the target (:func:`target_thirds`)."""
+    if run.task != "regression":
+        return value
+    return target_thirds(y)[y == value].iloc[0] if (y == value).any() else ALL
+
+
 def purchases_section(
     run: TrainedRun,
     dataset: Dataset,
@@ -233,7 +253,12 @@ def purchases_section(
             acquired=lambda t: [purchase_steps(run.model, a) for a in t["acquired"]]
         ),
     )
-    classes = [ALL, *sorted(pd.unique(y).tolist(), key=str)]
+    regression = run.task == "regression"
+    if regression:  # a number per example: by thirds of the target
+        y = target_thirds(y)
+        classes = [ALL, *TARGET_THIRDS]
+    else:
+        classes = [ALL, *sorted(pd.unique(y).tolist(), key=str)]
     if st.session_state.get(state.W_WHATIF_CLASS) not in classes:
         # First visit (or other data): the example's own class.
         start = default_class if default_class in classes else ALL
@@ -243,10 +268,13 @@ def purchases_section(
         "Examples",
         classes,
         key=state.W_WHATIF_CLASS,
-        format_func=lambda c: c if c == ALL else f"class {c}",
+        format_func=lambda c: c if c == ALL or regression else f"class {c}",
     )
     rows = trace if chosen == ALL else trace[(y == chosen).to_numpy()]
-    who = "the test set" if chosen == ALL else f"class {chosen}"
+    if chosen == ALL:
+        who = "the test set"
+    else:
+        who = f"the {chosen} of the target" if regression else f"class {chosen}"
     st.caption(f"{len(rows):,} examples of {who}.")
     if grid is not None:
         fig = acquisition_heatmap_figure(rows, grid, run.spec.groups, height=400)

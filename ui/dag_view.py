@@ -25,9 +25,11 @@ from .training import TrainedRun
 PARTS = {"test": "Test set", "train": "Training set"}
 # The figure as a chart: no plotly logo, a PNG button in the mode bar.
 CHART_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
-# Width of the main column on a 1280 px wide screen with the sidebar open: node
-# sizes and labels of the DAG figure are fitted to it (the chart still stretches).
-PAGE_WIDTH_PX = 820
+# The DAG figure's node sizes and label places are fitted to this width: a
+# little under the main column of a 1280 px wide screen with the sidebar open
+# (about 810 px), as the chart may stretch (labels only move apart) but not
+# shrink (they would move onto each other).
+PAGE_WIDTH_PX = 800
 
 
 def flow(run: TrainedRun, dataset: Dataset, part: str) -> nx.DiGraph:
@@ -200,6 +202,7 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
     c1, c2, c3 = st.columns(3)
     share = f"{pct(stopped / arrived)} of arrivals" if arrived else None
     widgets.context_metric(c1, "Stop here", f"{stopped:,}", share)
+    sc = run.scoring
     errors = [
         (
             c2,
@@ -216,6 +219,24 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
             "held so far: what buying more sensors is weighed against.",
         ),
     ]
+    if sc.regression:
+        errors = [
+            (
+                c2,
+                f"{sc.name} of those stopping",
+                sc.fmt(details["error_of_stops"]) if stopped else "–",
+                f"The {sc.long} of this node's regressor on the examples the "
+                "policy stops here.",
+            ),
+            (
+                c3,
+                f"{sc.name} if all stopped",
+                sc.fmt(details["error_if_stopped"]) if arrived else "–",
+                "If every arriving example were predicted here, with the "
+                "sensors held so far: what buying more sensors is weighed "
+                "against.",
+            ),
+        ]
     for column, label, value, help_text in errors:
         column.metric(label, value, border=True, help=help_text)
     if not arrived:
@@ -240,6 +261,9 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
             },
         )
     with right:
+        if sc.regression:
+            _targets(details.get("targets"))
+            return
         st.markdown("**Classes of the arriving examples**")
         classes = details["classes"]
         if classes is None:
@@ -257,3 +281,22 @@ def node_panel(run: TrainedRun, dataset: Dataset, part: str, node: int) -> None:
                 width="stretch",
                 column_config=config,
             )
+
+
+def _targets(targets: Any) -> None:
+    """A regressor node's arriving targets and their predictions."""
+    st.markdown("**Targets of the arriving examples**")
+    if targets is None:
+        st.caption("No targets for this set.")
+        return
+    config = {
+        name: st.column_config.NumberColumn(label, format="%.4g")
+        for name, label in (
+            ("mean", "mean"),
+            ("std", "std"),
+            ("min", "min"),
+            ("max", "max"),
+            ("predicted_mean", "mean predicted here"),
+        )
+    }
+    st.dataframe(targets, hide_index=True, width="stretch", column_config=config)

@@ -104,15 +104,23 @@ class Upload:
         self.is_train = is_train
         self._findings = {}
 
-    def findings(self, label: str, cv: int) -> list[Problem]:
+    def findings(
+        self, label: str, cv: int, task: str = "classification"
+    ) -> list[Problem]:
         """:func:`~budgetdag_core.tables.diagnose` of :attr:`work` with
-        ``label`` for ``cv`` folds, rows named as :attr:`row_names` says
-        (no note on many columns: the Sensors page groups them, and the
-        library's default trains any number). Kept until the next rebuild."""
-        key = (label, cv)
+        ``label`` for ``cv`` folds and ``task``, rows named as
+        :attr:`row_names` says (no note on many columns: the Sensors page
+        groups them, and the library's default trains any number). Kept until
+        the next rebuild."""
+        key = (label, cv, task)
         if key not in self._findings:
             self._findings[key] = diagnose(
-                self.work, label, cv=cv, row_names=self.row_names, max_sensors=None
+                self.work,
+                label,
+                cv=cv,
+                row_names=self.row_names,
+                max_sensors=None,
+                task=task,
             )
         return self._findings[key]
 
@@ -140,13 +148,23 @@ class Upload:
             raise
 
     def to_dataset(
-        self, label: str, *, test_fraction: float = 0.25, random_state: int = 0
+        self,
+        label: str,
+        *,
+        test_fraction: float = 0.25,
+        random_state: int = 0,
+        task: str = "classification",
     ) -> Dataset:
-        """Split (or use the test file) and wrap as a :class:`Dataset`."""
+        """Split (or use the test file) and wrap as a :class:`Dataset` of
+        ``task`` (a regression's split is not stratified)."""
         frame = self.work
         if self.is_train is None:
             train, test = split_train_test(
-                frame, label, test_fraction=test_fraction, random_state=random_state
+                frame,
+                label,
+                test_fraction=test_fraction,
+                random_state=random_state,
+                stratify=task == "classification",
             )
             how = f"random {test_fraction:.0%} test split (seed {random_state})"
         else:
@@ -167,6 +185,7 @@ class Upload:
             suggest_spec(features, together=one_hot_groups(self.fixes, features)).spec,
             f"Uploaded table {self.name}: {how}.",
             kind="upload",
+            task=task,
         )
 
     @property

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 import budgetdag_core
 from budgetdag_core import Dataset, SensorSpec
 from budgetdag_core.estimates import estimate_fit_seconds_for
@@ -41,7 +43,7 @@ from .training import (
     TrainSettings,
     app_n_jobs,
     app_workers,
-    estimator_params,
+    estimate_params,
 )
 
 #: Seconds per (test row x DAG state) of the evaluation after a fit (the
@@ -261,11 +263,11 @@ def training_parts(
     (arguments as for :func:`training_seconds`)."""
     if target_budget is None and isinstance(settings, TrainSettings):
         target_budget = settings.target_budget
-    params = estimator_params(settings)
+    params = estimate_params(settings)
     params.pop("n_jobs")
     threads = app_n_jobs()
     first = not workers_warm() if first_fit is None else first_fit
-    X, y = dataset.X("train", spec), dataset.y("train")
+    X, y = dataset.X("train", spec), estimate_target(dataset)
     rows = len(X)
     if target_budget is not None and not bank_reused:
         rows = max(2, math.ceil(BUDGET_FIT_SHARE * len(X)))
@@ -301,6 +303,16 @@ def training_parts(
     return seconds, evaluation
 
 
+def estimate_target(dataset: Dataset) -> pd.Series:
+    """The training labels the estimates time a fit on: a regression's
+    target as two classes (above its median or not), since the estimates
+    model the classifier banks (:func:`ui.training.estimate_params`)."""
+    y = dataset.y("train")
+    if dataset.task != "regression":
+        return y
+    return (y > y.median()).astype(int)
+
+
 #: The last probes (:func:`fit_probe`), by data and settings.
 _PROBES: dict[tuple, FitProbe | None] = {}
 #: Settings of the policies alone: the selection and the bank do not depend
@@ -327,7 +339,7 @@ def fit_probe(
     (:data:`SELECTION_MAX_SECONDS`) counts as unknown (None)."""
     key = _probe_key(dataset, spec, params, rows)
     if key not in _PROBES:
-        X, y = dataset.X("train", spec), dataset.y("train")
+        X, y = dataset.X("train", spec), estimate_target(dataset)
         try:
             found = probe_fit(
                 spec,
@@ -358,7 +370,7 @@ def settings_probe(
 ) -> FitProbe | None:
     """:func:`fit_probe` of a training with ``settings`` on all training rows
     (run once per data and settings; None when it failed)."""
-    params = estimator_params(settings)
+    params = estimate_params(settings)
     params.pop("n_jobs")
     return fit_probe(dataset, spec, params, len(dataset.train))
 
@@ -368,7 +380,7 @@ def known_probe(
 ) -> FitProbe | None:
     """The probe of :func:`settings_probe` if a page has run it already
     (None otherwise): texts drawn on every page read it without probing."""
-    params = estimator_params(settings)
+    params = estimate_params(settings)
     params.pop("n_jobs")
     return _PROBES.get(_probe_key(dataset, spec, params, len(dataset.train)))
 

@@ -53,10 +53,14 @@ def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footpr
     over a DAG of ``n_states`` states (see the module's measurements; a fit
     of DAGs of one-sensor additions counts as :func:`reload_warning` says)."""
     rows = len(dataset.train)
-    classes = max(2, int(dataset.y("train").nunique()))
-    outputs = 1 if classes == 2 else classes
+    # A regression keeps one prediction per row and state, one output a model.
+    regression = dataset.task == "regression"
+    classes = 1 if regression else max(2, int(dataset.y("train").nunique()))
+    outputs = 1 if classes <= 2 else classes
     oof = n_states * rows * classes * OOF_BYTES
     kind = settings.classifier
+    if regression:  # ridge as the logistic regressions, boosting as theirs
+        kind = {"boosting": "hist_gradient_boosting"}.get(kind, "logistic")
     if kind == "auto":  # the library's choice: one of the boosting banks
         resolved = resolve_bank_kind(bank_kind_of(kind), None, n_states)
         kind = "masked_boosting" if resolved == "masked" else "hist_gradient_boosting"

@@ -60,6 +60,18 @@ def percent_column(
     )
 
 
+def error_column(scoring: Any, label: str | None = None, **kwargs: Any) -> Any:
+    """A table column of a model's test metric as ``scoring`` says it
+    (:class:`ui.training.Scoring`): an error rate in percent, a
+    regressor's MSE or MAE as a number."""
+    if not scoring.regression:
+        return percent_column(label, **kwargs)
+    import streamlit as st  # here: pct() serves modules without Streamlit
+
+    kwargs.pop("progress", None)
+    return st.column_config.NumberColumn(label, format="%.4g", **kwargs)
+
+
 def percent_table(frame: pd.DataFrame, column_config: dict[str, Any]) -> pd.DataFrame:
     """``frame`` with the columns shown by a number :func:`percent_column` rounded
     as :func:`pct` rounds them.

@@ -22,7 +22,13 @@ from budgetdag_core.datasets import DEMOS
 from ui.spec_table import spec_to_table
 
 from . import state
-from .training import CLASSIFIERS, LEARNERS, MAX_APP_SUBSETS, SUBSET_REWARDS
+from .training import (
+    CLASSIFIERS,
+    LEARNERS,
+    MAX_APP_SUBSETS,
+    REGRESSORS,
+    SUBSET_REWARDS,
+)
 
 # Query parameter -> (widget key, parser). Parsers raise ValueError.
 
@@ -60,7 +66,8 @@ def _flag(text: str) -> bool:
 
 SETTINGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "cost_scale": (state.W_COST_SCALE, _number(float, 0.0)),
-    "classifier": (state.W_CLASSIFIER, _choice(CLASSIFIERS)),
+    # A regression demo's bank is one of the REGRESSORS.
+    "classifier": (state.W_CLASSIFIER, _choice({**CLASSIFIERS, **REGRESSORS})),
     "learner": (state.W_LEARNER, _choice(LEARNERS)),
     "degree": (state.W_DEGREE, _number(int, 1, 3)),
     "cv": (state.W_CV, _number(int, 2, 10)),

@@ -16,7 +16,13 @@ from budgetdag_core.bank import resolve_bank_kind
 from budgetdag_core.tradeoff import FitProbe, dag_states_at_most
 
 from .grouping import describe_grouping
-from .training import Settings, estimator_params, make_model
+from .training import (
+    Settings,
+    estimate_params,
+    estimator_params,
+    is_regression,
+    make_model,
+)
 
 #: Each many-sensor strategy in words, with the most states of its DAG.
 STRATEGY_WORDS = {
@@ -107,7 +113,7 @@ def dag_words(
 
 def _bank_words(settings: Settings, n_states: int, at_most: str) -> str:
     """What the bank fits for a DAG of ``n_states`` states."""
-    params = estimator_params(settings)
+    params = estimate_params(settings)
     cv = int(params["cv"])
     kind = resolve_bank_kind(params["bank_kind"], params["classifier"], n_states)
     if kind.startswith("masked"):
@@ -118,12 +124,17 @@ def _bank_words(settings: Settings, n_states: int, at_most: str) -> str:
     # The boosting banks are cross-fitted (fold models averaged): no refit.
     per_state = cv + (0 if kind == "hgb" else 1)
     fits = n_states * per_state
-    return f"{at_most}{fits:,} classifiers ({n_states} states x {per_state})"
+    models = "regressors" if is_regression(settings) else "classifiers"
+    return f"{at_most}{fits:,} {models} ({n_states} states x {per_state})"
 
 
 def _sparse_bank_words(settings: Settings, cv: int) -> str:
     """What a many-sensor fit's any-subset bank fits, in words."""
-    if estimator_params(settings)["bank_kind"] == "auto":  # the library's choice
+    if is_regression(settings):  # a masked ridge or booster per fold
+        regressor = estimator_params(settings).get("regressor")
+        model = "ridge regressions" if regressor == "ridge" else "boosting models"
+        return f"fits {cv} masked {model} (one per fold)"
+    if estimate_params(settings)["bank_kind"] == "auto":  # the library's choice
         return (
             "picks the model (boosting, a small network or a logistic "
             "regression) that predicts a held-out fifth of the rows best, then "

@@ -27,7 +27,8 @@ def flow_table(graph: nx.DiGraph) -> pd.DataFrame:
     Columns: ``state``, ``sensors`` (names joined by ``+``), ``n_sensors``,
     ``arrived`` (examples that reach the state), ``stopped`` (classified there),
     ``stop_share`` (stopped / arrived) and, when the graph has them, ``errors``
-    and ``error_rate`` (among the examples that stop there).
+    and ``error_rate`` (among the examples that stop there; a regressor's
+    graph: their mean loss).
     """
     rows = []
     for k, data in graph.nodes(data=True):
@@ -41,12 +42,17 @@ def flow_table(graph: nx.DiGraph) -> pd.DataFrame:
         }
         if "errors" in data:
             row["errors"] = int(data["errors"])
+        elif "loss" in data:  # a regressor's summed loss of the stops
+            row["loss"] = float(data["loss"])
         rows.append(row)
     table = pd.DataFrame(rows).sort_values(["n_sensors", "state"], ignore_index=True)
     arrived = table["arrived"].replace(0, np.nan)
     table["stop_share"] = table["stopped"] / arrived
+    stopped = table["stopped"].replace(0, np.nan)
     if "errors" in table:
-        table["error_rate"] = table["errors"] / table["stopped"].replace(0, np.nan)
+        table["error_rate"] = table["errors"] / stopped
+    elif "loss" in table:  # a regressor's: the mean loss of the stops
+        table["error_rate"] = table.pop("loss") / stopped
     return table
 
 
@@ -75,11 +81,15 @@ def edge_table(graph: nx.DiGraph) -> pd.DataFrame:
     )
 
 
-def path_table(trace: pd.DataFrame, y_true: Sequence | None = None) -> pd.DataFrame:
+def path_table(
+    trace: pd.DataFrame, y_true: Sequence | None = None, loss: str | None = None
+) -> pd.DataFrame:
     """How often each acquisition sequence occurs in a ``trace``, most frequent first.
 
     Columns: ``sequence`` (sensors in acquisition order, ``" > "``-joined),
-    ``examples``, ``share``, ``cost`` (mean) and, with ``y_true``, ``error``.
+    ``examples``, ``share``, ``cost`` (mean) and, with ``y_true``, ``error``:
+    the error rate, or with ``loss`` (a regressor's ``"squared"`` or
+    ``"absolute"``) the mean loss of the predictions.
     """
     frame = pd.DataFrame(
         {
@@ -89,7 +99,10 @@ def path_table(trace: pd.DataFrame, y_true: Sequence | None = None) -> pd.DataFr
             "cost": trace["cost"].to_numpy(),
         }
     )
-    if y_true is not None:
+    if y_true is not None and loss is not None:
+        diff = trace["prediction"].to_numpy(float) - np.asarray(y_true, dtype=float)
+        frame["error"] = diff**2 if loss == "squared" else np.abs(diff)
+    elif y_true is not None:
         frame["error"] = trace["prediction"].to_numpy() != np.asarray(y_true)
     agg = {"examples": ("cost", "size"), "cost": ("cost", "mean")}
     if y_true is not None:
@@ -187,17 +200,22 @@ def comparison_table(
 
 
 def trace_for_export(
-    trace: pd.DataFrame, y_true: Sequence | None = None
+    trace: pd.DataFrame, y_true: Sequence | None = None, *, regression: bool = False
 ) -> pd.DataFrame:
     """A model's ``trace`` made CSV-friendly: acquired sensors as ``"a > b"``.
 
     The first column, ``row``, is the trace's index (the row id of the table
     traced), so each line can be matched to its example. With ``y_true``,
-    adds ``label`` and ``correct`` columns after ``prediction``.
+    adds ``label`` and ``correct`` columns after ``prediction`` (a
+    ``regression``'s: ``target`` and ``error``, prediction minus target).
     """
     out = trace.copy()
     out["acquired"] = [" > ".join(a) for a in out["acquired"]]
-    if y_true is not None:
+    if y_true is not None and regression:
+        y = np.asarray(y_true, dtype=float)
+        out.insert(1, "target", y)
+        out.insert(2, "error", out["prediction"].to_numpy(dtype=float) - y)
+    elif y_true is not None:
         y = np.asarray(y_true)
         out.insert(1, "label", y)
         out.insert(2, "correct", out["prediction"].to_numpy() == y)

@@ -261,8 +261,10 @@ def spec_in_blocks(
     return SensorSpec(groups, dict.fromkeys(groups, float(cost)))
 
 
-def suggested_cost_scale(spec: SensorSpec) -> float:
-    """A ``cost_scale`` where buying every sensor costs 0.2 misclassifications.
+def suggested_cost_scale(spec: SensorSpec, unit: float = 1.0) -> float:
+    """A ``cost_scale`` where buying every sensor costs 0.2 misclassifications
+    (0.2 ``unit`` of loss: a regression's is its target's variance, the
+    squared error of predicting the mean).
 
     A starting point on the interesting part of the trade-off: the policy buys
     sensors for hard examples and skips them for easy ones. Rounded to 2
@@ -271,7 +273,7 @@ def suggested_cost_scale(spec: SensorSpec) -> float:
     total = spec.total_cost
     if total <= 0:
         return 1.0
-    return float(f"{0.2 / total:.2g}")
+    return float(f"{0.2 * unit / total:.2g}")
 
 
 #: Costs the user gave, by the sensor's columns (sorted): what a regrouping keeps.

@@ -30,6 +30,7 @@ from ui.spec_table import (
 from . import plan
 from .data import Upload
 from .training import (
+    DEFAULT_REGRESSOR,
     TrainedRun,
     TrainSettings,
     budget_targeting_available,
@@ -61,6 +62,7 @@ SUGGESTED = "suggested"  # (data token, total cost): what the cost scale follows
 UPLOAD_ERROR = "upload_error"  # (file_id, text): why the last upload was refused
 IN_APP = "in_app"  # bool: app.py's navigation drew this run (see widgets.enter_page)
 WHATIF_VERSION = "whatif_version"  # int: bumped to reset the what-if editor
+WHATIF_PLAN = "whatif_plan"  # (walk id, list of ui.whatif.Step): the stepper's
 SWEEP = "sweep"  # {"key", "dataset" (token), "result": TradeoffResult}: last curve
 LINK_READ = "link_read"  # bool: this session has applied its URL's set-up once
 TEACH_STEP = "teach_step"  # int: the Teaching page's position in the walk
@@ -76,6 +78,8 @@ W_DEMO = "w_demo"
 W_UPLOAD = "w_upload"
 W_UPLOAD_TEST = "w_upload_test"
 W_LABEL = "w_label"
+W_TASK = "w_task"  # "classification" or "regression" (ui.training.TASKS)
+TASK_GUESSED = "task_guessed"  # (file id, label): what W_TASK was guessed for
 W_SPLIT = "w_split"
 W_TEST_FRACTION = "w_test_fraction"
 W_SPLIT_SEED = "w_split_seed"
@@ -137,6 +141,13 @@ W_WHATIF_RESET = "w_whatif_reset"
 W_WHATIF_CHART = "w_whatif_chart"
 W_WHATIF_CLASS = "w_whatif_class"
 W_WHATIF_GRID_WIDTH = "w_whatif_grid_width"
+W_WHATIF_FORM = "w_whatif_form"  # the sensor values' editor and its Apply
+W_WHATIF_APPLY = "w_whatif_apply"
+W_WHATIF_BUY_NEXT = "w_whatif_buy_next"  # stepper: buy the policy's pick
+W_WHATIF_OTHER = "w_whatif_other"  # stepper: another sensor to buy
+W_WHATIF_BUY_OTHER = "w_whatif_buy_other"
+W_WHATIF_STEP_BACK = "w_whatif_step_back"
+W_WHATIF_RESTART = "w_whatif_restart"
 # Trade-off page
 W_TRADE_POINTS = "w_trade_points"
 W_TRADE_RUN = "w_trade_run"
@@ -185,7 +196,7 @@ DEFAULTS: dict[str, Any] = {
     W_SUBSET_ALL: True,
     W_SUBSET_BUDGET: None,
     W_SUBSET_REWARD: "soft",
-    W_COST_MODE: "scale",
+    W_COST_MODE: "scale",  # "auto" (the library's default) is one click away
     W_COST_SCALE: 0.05,
     W_BUDGET: 1.0,
     W_CLASSIFIER: "hist_gradient_boosting",
@@ -254,16 +265,25 @@ def set_dataset(
         said.append(reset)
     many = dataset.spec.n_sensors > MAX_FULL_DAG_SENSORS
     was_many = current is not None and current.spec.n_sensors > MAX_FULL_DAG_SENSORS
+    regression = dataset.task == "regression"
+    was_regression = current is not None and current.task == "regression"
+    if regression:  # the form offers regressors (ui.training.REGRESSORS)
+        ss[W_CLASSIFIER] = DEFAULT_REGRESSOR
+        ss[W_COST_MODE] = "scale"  # a target cost is searched for classes only
+    elif was_regression:
+        ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER if many else DEFAULTS[W_CLASSIFIER]
     if many:
         # The library's default beyond the full DAG (its DAGs of one-sensor
         # additions on one any-subset bank); Alg. 2's subsets stay an option
         # on the Sensors page.
         ss[W_SUBSETS_ON] = False
         ss[W_DEGREE] = 1
-        ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER
+        if not regression:
+            ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER
     elif was_many:
         ss[W_DEGREE] = DEFAULTS[W_DEGREE]
-        ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
+        if not regression:
+            ss[W_CLASSIFIER] = DEFAULTS[W_CLASSIFIER]
     ss.pop(MODEL_NOT_KEPT, None)  # other data: the reload's model is moot
     run = ss.get(RUN)
     if run is not None and run.dataset_token != dataset.token:
@@ -277,6 +297,16 @@ def set_dataset(
     if said:
         notice(" ".join(said), "success" if headline is not None else "info")
     return True
+
+
+def loss_unit(dataset: Dataset | None) -> float:
+    """One unit of the data's loss, for suggested cost scales: a
+    misclassification, or a regression target's variance (the squared
+    error of predicting its mean)."""
+    if dataset is None or dataset.task != "regression":
+        return 1.0
+    variance = float(dataset.y("train").astype(float).var())
+    return variance if variance > 0 else 1.0
 
 
 def suggested_budget(spec: SensorSpec) -> float:
@@ -308,7 +338,7 @@ def follow_suggestions(
         return None
     changes = []
     for key, value, name in (
-        (W_COST_SCALE, suggested_cost_scale(spec), "cost scale"),
+        (W_COST_SCALE, suggested_cost_scale(spec, loss_unit(dataset)), "cost scale"),
         (W_BUDGET, suggested_budget(spec), "target average cost"),
     ):
         old = ss.get(key)
@@ -427,13 +457,17 @@ def chosen_settings(check: SpecCheck | None = None) -> TrainSettings:
             form = replace(form, classifier=MANY_SENSOR_CLASSIFIER)
     if budget_targeting_available() and ss[W_COST_MODE] == "budget":
         return replace(form, target_budget=float(ss[W_BUDGET]))
+    if ss[W_COST_MODE] == "auto":
+        return replace(form, cost_scale="auto")
     return form
 
 
 def train_settings(check: SpecCheck | None = None) -> TrainSettings:
     """The Train page's settings as they stand (cost scale mode)."""
     ss = st.session_state
+    dataset = get_dataset()
     return TrainSettings(
+        task="classification" if dataset is None else dataset.task,
         cost_scale=float(ss[W_COST_SCALE]),
         classifier=ss[W_CLASSIFIER],
         policy_learner=ss[W_LEARNER],

@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import io
-import math
 import os
 import pickle
 import re
@@ -33,7 +32,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from budgetdag_core.persist import TRAINING_ONLY_ATTRS
+from budgetdag_core.persist import TRAINING_ONLY_ATTRS, atomic_write
+from budgetdag_core.validation import env_setting, positive_number
 
 TOKEN_BYTES = 24  # secrets.token_urlsafe(24): 32 characters, 192 random bits
 TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{32}")
@@ -62,9 +62,8 @@ def valid_token(text: Any) -> bool:
 
 def store_dir() -> Path:
     """The snapshot folder (created private to this user)."""
-    folder = Path(
-        os.environ.get(ENV_DIR) or Path(tempfile.gettempdir()) / "budgetdag-sessions"
-    )
+    default = Path(tempfile.gettempdir()) / "budgetdag-sessions"
+    folder = Path(env_setting(ENV_DIR, str, str(default), "a folder"))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
 
@@ -81,13 +80,12 @@ def _path(token: str) -> Path:
 
 def max_bytes() -> int:
     """The largest snapshot kept: ``BUDGETDAG_STORE_MAX_MB`` (megabytes, a
-    positive number) when set, else :data:`MAX_BYTES`."""
-    text = os.environ.get(ENV_MAX_MB, "").strip()
-    try:
-        value = float(text)
-    except ValueError:
-        return MAX_BYTES
-    return int(value * 2**20) if math.isfinite(value) and value > 0 else MAX_BYTES
+    positive number) when set, else :data:`MAX_BYTES` (with a warning for the
+    server's log when the variable holds something else)."""
+    megabytes = env_setting(
+        ENV_MAX_MB, positive_number, MAX_BYTES / 2**20, "a positive number of MB"
+    )
+    return int(megabytes * 2**20)
 
 
 def megabytes(n_bytes: float) -> str:
@@ -192,14 +190,9 @@ _OUTDATED: dict[str, str] = {}
 
 
 def _write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)  # readers never see half a file
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # Readers never see half a file; a write cut short keeps the older one.
+    with atomic_write(path) as fh:
+        fh.write(data)
 
 
 def load(token: str) -> dict[str, Any] | None:

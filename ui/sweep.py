@@ -11,19 +11,29 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from budgetdag_core import Dataset, Progress, SensorSpec, TradeoffResult, tradeoff_curve
-from budgetdag_core.tradeoff import DominanceSummary, baseline_points
+from budgetdag_core.tradeoff import (
+    DominanceSummary,
+    baseline_points,
+    lower_convex_hull,
+)
 
 from .training import (
     TrainedRun,
     bank_key,
     estimator_params,
     evaluate,
+    evaluated_states,
+    make_model,
     model_params,
+    params_task,
     reusable_bank,
+    scoring_of,
+    with_error,
 )
 
 METHOD_NAMES = {
@@ -68,9 +78,11 @@ def compute_sweep(
     ``run.params``); reuses ``previous``'s classifier bank when it was fitted
     with the same data and parameters (then only the policies are learned).
     """
+    if params_task(params) == "regression":
+        return regression_sweep(dataset, spec, params, n_points, previous, progress)
     bank = reusable_bank(previous, dataset, spec, params)
     # The current model's own scale is traced too: it is a point of its curve.
-    own = [] if previous is None else [float(previous.model.cost_scale)]
+    own = [] if previous is None else [float(previous.model.cost_scale_)]
     with threadpool_limits(limits=1):  # see ui.training.train
         return tradeoff_curve(
             dataset.X("train", spec),
@@ -100,7 +112,7 @@ def run_from_sweep(result: TradeoffResult, point: int, dataset: Dataset) -> Trai
         bank_key=bank_key(dataset, model.spec_, model_params(model)),
         metrics=metrics,
         states=states,
-        note=f"Picked on the trade-off curve (cost scale {model.cost_scale:.3g}).",
+        note=f"Picked on the trade-off curve (cost scale {model.cost_scale_:.3g}).",
     )
 
 
@@ -116,8 +128,8 @@ def curve_point(run: TrainedRun, result: TradeoffResult | None) -> int | None:
     # (the page keys sweeps by them) is the sweep's model of its scale: fits
     # are deterministic. Not a model fitted for a budget (bank_key None): it
     # saw part of the rows only.
-    scales = [float(m.cost_scale) for m in result.models]
-    scale = float(run.model.cost_scale)
+    scales = [float(m.cost_scale_) for m in result.models]
+    scale = float(run.model.cost_scale_)
     return scales.index(scale) if scale in scales else None
 
 
@@ -130,7 +142,7 @@ def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFram
             {
                 "method": method,
                 "split": "test",
-                "cost_scale": float(run.model.cost_scale),
+                "cost_scale": float(run.model.cost_scale_),
                 "avg_cost": metrics.get("avg_cost"),
                 "avg_sensors": metrics.get("avg_sensors"),
                 "error": metrics.get("error"),
@@ -144,6 +156,13 @@ def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFram
 
 def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
     """Before a sweep: the current policy and every baseline, on the test split."""
+    if run.task == "regression":  # the fixed subsets of the run's evaluation
+        frame = pd.concat(
+            [policy_point(run, "dag"), fixed_baselines(run.states, "test")],
+            ignore_index=True,
+        )
+        frame["state"] = frame["state"].astype("Int64")
+        return frame
     X, y = dataset.X("test", run.spec), dataset.y("test")
     base = baseline_points(run.model, X, y, split="test")
     frame = pd.concat([policy_point(run, "dag"), base], ignore_index=True)
@@ -245,3 +264,225 @@ def table(frame: pd.DataFrame, split: str) -> pd.DataFrame:
             "error": part["error"],
         }
     )
+
+
+# ------------------------------------------------------------- regression
+# ``tradeoff_curve`` and its baselines are written for classifiers (class
+# probabilities, a confidence cascade, the oracle of the right class). A
+# regressor's curve is traced here on the same terms: its policies learned
+# at several cost scales on one regressor bank, each evaluated on the test
+# rows and, out of fold, on the training rows, next to every fixed sensor
+# subset, their lower convex hull (as picked on each split, and as picked
+# on the training rows: ``hull_oof``), no sensor and all sensors.
+
+
+def regression_scales(
+    y: pd.Series, spec: SensorSpec, n_points: int, own: float | None
+) -> list[float]:
+    """``n_points`` cost scales for a regressor's curve (and ``own``): 0, and
+    a geometric grid from where every sensor is worth 1% of the target's
+    variance (the mean predictor's squared error) to where the cheapest
+    sensor costs twice that variance (nothing is bought)."""
+    unit = float(y.astype(float).var()) or 1.0
+    costs = np.asarray(spec.cost_vector, dtype=float)
+    positive = costs[costs > 0]
+    if positive.size == 0:
+        raise ValueError(
+            "Every sensor costs 0: acquiring is free at every cost scale, so "
+            "there is no trade-off to trace. Give the sensors costs."
+        )
+    low, high = 0.01 * unit / costs.sum(), 2.0 * unit / positive.min()
+    grid = np.geomspace(low, high, max(int(n_points) - 1, 1))
+    scales = {0.0, *(float(f"{v:.3g}") for v in grid)}
+    if own is not None:
+        scales.add(float(own))
+    return sorted(scales)
+
+
+def _row(method: str, split: str, **values: Any) -> dict[str, Any]:
+    base = dict.fromkeys(("cost_scale", "threshold", "loss"), np.nan)
+    return {
+        "method": method,
+        "split": split,
+        "state": pd.NA,
+        "sensors": None,
+        **base,
+        **values,
+    }
+
+
+def fixed_baselines(states: pd.DataFrame, split: str) -> pd.DataFrame:
+    """A regressor's fixed-subset rows of one split from ``states`` (columns
+    ``state``, ``sensors``, ``avg_cost``, ``n_sensors``, ``error``): every
+    subset, their lower hull, no sensor and all sensors."""
+    fixed = pd.DataFrame(
+        [
+            _row(
+                "fixed",
+                split,
+                state=int(r.state),
+                sensors=tuple(r.sensors),
+                avg_cost=float(r.avg_cost),
+                avg_sensors=float(r.n_sensors),
+                error=float(r.error),
+                loss=float(r.error),
+            )
+            for r in states.sort_values("avg_cost", kind="stable").itertuples()
+        ]
+    )
+    hull = fixed.iloc[lower_convex_hull(fixed["avg_cost"], fixed["error"])]
+    ends = fixed.sort_values("state")
+    return pd.concat(
+        [
+            fixed,
+            hull.assign(method="hull"),
+            ends.iloc[[0]].assign(method="no_sensors"),
+            ends.iloc[[-1]].assign(method="all_sensors"),
+        ],
+        ignore_index=True,
+    )
+
+
+def _oof_states(model: Any, y: np.ndarray) -> tuple[np.ndarray, pd.DataFrame] | None:
+    """The bank's out-of-fold losses (rows x states) on the training rows and
+    every state's mean of them, or None for a bank without them (a sparse
+    DAG's any-subset bank)."""
+    bank = model.bank_
+    if not hasattr(bank, "oof_losses") or model.sparse_strategies(model.spec_):
+        return None
+    losses = bank.oof_losses(y, model.loss)
+    dag = model.sensor_dag_
+    cost = dag.membership() @ np.asarray(model.spec_.cost_vector, dtype=float)
+    names = [dag.state_names(k) for k in range(dag.n_states)]
+    states = pd.DataFrame(
+        {
+            "state": range(dag.n_states),
+            "sensors": names,
+            "n_sensors": [len(n) for n in names],
+            "avg_cost": cost,
+            "error": losses.mean(axis=0),
+        }
+    )
+    return losses, states
+
+
+def _hull_oof(frame: pd.DataFrame) -> pd.DataFrame:
+    """The test split's fixed subsets on the training split's hull, and their
+    lower hull (method ``hull_oof``: subsets picked where a user picks them)."""
+    chosen = frame[(frame["split"] == "train") & (frame["method"] == "hull")]
+    if chosen.empty:
+        return frame.iloc[:0]
+    test = frame[(frame["split"] == "test") & (frame["method"] == "fixed")]
+    test = test[test["state"].isin(set(chosen["state"]))].sort_values("avg_cost")
+    keep = lower_convex_hull(test["avg_cost"], test["error"])
+    return test.iloc[keep].assign(method="hull_oof")
+
+
+def regression_sweep(
+    dataset: Dataset,
+    spec: SensorSpec,
+    params: Mapping[str, Any],
+    n_points: int,
+    previous: TrainedRun | None = None,
+    progress: Progress | None = None,
+) -> TradeoffResult:
+    """A regressor's trade-off curve (see the comment above) as a
+    :class:`~budgetdag_core.TradeoffResult`: its ``error`` column holds the
+    model's loss (MSE or MAE, :func:`ui.training.scoring_of`); no cascade
+    and no oracle (they read class probabilities), no dominance summary."""
+    X, y = dataset.X("train", spec), dataset.y("train")
+    X_test, y_test = dataset.X("test", spec), dataset.y("test")
+    bank = reusable_bank(previous, dataset, spec, params)
+    own = None if previous is None else float(previous.model.cost_scale)
+    scales = regression_scales(y, spec, n_points, own)
+    models, rows = [], []
+    with threadpool_limits(limits=1):  # see ui.training.train
+        for i, scale in enumerate(scales):
+            model = make_model(spec, {**params, "cost_scale": scale})
+            model.fit(X, y, bank=bank, progress=progress if bank is None else None)
+            bank = model.bank_
+            models.append(model)
+            if progress is not None:
+                progress("sweep", i + 1, len(scales))
+    key = scoring_of(models[0]).key
+    oof = _oof_states(models[0], y.to_numpy(dtype=float))
+    row_models: dict[int, int] = {}
+    for i, model in enumerate(models):
+        metrics = model.evaluate(X_test, y_test)
+        row_models[len(rows)] = i
+        rows.append(
+            _row(
+                "dag",
+                "test",
+                cost_scale=float(model.cost_scale),
+                avg_cost=metrics["avg_cost"],
+                avg_sensors=metrics["avg_sensors"],
+                error=metrics[key],
+                loss=metrics["avg_loss"],
+            )
+        )
+        if oof is not None:
+            trace = model.trace(X)
+            stop = trace["stop_state"].to_numpy(dtype=int)
+            row_models[len(rows)] = i
+            rows.append(
+                _row(
+                    "dag",
+                    "train",
+                    cost_scale=float(model.cost_scale),
+                    avg_cost=float(trace["cost"].mean()),
+                    avg_sensors=float(trace["n_sensors"].mean()),
+                    error=float(oof[0][np.arange(len(stop)), stop].mean()),
+                )
+            )
+    chosen = evaluated_states(models[0], X_test)
+    _, test_states = with_error(
+        models[0], {key: 0.0}, models[0].evaluate_states(X_test, y_test, states=chosen)
+    )
+    parts = [pd.DataFrame(rows), fixed_baselines(test_states, "test")]
+    if oof is not None:
+        parts.append(fixed_baselines(oof[1], "train"))
+    frame = pd.concat(parts, ignore_index=True)
+    frame = pd.concat([frame, _hull_oof(frame)], ignore_index=True)
+    frame["state"] = frame["state"].astype("Int64")
+    return TradeoffResult(
+        frame=frame[[c for c in FRAME_ORDER if c in frame.columns]],
+        cost_scales=np.asarray([float(m.cost_scale) for m in models]),
+        models=models,
+        bank=bank,
+        row_models=row_models,
+    )
+
+
+#: The columns of a trade-off frame, in the library's order.
+FRAME_ORDER = [
+    "method",
+    "split",
+    "cost_scale",
+    "avg_cost",
+    "avg_sensors",
+    "error",
+    "loss",
+    "state",
+    "sensors",
+    "threshold",
+]
+
+
+def loss_axis(fig: Any, frame: pd.DataFrame, scoring: Any) -> Any:
+    """A trade-off figure of a regressor: its y axis and hover boxes say the
+    loss (``scoring``: MSE or MAE, as a number) where the library's figure
+    says an error rate."""
+    fig.update_yaxes(title_text=scoring.long, tickformat="~s")
+    for trace in fig.data:
+        if trace.hovertext is None or trace.customdata is None:
+            continue
+        hover = []
+        for text, row in zip(trace.hovertext, trace.customdata, strict=True):
+            lines = str(text).split("<br>")
+            if lines and lines[-1].startswith("error: ") and row[0] in frame.index:
+                value = frame.loc[row[0], "error"]
+                lines[-1] = f"{scoring.name}: {scoring.fmt(float(value))}"
+            hover.append("<br>".join(lines))
+        trace.hovertext = hover
+    return fig

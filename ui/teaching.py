@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from budgetdag_core import BudgetDAGClassifier, Dataset, Progress
+from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor, Dataset, Progress
 from budgetdag_core.explain import action_names
 from budgetdag_core.teaching import ReduceStep
 
@@ -40,7 +40,7 @@ def replay_data(run: TrainedRun, dataset: Dataset) -> tuple[pd.DataFrame, pd.Ser
     return X, y
 
 
-def replay_model(run: TrainedRun) -> BudgetDAGClassifier:
+def replay_model(run: TrainedRun) -> BudgetDAGClassifier | BudgetDAGRegressor:
     """The model to replay: itself, or a copy with the refitted bank."""
     if run.replay_bank is None:
         return run.model
@@ -52,17 +52,21 @@ def replay_model(run: TrainedRun) -> BudgetDAGClassifier:
 def replay_problem(run: TrainedRun, X: pd.DataFrame) -> str | None:
     """Why the model cannot be replayed on ``X`` as it is, in plain words."""
     bank = replay_model(run).bank_
-    oof = getattr(bank, "oof_proba_", None)
-    growth = getattr(bank, "sparse_growth_", None)  # a grown DAG replays on it
-    n_rows = len(oof) if oof is not None else None
-    if n_rows is None and growth is not None:
+    # A classifier's bank keeps out-of-fold probabilities, a regressor's
+    # out-of-fold predictions; a classifier's grown DAG replays on its growth
+    # (the any-subset bank of a regressor's sparse DAG keeps neither).
+    oof = getattr(bank, "oof_proba_", getattr(bank, "oof_pred_", None))
+    models = "regressors" if run.task == "regression" else "classifiers"
+    n_rows = None if oof is None else len(oof)
+    growth = getattr(bank, "sparse_growth_", None)
+    if n_rows is None and growth is not None and run.task != "regression":
         n_rows = len(growth.X)
     if n_rows is None:
         return (
             f"This model was {run.source}: a saved model keeps its policies and "
-            "classifiers, not the out-of-fold predictions of the rows it was "
+            f"{models}, not the out-of-fold predictions of the rows it was "
             "trained on, and the walk needs those (each example's loss from "
-            "classifiers that did not see it)."
+            f"{models} that did not see it)."
         )
     if n_rows != len(X):
         return (
@@ -82,7 +86,7 @@ def refit_out_of_fold(
     subsets selected anew on these rows).
     """
     X, y = dataset.X("train", model.spec_), dataset.y("train")
-    params = {**model_params(model), "cost_scale": model.cost_scale}
+    params = {**model_params(model), "cost_scale": model.cost_scale_}
     bank = make_model(model.spec_, params).fit_bank(X, y, progress=progress)
     # A many-sensor bank grows every strategy's DAG: the replay needs the
     # model's (the same states, grown again on the same rows and settings).
@@ -125,7 +129,7 @@ def step_summary(
     if n_children == 0:
         what = (
             "It holds every sensor, so the only action is to stop: its cost-to-go is "
-            "the classification loss."
+            "the loss of stopping there."
         )
     else:
         shares = ", ".join(

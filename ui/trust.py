@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from budgetdag_core.validation import env_setting, flag
 
 TRUST_PICKLES_ENV = "BUDGETDAG_TRUST_PICKLES"
 """Environment variable; ``1`` lets the Export page unpickle uploaded policies."""
@@ -15,4 +15,4 @@ def pickles_allowed() -> bool:
     tick box in the page cannot protect the server from its own users, so only
     the operator who starts the server can allow it.
     """
-    return os.environ.get(TRUST_PICKLES_ENV, "").strip() == "1"
+    return env_setting(TRUST_PICKLES_ENV, flag, False, "0 or 1")

@@ -29,7 +29,6 @@ from .estimate import (
     stretched,
     training_seconds,
 )
-from .formatting import pct
 from .jobs import Job
 from .training import (
     Settings,
@@ -270,7 +269,8 @@ def pending_replace(cancel: Callable[[], None] | None = None) -> None:
         _answer_replace(True, None)
         st.rerun()
     words = pending[0]
-    result = "" if run.metrics is None else f" (test error {pct(run.metrics['error'])})"
+    sc = run.scoring
+    result = "" if run.metrics is None else f" (test {sc.name} {sc.fmt(run.error)})"
     with st.container(border=True):
         st.warning(
             f"Switching to {words} drops the model {run.source} on "
@@ -714,7 +714,8 @@ def model_status(run: TrainedRun, check: SpecCheck | None) -> str:
     if run.metrics is None:
         return f"**Model:**{source}{own} not evaluated on this data"
     return (
-        f"**Model:**{source}{own} test error {pct(run.metrics['error'])} · "
+        f"**Model:**{source}{own} test {run.scoring.name} "
+        f"{run.scoring.fmt(run.error)} · "
         f"avg cost {run.metrics['avg_cost']:.3g}"
     )
 

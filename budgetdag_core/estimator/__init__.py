@@ -6,6 +6,7 @@ at a time; :class:`LossTablePolicy` learns policies from a loss table alone
 (section 2.4 of the paper).
 """
 
+from ._auto_scale import NothingBoughtWarning
 from ._base import SUBSET_MAX_ROWS
 from ._classifier import BudgetDAGClassifier
 from ._inputs import POLICY_FEATURES, model_inputs, uses_model_inputs
@@ -19,6 +20,7 @@ __all__ = [
     "BudgetDAGClassifier",
     "BudgetDAGRegressor",
     "LossTablePolicy",
+    "NothingBoughtWarning",
     "PolicySession",
     "model_inputs",
     "route_rows",

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._bounded_io import short_repr
 from .._compiled import warm_up
 from .._progress import Progress
 from ..dag import SensorDAG, build_dag
@@ -43,15 +44,20 @@ from ..validation import (
     MAX_CV,
     MAX_FULL_DAG_SENSORS,
     MAX_N_SUBSETS,
+    align_rows,
     as_spec,
     check_features,
     check_sample_costs,
+    check_sensor_count,
     int_seed,
     spec_for,
 )
+from ._auto_scale import AutoScaleMixin
+from ._dag_choice import check_n_rows, few_sensor_strategies, full_dag_too_slow
 from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
+from ._small_data import SmallDataMixin, lowered_cv
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -60,7 +66,7 @@ SUBSET_MAX_ROWS = 20_000
 #: Parameter constraints the classifier and the regressor share.
 COMMON_CONSTRAINTS: dict = {
     "sensors": [SensorSpec, dict, str, None],
-    "cost_scale": [Interval(Real, 0, None, closed="left")],
+    "cost_scale": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     "policy_learner": [
         StrOptions(set(POLICY_LEARNERS)),
         HasMethods(["fit", "predict"]),
@@ -83,7 +89,7 @@ def _finite_mean(values: np.ndarray) -> float:
     return top * float(np.mean(values / top)) if top > 0 else 0.0
 
 
-class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
+class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEstimator):
     """Shared machinery of :class:`BudgetDAGClassifier` and
     :class:`BudgetDAGRegressor` (not for direct use)."""
 
@@ -224,7 +230,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> dag.n_states, selection is None
         (8, True)
         """
-        if self.builds_sparse_dag(spec):
+        if self.builds_sparse_dag(spec, len(Xv)):
             raise ValueError(
                 "This estimator builds its DAGs on its any-subset bank "
                 "(builds_sparse_dag): fit_bank builds them."
@@ -292,20 +298,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> BudgetDAGClassifier(spec, n_subsets=4).sparse_strategies(spec)
         {}
         """
-        if n_rows is not None and (
-            isinstance(n_rows, bool)
-            or not isinstance(n_rows, (int, np.integer))
-            or n_rows < 0
-        ):
-            raise ValueError(
-                f"n_rows must be a non-negative integer or None; got {n_rows!r}."
-            )
-        if not self.builds_sparse_dag(spec):
+        check_n_rows(n_rows)
+        if not self.builds_sparse_dag(spec, n_rows):
             return {}
         max_states = self._growth_settings()["max_states"]
         names = self._strategies()
         if n_rows is not None:
             names = strategies_to_build(names, n_rows)
+        names = few_sensor_strategies(names, spec.n_sensors)
         return {name: most_states(name, spec.n_sensors, max_states) for name in names}
 
     @property
@@ -412,7 +412,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> dag.n_states, selection is None
         (8, True)
         """
-        if bank is not None and self.builds_sparse_dag(spec):
+        if bank is not None and self.builds_sparse_dag(spec, len(Xv)):
             growth = getattr(bank, "sparse_growth_", None)
             if growth is None:
                 raise ValueError(
@@ -426,10 +426,11 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
     def _fit_spec(self, X: Any) -> SensorSpec:
-        """The spec to fit: ``sensors``, or one unit-cost sensor per column."""
-        if self.sensors is None:
-            return spec_for(X)
-        return as_spec(self.sensors)
+        """The spec to fit: ``sensors``, or one unit-cost sensor per column
+        (at most ``MAX_SENSORS``: refused before any work)."""
+        spec = spec_for(X) if self.sensors is None else as_spec(self.sensors)
+        check_sensor_count(spec.n_sensors)
+        return spec
 
     def check_fit_data(
         self, X: pd.DataFrame, y: Any
@@ -467,7 +468,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         """
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
-        y_fit, attrs = self._prepare_target(y, len(Xv))
+        y_fit, attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         return spec, Xv, y_fit, attrs.get("classes_")
 
     def fit_bank(
@@ -516,7 +517,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec, Xv, y_fit, _ = self.check_fit_data(X, y)
-        if self.builds_sparse_dag(spec):
+        if self.builds_sparse_dag(spec, len(Xv)):
             return self._fit_sparse_bank(spec, Xv, y_fit, None, progress)
         dag, selection = self._build_dag(spec, Xv, y_fit, None, progress)
         bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
@@ -616,10 +617,22 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         selection: SubsetSelection | None = None,
     ) -> BudgetDAGBase:
         self._validate_params()
+        cv = lowered_cv(self, y)  # small data: see estimator._small_data
+        if cv is not None:
+            return self._fit_with_cv(
+                cv, X, y, sample_costs=sample_costs, bank=bank,
+                progress=progress, dag=dag, selection=selection,
+            )  # fmt: skip
+        if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
+            return self._fit_auto_scale(
+                X, y, sample_costs=sample_costs, bank=bank,
+                progress=progress, dag=dag, selection=selection,
+            )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
         Xv = check_features(X, spec)
-        y_fit, target_attrs = self._prepare_target(y, len(Xv))
+        y_fit, target_attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
         if not np.isfinite(self.cost_scale * top):
@@ -627,7 +640,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                 f"cost_scale={self.cost_scale} times the largest total cost ({top:g}) "
                 "is not a finite number: lower cost_scale or rescale the costs."
             )
-        if self.builds_sparse_dag(spec):
+        if self.builds_sparse_dag(spec, len(Xv)):
             return self._fit_sparse(
                 spec, Xv, y_fit, target_attrs, costs, bank, progress
             )
@@ -664,16 +677,32 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             spec, target_attrs, selection, dag, state_cols, bank, value_states, result
         )
 
+    def _fit_warned(
+        self, X: Any, y: Any, *, sample_costs: Any, bank: Any, progress: Any
+    ) -> BudgetDAGBase:
+        """``fit``: :meth:`_fit`, then a ``NothingBoughtWarning`` where the
+        policies buy nothing although a sensor helps (only where the fit made
+        its bank: a sweep's policies on a given bank buy nothing at high
+        scales by design)."""
+        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        if bank is None:
+            self._warn_if_nothing_bought(X, y, sample_costs)
+        return self
+
     # ------------------------------------------------------------ sparse DAG
-    def builds_sparse_dag(self, spec: SensorSpec) -> bool:
+    def builds_sparse_dag(self, spec: SensorSpec, n_rows: int | None = None) -> bool:
         """Whether a fit with ``spec`` builds DAGs of one-sensor additions on
         an any-subset bank (``dag="sparse"``, ``"chain"`` or ``"routed"``, or ``"auto"``
-        beyond 12 sensors without ``n_subsets``) rather than the full DAG or
-        the DAG over Alg. 2's subsets.
+        without ``n_subsets`` beyond 12 sensors, or where the full DAG's
+        estimated bank fit on ``n_rows`` rows is long: a regressor's bank of
+        one model per state, see ``estimator._dag_choice``) rather than the
+        full DAG or the DAG over Alg. 2's subsets.
 
         Parameters
         ----------
         spec : SensorSpec
+        n_rows : int, optional
+            The training rows (None: the rule on the number of sensors only).
 
         Returns
         -------
@@ -688,17 +717,22 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         >>> BudgetDAGClassifier(spec, n_subsets=4).builds_sparse_dag(spec)
         False
         """
+        check_n_rows(n_rows)
         kind = getattr(self, "dag", "full")
         if kind in ("sparse", "chain", "routed"):
             if self.n_subsets is not None:
                 raise ValueError(
-                    f"dag={kind!r} builds its own states: leave n_subsets=None."
+                    f"dag={short_repr(kind)} builds its own states: leave "
+                    "n_subsets=None."
                 )
             return True
         return (
             kind == "auto"
             and self.n_subsets is None
-            and spec.n_sensors > MAX_FULL_DAG_SENSORS
+            and (
+                spec.n_sensors > MAX_FULL_DAG_SENSORS
+                or full_dag_too_slow(self, spec.n_sensors, n_rows)
+            )
         )
 
     def _strategies(self) -> tuple[str, ...]:
@@ -822,6 +856,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         strategies = (
             strategies_to_build(self._strategies(), len(Xv)) if only is None else only
         )
+        strategies = few_sensor_strategies(strategies, spec.n_sensors)
         for done, name in enumerate(strategies, start=1):
             growth = grow_strategy(name, given)
             if growth is not None:  # None: no sensor's value says where to look
@@ -857,8 +892,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         wanted = [n for n in strategies if n in banks] + rivals
         if not wanted:
             raise ValueError(
-                f"This bank holds the {sorted(banks)} DAG(s); dag={self.dag!r} "
-                f"needs {list(self._strategies())}: refit the bank with it."
+                f"This bank holds the {sorted(banks)} DAG(s); "
+                f"dag={short_repr(self.dag)} needs {list(self._strategies())}: refit "
+                "the bank with it."
             )
         if len(wanted) == 1:
             return banks[wanted[0]], None
@@ -986,6 +1022,9 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self.train_cost_to_go_ = result.root_cost_to_go()
         self.strategy_validation_ = None
         self.route_states_ = route_states
+        self.cost_scale_ = float(self.cost_scale)  # "auto" resolves on a clone
+        self.cost_scale_search_ = None
+        self.cv_ = self.cv  # fewer on small data: estimator._small_data
         return self
 
     def _sparse_stop_loss(
@@ -1136,7 +1175,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         (2.8, 1.45)
         """
         tr = self.trace(X, sample_costs=sample_costs)
-        y = self._check_eval_target(y, len(tr))
+        y = self._check_eval_target(align_rows(X, y, "y"), len(tr))
         pred = tr["prediction"].to_numpy()
         out: dict[str, float] = {
             **self._metrics(pred, y),
@@ -1145,7 +1184,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             "n_samples": len(tr),
         }
         out["avg_loss"] = float(
-            self._row_loss(pred, y).mean() + self.cost_scale * out["avg_cost"]
+            self._row_loss(pred, y).mean() + self.cost_scale_ * out["avg_cost"]
         )
         return out
 
@@ -1192,7 +1231,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         [{'sensors': (), 'avg_cost': 0.0}, {'sensors': ('precise',), 'avg_cost': 4.0}]
         """
         Xv = self._features(X)
-        y = self._check_eval_target(y, len(Xv))
+        y = self._check_eval_target(align_rows(X, y, "y"), len(Xv))
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         dag = self.sensor_dag_
         rows = []
         for k in self.state_indices(states):
@@ -1305,7 +1345,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         routing = self._route(Xv)
         g = self._flow_graph(routing)
         if y is not None:
-            y = self._check_eval_target(y, len(Xv))
+            y = self._check_eval_target(align_rows(X, y, "y"), len(Xv))
             pred = self.predict_at(Xv, routing.stop_state)
             K = self.sensor_dag_.n_states
             for name, values in self._flow_annotations(pred, y).items():

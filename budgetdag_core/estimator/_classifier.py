@@ -12,6 +12,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._bounded_io import short_repr
 from .._progress import Progress
 from .._threads import map_in_threads, single_threaded
 from ..bank import (
@@ -38,7 +39,12 @@ from ..decisions import (
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..strategies import MAX_SPARSE_STATES, SparseSensorDAG
-from ..validation import check_features, check_labels, check_sample_costs
+from ..validation import (
+    align_rows,
+    check_features,
+    check_labels,
+    check_sample_costs,
+)
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
     POLICY_FEATURES,
@@ -64,9 +70,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         one sensor of cost 1 per column of ``X`` (named after the DataFrame's
         columns, or ``x0, x1, ...`` for an array), as scikit-learn's checks
         and pipelines build estimators.
-    cost_scale : float, default=1.0
+    cost_scale : float or "auto", default="auto"
         Weight of acquisition cost against one misclassification. 0 buys
         everything that helps; a large value buys nothing.
+        ``"auto"``: the bank is fitted once and the policies learned at a
+        few scales on it; the one kept has the least average cost on the
+        training rows, with the bank's out-of-fold predictions, among those
+        whose out-of-fold error is within one point (``loss_matrix``: times
+        its largest loss) of the richest state's (all sensors on a full
+        DAG); see ``budgetdag_core.estimator._auto_scale``.
+        The chosen number is in ``cost_scale_``, the scales tried and the
+        reason in ``cost_scale_search_``. A ``fit`` whose policy buys nothing
+        although a first sensor lowers the out-of-fold error warns
+        (:class:`~budgetdag_core.NothingBoughtWarning`).
     classifier : scikit-learn classifier, optional
         The bank's model: cloned per state (``bank_kind="per_subset"``, default
         standardised logistic regression) or the one masked model (must accept
@@ -101,7 +117,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         inputs (the paper), 1 with the classifier's probabilities.
     cv : int, default=5
         Stratified folds of the out-of-fold losses, 2 to ``MAX_CV`` (20): each
-        state's classifier is fitted once per fold.
+        state's classifier is fitted once per fold. Where the smallest class
+        has fewer rows (at least 2), that many folds (``cv_``).
     random_state : int or None
         Seeds the fold split.
     n_jobs : int or None
@@ -204,14 +221,38 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         rows carved from the training data (a close call judged again on
         every training row, each held out in turn; :attr:`strategy_`,
         :attr:`strategy_choice_`; see ``budgetdag_core.strategies``), else
-        ``"full"``.
+        ``"full"``; with at most 12 sensors, the chain and routed DAGs where
+        the full DAG's estimated fit (six policy fits of 2^n learners) is
+        long (``budgetdag_core.estimator._dag_choice``: 10 sensors on a few
+        dozen rows).
+        Every strategy is bounded whatever the costs (zero, equal
+        or tiny: sensors are ranked by gain per unit of cost, a cost below
+        ``MIN_RANKING_COST`` (1e-12) times the largest counting as that
+        share, all zero as equal): the chain holds ``n_sensors + 1`` states;
+        the grown DAG at most ``max(8, max_states // n_sensors)`` x 5 states
+        of one size and ``max_states`` + 4 in all (the last state grown adds
+        its children, at most 5), never past ``MAX_SPARSE_STATES``
+        (``GrowthSettings.most_states``). A fit takes at most
+        ``MAX_SENSORS`` (256) sensors, refused before any work: these DAGs'
+        work grows with the square of the sensors.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
-        each state gets a policy and its bank's probabilities.
+        each state gets a policy and its bank's probabilities (the grown
+        DAG's last state grown may add up to 4 more, see ``dag``).
 
     Attributes
     ----------
     spec_ : SensorSpec
+    cost_scale_ : float
+        The cost scale the policies were learned at (``cost_scale``, or the
+        one ``"auto"`` chose).
+    cost_scale_search_ : dict or None
+        With ``cost_scale="auto"``: ``rule``, ``reference_state`` and
+        ``reference_error``, ``no_sensor_error``, ``margin``, ``met``,
+        ``tried`` (each scale's out-of-fold ``error`` and ``avg_cost``) and
+        ``reason`` (a sentence); else None.
+    cv_ : int
+        The folds used (``cv``, or fewer for small classes).
     classes_ : ndarray
     dag_ : networkx.DiGraph
         States with attribute ``sensors`` (tuple of names).
@@ -270,7 +311,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self,
         sensors: SensorSpec | dict | str | None = None,
         *,
-        cost_scale: float = 1.0,
+        cost_scale: float | str = "auto",
         classifier: Any = None,
         bank_kind: str = "auto",
         policy_learner: str | Any = "filter_tree",
@@ -505,8 +546,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             return bank.oof_losses(y_fit, lm)
         if not hasattr(bank, "oof_proba_"):
             raise ValueError(
-                f"stop_loss={kind!r} needs the bank's out-of-fold probabilities, "
-                "which this (slim, saved) bank lacks: refit it."
+                f"stop_loss={short_repr(kind)} needs the bank's out-of-fold "
+                "probabilities, which this (slim, saved) bank lacks: refit it."
             )
         proba = bank.oof_proba_
         n, n_states, n_classes = proba.shape
@@ -581,15 +622,16 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
                 else "X is not the table the model was trained on: pass the "
                 "training data (the out-of-fold losses exist for those rows only)."
             )
-        labels = check_labels(y, len(Xv), None)
+        labels = check_labels(align_rows(X, y, "y"), len(Xv), None)
         unknown = ~np.isin(labels, self.classes_)
         if unknown.any():
             row = int(np.flatnonzero(unknown)[0])
             label = labels[row].item() if hasattr(labels[row], "item") else labels[row]
             raise ValueError(
-                f"y has label {label!r} (row {row}) that the model was not "
+                f"y has label {short_repr(label)} (row {row}) that the model was not "
                 "trained on: pass the training labels."
             )
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
         y_fit = np.searchsorted(self.classes_, labels)
         if grown:
@@ -610,7 +652,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             self.spec_.cost_vector if costs is None else costs,
             self.sensor_dag_,
             None,
-            cost_scale=self.cost_scale,
+            cost_scale=self.cost_scale_,
             replay=self.policies_,
             record=True,
         )
@@ -655,7 +697,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         >>> model.fit(demo.X_train, demo.y_train).sensor_dag_.n_states  # 2^3
         8
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._fit_warned(
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress
+        )
 
     # --------------------------------------------------------------- inference
     def _proba_at_stops(

@@ -27,6 +27,7 @@ from ..graph_reduce import Routing, graph_reduce, route
 from ..reductions import CostRegression, FilterTree
 from ..sensors import SensorSpec
 from ..validation import (
+    align_rows,
     as_frame,
     as_spec,
     check_features,
@@ -285,6 +286,7 @@ class PolicyRoutingMixin:
         ``stop_state`` table."""
         check_is_fitted(self)
         X = as_frame(X, self.spec_, type(self).__name__)
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         Xv = self._features(X)
         routing = self._route(Xv)
         acquired = self._acquired_order(routing.path)
@@ -501,7 +503,8 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
         spec = as_spec(self.sensors)
         Xv = check_features(Z, spec)
         dag = self._dag(spec)
-        L = self._loss_table(losses, dag, len(Xv))
+        L = self._loss_table(align_rows(Z, losses, "losses"), dag, len(Xv))
+        sample_costs = align_rows(Z, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         state_cols = dag.state_columns(spec.column_indices())
         result = graph_reduce(
@@ -543,7 +546,7 @@ class LossTablePolicy(PolicyRoutingMixin, BaseEstimator):
     ) -> dict[str, float]:
         """Average loss at the stop states, average cost and sensors on ``Z``."""
         tr = self.trace(Z, sample_costs=sample_costs)
-        L = self._loss_table(losses, self.sensor_dag_, len(tr))
+        L = self._loss_table(align_rows(Z, losses, "losses"), self.sensor_dag_, len(tr))
         loss = float(L[np.arange(len(tr)), tr["stop_state"].to_numpy()].mean())
         avg_cost = float(tr["cost"].mean())
         return {

@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._bounded_io import short_repr
 from .._progress import Progress
 from ..bank import (
     REGRESSOR_KINDS,
@@ -27,8 +28,10 @@ from ..bank import (
     regressor_template,
 )
 from ..dag import SensorDAG
+from ..graph_reduce import GraphReduceResult, graph_reduce
 from ..sensors import SensorSpec
 from ..strategies import MAX_SPARSE_STATES
+from ..validation import check_features, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 
 #: Largest target magnitude accepted. The boosting bank keeps gradients in
@@ -51,7 +54,9 @@ def check_targets(y: Any, n_rows: int) -> np.ndarray:
         values = y.astype(float)
     except (TypeError, ValueError):
         i = next(i for i, v in enumerate(y) if not _is_number(v))
-        raise ValueError(f"Target at row {i} is not a number: {y[i]!r}.") from None
+        raise ValueError(
+            f"Target at row {i} is not a number: {short_repr(y[i])}."
+        ) from None
     finite = np.isfinite(values)
     if not finite.all():
         first = int(np.flatnonzero(~finite)[0])
@@ -95,9 +100,18 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     sensors : SensorSpec, dict, JSON text or None, default=None
         As in :class:`BudgetDAGClassifier` (None: one unit-cost sensor per
         column).
-    cost_scale : float, default=1.0
+    cost_scale : float or "auto", default="auto"
         Weight of acquisition cost against one unit of loss (y units squared for
         ``loss="squared"``, y units for ``"absolute"``).
+        ``"auto"``: the bank is fitted once and the policies learned at a
+        few scales on it; the one kept has the least average cost on the
+        training rows, with the bank's out-of-fold predictions, among those
+        whose out-of-fold error is within 10 % of the richest state's (all
+        sensors on a full DAG); see ``budgetdag_core.estimator._auto_scale``.
+        The chosen number is in ``cost_scale_``, the scales tried and the
+        reason in ``cost_scale_search_``. A ``fit`` whose policy buys nothing
+        although a first sensor lowers the out-of-fold error warns
+        (:class:`~budgetdag_core.NothingBoughtWarning`).
     regressor : {"boosting", "ridge"}, scikit-learn regressor or None, default=None
         Cloned per state for the bank. None or ``"boosting"``: early-stopped
         gradient boosting with small trees, fitted single-threaded
@@ -118,7 +132,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         As in :class:`~budgetdag_core.BudgetDAGClassifier`.
     cv : int, default=5
         Folds (``KFold``, shuffled) of the out-of-fold predictions, 2 to
-        ``MAX_CV`` (20).
+        ``MAX_CV`` (20); on fewer rows (at least 2), that many (``cv_``).
     n_subsets, subset_budget, include_all, subset_scorer
         Subset selection for many sensors (Alg. 2), as in the classifier; the
         reward of a subset on a row is how much it lowers the row's loss below
@@ -138,7 +152,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         the chain, the routed DAG and the grown DAG whose held-out loss
         (``loss`` + ``cost_scale`` x cost) is within one standard error of
         the best on validation rows carved from the training data
-        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``.
+        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``;
+        with at most 12 sensors, the chain and routed DAGs where the full
+        DAG's bank of one model per state and fold would take over a
+        second (estimated: ``budgetdag_core.estimator._dag_choice``; from 4
+        sensors on a few dozen rows).
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
 
@@ -146,6 +164,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     ----------
     spec_, dag_, sensor_dag_, policies_, feature_names_in_, subset_selection_
         As in the classifier.
+    cost_scale_, cost_scale_search_, cv_
+        As in the classifier (the margin of ``"auto"``: 10 % of the richest
+        state's out-of-fold loss).
     bank_ : RegressorBank or SparseRegressorBank
         A regressor per state, or (a sparse DAG) the any-subset masked
         regressors of its folds.
@@ -190,7 +211,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self,
         sensors: SensorSpec | dict | str | None = None,
         *,
-        cost_scale: float = 1.0,
+        cost_scale: float | str = "auto",
         regressor: Any = None,
         loss: str = "squared",
         policy_learner: str | Any = "filter_tree",
@@ -265,8 +286,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         if not isinstance(kind, str) or kind not in SPARSE_REGRESSOR_KINDS:
             raise ValueError(
                 "A sparse DAG needs an any-subset masked regressor bank: leave "
-                "regressor=None (the masked model chosen on validation rows) or "
-                f"use one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got {kind!r}."
+                "regressor=None (the masked model chosen on validation rows) or use "
+                f"one of {list(SPARSE_REGRESSOR_KINDS[1:])}; got {short_repr(kind)}."
             )
         return SparseRegressorBank(
             kind,
@@ -370,7 +391,72 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         >>> sorted(model.evaluate(demo.X_test, 2 * demo.X_test["precise"]))
         ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._fit_warned(
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress
+        )
+
+    def graph_reduce_record(
+        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+    ) -> GraphReduceResult:
+        """Graph-Reduce on the training data again, with the fitted policies.
+
+        As :meth:`BudgetDAGClassifier.graph_reduce_record
+        <budgetdag_core.BudgetDAGClassifier.graph_reduce_record>`: each
+        state's action cost table (the stop column is the out-of-fold
+        ``loss`` of the state's regressor), each row's cost-to-go and the
+        action each policy picks. Nothing is refitted; the bank must keep its
+        out-of-fold predictions (a fitted model's does, a saved one's not).
+
+        Parameters
+        ----------
+        X, y : the training data the model was fitted on.
+        sample_costs : optional
+            The example-dependent costs given to ``fit``, if any.
+
+        Returns
+        -------
+        GraphReduceResult
+            With ``tables``; ``cost_to_go[:, 0]`` equals ``train_cost_to_go_``.
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGRegressor, toy_dataset
+        >>> demo = toy_dataset(200, 10)
+        >>> y = 2 * demo.X_train["precise"]
+        >>> model = BudgetDAGRegressor(demo.spec, regressor="ridge", cost_scale=0.01,
+        ...                            cv=3, random_state=0).fit(demo.X_train, y)
+        >>> record = model.graph_reduce_record(demo.X_train, y)
+        >>> [table.shape[1] for table in record.tables]  # stop + one per child
+        [4, 3, 3, 3, 2, 2, 2, 1]
+        >>> bool(np.allclose(record.cost_to_go[:, 0], model.train_cost_to_go_))
+        True
+        """
+        check_is_fitted(self)
+        Xv = check_features(X, self.spec_)
+        oof = getattr(self.bank_, "oof_pred_", None)
+        if oof is None or not hasattr(self.bank_, "oof_losses"):
+            raise ValueError(
+                "This model's bank has no out-of-fold predictions (a slim, saved "
+                "model, or the any-subset bank of a sparse DAG): Graph-Reduce "
+                "cannot be replayed; refit the model."
+            )
+        if len(Xv) != len(oof):
+            raise ValueError(
+                f"X has {len(Xv)} rows but the model was trained on {len(oof)}: pass "
+                "the training data (the out-of-fold losses exist for those rows only)."
+            )
+        targets = check_targets(y, len(Xv))
+        costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
+        return graph_reduce(
+            self.inputs_.training(Xv, None),
+            self._stop_losses(self.bank_, targets),
+            self.spec_.cost_vector if costs is None else costs,
+            self.sensor_dag_,
+            None,
+            cost_scale=self.cost_scale,
+            replay=self.policies_,
+            record=True,
+        )
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Prediction of the regressor of each example's stop state.

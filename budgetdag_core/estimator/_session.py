@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._bounded_io import short_repr
 from ..graph_reduce import STOP
 from ..sensors import checked_cost
 from ..validation import MAX_ABS_VALUE
@@ -57,9 +58,9 @@ class PolicySession:
         if sample_costs is not None:
             if not isinstance(sample_costs, Mapping):
                 raise ValueError(
-                    "sample_costs of a session must map sensor names to this "
-                    f"example's costs; got {type(sample_costs).__name__} "
-                    f"{str(sample_costs)[:40]!r}."
+                    "sample_costs of a session must map sensor names to this example's "
+                    f"costs; got {type(sample_costs).__name__} "
+                    f"{short_repr(sample_costs)}."
                 )
             unknown = set(sample_costs) - set(spec.names)
             if unknown:
@@ -133,32 +134,38 @@ class PolicySession:
         """
         spec = self.model.spec_
         if sensor not in spec.groups:
-            raise ValueError(f"Unknown sensor {sensor!r}; known: {list(spec.names)}.")
+            raise ValueError(
+                f"Unknown sensor {short_repr(sensor)}; known: {list(spec.names)}."
+            )
         if sensor not in self._pending:
             asked = self._pending[0] if self._pending else "none (call next_sensor)"
             raise ValueError(
-                f"Sensor {sensor!r} was not requested; the policy asks for {asked}."
+                f"Sensor {short_repr(sensor)} was not requested; the policy asks for "
+                f"{asked}."
             )
         columns = spec.groups[sensor]
         if not isinstance(values, Mapping):
             if len(columns) != 1 or np.ndim(values) != 0:
                 raise ValueError(
-                    f"Sensor {sensor!r} has columns {list(columns)}: pass its values "
+                    f"Sensor {short_repr(sensor)} has columns {list(columns)}: pass "
+                    "its values "
                     "as a mapping column -> value."
                 )
             values = {columns[0]: values}
         missing = [c for c in columns if c not in values]
         if missing:
-            raise ValueError(f"Values for sensor {sensor!r} lack column(s) {missing}.")
+            raise ValueError(
+                f"Values for sensor {short_repr(sensor)} lack column(s) {missing}."
+            )
         foreign = [c for c in values if c not in columns]
         if foreign:
             # A caller's acquisition code that mixes up sensors would otherwise
             # go unnoticed: the policy reads only the named sensor's columns.
             owners = {c: self._owner(c) for c in foreign}
             raise ValueError(
-                f"values holds column(s) that are not sensor {sensor!r}'s "
+                f"values holds column(s) that are not sensor {short_repr(sensor)}'s "
                 f"(its columns: {list(columns)}): "
-                + ", ".join(f"{c!r} ({owner})" for c, owner in owners.items())
+                + ", ".join(f"{short_repr(c)} ({owner})" for c, owner in owners.items())
                 + ". Pass only the named sensor's values."
             )
         checked = [self._checked_value(c, values[c]) for c in columns]
@@ -171,11 +178,83 @@ class PolicySession:
             self.state = int(self._target)  # type: ignore[arg-type]
             self._target = None
 
+    def buy(self, sensor: str, values: Mapping[str, float] | float) -> None:
+        """Acquire ``sensor``, the caller's choice rather than the policy's,
+        with its measured values; the policy decides on from the state that
+        adds it to the sensors held.
+
+        A decision the policy made but whose sensors were not observed yet
+        (:meth:`next_sensor` just called), or its stop, is set aside.
+
+        Raises ``ValueError`` when the sensor is held already, when a
+        decision buying several sensors is half observed, or when the DAG
+        has no state adding just this sensor (a DAG over sensor subsets, or a
+        sparse DAG that did not grow that way).
+
+        Examples
+        --------
+        >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
+        >>> demo = toy_dataset(200, 50)
+        >>> model = BudgetDAGClassifier(demo.spec, cost_scale=0.03, cv=3,
+        ...                             random_state=0).fit(demo.X_train, demo.y_train)
+        >>> row = demo.X_test.iloc[0]
+        >>> session = model.start()
+        >>> session.next_sensor()  # the policy's pick
+        'precise'
+        >>> session.buy("cheap_a", row["cheap_a"])  # ours instead
+        >>> session.acquired, session.cost
+        (['cheap_a'], 1.0)
+        """
+        dag = self.model.sensor_dag_
+        if sensor not in dag.sensor_names:
+            raise ValueError(
+                f"Unknown sensor {sensor!r}; known: {list(dag.sensor_names)}."
+            )
+        if sensor in self.acquired:
+            raise ValueError(f"Sensor {sensor!r} is held already.")
+        last = self.decisions[-1] if self.decisions else None
+        if self._pending:
+            if last is None or list(last.get("sensors", ())) != self._pending:
+                raise ValueError(
+                    f"A decision buying several sensors is under way: observe "
+                    f"{self._pending[0]!r} first."
+                )
+            self.decisions.pop()  # the policy's pick, set aside
+            self._pending, self._target = [], None
+        elif self.stopped and last is not None and last["action"] == "stop":
+            self.decisions.pop()
+            self.stopped = False
+        j = dag.sensor_names.index(sensor)
+        child = next(
+            (
+                c
+                for _, c in dag.children[self.state]
+                if dag.added_sensors(self.state, c) == [j]
+            ),
+            None,
+        )
+        if child is None:
+            held = ", ".join(self.acquired) or "no sensor"
+            raise ValueError(
+                f"The DAG has no state adding just {sensor!r} to {held}: this "
+                "model cannot buy it next."
+            )
+        self._target, self._pending = child, [sensor]
+        self.decisions.append(
+            {
+                "state": self.state,
+                "action": "acquire",
+                "sensors": (sensor,),
+                "chosen": True,
+            }
+        )
+        self.observe(sensor, values)
+
     def _owner(self, column: Any) -> str:
         """Who a column passed to :meth:`observe` belongs to, in words."""
         spec = self.model.spec_
         if isinstance(column, str) and column in self._col_pos:
-            return f"sensor {spec.sensor_of(column)!r}'s"
+            return f"sensor {short_repr(spec.sensor_of(column))}'s"
         return "not a column of the spec"
 
     @staticmethod
@@ -184,19 +263,25 @@ class PolicySession:
         (text such as ``"3"`` is refused rather than guessed at)."""
         if isinstance(value, str | bytes):
             raise ValueError(
-                f"values[{column!r}] is the text {str(value)[:40]!r}, not a number."
+                f"values[{short_repr(column)}] is the text {short_repr(value)}, not a "
+                "number."
             )
         try:
             v = float(value)
+        except OverflowError:  # an int or fraction beyond float64
+            raise ValueError(
+                f"values[{short_repr(column)}] is {short_repr(value)}: magnitudes "
+                f">= {MAX_ABS_VALUE:g} are too large (rescale the column)."
+            ) from None
         except (TypeError, ValueError):
             raise ValueError(
-                f"values[{column!r}] is not a number: {str(value)[:40]!r}."
+                f"values[{short_repr(column)}] is not a number: {short_repr(value)}."
             ) from None
         if not np.isfinite(v):
-            raise ValueError(f"values[{column!r}] is not finite: {v}.")
+            raise ValueError(f"values[{short_repr(column)}] is not finite: {v}.")
         if abs(v) >= MAX_ABS_VALUE:
             raise ValueError(
-                f"values[{column!r}] is {v:g}: magnitudes >= "
+                f"values[{short_repr(column)}] is {v:g}: magnitudes >= "
                 f"{MAX_ABS_VALUE:g} are too large (rescale the column)."
             )
         return v

@@ -3,9 +3,11 @@
 Two formats: skops (:func:`save_policy_skops`, loads without running code from
 the file) and pickle (:func:`save_policy`, for trusted files). Either loader
 checks the model's arrays before returning it and upgrades models written by
-older versions (see ``_compat``).
+older versions (see ``_compat``). Every file is written whole or not at all
+(:func:`atomic_write`).
 """
 
+from .._bounded_io import atomic_write
 from .._integrity import IntegrityError
 from ._integrity import check_model_integrity
 from ._io import (
@@ -32,6 +34,7 @@ __all__ = [
     "TRAINING_ONLY_ATTRS",
     "IntegrityError",
     "PolicyVersionWarning",
+    "atomic_write",
     "check_model_integrity",
     "dumps_policy",
     "dumps_policy_skops",

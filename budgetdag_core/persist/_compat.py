@@ -64,6 +64,7 @@ LEGACY_VALUES: dict[str, Any] = {
     "policy_features": "sensors",  # before confidence features
     "stop_loss": "zero_one",  # before expected (calibrated) stop losses
     "serve": "folds",  # cross-fitted banks predicted with their fold models
+    "cost_scale": 1.0,  # the default before cost_scale="auto"
 }
 
 
@@ -72,7 +73,12 @@ LEGACY_VALUES: dict[str, Any] = {
 LEGACY_FITTED: dict[str, Any] = {
     "value_states_": None,  # before "auto" inputs: no state's policy saw both
     "route_states_": None,  # before routing states saw values and probabilities
+    "cost_scale_search_": None,  # before cost_scale="auto": a given number
 }
+
+#: Fitted attributes added since whose old value is a parameter's: the cost
+#: scale of a model from before "auto" is its number, its folds its ``cv``.
+LEGACY_FITTED_FROM_PARAMS: dict[str, str] = {"cost_scale_": "cost_scale", "cv_": "cv"}
 
 
 def upgrade_model(model: Any) -> list[str]:
@@ -82,13 +88,23 @@ def upgrade_model(model: Any) -> list[str]:
     estimator's current default; a fitted model lacking a fitted attribute
     gets its :data:`LEGACY_FITTED` entry. The parts are the objects of this
     package the model holds: its bank, the bank's template and fitted models
-    (nested in lists), and the node policies' learners.
+    (nested in lists), and the node policies' learners. Anything that is not
+    an object of this package (a damaged file's ``None``, number or text) is
+    left as it is: the integrity check refuses it, naming what it is.
     """
+    if not _is_ours(model):
+        return []
     added = _upgrade_one(model)
     if "policies_" in vars(model):
         for name, value in LEGACY_FITTED.items():
             if name not in vars(model):
                 setattr(model, name, value)
+                added.append(name)
+        for name, param in LEGACY_FITTED_FROM_PARAMS.items():
+            value = vars(model).get(param)
+            # A damaged value (text, None) is left to the integrity check.
+            if name not in vars(model) and isinstance(value, int | float):
+                setattr(model, name, float(value) if name == "cost_scale_" else value)
                 added.append(name)
     for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
         added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
@@ -101,7 +117,7 @@ def _is_ours(value: Any) -> bool:
 
 def _bank_parts(bank: Any) -> list[Any]:
     """``bank`` and the package's objects among its attributes (lists searched)."""
-    if bank is None:
+    if not _is_ours(bank):  # None, or a damaged file's text: nothing to upgrade
         return []
     parts, todo = [bank], list(vars(bank).values())
     seen = {id(bank)}  # a list holding itself (a pickle can) would never end

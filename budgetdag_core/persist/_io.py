@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import sklearn
 
-from .._bounded_io import read_regular_file
+from .._bounded_io import atomic_write, read_regular_file, short_repr
 from .._version import __version__
 from ..validation import check_params, int_in
 from ._compat import current_module, upgrade_model
@@ -125,7 +125,9 @@ def save_policy(model: Any, path: str | Path, *, slim: bool = True) -> Path:
     True
     """
     path = Path(path)
-    path.write_bytes(dumps_policy(model, slim=slim))
+    data = dumps_policy(model, slim=slim)
+    with atomic_write(path) as fh:  # a write cut short keeps the older file
+        fh.write(data)
     return path
 
 
@@ -180,8 +182,8 @@ def _check_bundle(bundle: Any, formats: tuple[int, ...] = (FORMAT_VERSION,)) -> 
         raise ValueError("This file is not a BudgetDAG policy (no model bundle).")
     if bundle.get("format_version") not in formats:
         raise ValueError(
-            f"Policy file format {bundle.get('format_version')!r} is not supported "
-            f"(this library reads format {' and '.join(map(str, formats))})."
+            f"Policy file format {short_repr(bundle.get('format_version'))} is not "
+            f"supported (this library reads format {' and '.join(map(str, formats))})."
         )
     found = {
         "budgetdag_core": (bundle.get("budgetdag_core_version"), __version__),
@@ -220,7 +222,8 @@ def _check_metadata(bundle: dict[str, Any], model: Any) -> None:
     for key, value in expected.items():
         if key in bundle and bundle[key] != value:
             raise ValueError(
-                f"Invalid model file: the bundle's {key!r} differ from the model's."
+                f"Invalid model file: the bundle's {short_repr(key)} differ from the "
+                "model's."
             )
     if "sensor_spec" in bundle and bundle["sensor_spec"] != model.spec_.to_dict():
         raise ValueError(
@@ -411,7 +414,9 @@ def _restore_plain(bundle: dict[str, Any]) -> dict[str, Any]:
 
     for attr, fields in bundle.pop("plain_attributes", {}).items():
         if attr not in _PLAIN_ATTRS:
-            raise ValueError(f"Unknown attribute {attr!r} in the policy file.")
+            raise ValueError(
+                f"Unknown attribute {short_repr(attr)} in the policy file."
+            )
         module, name = _PLAIN_ATTRS[attr]
         cls = getattr(importlib.import_module(module, __package__), name)
         value = cls(**{**fields, "history": pd.DataFrame(fields["history"])})
@@ -440,7 +445,9 @@ def save_policy_skops(model: Any, path: str | Path, *, slim: bool = True) -> Pat
     True
     """
     path = Path(path)
-    path.write_bytes(dumps_policy_skops(model, slim=slim))
+    data = dumps_policy_skops(model, slim=slim)
+    with atomic_write(path) as fh:
+        fh.write(data)
     return path
 
 

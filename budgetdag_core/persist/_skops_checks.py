@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.lib import format as npy_format
 
-from .._bounded_io import json_depth
+from .._bounded_io import json_depth, short_repr
 
 #: Most members an archive may have (a random-forest bank on landsat: 7 800).
 MAX_MEMBERS = 100_000
@@ -91,19 +91,21 @@ def _check_directory(infos: list[zipfile.ZipInfo], max_unpacked_bytes: int) -> N
         if name != _SCHEMA and not name.endswith(".npy"):
             raise _refuse(f"unexpected member {name[:80]!r} (arrays are .npy)")
         if info.flag_bits & 0x1:
-            raise _refuse(f"member {name!r} is encrypted")
+            raise _refuse(f"member {short_repr(name)} is encrypted")
         if info.compress_type not in _COMPRESSIONS:
-            raise _refuse(f"member {name!r} uses compression {info.compress_type}")
+            raise _refuse(
+                f"member {short_repr(name)} uses compression {info.compress_type}"
+            )
         size = info.file_size
         if size > MAX_MEMBER_BYTES:
             raise _refuse(
-                f"member {name!r} unpacks to {size:,} bytes (at most "
+                f"member {short_repr(name)} unpacks to {size:,} bytes (at most "
                 f"{MAX_MEMBER_BYTES:,})"
             )
         if size > _RATIO_FROM and size > MAX_COMPRESSION_RATIO * info.compress_size:
             ratio = size / max(info.compress_size, 1)
             raise _refuse(
-                f"member {name!r} unpacks {ratio:.0f} times its stored size "
+                f"member {short_repr(name)} unpacks {ratio:.0f} times its stored size "
                 f"(at most {MAX_COMPRESSION_RATIO}: a zip bomb?)"
             )
         total += size
@@ -120,7 +122,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
         return archive.read(info)
     except Exception as exc:  # zlib.error, BadZipFile (CRC), EOFError, ...
         raise ValueError(
-            f"This skops file is damaged (member {info.filename!r}: {exc})."
+            f"This skops file is damaged (member {short_repr(info.filename)}: {exc})."
         ) from None
 
 
@@ -140,15 +142,15 @@ def _check_array_header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None
             header_bytes = stream.tell()
     except Exception as exc:  # zlib.error, a malformed header, ...
         raise ValueError(
-            f"This skops file is damaged (array {name!r}: {exc})."
+            f"This skops file is damaged (array {short_repr(name)}: {exc})."
         ) from None
     if dtype.hasobject:
-        raise _refuse(f"array {name!r} holds Python objects")
+        raise _refuse(f"array {short_repr(name)} holds Python objects")
     n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if header_bytes + n_bytes != info.file_size:
         raise _refuse(
-            f"array {name!r} claims shape {shape} ({n_bytes:,} bytes) in a member "
-            f"of {info.file_size:,} bytes"
+            f"array {short_repr(name)} claims shape {shape} ({n_bytes:,} bytes) in a "
+            f"member of {info.file_size:,} bytes"
         )
 
 

@@ -26,9 +26,11 @@ from ..validation import check_params, int_in
 from ._style import (
     ACQUIRE_COLOR,
     MAX_FIGURE_PIXELS,
+    MODEBAR_PX,
     PATH_COLOR,
     STOP_COLOR,
     UNVISITED_COLOR,
+    title_under_modebar,
 )
 
 OTHER = "other"
@@ -259,9 +261,9 @@ def acquisition_grid_figure(
     _grid_axes(fig, (h, w))
     note = f"Also bought (no cell): {', '.join(off_grid)}" if off_grid else ""
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=height,
-        margin={"l": 50, "r": 20, "t": 50 if title else 20, "b": 50},
+        margin={"l": 50, "r": 20, "t": MODEBAR_PX + (50 if title else 20), "b": 50},
         plot_bgcolor="white",
     )
     if note:
@@ -416,9 +418,9 @@ def acquisition_heatmap_figure(
     fig.update_yaxes(scaleanchor="x", row=1, col=1)
     fig.update_yaxes(scaleanchor="x2", row=1, col=2)
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=height,
-        margin={"l": 50, "r": 20, "t": 70 if title else 40, "b": 40},
+        margin={"l": 50, "r": 20, "t": MODEBAR_PX + (70 if title else 40), "b": 40},
         plot_bgcolor="white",
     )
     return fig
@@ -500,9 +502,9 @@ def acquisition_steps_figure(
     fig.update_yaxes(autorange="reversed", tickfont={"size": 10}, type="category")
     fig.update_xaxes(title_text="step (1 = first sensor bought)", type="category")
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=int(np.clip(120 + ROW_PX * len(rows), 260, 1300)),
-        margin={"l": 90, "r": 20, "t": 50 if title else 20, "b": 50},
+        margin={"l": 90, "r": 20, "t": MODEBAR_PX + (50 if title else 20), "b": 50},
         plot_bgcolor="white",
     )
     return fig
@@ -588,9 +590,9 @@ def acquisition_paths_figure(
         )
     )
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=int(np.clip(90 + 40 * (max_per_step + 2), 320, 700)),
-        margin={"l": 10, "r": 10, "t": 40 if title else 15, "b": 15},
+        margin={"l": 10, "r": 10, "t": MODEBAR_PX + (40 if title else 15), "b": 15},
         font={"size": 11},
     )
     return fig

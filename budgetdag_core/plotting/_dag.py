@@ -15,24 +15,32 @@ from ..validation import check_params, int_in
 from ._dag_layout import (
     CHAR_PX,
     LABEL_FONT_PX,
+    LABEL_H_PX,
     PLOT_WIDTH_PX,
+    ROW_GAP_PX,
+    Box,
     abbreviate,
     figure_height,
     merge_rare,
     node_label,
     order_layers,
+    place_labels,
     stop_lanes,
-    thin_labels,
+    text_width_px,
 )
 from ._style import (
     ACQUIRE_COLOR,
     HOVER,
     LEGEND_TOP,
     MAX_FIGURE_PIXELS,
+    MODEBAR_PX,
     PATH_COLOR,
+    PENDING_COLOR,
     SINK_COLOR,
     STOP_COLOR,
+    UNREACHED_COLOR,
     UNVISITED_COLOR,
+    title_under_modebar,
 )
 
 COLORSCALES = {"stop_share": "Blues", "error": "OrRd"}
@@ -45,7 +53,14 @@ KEY_SEP = "  ·  "
 LABEL_PAD_PX = 10  # free space between the labels of neighbouring layers
 BIG_GRAPH = 16  # more states than this: "all−x" labels
 SHORT_CHARS = 8  # a "+x" label up to this long keeps sensor names whole
-MAX_PLOT_W = 4000  # widest drawing (px) a deep DAG is widened to
+COLORBAR_PX = 80  # room right of the drawing for the colour bar and its title
+X_LEFT, X_RIGHT = -0.6, 0.9  # the x axis: first layer - 0.6 .. last + 0.9
+MAX_LABEL_ROWS = 6  # rows of staggered labels above (and below) a node
+GROWN_HEIGHT_PX = 1600  # tallest a crowded DAG is drawn to give labels room
+LABELLED_SHARE = 0.95  # labels placed before the drawing stops growing
+MAX_LABEL_CHARS = 16  # a label cut with "…" beyond this when nothing fits
+HOVER_CHARS = 60  # longest line of sensor names in a node's hover
+MAX_LABELS = 80  # most node labels placed (the most visited nodes')
 
 Point = tuple[float, float]
 
@@ -117,8 +132,38 @@ class _View:
     px_per_x: float
     width_px: int  # the width the drawing was laid out for
     d_max: float
+    fixed_height: bool = False  # the caller chose the height
     # States drawn without their flow (greyed: e.g. not reduced yet).
     pending: set[int] = field(default_factory=set)
+    # Placed labels: node -> (x, y) in data units, and each node's text.
+    label_at: dict[int, Point] = field(default_factory=dict)
+    label_text: dict[int, str] = field(default_factory=dict)
+
+    def scale(self, px_per_y: float, band_px: float) -> None:
+        """Set the vertical scale and a band of ``band_px`` pixels above the
+        top node (room for labels); the height follows unless fixed."""
+        low = min(y for _, y in self.sinks.values()) - 0.7
+        high = max(y for _, y in self.pos.values())
+        span = high - low
+        if self.fixed_height:
+            px_per_y = max(self.plot_h - band_px, 0.3 * self.plot_h) / span
+        else:
+            self.height = int(np.ceil(span * px_per_y + band_px)) + (
+                self.margin["t"] + self.margin["b"]
+            )
+        self.px_per_y = px_per_y
+        self.y_range = (low, low + self.plot_h / px_per_y)
+        self.d_max = float(np.clip(min(0.8 * px_per_y, 0.45 * self.px_per_x), 9, 60))
+
+    def to_px(self, x: float, y: float) -> Point:
+        """Data units to pixels from the drawing's top-left corner."""
+        return (
+            (x - X_LEFT) * self.px_per_x,
+            (self.y_range[1] - y) * self.px_per_y,
+        )
+
+    def to_data(self, px: float, py: float) -> Point:
+        return (px / self.px_per_x + X_LEFT, self.y_range[1] - py / self.px_per_y)
 
     @property
     def nodes(self) -> list[int]:
@@ -127,6 +172,26 @@ class _View:
     @property
     def plot_h(self) -> float:
         return self.height - self.margin["t"] - self.margin["b"]
+
+    @property
+    def plot_w(self) -> float:
+        return self.width_px - self.margin["l"] - self.margin["r"]
+
+    @property
+    def edge_w_max(self) -> float:
+        """Width (px) of the widest acquire edge."""
+        return float(np.clip(self.d_max / 3.5, 4, 14))
+
+    def marker_sizes(self) -> dict[int, float]:
+        """Each node's marker diameter (px): area proportional to arrivals."""
+        if not self.has_flow:
+            return dict.fromkeys(self.nodes, 0.6 * self.d_max)
+        d_min = min(7.0, self.d_max)
+        top = max([self.arrived[k] for k in self.nodes] + [1])
+        return {
+            k: d_min + (self.d_max - d_min) * float(np.sqrt(self.arrived[k] / top))
+            for k in self.nodes
+        }
 
     def sensors(self, k: int) -> tuple[str, ...]:
         return tuple(self.g.nodes[k].get("sensors", ()))
@@ -161,6 +226,7 @@ def _view(
     min_arrived: int,
     height: int | None,
     width: int | None = None,
+    path: Iterable[int] = (),
 ) -> _View:
     K = g.number_of_nodes()
     has_flow = all("arrived" in g.nodes[k] for k in g.nodes)
@@ -191,23 +257,20 @@ def _view(
             shown.add(m)
             if node_cost is not None:
                 node_cost = {**node_cost, m: float(g.nodes[m].get("cost", np.nan))}
+    # The path joins the reached states' block; a selected node does not
+    # move (figures of one DAG with another node selected keep its layout).
     layers = order_layers(
-        g, shown, layer_of, "count" if has_flow else None, visited | must_show
+        g, shown, layer_of, "count" if has_flow else None, visited | set(path)
     )
     big = K > BIG_GRAPH
     last_layer = max(layers)
-    plot_w = (width - MARGIN["l"] - MARGIN["r"]) if width else PLOT_WIDTH_PX
-    short = _sensor_codes(g, layers, names, big, plot_w / (last_layer + 2.6))
-    # A deep DAG is drawn wider than asked (the page scrolls it) so that each
-    # node's shortest label fits between its layer and the next.
-    longest = max(
-        len(_added_label(g, k, names, short)) for ks in layers.values() for k in ks
-    )
-    plot_w = min(
-        max(plot_w, (last_layer + 2.6) * (longest * CHAR_PX + LABEL_PAD_PX)),
-        MAX_PLOT_W,
-    )
-    px_per_x = plot_w / (last_layer + 2.6)
+    # The drawing fits the width asked (the colour bar to its right): a deep
+    # DAG gets narrower layers and staggered labels, never a wider figure.
+    margin = {**MARGIN, "r": MARGIN["r"] + (COLORBAR_PX if has_flow else 0)}
+    plot_w = (width - margin["l"] - margin["r"]) if width else PLOT_WIDTH_PX
+    plot_w = max(plot_w, 100)
+    px_per_x = plot_w / (last_layer + X_RIGHT - X_LEFT)
+    short = _sensor_codes(g, layers, names, big, px_per_x)
     notes = (
         _key_lines([f"{short[n]} = {n}" for n in names], plot_w)
         if any(short[n] != n for n in names)
@@ -221,9 +284,8 @@ def _view(
             f"{n_merged} states reached by fewer than {threshold} examples merged "
             "per depth into the diamond nodes 'other'"
         )
-    margin = {**MARGIN, "b": MARGIN["b"] + NOTE_PX * len(notes)}
+    margin["b"] += NOTE_PX * len(notes)
     max_per_layer = max(len(v) for v in layers.values())
-    height = height or figure_height(max_per_layer) + NOTE_PX * len(notes)
 
     # Data units: one layer apart in x, one node apart in y. Each layer has
     # its own sink below the lowest node; a stop edge runs right to a lane
@@ -239,11 +301,7 @@ def _view(
     stopping = {k for k in pos if stopped[k] > 0} if has_flow else set()
     lanes = stop_lanes(layers, pos, stopping)
     sinks = {x: (float(x) + 0.35, sink_y) for x in layers}
-    y_range = (sink_y - 0.7, y_high + 0.7)
-    plot_h = height - margin["t"] - margin["b"]
-    px_per_y = plot_h / (y_range[1] - y_range[0])
-    d_max = float(np.clip(min(0.8 * px_per_y, 0.45 * px_per_x), 9, 60))
-    return _View(
+    v = _View(
         g=g,
         names=names,
         node_cost=node_cost,
@@ -260,14 +318,18 @@ def _view(
         pos=pos,
         lanes=lanes,
         sinks=sinks,
-        y_range=y_range,
-        height=height,
+        y_range=(sink_y - 0.7, y_high + 0.7),
+        height=height or figure_height(max_per_layer) + NOTE_PX * len(notes),
         margin=margin,
-        px_per_y=px_per_y,
+        px_per_y=1.0,
         px_per_x=px_per_x,
-        width_px=int(plot_w + MARGIN["l"] + MARGIN["r"]),
-        d_max=d_max,
+        width_px=int(plot_w + margin["l"] + margin["r"]),
+        d_max=9.0,
+        fixed_height=height is not None,
     )
+    px_per_y = v.plot_h / (v.y_range[1] - v.y_range[0])
+    v.scale(px_per_y, band_px=0.7 * px_per_y)
+    return v
 
 
 def _added_label(
@@ -382,7 +444,7 @@ def _edge_traces(v: _View, edge_bins: int) -> list[go.Scatter]:
             )
         )
     top = max([v.edge_count[e] for e in used] + [v.stopped[k] for k in stops] + [1])
-    w_max = float(np.clip(v.d_max / 3.5, 4, 14))
+    w_max = v.edge_w_max
     kinds = (
         ("acquire", used, lambda e: [(v.pos[e[0]], v.pos[e[1]])], v.edge_count.get),
         ("stop", stops, v.stop_route, v.stopped.get),
@@ -475,12 +537,30 @@ def _edge_info_trace(v: _View) -> go.Scatter | None:
     )
 
 
+def _wrap(names: Sequence[str], most: int) -> list[str]:
+    """``names`` joined by commas on lines of at most ``most`` characters
+    (a longer name has a line of its own)."""
+    lines: list[str] = []
+    for name in names:
+        if lines and len(lines[-1]) + 2 + len(name) <= most:
+            lines[-1] += ", " + name
+        else:
+            lines.append(name)
+    return lines
+
+
 def _node_hover(v: _View, k: int) -> str:
     sens = v.sensors(k)
     if v.merged(k):
         head = f"<b>other: {v.merged(k)} rarely reached states</b>"
-    else:
+    elif len(", ".join(sens)) <= HOVER_CHARS:
         head = f"<b>{', '.join(sens) if sens else 'no sensors yet'}</b>  (state {k})"
+    else:
+        # Every sensor of a deep state, a few per line: one long line would
+        # run out of the figure.
+        head = f"<b>state {k}: {len(sens)} sensors</b><br>" + "<br>".join(
+            _wrap(sens, HOVER_CHARS)
+        )
     lines = [head]
     if k in v.pending:
         return head + "<br>not reduced yet: its policy is learned later"
@@ -509,65 +589,164 @@ def _node_hover(v: _View, k: int) -> str:
     return "<br>".join(lines)
 
 
-def _node_labels(v: _View) -> tuple[list[str], bool]:
-    """Per node its label ('' when thinned out) and whether labels go above.
+def _label_texts(v: _View) -> dict[int, str]:
+    """Each node's label text, most visited first: its whole label when it
+    fits between its layer and the next, else what the node adds (``+x``),
+    cut with "…" as a last resort; of two nodes of a layer whose labels
+    would read the same, only the most visited keeps it."""
+    room = max(v.px_per_x - LABEL_PAD_PX, MAX_LABEL_CHARS * CHAR_PX / 2)
+    texts: dict[int, str] = {}
+    seen: set[tuple[float, str]] = set()
+    for k in sorted(v.nodes, key=lambda k: _label_rank(v, k)):
+        if v.has_flow and v.arrived[k] == 0 and k not in v.must_show:
+            continue
+        if v.merged(k):
+            text = "other"
+        else:
+            text = node_label(v.sensors(k), v.names, v.short, v.big)
+            if text_width_px(text) > room:
+                text = _added_label(v.g, k, v.names, v.short)
+        if len(text) > MAX_LABEL_CHARS:
+            text = text[: MAX_LABEL_CHARS - 1] + "…"
+        if (v.pos[k][0], text) not in seen:
+            seen.add((v.pos[k][0], text))
+            texts[k] = text
+    return texts
 
-    A node's whole label when it fits before the next layer's, else what the
-    node adds (``+x``), cut with "…" as a last resort; of nodes whose labels
-    would read the same, only the most visited keeps it.
-    """
-    nodes = v.nodes
-    above = v.px_per_y >= v.d_max + LABEL_FONT_PX + 6
-    gap = v.d_max + LABEL_FONT_PX if above else LABEL_FONT_PX + 3
-    priority = {
-        k: v.arrived[k] + (1e9 if k in v.must_show else 0) - (0.5 if v.merged(k) else 0)
-        for k in nodes
-    }
-    ys = {k: v.pos[k][1] for k in nodes}
-    keep = thin_labels(v.layers, ys, priority, v.px_per_y, gap)
-    if v.has_flow:
-        keep = {k for k in keep if v.arrived[k] > 0 or k in v.must_show}
-    # Above a node a label is centred, beside it it starts at the node's edge:
-    # either way it may not reach the next layer's label.
-    room = v.px_per_x - LABEL_PAD_PX - (0 if above else v.d_max / 2)
-    label: dict[int, str] = {}
-    for k in sorted(keep, key=lambda k: (-priority[k], k)):
-        text = (
-            "other"
-            if v.merged(k)
-            else node_label(v.sensors(k), v.names, v.short, v.big)
-        )
-        if len(text) * CHAR_PX > room:
-            text = _added_label(v.g, k, v.names, v.short)
-        if len(text) * CHAR_PX > room:
-            text = text[: max(int(room / CHAR_PX) - 1, 3)] + "…"
-        if text not in label.values():
-            label[k] = text
-    return [label.get(k, "") for k in nodes], above
+
+def _label_rank(v: _View, k: int) -> tuple[float, int]:
+    """Labels are placed in this order: the path and the selected node, then
+    the most visited; "other" nodes last among equals."""
+    priority = v.arrived[k] + (1e9 if k in v.must_show else 0)
+    return (-(priority - (0.5 if v.merged(k) else 0)), k)
+
+
+def _obstacles(v: _View, traces: Sequence[go.Scatter]) -> tuple[np.ndarray, list[Box]]:
+    """What a label may not touch, in pixels, read from the drawn traces:
+    lines as segments (``x0, y0, x1, y1, half_width``), markers as boxes."""
+    rows: list[tuple[float, ...]] = []
+    blocks: list[Box] = []
+    for t in traces:
+        mode = t.mode or ""
+        xs, ys = list(t.x), list(t.y)
+        if "lines" in mode:
+            half = float(t.line.width or 2) / 2 + 1
+            for a, b, c, d in zip(xs, ys, xs[1:], ys[1:], strict=False):
+                if None not in (a, b, c, d):
+                    rows.append((*v.to_px(a, b), *v.to_px(c, d), half))
+        if "markers" in mode and t.name != "edge info":
+            sizes = t.marker.size
+            ring = float((t.marker.line.width or 0) if t.marker.line else 0)
+            for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+                size = sizes[i] if isinstance(sizes, tuple | list) else sizes
+                half = float(size or 6) / 2 + ring + 1
+                px, py = v.to_px(x, y)
+                blocks.append(Box(px - half, py - half, px + half, py + half))
+        if "text" in mode and t.name == "classify":
+            px, py = v.to_px(xs[-1], ys[-1])
+            half_w = text_width_px(t.text[-1]) / 2
+            top = py + float(t.marker.size) / 2
+            blocks.append(Box(px - half_w, top, px + half_w, top + LABEL_H_PX + 2))
+    return np.array(rows, dtype=float).reshape(-1, 5), blocks
+
+
+def _placed_labels(
+    v: _View, traces: Sequence[go.Scatter], rows: int
+) -> dict[int, tuple[float, float]]:
+    """Label centres (pixels) of the nodes of ``v.label_text`` that have room."""
+    segments, blocks = _obstacles(v, traces)
+    sizes = v.marker_sizes()
+    area = Box(2 - v.margin["l"], 2, v.plot_w - 2, v.plot_h - 2)
+    # The most visited first; beyond MAX_LABELS nodes the drawing has no
+    # room for more (and each costs a search): the others keep their hover.
+    order = sorted(v.label_text, key=lambda k: _label_rank(v, k))[:MAX_LABELS]
+    todo = [(k, *v.to_px(*v.pos[k]), sizes[k] / 2, v.label_text[k]) for k in order]
+    return place_labels(todo, segments, blocks, area, rows)
+
+
+def _laid_out_traces(
+    v: _View, color: str, edge_bins: int, path: list[int], selected: int | None
+) -> list[go.Scatter]:
+    """The figure's traces with the nodes' labels placed where they touch no
+    drawn line, marker or other label and stay in the figure; a crowded
+    drawing grows taller (unless its height is fixed) while that places
+    more labels (a deep chain's layers need width, not height)."""
+    v.label_text = _label_texts(v)
+    widest = max([text_width_px(t) for t in v.label_text.values()] + [0])
+    rows = int(np.clip(np.ceil((widest + 4) / v.px_per_x), 1, MAX_LABEL_ROWS))
+    tried: list[tuple[int, float, float, dict[int, Point], list[go.Scatter]]] = []
+    px_per_y = v.px_per_y
+    while True:
+        band = max(0.7 * px_per_y, rows * (LABEL_H_PX + ROW_GAP_PX) + v.d_max / 2 + 6)
+        v.scale(px_per_y, band)
+        traces = _dag_traces(v, color, edge_bins, path, selected)
+        placed = _placed_labels(v, traces, rows)
+        tried.append((len(placed), -v.height, px_per_y, placed, traces))
+        done = len(placed) >= LABELLED_SHARE * min(len(v.label_text), MAX_LABELS)
+        # A drawing of hundreds of states does not grow: no height names them.
+        crowded = len(v.nodes) > MAX_LABELS
+        if done or crowded or v.fixed_height or v.height * 1.3 > GROWN_HEIGHT_PX:
+            break
+        px_per_y *= 1.3
+    # The most labels; of equals, the shortest drawing.
+    _, _, px_per_y, placed, traces = max(tried, key=lambda t: t[:2])
+    band = max(0.7 * px_per_y, rows * (LABEL_H_PX + ROW_GAP_PX) + v.d_max / 2 + 6)
+    v.scale(px_per_y, band)
+    v.label_at = {k: v.to_data(*p) for k, p in placed.items()}
+    nodes = next(t for t in traces if t.name == "states")
+    nodes.text = [v.label_text[k] if k in v.label_at else "" for k in v.nodes]
+    custom = {k: list(row) for k, row in zip(v.nodes, nodes.customdata, strict=True)}
+    return [*traces, _label_trace(v, custom)]
+
+
+def _label_trace(v: _View, custom: dict[int, list[float]]) -> go.Scatter:
+    """The placed labels as a text trace; hovering or clicking one is as
+    the node (same hover, same ``customdata``)."""
+    nodes = [k for k in v.nodes if k in v.label_at]
+    return go.Scatter(
+        x=[v.label_at[k][0] for k in nodes],
+        y=[v.label_at[k][1] for k in nodes],
+        mode="text",
+        name="labels",
+        showlegend=False,
+        text=[v.label_text[k] for k in nodes],
+        textposition="middle center",
+        textfont={"size": LABEL_FONT_PX, "color": "#222222"},
+        customdata=np.array([custom[k] for k in nodes], dtype=float).reshape(
+            len(nodes), -1
+        ),
+        hovertext=[_node_hover(v, k) for k in nodes],
+        hovertemplate=HOVER,
+        cliponaxis=False,
+    )
 
 
 def _node_trace(v: _View, color: str) -> go.Scatter:
     """All shown states as one marker trace; ``customdata[:, 0]`` = state."""
     nodes = v.nodes
-    d_min = min(7.0, v.d_max)
-    max_arr = max([v.arrived[k] for k in nodes] + [1])
-    sizes, colors, opacity, custom = [], [], [], []
+    size_of = v.marker_sizes()
+    sizes = [size_of[k] for k in nodes]
+    colors, opacity, custom = [], [], []
     for k in nodes:
         arrived, stopped = v.arrived[k], v.stopped[k]
         if not v.has_flow:
-            sizes.append(0.6 * v.d_max)
             colors.append(ACQUIRE_COLOR)
         else:
-            # Marker area proportional to the examples arriving.
-            sizes.append(d_min + (v.d_max - d_min) * np.sqrt(arrived / max_arr))
-            if arrived == 0 or k in v.pending or (color == "error" and stopped == 0):
+            if k in v.pending:
+                colors.append(PENDING_COLOR)
+            elif arrived == 0:
+                colors.append(UNREACHED_COLOR)
+            elif color == "error" and stopped == 0:
                 colors.append(UNVISITED_COLOR)
             elif color == "stop_share":
                 colors.append(stopped / arrived)
             else:
                 colors.append(v.error_sum(k) / stopped)
-        seen = not v.has_flow or (arrived > 0 and k not in v.pending)
-        opacity.append(1.0 if seen else 0.35)
+        # Pending: solid grey; reduced but reached by no example: faded white.
+        if not v.has_flow or (arrived > 0 and k not in v.pending):
+            opacity.append(1.0)
+        else:
+            opacity.append(0.8 if k in v.pending else 0.45)
         err = v.error_sum(k) if v.err_key else -1.0
         custom.append([k, arrived, stopped, arrived - stopped, err])
     # Numbers go through the colour scale, colour strings are drawn as given
@@ -596,26 +775,21 @@ def _node_trace(v: _View, color: str) -> go.Scatter:
                 "title": {"text": bar_title, "side": "right"},
                 "tickformat": tickformat,
                 "thickness": 14,
-                "len": 0.75,
+                "len": min(300, 0.75 * v.plot_h),
+                "lenmode": "pixels",
                 "x": 1.0,
                 "xanchor": "left",
             },
         )
-    text, above = _node_labels(v)
     return go.Scatter(
         x=[v.pos[k][0] for k in nodes],
         y=[v.pos[k][1] for k in nodes],
-        mode="markers+text",
+        mode="markers",
         name="states",
         showlegend=False,
         marker=marker,
-        text=text,
-        textposition="top center" if above else "top right",
-        textfont={
-            "size": LABEL_FONT_PX,
-            "color": "#222222",
-            "shadow": "auto",
-        },
+        # Each node's label, drawn by the "labels" trace where it has room.
+        text=[""] * len(nodes),
         customdata=np.array(custom, dtype=float),
         hovertext=[_node_hover(v, k) for k in nodes],
         hovertemplate=HOVER,
@@ -781,9 +955,10 @@ def dag_figure(
         laid out wider so that its labels fit: ``layout.meta["width_px"]``
         says how wide.
     pending : iterable of int, optional
-        States drawn grey and without their flow (no stop edge, edges out of
-        them unused), e.g. those Graph-Reduce has not reduced yet
-        (:func:`~budgetdag_core.teaching.pending_states`).
+        States drawn solid grey without their flow (no stop edge, edges out
+        unused), e.g. :func:`~budgetdag_core.teaching.pending_states`;
+        states no example reaches are faded white. Neither ``pending`` nor
+        ``selected`` moves a node (a walk's steps keep their positions).
 
     Returns
     -------
@@ -830,18 +1005,20 @@ def dag_figure(
     selected = None if selected is None else int(selected)
     must_show = set(path) | ({selected} if selected is not None else set())
     v = _view(
-        g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width
+        g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width, path
     )
     if color == "error" and (not v.has_flow or v.err_key is None):
         raise ValueError("color='error' needs the flow with labels: pass X and y.")
     v.pending = {int(k) for k in pending or ()}
-
-    return _dag_layout(_dag_traces(v, color, edge_bins, path, selected), v, title)
+    if title:  # below the mode bar, above the legend
+        v.margin["t"] += MODEBAR_PX
+    traces = _laid_out_traces(v, color, edge_bins, path, selected)
+    return _dag_layout(go.Figure(traces), v, title)
 
 
 def _dag_traces(
     v: _View, color: str, edge_bins: int, path: list[int], selected: int | None
-) -> go.Figure:
+) -> list[go.Scatter]:
     """The DAG figure's traces: edges, their hover points, nodes, sinks,
     then the path and the ring."""
     nodes = _node_trace(v, color)
@@ -850,8 +1027,7 @@ def _dag_traces(
     traces += [info] if info is not None else []
     traces += [nodes, _sink_trace(v, path[-1] if path else None)]
     ring = nodes.marker.size[v.nodes.index(selected)] if selected is not None else 0
-    traces += _overlay_traces(v, path, selected, ring)
-    return go.Figure(traces)
+    return traces + _overlay_traces(v, path, selected, ring)
 
 
 def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
@@ -874,22 +1050,21 @@ def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
     tail = any(v.g.nodes[k].get("tail") for k in v.layers[ticks[-1]])
     ticktext = [str(t) for t in ticks[:-1]] + [f"{ticks[-1]}{'+' if tail else ''}"]
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=v.height,
         margin=v.margin,
         plot_bgcolor="white",
         hovermode="closest",
         clickmode="event+select",
-        # Wider than asked for a deep DAG: the page keeps this width (scrolls).
+        # The width the drawing was laid out for (labels placed for it).
         meta={"width_px": v.width_px},
         legend={**LEGEND_TOP, "font": {"size": 12}},
         xaxis={
             "tickvals": ticks,
             "ticktext": ticktext,
             "title": {"text": "sensors acquired"},
-            # As wide as the layout's px_per_x assumes: the last layer's
-            # labels, drawn right of their nodes, get a layer's room too.
-            "range": [-0.6, max(v.layers) + 2.0],
+            # As wide as the layout's px_per_x assumes.
+            "range": [X_LEFT, max(v.layers) + X_RIGHT],
             "showgrid": False,
             "zeroline": False,
         },

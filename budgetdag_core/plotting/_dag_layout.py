@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
@@ -16,6 +17,9 @@ import numpy as np
 LABEL_FONT_PX = 12
 CHAR_PX = 7.0  # average glyph width at LABEL_FONT_PX
 PLOT_WIDTH_PX = 1100  # assumed drawing width when the figure width is not fixed
+LABEL_H_PX = LABEL_FONT_PX + 3  # height of a label's box
+LABEL_GAP_PX = 2.0  # least free space between two labels
+ROW_GAP_PX = LABEL_GAP_PX + 1  # between stacked rows of labels
 
 
 def _words(name: str) -> list[str]:
@@ -149,22 +153,191 @@ def order_layers(
     return layers
 
 
-def thin_labels(
-    layers: Mapping[int, list[int]],
-    y: Mapping[int, float],
-    priority: Mapping[int, float],
-    px_per_unit: float,
-    min_gap_px: float,
-) -> set[int]:
-    """Nodes that keep a label: per layer, largest first, no two too close."""
-    keep: set[int] = set()
-    for nodes in layers.values():
-        placed: list[float] = []
-        for k in sorted(nodes, key=lambda k: (-priority[k], k)):
-            if all(abs(y[k] - other) * px_per_unit >= min_gap_px for other in placed):
-                placed.append(y[k])
-                keep.add(k)
-    return keep
+@dataclass(frozen=True)
+class Box:
+    """A rectangle in screen pixels (``y`` grows downwards)."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def overlaps(self, other: Box, pad: float = 0.0) -> bool:
+        """Whether the two boxes, ``other`` grown by ``pad``, share area."""
+        return not (
+            self.right <= other.left - pad
+            or other.right + pad <= self.left
+            or self.bottom <= other.top - pad
+            or other.bottom + pad <= self.top
+        )
+
+    def inside(self, area: Box) -> bool:
+        return (
+            self.left >= area.left
+            and self.right <= area.right
+            and self.top >= area.top
+            and self.bottom <= area.bottom
+        )
+
+
+def text_width_px(text: str) -> float:
+    """Estimated width of ``text`` at :data:`LABEL_FONT_PX` (a little generous)."""
+    return len(text) * CHAR_PX + 2.0
+
+
+def label_box(cx: float, cy: float, text: str) -> Box:
+    """The box of a label centred at pixel ``(cx, cy)``."""
+    half_w, half_h = text_width_px(text) / 2, LABEL_H_PX / 2
+    return Box(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+
+
+def segments_hit(box: Box, segments: np.ndarray) -> np.ndarray:
+    """Which segments (rows ``x0, y0, x1, y1, half_width``, pixels) pass
+    through ``box`` grown by their half width (Liang-Barsky clipping)."""
+    if len(segments) == 0:
+        return np.zeros(0, dtype=bool)
+    x0, y0, x1, y1, half = segments.T
+    dx, dy = x1 - x0, y1 - y0
+    left, right = box.left - half, box.right + half
+    top, bottom = box.top - half, box.bottom + half
+    t0 = np.zeros(len(segments))
+    t1 = np.ones(len(segments))
+    hit = np.ones(len(segments), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in (
+            (-dx, x0 - left),
+            (dx, right - x0),
+            (-dy, y0 - top),
+            (dy, bottom - y0),
+        ):
+            parallel = p == 0
+            hit &= ~(parallel & (q < 0))
+            t = q / p
+            t0 = np.where(~parallel & (p < 0), np.maximum(t0, t), t0)
+            t1 = np.where(~parallel & (p > 0), np.minimum(t1, t), t1)
+    return hit & (t0 <= t1)
+
+
+def label_candidates(
+    cx: float, cy: float, radius: float, text: str, rows: int, far: float = 0.0
+) -> list[tuple[float, float]]:
+    """Where a node's label may go, best first: centres of boxes just above,
+    below, right and left of the marker, then ``rows`` rows stacked above
+    and below, clear of markers up to ``far`` px in radius (staggered labels
+    of a deep DAG whose layers sit closer than a label is wide), then the
+    same shifted sideways."""
+    w, h = text_width_px(text), LABEL_H_PX
+    gap = radius + 2.0
+    side = gap + w / 2
+    out = [(cx, cy - gap - h / 2), (cx, cy + gap + h / 2), (cx + side, cy)]
+    out.append((cx - side, cy))
+    up = cy - max(gap, far + 3.0) - h / 2
+    down = cy + max(gap, far + 3.0) + h / 2
+    for row in range(rows):
+        step = row * (h + ROW_GAP_PX)
+        out += [(cx, up - step), (cx, down + step)]
+    # Then boxes shifted sideways (a quarter, a half of their width) above
+    # and below, and beside the marker a half line up or down.
+    for shift in (w / 4, w / 2, 3 * w / 4):
+        for row in range(rows):
+            step = row * (h + ROW_GAP_PX)
+            out += [(cx + shift, up - step), (cx - shift, up - step)]
+            out += [(cx + shift, down + step), (cx - shift, down + step)]
+    for dy in (h / 2, h):
+        out += [(cx + side, cy - dy), (cx - side, cy - dy)]
+        out += [(cx + side, cy + dy), (cx - side, cy + dy)]
+    return out
+
+
+class _CellIndex:
+    """Boxes (rows ``left, top, right, bottom``, pixels) by the grid cells
+    they cover, to find those near a box without looking at all."""
+
+    CELL_PX = 40.0
+
+    def __init__(self, boxes: np.ndarray) -> None:
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        span = np.floor(boxes / self.CELL_PX).astype(int)
+        for i, (left, top, right, bottom) in enumerate(span):
+            for cx in range(left, right + 1):
+                for cy in range(top, bottom + 1):
+                    self.cells.setdefault((cx, cy), []).append(i)
+
+    def near(self, box: Box) -> np.ndarray:
+        """Indices of the boxes sharing a cell with ``box``."""
+        c = self.CELL_PX
+        found: set[int] = set()
+        for cx in range(int(np.floor(box.left / c)), int(np.floor(box.right / c)) + 1):
+            for cy in range(
+                int(np.floor(box.top / c)), int(np.floor(box.bottom / c)) + 1
+            ):
+                found.update(self.cells.get((cx, cy), ()))
+        return np.fromiter(found, dtype=int, count=len(found))
+
+
+def _hits(box: Box, boxes: np.ndarray, pad: float) -> bool:
+    """Whether ``box`` shares area with any of ``boxes`` grown by ``pad``."""
+    if len(boxes) == 0:
+        return False
+    return bool(
+        np.any(
+            (box.right > boxes[:, 0] - pad)
+            & (boxes[:, 2] + pad > box.left)
+            & (box.bottom > boxes[:, 1] - pad)
+            & (boxes[:, 3] + pad > box.top)
+        )
+    )
+
+
+def place_labels(
+    labels: Sequence[tuple[int, float, float, float, str]],
+    segments: np.ndarray,
+    blocks: Sequence[Box],
+    area: Box,
+    rows: int,
+) -> dict[int, tuple[float, float]]:
+    """Label centres (pixels) of the nodes that get one, greedily in the
+    order given (``node, x, y, marker radius, text``, pixels).
+
+    A label goes to the first of its :func:`label_candidates` that lies in
+    ``area`` and touches no other label, no segment (edges: rows ``x0, y0,
+    x1, y1, half_width``) and no box of ``blocks`` (markers); a node with
+    no such place gets none (its hover still names it).
+    """
+    placed: dict[int, tuple[float, float]] = {}
+    # A DAG drawn whole has thousands of edges and hundreds of markers: each
+    # candidate is checked against those in the grid cells it covers only.
+    fixed = np.array([(b.left, b.top, b.right, b.bottom) for b in blocks], float)
+    fixed = fixed.reshape(-1, 4)
+    x0, y0, x1, y1, half = segments.reshape(-1, 5).T
+    lines = _CellIndex(
+        np.column_stack(
+            [
+                np.minimum(x0, x1) - half,
+                np.minimum(y0, y1) - half,
+                np.maximum(x0, x1) + half,
+                np.maximum(y0, y1) + half,
+            ]
+        )  # fmt: skip
+    )
+    markers = _CellIndex(fixed)
+    taken = np.empty((len(labels), 4))
+    n_taken = 0
+    far = max((radius for *_, radius, _ in labels), default=0.0)
+    for k, cx, cy, radius, text in labels:
+        for px, py in label_candidates(cx, cy, radius, text, rows, far):
+            box = label_box(px, py, text)
+            if (
+                box.inside(area)
+                and not _hits(box, fixed[markers.near(box)], 0.0)
+                and not _hits(box, taken[:n_taken], LABEL_GAP_PX)
+                and not segments_hit(box, segments[lines.near(box)]).any()
+            ):
+                placed[k] = (px, py)
+                taken[n_taken] = (box.left, box.top, box.right, box.bottom)
+                n_taken += 1
+                break
+    return placed
 
 
 def figure_height(max_per_layer: int) -> int:

@@ -61,6 +61,7 @@ from ._growth import (
     SparseRollout,
     SparseSensorDAG,
     oof_tables,
+    ranking_costs,
 )
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
@@ -200,7 +201,7 @@ def chain_growth(
         flowing through every state.
     """
     n, M = len(X), len(sensor_names)
-    costs = np.asarray(costs, dtype=float)
+    costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
     rows = np.arange(n)
     scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))

@@ -51,6 +51,39 @@ from ..graph_reduce import STOP, GraphReduceResult, NodePolicy
 
 #: Most states a sparse DAG may hold (a loaded model is refused beyond it).
 MAX_SPARSE_STATES = 20_000
+#: The least cost, as a share of the largest, that a sensor's gain is
+#: divided by when the strategies rank sensors by gain per unit cost
+#: (:func:`ranking_costs`): a free sensor (cost 0) would rank at +inf, or
+#: NaN where it gains nothing (NaN gains once left the grown DAG adding a
+#: state to itself, round after round, without end).
+MIN_RANKING_COST = 1e-12
+
+
+def ranking_costs(costs: np.ndarray) -> np.ndarray:
+    """The costs the strategies divide gains by: ``costs`` as given where
+    every one is at least ``MIN_RANKING_COST`` times the largest (and the
+    largest at least ``MIN_RANKING_COST``); else shares of the largest,
+    floored at ``MIN_RANKING_COST``, so a free sensor that helps comes first
+    and ratios stay finite; costs all zero rank as equal ones.
+
+    Examples
+    --------
+    >>> ranking_costs(np.array([2.0, 0.5])).tolist()
+    [2.0, 0.5]
+    >>> ranking_costs(np.array([0.0, 4.0])).tolist()
+    [1e-12, 1.0]
+    >>> ranking_costs(np.zeros(2)).tolist()
+    [1.0, 1.0]
+    >>> ranking_costs(np.array([1e-300, 1e-300])).tolist()
+    [1.0, 1.0]
+    """
+    costs = np.asarray(costs, dtype=float)
+    top = float(costs.max(initial=0.0))
+    if top <= 0.0:
+        return np.ones_like(costs)
+    if top >= MIN_RANKING_COST and costs.min() >= MIN_RANKING_COST * top:
+        return costs  # ordinary costs: the ranking as it always was
+    return np.maximum(costs / top, MIN_RANKING_COST)
 
 
 class SparseSensorDAG(SensorDAG):
@@ -312,6 +345,34 @@ class GrowthSettings:
             return max(8, self.max_states // max(n_sensors, 1))
         return int(self.max_width)
 
+    def children_per_state(self, n_sensors: int) -> int:
+        """Most children one state grows: its ``n_best`` and ``n_favourites``
+        sensors and ``n_routing`` routing sensors, each one it lacks."""
+        return min(n_sensors, self.n_best + self.n_favourites + self.n_routing)
+
+    def most_states(self, n_sensors: int) -> tuple[int, int]:
+        """The most states a growth over ``n_sensors`` sensors holds of one
+        size, and in all, whatever the costs (zero, equal or tiny).
+
+        Of one size: at most :meth:`width` states grow children, each at
+        most :meth:`children_per_state` (without a width cap, the total).
+        In all: a state grows children only while fewer than ``max_states``
+        exist, so the last one may add its children beyond it, never past
+        ``MAX_SPARSE_STATES`` (what a loaded model may hold).
+
+        Examples
+        --------
+        >>> GrowthSettings().most_states(20)
+        (250, 1004)
+        >>> GrowthSettings(max_states=20_000).most_states(1000)
+        (100, 20000)
+        """
+        per_state = self.children_per_state(n_sensors)
+        total = min(self.max_states + max(per_state - 1, 0), MAX_SPARSE_STATES)
+        width = self.width(n_sensors)
+        per_size = total if width is None else min(total, width * per_state)
+        return per_size, total
+
     def rows_floor(self, n_rows: int) -> int:
         if self.min_rows is not None:
             return int(self.min_rows)
@@ -493,7 +554,7 @@ def grow_sparse_dag(
     """
     s = settings or GrowthSettings()
     n, M = len(X), len(sensor_names)
-    costs = np.asarray(costs, dtype=float)
+    costs = ranking_costs(costs)
     rng = np.random.default_rng(random_state)
     floor = s.rows_floor(n)
     S = np.zeros((M, X.shape[1]), dtype=bool)
@@ -525,7 +586,12 @@ def grow_sparse_dag(
 
     frontier = [0]
     width = s.width(M)
-    while frontier:
+    per_state = s.children_per_state(M)
+    # Each round's states hold one sensor more than the last's (every child
+    # adds one its parent lacks): at most M + 1 rounds, whatever the costs.
+    for _size in range(M + 1):
+        if not frontier:
+            break
         if width is not None and len(frontier) > width:
             # The states most rows reached grow; the others are leaves, so
             # that the state budget reaches deep instead of wide.
@@ -537,6 +603,8 @@ def grow_sparse_dag(
             held = bool_mask(masks[k])
             if held.all() or len(rows) < floor or len(masks) >= s.max_states:
                 continue
+            if len(masks) + per_state > MAX_SPARSE_STATES:
+                continue  # a loaded model holds at most that many
             _expand(
                 k, rows, held, masks, kids, tables, state_of, bank, X, S, costs,
                 s, floor, rng, proposals, loss,
@@ -594,6 +662,7 @@ def _expand(
     chosen = set(cand[np.argsort(-mean_gain[cand], kind="stable")][: s.n_best].tolist())
     favourite = np.argmax(np.where(np.isnan(G), -np.inf, G), axis=1)
     support = np.bincount(favourite, minlength=M) * len(rows) / len(sub)
+    support[held] = 0  # a row whose gains are all NaN "favours" sensor 0
     for j in np.argsort(-support, kind="stable")[: s.n_favourites]:
         if support[j] >= floor:
             chosen.add(int(j))
@@ -890,5 +959,6 @@ __all__ = [
     "grow_sparse_dag",
     "mask_of",
     "pick_gains",
+    "ranking_costs",
     "state_spreads",
 ]

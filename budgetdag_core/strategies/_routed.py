@@ -63,6 +63,7 @@ from ._growth import (
     SparseGrowth,
     SparseSensorDAG,
     oof_tables,
+    ranking_costs,
 )
 
 #: Training rows that score the candidate routing sensors.
@@ -322,7 +323,7 @@ def routed_growth(
         with its rows.
     """
     n, M = len(X), len(sensor_names)
-    costs = np.asarray(costs, dtype=float)
+    costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
     rows = np.arange(n)
     if row_loss is None:

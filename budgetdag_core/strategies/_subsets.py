@@ -40,6 +40,7 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
 
+from .._bounded_io import short_repr
 from .._progress import Progress
 from ..sensors import SensorSpec
 from ..validation import MAX_CV, MAX_N_SUBSETS, check_params, int_in, real_in
@@ -618,7 +619,9 @@ def _reward_of(scorer: Any, Xs: np.ndarray, ys: np.ndarray, **options: Any) -> A
     """The out-of-fold reward of column subsets, by ridge or by ``scorer``."""
     if isinstance(scorer, str):
         if scorer != "ridge":
-            raise ValueError(f"scorer must be 'ridge' or an estimator; got {scorer!r}.")
+            raise ValueError(
+                f"scorer must be 'ridge' or an estimator; got {short_repr(scorer)}."
+            )
         return RidgeReward(Xs, ys, **options)
     return EstimatorReward(scorer, Xs, ys, **options)
 
@@ -663,14 +666,17 @@ def _check_arguments(arguments: dict[str, Any]) -> None:
     task, strategy, reward = (arguments[k] for k in ("task", "strategy", "reward"))
     if task not in ("classification", "regression"):
         raise ValueError(
-            f"task must be 'classification' or 'regression'; got {task!r}."
+            f"task must be 'classification' or 'regression'; got {short_repr(task)}."
         )
     if strategy not in ("auto", "greedy", "cost_benefit"):
         raise ValueError(
-            f"strategy must be 'auto', 'greedy' or 'cost_benefit'; got {strategy!r}."
+            "strategy must be 'auto', 'greedy' or 'cost_benefit'; got "
+            f"{short_repr(strategy)}."
         )
     if reward not in ("correct", "soft"):
-        raise ValueError(f"reward must be 'correct' or 'soft'; got {reward!r}.")
+        raise ValueError(
+            f"reward must be 'correct' or 'soft'; got {short_repr(reward)}."
+        )
     numbers = {name: arguments[name] for name in SELECT_CONSTRAINTS}
     check_params("select_subsets", SELECT_CONSTRAINTS, **numbers)
 

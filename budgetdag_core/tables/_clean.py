@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._bounded_io import short_repr
 from ._diagnose import Problem, is_numeric, listing, missing_mask
 
 MANY_CATEGORIES = 50
@@ -65,9 +66,9 @@ def one_hot(
         k = frame[col].nunique(dropna=True)
         if k > max_categories:
             raise ValueError(
-                f"Column {col!r} has {k} distinct values: one-hot encoding would add "
-                f"{k} columns (limit {max_categories}). It is probably an identifier "
-                "or free text: drop it instead."
+                f"Column {short_repr(col)} has {k} distinct values: one-hot "
+                f"encoding would add {k} columns (limit {max_categories}). It is "
+                "probably an identifier or free text: drop it instead."
             )
     encoded = pd.get_dummies(
         frame[list(columns)].astype("string"), prefix_sep="_", dtype=float
@@ -97,7 +98,8 @@ def impute(
         ref = ref.dropna()
         if not len(ref):
             raise ValueError(
-                f"Column {col!r} has no values to impute from: drop the column."
+                f"Column {short_repr(col)} has no values to impute from: drop the "
+                "column."
             )
         fill = ref.median() if is_numeric(s) else ref.mode().iloc[0]
         out[col] = s.fillna(fill)
@@ -147,7 +149,7 @@ def apply_fix(
         return frame[frame[fix.label].notna()]
     if fix.op == "drop_rare_classes":
         return drop_rare_classes(frame, fix.label, fix.min_count)
-    raise ValueError(f"Unknown fix {fix.op!r}; choose from {sorted(FIXES)}.")
+    raise ValueError(f"Unknown fix {short_repr(fix.op)}; choose from {sorted(FIXES)}.")
 
 
 def apply_fixes(
@@ -224,10 +226,12 @@ def split_train_test(
     *,
     test_fraction: float = 0.25,
     random_state: int | None = 0,
+    stratify: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Random train/test split, stratified by ``label`` when every class allows it.
 
-    Both parts get a fresh 0..n-1 index.
+    Both parts get a fresh 0..n-1 index. ``stratify=False``: not stratified
+    (a regression's target is a number, not classes).
     """
     from sklearn.model_selection import train_test_split
 
@@ -239,8 +243,11 @@ def split_train_test(
             f"{len(frame)} rows are too few for a {test_fraction:.0%} test split."
         )
     counts = frame[label].value_counts()
-    stratify = frame[label] if counts.min() >= 2 and n_test >= len(counts) else None
+    strata = frame[label] if counts.min() >= 2 and n_test >= len(counts) else None
     train, test = train_test_split(
-        frame, test_size=test_fraction, random_state=random_state, stratify=stratify
+        frame,
+        test_size=test_fraction,
+        random_state=random_state,
+        stratify=strata if stratify else None,
     )
     return train.reset_index(drop=True), test.reset_index(drop=True)

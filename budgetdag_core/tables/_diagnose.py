@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._bounded_io import short_repr
 from ..validation import MAX_ABS_VALUE, MAX_FULL_DAG_SENSORS
 from ._leaks import copy_reason, id_reason, strong_columns
 
@@ -102,6 +103,7 @@ def diagnose(
     max_sensors: int | None = MAX_FULL_DAG_SENSORS,
     features: Sequence[str] | None = None,
     row_names: RowNames | None = None,
+    task: str = "classification",
 ) -> list[Problem]:
     """What stands between ``frame`` and training with ``label`` as the target.
 
@@ -124,6 +126,10 @@ def diagnose(
         How messages name rows: index labels -> names (default
         :func:`file_rows`: the row of the file, the header being row 1).
         Called with the few rows a message names only.
+    task : {"classification", "regression"}
+        What the label is (:func:`guess_task` guesses it): classes (one
+        class, many classes and rare classes are checked) or a number (it
+        must be numeric and vary; no class checks).
 
     Returns
     -------
@@ -131,10 +137,18 @@ def diagnose(
         Errors first, then warnings, then notes. Empty when all is well.
     """
     if isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 1:
-        raise ValueError(f"cv must be a positive integer; got {cv!r}.")
+        raise ValueError(f"cv must be a positive integer; got {short_repr(cv)}.")
+    if task not in ("classification", "regression"):
+        raise ValueError(
+            f"task must be 'classification' or 'regression'; got {short_repr(task)}."
+        )
     if label is not None and label not in frame.columns:
         return [
-            Problem("no_label", "error", f"There is no column {label!r} in the table.")
+            Problem(
+                "no_label",
+                "error",
+                f"There is no column {short_repr(label)} in the table.",
+            )
         ]
     if features is None:
         features = [str(c) for c in frame.columns if c != label]
@@ -152,7 +166,11 @@ def diagnose(
             )
         )
     if label is not None:
-        out += _label_problems(frame[label], label, cv, row_names)
+        out += (
+            _target_problems(frame[label], label, row_names)
+            if task == "regression"
+            else _label_problems(frame[label], label, cv, row_names)
+        )
     non_numeric = [c for c in features if not is_numeric(frame[c])]
     if non_numeric:
         out.append(_non_numeric_problem(frame, non_numeric, row_names))
@@ -198,12 +216,16 @@ def leak_problems(
         why = id_reason(frame[col])
         if why is None and label is not None:
             why = copy_reason(frame[col], frame[label])
-            why = None if why is None else why.replace("the label", f"{label!r}", 1)
+            why = (
+                None if why is None else why.replace("the label", short_repr(label), 1)
+            )
         if why is not None:
             reasons[col] = why
     out = []
     if reasons:
-        named = "; ".join(f"{c!r} {why}" for c, why in list(reasons.items())[:8])
+        named = "; ".join(
+            f"{short_repr(c)} {why}" for c, why in list(reasons.items())[:8]
+        )
         more = f"; and {len(reasons) - 8} more" if len(reasons) > 8 else ""
         out.append(
             Problem(
@@ -221,16 +243,18 @@ def leak_problems(
         numeric = [c for c in features if c not in reasons and is_numeric(frame[c])]
         strong = strong_columns(frame, label, numeric)
         if strong:
-            named = ", ".join(f"{c!r} ({acc:.1%})" for c, acc, _ in strong[:8])
+            named = ", ".join(
+                f"{short_repr(c)} ({acc:.1%})" for c, acc, _ in strong[:8]
+            )
             more = f" and {len(strong) - 8} more" if len(strong) > 8 else ""
             out.append(
                 Problem(
                     "strong_column",
                     "warning",
-                    f"Column(s) {named}{more} alone predict the label {label!r} "
-                    "in that share of held-out rows, where always answering the "
-                    f"largest class is right in {strong[0][2]:.0%}. A strong "
-                    "sensor can be real; check that it is measured before the "
+                    f"Column(s) {named}{more} alone predict the label "
+                    f"{short_repr(label)} in that share of held-out rows, where always "
+                    f"answering the largest class is right in {strong[0][2]:.0%}. A "
+                    "strong sensor can be real; check that it is measured before the "
                     "label is known, else leave it out.",
                     tuple(c for c, _, _ in strong),
                     ("leave_out",),
@@ -258,6 +282,94 @@ def _rows_note(row_names: RowNames) -> str:
     return " (the header is row 1)" if row_names is file_rows else ""
 
 
+#: Distinct values per row above which a whole-number label is read as a
+#: number to predict (a count, a score) rather than classes: diabetes'
+#: progression has 214 values in 442 rows; letter's 26 classes in 20 000.
+REGRESSION_DISTINCT_SHARE = 0.05
+#: ... and at least this many distinct values (a 1-to-10 grade stays classes).
+REGRESSION_MIN_DISTINCT = 20
+
+
+def guess_task(y: pd.Series) -> str:
+    """``"regression"`` or ``"classification"``: what the label ``y`` looks like.
+
+    A number with a fractional part (some value not whole), or whole numbers
+    with many distinct values (at least ``REGRESSION_MIN_DISTINCT`` and more
+    than ``REGRESSION_DISTINCT_SHARE`` of the rows), is a regression target;
+    text, booleans and few whole numbers are classes. A guess: the app says
+    it and lets the user switch.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> guess_task(pd.Series([0.5, 1.25, 3.0]))
+    'regression'
+    >>> guess_task(pd.Series(["cat", "dog", "cat"]))
+    'classification'
+    >>> guess_task(pd.Series(list(range(100)) * 2))  # 100 values in 200 rows
+    'regression'
+    >>> guess_task(pd.Series([1, 2, 3] * 100))
+    'classification'
+    """
+    values = y.dropna()
+    if values.empty or not is_numeric(values) or values.dtype == bool:
+        return "classification"
+    numbers = pd.to_numeric(values, errors="coerce").astype(float)
+    if not np.all(np.isfinite(numbers)):
+        return "classification"
+    if not np.all(numbers == np.round(numbers)):
+        return "regression"
+    distinct = numbers.nunique()
+    many = distinct >= REGRESSION_MIN_DISTINCT
+    return (
+        "regression"
+        if many and distinct > REGRESSION_DISTINCT_SHARE * len(numbers)
+        else "classification"
+    )
+
+
+def _target_problems(y: pd.Series, label: str, row_names: RowNames) -> list[Problem]:
+    """A regression target: missing values, text, a single value."""
+    out = []
+    if y.isna().any():
+        out.append(
+            Problem(
+                "label_missing",
+                "error",
+                f"{int(y.isna().sum())} row(s) have no value in the target column "
+                f"{label!r}: {where(y.isna(), row_names)}{_rows_note(row_names)}.",
+                (label,),
+                ("drop_missing_label",),
+            )
+        )
+    values = y.dropna()
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.isna().any() or values.dtype == bool:
+        bad = values[numbers.isna()]
+        example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
+        out.append(
+            Problem(
+                "target_not_numeric",
+                "error",
+                f"The target column {label!r} holds values that are not numbers"
+                f"{example}: regression predicts a number. Choose classification, "
+                "or another column.",
+                (label,),
+            )
+        )
+    elif values.nunique() == 1:
+        out.append(
+            Problem(
+                "one_class",
+                "error",
+                f"The target column {label!r} has a single value ({values.iloc[0]!r}):"
+                " there is nothing to predict. Choose another column.",
+                (label,),
+            )
+        )
+    return out
+
+
 def _label_problems(
     y: pd.Series, label: str, cv: int, row_names: RowNames
 ) -> list[Problem]:
@@ -270,7 +382,8 @@ def _label_problems(
                 "label_missing",
                 "error",
                 f"{n_missing_label} row(s) have no value in the label column "
-                f"{label!r}: {where(y.isna(), row_names)}{_rows_note(row_names)}.",
+                f"{short_repr(label)}: "
+                f"{where(y.isna(), row_names)}{_rows_note(row_names)}.",
                 (label,),
                 ("drop_missing_label",),
             )
@@ -281,7 +394,8 @@ def _label_problems(
             Problem(
                 "one_class",
                 "error",
-                f"The label column {label!r} has a single value ({counts.index[0]!r}): "
+                f"The label column {short_repr(label)} has a single value "
+                f"({short_repr(counts.index[0])}): "
                 "a classifier needs at least two classes. Choose another label column.",
                 (label,),
             )
@@ -292,9 +406,9 @@ def _label_problems(
                 Problem(
                     "many_classes",
                     "warning",
-                    f"The label {label!r} has {len(counts)} distinct values in "
-                    f"{len(y)} rows: it looks like a measurement or an identifier, not "
-                    "a class. BudgetDAG classifies: choose a categorical label.",
+                    f"The label {short_repr(label)} has {len(counts)} distinct values "
+                    f"in {len(y)} rows: it looks like a measurement or an identifier, "
+                    "not a class. A number to predict is regression: choose that task.",
                     (label,),
                 )
             )
@@ -331,7 +445,7 @@ def _non_numeric_problem(
             else (present.iloc[0] if len(present) else "")
         )
         at = f" in {where(bad, row_names)}" if bad.any() else ""
-        examples.append(f"{c!r} (e.g. {str(example)!r}){at}")
+        examples.append(f"{short_repr(c)} (e.g. {short_repr(str(example))}){at}")
     more = f" and {len(non_numeric) - 8} more" if len(non_numeric) > 8 else ""
     fixes = ["drop_columns", "one_hot"]
     if any(_mostly_numeric(frame[c]) for c in non_numeric):
@@ -363,10 +477,10 @@ def _missing_problem(
         return None
     missing = {c: int(m.sum()) for c, m in masks.items()}
     rows = int(pd.concat(list(masks.values()), axis=1).any(axis=1).sum())
-    listed = ", ".join(f"{c!r} ({k})" for c, k in list(missing.items())[:8])
+    listed = ", ".join(f"{short_repr(c)} ({k})" for c, k in list(missing.items())[:8])
     more = f" and {len(missing) - 8} more columns" if len(missing) > 8 else ""
     located = "; ".join(
-        f"{c!r} {where(m, row_names)}" for c, m in list(masks.items())[:8]
+        f"{short_repr(c)} {where(m, row_names)}" for c, m in list(masks.items())[:8]
     )
     return Problem(
         "missing",

@@ -22,7 +22,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from .._bounded_io import read_regular_file
+from .._bounded_io import read_regular_file, short_repr
 from ..datasets import Dataset
 from ..sensors import SensorSpec
 from ..validation import check_params, int_in, real_in
@@ -273,7 +273,7 @@ def check_header(names: Sequence[str], name: str = "The file") -> None:
     dups = {c: p for c, p in positions.items() if len(p) > 1}
     if dups:
         listed = "; ".join(
-            f"{c!r} (columns {listing(map(str, p), quote=False)})"
+            f"{short_repr(c)} (columns {listing(map(str, p), quote=False)})"
             for c, p in list(dups.items())[:5]
         )
         if len(dups) > 5:
@@ -412,7 +412,7 @@ def _choose_label(
     columns = [str(c) for c in frame.columns]
     if label is not None and label not in columns:
         raise ValueError(
-            f"Label column {label!r} is not in {_lower(name)}; its columns: "
+            f"Label column {short_repr(label)} is not in {_lower(name)}; its columns: "
             f"{listing(columns)}."
         )
     if len(columns) < 2:
@@ -526,7 +526,9 @@ def _positive_int(max_bytes: Any) -> int:
         or not isinstance(max_bytes, int | np.integer)
         or max_bytes < 1
     ):
-        raise ValueError(f"max_bytes must be a positive integer; got {max_bytes!r}.")
+        raise ValueError(
+            f"max_bytes must be a positive integer; got {short_repr(max_bytes)}."
+        )
     return int(max_bytes)
 
 

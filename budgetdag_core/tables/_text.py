@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
+import re
 import zlib
 
 import numpy as np
+
+from .._bounded_io import env_setting, positive_number
 
 MAX_TABLE_MB = 100
 """Default cap on a table after gzip decompression (megabytes); see
@@ -28,6 +30,26 @@ ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
 """Byte-oriented encodings tried in order (Latin-1 decodes any bytes)."""
 
 _CHUNK = 2**20  # gunzip this many bytes at a time
+
+#: East Asian multi-byte encodings a file that is not UTF-8 is tried in, by
+#: their names in messages: a file in one of them also decodes, wrongly, as
+#: Windows-1252 or Latin-1 (every byte is a character there).
+MULTIBYTE_ENCODINGS = {
+    "shift_jis": "Shift-JIS (Japanese)",
+    "euc_jp": "EUC-JP (Japanese)",
+    "gbk": "GBK (Chinese)",
+    "big5": "Big5 (Chinese)",
+    "euc_kr": "EUC-KR (Korean)",
+}
+#: Bytes 0x80-0x9F that Western text in Windows-1252 hardly ever holds (the
+#: rarer signs, and the five bytes it leaves undefined), while they lead most
+#: Shift-JIS characters. Kept: euro, quotes, dashes, ellipsis, bullet, (TM), oe.
+_RARE_CP1252 = frozenset(
+    b"\x81\x82\x83\x84\x86\x87\x88\x89\x8a\x8b\x8d\x8e\x8f\x90\x98\x9a\x9b\x9d\x9e\x9f"
+)
+_NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+#: Bytes of a large file looked at to judge an 8-bit encoding (a sample).
+_JUDGED_BYTES = 4 * 2**20
 SNIFF_BYTES = 8192
 """Bytes looked at to recognise binary files and wide encodings."""
 
@@ -48,19 +70,12 @@ def max_table_bytes() -> int:
     """The cap on a table's size after decompression, in bytes.
 
     :data:`MAX_TABLE_MB` megabytes unless the environment variable
-    ``BUDGETDAG_MAX_TABLE_MB`` sets another number (for a server with the memory).
+    ``BUDGETDAG_MAX_TABLE_MB`` sets another number (for a server with the
+    memory); a value that is no positive number is ignored with a warning.
     """
-    raw = os.environ.get(MAX_TABLE_ENV, "").strip()
-    if not raw:
-        return MAX_TABLE_BYTES
-    try:
-        megabytes = float(raw)
-    except ValueError:
-        megabytes = -1.0
-    if not megabytes > 0 or not np.isfinite(megabytes):
-        raise ValueError(
-            f"{MAX_TABLE_ENV}={raw!r} is not a positive number of megabytes."
-        )
+    megabytes = env_setting(
+        MAX_TABLE_ENV, positive_number, MAX_TABLE_MB, "a positive number of megabytes"
+    )
     return int(megabytes * 2**20)
 
 
@@ -174,7 +189,9 @@ def decode_text(data: bytes, name: str = "The file") -> tuple[str, str]:
     by the pattern of NUL bytes (:func:`wide_encoding`); otherwise UTF-8 (with
     or without BOM) is tried first, then Windows-1252 and Latin-1 (which always
     succeeds). Raises ``ValueError`` naming the encoding when wide text does not
-    decode or decodes to NUL characters.
+    decode or decodes to NUL characters, and when text that is not UTF-8 reads
+    as gibberish in Windows-1252 or Latin-1 while an East Asian encoding
+    (:data:`MULTIBYTE_ENCODINGS`) reads it whole.
 
     Examples
     --------
@@ -191,5 +208,73 @@ def decode_text(data: bytes, name: str = "The file") -> tuple[str, str]:
             text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
+        if encoding != "utf-8-sig":
+            _check_8bit_reading(data, encoding, name)
         return text, encoding.replace("-sig", "")
     raise AssertionError("latin-1 decodes any bytes")  # pragma: no cover
+
+
+def _implausible_share(data: bytes) -> float:
+    """The share of the non-ASCII bytes of ``data`` that Western text in
+    Windows-1252 would hardly hold: rare or undefined signs of 0x80-0x9F,
+    and runs of non-ASCII characters (three or more, or two that are not
+    both letters: Western words hold an accented letter or two, "ção", while
+    every character of East Asian text is two such bytes)."""
+    total = doubtful = 0
+    for match in _NON_ASCII_RUN.finditer(data):
+        run = match.group()
+        total += len(run)
+        if len(run) >= 3:
+            doubtful += len(run)
+            continue
+        text = run.decode("latin-1")
+        letters = len(run) == 1 or all(c.isalpha() for c in text)
+        doubtful += sum(b in _RARE_CP1252 or not letters for b in run)
+    return doubtful / total if total else 0.0
+
+
+def _multibyte_readings(data: bytes) -> list[str]:
+    """The East Asian encodings ``data`` decodes in, each of its non-ASCII
+    bytes pairing into an East Asian character (kana, hanzi, kanji, hangul)."""
+    n_high = sum(len(m.group()) for m in _NON_ASCII_RUN.finditer(data))
+    found = []
+    for encoding in MULTIBYTE_ENCODINGS:
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        n_wide = sum(ord(c) >= 0x3000 for c in text)
+        if n_high and 2 * n_wide >= 0.9 * n_high:
+            found.append(encoding)
+    return found
+
+
+def _check_8bit_reading(data: bytes, encoding: str, name: str) -> None:
+    """Refuse ``data`` (not UTF-8) when its reading in ``encoding``
+    (Windows-1252 or Latin-1) is doubtful: mostly the bytes Western text
+    hardly holds, while an East Asian encoding reads it whole (a Shift-JIS
+    file would otherwise be read as gibberish, and the error would blame
+    the columns)."""
+    sample = data[:_JUDGED_BYTES]
+    if len(data) > _JUDGED_BYTES:  # whole lines: a character is not cut
+        sample = sample[: sample.rfind(b"\n") + 1] or sample
+    if _implausible_share(sample) < 0.5:
+        return
+    readings = _multibyte_readings(sample)
+    if not readings and encoding == "cp1252":
+        return  # some odd signs, but nothing else reads it better
+    label = {"cp1252": "Windows-1252", "latin-1": "Latin-1"}[encoding]
+    names = [MULTIBYTE_ENCODINGS[e] for e in readings]
+    also = (
+        f"; it reads whole as {', '.join(names[:-1])} or {names[-1]}"
+        if len(names) > 1
+        else f"; it reads whole as {names[0]}"
+        if names
+        else "; in Latin-1 its bytes 0x80-0x9F are control characters"
+    )
+    raise ValueError(
+        f"{name} is not UTF-8, and its encoding cannot be told with "
+        f"confidence: read as {label} it would be gibberish (most of its "
+        f"non-ASCII characters are rare signs, or runs no Western word holds)"
+        f"{also}. Save it as UTF-8 (in Excel: CSV UTF-8) and load it again."
+    )

@@ -18,7 +18,7 @@ from sklearn.model_selection import train_test_split
 
 from .._progress import Progress
 from ..estimator import BudgetDAGClassifier
-from ..validation import check_params, int_in, int_seed, real_in
+from ..validation import align_rows, check_params, int_in, int_seed, real_in
 from ._sweep import (
     check_fit_data,
     fit_point,
@@ -164,6 +164,9 @@ def fit_for_budget(
     """
     target = _check_arguments(target_avg_cost, validation_fraction, tolerance, max_iter)
     template = make_template(spec, estimator_params, n_jobs)
+    # By label, once: the held-out split below takes rows by position.
+    y = align_rows(X, y, "y")
+    sample_costs = align_rows(X, sample_costs, "sample_costs")
     full = check_fit_data(template, X, y, sample_costs)
     tol = 0.01 * full.mean_total_cost if tolerance is None else float(tolerance)
     search = _ScaleSearch.on_held_out_rows(

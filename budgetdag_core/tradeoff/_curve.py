@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
+from .._bounded_io import short_repr
 from .._progress import Progress
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
@@ -239,7 +240,7 @@ def _check_scales(scales: Sequence[float], name: str) -> list[float]:
         values = [float(s) for s in scales]
     except (TypeError, ValueError):
         raise ValueError(
-            f"{name} must be a sequence of numbers; got {scales!r}."
+            f"{name} must be a sequence of numbers; got {short_repr(scales)}."
         ) from None
     if any(not math.isfinite(s) or s < 0 for s in values):
         raise ValueError(f"{name} must be finite and non-negative; got {list(scales)}.")
@@ -323,7 +324,9 @@ def dominance_summary(
     dag = rows[rows["method"] == "dag"]
     fixed = rows[rows["method"] == "fixed"]
     if dag.empty or fixed.empty:
-        raise ValueError(f"The frame has no DAG or fixed-subset rows for {split!r}.")
+        raise ValueError(
+            f"The frame has no DAG or fixed-subset rows for {short_repr(split)}."
+        )
     all_row = rows[rows["method"] == "all_sensors"].iloc[0]
     all_err, all_cost = float(all_row["error"]), float(all_row["avg_cost"])
     dc, de = _hull_of(dag)
@@ -427,7 +430,9 @@ class TradeoffResult:
         try:
             return self.row_models[label]
         except KeyError:
-            raise KeyError(f"Row {label!r} is not a DAG point of the curve.") from None
+            raise KeyError(
+                f"Row {short_repr(label)} is not a DAG point of the curve."
+            ) from None
 
     def model_rows(self, index: int) -> list[Any]:
         """The labels of the DAG rows (one per split) of model ``index``."""
@@ -476,12 +481,12 @@ class TradeoffResult:
         )
         dag = self.dag[self.dag["split"] == split]
         if dag.empty:
-            raise ValueError(f"No DAG rows for split {split!r}.")
+            raise ValueError(f"No DAG rows for split {short_repr(split)}.")
         ok = dag[dag["avg_cost"] <= avg_cost + 1e-12]
         if ok.empty:
             raise ValueError(
                 f"No model has an average cost <= avg_cost={avg_cost} on "
-                f"{split!r}; the cheapest costs {dag['avg_cost'].min():.4g}."
+                f"{short_repr(split)}; the cheapest costs {dag['avg_cost'].min():.4g}."
             )
         best = ok.sort_values(["error", "avg_cost"]).index[0]
         return self.model_index(best)

@@ -16,7 +16,12 @@ from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
 from ..sensors import SensorSpec
 from ..strategies import strategy_key_of
-from ..validation import check_features, check_labels, check_sample_costs
+from ..validation import (
+    align_rows,
+    check_features,
+    check_labels,
+    check_sample_costs,
+)
 from ._baselines import (
     StatePredictions,
     bank_state_predictions,
@@ -82,8 +87,11 @@ class FitData:
 def check_fit_data(
     template: BudgetDAGClassifier, X: pd.DataFrame, y: Any, sample_costs: Any
 ) -> FitData:
+    y = align_rows(X, y, "y")  # by label when both have one, as fit does
     spec, Xv, y_enc, classes = template.check_fit_data(X, y)
-    costs = check_sample_costs(sample_costs, spec, len(Xv))
+    costs = check_sample_costs(
+        align_rows(X, sample_costs, "sample_costs"), spec, len(Xv)
+    )
     loss_matrix = check_loss_matrix(template.loss_matrix, len(classes))
     return FitData(
         X=X,
@@ -165,7 +173,8 @@ def _bank_views(
     ]
     for name, (X, y, sample_costs) in evals.items():
         Xv = check_features(X, spec)
-        labels = check_labels(y, len(Xv), None)
+        labels = check_labels(align_rows(X, y, "y"), len(Xv), None)
+        sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         views.append(
             bank_state_predictions(

@@ -168,3 +168,97 @@ def test_an_empty_value_is_named(whatif):
     at = edit(whatif, 0, {"bmi": None})
     assert_clean(at)
     assert any("'bmi'" in e and "not a number" in e for e in texts(at, "error"))
+
+
+# ------------------------------------------------------- what-if stepper
+def stepper_text(at) -> str:
+    return " ".join(m.value for m in at.markdown if m.value.startswith("**"))
+
+
+def session_after(model, row: dict, plan: list) -> object:
+    """The library's session walked by hand: ``None`` = the policy's pick."""
+    session = model.start()
+    for step in plan:
+        asked = session.next_sensor()
+        sensor = asked if step is None else step
+        columns = model.spec_.groups[sensor]
+        values_ = {c: row[c] for c in columns}
+        if sensor == asked:
+            session.observe(sensor, values_)
+        else:
+            session.buy(sensor, values_)
+    return session
+
+
+def test_the_stepper_buys_one_sensor_at_a_time(whatif, pima, pima_run):
+    at = whatif
+    model = pima_run.model
+    row = pima.X("test", pima_run.spec).iloc[0].to_dict()
+    assert "Bought:** nothing yet" in stepper_text(at)
+    first = model.start().next_sensor()
+    assert at.button(key=state.W_WHATIF_BUY_NEXT).label == f"Buy {first}"
+    at.button(key=state.W_WHATIF_BUY_NEXT).click().run()
+    assert_clean(at)
+    session = session_after(model, row, [None])
+    assert f"{first} (policy)" in stepper_text(at)
+    assert f"Predicts now:** {session.predict()}" in stepper_text(at)
+    probs = table_with(at, "probability")
+    expected = session.predict_proba()
+    assert probs["probability"].max() == pytest.approx(max(expected.values()))
+    # One of ours instead of the policy's next pick.
+    others = at.selectbox(key=state.W_WHATIF_OTHER).options
+    assert others and first not in others
+    mine = others[0]
+    at.selectbox(key=state.W_WHATIF_OTHER).set_value(mine).run()
+    at.button(key=state.W_WHATIF_BUY_OTHER).click().run()
+    assert_clean(at)
+    assert f"{first} (policy) → {mine} (yours)" in stepper_text(at)
+    session = session_after(model, row, [None, mine])
+    assert session.acquired == [first, mine]
+    nxt = session.next_sensor()
+    said = " ".join(texts(at, "info", "success"))
+    if nxt is None:
+        assert "stops here" in said
+    else:
+        assert f"would buy **{nxt}** next" in said
+    # Back, then start over.
+    at.button(key=state.W_WHATIF_STEP_BACK).click().run()
+    assert f"{first} (policy)" in stepper_text(at) and "(yours)" not in stepper_text(at)
+    at.button(key=state.W_WHATIF_RESTART).click().run()
+    assert "Bought:** nothing yet" in stepper_text(at)
+
+
+def test_the_stepper_replays_edited_values_and_every_edit_counts(
+    whatif, pima, pima_run
+):
+    at = whatif
+    model = pima_run.model
+    row = pima.X("test", pima_run.spec).iloc[0].to_dict()
+    at.button(key=state.W_WHATIF_BUY_NEXT).click().run()
+    steps = 1
+    if not at.button(key=state.W_WHATIF_BUY_NEXT).disabled:
+        at.button(key=state.W_WHATIF_BUY_NEXT).click().run()
+        steps = 2
+    # Two edits one after the other: the second one registers too.
+    at = edit(at, 0, {"glucose": 199.0})
+    assert any("1 value(s) edited: glucose" in m.value for m in at.markdown)
+    table = at.data_editor[0].value
+    where = {c: i for i, c in enumerate(table["column"])}
+    held = at.session_state[at.data_editor[0].key]
+    held["edited_rows"][where["bmi"]] = {"value": 50.0}
+    at.session_state[at.data_editor[0].key] = held
+    at.run()
+    assert_clean(at)
+    assert any("2 value(s) edited" in m.value for m in at.markdown)
+    # The steps taken replay with the new values: what the policy asks now.
+    edited = {**row, "glucose": 199.0, "bmi": 50.0}
+    walked = model.start()
+    bought = []
+    for _ in range(steps):
+        sensor = walked.next_sensor()
+        if sensor is None:
+            break
+        walked.observe(sensor, {c: edited[c] for c in model.spec_.groups[sensor]})
+        bought.append(sensor)
+    assert " → ".join(f"{s} (policy)" for s in bought) in stepper_text(at)
+    assert f"Predicts now:** {walked.predict()}" in stepper_text(at)

@@ -287,3 +287,76 @@ def test_a_fresh_many_sensor_model_is_replayed_without_refit(app, pima, dag):
     assert not any("out-of-fold predictions" in t for t in texts(at, "info"))
     assert summary(at).startswith("**Reducing node")
     assert run.replay_bank is None
+
+
+# ---------------------------------------------------- greying and layout
+@pytest.fixture(scope="module")
+def landsat_small():
+    """Landsat (4 bands, 16 states) on 500 training rows: some states are
+    reduced but reached by no training example, the case that was grey."""
+    from budgetdag_core import load_demo
+    from ui.data import demo_dataset
+
+    full = demo_dataset(load_demo("landsat"))
+    small = type(full)(
+        full.name,
+        full.train.sample(500, random_state=0),
+        full.test.sample(200, random_state=0),
+        full.label,
+        full.spec,
+        kind=full.kind,
+    )
+    run = train(small, small.spec, TrainSettings(cost_scale=0.02, cv=3, random_state=0))
+    return small, run
+
+
+def dag_nodes(at) -> dict[int, tuple]:
+    """The Teaching DAG's nodes from the page's figure: state -> (x, y, colour)."""
+    from app_helpers import values
+
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    nodes = next(t for t in fig["data"] if t["name"] == "states")
+    custom = values(nodes["customdata"])
+    colours = nodes["marker"]["color"]
+    colours = colours if isinstance(colours, list) else values(colours)
+    return {
+        int(row[0]): (x, y, c)
+        for row, x, y, c in zip(
+            custom, values(nodes["x"]), values(nodes["y"]), colours, strict=True
+        )
+    }
+
+
+def test_landsat_replay_greys_exactly_the_nodes_not_reduced_yet(app, landsat_small):
+    from budgetdag_core.plotting._style import PENDING_COLOR
+    from budgetdag_core.teaching import pending_states
+
+    dataset, run = landsat_small
+    at = prefill(app, dataset, run).switch_page(page("teaching")).run()
+    assert_clean(at)
+    steps = walk(at)
+    assert len(steps) == 16
+    flow = run.model.flow(dataset.X("train", run.spec), dataset.y("train"))
+    unreached = {k for k in flow.nodes if flow.nodes[k]["arrived"] == 0}
+    assert unreached  # the case of the bug: reduced, yet no example there
+    first = None
+    for i in range(len(steps)):
+        at.session_state[state.TEACH_STEP] = i
+        at.run()
+        assert at.session_state[state.TEACH_STEP] == i
+        nodes = dag_nodes(at)
+        assert set(nodes) == set(range(16))  # every state, at every step
+        grey = {k for k, (_, _, c) in nodes.items() if c == PENDING_COLOR}
+        assert grey == pending_states(steps, i), i
+        assert grey == {s.state for s in steps[i + 1 :]}
+        caption = " ".join(texts(at, "caption"))
+        if grey:
+            assert f"Grey nodes ({len(grey)}) are not reduced yet" in caption
+        else:
+            assert "Every node is reduced" in caption
+        # The nodes stay where they were at the first step.
+        where = {k: (x, y) for k, (x, y, _) in nodes.items()}
+        first = first or where
+        assert where == first, i
+    # At the last step the unreached states are faded white, not grey.
+    assert all(nodes[k][2] != PENDING_COLOR for k in unreached)

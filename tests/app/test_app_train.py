@@ -76,25 +76,26 @@ def test_changing_only_the_cost_scale_reuses_the_bank(app, pima):
     assert not fourth.bank_reused and fourth.model.bank_ is not first.model.bank_
 
 
-def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
+def _tiny(labels: list[str]) -> Dataset:
     rng = np.random.default_rng(0)
+    n = len(labels)
     frame = pd.DataFrame(
-        {"a": rng.normal(size=16), "b": rng.normal(size=16), "label": ["x", "y"] * 8}
+        {"a": rng.normal(size=n), "b": rng.normal(size=n), "label": labels}
     )
-    tiny = Dataset(
-        "tiny.csv",
-        frame,
-        frame.copy(),
-        "label",
-        SensorSpec.per_column(["a", "b"]),
-        kind="upload",
-    )
-    at = train_page(prefill(app, tiny))
+    spec = SensorSpec.per_column(["a", "b"])
+    return Dataset("tiny.csv", frame, frame.copy(), "label", spec, kind="upload")
+
+
+def test_a_training_error_is_a_message_and_the_app_stays_usable(app):
+    # A class of one row: no fold count serves it (two rows or more get as
+    # many folds as they have rows, estimator._small_data).
+    at = train_page(prefill(app, _tiny(["x"] * 15 + ["y"])))
     at.number_input(key=state.W_CV).set_value(10).run()
     click_train(at)
     errors = texts(at, "error")
     assert any("fewer rows than cv=10 folds" in e and "What to do" in e for e in errors)
     assert at.session_state[state.RUN] is None
+    at = train_page(prefill(at, _tiny(["x", "y"] * 8)))
     at.number_input(key=state.W_CV).set_value(2).run()
     click_train(at)
     assert not at.error
@@ -146,8 +147,9 @@ def test_parameters_have_plain_language_help(app, pima):
         "Masked boosting (one model, many sensors)",
         "The library's default for these sensors",
     ]
-    has_budget = any(r.key == state.W_COST_MODE for r in at.radio)
-    assert has_budget == budget_targeting_available()
+    modes = at.radio(key=state.W_COST_MODE).options
+    assert modes[:2] == ["Automatic", "Cost scale"]
+    assert ("Target average cost" in modes) == budget_targeting_available()
     # The training caption estimates the time (estimate_fit_seconds).
     threads = app_n_jobs()
     where = "on one core" if threads == 1 else f"on {threads} cores"
@@ -183,6 +185,24 @@ def _stand_in_fit_for_budget(X, y, spec, target_avg_cost, *, progress=None, **pa
         n_validation=0,
     )
     return model
+
+
+def test_automatic_mode_trains_the_library_default(app, pima):
+    at = train_page(prefill(app, pima))
+    at.radio(key=state.W_COST_MODE).set_value("auto").run()
+    assert not [n for n in at.number_input if n.key == state.W_COST_SCALE]
+    at.number_input(key=state.W_CV).set_value(3).run()
+    click_train(at)
+    assert not at.error, texts(at, "error")
+    run = at.session_state[state.RUN]
+    assert run.model.cost_scale == "auto" and run.settings.cost_scale == "auto"
+    chosen = run.model.cost_scale_
+    assert chosen == run.model.cost_scale_search_["tried"][0]["cost_scale"] or any(
+        p["cost_scale"] == chosen for p in run.model.cost_scale_search_["tried"]
+    )
+    # Back to a scale: the widget shows the one "auto" chose.
+    at.radio(key=state.W_COST_MODE).set_value("scale").run()
+    assert at.number_input(key=state.W_COST_SCALE).value == chosen
 
 
 def test_target_budget_mode(app, pima, monkeypatch):

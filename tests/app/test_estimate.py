@@ -205,7 +205,7 @@ def test_a_subset_dag_counts_the_states_and_rounds_its_probe_measures(monkeypatc
     )
     training_seconds(cube, spec, other_policies, busy=1.0, first_fit=False)
     assert len(calls) == 1
-    params = estimate.estimator_params(chosen)
+    params = estimate.estimate_params(chosen)
     params.pop("n_jobs")
     probe = estimate.fit_probe(cube, spec, params, len(cube.train))
     assert probe.n_states < dag_states_at_most(spec.n_sensors, 8, include_all=True)

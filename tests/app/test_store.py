@@ -76,3 +76,48 @@ def test_a_foreign_or_damaged_file_is_not_used():
     token = store.new_token()
     (store.store_dir() / f"{token}.pkl").write_bytes(b"not a pickle")
     assert store.load(token) is None
+
+
+def test_a_snapshot_write_killed_midway_keeps_the_older_one(tmp_path):
+    """kill -9 while a snapshot is written: the older one loads as it was."""
+    from tests.kill_during_write import kill_during_write
+
+    token = store.new_token()
+    assert store.save(token, {"dataset": "older", "run": list(range(100))}) is None
+    path = store.store_dir() / f"{token}.pkl"
+    before = path.read_bytes()
+    code = (
+        "import os\nfrom ui import store\n"
+        f"store.save({token!r}, {{'dataset': 'newer', 'run': os.urandom(50000)}})\n"
+    )
+    partial = kill_during_write(code, store.store_dir())
+    assert partial and path.read_bytes() == before
+    assert store.load(token) == {
+        "format": store.FORMAT,
+        "dataset": "older",
+        "run": list(range(100)),
+    }
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "abc", "nan", "inf"])
+def test_a_store_cap_that_is_no_size_is_said_and_the_default_kept(monkeypatch, value):
+    monkeypatch.setenv(store.ENV_MAX_MB, value)
+    with pytest.warns(UserWarning, match=f"BUDGETDAG_STORE_MAX_MB='{value}' is not"):
+        assert store.max_bytes() == store.MAX_BYTES
+    monkeypatch.setenv(store.ENV_MAX_MB, "1.5")
+    assert store.max_bytes() == int(1.5 * 2**20)
+
+
+def test_every_setting_of_the_app_warns_alike(monkeypatch):
+    """The app's variables go through the library's one reader: the same
+    warning, the same fall back to the default."""
+    from ui import training, trust
+
+    monkeypatch.setenv(training.WORKERS_VARIABLE, "-2")
+    with pytest.warns(UserWarning, match="BUDGETDAG_WORKERS='-2' is not a positive"):
+        assert training.app_workers() >= 1
+    monkeypatch.setenv(trust.TRUST_PICKLES_ENV, "yes")
+    with pytest.warns(UserWarning, match="BUDGETDAG_TRUST_PICKLES='yes' is not 0 or 1"):
+        assert trust.pickles_allowed() is False
+    monkeypatch.setenv(trust.TRUST_PICKLES_ENV, "1")
+    assert trust.pickles_allowed() is True

@@ -157,3 +157,25 @@ def test_steps_that_buy_several_sensors_count_once():
     assert list(steps.x) == ["1", "2", "3"] and steps.z[0][0] == 1.0
     sankey = acquisition_paths_figure(trace, depth=2).data[0]
     assert "1: r0c0 +1" in list(sankey.node.label)
+
+
+@pytest.mark.parametrize("title", [None, "What the policy buys"])
+def test_titles_sit_below_plotlys_tool_bar(title):
+    """The mode bar (tool bar) covers a figure's top 30 px on hover: titles
+    and subplot titles start under it."""
+    from budgetdag_core.plotting._style import MODEBAR_PX
+
+    trace = _trace(("r0c1", "r0c0"), ("r0c1",), ())
+    for fig in (
+        acquisition_heatmap_figure(trace, GRID, GROUPS, title=title),
+        acquisition_paths_figure(trace, depth=2, title=title),
+        acquisition_steps_figure(trace, list(GROUPS), title=title),
+    ):
+        top = fig.layout.margin.t
+        # Subplot titles sit on the plot area's top edge, one line high.
+        assert top - 20 * bool(fig.layout.annotations) >= MODEBAR_PX
+        if title:
+            assert fig.layout.title.text == title
+            assert fig.layout.title.yref == "container"
+            assert fig.layout.title.pad.t >= MODEBAR_PX
+            assert top >= MODEBAR_PX + 40  # the title's line, then the plot

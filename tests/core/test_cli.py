@@ -507,3 +507,55 @@ def test_check_lists_leaks_as_warnings(files, capsys):
     assert kinds["leak"] == "warning" and kinds["non_numeric"] == "error"
     leak = next(f for f in findings if f["kind"] == "leak")
     assert "'id' holds a different text in every row" in leak["message"]
+
+
+def _train_to(files, out) -> list[str]:
+    return [
+        "train",
+        str(files / "train.csv"),
+        "--label",
+        "target",
+        "--sensors",
+        str(files / "spec.json"),
+        "--cv",
+        "3",
+        "--out",
+        str(out),
+    ]
+
+
+@pytest.mark.parametrize("name", ["train.csv", "spec.json"])
+def test_train_refuses_to_write_over_an_input(files, capsys, name):
+    before = (files / name).read_bytes()
+    assert main(_train_to(files, files / name)) == 2
+    err = capsys.readouterr().err
+    assert "would destroy an input" in err and name in err
+    assert (files / name).read_bytes() == before
+
+
+def test_an_input_reached_through_a_link_is_refused(files, capsys):
+    os.symlink(files / "train.csv", files / "alias.csv")
+    os.link(files / "train.csv", files / "hard.csv")
+    # Another spelling of the same path, a symbolic link, a hard link.
+    for out in [files / "sub" / ".." / "train.csv", files / "alias.csv"]:
+        (files / "sub").mkdir(exist_ok=True)
+        assert main(_train_to(files, out)) == 2
+        assert "would destroy an input" in capsys.readouterr().err
+    assert main(_train_to(files, files / "hard.csv")) == 2
+    assert "would destroy an input" in capsys.readouterr().err
+
+
+def test_predict_and_sweep_refuse_to_write_over_an_input(files, capsys):
+    model = files / "m.pkl"
+    assert main(_train_to(files, model)) == 0
+    capsys.readouterr()
+    kept = model.read_bytes()
+    for out in [model, files / "test.csv"]:
+        args = ["predict", str(model), str(files / "test.csv"), "--out", str(out)]
+        assert main(args) == 2
+        assert "would destroy an input" in capsys.readouterr().err
+    assert model.read_bytes() == kept
+    sweep = ["sweep", str(files / "train.csv"), "--label", "target"]
+    sweep += ["--sensors", str(files / "spec.json"), "--test", str(files / "test.csv")]
+    assert main([*sweep, "--out", str(files / "test.csv")]) == 2
+    assert "the test file" in capsys.readouterr().err

@@ -161,3 +161,46 @@ def test_digits_and_cube_nm_blocks_are_demos_with_hints():
     # Every demo says what to look for, in two lines.
     assert set(DEMO_HINTS) == set(DEMOS)
     assert all(len(hint.splitlines()) == 2 for hint in DEMO_HINTS.values())
+
+
+# ------------------------------------------------------------ a regression demo
+def test_diabetes_demo_is_regression_with_grouped_sensors():
+    import pickle
+
+    from budgetdag_core import BudgetDAGRegressor
+    from budgetdag_core.datasets import diabetes_dataset
+
+    demo = load_demo("diabetes")
+    assert demo.task == "regression" and demo.description == DEMOS["diabetes"]
+    assert (len(demo.train), len(demo.test)) == (331, 111)
+    # Every column is in one sensor; the target is the progression (a number).
+    columns = [c for cols in demo.spec.groups.values() for c in cols]
+    assert sorted(columns) == sorted(demo.features) and len(columns) == 10
+    assert demo.spec.costs["exam"] < demo.spec.costs["cholesterol"]
+    y = np.concatenate([demo.y_train, demo.y_test])
+    assert y.min() == 25 and y.max() == 346 and len(np.unique(y)) > 200
+    assert demo.token.endswith(":regression")
+    # Seeded; a pickle keeps the task.
+    assert diabetes_dataset(random_state=0).train.equals(demo.train)
+    assert not diabetes_dataset(random_state=1).train.equals(demo.train)
+    assert pickle.loads(pickle.dumps(demo)).task == "regression"
+    # The sensors carry signal: all of them beat the mean on the test rows.
+    model = BudgetDAGRegressor(demo.spec, regressor="ridge", cv=3, random_state=0)
+    model.fit(demo.X_train, demo.y_train)
+    states = model.evaluate_states(demo.X_test, demo.y_test)
+    assert states["mse"].iloc[-1] < 0.8 * states["mse"].iloc[0]
+
+
+def test_dataset_task_is_checked_and_old_pickles_are_classification():
+    from budgetdag_core import Dataset
+
+    demo = load_demo("toy")
+    with pytest.raises(ValueError, match="task must be one of"):
+        Dataset("t", demo.train, demo.test, "label", demo.spec, task="ranking")
+    same = Dataset("t", demo.train, demo.test, "label", demo.spec)
+    numeric = Dataset("t", demo.train, demo.test, "label", demo.spec, task="regression")
+    assert same.task == "classification" and numeric.token == same.token + ":regression"
+    state = {k: v for k, v in vars(same).items() if k != "task"}
+    old = Dataset.__new__(Dataset)
+    old.__setstate__(state)
+    assert old.task == "classification"

@@ -103,6 +103,43 @@ def test_session_refuses_unrequested_sensor(landsat_model, landsat_small) -> Non
             session.observe(first, 1.0)
 
 
+def test_session_buys_a_sensor_of_the_callers_choice(
+    landsat_model, landsat_small
+) -> None:
+    spec, _, _, X_test = landsat_small
+    row = X_test.iloc[0]
+
+    def values(sensor):
+        return {c: row[c] for c in spec.groups[sensor]}
+
+    session = landsat_model.start()
+    first = session.next_sensor()
+    mine = next(n for n in spec.names if n != first)
+    session.buy(mine, values(mine))  # the policy's pick set aside
+    assert session.acquired == [mine] and session.cost == spec.costs[mine]
+    assert [d["action"] for d in session.decisions] == ["acquire"]
+    assert session.decisions[0]["chosen"]
+    held = landsat_model.sensor_dag_.state_names(session.state)
+    assert held == (mine,)
+    # From there the policy decides as a batch row holding the same sensors
+    # would: its next pick is one the DAG offers from that state.
+    after = session.next_sensor()
+    assert after is None or after not in session.acquired
+    # Held already, unknown: refused by name; and after the policy's stop a
+    # chosen sensor takes the walk on.
+    with pytest.raises(ValueError, match="held already"):
+        session.buy(mine, values(mine))
+    with pytest.raises(ValueError, match="Unknown sensor 'nope'"):
+        session.buy("nope", 1.0)
+    while (sensor := session.next_sensor()) is not None:
+        session.observe(sensor, values(sensor))
+    rest = [n for n in spec.names if n not in session.acquired]
+    if rest:
+        session.buy(rest[0], values(rest[0]))
+        assert session.acquired[-1] == rest[0] and not session.stopped
+        assert session.decisions[-1]["chosen"]
+
+
 def test_refit_policies_reuses_bank(landsat_small, landsat_model) -> None:
     spec, X, y, X_test = landsat_small
     cheap = landsat_model.refit_policies(X, y, cost_scale=0.0)

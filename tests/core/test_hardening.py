@@ -313,3 +313,20 @@ def test_no_spec_means_one_unit_cost_sensor_per_column() -> None:
         from scipy import sparse
 
         BudgetDAGClassifier(cv=3).fit(sparse.csr_matrix(X.to_numpy()), y)
+
+
+def test_library_settings_warn_and_fall_back_alike(monkeypatch, tmp_path):
+    """Every environment variable is read by one helper: a value it cannot
+    use gives a warning naming it and the default, never an error."""
+    from budgetdag_core import datasets
+    from budgetdag_core.tables import MAX_TABLE_BYTES, max_table_bytes
+
+    for value in ["-5", "0", "abc"]:
+        monkeypatch.setenv("BUDGETDAG_MAX_TABLE_MB", value)
+        with pytest.warns(UserWarning, match=f"BUDGETDAG_MAX_TABLE_MB='{value}'"):
+            assert max_table_bytes() == MAX_TABLE_BYTES
+    monkeypatch.setenv("BUDGETDAG_DATA", str(tmp_path / "missing"))
+    with pytest.warns(UserWarning, match="BUDGETDAG_DATA=.* is not an existing"):
+        assert tmp_path / "missing" not in datasets.data_dirs()
+    monkeypatch.setenv("BUDGETDAG_DATA", str(tmp_path))
+    assert datasets.data_dirs()[0] == tmp_path

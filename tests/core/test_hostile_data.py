@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -156,3 +158,29 @@ def test_session_costs_are_checked_before_use(data, costs, match):
     model = _fit(X, y, sensors=SensorSpec({"a": ["a"], "b": ["b"]}, {"a": 1, "b": 1}))
     with pytest.raises(ValueError, match=match):
         model.start(sample_costs=costs)
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        (10**400, "values\\['a'\\] is an integer of about 401 digits: magnitudes"),
+        (-(10**400), "an integer of about 401 digits: magnitudes"),
+        (Fraction(10**400, 3), "values\\['a'\\] is Fraction\\(.*too large"),
+        (Fraction(10**5000, 3), "is a Fraction too long to show: magnitudes"),
+        ("x" * 10**6, "values\\['a'\\] is the text 'xxx.*\\.\\.\\., not a number"),
+        (object(), "values\\['a'\\] is not a number: <object object"),
+    ],
+)
+def test_session_values_are_refused_by_name_in_a_short_line(data, value, match):
+    X, y = data
+    spec = SensorSpec({"a": ["a"], "b": ["b"]}, {"a": 1e-3, "b": 1e-3})
+    session = _fit(X, y, sensors=spec).start()
+    sensor = session.next_sensor()  # cheap sensors: the policy asks for one
+    match = match.replace("'a'", repr(sensor))
+    with pytest.raises(ValueError, match=match) as info:
+        session.observe(sensor, {sensor: value})
+    assert len(str(info.value)) < 200
+    with pytest.raises(ValueError, match=match):
+        session.observe(sensor, value)  # one column: a plain value
+    with pytest.raises(ValueError, match="Unknown sensor 'xxx.*\\.\\.\\.; known"):
+        session.observe("x" * 10**6, 1.0)

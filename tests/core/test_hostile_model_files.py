@@ -11,6 +11,7 @@ hundred KB).
 from __future__ import annotations
 
 import copy
+import hashlib
 import io
 import json
 import pickle
@@ -334,3 +335,31 @@ def _bundle_of(model) -> dict:
     bundle = policy_bundle(model)
     bundle.pop("model")
     return bundle
+
+
+# ------------------------------------------- a bundle whose model is no model
+@pytest.mark.parametrize("inner", [None, 42, "a string", [1, 2]])
+def test_a_pickle_bundle_whose_model_is_no_estimator_is_refused(model, inner):
+    bundle = pickle.loads(dumps_policy(model))
+    blob = pickle.dumps(inner)
+    bundle["model_pickle"] = blob
+    bundle["model_sha256"] = hashlib.sha256(blob).hexdigest()
+    message = refused(loads_policy, pickle.dumps(bundle), "expected a BudgetDAG")
+    assert type(inner).__name__ in message
+    # The format-1 layout (the model inline) says the same.
+    data = pickle.dumps({**_bundle_of(model), "format_version": 1, "model": inner})
+    refused(loads_policy, data, "expected a BudgetDAG")
+
+
+@pytest.mark.parametrize("inner", ["a string", 42])
+def test_a_skops_bundle_whose_model_is_no_estimator_is_refused(model, inner):
+    import skops.io as sio
+
+    data = sio.dumps({**_bundle_of(model), "model": inner})
+    refused(loads_policy_skops, data, "expected a BudgetDAG estimator")
+
+
+def test_a_model_whose_bank_is_text_is_refused(model):
+    forged = copy.deepcopy(model)
+    forged.bank_ = "a string"
+    refused(loads_policy, pickle.dumps({**_bundle_of(model), "model": forged}), "")

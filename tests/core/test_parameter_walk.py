@@ -71,6 +71,7 @@ NEGATIVE_IS_VALID = {
     ("ConfidenceCascade.at", "threshold"): "any float is a threshold",
     # A sensor measures whatever it measures: negative readings are data.
     ("PolicySession.observe", "values"): "sensor values may be negative",
+    ("PolicySession.buy", "values"): "sensor values may be negative",
 }
 
 BAD_VALUES = {"nan": math.nan, "negative": -1, "string": "3"}
@@ -195,6 +196,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "BudgetDAGBase.sparse_strategies": lambda kw: model.sparse_strategies(
             model.spec_, **with_defaults({"n_rows": 100}, kw)
         ),
+        "BudgetDAGBase.builds_sparse_dag": lambda kw: model.builds_sparse_dag(
+            model.spec_, **with_defaults({"n_rows": 100}, kw)
+        ),
         "BudgetDAGBase.refit_policies": lambda kw: model.refit_policies(
             X, Y, **with_defaults({"cost_scale": 0.1}, kw)
         ),
@@ -242,6 +246,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
             X, f["losses"]
         ),
         "PolicySession.observe": lambda kw: _observe(
+            model, with_defaults({"values": 0.5}, kw)["values"]
+        ),
+        "PolicySession.buy": lambda kw: _buy(
             model, with_defaults({"values": 0.5}, kw)["values"]
         ),
         "RegressorBank.__init__": lambda kw: RegressorBank(
@@ -360,6 +367,14 @@ def _observe(model: BudgetDAGClassifier, value: Any) -> None:
     sensor = session.next_sensor()
     assert sensor is not None, "the test model should acquire a sensor first"
     session.observe(sensor, value)
+
+
+def _buy(model: BudgetDAGClassifier, value: Any) -> None:
+    """Buy ``value`` for a sensor other than the one the policy asks for."""
+    session = model.start()
+    asked = session.next_sensor()
+    mine = next(n for n in model.spec_.names if n != asked)
+    session.buy(mine, value)
 
 
 def test_every_numeric_parameter_has_a_call(fitted) -> None:

@@ -25,7 +25,14 @@ from budgetdag_core.plotting import (
     lower_hull,
     tradeoff_figure,
 )
-from budgetdag_core.plotting._dag_layout import abbreviate, node_label, thin_labels
+from budgetdag_core.plotting._dag_layout import (
+    Box,
+    abbreviate,
+    label_box,
+    node_label,
+    place_labels,
+    segments_hit,
+)
 from budgetdag_core.teaching import cost_tables, graph_reduce_steps
 from budgetdag_core.tradeoff._baselines import state_predictions
 
@@ -399,6 +406,35 @@ def test_node_details_match_flow(landsat2) -> None:
     assert node_details(model, X, None, 0)["classes"] is None
 
 
+def test_node_details_of_a_regressor_give_its_loss_and_targets() -> None:
+    from budgetdag_core import BudgetDAGRegressor
+
+    demo = toy_dataset(200, 80)
+    y, y_test = 2 * demo.X_train["precise"], 2 * demo.X_test["precise"]
+    model = BudgetDAGRegressor(demo.spec, regressor="ridge", cost_scale=0.01, cv=3)
+    model.fit(demo.X_train, y.to_numpy())
+    flow = model.flow(demo.X_test, y_test)
+    base = model.evaluate_states(demo.X_test, y_test).set_index("state")
+    root = node_details(model, demo.X_test, y_test, 0)
+    # At the root every example arrives: the loss if stopped is the mean
+    # predictor's MSE; its targets are all of y.
+    assert root["classes"] is None
+    assert root["error_if_stopped"] == pytest.approx(base.loc[0, "mse"])
+    targets = root["targets"].iloc[0]
+    assert targets["mean"] == pytest.approx(y_test.mean())
+    assert targets["max"] == pytest.approx(y_test.max())
+    for state in flow.nodes:
+        attrs = flow.nodes[state]
+        d = node_details(model, demo.X_test, y_test, state)
+        assert d["arrived"] == attrs["arrived"]
+        if attrs["stopped"]:  # the flow's summed loss over the stops
+            assert d["error_of_stops"] == pytest.approx(
+                attrs["loss"] / attrs["stopped"]
+            )
+    with pytest.raises(ValueError, match="80 rows but y has 3"):
+        node_details(model, demo.X_test, [1.0, 2.0, 3.0], 0)
+
+
 # ---------------------------------------------------------------- teaching
 def test_cost_tables_reproduce_graph_reduce(toy) -> None:
     model, demo = toy
@@ -662,11 +698,37 @@ def test_abbreviate_and_labels() -> None:
     assert plus == "aa+bb+cc"
 
 
-def test_thin_labels_keeps_a_gap() -> None:
-    layers = {0: [0, 1, 2, 3]}
-    y = {0: 0.0, 1: 0.1, 2: 0.2, 3: 1.0}
-    keep = thin_labels(layers, y, {0: 1, 1: 5, 2: 1, 3: 0}, 100.0, 15.0)
-    assert keep == {1, 3}  # 1 wins (largest); 0 and 2 are within 15 px of it
+def test_segments_hit_a_box() -> None:
+    box = Box(0, 0, 10, 10)
+    segs = np.array(
+        [
+            (-5, 5, 15, 5, 0),  # straight through
+            (-5, -5, -1, -1, 0),  # short of it
+            (-5, -5, -1, -1, 2),  # ... but wide enough to touch
+            (20, -5, 20, 15, 1),  # beside it
+            (-5, 12, 15, 12, 1),  # under it
+            (-3, -3, 13, 13, 0),  # the diagonal
+        ],
+        dtype=float,
+    )
+    assert segments_hit(box, segs).tolist() == [True, False, True, False, False, True]
+
+
+def test_place_labels_avoids_lines_markers_and_each_other() -> None:
+    # Three nodes 20 px apart on a horizontal edge: labels wider than the
+    # gap are staggered in rows above (the edge forbids beside, a block below).
+    nodes = [(k, 50.0 + 20 * k, 100.0, 5.0, f"+s{k}0") for k in range(3)]
+    edge = np.array([(0, 100, 200, 100, 3)], dtype=float)
+    below = [Box(0, 106, 200, 200)]
+    placed = place_labels(nodes, edge, below, Box(0, 0, 200, 200), rows=3)
+    assert set(placed) == {0, 1, 2}
+    boxes = [label_box(*placed[k], f"+s{k}0") for k in range(3)]
+    for i, a in enumerate(boxes):
+        assert a.bottom <= 100 - 5 and not segments_hit(a, edge).any()
+        assert all(not a.overlaps(b) for b in boxes[i + 1 :])
+    assert len({round(b.top) for b in boxes}) > 1  # staggered
+    # No room at all: no label rather than one on the edge.
+    assert place_labels(nodes, edge, below, Box(0, 95, 200, 200), rows=3) == {}
 
 
 def test_a_narrower_drawing_gets_smaller_nodes_and_no_longer_labels() -> None:
@@ -696,9 +758,16 @@ def test_quadrant_labels_fit_between_layers_with_full_names_on_hover(width) -> N
     assert len(labels) >= 8
     # No label reaches the labels of the next layer: it fits the layer spacing.
     assert max(len(t) for t in labels) * CHAR_PX <= label_room(fig, width)
-    assert "tl+tr" in labels  # codes, not "top-left+top-right"
+    # Codes, not "top-left+top-right", spelled out in a key under the figure.
     notes = " ".join(a.text for a in fig.layout.annotations)
-    assert "tl = top-left" in notes and "br = bottom-right" in notes
+    codes = {
+        name: code
+        for a in fig.layout.annotations
+        for code, name in (item.split(" = ") for item in a.text.split("  ·  "))
+    }
+    assert sorted(codes) == sorted(names)
+    assert f"{codes['top-left']}+{codes['top-right']}" in labels
+    assert not any("top-left" in t for t in labels) and "bottom-right" in notes
     # The hover names every sensor in full.
     assert any("<b>top-left, top-right</b>" in h for h in nodes.hovertext)
 
@@ -717,7 +786,7 @@ def test_short_names_stay_whole_and_a_long_key_wraps() -> None:
     assert "measurement_number_11" in " ".join(lines)
 
 
-def test_a_deep_chain_is_laid_out_wider_with_short_unique_labels() -> None:
+def test_a_deep_chain_fits_its_width_with_staggered_unique_labels() -> None:
     import networkx as nx
 
     names = tuple(f"r{i // 8}c{i % 8}" for i in range(30))
@@ -728,8 +797,12 @@ def test_a_deep_chain_is_laid_out_wider_with_short_unique_labels() -> None:
     for d in range(30):
         g.add_edge(d, d + 1, count=n - 20 * (d + 1), added=(names[d],))
     fig = dag_figure(g, width=820)
-    assert fig.layout.meta["width_px"] > 820
-    labels = [t for t in trace_named(fig, "states").text if t]
-    assert len(labels) == 31 and len(set(labels)) == 31
-    assert labels[0] == "start" and labels[5] == "+r0c4"
+    assert fig.layout.meta["width_px"] == 820  # fits, the page does not scroll
+    labels = trace_named(fig, "labels")
+    assert len(labels.text) == 31 and len(set(labels.text)) == 31
+    assert labels.text[0] == "start" and labels.text[5] == "+r0c4"
+    # Layers closer than a label is wide: labels in several rows, each
+    # centred over its node.
+    assert len(set(labels.y)) > 1
+    assert np.allclose(labels.x, trace_named(fig, "states").x)
     assert list(fig.layout.xaxis.tickvals) == list(range(31))

@@ -187,3 +187,112 @@ def test_numeric_parameters_are_checked_by_name(bad):
         read_table(b"a,b\n1,2\n", max_bytes=bad)
     with pytest.raises(ValueError, match="cv must be a positive integer"):
         read_table(b"a,b\n1,2\n").findings(cv=bad)
+
+
+def test_a_huge_cell_label_or_name_is_quoted_cut(tmp_path):
+    """Messages quote user values cut short (short_repr), never whole."""
+    from budgetdag_core import BudgetDAGClassifier
+    from budgetdag_core.cli import main
+
+    huge = "x" * 10**6
+    rows = "\n".join(f"{i % 7},{i % 3},{'ab'[i % 2]}" for i in range(40))
+    path = tmp_path / "t.csv"
+    path.write_text(f"a,b,label\n{huge},1,a\n{rows}\n")
+    with pytest.raises(ValueError, match="'xxx.*\\.\\.\\.") as info:
+        read_table(path, label="label").check(cv=2)
+    assert len(str(info.value)) < 1000
+    findings = read_table(path, label="label").findings(cv=2)
+    assert all(len(p.message) < 1000 for p in findings)
+    frame = pd.DataFrame({"a": [huge] + [1.0] * 9, "b": np.arange(10.0)})
+    y = pd.Series([0, 1] * 5)
+    for X, target in [
+        (frame, y),  # a huge cell
+        (frame.assign(a=1.0), y.astype(object).where(y == 0, huge)),  # label
+        (frame.rename(columns={"a": huge}), y),  # a huge column name
+    ]:
+        with pytest.raises(ValueError) as info:
+            BudgetDAGClassifier(cv=2).fit(X, target)
+        assert len(str(info.value)) < 1000, str(info.value)[:200]
+    SensorSpec({"a": ["a"]}, {"a": 1}).to_json(tmp_path / "s.json")
+    out = str(tmp_path / "m.pkl")
+    args = [
+        "train",
+        str(path),
+        "--label",
+        "label",
+        "--sensors",
+        str(tmp_path / "s.json"),
+    ]
+    assert main([*args, "--out", out]) == 2
+
+
+@pytest.mark.parametrize(
+    ("encoding", "text", "named"),
+    [
+        ("shift_jis", "温度,湿度,ラベル\n1.5,2,あり\n3,4,なし\n", "Shift-JIS"),
+        ("shift_jis", "温度,湿度,label\n1.5,2,a\n3,4,b\n", "Shift-JIS"),
+        ("gbk", "温度,湿度,标签\n1.5,2,是\n3,4,否\n", "GBK"),
+        ("euc_kr", "온도,습도,라벨\n1.5,2,예\n3,4,아니\n", "EUC-KR"),
+    ],
+)
+def test_east_asian_encodings_are_refused_naming_the_encoding(encoding, text, named):
+    """Not UTF-8, and gibberish as Windows-1252: refused, naming the encoding
+    problem rather than the columns it would garble."""
+    with pytest.raises(ValueError, match="not UTF-8, and its encoding cannot") as info:
+        read_table(text.encode(encoding), name="The file 'j.csv'")
+    assert named in str(info.value) and "Save it as UTF-8" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "précision;durée;classe",
+        "ação;informação;classe",
+        "Größe;Übergröße;classe",
+        "año;¿señal?;classe",
+        "prix €;“temp” °C;classe",
+        "cœur;naïve – dash…;classe",
+    ],
+)
+def test_western_8bit_text_still_reads_as_windows_1252(header):
+    data = f"{header}\n1,5;2;oui\n3,0;4;non\n".encode("cp1252")
+    table = read_table(data)
+    assert table.encoding == "cp1252"
+    assert list(table.frame.columns) == header.split(";")
+    assert table.frame.iloc[:, 0].tolist() == [1.5, 3.0]
+
+
+# ------------------------------------------------------- a number to predict
+def test_guess_task_reads_numbers_as_regression_and_codes_as_classes():
+    from budgetdag_core.tables import guess_task
+
+    diabetes = load_demo("diabetes")
+    assert guess_task(diabetes.train[diabetes.label]) == "regression"
+    for name in ("pima", "landsat", "toy"):  # whole-number or 0/1 classes
+        demo = load_demo(name)
+        assert guess_task(demo.train[demo.label]) == "classification", name
+    assert guess_task(pd.Series([True, False] * 30)) == "classification"
+    assert guess_task(pd.Series(["a", "b"] * 30)) == "classification"
+    assert guess_task(pd.Series([np.nan, 1.5, 2.0])) == "regression"
+    assert guess_task(pd.Series([], dtype=float)) == "classification"
+
+
+def test_a_regression_target_gets_no_class_checks_and_no_rare_class_fix():
+    diabetes = load_demo("diabetes")
+    frame = diabetes.train
+    as_classes = {p.kind for p in diagnose(frame, "progression", cv=5)}
+    assert {"many_classes", "rare_classes"} <= as_classes
+    assert diagnose(frame, "progression", cv=5, task="regression") == []
+    # What regression refuses: text, a constant, missing targets.
+    words = frame.assign(progression=["x"] + [1.0] * (len(frame) - 1))
+    [problem] = diagnose(words, "progression", task="regression")
+    assert problem.kind == "target_not_numeric" and "'x'" in problem.message
+    flat = frame.assign(progression=3.0)
+    assert [p.kind for p in diagnose(flat, "progression", task="regression")] == [
+        "one_class"
+    ]
+    holes = frame.assign(progression=[np.nan] + [1.0, 2.0] * 165)
+    [problem] = diagnose(holes, "progression", task="regression")
+    assert problem.kind == "label_missing" and problem.fixes == ("drop_missing_label",)
+    with pytest.raises(ValueError, match="task must be"):
+        diagnose(frame, "progression", task="ranking")

@@ -58,7 +58,9 @@ def test_evaluate_and_trace_are_consistent(model, data):
     assert result["mae"] == pytest.approx(np.mean(np.abs(err)))
     assert result["avg_cost"] == pytest.approx(tr["cost"].mean())
     assert result["avg_sensors"] == pytest.approx(tr["n_sensors"].mean())
-    assert result["avg_loss"] == pytest.approx(result["mse"] + result["avg_cost"])
+    assert result["avg_loss"] == pytest.approx(
+        result["mse"] + model.cost_scale_ * result["avg_cost"]
+    )
     np.testing.assert_array_equal(model.predict(X), tr["prediction"].to_numpy())
     assert model.score(X, y) > 0.9  # RegressorMixin's R^2 on the routed predictions
 
@@ -104,7 +106,9 @@ def test_absolute_loss_and_any_regressor(data):
         np.abs(model.bank_.oof_pred_ - y.to_numpy()[:, None]),
     )
     result = model.evaluate(X, y)
-    assert result["avg_loss"] == pytest.approx(result["mae"] + result["avg_cost"])
+    assert result["avg_loss"] == pytest.approx(
+        result["mae"] + model.cost_scale_ * result["avg_cost"]
+    )
 
 
 def test_refit_policies_reuses_the_bank(model, data):

@@ -117,3 +117,45 @@ def test_bad_sample_costs_name_the_problem():
     costs.iloc[5, 2] = -1.0
     with pytest.raises(ValueError, match="'strong' at row 5"):
         _model(spec).fit(X, y, sample_costs=costs)
+
+
+def test_costs_and_targets_are_lined_up_by_label():
+    """Per-row values beside X go by X's index: shuffled, they give the model
+    and the costs that aligned ones give."""
+    X, y, spec = _problem(300)
+    X.index = [f"row{i}" for i in range(len(X))]
+    y = pd.Series(y, index=X.index)
+    strong = np.where(X["flag"] > 0, 0.0, 1.0)
+    costs = _costs(X, spec, strong)
+    order = np.random.default_rng(1).permutation(len(X))
+    aligned = _model(spec).fit(X, y, sample_costs=costs)
+    shuffled = _model(spec).fit(X, y.iloc[order], sample_costs=costs.iloc[order[::-1]])
+    assert (aligned.predict(X) == shuffled.predict(X)).all()
+    a = aligned.trace(X, sample_costs=costs)
+    b = shuffled.trace(X, sample_costs=costs.iloc[order])
+    pd.testing.assert_frame_equal(a, b)
+    assert aligned.evaluate(X, y, sample_costs=costs) == shuffled.evaluate(
+        X, y.iloc[order], sample_costs=costs.iloc[order]
+    )
+    # A plain array is taken by position.
+    c = aligned.trace(X, sample_costs=costs.to_numpy())
+    pd.testing.assert_frame_equal(a, c)
+
+
+def test_per_row_values_with_other_labels_are_refused():
+    X, y, spec = _problem(120)
+    costs = _costs(X, spec, 1.0)
+    model = _model(spec)
+    relabelled = costs.set_axis(costs.index + 5)
+    with pytest.raises(
+        ValueError, match=r"row 0 of X is not in sample_costs; row 120 of"
+    ):
+        model.fit(X, y, sample_costs=relabelled)
+    with pytest.raises(ValueError, match=r"row 120 of y is not in X"):
+        model.fit(X, pd.Series(y, index=X.index + 1))
+    twice = costs.set_axis([0] * len(costs))
+    with pytest.raises(ValueError, match="uses the label 0 for several rows"):
+        model.fit(X, y, sample_costs=twice)
+    fitted = model.fit(X, y)
+    with pytest.raises(ValueError, match="row 'x' of sample_costs is not in X"):
+        fitted.trace(X, sample_costs=costs.rename(index={0: "x"}))

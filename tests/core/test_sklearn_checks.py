@@ -1,10 +1,12 @@
 """scikit-learn's common estimator checks on both estimators.
 
-The checks build their own arrays of 1 to 10 columns, so the estimators are
-given ``sensors=None`` (one unit-cost sensor per column, named ``x0, x1, ...``)
-and ``n_subsets=2`` (a DAG of at most four states whatever the width, which
-keeps the run short); a small ``cost_scale`` lets the policies buy sensors, as
-the accuracy checks need.
+The checks build their own arrays of 1 to 10 columns. The estimators run
+them twice: with their defaults (``BudgetDAGClassifier()``,
+``BudgetDAGRegressor()``: one unit-cost sensor per column, ``cost_scale="auto"``
+choosing what the accuracy checks need, ``dag="auto"`` leaving the full DAG
+where its fit would be long, fewer folds for small classes), and tuned
+(``n_subsets=2``: a DAG of at most four states whatever the width; a small
+``cost_scale``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def _check_name(check) -> str:
 
 
 ESTIMATORS = [
+    BudgetDAGClassifier(),
+    BudgetDAGRegressor(),
     BudgetDAGClassifier(cv=2, n_subsets=2, cost_scale=0.001, random_state=0),
     BudgetDAGRegressor(cv=2, n_subsets=2, cost_scale=0.001, random_state=0),
 ]
@@ -60,8 +64,11 @@ def _cases(base) -> list:
         )
         name = _check_name(check)
         if "array_api" not in name:
+            tuned = "" if base.cost_scale == "auto" else "tuned-"
             cases.append(
-                pytest.param(est, check, marks=marks, id=f"{type(est).__name__}-{name}")
+                pytest.param(
+                    est, check, marks=marks, id=f"{tuned}{type(est).__name__}-{name}"
+                )
             )
     return cases
 

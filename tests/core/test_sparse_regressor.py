@@ -199,7 +199,7 @@ def test_absolute_loss_ranks_and_reports_absolute_errors():
     X, y = make_data(300, 1)
     scores = model.evaluate(X, y)
     assert scores["avg_loss"] == pytest.approx(
-        scores["mae"] + model.cost_scale * scores["avg_cost"]
+        scores["mae"] + model.cost_scale_ * scores["avg_cost"]
     )
     assert model.sensor_dag_.state_names(2) == ("s0", "s1")
 

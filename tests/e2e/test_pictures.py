@@ -125,7 +125,9 @@ def test_explore_dag_has_no_overlapping_labels_and_no_loose_node(page):
     nodes = list(zip(states["x"], states["y"], strict=True))
     loose = [p for p in nodes if (round(p[0], 6), round(p[1], 6)) not in ends]
     assert len(nodes) > 1 and not loose, loose
-    labels = [t for t in states["text"] if t]
+    # Two nodes of one depth never share a label ("other" nodes of several
+    # depths do).
+    labels = [(x, t) for x, t in zip(states["x"], states["text"], strict=True) if t]
     assert len(labels) == len(set(labels)), labels
     boxes = page.evaluate(
         """() => {

@@ -1,0 +1,391 @@
+"""``cost_scale="auto"``: the cost scale chosen on the training rows' out-of-fold
+predictions, and the warning of a policy that buys nothing although a sensor
+helps.
+
+The rule (the estimators' default): fit the bank once, learn the policies at a
+few cost scales on it (the machinery of ``refit_policies`` and the sweeps:
+one bank, policies per scale), and measure each on the training rows with the
+bank's out-of-fold predictions (a row's prediction at any state comes from
+models that did not see it; never a test row). The *reference* is the
+out-of-fold error of the richest state (all sensors on a full DAG). The kept
+scale is the one of least out-of-fold average cost whose error is within a
+margin of the reference: ``AUTO_MARGIN`` (one point of 0/1 error, or of the
+``loss_matrix``'s largest loss) for a classifier, ``AUTO_RELATIVE_MARGIN``
+(10 % of the reference's squared or absolute error) for a regressor. When no
+scale tried meets it the least error is kept (least cost among ties).
+
+The scales tried: a first one from the costs and the target's spread (it
+fits the bank), then the gain per unit cost of buying every sensor
+(reference against the no-sensor error) times powers of ``AUTO_STEP``, up
+while the error stays within the margin and something is bought, down until
+it does; then ``AUTO_REFINE`` halvings of the log-interval between the last
+scale that failed and the first that met it. At most ``AUTO_MAX_TRIALS``
+policy fits.
+
+The policies' numbers on the rows they were learned from flatter them a
+little (the bank's part is out of fold, the policy's is not); the margin
+absorbs it on the data sets measured (``benchmarks/bench_defaults.py``).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ..strategies import SparseRollout, SparseSensorDAG, strategy_key_of
+from ..validation import check_sample_costs
+
+#: A classifier's margin over the reference error: one point (times the
+#: ``loss_matrix``'s largest loss).
+AUTO_MARGIN = 0.01
+#: A regressor's margin: this share of the reference's loss.
+AUTO_RELATIVE_MARGIN = 0.10
+#: Factor between neighbouring scales of the coarse search.
+AUTO_STEP = 4.0
+#: Bisections of the log-interval around the kept scale after the coarse search.
+AUTO_REFINE = 2
+#: Most policy fits of one search (each is a Graph-Reduce on the one bank).
+AUTO_MAX_TRIALS = 10
+
+
+class NothingBoughtWarning(UserWarning):
+    """A fitted policy buys no sensor although one lowers the out-of-fold
+    error: the cost scale makes every sensor too dear.
+
+    Raised by ``fit`` (the estimators' own fits, not the sweeps' policies on a
+    given bank, which buy nothing at high scales by design). Lower
+    ``cost_scale`` or use ``cost_scale="auto"``; silence it with
+    ``warnings.filterwarnings("ignore", category=NothingBoughtWarning)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from budgetdag_core import NothingBoughtWarning
+    >>> issubclass(NothingBoughtWarning, UserWarning)
+    True
+    """
+
+
+def _oof_values(model: Any, k: np.ndarray | int, rows: np.ndarray) -> np.ndarray:
+    """The bank's out-of-fold output of ``rows`` at full-DAG state(s) ``k``
+    (class probabilities, or a regressor's prediction as one column)."""
+    bank = model.bank_
+    if hasattr(bank, "oof_proba_"):
+        return bank.oof_proba_[rows, k]
+    return np.asarray(bank.oof_pred_[rows, k], dtype=float).reshape(len(rows), 1)
+
+
+class OutOfFold:
+    """A fitted model's policies and states on its training rows, with the
+    bank's out-of-fold outputs: per-row judged loss (0/1 or the
+    ``loss_matrix``'s for a classifier; the regressor's ``loss``) and cost."""
+
+    def __init__(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray, costs: Any):
+        self.model = model
+        self.Xv, self.y = Xv, y_fit
+        self.rows = np.arange(len(Xv))
+        self.costs = model.spec_.cost_vector if costs is None else costs
+        self.judged = model._oof_judge(y_fit)
+        self.sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
+
+    def state_losses(self, k: int) -> np.ndarray:
+        """Judged loss of each row stopped at state ``k``."""
+        if self.sparse:
+            proba = self.model.bank_.sparse_growth_.proba_at(k, self.rows)
+        else:
+            proba = _oof_values(self.model, k, self.rows)
+        return np.asarray(self.judged(self.rows, proba), dtype=float)
+
+    def state_loss(self, k: int) -> float:
+        """Mean judged loss of stopping every row at state ``k``."""
+        return float(np.mean(self.state_losses(k)))
+
+    def policy(self) -> tuple[float, float]:
+        """Mean judged loss and mean cost of the policies on the rows."""
+        model = self.model
+        if self.sparse:
+            growth = model.bank_.sparse_growth_
+            inputs = model._oof_sparse_inputs(growth)
+            rollout = SparseRollout(
+                growth,
+                lambda k, rows, proba: inputs.of_rows(self.Xv, k, rows, proba=proba),
+                self.judged,
+                self.costs,
+                model.cost_scale_,
+            )
+            rollout.policies = list(model.policies_)
+            parts = rollout.parts(0, self.rows)
+            return float(parts[:, 0].mean()), float(parts[:, 1].mean())
+        stop = model._oof_route(self.Xv).stop_state
+        loss = self.judged(self.rows, _oof_values(model, stop, self.rows))
+        member = model.sensor_dag_.membership()[stop]
+        cost = member @ self.costs if self.costs.ndim == 1 else member * self.costs
+        return float(loss.mean()), float(np.sum(cost) / len(self.rows))
+
+    def richest_state(self) -> int:
+        """The state with the most sensors (all of them on a full DAG)."""
+        dag = self.model.sensor_dag_
+        sizes = [len(dag.sensors_in(k)) for k in range(dag.n_states)]
+        return int(np.argmax(sizes))
+
+    def best_first_sensor(self) -> tuple[str, float, float] | None:
+        """The root's child of least judged loss: (its sensors, its mean
+        loss, the standard error of its rows' paired gain over the root)."""
+        dag = self.model.sensor_dag_
+        kids = [child for _, child in dag.children[0]]
+        if not kids:
+            return None
+        losses = {child: self.state_losses(child) for child in kids}
+        best = min(losses, key=lambda k: losses[k].mean())
+        gain = self.state_losses(0) - losses[best]
+        se = float(gain.std(ddof=1) / np.sqrt(len(gain))) if len(gain) > 1 else 0.0
+        return ", ".join(dag.state_names(best)), float(losses[best].mean()), se
+
+
+class AutoScaleMixin:
+    """The estimators' side of the search (``_fit_auto_scale``) and of the
+    warning (``_warn_if_nothing_bought``): what a search reads of a fitted
+    trial model."""
+
+    def _fit_trial(self, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+        """One trial of the search: the fit at this clone's number."""
+        return self._fit(X, y, **fit_kwargs)
+
+    def _oof_judge(self, y_fit: np.ndarray) -> Any:
+        """``judged(rows, outputs)``: the loss a test reports (0/1, the
+        ``loss_matrix``'s, or the regressor's ``loss``)."""
+        return self._sparse_stop_loss(self.bank_, y_fit, kind="zero_one")
+
+    def _oof_sparse_inputs(self, growth: Any) -> Any:
+        """The policies' inputs on a grown DAG."""
+        n_classes = len(getattr(self, "classes_", ()))
+        return self._sparse_policy_inputs(growth, self.spec_, n_classes)[-1]
+
+    def _oof_route(self, Xv: np.ndarray) -> Any:
+        """The training rows' routes with the bank's out-of-fold outputs
+        (a regressor's policies read sensor values only)."""
+        if hasattr(self.bank_, "oof_proba_"):
+            return self._route(Xv, state_proba=self.bank_.oof_proba_)
+        return self._route(Xv)
+
+    def _auto_margin(self, reference: float) -> float:
+        """The error the rule tolerates above the reference (see the module)."""
+        if hasattr(self, "classes_"):
+            lm = self._check_loss_matrix(len(self.classes_))
+            return AUTO_MARGIN * (1.0 if lm is None else float(np.max(lm)))
+        return AUTO_RELATIVE_MARGIN * max(reference, 0.0)
+
+    def _fit_auto_scale(self, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+        return fit_auto_scale(self, X, y, **fit_kwargs)
+
+    def _warn_if_nothing_bought(self, X: Any, y: Any, sample_costs: Any) -> None:
+        warn_if_nothing_bought(self, X, y, sample_costs)
+
+
+def _first_scale(est: Any, y_fit: np.ndarray, costs: np.ndarray) -> float:
+    """A scale from costs and the target's spread alone (it fits the bank):
+    a tenth of the no-sensor loss per average all-sensor cost."""
+    total = float(np.sum(costs, axis=-1).mean())
+    if hasattr(est, "_check_loss_matrix"):  # a classifier: losses of at most 1
+        spread = 1.0
+    elif getattr(est, "loss", "squared") == "squared":
+        spread = float(np.var(y_fit))
+    else:
+        spread = float(np.mean(np.abs(y_fit - np.median(y_fit))))
+    return 0.1 * max(spread, 1e-12) / max(total, 1e-12)
+
+
+class _Search:
+    """Policies at trial scales on one bank, each measured out of fold."""
+
+    def __init__(self, est: Any, X: Any, y: Any, fit_kwargs: dict) -> None:
+        self.est, self.X, self.y, self.kwargs = est, X, y, fit_kwargs
+        spec, self.Xv, self.y_fit, _ = est.check_fit_data(X, y)
+        self.costs = check_sample_costs(fit_kwargs["sample_costs"], spec, len(self.Xv))
+        self.mean_costs = spec.cost_vector if self.costs is None else self.costs
+        self.models: dict[float, Any] = {}
+        self.points: list[dict[str, float]] = []
+        self.oof: OutOfFold | None = None
+        self.first: Any = None
+
+    def at(self, scale: float) -> dict[str, float]:
+        """Learn the policies at ``scale`` (the first call fits the bank) and
+        measure them out of fold."""
+        scale = float(scale)
+        for point in self.points:
+            if point["cost_scale"] == scale:
+                return point
+        model = clone(self.est).set_params(cost_scale=scale)
+        model._fit_trial(self.X, self.y, **self.kwargs)
+        if self.oof is None:  # the first fit made the bank: reuse it
+            self.first = model
+            sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
+            bank = model.bank_
+            if sparse:  # the strategy the first fit kept, alone (no new choice)
+                bank = copy.copy(bank)
+                bank.strategy_banks_ = {strategy_key_of(bank): bank}
+            self.kwargs = {
+                **self.kwargs,
+                "bank": bank,
+                "progress": None,
+                "dag": None if sparse else model.sensor_dag_,
+                "selection": model.subset_selection_,
+            }
+        self.oof = OutOfFold(model, self.Xv, self.y_fit, self.costs)
+        error, cost = self.oof.policy()
+        self.models[scale] = model
+        point = {"cost_scale": scale, "error": error, "avg_cost": cost}
+        self.points.append(point)
+        return point
+
+    @property
+    def exhausted(self) -> bool:
+        return len(self.points) >= AUTO_MAX_TRIALS
+
+
+def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
+    """Fit ``est`` (``cost_scale="auto"``) at the scale the module's rule
+    keeps: its fitted attributes are those of the kept trial, with
+    ``cost_scale_`` and ``cost_scale_search_`` (the rule, the reference, the
+    margin, every scale tried and the reason in words)."""
+    search = _Search(est, X, y, fit_kwargs)
+    costs = search.mean_costs
+    search.at(_first_scale(est, search.y_fit, costs))
+    oof = search.oof
+    richest = oof.richest_state()
+    reference = oof.state_loss(richest)
+    root = oof.state_loss(0)
+    margin = oof.model._auto_margin(reference)
+    ok = lambda p: p["error"] <= reference + margin  # noqa: E731
+    total = float(np.sum(costs, axis=-1).mean())
+    gain = max(root - reference, margin) / max(total, 1e-12)
+    passed, failed = _coarse(search, gain, ok)
+    _refine(search, passed, failed, ok)
+    meeting = [p for p in search.points if ok(p)]
+    if meeting:
+        kept = min(meeting, key=lambda p: (p["avg_cost"], -p["cost_scale"]))
+    else:
+        kept = min(search.points, key=lambda p: (p["error"], p["avg_cost"]))
+    model = search.models[kept["cost_scale"]]
+    first = search.first
+    if model is not first and isinstance(first.sensor_dag_, SparseSensorDAG):
+        # Its bank knows every strategy again (sweeps on it choose among them),
+        # and its strategy is the one the first fit kept on validation rows.
+        model.bank_.strategy_banks_ = first.bank_.strategy_banks_
+        model.strategy_validation_ = first.strategy_validation_
+    params = set(est.get_params(deep=False))
+    for name, value in vars(model).items():
+        if name not in params:
+            setattr(est, name, value)
+    est.cost_scale_search_ = {
+        "rule": (
+            "least out-of-fold average cost whose out-of-fold error is within "
+            "the margin of the richest state's"
+        ),
+        "reference_state": list(oof.model.sensor_dag_.state_names(richest)),
+        "reference_error": float(reference),
+        "no_sensor_error": float(root),
+        "margin": float(margin),
+        "met": bool(meeting),
+        "tried": [{k: float(v) for k, v in p.items()} for p in search.points],
+        "reason": _reason(kept, reference, margin, bool(meeting)),
+    }
+    return est
+
+
+def _coarse(search: _Search, gain: float, ok: Any) -> tuple[float | None, float | None]:
+    """Steps of ``AUTO_STEP`` from ``gain``: up while the error stays within
+    the margin and something is bought, else down until it does. Returns
+    (the passing scale of least cost found, the failing scale next to it)."""
+    point = search.at(gain)
+    if ok(point):
+        scale = gain
+        while point["avg_cost"] > 0 and not search.exhausted:
+            up = search.at(scale * AUTO_STEP)
+            if not ok(up):
+                return scale, scale * AUTO_STEP
+            scale, point = scale * AUTO_STEP, up
+        return scale, None
+    scale = gain
+    while not search.exhausted:
+        scale /= AUTO_STEP
+        if ok(search.at(scale)):
+            return scale, scale * AUTO_STEP
+    return None, None
+
+
+def _refine(search: _Search, passed: float | None, failed: float | None, ok) -> None:
+    """Bisect (log axis) between a failing and a passing scale."""
+    if passed is None or failed is None:
+        return
+    for _ in range(AUTO_REFINE):
+        if search.exhausted:
+            return
+        mid = math.sqrt(passed * failed)
+        if ok(search.at(mid)):
+            passed = mid
+        else:
+            failed = mid
+
+
+def _reason(kept: dict, reference: float, margin: float, met: bool) -> str:
+    scale, error, cost = kept["cost_scale"], kept["error"], kept["avg_cost"]
+    if met:
+        return (
+            f"cost_scale={scale:.4g}: the least average cost ({cost:.4g}) whose "
+            f"out-of-fold error ({error:.4g}) is within {margin:.4g} of the "
+            f"richest state's ({reference:.4g})"
+        )
+    return (
+        f"cost_scale={scale:.4g}: no scale tried came within {margin:.4g} of "
+        f"the richest state's out-of-fold error ({reference:.4g}); kept the "
+        f"least error ({error:.4g}, average cost {cost:.4g})"
+    )
+
+
+def warn_if_nothing_bought(model: Any, X: Any, y: Any, sample_costs: Any) -> None:
+    """:class:`NothingBoughtWarning` when ``model``'s policies buy nothing on
+    its training rows while a first sensor lowers the out-of-fold error by
+    more than the auto rule's margin and two standard errors of the rows'
+    paired gain."""
+    search = getattr(model, "cost_scale_search_", None)
+    if search is not None and search["tried"]:
+        kept = [p for p in search["tried"] if p["cost_scale"] == model.cost_scale_]
+        if kept and kept[0]["avg_cost"] > 0:
+            return
+    if _root_buys(model):
+        return
+    same_folds = getattr(model, "cv_", model.cv) == model.cv
+    checker = model if same_folds else clone(model).set_params(cv=model.cv_)
+    spec, Xv, y_fit, _ = checker.check_fit_data(X, y)
+    oof = OutOfFold(model, Xv, y_fit, check_sample_costs(sample_costs, spec, len(Xv)))
+    if oof.policy()[1] > 0:
+        return
+    best = oof.best_first_sensor()
+    root = oof.state_loss(0)
+    # A gain the noise explains (two standard errors) is no reason to warn.
+    if best is None or root - best[1] <= max(model._auto_margin(root), 2 * best[2]):
+        return
+    warnings.warn(
+        f"The fitted policy buys no sensor at cost_scale={model.cost_scale_:g}, "
+        f"although {best[0]!r} lowers the out-of-fold error from {root:.4g} to "
+        f"{best[1]:.4g}: every sensor costs more than it saves at this scale. "
+        "Lower cost_scale, or use cost_scale='auto' (chosen on the training "
+        "rows' out-of-fold predictions).",
+        NothingBoughtWarning,
+        stacklevel=4,
+    )
+
+
+def _root_buys(model: Any) -> bool:
+    """Whether the root's policy is a fixed move to a child (then something
+    is bought; a learner is judged on the rows)."""
+    policy = model.policies_[0]
+    learner = getattr(policy, "learner", None)
+    action = getattr(learner, "action", None)
+    return action is not None and int(action) != 0
