@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._bounded_io import short_repr
 from ._choice import (
     MAX_ROUTES,
     POSTERIOR_DEPTH,
@@ -146,7 +147,9 @@ def most_states(strategy: str, n_sensors: int, max_states: int) -> int:
     1720
     """
     if strategy not in REGISTRY:
-        raise ValueError(f"Unknown strategy {strategy!r}; choose from {STRATEGIES}.")
+        raise ValueError(
+            f"Unknown strategy {short_repr(strategy)}; choose from {STRATEGIES}."
+        )
     return REGISTRY[strategy].most_states(n_sensors, max_states)
 
 
