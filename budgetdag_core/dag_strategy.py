@@ -334,15 +334,29 @@ class StrategyChoice:
 
     def table(self) -> pd.DataFrame:
         """The validation numbers as a frame: one row per strategy and cost
-        scale (``stop_loss``, ``cost``, ``loss``), and ``chosen``."""
+        scale (``stop_loss``, ``cost``, ``loss``), and ``chosen``. Without
+        validation (one strategy built), one row: the strategy, its numbers
+        NaN.
+
+        Examples
+        --------
+        >>> StrategyChoice("chain").table()[["strategy", "loss", "chosen"]]
+          strategy  loss  chosen
+        0    chain   NaN    True
+        """
         rows = [
             {"strategy": name, "cost_scale": scale, **row}
             for name, part in self.scores.items()
             for scale, row in zip(self.cost_scales, part, strict=True)
         ]
+        if not rows:
+            nan = float("nan")
+            rows = [
+                {"strategy": self.strategy, "cost_scale": nan}
+                | {"stop_loss": nan, "cost": nan, "loss": nan, "excess_se": nan}
+            ]
         frame = pd.DataFrame(rows)
-        if len(frame):
-            frame["chosen"] = frame["strategy"] == self.strategy
+        frame["chosen"] = frame["strategy"] == self.strategy
         return frame
 
     def mean_loss(self, name: str) -> float:

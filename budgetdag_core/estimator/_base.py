@@ -429,6 +429,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             return build_dag(spec, reused.units), reused
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
+    def _keep_feature_names(self, X: Any) -> BudgetDAGBase:
+        """scikit-learn's convention after a fit on ``X``: ``feature_names_in_``
+        (the spec's columns) only when ``X``'s columns are all strings (a
+        table), not after a fit on an array."""
+        columns = getattr(X, "columns", None)
+        if columns is None or not all(isinstance(c, str) for c in columns):
+            self.__dict__.pop("feature_names_in_", None)
+        return self
+
     def _fit_spec(self, X: Any) -> SensorSpec:
         """The spec to fit: ``sensors``, or one unit-cost sensor per column."""
         if self.sensors is None:
@@ -725,13 +734,17 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         return "full" if self.subset_selection_ is None else "subsets"
 
     @property
-    def strategy_choice_(self) -> StrategyChoice | None:
-        """The validation behind :attr:`strategy_` (``dag="auto"`` with many
-        sensors: each strategy's held-out stop loss, cost and loss at this
-        model's cost scale), else None."""
+    def strategy_choice_(self) -> StrategyChoice:
+        """The choice behind :attr:`strategy_`: with ``dag="auto"`` and many
+        sensors, each strategy's held-out stop loss, cost and loss at this
+        model's cost scale; where one strategy was built (or a full DAG),
+        that strategy alone, without validation numbers (its ``table()``
+        has one row)."""
         check_is_fitted(self)
         saved = getattr(self, "strategy_validation_", None)
-        return None if saved is None else StrategyChoice.from_dict(saved)
+        if saved is None:
+            return StrategyChoice(self.strategy_)
+        return StrategyChoice.from_dict(saved)
 
     def _growth_settings(self) -> dict:
         """The :class:`~budgetdag_core.sparse_dag.GrowthSettings` of this

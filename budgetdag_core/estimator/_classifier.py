@@ -218,6 +218,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     bank_ : ClassifierBank or MaskedBank
     policies_ : list of NodePolicy
     feature_names_in_ : ndarray of str
+        The spec's columns; set only after a fit on a table whose column
+        names are all strings (scikit-learn's convention; not after a fit on
+        an array).
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
     value_states_ : ndarray of bool or None
@@ -634,7 +637,8 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         >>> model.fit(demo.X_train, demo.y_train).sensor_dag_.n_states  # 2^3
         8
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._keep_feature_names(X)
 
     # --------------------------------------------------------------- inference
     def _proba_at_stops(

@@ -370,7 +370,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         >>> sorted(model.evaluate(demo.X_test, 2 * demo.X_test["precise"]))
         ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
-        return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        return self._keep_feature_names(X)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Prediction of the regressor of each example's stop state.

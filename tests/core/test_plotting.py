@@ -676,7 +676,9 @@ def test_a_narrower_drawing_gets_smaller_nodes_and_no_longer_labels() -> None:
     narrow = trace_named(dag_figure(g, width=600), "states")
     assert max(narrow.marker.size) < max(wide.marker.size)
     assert max(map(len, narrow.text)) <= max(map(len, wide.text))
-    assert dag_figure(g, width=600).layout.width is None  # still stretches
+    # The layout says the width it was laid out for (write_image uses it).
+    fig = dag_figure(g, width=600)
+    assert fig.layout.width == fig.layout.meta["width_px"] == 600
 
 
 def label_room(fig, width: int) -> float:
@@ -729,6 +731,7 @@ def test_a_deep_chain_is_laid_out_wider_with_short_unique_labels() -> None:
         g.add_edge(d, d + 1, count=n - 20 * (d + 1), added=(names[d],))
     fig = dag_figure(g, width=820)
     assert fig.layout.meta["width_px"] > 820
+    assert fig.layout.width == fig.layout.meta["width_px"]
     labels = [t for t in trace_named(fig, "states").text if t]
     assert len(labels) == 31 and len(set(labels)) == 31
     assert labels[0] == "start" and labels[5] == "+r0c4"
