@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._bounded_io import check_output_file, check_regular_file
+from ._progress import ProgressBar
 from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
@@ -86,15 +87,6 @@ def _write(path: str, write: Callable[[str], object]) -> None:
         raise CLIError(f"Could not write {path!r}: {exc.strerror or exc}.") from None
 
 
-def _progress(stage: str, done: int, total: int) -> None:
-    print(
-        f"\r{stage}: {done}/{total}",
-        end="" if done < total else "\n",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
     params = {
         "cost_scale": args.cost_scale,
@@ -136,18 +128,24 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.budget is not None:
         from . import tradeoff
 
-        model = tradeoff.fit_for_budget(
-            X,
-            y,
-            spec,
-            args.budget,
-            progress=_progress,
-            **{k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"},
-        )
+        with ProgressBar("train") as bar:  # one bar through every stage
+            model = tradeoff.fit_for_budget(
+                X,
+                y,
+                spec,
+                args.budget,
+                progress=bar,
+                **{
+                    k: v
+                    for k, v in _model_params(args, spec).items()
+                    if k != "cost_scale"
+                },
+            )
         model = getattr(model, "model", model)
     else:
         model = BudgetDAGClassifier(spec, **_model_params(args, spec))
-        model.fit(X, y, progress=_progress)
+        with ProgressBar("train") as bar:
+            model.fit(X, y, progress=bar)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     model.label_name_ = args.label
     _write(args.out, lambda path: save_policy(model, path))
@@ -200,17 +198,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         X_test, y_test = _split_xy(test)
     params = {k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"}
     scales = args.cost_scales
-    result = tradeoff.tradeoff_curve(
-        X,
-        y,
-        spec,
-        cost_scales=scales,
-        n_points=None if scales else args.n_points,
-        X_test=X_test,
-        y_test=y_test,
-        progress=_progress,
-        **params,
-    )
+    with ProgressBar("sweep") as bar:
+        result = tradeoff.tradeoff_curve(
+            X,
+            y,
+            spec,
+            cost_scales=scales,
+            n_points=None if scales else args.n_points,
+            X_test=X_test,
+            y_test=y_test,
+            progress=bar,
+            **params,
+        )
     frame = getattr(result, "frame", result)
     _write(args.out, lambda path: frame.to_csv(path, index=False))
     print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)

@@ -9,6 +9,7 @@ report.
 from __future__ import annotations
 
 import copy
+import functools
 from numbers import Integral, Real
 from typing import Any
 
@@ -20,7 +21,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._compiled import warm_up
-from .._progress import Progress
+from .._progress import Progress, progress_for
 from ..dag import SensorDAG, build_dag
 from ..dag_strategy import (
     SIMPLEST_FIRST,
@@ -73,6 +74,7 @@ COMMON_CONSTRAINTS: dict = {
     "cv": [Interval(Integral, 2, MAX_CV, closed="both")],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
+    "verbose": ["verbose"],
     "max_policy_features": [Interval(Integral, 1, None, closed="left")],
     "n_subsets": [Interval(Integral, 1, MAX_N_SUBSETS, closed="both"), None],
     "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
@@ -428,6 +430,20 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         if reused is not None:
             return build_dag(spec, reused.units), reused
         return self._build_dag(spec, Xv, y_fit, costs, progress)
+
+    def _fit_reporting(
+        self, X: Any, y: Any, sample_costs: Any, bank: Any, progress: Any
+    ) -> BudgetDAGBase:
+        """``_fit``, drawing ``verbose``'s progress bar when no ``progress``
+        callback is given (the bar reaches its end with the fit)."""
+        self._validate_params()
+        progress, bar = progress_for(self.verbose, progress, "fit")
+        if bar is None:
+            return self._fit(
+                X, y, sample_costs=sample_costs, bank=bank, progress=progress
+            )
+        with bar:
+            return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=bar)
 
     def _keep_feature_names(self, X: Any) -> BudgetDAGBase:
         """scikit-learn's convention after a fit on ``X``: ``feature_names_in_``
@@ -836,12 +852,15 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         strategies = (
             strategies_to_build(self._strategies(), len(Xv)) if only is None else only
         )
+        if progress is not None:
+            progress("strategies", 0, len(strategies))
         for done, name in enumerate(strategies, start=1):
             if name == "grown":
                 growth = grow_sparse_dag(
                     bank, Xv, spec.names, spec.column_indices(), mean_costs,
                     GrowthSettings(**settings), random_state=self._seed,
-                    row_loss=row_loss,
+                    row_loss=row_loss, progress=None if progress is None
+                    else functools.partial(progress, "grown"),
                 )  # fmt: skip
             elif name == "routed":
                 chain = banks.get("chain")
@@ -872,6 +891,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         Xv: np.ndarray,
         y_fit: np.ndarray,
         costs: np.ndarray | None,
+        progress: Progress | None = None,
     ) -> tuple[Any, dict | None]:
         """The bank of the strategy to fit (validation rows decide among the
         bank's strategies at this cost scale, the chosen bank kind's simplest
@@ -906,6 +926,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
             self._make_learner(len(Xv)),
             [self.cost_scale],
             random_state=self._seed,
+            progress=progress,
         )
         return banks[choice.strategy], choice.to_dict()
 
@@ -967,12 +988,14 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
                     "The given bank was not grown on this data with these "
                     "settings (or is a saved bank without its growth): refit it."
                 )
-        bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs)
+        bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs, progress)
         growth = bank.sparse_growth_
         dag = growth.dag
         state_cols, value_states, route_states, inputs = self._sparse_policy_inputs(
             growth, spec, len(target_attrs.get("classes_", ()))
         )
+        if progress is not None:
+            progress("policies", 0, dag.n_states)
         result = graph_reduce_sparse(
             growth,
             lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),

@@ -208,6 +208,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
         each state gets a policy and its bank's probabilities.
+    verbose : int, default=0
+        1 or more: ``fit`` draws one progress bar (``tqdm``, on stderr)
+        through its stages, which reaches its end with the fit; 0: silent.
+        A ``progress=`` callback given to ``fit`` replaces the bar
+        (:doc:`/user_guide/progress`).
 
     Attributes
     ----------
@@ -293,6 +298,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         bank_serve: str = "folds",
         dag: str = "auto",
         max_states: int = 1000,
+        verbose: int = 0,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -315,6 +321,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.bank_serve = bank_serve
         self.dag = dag
         self.max_states = max_states
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -637,7 +644,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         >>> model.fit(demo.X_train, demo.y_train).sensor_dag_.n_states  # 2^3
         8
         """
-        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        self._fit_reporting(X, y, sample_costs, bank, progress)
         return self._keep_feature_names(X)
 
     # --------------------------------------------------------------- inference

@@ -141,6 +141,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``.
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
+    verbose : int, default=0
+        As in the classifier: 1 or more draws a progress bar through ``fit``.
 
     Attributes
     ----------
@@ -205,6 +207,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         subset_scorer: Any = "ridge",
         dag: str = "auto",
         max_states: int = 1000,
+        verbose: int = 0,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -222,6 +225,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self.subset_scorer = subset_scorer
         self.dag = dag
         self.max_states = max_states
+        self.verbose = verbose
 
     # ---------------------------------------------------------------- hooks
     def _selection_task(self) -> dict[str, str]:
@@ -370,7 +374,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         >>> sorted(model.evaluate(demo.X_test, 2 * demo.X_test["precise"]))
         ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
-        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        self._fit_reporting(X, y, sample_costs, bank, progress)
         return self._keep_feature_names(X)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
