@@ -445,6 +445,23 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         with bar:
             return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=bar)
 
+    def _nan_refused(self, spec: SensorSpec | None) -> str | None:
+        """Why this estimator refuses missing values (NaN) in ``X``, or None:
+        the default banks take them (boosting routes a NaN to a learned side,
+        a masked bank reads it as a sensor not acquired) and the policies see
+        a missing value as 0 (``PolicyInputs``). ``spec`` None: not yet known
+        (scikit-learn's tags)."""
+        if self.n_subsets is not None:
+            return (
+                "n_subsets's subset selection (Alg. 2) scores subsets with a "
+                "ridge regression, which needs every value"
+            )
+        return self._bank_nan_refused(spec)
+
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        """:meth:`_nan_refused` of the bank this estimator fits."""
+        return None
+
     def _keep_feature_names(self, X: Any) -> BudgetDAGBase:
         """scikit-learn's convention after a fit on ``X``: ``feature_names_in_``
         (the spec's columns) only when ``X``'s columns are all strings (a
@@ -495,7 +512,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         (('cheap_a', 'cheap_b', 'precise'), (300, 3), [0, 1])
         """
         spec = self._fit_spec(X)
-        Xv = check_features(X, spec)
+        Xv = check_features(X, spec, nan_refused=self._nan_refused(spec))
         y_fit, attrs = self._prepare_target(y, len(Xv))
         return spec, Xv, y_fit, attrs.get("classes_")
 
@@ -647,7 +664,7 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
         self._validate_params()
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
-        Xv = check_features(X, spec)
+        Xv = check_features(X, spec, nan_refused=self._nan_refused(spec))
         y_fit, target_attrs = self._prepare_target(y, len(Xv))
         costs = check_sample_costs(sample_costs, spec, len(Xv))
         top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
@@ -1436,5 +1453,8 @@ class BudgetDAGBase(PolicyRoutingMixin, BaseEstimator):
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        # Whether X may hold NaN (a value not measured): the fitted spec's
+        # answer once fitted (beyond 12 sensors any bank takes them).
+        spec = getattr(self, "spec_", None)
+        tags.input_tags.allow_nan = self._nan_refused(spec) is None
         return tags

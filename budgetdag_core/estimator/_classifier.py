@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .._progress import Progress
 from .._threads import map_in_threads, single_threaded
@@ -38,7 +38,7 @@ from ..decisions import (
 from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
 from ..sensors import SensorSpec
 from ..sparse_dag import MAX_SPARSE_STATES
-from ..validation import check_features, check_labels, check_sample_costs
+from ..validation import check_labels, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
     POLICY_FEATURES,
@@ -430,6 +430,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         """The classifier the bank fits (per state, or the one masked model)."""
         return self._new_bank().template()
 
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        if spec is not None and self.builds_sparse_dag(spec):
+            return None  # any-subset masked banks: a NaN is a sensor not read
+        template = self.classifier
+        if template is not None and not get_tags(template).input_tags.allow_nan:
+            return f"classifier={type(template).__name__} does not accept NaN"
+        if self.bank_kind == "per_subset" and template is None:
+            return (
+                'bank_kind="per_subset" fits a logistic regression per state, '
+                "which needs every value"
+            )
+        return None
+
     def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
         if self.bank_kind == "masked_auto":
             raise ValueError(
@@ -568,8 +581,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         >>> [table.shape[1] for table in record.tables]  # stop + one per child
         [4, 3, 3, 3, 2, 2, 2, 1]
         """
-        check_is_fitted(self)
-        Xv = check_features(X, self.spec_)
+        Xv = self._features(X)
         bank = self.bank_
         if not hasattr(bank, "oof_proba_"):
             raise ValueError(

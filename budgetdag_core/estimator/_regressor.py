@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import RegressorMixin
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import column_or_1d
 
@@ -241,6 +242,20 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     def _bank_template(self) -> Any:
         return regressor_template(self.regressor, self._seed)
+
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        if spec is not None and self.builds_sparse_dag(spec):
+            return None  # any-subset masked regressors: a NaN is a sensor not read
+        regressor = self.regressor
+        if regressor == "ridge":
+            return (
+                'regressor="ridge" fits a ridge regression per state, which '
+                "needs every value"
+            )
+        custom = regressor is not None and not isinstance(regressor, str)
+        if custom and not get_tags(regressor).input_tags.allow_nan:
+            return f"regressor={type(regressor).__name__} does not accept NaN"
+        return None
 
     def _new_bank(self, dag: SensorDAG | None = None) -> RegressorBank:
         return RegressorBank(

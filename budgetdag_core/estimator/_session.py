@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import get_tags
 
 from ..graph_reduce import STOP
 from ..sensors import checked_cost
@@ -161,7 +162,13 @@ class PolicySession:
                 + ", ".join(f"{c!r} ({owner})" for c, owner in owners.items())
                 + ". Pass only the named sensor's values."
             )
-        checked = [self._checked_value(c, values[c]) for c in columns]
+        # As the model's predict: its tags say whether its bank takes NaN.
+        refused = (
+            None
+            if get_tags(self.model).input_tags.allow_nan
+            else ("this model's bank needs every value (the default bank takes NaN)")
+        )
+        checked = [self._checked_value(c, values[c], refused) for c in columns]
         for c, v in zip(columns, checked, strict=True):
             self._row[self._col_pos[c]] = v
         self._pending.remove(sensor)
@@ -179,9 +186,10 @@ class PolicySession:
         return "not a column of the spec"
 
     @staticmethod
-    def _checked_value(column: str, value: Any) -> float:
+    def _checked_value(column: str, value: Any, nan_refused: str | None) -> float:
         """``value`` of ``column`` as a float, or a ``ValueError`` naming it
-        (text such as ``"3"`` is refused rather than guessed at)."""
+        (text such as ``"3"`` is refused rather than guessed at). NaN (a
+        value not measured) is kept where ``nan_refused`` is None."""
         if isinstance(value, str | bytes):
             raise ValueError(
                 f"values[{column!r}] is the text {str(value)[:40]!r}, not a number."
@@ -192,7 +200,9 @@ class PolicySession:
             raise ValueError(
                 f"values[{column!r}] is not a number: {str(value)[:40]!r}."
             ) from None
-        if not np.isfinite(v):
+        if np.isnan(v) and nan_refused is not None:
+            raise ValueError(f"values[{column!r}] is NaN (missing), but {nan_refused}.")
+        if np.isinf(v):
             raise ValueError(f"values[{column!r}] is not finite: {v}.")
         if abs(v) >= MAX_ABS_VALUE:
             raise ValueError(
