@@ -93,6 +93,17 @@ def test_verbose_regressor_and_a_given_callback_wins(capsys) -> None:
     assert capsys.readouterr().err == "" and calls[-1][0] == "policies"
 
 
+def test_a_sweep_of_a_verbose_estimator_draws_no_bar_per_point(capsys) -> None:
+    from budgetdag_core import tradeoff_curve
+
+    X, y = make_synthetic(150)
+    template = BudgetDAGClassifier(SYNTH_SPEC, cv=2, random_state=0, verbose=1)
+    stages = []
+    tradeoff_curve(X, y, template, n_points=3, progress=lambda *a: stages.append(a))
+    assert capsys.readouterr().err == ""
+    assert ("sweep", 3, 3) in stages
+
+
 def test_verbose_is_checked() -> None:
     X, y = make_synthetic(60)
     with pytest.raises(ValueError, match="verbose"):
