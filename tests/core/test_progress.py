@@ -8,6 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor
 from budgetdag_core._progress import ProgressBar
@@ -39,6 +41,30 @@ def test_the_bar_adds_each_stage_and_fills_on_close() -> None:
     assert states[-1] == (3 + 2 + 300 + 3, 3 + 2 + 300 + 3)  # full at the end
     assert all(n <= t for n, t in states)
     assert out.getvalue().endswith("\n") and out.getvalue().count("\n") == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["bank", "strategies", "grown", "policies"]),
+            st.integers(0, 12),
+            st.integers(1, 12),
+        ),
+        max_size=30,
+    )
+)
+def test_any_calls_keep_the_count_within_the_total_and_end_full(calls) -> None:
+    out = io.StringIO()
+    with ProgressBar("fit", file=out) as bar:
+        for stage, done, total in calls:
+            bar(stage, done, total)
+    states = drawn_states(out.getvalue())
+    assert all(n <= t for n, t in states)
+    n, total = states[-1]
+    assert n == total >= 1
+    totals = [t for _, t in states]
+    assert totals == sorted(totals)
 
 
 def test_a_failed_call_leaves_the_bar_where_it_stopped() -> None:
