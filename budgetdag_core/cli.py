@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from ._bounded_io import atomic_write, check_output_file, check_regular_file, short_repr
+from ._progress import ProgressBar
 from .bank import BANK_KINDS, SERVE_MODES
 from .decisions import STOP_LOSSES
 from .estimator import POLICY_FEATURES
@@ -132,15 +133,6 @@ def _write_csv(path: str, frame: pd.DataFrame) -> None:
         raise CLIError(f"Could not write {path!r}: {exc.strerror or exc}.") from None
 
 
-def _progress(stage: str, done: int, total: int) -> None:
-    print(
-        f"\r{stage}: {done}/{total}",
-        end="" if done < total else "\n",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 def _model_params(args: argparse.Namespace, spec: SensorSpec) -> dict:
     params = {
         "cost_scale": args.cost_scale,
@@ -182,18 +174,24 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.budget is not None:
         from . import tradeoff
 
-        model = tradeoff.fit_for_budget(
-            X,
-            y,
-            spec,
-            args.budget,
-            progress=_progress,
-            **{k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"},
-        )
+        with ProgressBar("train") as bar:  # one bar through every stage
+            model = tradeoff.fit_for_budget(
+                X,
+                y,
+                spec,
+                args.budget,
+                progress=bar,
+                **{
+                    k: v
+                    for k, v in _model_params(args, spec).items()
+                    if k != "cost_scale"
+                },
+            )
         model = getattr(model, "model", model)
     else:
         model = BudgetDAGClassifier(spec, **_model_params(args, spec))
-        model.fit(X, y, progress=_progress)
+        with ProgressBar("train") as bar:
+            model.fit(X, y, progress=bar)
     print(f"trained in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     search = getattr(model, "cost_scale_search_", None)
     if search is not None:
@@ -254,17 +252,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         X_test, y_test = _split_xy(test)
     params = {k: v for k, v in _model_params(args, spec).items() if k != "cost_scale"}
     scales = args.cost_scales
-    result = tradeoff.tradeoff_curve(
-        X,
-        y,
-        spec,
-        cost_scales=scales,
-        n_points=None if scales else args.n_points,
-        X_test=X_test,
-        y_test=y_test,
-        progress=_progress,
-        **params,
-    )
+    with ProgressBar("sweep") as bar:
+        result = tradeoff.tradeoff_curve(
+            X,
+            y,
+            spec,
+            cost_scales=scales,
+            n_points=None if scales else args.n_points,
+            X_test=X_test,
+            y_test=y_test,
+            progress=bar,
+            **params,
+        )
     frame = getattr(result, "frame", result)
     _write_csv(args.out, frame)
     print(f"wrote {len(frame)} rows to {args.out}", file=sys.stderr)

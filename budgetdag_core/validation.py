@@ -208,11 +208,24 @@ def as_frame(X: Any, spec: SensorSpec, owner: str = "the model") -> pd.DataFrame
     return pd.DataFrame(values, columns=columns)
 
 
-def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.ndarray:
+#: Why a model refuses missing values unless it says otherwise.
+NAN_REFUSED = "this model needs every value"
+
+
+def check_features(
+    X: Any,
+    spec: SensorSpec,
+    owner: str = "the model",
+    *,
+    nan_refused: str | None = NAN_REFUSED,
+) -> np.ndarray:
     """The spec's columns of ``X`` as a float array, or a ``ValueError``.
 
     ``X`` is a DataFrame (read by column name) or a 2-d array (read by column
-    position, see :func:`as_frame`).
+    position, see :func:`as_frame`). A missing value (NaN, a value not
+    measured) is kept where ``nan_refused`` is None, else refused with that
+    reason, naming the column and the first row; infinite values are always
+    refused.
     """
     X = as_frame(X, spec, owner)
     if len(X) == 0:
@@ -228,16 +241,27 @@ def check_features(X: Any, spec: SensorSpec, owner: str = "the model") -> np.nda
     values = X[spec.columns].to_numpy(dtype=float)
     if (np.abs(values) < MAX_ABS_VALUE).all():  # one pass: NaN compares False
         return values
-    bad_mask = ~np.isfinite(values)
-    if bad_mask.any():
-        j = int(np.flatnonzero(bad_mask.any(axis=0))[0])
-        rows = int(bad_mask[:, j].sum())
-        first = int(np.flatnonzero(bad_mask[:, j])[0])
+    infinite = np.isinf(values)
+    if infinite.any():
+        j = int(np.flatnonzero(infinite.any(axis=0))[0])
+        rows = int(infinite[:, j].sum())
+        first = int(np.flatnonzero(infinite[:, j])[0])
         raise ValueError(
-            f"Column {short_repr(spec.columns[j])} has {rows} row(s) with NaN or "
-            f"infinite values (first at row {first}): drop or impute them."
+            f"Column {short_repr(spec.columns[j])} has {rows} row(s) with infinite "
+            f"values (first at row {first}): drop them or replace them by NaN (a "
+            "value not measured)."
         )
-    huge = np.abs(values) >= MAX_ABS_VALUE
+    missing = np.isnan(values)
+    if nan_refused is not None and missing.any():
+        j = int(np.flatnonzero(missing.any(axis=0))[0])
+        rows = int(missing[:, j].sum())
+        first = int(np.flatnonzero(missing[:, j])[0])
+        raise ValueError(
+            f"Column {spec.columns[j]!r} has {rows} row(s) with NaN (missing) "
+            f"values (first at row {first}), but {nan_refused}: drop or impute "
+            "them, or use a bank that handles missing values (the default)."
+        )
+    huge = np.abs(np.nan_to_num(values)) >= MAX_ABS_VALUE
     if huge.any():
         j = int(np.flatnonzero(huge.any(axis=0))[0])
         first = int(np.flatnonzero(huge[:, j])[0])

@@ -193,7 +193,7 @@ def model_words(model: object) -> str | None:
     n_states = model.sensor_dag_.n_states  # type: ignore[attr-defined]
     text = f"Kept {KEPT_WORDS[strategy]} of one-sensor additions ({n_states} states)"
     choice = model.strategy_choice_  # type: ignore[attr-defined]
-    if choice is None:
+    if not choice.scores:  # one strategy built: nothing compared
         return text + "."
     losses = ", ".join(
         f"{name} {rows[0]['loss']:.3g}" for name, rows in choice.scores.items() if rows

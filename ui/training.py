@@ -580,6 +580,10 @@ class ProgressReporter:
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         part = done / max(total, 1)
+        if stage in STAGE_WORDS:  # inside another stage's share: words only
+            if done == 0 or done == total:
+                self.sink(min(max(self.last, 0.0), 1.0), STAGE_WORDS[stage])
+            return
         if stage == "evaluate":
             fraction = self.fit_share + (1 - self.fit_share) * part
         else:
@@ -599,6 +603,17 @@ class ProgressReporter:
         if fraction - self.last >= self.min_step or done == total:
             self.last = fraction
             self.sink(min(max(fraction, 0.0), 1.0), text)
+
+
+#: Stages the library reports inside another's share of the bar (the bar
+#: stays, the words change): the ``"auto"`` bank's choice of kind before its
+#: folds, the grown DAG's states while the strategies are built, the choice
+#: among the strategies before the policies.
+STAGE_WORDS = {
+    "bank kind": "Choosing the bank's model on validation rows",
+    "grown": "Growing the DAG of one-sensor additions",
+    "choice": "Comparing the DAGs' policies on validation rows",
+}
 
 
 #: A fit that builds DAGs of one-sensor additions spends about a quarter of

@@ -210,7 +210,11 @@ class AutoMaskedBank(SparseMaskedBank):
         kind's model fitted for the choice is kept)."""
         self.n_fit_rows_ = int(len(X))
         plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
+        if progress is not None:  # each kind fitted once before the folds
+            progress("bank kind", 0, 1)
         self.kind_, self.validation_, first = self._choose(X, y, n_classes, plan)
+        if progress is not None:
+            progress("bank kind", 1, 1)
         plan = (self.template(), *plan[1:])
         return self.fit_planned(X, y, n_classes, plan, progress, first)
 

@@ -343,7 +343,11 @@ class SparseRegressorBank:
         y = np.asarray(y, dtype=float)
         n, seed = len(X), int_seed(self.random_state)
         self._set_sensors(X, sensor_columns)
+        if progress is not None:  # each kind fitted once before the folds
+            progress("bank kind", 0, 1)
         self.kind_, self.validation_ = self._choose(X, y)
+        if progress is not None:
+            progress("bank kind", 1, 1)
         template = self.template()
         rng = np.random.default_rng(seed)
         per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n))

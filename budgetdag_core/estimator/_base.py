@@ -9,6 +9,7 @@ report.
 from __future__ import annotations
 
 import copy
+import functools
 from numbers import Integral, Real
 from typing import Any
 
@@ -21,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._bounded_io import short_repr
 from .._compiled import warm_up
-from .._progress import Progress
+from .._progress import Progress, progress_for
 from ..dag import SensorDAG, build_dag
 from ..graph_reduce import NodePolicy, Routing, graph_reduce
 from ..sensors import SensorSpec
@@ -75,6 +76,7 @@ COMMON_CONSTRAINTS: dict = {
     "cv": [Interval(Integral, 2, MAX_CV, closed="both")],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
+    "verbose": ["verbose"],
     "max_policy_features": [Interval(Integral, 1, None, closed="left")],
     "n_subsets": [Interval(Integral, 1, MAX_N_SUBSETS, closed="both"), None],
     "subset_budget": [Interval(Real, 0, None, closed="neither"), None],
@@ -425,6 +427,46 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
             return build_dag(spec, reused.units), reused
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
+    def _fit_reporting(
+        self, X: Any, y: Any, sample_costs: Any, bank: Any, progress: Any
+    ) -> BudgetDAGBase:
+        """``_fit``, drawing ``verbose``'s progress bar when no ``progress``
+        callback is given (the bar reaches its end with the fit)."""
+        self._validate_params()
+        progress, bar = progress_for(self.verbose, progress, "fit")
+        if bar is None:
+            return self._fit(
+                X, y, sample_costs=sample_costs, bank=bank, progress=progress
+            )
+        with bar:
+            return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=bar)
+
+    def _nan_refused(self, spec: SensorSpec | None) -> str | None:
+        """Why this estimator refuses missing values (NaN) in ``X``, or None:
+        the default banks take them (boosting routes a NaN to a learned side,
+        a masked bank reads it as a sensor not acquired) and the policies see
+        a missing value as 0 (``PolicyInputs``). ``spec`` None: not yet known
+        (scikit-learn's tags)."""
+        if self.n_subsets is not None:
+            return (
+                "n_subsets's subset selection (Alg. 2) scores subsets with a "
+                "ridge regression, which needs every value"
+            )
+        return self._bank_nan_refused(spec)
+
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        """:meth:`_nan_refused` of the bank this estimator fits."""
+        return None
+
+    def _keep_feature_names(self, X: Any) -> BudgetDAGBase:
+        """scikit-learn's convention after a fit on ``X``: ``feature_names_in_``
+        (the spec's columns) only when ``X``'s columns are all strings (a
+        table), not after a fit on an array."""
+        columns = getattr(X, "columns", None)
+        if columns is None or not all(isinstance(c, str) for c in columns):
+            self.__dict__.pop("feature_names_in_", None)
+        return self
+
     def _fit_spec(self, X: Any) -> SensorSpec:
         """The spec to fit: ``sensors``, or one unit-cost sensor per column
         (at most ``MAX_SENSORS``: refused before any work)."""
@@ -467,7 +509,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         (('cheap_a', 'cheap_b', 'precise'), (300, 3), [0, 1])
         """
         spec = self._fit_spec(X)
-        Xv = check_features(X, spec)
+        Xv = check_features(X, spec, nan_refused=self._nan_refused(spec))
         y_fit, attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         return spec, Xv, y_fit, attrs.get("classes_")
 
@@ -630,7 +672,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
             )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
-        Xv = check_features(X, spec)
+        Xv = check_features(X, spec, nan_refused=self._nan_refused(spec))
         y_fit, target_attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
@@ -755,13 +797,17 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         return "full" if self.subset_selection_ is None else "subsets"
 
     @property
-    def strategy_choice_(self) -> StrategyChoice | None:
-        """The validation behind :attr:`strategy_` (``dag="auto"`` with many
-        sensors: each strategy's held-out stop loss, cost and loss at this
-        model's cost scale), else None."""
+    def strategy_choice_(self) -> StrategyChoice:
+        """The choice behind :attr:`strategy_`: with ``dag="auto"`` and many
+        sensors, each strategy's held-out stop loss, cost and loss at this
+        model's cost scale; where one strategy was built (or a full DAG),
+        that strategy alone, without validation numbers (its ``table()``
+        has one row)."""
         check_is_fitted(self)
         saved = getattr(self, "strategy_validation_", None)
-        return None if saved is None else StrategyChoice.from_dict(saved)
+        if saved is None:
+            return StrategyChoice(self.strategy_)
+        return StrategyChoice.from_dict(saved)
 
     def _growth_settings(self) -> dict:
         """The ``strategies.GrowthSettings`` of this
@@ -851,12 +897,16 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
             GrowthSettings(**self._growth_settings()), self._seed,
             self._growth_row_loss(y_fit),
             required=self._strategies() == ("routed",),
+            progress=None if progress is None
+            else functools.partial(progress, "grown"),
         )  # fmt: skip
         banks = {}
         strategies = (
             strategies_to_build(self._strategies(), len(Xv)) if only is None else only
         )
         strategies = few_sensor_strategies(strategies, spec.n_sensors)
+        if progress is not None:
+            progress("strategies", 0, len(strategies))
         for done, name in enumerate(strategies, start=1):
             growth = grow_strategy(name, given)
             if growth is not None:  # None: no sensor's value says where to look
@@ -874,6 +924,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         Xv: np.ndarray,
         y_fit: np.ndarray,
         costs: np.ndarray | None,
+        progress: Progress | None = None,
     ) -> tuple[Any, dict | None]:
         """The bank of the strategy to fit (validation rows decide among the
         bank's strategies at this cost scale, the chosen bank kind's simplest
@@ -909,6 +960,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
             self._make_learner(len(Xv)),
             [self.cost_scale],
             random_state=self._seed,
+            progress=progress,
         )
         return banks[choice.strategy], choice.to_dict()
 
@@ -970,12 +1022,14 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
                     "The given bank was not grown on this data with these "
                     "settings (or is a saved bank without its growth): refit it."
                 )
-        bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs)
+        bank, choice = self._choose_sparse_bank(bank, spec, Xv, y_fit, costs, progress)
         growth = bank.sparse_growth_
         dag = growth.dag
         state_cols, value_states, route_states, inputs = self._sparse_policy_inputs(
             growth, spec, len(target_attrs.get("classes_", ()))
         )
+        if progress is not None:
+            progress("policies", 0, dag.n_states)
         result = graph_reduce(
             lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
             self._sparse_stop_loss(bank, y_fit),
@@ -1420,5 +1474,8 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        # Whether X may hold NaN (a value not measured): the fitted spec's
+        # answer once fitted (beyond 12 sensors any bank takes them).
+        spec = getattr(self, "spec_", None)
+        tags.input_tags.allow_nan = self._nan_refused(spec) is None
         return tags

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .._bounded_io import short_repr
 from .._progress import Progress
@@ -41,7 +41,6 @@ from ..sensors import SensorSpec
 from ..strategies import MAX_SPARSE_STATES, SparseSensorDAG
 from ..validation import (
     align_rows,
-    check_features,
     check_labels,
     check_sample_costs,
 )
@@ -239,6 +238,11 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000):
         each state gets a policy and its bank's probabilities (the grown
         DAG's last state grown may add up to 4 more, see ``dag``).
+    verbose : int, default=0
+        1 or more: ``fit`` draws one progress bar (``tqdm``, on stderr)
+        through its stages, which reaches its end with the fit; 0: silent.
+        A ``progress=`` callback given to ``fit`` replaces the bar
+        (:doc:`/user_guide/progress`).
 
     Attributes
     ----------
@@ -259,6 +263,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     bank_ : ClassifierBank or MaskedBank
     policies_ : list of NodePolicy
     feature_names_in_ : ndarray of str
+        The spec's columns; set only after a fit on a table whose column
+        names are all strings (scikit-learn's convention; not after a fit on
+        an array).
     subset_selection_ : SubsetSelection or None
         The greedy subsets (with ``n_subsets``), their reward and history.
     value_states_ : ndarray of bool or None
@@ -331,6 +338,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         bank_serve: str = "folds",
         dag: str = "auto",
         max_states: int = 1000,
+        verbose: int = 0,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -353,6 +361,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self.bank_serve = bank_serve
         self.dag = dag
         self.max_states = max_states
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fitting
     def _check_loss_matrix(self, n_classes: int) -> np.ndarray | None:
@@ -460,6 +469,19 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     def _bank_template(self) -> Any:
         """The classifier the bank fits (per state, or the one masked model)."""
         return self._new_bank().template()
+
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        if spec is not None and self.builds_sparse_dag(spec):
+            return None  # any-subset masked banks: a NaN is a sensor not read
+        template = self.classifier
+        if template is not None and not get_tags(template).input_tags.allow_nan:
+            return f"classifier={type(template).__name__} does not accept NaN"
+        if self.bank_kind == "per_subset" and template is None:
+            return (
+                'bank_kind="per_subset" fits a logistic regression per state, '
+                "which needs every value"
+            )
+        return None
 
     def _new_bank(self, dag: SensorDAG | None = None) -> BaseBank:
         if self.bank_kind == "masked_auto":
@@ -599,8 +621,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         >>> [table.shape[1] for table in record.tables]  # stop + one per child
         [4, 3, 3, 3, 2, 2, 2, 1]
         """
-        check_is_fitted(self)
-        Xv = check_features(X, self.spec_)
+        Xv = self._features(X)
         bank = self.bank_
         # A grown DAG's walk replays on its growth (the rows that reached each
         # state, their out-of-fold probabilities), any other on the bank's

@@ -58,6 +58,29 @@ _WITH_PROBA = ("proba", "sensors+proba", "auto")
 CONSTANT_STATE_SPREAD = 0.03
 
 
+def measured_values(
+    X: np.ndarray, rows: np.ndarray | None, cols: np.ndarray
+) -> np.ndarray:
+    """The sensor values a policy reads: columns ``cols`` of ``rows`` of ``X``
+    (None: all rows), a missing value (NaN: acquired but not measured) as 0.
+
+    The bank reads a NaN as missing (boosting sends it to a learned side, a
+    masked bank as a column not acquired); a policy's learner needs numbers,
+    and 0 is the same number in training, batch predictions and sessions.
+
+    Examples
+    --------
+    >>> measured_values(np.array([[1.0, np.nan], [3.0, 4.0]]), None, np.array([1]))
+    array([[0.],
+           [4.]])
+    """
+    values = X[:, cols] if rows is None else X[np.ix_(rows, cols)]  # a copy
+    missing = np.isnan(values)
+    if missing.any():
+        values[missing] = 0.0
+    return values
+
+
 def confidence_features(proba: np.ndarray) -> np.ndarray:
     """Top-class probability, margin and entropy of class probabilities.
 
@@ -208,6 +231,10 @@ class PolicyInputs:
 
     Notes
     -----
+    A missing sensor value (NaN in ``X``: acquired but not measured) is seen
+    by a policy as 0 (:func:`measured_values`); the bank's probabilities it
+    may also read treat it as missing.
+
     A new kind of input is named in :data:`POLICY_FEATURES`, given a width in
     :meth:`width` and built in :meth:`of_rows`, which sees whole rows (every
     column, acquired or not, and the state: enough for inputs such as masked
@@ -276,17 +303,16 @@ class PolicyInputs:
         """
         cols = self.state_columns[state]
         if not self.reads_model_at(state):
-            return X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+            return measured_values(X, rows, cols)
         if model_part is None:
             model_part = model_inputs(proba, self.kind)
         kind = self.kind_at(state)
         if not uses_model_inputs(kind):
-            return X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+            return measured_values(X, rows, cols)
         if not uses_sensor_values(kind):  # no copy of unread columns
             n = len(X) if rows is None else len(rows)
             return policy_inputs(np.empty((n, 0)), model_part, kind)
-        features = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
-        return policy_inputs(features, model_part, kind)
+        return policy_inputs(measured_values(X, rows, cols), model_part, kind)
 
     def training(
         self, X: np.ndarray, oof_proba: np.ndarray | None

@@ -39,7 +39,9 @@ def check_estimator(model: Any) -> None:
     n_columns, n_sensors = len(columns), len(names)
     if n_sensors == 0 or not all(isinstance(c, str) for c in columns):
         raise fail("spec_", "expected sensors with string column names")
-    if model.n_features_in_ != n_columns or list(model.feature_names_in_) != columns:
+    # feature_names_in_ is set after a fit on a table only (scikit-learn's).
+    names_in = list(getattr(model, "feature_names_in_", columns))
+    if model.n_features_in_ != n_columns or names_in != columns:
         raise fail("feature_names_in_", "differ from the sensor spec's columns")
     n_classes = _check_classes(model)
     dag = _check_dag(model, names)

@@ -27,6 +27,7 @@ from ..graph_reduce import Routing, graph_reduce, route
 from ..reductions import CostRegression, FilterTree
 from ..sensors import SensorSpec
 from ..validation import (
+    NAN_REFUSED,
     align_rows,
     as_frame,
     as_spec,
@@ -129,9 +130,19 @@ class PolicyRoutingMixin:
         check_is_fitted(self)
         return PolicyInputs("sensors", self.state_columns_)
 
+    def _nan_refused(self, spec: Any) -> str | None:
+        """Why this model refuses missing values (NaN) in ``X``; None where
+        its bank and policies take them (a NaN is a value not measured)."""
+        return NAN_REFUSED
+
     def _features(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self)
-        return check_features(X, self.spec_, type(self).__name__)
+        return check_features(
+            X,
+            self.spec_,
+            type(self).__name__,
+            nan_refused=self._nan_refused(self.spec_),
+        )
 
     def _inputs_and_proba(
         self, Xv: np.ndarray, state: int, rows: np.ndarray

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import RegressorMixin
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -159,6 +160,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         sensors on a few dozen rows).
     max_states : int, default=1000
         Most states a sparse DAG grows, 2 to ``MAX_SPARSE_STATES`` (20 000).
+    verbose : int, default=0
+        As in the classifier: 1 or more draws a progress bar through ``fit``.
 
     Attributes
     ----------
@@ -226,6 +229,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         subset_scorer: Any = "ridge",
         dag: str = "auto",
         max_states: int = 1000,
+        verbose: int = 0,
     ) -> None:
         self.sensors = sensors
         self.cost_scale = cost_scale
@@ -243,6 +247,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         self.subset_scorer = subset_scorer
         self.dag = dag
         self.max_states = max_states
+        self.verbose = verbose
 
     # ---------------------------------------------------------------- hooks
     def _selection_task(self) -> dict[str, str]:
@@ -258,6 +263,20 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
 
     def _bank_template(self) -> Any:
         return regressor_template(self.regressor, self._seed)
+
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        if spec is not None and self.builds_sparse_dag(spec):
+            return None  # any-subset masked regressors: a NaN is a sensor not read
+        regressor = self.regressor
+        if regressor == "ridge":
+            return (
+                'regressor="ridge" fits a ridge regression per state, which '
+                "needs every value"
+            )
+        custom = regressor is not None and not isinstance(regressor, str)
+        if custom and not get_tags(regressor).input_tags.allow_nan:
+            return f"regressor={type(regressor).__name__} does not accept NaN"
+        return None
 
     def _new_bank(self, dag: SensorDAG | None = None) -> RegressorBank:
         return RegressorBank(
@@ -453,7 +472,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
             self.spec_.cost_vector if costs is None else costs,
             self.sensor_dag_,
             None,
-            cost_scale=self.cost_scale,
+            cost_scale=self.cost_scale_,
             replay=self.policies_,
             record=True,
         )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import get_tags
 
 from .._bounded_io import short_repr
 from ..graph_reduce import STOP
@@ -168,7 +169,13 @@ class PolicySession:
                 + ", ".join(f"{short_repr(c)} ({owner})" for c, owner in owners.items())
                 + ". Pass only the named sensor's values."
             )
-        checked = [self._checked_value(c, values[c]) for c in columns]
+        # As the model's predict: its tags say whether its bank takes NaN.
+        refused = (
+            None
+            if get_tags(self.model).input_tags.allow_nan
+            else ("this model's bank needs every value (the default bank takes NaN)")
+        )
+        checked = [self._checked_value(c, values[c], refused) for c in columns]
         for c, v in zip(columns, checked, strict=True):
             self._row[self._col_pos[c]] = v
         self._pending.remove(sensor)
@@ -258,9 +265,10 @@ class PolicySession:
         return "not a column of the spec"
 
     @staticmethod
-    def _checked_value(column: str, value: Any) -> float:
+    def _checked_value(column: str, value: Any, nan_refused: str | None) -> float:
         """``value`` of ``column`` as a float, or a ``ValueError`` naming it
-        (text such as ``"3"`` is refused rather than guessed at)."""
+        (text such as ``"3"`` is refused rather than guessed at). NaN (a
+        value not measured) is kept where ``nan_refused`` is None."""
         if isinstance(value, str | bytes):
             raise ValueError(
                 f"values[{short_repr(column)}] is the text {short_repr(value)}, not a "
@@ -277,7 +285,11 @@ class PolicySession:
             raise ValueError(
                 f"values[{short_repr(column)}] is not a number: {short_repr(value)}."
             ) from None
-        if not np.isfinite(v):
+        if np.isnan(v) and nan_refused is not None:
+            raise ValueError(
+                f"values[{short_repr(column)}] is NaN (missing), but {nan_refused}."
+            )
+        if np.isinf(v):
             raise ValueError(f"values[{short_repr(column)}] is not finite: {v}.")
         if abs(v) >= MAX_ABS_VALUE:
             raise ValueError(

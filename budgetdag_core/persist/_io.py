@@ -95,7 +95,7 @@ def policy_bundle(
         "budgetdag_core_version": __version__,
         "sklearn_version": sklearn.__version__,
         "sensor_spec": model.spec_.to_dict(),
-        "feature_columns": list(model.feature_names_in_),
+        "feature_columns": list(model.spec_.columns),
         "task": "classification" if classes is not None else "regression",
         "classes": None if classes is None else list(classes),
         "label": getattr(model, "label_name_", None),
@@ -216,7 +216,7 @@ def _check_metadata(bundle: dict[str, Any], model: Any) -> None:
     """The bundle's spec, columns and classes describe the model it holds."""
     classes = getattr(model, "classes_", None)
     expected = {
-        "feature_columns": list(model.feature_names_in_),
+        "feature_columns": list(model.spec_.columns),
         "classes": None if classes is None else list(classes),
     }
     for key, value in expected.items():

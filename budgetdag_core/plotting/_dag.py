@@ -1,4 +1,4 @@
-"""The DAG figure: states in layers, flow as edge widths, a single classify sink."""
+"""The DAG figure: states in layers, flow as edge widths, classify sinks per layer."""
 
 from __future__ import annotations
 
@@ -916,7 +916,9 @@ def dag_figure(
     Layers left to right by the number of sensors acquired; a node per state
     (marker area ∝ examples arriving, colour = share that stops there or error
     rate of those stopping), acquire edges with width ∝ examples moving
-    (binned), dotted stop edges to a single "classify" sink.
+    (binned), dotted stop edges to a "classify" sink under their layer (one
+    per number of sensors acquired, so that no stop edge crosses a node;
+    one trace, labelled once).
 
     Parameters
     ----------
@@ -950,10 +952,10 @@ def dag_figure(
         at most ``MAX_FIGURE_PIXELS``, 20 000, as ``width``).
     width : int, optional
         Pixel width the figure will be shown at: node sizes and label lengths
-        are fitted to it. The layout's width is not fixed (the figure still
-        stretches); default: a 1100 px wide drawing area. A deep DAG is
-        laid out wider so that its labels fit: ``layout.meta["width_px"]``
-        says how wide.
+        are fitted to it; default: a 1100 px wide drawing area. A deep DAG
+        is laid out wider so that its labels fit. ``layout.width`` (and
+        ``layout.meta["width_px"]``) says how wide the figure was laid out,
+        so that ``fig.write_image(...)`` draws it so; a page may stretch it.
     pending : iterable of int, optional
         States drawn solid grey without their flow (no stop edge, edges out
         unused), e.g. :func:`~budgetdag_core.teaching.pending_states`;
@@ -967,7 +969,8 @@ def dag_figure(
         ``meta["kind"]`` "acquire" or "stop", ``edge info`` (hover at edge
         midpoints), ``states`` (the nodes: ``customdata`` columns state,
         arrived, stopped, moved on, errors, -1 when unknown), ``classify``
-        (the sink), then ``path``/``path stop`` and ``selected`` when asked.
+        (the sinks, one per layer where examples stop), then
+        ``path``/``path stop`` and ``selected`` when asked.
         With more than 16 states, labels use short sensor codes and a key is
         written under the figure.
 
@@ -1052,6 +1055,10 @@ def _dag_layout(fig: go.Figure, v: _View, title: str | None) -> go.Figure:
     fig.update_layout(
         title=title_under_modebar(title),
         height=v.height,
+        # The width it was laid out for: write_image and a notebook draw it
+        # so (plotly's default 700 px would overlap its labels); a page may
+        # stretch it (the app does).
+        width=v.width_px,
         margin=v.margin,
         plot_bgcolor="white",
         hovermode="closest",

@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from ..tradeoff import lower_convex_hull
 from ..validation import check_params, int_in
 from ._style import HOVER, MAX_FIGURE_PIXELS, PATH_COLOR
 
@@ -79,26 +80,16 @@ def lower_hull(x: Sequence[float], y: Sequence[float]) -> list[int]:
     """Positions of the points on the lower-left convex hull of (x, y).
 
     From the cheapest point to the most accurate one: the errors reachable by
-    randomly mixing fixed subsets (Andrew's monotone chain, lower part).
+    randomly mixing fixed subsets. The figures' name for
+    :func:`budgetdag_core.tradeoff.lower_convex_hull` (one hull for the
+    library), as a list.
 
     Examples
     --------
     >>> lower_hull([0, 1, 2, 3], [0.5, 0.2, 0.3, 0.1])
     [0, 1, 3]
     """
-    pts = sorted(range(len(x)), key=lambda i: (x[i], y[i]))
-    hull: list[int] = []
-    for i in pts:
-        while len(hull) >= 2:
-            a, b = hull[-2], hull[-1]
-            cross = (x[b] - x[a]) * (y[i] - y[a]) - (y[b] - y[a]) * (x[i] - x[a])
-            if cross > 0:
-                break
-            hull.pop()
-        hull.append(i)
-    # Past the most accurate point, paying more only adds error.
-    best = min(range(len(hull)), key=lambda j: (y[hull[j]], x[hull[j]]))
-    return hull[: best + 1]
+    return lower_convex_hull(x, y).tolist()
 
 
 def _sensor_text(value: Any) -> str:

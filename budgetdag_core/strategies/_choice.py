@@ -310,15 +310,29 @@ class StrategyChoice:
 
     def table(self) -> pd.DataFrame:
         """The validation numbers as a frame: one row per strategy and cost
-        scale (``stop_loss``, ``cost``, ``loss``), and ``chosen``."""
+        scale (``stop_loss``, ``cost``, ``loss``), and ``chosen``. Without
+        validation (one strategy built), one row: the strategy, its numbers
+        NaN.
+
+        Examples
+        --------
+        >>> StrategyChoice("chain").table()[["strategy", "loss", "chosen"]]
+          strategy  loss  chosen
+        0    chain   NaN    True
+        """
         rows = [
             {"strategy": name, "cost_scale": scale, **row}
             for name, part in self.scores.items()
             for scale, row in zip(self.cost_scales, part, strict=True)
         ]
+        if not rows:
+            nan = float("nan")
+            rows = [
+                {"strategy": self.strategy, "cost_scale": nan}
+                | {"stop_loss": nan, "cost": nan, "loss": nan, "excess_se": nan}
+            ]
         frame = pd.DataFrame(rows)
-        if len(frame):
-            frame["chosen"] = frame["strategy"] == self.strategy
+        frame["chosen"] = frame["strategy"] == self.strategy
         return frame
 
     def mean_loss(self, name: str) -> float:
@@ -343,6 +357,7 @@ def choose_strategy(
     cost_scales: Sequence[float],
     *,
     random_state: int | None = 0,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> StrategyChoice:
     """Compare strategies on held-out training rows (see the module docstring).
 
@@ -365,7 +380,8 @@ def choose_strategy(
     policies on that growth's DAG. The policies learn from ``stop_loss``
     (e.g. the expected losses); the held-out rows are judged by
     ``judged_loss`` (e.g. the 0/1 loss of the prediction against the label:
-    what a test reports).
+    what a test reports). ``progress`` (a ``Progress`` callback) is told
+    ``("choice", done, strategies)`` as each held-out part is judged.
     """
     names = list(growths)
     if len(names) == 1:
@@ -375,13 +391,17 @@ def choose_strategy(
     parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
     inputs = {name: inputs_for(growth) for name, growth in growths.items()}
     for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
-        for name, growth in growths.items():
+        for done, (name, growth) in enumerate(growths.items()):
+            if progress is not None:  # each held-out part: one more count
+                progress("choice", done, len(names))
             held = held_out_parts(
                 restricted(growth, fit_rows), val_rows, inputs[name],
                 stop_loss, judged_loss, costs, learner, scales,
             )  # fmt: skip
             for i, p in enumerate(held):
                 parts[name][i].append(p)
+        if progress is not None:
+            progress("choice", len(names), len(names))
         choice = judged_choice(names, scales, parts)
         choice.folds = fold + 1
         if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):

@@ -542,6 +542,7 @@ def grow_sparse_dag(
     *,
     random_state: int | None = 0,
     row_loss: RowLoss | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SparseGrowth:
     """Grow the sparse DAG of one-sensor additions from the training rows ``X``.
 
@@ -551,6 +552,8 @@ def grow_sparse_dag(
     (uncalibrated) ones here: the growth only ranks gains. ``row_loss``
     (:data:`RowLoss`) scores them; default :func:`expected_loss` (a
     regressor's bank gives predictions, scored by their out-of-fold error).
+    ``progress(states, max_states)`` is told the states grown after each
+    layer.
     """
     s = settings or GrowthSettings()
     n, M = len(X), len(sensor_names)
@@ -613,6 +616,8 @@ def grow_sparse_dag(
         for child, rows in reached.items():
             flow[child] = rows
         frontier = sorted(reached)
+        if progress is not None:
+            progress(min(len(masks), s.max_states), s.max_states)
     # A state no row reached has no policy to learn: a leaf. States only it led
     # to go.
     for k in range(len(masks)):

@@ -50,6 +50,7 @@ class GrowthInputs:
     row_loss: RowLoss | None = None
     grown: dict[str, SparseGrowth] = field(default_factory=dict)
     required: bool = False
+    progress: Any = None  # callable(done, total) of a growth that tells
 
 
 class Strategy:
@@ -78,7 +79,7 @@ class Grown(Strategy):
         return grow_sparse_dag(
             given.bank, given.X, given.sensor_names, given.sensor_columns,
             given.costs, given.settings, random_state=given.random_state,
-            row_loss=given.row_loss,
+            row_loss=given.row_loss, progress=given.progress,
         )  # fmt: skip
 
     def most_states(self, n_sensors: int, max_states: int) -> int:

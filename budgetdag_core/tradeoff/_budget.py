@@ -264,6 +264,8 @@ class _ScaleSearch:
         X_fit, y_fit = X.iloc[fit_rows], y[fit_rows]
         data = check_fit_data(template, X_fit, y_fit, _take(fit_rows, sample_costs))
         bank = template.fit_bank(X_fit, y_fit, progress=progress)
+        if progress is not None:
+            progress("budget", 0, max_iter)
         held_out = (X.iloc[val_rows], y[val_rows], _take(val_rows, sample_costs))
         views = split_views(template, bank, data, {"validation": held_out})
         return cls(

@@ -598,6 +598,8 @@ def tradeoff_curve(
     scales, n_total = _first_scales(cost_scales, n_points, extra, *data.scale_range())
     if bank is None:
         bank = template.fit_bank(X, y, progress=progress)
+    if progress is not None:  # the first point also chooses a strategy
+        progress("sweep", 0, n_total)
     evals = {} if X_test is None else {"test": (X_test, y_test, test_sample_costs)}
     views = split_views(template, bank, data, evals)
     sweep = _Sweep(template, data, bank, views, n_total, progress)

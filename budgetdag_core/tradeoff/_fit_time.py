@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
+import numpy as np
 from joblib import effective_n_jobs
 
 from .._compiled import kernels_loaded as _kernels_loaded
@@ -730,7 +731,9 @@ def estimate_fit_seconds_for(
     **params: Any,
 ) -> float:
     """:func:`estimate_fit_seconds` for fitting ``BudgetDAGClassifier(sensors,
-    n_jobs=n_jobs, **params)`` on ``X``, ``y``.
+    n_jobs=n_jobs, **params)`` on ``X``, ``y``, or ``BudgetDAGRegressor``
+    where ``y`` is continuous (a regressor per state and fold: its own
+    measured costs).
 
     Parameters
     ----------
@@ -765,13 +768,28 @@ def estimate_fit_seconds_for(
     >>> demo = load_demo("landsat")
     >>> estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train) > 1
     True
+
+    A continuous target is the regressor's (1 023 states x 6 fits):
+
+    >>> import numpy as np
+    >>> from budgetdag_core import SensorSpec
+    >>> rng = np.random.default_rng(0)
+    >>> X10 = rng.normal(size=(309, 10))
+    >>> spec10 = SensorSpec.per_column([f"x{i}" for i in range(10)])
+    >>> estimate_fit_seconds_for(spec10, X10, X10.sum(axis=1)) > 60
+    True
     """
     import pandas as pd
+    from sklearn.utils.multiclass import type_of_target
 
     from ..estimator import BudgetDAGClassifier
     from ..validation import as_spec
 
     spec = as_spec(sensors)
+    if type_of_target(np.asarray(y)) == "continuous":
+        # A continuous target is fitted by BudgetDAGRegressor (its values are
+        # no classes): its own bank and DAG choice.
+        return _regressor_fit_seconds(spec, X, n_jobs, first_fit, params)
     # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     strategies = model.sparse_strategies(spec, len(X))
@@ -810,6 +828,56 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed else None,
     )
+
+
+#: Seconds of one per-state regressor fit of ``BudgetDAGRegressor``'s bank
+#: (``cv`` out-of-fold fits and one on every row per non-empty state): fixed,
+#: and per training row. Its boosting model is scikit-learn's early-stopped
+#: ``HistGradientBoostingRegressor`` (at least ``n_iter_no_change`` rounds,
+#: a validation score each), far slower per fit than the classifier's
+#: LightGBM: 10 sensors' full DAG on 309 rows (1 023 states x 6 fits) took
+#: 157 s, about 25 ms a fit, and 13.9 s with ``regressor="ridge"``.
+REGRESSOR_SECONDS_PER_FIT = {"boosting": 0.02, "ridge": 0.002}
+REGRESSOR_SECONDS_PER_FIT_ROW = {"boosting": 2e-5, "ridge": 1e-6}
+
+
+def _regressor_fit_seconds(
+    spec: Any, X: Any, n_jobs: int | None, first_fit: bool | None, params: dict
+) -> float:
+    """:func:`estimate_fit_seconds_for` of ``BudgetDAGRegressor(spec,
+    n_jobs=n_jobs, **params)``: a regressor per state and fold on the full
+    DAG (or the DAG over Alg. 2's subsets), else the classifier's model of a
+    many-sensor fit with one tree per boosting round."""
+    from ..estimator import BudgetDAGRegressor
+
+    model = BudgetDAGRegressor(spec, n_jobs=n_jobs, **params).check_params()
+    n_rows, cv = len(X), int(params.get("cv", 5))
+    workers = effective_n_jobs(n_jobs)
+    strategies = model.sparse_strategies(spec, n_rows)
+    if strategies:
+        bank = model.new_bank(sparse=True)
+        tried = [k for k in bank.candidates() if k != "masked_mlp"]
+        return _sparse_fit_seconds(
+            spec, n_rows, 2, strategies, cv=cv, n_jobs=workers,
+            first_fit=first_fit, probe=None, masks=bank.masks_per_row,
+            kinds=len(tried) if len(tried) > 1 else 0,
+        )  # fmt: skip
+    n_states = dag_states_at_most(
+        spec.n_sensors,
+        params.get("n_subsets"),
+        include_all=bool(params.get("include_all", False)),
+    )
+    regressor = params.get("regressor")
+    kind = "ridge" if regressor == "ridge" else "boosting"  # others: as boosting
+    per_fit = REGRESSOR_SECONDS_PER_FIT[kind]
+    per_fit += REGRESSOR_SECONDS_PER_FIT_ROW[kind] * n_rows
+    parallel = max(n_states - 1, 1) * (cv + 1)
+    bank = per_fit * parallel
+    cores = os.cpu_count() or 1
+    bank /= 1 + PARALLEL_EFFICIENCY * (max(1, min(workers, parallel, cores)) - 1)
+    policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
+    start, _ = _start_seconds(bank, None, first_fit)
+    return bank + policies + start
 
 
 def _kinds_tried(bank: Any, n_rows: int) -> int:

@@ -30,6 +30,10 @@ from ._baselines import (
 )
 
 
+def _quiet(stage: str, done: int, total: int) -> None:
+    """A progress callback that reports nothing."""
+
+
 def make_template(
     spec_or_model: Any, params: Mapping[str, Any], n_jobs: int | None
 ) -> BudgetDAGClassifier:
@@ -204,7 +208,10 @@ def fit_point(
     model = clone(template).set_params(
         cost_scale=float(cost_scale), n_jobs=inner_n_jobs
     )
-    model.fit(data.X, data.y, sample_costs=data.sample_costs, bank=bank)
+    # The sweep reports its points: a point's own fit draws no bar (verbose).
+    model.fit(
+        data.X, data.y, sample_costs=data.sample_costs, bank=bank, progress=_quiet
+    )
     rows = [
         {"split": v.split, "cost_scale": float(cost_scale), **dag_point(model, v)}
         for v in views_of(views, model)

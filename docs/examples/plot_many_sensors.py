@@ -4,15 +4,20 @@ Many sensors: the default DAG and how to read what it chose
 
 The spam demo has 57 sensors (one per column, cost 1 each): a full DAG would
 have 2^57 states. Beyond 12 sensors the classifier's default (``dag="auto"``)
-builds two *strategies* on one any-subset bank instead, and keeps the one
-that does better on validation rows carved from the training data:
+builds up to three *strategies* on one any-subset bank instead, and keeps the
+simplest whose loss on validation rows carved from the training data is within
+one standard error of the lowest:
 
-- ``"grown"``: a **sparse DAG** of the sensor sets that training rows reach
-  when acquiring one sensor at a time, at most ``max_states`` states (default
-  1 000), so that different rows can take different paths;
 - ``"chain"``: one greedy order of the sensors (the confidence cascade's),
   where every row may stop after each sensor: few states, each learned from
-  all the rows.
+  all the rows;
+- ``"routed"``: the chain plus per-example routes: a *routing* sensor and an
+  order of the other sensors per group of its values, and a tree of routes
+  by the bank's posterior (from the chain's first sensor, rows split by their
+  class probabilities, each part buying its own next sensor);
+- ``"grown"``: a **sparse DAG** of the sensor sets that training rows reach
+  when acquiring one sensor at a time, at most ``max_states`` states (default
+  1 000), so that different rows can take different paths.
 
 This example fits the default and reads what it chose: the strategy and the
 validation scores behind the choice, the states, which sensors come first,
@@ -39,8 +44,8 @@ model.fit(X_train, y_train)
 # Which strategy, and why
 # -----------------------
 # ``strategy_`` names the DAG kept; ``strategy_choice_.scores`` holds each
-# strategy's validation stop loss (the error), average cost and their sum
-# weighted by ``cost_scale``, the objective the choice minimises.
+# strategy built, with its validation stop loss (the error), average cost and
+# their sum weighted by ``cost_scale``, the objective the choice minimises.
 
 print("kept:", model.strategy_)
 for strategy, (score,) in model.strategy_choice_.scores.items():

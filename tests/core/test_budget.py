@@ -42,7 +42,8 @@ def test_meets_the_target_within_tolerance(problem, target):
     # The bank is fitted once (cv=3 fold fits per state: cross-fitted since
     # issue 13, no refit), then only policies per bisection step.
     assert calls.count("bank") == model.bank_.n_states * 3
-    assert calls.count("budget") == len(report.history)
+    # the search's start (0 of max_iter), then each trial
+    assert calls.count("budget") == len(report.history) + 1
     chosen = report.history.set_index("cost_scale").loc[report.cost_scale]
     assert chosen["validation_avg_cost"] == report.validation_avg_cost
     assert 0 < report.train_avg_cost < spec.total_cost

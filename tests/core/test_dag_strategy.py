@@ -62,7 +62,10 @@ def independent_data(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
 def test_the_chain_holds_every_sensor_in_one_order():
     model = fit(dag="chain")
     dag = model.sensor_dag_
-    assert model.strategy_ == "chain" and model.strategy_choice_ is None
+    assert model.strategy_ == "chain" and model.strategy_choice_.scores == {}
+    # One strategy built: its choice still reads as a one-row table.
+    table = model.strategy_choice_.table()
+    assert list(table["strategy"]) == ["chain"] and table["chosen"].all()
     assert dag.n_states == SPEC.n_sensors + 1
     for k in range(dag.n_states - 1):
         ((sensor, child),) = dag.children[k]

@@ -226,3 +226,24 @@ def test_evaluate_states_baselines(synth) -> None:
     assert states["avg_cost"].iloc[0] == 0
     assert states["avg_cost"].iloc[-1] == pytest.approx(spec.total_cost)
     assert states["error"].iloc[-1] < states["error"].iloc[0]
+
+
+def test_feature_names_in_only_after_a_fit_on_named_columns(tmp_path) -> None:
+    # scikit-learn's convention: an array has no feature names to remember.
+    from budgetdag_core import BudgetDAGRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y_class = (X[:, 0] > 0).astype(int)
+    for model, y in (
+        (BudgetDAGClassifier(cv=2, cost_scale=0.01, random_state=0), y_class),
+        (BudgetDAGRegressor(cv=2, cost_scale=0.01, random_state=0), X[:, 0]),
+    ):
+        model.fit(X, y)
+        assert not hasattr(model, "feature_names_in_") and model.n_features_in_ == 3
+        model.check_integrity()  # a fitted model without names is whole
+        path = tmp_path / f"{type(model).__name__}.pkl"
+        save_policy(model, path)
+        assert load_policy(path).n_features_in_ == 3
+        frame = pd.DataFrame(X, columns=["a", "b", "c"])
+        assert list(model.fit(frame, y).feature_names_in_) == ["a", "b", "c"]

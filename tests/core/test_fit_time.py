@@ -296,3 +296,26 @@ def test_a_long_tables_probe_leaves_out_the_grown_dag():
     assert set(model.sparse_strategies(spec, n)) == {"chain", "routed"}
     probe = probe_fit(spec, X, y, cv=3, random_state=0)
     assert set(probe.strategies) == {"chain", "routed"}
+
+
+def test_a_continuous_target_is_estimated_as_the_regressor_fits_it():
+    # A continuous target goes to BudgetDAGRegressor: a regressor per state
+    # and fold (cv + 1 fits each), not a masked classifier bank over its
+    # distinct values taken as classes.
+    from budgetdag_core import SensorSpec
+    from budgetdag_core.estimates import estimate_fit_seconds_for
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(309, 10))
+    spec = SensorSpec.per_column([f"x{i}" for i in range(10)])
+    y = X @ rng.normal(size=10)
+    boosting = estimate_fit_seconds_for(spec, X, y, first_fit=False)
+    ridge = estimate_fit_seconds_for(spec, X, y, regressor="ridge", first_fit=False)
+    assert boosting > 60 and ridge < boosting / 5
+    # Twice the states (a sensor more): about twice the regressor fits.
+    X11 = np.c_[X, rng.normal(size=309)]
+    spec11 = SensorSpec.per_column([f"x{i}" for i in range(11)])
+    assert estimate_fit_seconds_for(spec11, X11, y, first_fit=False) > 1.8 * boosting
+    # Integer labels stay a classification.
+    labels = (y > 0).astype(int)
+    assert estimate_fit_seconds_for(spec, X, labels, first_fit=False) < boosting

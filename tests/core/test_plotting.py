@@ -738,7 +738,9 @@ def test_a_narrower_drawing_gets_smaller_nodes_and_no_longer_labels() -> None:
     narrow = trace_named(dag_figure(g, width=600), "states")
     assert max(narrow.marker.size) < max(wide.marker.size)
     assert max(map(len, narrow.text)) <= max(map(len, wide.text))
-    assert dag_figure(g, width=600).layout.width is None  # still stretches
+    # The layout says the width it was laid out for (write_image uses it).
+    fig = dag_figure(g, width=600)
+    assert fig.layout.width == fig.layout.meta["width_px"] == 600
 
 
 def label_room(fig, width: int) -> float:
@@ -805,4 +807,5 @@ def test_a_deep_chain_fits_its_width_with_staggered_unique_labels() -> None:
     # centred over its node.
     assert len(set(labels.y)) > 1
     assert np.allclose(labels.x, trace_named(fig, "states").x)
+    assert fig.layout.width == fig.layout.meta["width_px"]
     assert list(fig.layout.xaxis.tickvals) == list(range(31))
