@@ -725,11 +725,12 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         """``fit``: :meth:`_fit`, then a ``NothingBoughtWarning`` where the
         policies buy nothing although a sensor helps (only where the fit made
         its bank: a sweep's policies on a given bank buy nothing at high
-        scales by design)."""
-        self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=progress)
+        scales by design). ``verbose`` draws its bar (:meth:`_fit_reporting`);
+        ``feature_names_in_`` as scikit-learn sets it."""
+        self._fit_reporting(X, y, sample_costs, bank, progress)
         if bank is None:
             self._warn_if_nothing_bought(X, y, sample_costs)
-        return self
+        return self._keep_feature_names(X)
 
     # ------------------------------------------------------------ sparse DAG
     def builds_sparse_dag(self, spec: SensorSpec, n_rows: int | None = None) -> bool:

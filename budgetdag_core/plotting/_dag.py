@@ -1000,12 +1000,7 @@ def dag_figure(
         width=width,
     )
     g, names, node_cost = _graph_data(model_or_flow, X, y, costs)
-    K = g.number_of_nodes()
-    path = [int(s) for s in highlight_path] if highlight_path is not None else []
-    for s in [*path, *([selected] if selected is not None else [])]:
-        if not 0 <= int(s) < K:
-            raise ValueError(f"State {s} is not in the DAG (0..{K - 1}).")
-    selected = None if selected is None else int(selected)
+    path, selected = _checked_states(g.number_of_nodes(), highlight_path, selected)
     must_show = set(path) | ({selected} if selected is not None else set())
     v = _view(
         g, names, node_cost, must_show, hide_unvisited, min_arrived, height, width, path
@@ -1017,6 +1012,17 @@ def dag_figure(
         v.margin["t"] += MODEBAR_PX
     traces = _laid_out_traces(v, color, edge_bins, path, selected)
     return _dag_layout(go.Figure(traces), v, title)
+
+
+def _checked_states(
+    K: int, highlight_path: Sequence[int] | None, selected: int | None
+) -> tuple[list[int], int | None]:
+    """``highlight_path`` and ``selected`` as ints, each a state of the DAG."""
+    path = [int(s) for s in highlight_path] if highlight_path is not None else []
+    for s in [*path, *([selected] if selected is not None else [])]:
+        if not 0 <= int(s) < K:
+            raise ValueError(f"State {s} is not in the DAG (0..{K - 1}).")
+    return path, None if selected is None else int(selected)
 
 
 def _dag_traces(
