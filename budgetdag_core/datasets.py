@@ -111,7 +111,7 @@ class Dataset:
         ``test_fraction``, ``random_state``). When set, a pickle holds these
         instead of the rows, which come from the package again on loading.
     task : {"classification", "regression"}
-        What the label is (:data:`TASKS`): classes, or a number to predict
+        What the label is: classes, or a number to predict
         (``BudgetDAGRegressor``). A regression dataset's token says so, so
         the same rows read both ways are two datasets.
 
@@ -138,7 +138,9 @@ class Dataset:
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
-            raise ValueError(f"task must be one of {list(TASKS)}; got {self.task!r}.")
+            raise ValueError(
+                f"task must be one of {list(TASKS)}; got {short_repr(self.task)}."
+            )
         if not self.token:
             # A classification token is what it was before tasks existed
             # (kept sessions name their data by it).
