@@ -195,8 +195,9 @@ def strong_columns(
     out = []
     for j in np.flatnonzero(_few_changes(X[:half], y[:half])):
         x = X[:, j]
-        fit = np.isfinite(x[:half])
-        test = np.isfinite(x[half:])
+        # The tree reads float32: beyond its range a finite value is no use.
+        usable = np.isfinite(x) & (np.abs(x) <= np.finfo(np.float32).max)
+        fit, test = usable[:half], usable[half:]
         if fit.sum() < MIN_SUSPECT_ROWS or test.sum() < MIN_SUSPECT_ROWS:
             continue
         tree = DecisionTreeClassifier(max_depth=STRONG_DEPTH, random_state=0)

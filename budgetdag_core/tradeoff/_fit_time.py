@@ -769,14 +769,17 @@ def estimate_fit_seconds_for(
     >>> estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train) > 1
     True
 
-    A continuous target is the regressor's (1 023 states x 6 fits):
+    A continuous target is the regressor's (with ``dag="full"``, 1 024
+    states x 6 fits; ``dag="auto"`` leaves so long a full DAG):
 
     >>> import numpy as np
     >>> from budgetdag_core import SensorSpec
     >>> rng = np.random.default_rng(0)
     >>> X10 = rng.normal(size=(309, 10))
     >>> spec10 = SensorSpec.per_column([f"x{i}" for i in range(10)])
-    >>> estimate_fit_seconds_for(spec10, X10, X10.sum(axis=1)) > 60
+    >>> estimate_fit_seconds_for(spec10, X10, X10.sum(axis=1), dag="full") > 60
+    True
+    >>> estimate_fit_seconds_for(spec10, X10, X10.sum(axis=1)) < 10
     True
     """
     import pandas as pd

@@ -80,6 +80,7 @@ def test_training_inputs_are_out_of_fold_confidences(problem):
         cv=3,
         random_state=0,
         policy_learner=RecordingTree(),
+        cost_scale=1.0,  # one Graph-Reduce: "auto" would record its trials too
         policy_features="sensors+confidence",
     ).fit(X, y)
     oof = confidence_features(m.bank_.oof_proba_)
@@ -168,6 +169,7 @@ def test_sensors_and_proba_train_on_values_then_out_of_fold_proba(problem):
         cv=3,
         random_state=0,
         policy_learner=RecordingTree(),
+        cost_scale=1.0,  # one Graph-Reduce: "auto" would record its trials too
         policy_features="sensors+proba",
     ).fit(X, y)
     Xv = X[m.spec_.columns].to_numpy(float)

@@ -79,6 +79,7 @@ NAN_IS_VALID = {
     # A sensor acquired but not measured: the default bank takes it
     # (test_missing_values; a bank that cannot is refused there).
     ("PolicySession.observe", "values"): "a NaN is a value not measured",
+    ("PolicySession.buy", "values"): "a NaN is a value not measured",
 }
 
 BAD_VALUES = {"nan": math.nan, "negative": -1, "string": "3"}

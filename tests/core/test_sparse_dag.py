@@ -101,13 +101,19 @@ def test_auto_grows_a_sparse_dag_beyond_twelve_sensors(model):
             assert dag.states[child] == dag.states[k] | 1 << sensor
 
 
-def test_twelve_sensors_keep_the_full_dag():
+def test_twelve_sensors_keep_the_full_dag_where_its_work_fits():
     X, y = make_data(200, 0)
     spec = SensorSpec.per_column(list(X.columns[:12]))
     model = BudgetDAGClassifier(
         spec, cv=2, random_state=0, policy_learner="cost_regression"
     )
-    model.fit(X[spec.columns], y)
+    # 4 096 states of policies on 200 rows is past the full DAG's time
+    # budget (estimator._dag_choice): "auto" builds one-sensor additions.
+    assert model.builds_sparse_dag(spec, len(X))
+    # dag="full" keeps the full DAG, and so does "auto" on 7 sensors.
+    assert not model.set_params(dag="full").builds_sparse_dag(spec, len(X))
+    few = SensorSpec.per_column(list(X.columns[:7]))
+    model.set_params(sensors=few, dag="auto").fit(X[few.columns], y)
     assert type(model.sensor_dag_) is SensorDAG
 
 

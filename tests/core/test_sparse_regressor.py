@@ -91,7 +91,10 @@ def test_twelve_sensors_and_n_subsets_keep_their_dags():
     X, y = make_data(200, 0)
     spec = SensorSpec.per_column(NAMES[:12])
     full = BudgetDAGRegressor(spec, regressor="ridge", cv=2, random_state=0)
-    assert type(full.fit(X[spec.columns], y).sensor_dag_) is SensorDAG
+    # Past the full DAG's time budget "auto" leaves it (estimator._dag_choice);
+    # dag="full" keeps it.
+    assert full.builds_sparse_dag(spec, len(X))
+    assert not full.set_params(dag="full").builds_sparse_dag(spec, len(X))
     subsets = BudgetDAGRegressor(
         SPEC, regressor="ridge", n_subsets=3, cv=2, random_state=0
     ).fit(X, y)
