@@ -1,7 +1,7 @@
 """What a training builds, in words: its DAG's states and its bank (no Streamlit).
 
 The library decides what a fit builds: beyond 12 sensors without Alg. 2
-subsets, DAGs of one-sensor additions (``sparse_strategies``), with subsets
+subsets, DAGs of one-sensor additions (``fit_plan(spec).strategies()``), with subsets
 the DAG over their unions (counted by the fit's probe, see
 :func:`ui.estimate.fit_probe`), else the full DAG. The Train page's plan, the
 Sensors page, the sidebar and the Data page's one-click button say it with
@@ -50,10 +50,10 @@ SHORT_WORDS = {
 
 def strategies_of(spec: SensorSpec, settings: Settings) -> dict[str, int]:
     """The DAGs of one-sensor additions a training with ``settings`` builds
-    and the most states of each (the library's ``sparse_strategies``);
+    and the most states of each (the library's ``fit_plan(spec).strategies()``);
     empty for the full DAG or Alg. 2's subsets."""
     params = {"cost_scale": 1.0, **estimator_params(settings)}
-    return make_model(spec, params).sparse_strategies(spec)
+    return make_model(spec, params).fit_plan(spec).strategies()
 
 
 def _asked_subsets(settings: Settings) -> tuple[int | None, bool]:

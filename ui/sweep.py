@@ -348,7 +348,7 @@ def _oof_states(model: Any, y: np.ndarray) -> tuple[np.ndarray, pd.DataFrame] | 
     every state's mean of them, or None for a bank without them (a sparse
     DAG's any-subset bank)."""
     bank = model.bank_
-    if not hasattr(bank, "oof_losses") or model.sparse_strategies(model.spec_):
+    if not hasattr(bank, "oof_losses") or model.fit_plan(model.spec_).strategies():
         return None
     losses = bank.oof_losses(y, model.loss)
     dag = model.sensor_dag_

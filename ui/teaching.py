@@ -53,13 +53,13 @@ def replay_problem(run: TrainedRun, X: pd.DataFrame) -> str | None:
     """Why the model cannot be replayed on ``X`` as it is, in plain words."""
     bank = replay_model(run).bank_
     # A classifier's bank keeps out-of-fold probabilities, a regressor's
-    # out-of-fold predictions; a classifier's grown DAG replays on its growth
-    # (the any-subset bank of a regressor's sparse DAG keeps neither).
+    # out-of-fold predictions; a grown DAG replays on its growth (the rows
+    # that reached each state and their out-of-fold outputs).
     oof = getattr(bank, "oof_proba_", getattr(bank, "oof_pred_", None))
     models = "regressors" if run.task == "regression" else "classifiers"
     n_rows = None if oof is None else len(oof)
     growth = getattr(bank, "sparse_growth_", None)
-    if n_rows is None and growth is not None and run.task != "regression":
+    if n_rows is None and growth is not None:
         n_rows = len(growth.X)
     if n_rows is None:
         return (

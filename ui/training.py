@@ -341,7 +341,7 @@ def model_params(model: BudgetDAGClassifier) -> dict[str, Any]:
     """
     params = model.get_params(deep=False)
     del params["sensors"]
-    if "bank_kind" in params and not model.sparse_strategies(model.spec_):
+    if "bank_kind" in params and not model.fit_plan(model.spec_).strategies():
         # A sparse DAG's bank kind stays as asked: its "auto" is no per-state
         # kind, and a re-run must build the same strategies' bank.
         params["bank_kind"] = resolve_bank_kind(
@@ -650,7 +650,7 @@ def evaluated_states(model: BudgetDAGClassifier, X: pd.DataFrame) -> list[int] |
     large DAG of one-sensor additions, none, all sensors and where the
     policy stops."""
     n_states = model.sensor_dag_.n_states
-    if n_states <= MAX_EVALUATED_STATES or not model.sparse_strategies(model.spec_):
+    if n_states <= MAX_EVALUATED_STATES or not model.fit_plan(model.spec_).strategies():
         return None
     stops = model.trace(X)["stop_state"].astype(int)
     return sorted({0, n_states - 1, *stops.tolist()})

@@ -3,13 +3,21 @@
 :class:`BudgetDAGClassifier` and :class:`BudgetDAGRegressor` are scikit-learn
 estimators; :class:`PolicySession` runs a fitted one on one example, one sensor
 at a time; :class:`LossTablePolicy` learns policies from a loss table alone
-(section 2.4 of the paper).
+(section 2.4 of the paper). A fit follows a :class:`FitPlan`
+(:class:`EveryRowPlan` or :class:`GrownPlan`, see ``estimator.fit_plan``).
 """
 
 from ._auto_scale import NothingBoughtWarning
-from ._base import SUBSET_MAX_ROWS
 from ._classifier import BudgetDAGClassifier
 from ._inputs import POLICY_FEATURES, model_inputs, uses_model_inputs
+from ._plans import (
+    SUBSET_MAX_ROWS,
+    EveryRowPlan,
+    FitPlan,
+    GrownPlan,
+    PolicyProblem,
+    TrainingData,
+)
 from ._policy import LossTablePolicy, route_rows
 from ._regressor import BudgetDAGRegressor
 from ._session import PolicySession
@@ -19,9 +27,14 @@ __all__ = [
     "SUBSET_MAX_ROWS",
     "BudgetDAGClassifier",
     "BudgetDAGRegressor",
+    "EveryRowPlan",
+    "FitPlan",
+    "GrownPlan",
     "LossTablePolicy",
     "NothingBoughtWarning",
+    "PolicyProblem",
     "PolicySession",
+    "TrainingData",
     "model_inputs",
     "route_rows",
     "uses_model_inputs",

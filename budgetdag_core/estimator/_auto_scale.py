@@ -29,7 +29,6 @@ absorbs it on the data sets measured (``benchmarks/bench_defaults.py``).
 
 from __future__ import annotations
 
-import copy
 import math
 import warnings
 from typing import Any
@@ -37,8 +36,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from ..strategies import SparseRollout, SparseSensorDAG, strategy_key_of
 from ..validation import check_sample_costs
+from ._plans import fitted_plan
 
 #: A classifier's margin over the reference error: one point (times the
 #: ``loss_matrix``'s largest loss).
@@ -71,15 +70,6 @@ class NothingBoughtWarning(UserWarning):
     """
 
 
-def _oof_values(model: Any, k: np.ndarray | int, rows: np.ndarray) -> np.ndarray:
-    """The bank's out-of-fold output of ``rows`` at full-DAG state(s) ``k``
-    (class probabilities, or a regressor's prediction as one column)."""
-    bank = model.bank_
-    if hasattr(bank, "oof_proba_"):
-        return bank.oof_proba_[rows, k]
-    return np.asarray(bank.oof_pred_[rows, k], dtype=float).reshape(len(rows), 1)
-
-
 class OutOfFold:
     """A fitted model's policies and states on its training rows, with the
     bank's out-of-fold outputs: per-row judged loss (0/1 or the
@@ -91,15 +81,12 @@ class OutOfFold:
         self.rows = np.arange(len(Xv))
         self.costs = model.spec_.cost_vector if costs is None else costs
         self.judged = model._oof_judge(y_fit)
-        self.sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
+        self.plan = fitted_plan(model)
 
     def state_losses(self, k: int) -> np.ndarray:
         """Judged loss of each row stopped at state ``k``."""
-        if self.sparse:
-            proba = self.model.bank_.sparse_growth_.proba_at(k, self.rows)
-        else:
-            proba = _oof_values(self.model, k, self.rows)
-        return np.asarray(self.judged(self.rows, proba), dtype=float)
+        outputs = self.plan.oof_outputs(self.model, k, self.rows)
+        return np.asarray(self.judged(self.rows, outputs), dtype=float)
 
     def state_loss(self, k: int) -> float:
         """Mean judged loss of stopping every row at state ``k``."""
@@ -107,25 +94,7 @@ class OutOfFold:
 
     def policy(self) -> tuple[float, float]:
         """Mean judged loss and mean cost of the policies on the rows."""
-        model = self.model
-        if self.sparse:
-            growth = model.bank_.sparse_growth_
-            inputs = model._oof_sparse_inputs(growth)
-            rollout = SparseRollout(
-                growth,
-                lambda k, rows, proba: inputs.of_rows(self.Xv, k, rows, proba=proba),
-                self.judged,
-                self.costs,
-                model.cost_scale_,
-            )
-            rollout.policies = list(model.policies_)
-            parts = rollout.parts(0, self.rows)
-            return float(parts[:, 0].mean()), float(parts[:, 1].mean())
-        stop = model._oof_route(self.Xv).stop_state
-        loss = self.judged(self.rows, _oof_values(model, stop, self.rows))
-        member = model.sensor_dag_.membership()[stop]
-        cost = member @ self.costs if self.costs.ndim == 1 else member * self.costs
-        return float(loss.mean()), float(np.sum(cost) / len(self.rows))
+        return self.plan.oof_policy(self.model, self.Xv, self.judged, self.costs)
 
     def richest_state(self) -> int:
         """The state with the most sensors (all of them on a full DAG)."""
@@ -160,18 +129,6 @@ class AutoScaleMixin:
         """``judged(rows, outputs)``: the loss a test reports (0/1, the
         ``loss_matrix``'s, or the regressor's ``loss``)."""
         return self._sparse_stop_loss(self.bank_, y_fit, kind="zero_one")
-
-    def _oof_sparse_inputs(self, growth: Any) -> Any:
-        """The policies' inputs on a grown DAG."""
-        n_classes = len(getattr(self, "classes_", ()))
-        return self._sparse_policy_inputs(growth, self.spec_, n_classes)[-1]
-
-    def _oof_route(self, Xv: np.ndarray) -> Any:
-        """The training rows' routes with the bank's out-of-fold outputs
-        (a regressor's policies read sensor values only)."""
-        if hasattr(self.bank_, "oof_proba_"):
-            return self._route(Xv, state_proba=self.bank_.oof_proba_)
-        return self._route(Xv)
 
     def _auto_margin(self, reference: float) -> float:
         """The error the rule tolerates above the reference (see the module)."""
@@ -224,18 +181,8 @@ class _Search:
         model._fit_trial(self.X, self.y, **self.kwargs)
         if self.oof is None:  # the first fit made the bank: reuse it
             self.first = model
-            sparse = isinstance(model.sensor_dag_, SparseSensorDAG)
-            bank = model.bank_
-            if sparse:  # the strategy the first fit kept, alone (no new choice)
-                bank = copy.copy(bank)
-                bank.strategy_banks_ = {strategy_key_of(bank): bank}
-            self.kwargs = {
-                **self.kwargs,
-                "bank": bank,
-                "progress": None,
-                "dag": None if sparse else model.sensor_dag_,
-                "selection": model.subset_selection_,
-            }
+            reused = fitted_plan(model).reused_by_refits(model)
+            self.kwargs = {**self.kwargs, **reused, "progress": None}
         self.oof = OutOfFold(model, self.Xv, self.y_fit, self.costs)
         error, cost = self.oof.policy()
         self.models[scale] = model
@@ -273,11 +220,8 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
         kept = min(search.points, key=lambda p: (p["error"], p["avg_cost"]))
     model = search.models[kept["cost_scale"]]
     first = search.first
-    if model is not first and isinstance(first.sensor_dag_, SparseSensorDAG):
-        # Its bank knows every strategy again (sweeps on it choose among them),
-        # and its strategy is the one the first fit kept on validation rows.
-        model.bank_.strategy_banks_ = first.bank_.strategy_banks_
-        model.strategy_validation_ = first.strategy_validation_
+    if model is not first:
+        fitted_plan(first).restore_choice(model, first)
     params = set(est.get_params(deep=False))
     for name, value in vars(model).items():
         if name not in params:

@@ -36,13 +36,11 @@ from ..decisions import (
     matrix_loss,
     stop_losses,
 )
-from ..graph_reduce import GraphReduceResult, Routing, graph_reduce
+from ..graph_reduce import Routing
 from ..sensors import SensorSpec
-from ..strategies import MAX_SPARSE_STATES, SparseSensorDAG
+from ..strategies import MAX_SPARSE_STATES
 from ..validation import (
-    align_rows,
     check_labels,
-    check_sample_costs,
 )
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 from ._inputs import (
@@ -466,13 +464,23 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         self._check_loss_matrix(len(classes))
         return y_enc, {"classes_": classes}
 
+    def _record_target(self, y: Any, n_rows: int) -> np.ndarray:
+        labels = check_labels(y, n_rows, None)
+        unknown = ~np.isin(labels, self.classes_)
+        if unknown.any():
+            row = int(np.flatnonzero(unknown)[0])
+            label = labels[row].item() if hasattr(labels[row], "item") else labels[row]
+            raise ValueError(
+                f"y has label {short_repr(label)} (row {row}) that the model was not "
+                "trained on: pass the training labels."
+            )
+        return np.searchsorted(self.classes_, labels)
+
     def _bank_template(self) -> Any:
         """The classifier the bank fits (per state, or the one masked model)."""
         return self._new_bank().template()
 
     def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
-        if spec is not None and self.builds_sparse_dag(spec):
-            return None  # any-subset masked banks: a NaN is a sensor not read
         template = self.classifier
         if template is not None and not get_tags(template).input_tags.allow_nan:
             return f"classifier={type(template).__name__} does not accept NaN"
@@ -586,97 +594,6 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             states = slice(start, start + size)
             out[:, states] = stop_losses(proba[:, states], y_fit, None, kind)
         return out
-
-    def graph_reduce_record(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
-    ) -> GraphReduceResult:
-        """Graph-Reduce on the training data again, with the fitted policies.
-
-        Replays the leaf-to-root walk of ``fit`` (:func:`graph_reduce` with
-        ``replay=self.policies_, record=True``): each state's action cost
-        table, each row's cost-to-go and the action each policy picks, on the
-        policy inputs the model was trained on (confidence features included).
-        Nothing is refitted.
-
-        Parameters
-        ----------
-        X, y : the training data the model was fitted on.
-        sample_costs : optional
-            The example-dependent costs given to ``fit``, if any.
-
-        Returns
-        -------
-        GraphReduceResult
-            With ``tables``; ``cost_to_go[:, 0]`` equals ``train_cost_to_go_``.
-
-        Examples
-        --------
-        >>> from budgetdag_core import toy_dataset
-        >>> demo = toy_dataset(200, 10)
-        >>> record = (
-        ...     BudgetDAGClassifier(demo.spec, cv=3, random_state=0)
-        ...     .fit(demo.X_train, demo.y_train)
-        ...     .graph_reduce_record(demo.X_train, demo.y_train)
-        ... )
-        >>> [table.shape[1] for table in record.tables]  # stop + one per child
-        [4, 3, 3, 3, 2, 2, 2, 1]
-        """
-        Xv = self._features(X)
-        bank = self.bank_
-        # A grown DAG's walk replays on its growth (the rows that reached each
-        # state, their out-of-fold probabilities), any other on the bank's
-        # out-of-fold probabilities at every state.
-        growth = getattr(bank, "sparse_growth_", None)
-        grown = isinstance(self.sensor_dag_, SparseSensorDAG)
-        if (growth is None) if grown else not hasattr(bank, "oof_proba_"):
-            raise ValueError(
-                "This model's bank has no out-of-fold predictions (a slim, saved "
-                "model): Graph-Reduce cannot be replayed; refit the model."
-            )
-        n_bank = len(growth.X) if grown else bank.oof_proba_.shape[0]
-        if len(Xv) != n_bank or (grown and not np.array_equal(Xv, growth.X)):
-            raise ValueError(
-                f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass "
-                "the training data (the out-of-fold losses exist for those rows "
-                "only)."
-                if len(Xv) != n_bank
-                else "X is not the table the model was trained on: pass the "
-                "training data (the out-of-fold losses exist for those rows only)."
-            )
-        labels = check_labels(align_rows(X, y, "y"), len(Xv), None)
-        unknown = ~np.isin(labels, self.classes_)
-        if unknown.any():
-            row = int(np.flatnonzero(unknown)[0])
-            label = labels[row].item() if hasattr(labels[row], "item") else labels[row]
-            raise ValueError(
-                f"y has label {short_repr(label)} (row {row}) that the model was not "
-                "trained on: pass the training labels."
-            )
-        sample_costs = align_rows(X, sample_costs, "sample_costs")
-        costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
-        y_fit = np.searchsorted(self.classes_, labels)
-        if grown:
-            inputs = self.inputs_
-            return graph_reduce(
-                lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
-                self._sparse_stop_loss(bank, y_fit),
-                self.spec_.cost_vector if costs is None else costs,
-                growth.replica(),
-                None,
-                cost_scale=self.cost_scale,
-                replay=self.policies_,
-                record=True,
-            )
-        return graph_reduce(
-            self.inputs_.training(Xv, bank.oof_proba_),
-            self._stop_losses(bank, y_fit),
-            self.spec_.cost_vector if costs is None else costs,
-            self.sensor_dag_,
-            None,
-            cost_scale=self.cost_scale_,
-            replay=self.policies_,
-            record=True,
-        )
 
     def fit(
         self,

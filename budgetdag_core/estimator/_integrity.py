@@ -18,7 +18,8 @@ from ..dag import SensorDAG
 from ..decisions import check_loss_matrix
 from ..graph_reduce import NodePolicy
 from ..sensors import SensorSpec
-from ..strategies import STRATEGIES, SparseSensorDAG
+from ..strategies import STRATEGIES
+from ._plans import fitted_plan
 
 
 def check_estimator(model: Any) -> None:
@@ -60,8 +61,7 @@ def check_estimator(model: Any) -> None:
     check = getattr(bank, "check_integrity", None)
     if check is not None:
         check()
-    strategy = getattr(bank, "strategy_", "grown")
-    if isinstance(dag, SparseSensorDAG) and strategy not in STRATEGIES:
+    if fitted_plan(model).strategy_of(model) not in ("full", "subsets", *STRATEGIES):
         raise fail("bank_.strategy_", f"expected one of {list(STRATEGIES)}")
     if bank.n_states != K:
         raise fail("bank_", f"{bank.n_states} states, the DAG has {K}")

@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import RegressorMixin
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
 from .._bounded_io import short_repr
 from .._progress import Progress
@@ -29,10 +29,8 @@ from ..bank import (
     regressor_template,
 )
 from ..dag import SensorDAG
-from ..graph_reduce import GraphReduceResult, graph_reduce
 from ..sensors import SensorSpec
 from ..strategies import MAX_SPARSE_STATES
-from ..validation import check_features, check_sample_costs
 from ._base import COMMON_CONSTRAINTS, BudgetDAGBase
 
 #: Largest target magnitude accepted. The boosting bank keeps gradients in
@@ -261,12 +259,13 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
             )
         return y, {}
 
+    def _record_target(self, y: Any, n_rows: int) -> np.ndarray:
+        return check_targets(y, n_rows)
+
     def _bank_template(self) -> Any:
         return regressor_template(self.regressor, self._seed)
 
     def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
-        if spec is not None and self.builds_sparse_dag(spec):
-            return None  # any-subset masked regressors: a NaN is a sensor not read
         regressor = self.regressor
         if regressor == "ridge":
             return (
@@ -412,69 +411,6 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         """
         return self._fit_warned(
             X, y, sample_costs=sample_costs, bank=bank, progress=progress
-        )
-
-    def graph_reduce_record(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
-    ) -> GraphReduceResult:
-        """Graph-Reduce on the training data again, with the fitted policies.
-
-        As :meth:`BudgetDAGClassifier.graph_reduce_record
-        <budgetdag_core.BudgetDAGClassifier.graph_reduce_record>`: each
-        state's action cost table (the stop column is the out-of-fold
-        ``loss`` of the state's regressor), each row's cost-to-go and the
-        action each policy picks. Nothing is refitted; the bank must keep its
-        out-of-fold predictions (a fitted model's does, a saved one's not).
-
-        Parameters
-        ----------
-        X, y : the training data the model was fitted on.
-        sample_costs : optional
-            The example-dependent costs given to ``fit``, if any.
-
-        Returns
-        -------
-        GraphReduceResult
-            With ``tables``; ``cost_to_go[:, 0]`` equals ``train_cost_to_go_``.
-
-        Examples
-        --------
-        >>> from budgetdag_core import BudgetDAGRegressor, toy_dataset
-        >>> demo = toy_dataset(200, 10)
-        >>> y = 2 * demo.X_train["precise"]
-        >>> model = BudgetDAGRegressor(demo.spec, regressor="ridge", cost_scale=0.01,
-        ...                            cv=3, random_state=0).fit(demo.X_train, y)
-        >>> record = model.graph_reduce_record(demo.X_train, y)
-        >>> [table.shape[1] for table in record.tables]  # stop + one per child
-        [4, 3, 3, 3, 2, 2, 2, 1]
-        >>> bool(np.allclose(record.cost_to_go[:, 0], model.train_cost_to_go_))
-        True
-        """
-        check_is_fitted(self)
-        Xv = check_features(X, self.spec_)
-        oof = getattr(self.bank_, "oof_pred_", None)
-        if oof is None or not hasattr(self.bank_, "oof_losses"):
-            raise ValueError(
-                "This model's bank has no out-of-fold predictions (a slim, saved "
-                "model, or the any-subset bank of a sparse DAG): Graph-Reduce "
-                "cannot be replayed; refit the model."
-            )
-        if len(Xv) != len(oof):
-            raise ValueError(
-                f"X has {len(Xv)} rows but the model was trained on {len(oof)}: pass "
-                "the training data (the out-of-fold losses exist for those rows only)."
-            )
-        targets = check_targets(y, len(Xv))
-        costs = check_sample_costs(sample_costs, self.spec_, len(Xv))
-        return graph_reduce(
-            self.inputs_.training(Xv, None),
-            self._stop_losses(self.bank_, targets),
-            self.spec_.cost_vector if costs is None else costs,
-            self.sensor_dag_,
-            None,
-            cost_scale=self.cost_scale_,
-            replay=self.policies_,
-            record=True,
         )
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

@@ -472,7 +472,7 @@ def probe_fit(
     ({'chain': 52, 'routed': 1347, 'grown': 1000}, 1347, True)
     """
     from ..bank import MaskedBank
-    from ..estimator import BudgetDAGClassifier
+    from ..estimator import BudgetDAGClassifier, TrainingData
     from ..validation import as_spec
 
     check_params(
@@ -492,17 +492,18 @@ def probe_fit(
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
     start = time.perf_counter()
     spec, Xv, y_fit, _ = model.check_fit_data(X, y)
-    strategies = model.sparse_strategies(spec, len(X))
-    if strategies:
+    plan = model.fit_plan(spec, len(X))
+    strategies = plan.strategies()
+    if plan.grows_states:
         dag, found = None, {"strategies": strategies}
         n_states, select_seconds = max(strategies.values()), 0.0
-        bank = model.new_bank(sparse=True)
+        bank = plan.new_bank()
     else:
-        dag, selection = model.build_dag(spec, Xv, y_fit)
+        dag, selection = plan.build_dag(TrainingData(spec, Xv, y_fit, {}))
         n_states = dag.n_states
         select_seconds = 0.0 if selection is None else time.perf_counter() - start
         found = {} if selection is None else {"n_subsets": len(selection.subsets)}
-        bank = model.new_bank(dag)
+        bank = plan.new_bank(dag)
     if not isinstance(bank, MaskedBank):
         return FitProbe(n_states, select_seconds, **found)
     n_classes = int(y_fit.max()) + 1
@@ -795,9 +796,10 @@ def estimate_fit_seconds_for(
         return _regressor_fit_seconds(spec, X, n_jobs, first_fit, params)
     # The estimator's own checks name a bad parameter (cv, n_subsets, ...).
     model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params).check_params()
-    strategies = model.sparse_strategies(spec, len(X))
-    if strategies:
-        bank = model.new_bank(sparse=True)
+    plan = model.fit_plan(spec, len(X))
+    strategies = plan.strategies()
+    if plan.grows_states:
+        bank = plan.new_bank()
         return _sparse_fit_seconds(
             spec, len(X), max(2, int(pd.Series(y).nunique())), strategies,
             cv=int(params.get("cv", 5)), n_jobs=effective_n_jobs(n_jobs),
@@ -856,9 +858,10 @@ def _regressor_fit_seconds(
     model = BudgetDAGRegressor(spec, n_jobs=n_jobs, **params).check_params()
     n_rows, cv = len(X), int(params.get("cv", 5))
     workers = effective_n_jobs(n_jobs)
-    strategies = model.sparse_strategies(spec, n_rows)
-    if strategies:
-        bank = model.new_bank(sparse=True)
+    plan = model.fit_plan(spec, n_rows)
+    strategies = plan.strategies()
+    if plan.grows_states:
+        bank = plan.new_bank()
         tried = [k for k in bank.candidates() if k != "masked_mlp"]
         return _sparse_fit_seconds(
             spec, n_rows, 2, strategies, cv=cv, n_jobs=workers,

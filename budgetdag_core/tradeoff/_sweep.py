@@ -13,7 +13,7 @@ from sklearn.base import clone
 
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
-from ..estimator import BudgetDAGClassifier
+from ..estimator import BudgetDAGClassifier, TrainingData
 from ..sensors import SensorSpec
 from ..strategies import strategy_key_of
 from ..validation import (
@@ -154,7 +154,8 @@ def _bank_views(
 ) -> list[StatePredictions]:
     spec = data.spec
     # The bank's DAG: its own subsets, not a second selection.
-    dag, _ = template.dag_for(bank, spec, data.Xv, data.y_enc, None, None)
+    plan = template.fit_plan(spec, len(data.Xv))
+    dag, _ = plan.bank_dag(bank, TrainingData(spec, data.Xv, data.y_enc, {}))
     if not hasattr(bank, "oof_proba_") and hasattr(bank, "state_oof_proba"):
         # A sparse DAG's bank scores its states out of fold on demand: the
         # views read them from a copy (the caller's bank stays as it was).

@@ -284,7 +284,7 @@ def test_the_routing_state_sees_the_routing_sensors_values(monkeypatch):
     can, with noise) and no state is a value state: with the spread rule
     marking none, the policy still buys s0, then the sensor its sign names,
     per example."""
-    import budgetdag_core.estimator._base as base
+    import budgetdag_core.estimator._plans as base
 
     monkeypatch.setattr(base, "CONSTANT_STATE_SPREAD", 0.0)
     model = fit(n=800, dag="routed")

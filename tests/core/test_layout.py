@@ -145,6 +145,62 @@ def test_no_bank_module_imports_a_strategy():
     assert not found, found
 
 
+#: What tells a DAG every row reaches from one grown on an any-subset bank.
+DAG_KIND_NAMES = {
+    "SparseSensorDAG",
+    "SparseGrowth",
+    "sparse_growth_",
+    "strategy_banks_",
+    "builds_sparse_dag",
+    "grows_states",
+}
+#: The one home of that difference in ``estimator/``: the fit plans.
+PLANS = "budgetdag_core.estimator._plans"
+BASE_MAX_LINES = 600
+BASE_MAX_MEMBERS = 30
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {
+        n.attr if isinstance(n, ast.Attribute) else n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute | ast.Name)
+    } | {
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+
+
+def test_one_fit_for_every_dag():
+    """The estimators' fit is one sequence for every DAG: no module of
+    ``estimator/`` but the plans tests which kind of DAG a fit builds (no
+    ``if`` or conditional expression reads it), and the shared base stays
+    small."""
+    branches = []
+    for module, path in MODULES.items():
+        if not module.startswith("budgetdag_core.estimator") or module == PLANS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.If | ast.IfExp | ast.While | ast.Assert):
+                kinds = _names_in(node.test) & DAG_KIND_NAMES
+                if kinds:
+                    branches.append(f"{module} line {node.lineno}: {sorted(kinds)}")
+    assert not branches, branches
+    base = PACKAGE / "estimator" / "_base.py"
+    text = base.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= BASE_MAX_LINES
+    cls = next(
+        n
+        for n in ast.parse(text).body
+        if isinstance(n, ast.ClassDef) and n.name == "BudgetDAGBase"
+    )
+    members = [
+        n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    assert len(members) <= BASE_MAX_MEMBERS, [m.name for m in members]
+
+
 @pytest.mark.parametrize("folder", ["budgetdag_core", "ui"])
 def test_no_function_is_longer_than_a_screenful(folder):
     long = []

@@ -230,3 +230,30 @@ def test_graph_reduce_over_a_growth_in_threads(many, monkeypatch):
     for a, b in zip(one.tables, replayed.tables, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(one.cost_to_go, replayed.cost_to_go)
+
+
+@pytest.mark.parametrize("dag", ["chain", "sparse"])
+def test_a_fresh_grown_regressor_replays_without_refit(many, dag):
+    """One record for both tasks: a regressor's grown DAG replays on its
+    growth as a classifier's does (its stop column the out-of-fold loss)."""
+    from budgetdag_core import BudgetDAGRegressor
+
+    X, _ = many
+    target = X["s0"] * 2 + X["s3"]
+    model = BudgetDAGRegressor(
+        cost_scale=0.02, cv=3, random_state=0, dag=dag, max_states=40
+    ).fit(X, target)
+    record = model.graph_reduce_record(X, target)
+    np.testing.assert_allclose(record.cost_to_go[:, 0], model.train_cost_to_go_)
+    steps = graph_reduce_steps(model, X, target, rows=3)
+    assert sorted(s.state for s in steps) == list(range(model.sensor_dag_.n_states))
+
+
+def test_a_default_model_replays_at_its_chosen_scale(many):
+    """``cost_scale="auto"`` (the default): the replay charges the scale the
+    search kept (``cost_scale_``), not the setting's name."""
+    X, y = many
+    model = BudgetDAGClassifier(cv=3, random_state=0, max_states=40).fit(X, y)
+    assert model.cost_scale == "auto"
+    record = model.graph_reduce_record(X, y)
+    np.testing.assert_array_equal(record.cost_to_go[:, 0], model.train_cost_to_go_)

@@ -1,0 +1,838 @@
+"""How a fit builds its states, one plan per kind of DAG, behind one protocol.
+
+Every fit is the same short sequence (``BudgetDAGBase._fit``)::
+
+    data    = checked training data                 (TrainingData)
+    plan    = estimator.fit_plan(spec, n_rows)      (EveryRowPlan or GrownPlan)
+    bank    = plan.fit_bank(data) or a given bank    (plan.check_bank)
+    problem = plan.problem(bank, data)              (states, stop losses, inputs)
+    result  = graph_reduce(problem...)              (one Graph-Reduce)
+
+Two plans answer the same calls:
+
+- :class:`EveryRowPlan`: the paper's DAG, every sensor subset or the unions of
+  Alg. 2's subsets, where every training row reaches every state; the bank
+  is fitted per state of that DAG, so the DAG comes first.
+- :class:`GrownPlan`: many sensors; the any-subset bank comes first, then
+  each strategy of ``budgetdag_core.strategies`` grows its DAG on it and one
+  is kept on validation rows.
+
+The estimator supplies the task (classifier or regressor) through the hooks
+of :class:`FitHooks`, which it inherits.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._bounded_io import short_repr
+from .._progress import Progress
+from ..dag import SensorDAG, build_dag
+from ..sensors import SensorSpec
+from ..strategies import (
+    SIMPLEST_FIRST,
+    GrowthInputs,
+    GrowthSettings,
+    SparseRollout,
+    SparseSensorDAG,
+    SubsetSelection,
+    choose_strategy,
+    grow_strategy,
+    most_states,
+    select_subsets,
+    state_spreads,
+    strategies_to_build,
+    strategy_key,
+    strategy_key_of,
+)
+from ..validation import MAX_FULL_DAG_SENSORS, int_seed
+from ._dag_choice import check_n_rows, few_sensor_strategies, full_dag_too_slow
+from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
+from ._policy import make_learner
+
+#: Rows scored per candidate subset by the estimators' subset selection.
+SUBSET_MAX_ROWS = 20_000
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """A fit's checked inputs: the spec, the spec's columns, the target as
+    fitted, the fitted attributes the target sets (``classes_``) and the
+    example-dependent costs (None: the spec's)."""
+
+    spec: SensorSpec
+    Xv: np.ndarray
+    y_fit: np.ndarray
+    target_attrs: dict
+    costs: np.ndarray | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.Xv)
+
+    @property
+    def n_classes(self) -> int:
+        """Classes of a classifier's target; 0 for a regressor's."""
+        return len(self.target_attrs.get("classes_", ()))
+
+    @property
+    def acquisition_costs(self) -> np.ndarray:
+        """(n_sensors,) or (n_rows, n_sensors): what Graph-Reduce charges."""
+        return self.spec.cost_vector if self.costs is None else self.costs
+
+    @property
+    def mean_costs(self) -> np.ndarray:
+        """(n_sensors,): what the strategies and Alg. 2 rank sensors by."""
+        return self.spec.cost_vector if self.costs is None else self.costs.mean(axis=0)
+
+
+@dataclass
+class PolicyProblem:
+    """What Graph-Reduce learns the policies from, and what the fitted model
+    keeps of it.
+
+    ``walk`` is what :func:`~budgetdag_core.graph_reduce.graph_reduce` walks
+    (the DAG itself where every row reaches every state, else the growth
+    that knows which rows reached each state); ``state_inputs`` and
+    ``stop_loss`` are in the form that walk asks for.
+    """
+
+    strategy: str
+    dag: Any
+    walk: Any
+    bank: Any
+    selection: SubsetSelection | None
+    state_columns: list[np.ndarray]
+    value_states: np.ndarray | None
+    route_states: np.ndarray | None
+    inputs: PolicyInputs
+    state_inputs: Callable[..., np.ndarray]
+    stop_loss: Any
+    choice: dict | None = None
+
+
+class FitHooks:
+    """What a plan asks of the estimator it fits: the task's hooks (the
+    classifier and the regressor each implement them) and the settings every
+    plan reads alike."""
+
+    @property
+    def _seed(self) -> int | None:
+        """``random_state`` as the one int seed every part of a fit uses
+        (see :func:`~budgetdag_core.validation.int_seed`)."""
+        return int_seed(self.random_state)
+
+    def _growth_settings(self) -> dict:
+        """The ``strategies.GrowthSettings`` of this estimator (part of its
+        any-subset bank's fingerprint)."""
+        return {"max_states": int(getattr(self, "max_states", 1000))}
+
+    def _make_learner(self, n_rows: int | None = None) -> Any:
+        """The cost-sensitive learner of every node (cloned per node)."""
+        return make_learner(
+            self.policy_learner, self.policy_degree_, self.max_policy_features, n_rows
+        )
+
+    def _new_bank(self, dag: SensorDAG | None = None) -> Any:
+        """The unfitted bank of a DAG every row reaches (``dag`` lets the
+        bank kind depend on its size)."""
+        raise NotImplementedError
+
+    def _fit_bank(
+        self,
+        bank: Any,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        dag: SensorDAG,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> Any:
+        """Fit that bank at every state of ``dag``."""
+        raise NotImplementedError
+
+    def _stop_losses(self, bank: Any, y_fit: np.ndarray) -> np.ndarray:
+        """(n_samples, n_states) loss of stopping each training row at each
+        state of that bank's DAG."""
+        raise NotImplementedError
+
+    def _new_sparse_bank(self) -> Any:
+        """The unfitted any-subset bank of a many-sensor fit."""
+        raise NotImplementedError
+
+    def _fit_sparse_models(
+        self,
+        bank: Any,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        spec: SensorSpec,
+        progress: Progress | None,
+    ) -> Any:
+        """Fit the any-subset bank's fold models (before any DAG is built)."""
+        raise NotImplementedError
+
+    def _sparse_stop_loss(
+        self, bank: Any, y_fit: np.ndarray, kind: str | None = None
+    ) -> Any:
+        """``stop_loss(rows, proba)`` of Graph-Reduce on a grown DAG (``kind``:
+        another stop loss than the policies', e.g. ``"zero_one"`` to judge
+        them on validation rows)."""
+        raise NotImplementedError
+
+    def _growth_row_loss(self, y_fit: np.ndarray) -> Any:
+        """The ``row_loss(rows, values)`` the strategies rank sensors by
+        (see ``strategies.RowLoss``); None: their defaults (a classifier's
+        expected loss and cross-entropy)."""
+        return None
+
+    def _selection_task(self) -> dict[str, str]:
+        """``task``, ``loss`` and ``reward`` of the greedy subset selection."""
+        raise NotImplementedError
+
+    def _bank_nan_refused(self, spec: SensorSpec | None) -> str | None:
+        """Why the bank of a DAG every row reaches refuses NaN, or None."""
+        return None
+
+    def _value_states(self, bank: Any) -> np.ndarray | None:
+        """Per state, whether its policy also sees the acquired values (the
+        ``"auto"`` inputs; computed from the bank before Graph-Reduce)."""
+        return None
+
+    def _input_kind(self) -> str:
+        """What the node policies see (a ``POLICY_FEATURES`` kind): the
+        regressor's see the values of their sensors."""
+        return "sensors"
+
+    def _oof_route(self, Xv: np.ndarray) -> Any:
+        """The training rows' routes with the bank's out-of-fold outputs
+        (a regressor's policies read sensor values only)."""
+        if hasattr(self.bank_, "oof_proba_"):
+            return self._route(Xv, state_proba=self.bank_.oof_proba_)
+        return self._route(Xv)
+
+    def _inputs(
+        self,
+        state_columns: list[np.ndarray],
+        n_classes: int,
+        value_states: np.ndarray | None,
+        value_kind: str,
+        route_states: np.ndarray | None = None,
+    ) -> PolicyInputs:
+        """The policies' inputs (``value_kind``: what a value state adds)."""
+        return PolicyInputs(
+            self._input_kind(),
+            state_columns,
+            n_classes,
+            value_states,
+            value_kind,
+            route_states,
+        )
+
+
+def plan_for(est: Any, spec: SensorSpec | None, n_rows: int | None = None) -> FitPlan:
+    """The plan a fit of ``est`` with ``spec`` on ``n_rows`` rows follows:
+    :class:`GrownPlan` for ``dag="sparse"``, ``"chain"`` or ``"routed"``, or
+    ``"auto"`` without ``n_subsets`` beyond 12 sensors or where the full
+    DAG's estimated bank fit is long (``estimator._dag_choice``); else
+    :class:`EveryRowPlan`. ``spec`` None (not yet known, scikit-learn's
+    tags): the plan of a forced ``dag``, else :class:`EveryRowPlan`."""
+    check_n_rows(n_rows)
+    kind = getattr(est, "dag", "full")
+    if kind in GrownPlan.FORCED:
+        if est.n_subsets is not None:
+            raise ValueError(
+                f"dag={short_repr(kind)} builds its own states: leave n_subsets=None."
+            )
+        return GrownPlan(est, spec, n_rows)
+    grows = (
+        spec is not None
+        and kind == "auto"
+        and est.n_subsets is None
+        and (
+            spec.n_sensors > MAX_FULL_DAG_SENSORS
+            or full_dag_too_slow(est, spec.n_sensors, n_rows)
+        )
+    )
+    return (GrownPlan if grows else EveryRowPlan)(est, spec, n_rows)
+
+
+def fitted_plan(model: Any) -> FitPlan:
+    """The plan a fitted model followed (read from its DAG)."""
+    grown = isinstance(model.sensor_dag_, SparseSensorDAG)
+    return (GrownPlan if grown else EveryRowPlan)(model, model.spec_, None)
+
+
+class FitPlan:
+    """The protocol of a plan: its bank, its states, its policy problem."""
+
+    #: Whether the states are grown on an any-subset bank (many sensors).
+    grows_states: ClassVar[bool]
+    #: What a value state's policy sees besides the sensors' values.
+    value_kind: ClassVar[str]
+
+    def __init__(self, est: Any, spec: SensorSpec, n_rows: int | None) -> None:
+        self.est, self.spec, self.n_rows = est, spec, n_rows
+
+    def strategies(self) -> dict[str, int]:
+        """The many-sensor strategies this plan grows, each with its most
+        states (empty: one DAG every row reaches)."""
+        return {}
+
+    def nan_refused(self) -> str | None:
+        """Why this plan's bank refuses NaN, or None."""
+        raise NotImplementedError
+
+    def new_bank(self, dag: SensorDAG | None = None) -> Any:
+        """The unfitted bank a fit would fit (for ``dag``, where it matters)."""
+        raise NotImplementedError
+
+    def fit_bank(self, data: TrainingData, progress: Progress | None) -> Any:
+        """The bank a fit on ``data`` fits (costs-free: reusable across scales)."""
+        raise NotImplementedError
+
+    def bank_dag(
+        self, bank: Any, data: TrainingData, progress: Progress | None = None
+    ) -> tuple[Any, SubsetSelection | None]:
+        """The DAG a fit on ``bank`` builds its policies on, and its Alg. 2
+        subsets (None where none were selected)."""
+        raise NotImplementedError
+
+    def check_bank(
+        self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
+    ) -> None:
+        """Refuse a given bank that was not fitted on this data with these
+        settings (``dag``: the DAG it serves, where known)."""
+        raise NotImplementedError
+
+    def problem(
+        self,
+        data: TrainingData,
+        bank: Any,
+        progress: Progress | None,
+        dag: SensorDAG | None = None,
+        selection: SubsetSelection | None = None,
+    ) -> PolicyProblem:
+        """The policy problem on a fitted ``bank``: its states (``dag`` and
+        ``selection``: a fitted model's own, where a refit reuses them),
+        stop losses and policy inputs."""
+        raise NotImplementedError
+
+    def check_replay(self, model: Any, Xv: np.ndarray) -> None:
+        """Refuse a replay that cannot be: a bank without its out-of-fold
+        outputs (slim, saved), or rows that are not the training rows."""
+        raise NotImplementedError
+
+    def replay_problem(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray) -> Any:
+        """A fitted model's ``(state_inputs, stop_loss, walk)`` on its
+        training rows, for Graph-Reduce's replay (teaching)."""
+        raise NotImplementedError
+
+    def strategy_of(self, model: Any) -> str:
+        """How a fitted model's states were built."""
+        raise NotImplementedError
+
+    def oof_outputs(self, model: Any, k: Any, rows: np.ndarray) -> np.ndarray:
+        """The bank's out-of-fold outputs of training ``rows`` at state ``k``."""
+        raise NotImplementedError
+
+    def oof_policy(
+        self, model: Any, Xv: np.ndarray, judged: Any, costs: np.ndarray
+    ) -> tuple[float, float]:
+        """Mean ``judged(rows, outputs)`` loss and mean cost of a fitted
+        model's policies on its training rows, out of fold."""
+        raise NotImplementedError
+
+    def reused_by_refits(self, model: Any) -> dict[str, Any]:
+        """The ``bank``, ``dag`` and ``selection`` a refit of a fitted model
+        at another cost scale reuses (its states, no new choice)."""
+        raise NotImplementedError
+
+    def restore_choice(self, model: Any, first: Any) -> None:
+        """Give a refit of ``first`` the strategy choice ``first`` made."""
+
+
+def _stale_bank() -> ValueError:
+    return ValueError(
+        "The given bank was fitted on other data or settings (rows, columns, "
+        "cv, random_state, bank kind, model or sensor subsets differ), or is a "
+        "saved bank without its out-of-fold outputs: refit it."
+    )
+
+
+class EveryRowPlan(FitPlan):
+    """The full DAG, or with ``n_subsets`` the DAG over the unions of Alg.
+    2's subsets (selected first): every training row reaches every state."""
+
+    grows_states = False
+    value_kind = "sensors+proba"
+
+    def nan_refused(self) -> str | None:
+        if self.est.n_subsets is not None:
+            return (
+                "n_subsets's subset selection (Alg. 2) scores subsets with a "
+                "ridge regression, which needs every value"
+            )
+        return self.est._bank_nan_refused(self.spec)
+
+    def new_bank(self, dag: SensorDAG | None = None) -> Any:
+        return self.est._new_bank(dag)
+
+    def build_dag(
+        self, data: TrainingData, progress: Progress | None = None
+    ) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The full DAG, or with ``n_subsets`` the DAG over subsets selected
+        here (Alg. 2)."""
+        est = self.est
+        if est.n_subsets is None:
+            return build_dag(data.spec, None), None
+        selection = select_subsets(
+            data.Xv,
+            data.y_fit,
+            data.spec,
+            est.n_subsets,
+            est.subset_budget,
+            include_all=est.include_all,
+            costs=None if data.costs is None else data.mean_costs,
+            **est._selection_task(),
+            scorer=est.subset_scorer,
+            max_rows=SUBSET_MAX_ROWS,
+            cv=min(est.cv, 3),
+            random_state=est._seed,
+            n_jobs=est.n_jobs,
+            progress=progress,
+        )
+        return build_dag(data.spec, selection.units), selection
+
+    def _selection_key(self, costs: np.ndarray | None) -> tuple:
+        """What a subset selection depends on besides the data."""
+        est = self.est
+        mean_costs = None if costs is None else tuple(costs.mean(axis=0).round(12))
+        return (
+            est.n_subsets,
+            est.subset_budget,
+            est.include_all,
+            est._selection_task()["reward"],
+            repr(est.subset_scorer),
+            min(est.cv, 3),
+            est._seed,
+            mean_costs,
+        )
+
+    def check_bank(
+        self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
+    ) -> None:
+        if dag is None:  # the same data is checked by the bank's fingerprint
+            dag = self.bank_dag(bank, data)[0]
+        expected = self.new_bank(dag).fingerprint_for(data.Xv, data.y_fit, dag)
+        if getattr(bank, "fingerprint_", None) != expected:
+            raise _stale_bank()
+
+    def bank_dag(
+        self, bank: Any, data: TrainingData, progress: Progress | None = None
+    ) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The DAG to fit: a given bank's subsets when this estimator would
+        select the same ones (a bank serves one DAG only), else a new one."""
+        reused = self._reusable_selection(bank, data.costs)
+        if reused is not None:
+            return build_dag(data.spec, reused.units), reused
+        return self.build_dag(data, progress)
+
+    def fit_bank(self, data: TrainingData, progress: Progress | None) -> Any:
+        dag, selection = self.build_dag(data, progress)
+        bank = self.est._fit_bank(
+            self.new_bank(dag), data.Xv, data.y_fit, dag, data.spec, progress
+        )
+        # Kept on the bank: a bank serves this DAG only.
+        bank.subset_selection_ = selection
+        bank.subset_key_ = (
+            None if selection is None else self._selection_key(data.costs)
+        )
+        return bank
+
+    def _reusable_selection(
+        self, bank: Any, costs: np.ndarray | None
+    ) -> SubsetSelection | None:
+        selection = getattr(bank, "subset_selection_", None)
+        if self.est.n_subsets is None or selection is None:
+            return None
+        if getattr(bank, "subset_key_", None) != self._selection_key(costs):
+            return None
+        return selection
+
+    def problem(
+        self,
+        data: TrainingData,
+        bank: Any,
+        progress: Progress | None,
+        dag: SensorDAG | None = None,
+        selection: SubsetSelection | None = None,
+    ) -> PolicyProblem:
+        if dag is None:
+            dag, selection = self.bank_dag(bank, data, progress)
+        est = self.est
+        state_cols = dag.state_columns(data.spec.column_indices())
+        value_states = est._value_states(bank)
+        inputs = est._inputs(state_cols, data.n_classes, value_states, self.value_kind)
+        return PolicyProblem(
+            strategy="full" if selection is None else "subsets",
+            dag=dag,
+            walk=dag,
+            bank=bank,
+            selection=selection,
+            state_columns=state_cols,
+            value_states=value_states,
+            route_states=None,
+            inputs=inputs,
+            state_inputs=inputs.training(data.Xv, getattr(bank, "oof_proba_", None)),
+            stop_loss=est._stop_losses(bank, data.y_fit),
+        )
+
+    def check_replay(self, model: Any, Xv: np.ndarray) -> None:
+        bank = model.bank_
+        oof = getattr(bank, "oof_proba_", getattr(bank, "oof_pred_", None))
+        if oof is None:
+            raise _no_out_of_fold()
+        _check_training_rows(Xv, len(oof))
+
+    def replay_problem(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray) -> Any:
+        bank = model.bank_
+        return (
+            model.inputs_.training(Xv, getattr(bank, "oof_proba_", None)),
+            model._stop_losses(bank, y_fit),
+            model.sensor_dag_,
+        )
+
+    def strategy_of(self, model: Any) -> str:
+        return "full" if model.subset_selection_ is None else "subsets"
+
+    def oof_outputs(self, model: Any, k: Any, rows: np.ndarray) -> np.ndarray:
+        bank = model.bank_
+        if hasattr(bank, "oof_proba_"):
+            return bank.oof_proba_[rows, k]
+        return np.asarray(bank.oof_pred_[rows, k], dtype=float).reshape(len(rows), 1)
+
+    def oof_policy(
+        self, model: Any, Xv: np.ndarray, judged: Any, costs: np.ndarray
+    ) -> tuple[float, float]:
+        rows = np.arange(len(Xv))
+        stop = model._oof_route(Xv).stop_state
+        loss = judged(rows, self.oof_outputs(model, stop, rows))
+        member = model.sensor_dag_.membership()[stop]
+        cost = member @ costs if costs.ndim == 1 else member * costs
+        return float(loss.mean()), float(np.sum(cost) / len(rows))
+
+    def reused_by_refits(self, model: Any) -> dict[str, Any]:
+        return {
+            "bank": model.bank_,
+            "dag": model.sensor_dag_,
+            "selection": model.subset_selection_,
+        }
+
+
+def _no_out_of_fold() -> ValueError:
+    return ValueError(
+        "This model's bank has no out-of-fold predictions (a slim, saved "
+        "model): Graph-Reduce cannot be replayed; refit the model."
+    )
+
+
+def _check_training_rows(
+    Xv: np.ndarray, n_bank: int, trained: np.ndarray | None = None
+) -> None:
+    """The rows of a replay are the training rows (their out-of-fold
+    outputs exist for those only; ``trained``: the table itself, where the
+    bank keeps it)."""
+    if len(Xv) != n_bank:
+        raise ValueError(
+            f"X has {len(Xv)} rows but the model was trained on {n_bank}: pass "
+            "the training data (the out-of-fold losses exist for those rows only)."
+        )
+    if trained is not None and not np.array_equal(Xv, trained):
+        raise ValueError(
+            "X is not the table the model was trained on: pass the training "
+            "data (the out-of-fold losses exist for those rows only)."
+        )
+
+
+class GrownPlan(FitPlan):
+    """Many sensors: the any-subset bank first, then each strategy's DAG of
+    one-sensor additions grown on it (``budgetdag_core.strategies``), one
+    kept on validation rows at the fit's cost scale."""
+
+    grows_states = True
+    value_kind = "sensors"
+    #: ``dag`` values that build one strategy only.
+    FORCED: ClassVar[dict[str, tuple[str, ...]]] = {
+        "sparse": ("grown",),
+        "chain": ("chain",),
+        "routed": ("routed",),
+    }
+
+    def names(self) -> tuple[str, ...]:
+        """The strategies this fit builds (``"auto"``: each, one kept on
+        validation rows, simplest first)."""
+        return self.FORCED.get(getattr(self.est, "dag", "auto"), SIMPLEST_FIRST)
+
+    def strategies(self) -> dict[str, int]:
+        max_states = self.est._growth_settings()["max_states"]
+        names = self.names()
+        if self.n_rows is not None:
+            names = strategies_to_build(names, self.n_rows)
+        names = few_sensor_strategies(names, self.spec.n_sensors)
+        n = self.spec.n_sensors
+        return {name: most_states(name, n, max_states) for name in names}
+
+    def nan_refused(self) -> str | None:
+        return None  # any-subset masked banks: a NaN is a sensor not read
+
+    def check_bank(
+        self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
+    ) -> None:
+        growth = getattr(bank, "sparse_growth_", None)
+        expected = (
+            None
+            if growth is None
+            else self.new_bank().fingerprint_for(data.Xv, data.y_fit, growth.dag)
+        )
+        if getattr(bank, "fingerprint_", None) != expected:
+            raise _stale_bank()
+
+    def bank_dag(
+        self, bank: Any, data: TrainingData, progress: Progress | None = None
+    ) -> tuple[Any, SubsetSelection | None]:
+        growth = getattr(bank, "sparse_growth_", None)
+        if growth is None:
+            raise ValueError(
+                "This bank did not grow a sparse DAG here, or was saved "
+                "without its growth (slim): refit it."
+            )
+        return growth.dag, None  # the DAG the bank grew
+
+    def new_bank(self, dag: SensorDAG | None = None) -> Any:
+        return self.est._new_sparse_bank()
+
+    def fit_bank(self, data: TrainingData, progress: Progress | None) -> Any:
+        """Fit the any-mask models and build each strategy's DAG on them: one
+        bank per strategy (sharing the fold models), each bound to its DAG
+        and knowing the others (``strategy_banks_``): a fit keeps one of them
+        on validation rows at its own cost scale. ``dag="auto"`` leaves the
+        grown DAG out on long tables (``strategies.strategies_to_build``).
+        Where an ``"auto"`` bank's log loss leaves a rival kind close
+        (``fit_rival``), that kind's bank is fitted too and its routed DAG
+        joins the candidates (key ``strategies.strategy_key``): the
+        policies, not the log loss at random subsets, then judge the kinds.
+        Only the routed DAG: it is where an interaction the log loss missed
+        pays (a routing sensor, then the sensors it points to); a rival's
+        chain and grown DAG doubled the fit's time for no measured gain."""
+        est, spec = self.est, data.spec
+        bank = est._fit_sparse_models(
+            self.new_bank(), data.Xv, data.y_fit, spec, progress
+        )
+        compared = self.names()
+        banks = self._strategy_banks(
+            bank, data, progress, strategies_to_build(compared, data.n_rows)
+        )
+        rival = None
+        if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
+            rival = bank.fit_rival(
+                data.Xv, data.y_fit, spec.column_indices(), bank.n_classes_, progress
+            )
+        if rival is not None:
+            more = self._strategy_banks(rival, data, progress, ("routed",))
+            for name, one in more.items():
+                one.strategy_key_ = strategy_key(name, rival.kind_)
+                banks[one.strategy_key_] = one
+        for one in banks.values():
+            one.strategy_banks_ = banks
+        return next(iter(banks.values()))
+
+    def _strategy_banks(
+        self,
+        bank: Any,
+        data: TrainingData,
+        progress: Progress | None,
+        names: tuple[str, ...],
+    ) -> dict[str, Any]:
+        """Each strategy's DAG (of ``names``) built on ``bank``'s fold
+        models: a copy of the bank bound to it, per strategy name (none for
+        a routed DAG where no sensor's value says where to look)."""
+        est, spec = self.est, data.spec
+        given = GrowthInputs(
+            bank, data.Xv, data.y_fit, spec.names, spec.column_indices(),
+            data.mean_costs, GrowthSettings(**est._growth_settings()), est._seed,
+            est._growth_row_loss(data.y_fit),
+            required=self.names() == ("routed",),
+            progress=None if progress is None
+            else functools.partial(progress, "grown"),
+        )  # fmt: skip
+        names = few_sensor_strategies(names, spec.n_sensors)
+        banks = {}
+        if progress is not None:
+            progress("strategies", 0, len(names))
+        for done, name in enumerate(names, start=1):
+            growth = grow_strategy(name, given)
+            if growth is not None:  # None: no sensor's value says where to look
+                banks[name] = copy.copy(bank).bind(growth, data.Xv, data.y_fit)
+                growth.bank = banks[name]
+                banks[name].strategy_ = name
+            if progress is not None:
+                progress("strategies", done, len(names))
+        return banks
+
+    def problem(
+        self,
+        data: TrainingData,
+        bank: Any,
+        progress: Progress | None,
+        dag: SensorDAG | None = None,
+        selection: SubsetSelection | None = None,
+    ) -> PolicyProblem:
+        bank, choice = self._choose(bank, data, progress)
+        growth = bank.sparse_growth_
+        state_cols, value_states, route_states, inputs = self.policy_inputs(
+            growth, data.n_classes
+        )
+        if progress is not None:
+            progress("policies", 0, growth.dag.n_states)
+        Xv = data.Xv
+        return PolicyProblem(
+            strategy=bank.strategy_,
+            dag=growth.dag,
+            walk=growth,
+            bank=bank,
+            selection=None,
+            state_columns=state_cols,
+            value_states=value_states,
+            route_states=route_states,
+            inputs=inputs,
+            state_inputs=lambda k, rows, proba: inputs.of_rows(
+                Xv, k, rows, proba=proba
+            ),
+            stop_loss=self.est._sparse_stop_loss(bank, data.y_fit),
+            choice=choice,
+        )
+
+    def _choose(
+        self, bank: Any, data: TrainingData, progress: Progress | None
+    ) -> tuple[Any, dict | None]:
+        """The bank of the strategy to fit (validation rows decide among the
+        bank's strategies at this cost scale, the chosen bank kind's simplest
+        first, then a rival kind's), and the validation numbers."""
+        est = self.est
+        banks = getattr(bank, "strategy_banks_", None) or {
+            getattr(bank, "strategy_", "grown"): bank
+        }
+        names = self.names()
+        # A rival kind's banks are keyed "strategy@kind" (strategy_key).
+        rivals = [
+            key
+            for name in names
+            for key, one in banks.items()
+            if key != name and getattr(one, "strategy_", None) == name
+        ]
+        wanted = [n for n in names if n in banks] + rivals
+        if not wanted:
+            raise ValueError(
+                f"This bank holds the {sorted(banks)} DAG(s); "
+                f"dag={short_repr(est.dag)} needs {list(names)}: refit "
+                "the bank with it."
+            )
+        if len(wanted) == 1:
+            return banks[wanted[0]], None
+        n_classes = int(getattr(bank, "n_classes_", 0))  # 0: a regressor's
+        Xv = data.Xv
+
+        def inputs_for(growth: Any) -> Any:
+            inputs = self.policy_inputs(growth, n_classes)[-1]
+            return lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba)
+
+        choice = choose_strategy(
+            {name: banks[name].sparse_growth_ for name in wanted},
+            data.y_fit,
+            inputs_for,
+            est._sparse_stop_loss(bank, data.y_fit),
+            est._sparse_stop_loss(bank, data.y_fit, kind="zero_one"),
+            data.acquisition_costs,
+            est._make_learner(data.n_rows),
+            [est.cost_scale],
+            random_state=est._seed,
+            progress=progress,
+        )
+        return banks[choice.strategy], choice.to_dict()
+
+    def policy_inputs(
+        self, growth: Any, n_classes: int
+    ) -> tuple[Any, np.ndarray | None, np.ndarray | None, PolicyInputs]:
+        """State columns, ``"auto"`` value and route states, and policy
+        inputs of a grown DAG."""
+        est = self.est
+        state_cols = growth.dag.state_columns(self.spec.column_indices())
+        value_states = route_states = None
+        if est._input_kind() == "auto":
+            spreads = state_spreads(growth)
+            value_states = np.nan_to_num(spreads, nan=1.0) < CONSTANT_STATE_SPREAD
+            value_states[0] = False
+            # A routing sensor's state picks its route by the sensor's values,
+            # which the probabilities alone need not show: an any-subset
+            # network's posterior there can spread with noise (CUBE-NM's
+            # context), or with what the sensor says of the class (a pixel).
+            route_states = np.zeros(growth.dag.n_states, dtype=bool)
+            route_states[list(growth.route_states)] = True
+            route_states &= ~value_states
+        inputs = est._inputs(
+            state_cols, n_classes, value_states, self.value_kind, route_states
+        )
+        return state_cols, value_states, route_states, inputs
+
+    def check_replay(self, model: Any, Xv: np.ndarray) -> None:
+        growth = getattr(model.bank_, "sparse_growth_", None)
+        if growth is None:
+            raise _no_out_of_fold()
+        _check_training_rows(Xv, len(growth.X), growth.X)
+
+    def replay_problem(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray) -> Any:
+        growth = model.bank_.sparse_growth_
+        inputs = model.inputs_
+        return (
+            lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+            model._sparse_stop_loss(model.bank_, y_fit),
+            growth.replica(),
+        )
+
+    def strategy_of(self, model: Any) -> str:
+        return str(getattr(model.bank_, "strategy_", "grown"))
+
+    def oof_outputs(self, model: Any, k: Any, rows: np.ndarray) -> np.ndarray:
+        return model.bank_.sparse_growth_.proba_at(k, rows)
+
+    def oof_policy(
+        self, model: Any, Xv: np.ndarray, judged: Any, costs: np.ndarray
+    ) -> tuple[float, float]:
+        inputs = model.inputs_
+        rollout = SparseRollout(
+            model.bank_.sparse_growth_,
+            lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+            judged,
+            costs,
+            model.cost_scale_,
+        )
+        rollout.policies = list(model.policies_)
+        parts = rollout.parts(0, np.arange(len(Xv)))
+        return float(parts[:, 0].mean()), float(parts[:, 1].mean())
+
+    def reused_by_refits(self, model: Any) -> dict[str, Any]:
+        bank = copy.copy(model.bank_)  # the strategy kept, alone: no new choice
+        bank.strategy_banks_ = {strategy_key_of(bank): bank}
+        return {"bank": bank, "dag": None, "selection": None}
+
+    def restore_choice(self, model: Any, first: Any) -> None:
+        # Its bank knows every strategy again (sweeps on it choose among
+        # them), and its strategy is the one the first fit kept on
+        # validation rows.
+        model.bank_.strategy_banks_ = first.bank_.strategy_banks_
+        model.strategy_validation_ = first.strategy_validation_
