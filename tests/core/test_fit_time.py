@@ -247,14 +247,14 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
     probe = probe_fit(spec, X, y, **params)
     model = BudgetDAGClassifier(spec, **params).fit(X, y)
     # The strategies and their most states are the library's own.
-    assert probe.strategies == model.sparse_strategies(spec)
+    assert probe.strategies == model.fit_plan(spec).strategies()
     assert probe.strategies["chain"] == spec.n_sensors + 1
     kept = probe.strategies[model.strategy_]
     assert model.sensor_dag_.n_states <= kept
     # The bank's kind was chosen on validation rows (timed, as the fit's
     # first step), and the timed fold is of the kind the fit chose.
     fitted = model.bank_.fold_models_[0]
-    again = model.new_bank(sparse=True)
+    again = model.fit_plan(spec).new_bank()
     assert again.choose_kind(
         X.to_numpy(), y.to_numpy(),
         spec.column_indices(), 2,
@@ -292,8 +292,8 @@ def test_a_long_tables_probe_leaves_out_the_grown_dag():
     model = BudgetDAGClassifier(spec, cv=3, random_state=0)
     # dag="auto" grows no DAG on this many rows, so the probe (which the
     # estimate and the app's plan words follow) must not count one.
-    assert set(model.sparse_strategies(spec)) == {"chain", "routed", "grown"}
-    assert set(model.sparse_strategies(spec, n)) == {"chain", "routed"}
+    assert set(model.fit_plan(spec).strategies()) == {"chain", "routed", "grown"}
+    assert set(model.fit_plan(spec, n).strategies()) == {"chain", "routed"}
     probe = probe_fit(spec, X, y, cv=3, random_state=0)
     assert set(probe.strategies) == {"chain", "routed"}
 

@@ -201,7 +201,7 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "PolicyRoutingMixin.node_actions": lambda kw: model.node_actions(
             X, **with_defaults({"state": 0}, kw)
         ),
-        "BudgetDAGBase.sparse_strategies": lambda kw: model.sparse_strategies(
+        "BudgetDAGBase.fit_plan": lambda kw: model.fit_plan(
             model.spec_, **with_defaults({"n_rows": 100}, kw)
         ),
         "BudgetDAGBase.builds_sparse_dag": lambda kw: model.builds_sparse_dag(
