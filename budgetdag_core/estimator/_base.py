@@ -59,6 +59,7 @@ from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._integrity import check_estimator
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin, make_learner
 from ._small_data import SmallDataMixin, lowered_cv
+from ._weights import fit_sample_weight
 
 #: Rows scored per candidate subset by the estimators' subset selection.
 SUBSET_MAX_ROWS = 20_000
@@ -108,10 +109,10 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         raise NotImplementedError
 
     def _bank_fingerprint(
-        self, Xv: np.ndarray, y_fit: np.ndarray, dag: SensorDAG
+        self, Xv: np.ndarray, y_fit: np.ndarray, dag: SensorDAG, w: Any = None
     ) -> str:
         """The fingerprint a bank fitted by this estimator on this data has."""
-        return self._new_bank(dag).fingerprint_for(Xv, y_fit, dag)
+        return self._new_bank(dag).fingerprint_for(Xv, y_fit, dag, w)
 
     def _fit_bank(
         self,
@@ -121,6 +122,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         dag: SensorDAG,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> Any:
         raise NotImplementedError
 
@@ -428,7 +430,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         return self._build_dag(spec, Xv, y_fit, costs, progress)
 
     def _fit_reporting(
-        self, X: Any, y: Any, sample_costs: Any, bank: Any, progress: Any
+        self, X: Any, y: Any, sample_costs: Any, bank: Any, progress: Any, **kw: Any
     ) -> BudgetDAGBase:
         """``_fit``, drawing ``verbose``'s progress bar when no ``progress``
         callback is given (the bar reaches its end with the fit)."""
@@ -436,10 +438,12 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         progress, bar = progress_for(self.verbose, progress, "fit")
         if bar is None:
             return self._fit(
-                X, y, sample_costs=sample_costs, bank=bank, progress=progress
+                X, y, sample_costs=sample_costs, bank=bank, progress=progress, **kw
             )
         with bar:
-            return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=bar)
+            return self._fit(
+                X, y, sample_costs=sample_costs, bank=bank, progress=bar, **kw
+            )
 
     def _nan_refused(self, spec: SensorSpec | None) -> str | None:
         """Why this estimator refuses missing values (NaN) in ``X``, or None:
@@ -657,6 +661,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         progress: Progress | None,
         dag: SensorDAG | None = None,
         selection: SubsetSelection | None = None,
+        sample_weight: Any = None,
     ) -> BudgetDAGBase:
         self._validate_params()
         cv = lowered_cv(self, y)  # small data: see estimator._small_data
@@ -664,11 +669,13 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
             return self._fit_with_cv(
                 cv, X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
+                sample_weight=sample_weight,
             )  # fmt: skip
         if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
             return self._fit_auto_scale(
                 X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
+                sample_weight=sample_weight,
             )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
         spec = self._fit_spec(X)
@@ -676,6 +683,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         y_fit, target_attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
+        w = fit_sample_weight(self, X, sample_weight, spec, len(Xv))
         top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
         if not np.isfinite(self.cost_scale * top):
             raise ValueError(
@@ -689,7 +697,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         if dag is None:  # the same data is checked by the bank's fingerprint below
             dag, selection = self.dag_for(bank, spec, Xv, y_fit, costs, progress)
         if bank is not None:
-            expected = self._bank_fingerprint(Xv, y_fit, dag)
+            expected = self._bank_fingerprint(Xv, y_fit, dag, w)
             if getattr(bank, "fingerprint_", None) != expected:
                 raise ValueError(
                     "The given bank was fitted on other data or settings (rows, "
@@ -697,7 +705,9 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
                     "differ): refit it."
                 )
         else:
-            bank = self._fit_bank(self._new_bank(dag), Xv, y_fit, dag, spec, progress)
+            bank = self._fit_bank(
+                self._new_bank(dag), Xv, y_fit, dag, spec, progress, w
+            )
             self._attach_selection(bank, selection, costs)
         state_cols = dag.state_columns(spec.column_indices())
         value_states = self._value_states(bank)
@@ -713,6 +723,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
             cost_scale=self.cost_scale,
             n_jobs=self.n_jobs,
             progress=progress,
+            sample_weight=w,
         )
         # Only now, with everything computed, touch the estimator's state.
         return self._set_fitted(
@@ -720,14 +731,14 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         )
 
     def _fit_warned(
-        self, X: Any, y: Any, *, sample_costs: Any, bank: Any, progress: Any
+        self, X: Any, y: Any, *, sample_costs: Any, bank: Any, progress: Any, **kw: Any
     ) -> BudgetDAGBase:
         """``fit``: :meth:`_fit`, then a ``NothingBoughtWarning`` where the
         policies buy nothing although a sensor helps (only where the fit made
         its bank: a sweep's policies on a given bank buy nothing at high
         scales by design). ``verbose`` draws its bar (:meth:`_fit_reporting`);
         ``feature_names_in_`` as scikit-learn sets it."""
-        self._fit_reporting(X, y, sample_costs, bank, progress)
+        self._fit_reporting(X, y, sample_costs, bank, progress, **kw)
         if bank is None:
             self._warn_if_nothing_bought(X, y, sample_costs)
         return self._keep_feature_names(X)

@@ -1,0 +1,55 @@
+"""``sample_weight`` of the estimators' ``fit``: checked, lined up with X's
+rows, and refused where a part of the fit cannot take it.
+
+A row of weight w counts as w copies of it: in the bank (each model's
+``sample_weight``, the calibration, the prior) and in Graph-Reduce (a row's
+action costs count w times at each node it reaches). The folds are those of
+the rows, so weights equal row copies exactly at the node level
+(``graph_reduce``) and in behaviour at the estimator's (a row of weight 0 is
+as if removed, up to the folds it sits in).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..validation import align_rows, check_sample_weight
+
+
+def fit_sample_weight(
+    est: Any, X: Any, sample_weight: Any, spec: Any, n_rows: int
+) -> np.ndarray | None:
+    """The checked weights of a fit (None: unweighted, or all ones), in the
+    order of X's rows (a Series goes by X's index, as ``y`` does).
+
+    Raises
+    ------
+    ValueError
+        Naming the row and value (negative, NaN, infinite), the lengths, or
+        the part of the fit that takes no weights: Alg. 2's subset selection
+        (``n_subsets``) and the many-sensor DAGs (grown, chain, routed).
+    """
+    labels = getattr(X, "index", None)
+    w = check_sample_weight(
+        align_rows(X, sample_weight, "sample_weight"),
+        n_rows,
+        None if labels is None else list(labels),
+    )
+    if w is None:
+        return None
+    if est.n_subsets is not None:
+        raise ValueError(
+            "sample_weight: n_subsets's subset selection (Alg. 2) does not take "
+            "row weights; fit with n_subsets=None (the full DAG) or without "
+            "sample_weight."
+        )
+    if est.builds_sparse_dag(spec, n_rows):
+        raise ValueError(
+            f"sample_weight: this fit builds a many-sensor DAG (dag="
+            f"{est.dag!r}, {spec.n_sensors} sensors), whose strategies do not "
+            "take row weights yet; with up to 12 sensors set dag='full', or "
+            "fit without sample_weight."
+        )
+    return w
