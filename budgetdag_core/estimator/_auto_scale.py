@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..strategies import SparseRollout, SparseSensorDAG, strategy_key_of
-from ..validation import check_sample_costs
+from ..validation import align_rows, check_sample_costs, check_sample_weight
 
 #: A classifier's margin over the reference error: one point (times the
 #: ``loss_matrix``'s largest loss).
@@ -83,10 +83,20 @@ def _oof_values(model: Any, k: np.ndarray | int, rows: np.ndarray) -> np.ndarray
 class OutOfFold:
     """A fitted model's policies and states on its training rows, with the
     bank's out-of-fold outputs: per-row judged loss (0/1 or the
-    ``loss_matrix``'s for a classifier; the regressor's ``loss``) and cost."""
+    ``loss_matrix``'s for a classifier; the regressor's ``loss``) and cost,
+    their means weighing row i ``weight[i]`` times (the fit's
+    ``sample_weight``; None: each row once)."""
 
-    def __init__(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray, costs: Any):
+    def __init__(
+        self,
+        model: Any,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: Any,
+        weight: np.ndarray | None = None,
+    ):
         self.model = model
+        self.weight = weight
         self.Xv, self.y = Xv, y_fit
         self.rows = np.arange(len(Xv))
         self.costs = model.spec_.cost_vector if costs is None else costs
@@ -103,7 +113,11 @@ class OutOfFold:
 
     def state_loss(self, k: int) -> float:
         """Mean judged loss of stopping every row at state ``k``."""
-        return float(np.mean(self.state_losses(k)))
+        return self.mean(self.state_losses(k))
+
+    def mean(self, values: np.ndarray) -> float:
+        """The rows' mean of ``values`` (weighted by ``weight``)."""
+        return float(np.average(values, weights=self.weight))
 
     def policy(self) -> tuple[float, float]:
         """Mean judged loss and mean cost of the policies on the rows."""
@@ -120,11 +134,15 @@ class OutOfFold:
             )
             rollout.policies = list(model.policies_)
             parts = rollout.parts(0, self.rows)
-            return float(parts[:, 0].mean()), float(parts[:, 1].mean())
+            return self.mean(parts[:, 0]), self.mean(parts[:, 1])
         stop = model._oof_route(self.Xv).stop_state
         loss = self.judged(self.rows, _oof_values(model, stop, self.rows))
         member = model.sensor_dag_.membership()[stop]
         cost = member @ self.costs if self.costs.ndim == 1 else member * self.costs
+        if self.weight is not None:  # each row's cost, weighted
+            return self.mean(loss), self.mean(
+                np.reshape(cost, (len(self.rows), -1)).sum(axis=1)
+            )
         return float(loss.mean()), float(np.sum(cost) / len(self.rows))
 
     def richest_state(self) -> int:
@@ -207,6 +225,11 @@ class _Search:
         self.est, self.X, self.y, self.kwargs = est, X, y, fit_kwargs
         spec, self.Xv, self.y_fit, _ = est.check_fit_data(X, y)
         self.costs = check_sample_costs(fit_kwargs["sample_costs"], spec, len(self.Xv))
+        # The fit's weights weigh the rows' out-of-fold errors and costs too.
+        self.weight = check_sample_weight(
+            align_rows(X, fit_kwargs.get("sample_weight"), "sample_weight"),
+            len(self.Xv),
+        )
         self.mean_costs = spec.cost_vector if self.costs is None else self.costs
         self.models: dict[float, Any] = {}
         self.points: list[dict[str, float]] = []
@@ -236,7 +259,7 @@ class _Search:
                 "dag": None if sparse else model.sensor_dag_,
                 "selection": model.subset_selection_,
             }
-        self.oof = OutOfFold(model, self.Xv, self.y_fit, self.costs)
+        self.oof = OutOfFold(model, self.Xv, self.y_fit, self.costs, self.weight)
         error, cost = self.oof.policy()
         self.models[scale] = model
         point = {"cost_scale": scale, "error": error, "avg_cost": cost}
