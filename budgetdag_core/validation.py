@@ -534,7 +534,8 @@ def check_sample_weight(
         )
     if not values.any():
         raise ValueError(
-            "sample_weight is 0 on every row: at least one row must count."
+            "sample_weight is zero on every row: at least one row must weigh "
+            "more than zero."
         )
     if (values == 1).all():
         return None

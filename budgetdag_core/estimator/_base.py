@@ -683,7 +683,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         y_fit, target_attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
-        w = fit_sample_weight(self, X, sample_weight, spec, len(Xv))
+        w = fit_sample_weight(self, X, sample_weight, spec, y_fit)
         top = spec.total_cost if costs is None else float(costs.sum(axis=1).max())
         if not np.isfinite(self.cost_scale * top):
             raise ValueError(

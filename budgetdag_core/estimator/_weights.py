@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from ..validation import align_rows, check_sample_weight
 
 
 def fit_sample_weight(
-    est: Any, X: Any, sample_weight: Any, spec: Any, n_rows: int
+    est: Any, X: Any, sample_weight: Any, spec: Any, y_fit: np.ndarray
 ) -> np.ndarray | None:
     """The checked weights of a fit (None: unweighted, or all ones), in the
     order of X's rows (a Series goes by X's index, as ``y`` does).
@@ -29,8 +30,10 @@ def fit_sample_weight(
     ValueError
         Naming the row and value (negative, NaN, infinite), the lengths, or
         the part of the fit that takes no weights: Alg. 2's subset selection
-        (``n_subsets``) and the many-sensor DAGs (grown, chain, routed).
+        (``n_subsets``) and the many-sensor DAGs (grown, chain, routed); a
+        classifier's weights that leave one class only.
     """
+    n_rows = len(y_fit)
     labels = getattr(X, "index", None)
     w = check_sample_weight(
         align_rows(X, sample_weight, "sample_weight"),
@@ -39,6 +42,14 @@ def fit_sample_weight(
     )
     if w is None:
         return None
+    if is_classifier(est):
+        classes = np.unique(y_fit[w > 0])
+        if len(classes) < 2:
+            raise ValueError(
+                "sample_weight leaves rows of one class only with a weight "
+                f"above zero (class index {int(classes[0])}): a classifier needs "
+                "two classes."
+            )
     if est.n_subsets is not None:
         raise ValueError(
             "sample_weight: n_subsets's subset selection (Alg. 2) does not take "

@@ -270,7 +270,7 @@ def test_series_weights_go_by_index() -> None:
         (lambda n: -np.ones(n), "row .* is -1.0: weights must be finite and >= 0"),
         (lambda n: np.r_[np.nan, np.ones(n - 1)], "row .* is nan"),
         (lambda n: np.r_[np.inf, np.ones(n - 1)], "row .* is inf"),
-        (lambda n: np.zeros(n), "0 on every row"),
+        (lambda n: np.zeros(n), "zero on every row"),
         (lambda n: np.ones(n - 1), "one value per row"),
         (lambda n: ["a"] * n, "must be numbers"),
     ],
