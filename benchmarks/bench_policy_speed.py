@@ -126,6 +126,7 @@ def node_solvers(name: str, cache_dir: Path, repeats: int) -> None:
             train_tournament(
                 F,
                 C,
+                np.ones(len(C)),
                 *tournament_layout(C.shape[1]),
                 1.0 / tree.C,
                 tree.max_iter,

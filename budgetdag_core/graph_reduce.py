@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import has_fit_parameter
 
 from ._integrity import check_int, fail
 from ._progress import Progress
 from ._threads import single_threaded
 from .dag import SensorDAG
 from .reductions import CostRegression, FilterTree
-from .validation import check_params, real_in
+from .validation import check_params, check_sample_weight, real_in
 
 STOP = 0  # action index of stop-and-classify at every node
 
@@ -169,14 +170,37 @@ class ConstantAction:
             raise fail(f"{where}.n_actions", f"{self.n_actions}, expected {n_actions}")
 
 
-def fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarray]:
+def _fit_weighted(learner: Any, Z: np.ndarray, C: np.ndarray, w: np.ndarray) -> Any:
+    """``learner.fit`` where row i counts ``w[i]`` (> 0) times: through its
+    ``sample_weight`` where its ``fit`` takes one, else emulated by
+    multiplying each row's costs by its weight (the same problem for any
+    learner whose objective is a sum over rows of terms linear in the costs,
+    as cost-sensitive reductions are)."""
+    if has_fit_parameter(learner, "sample_weight"):
+        return learner.fit(Z, C, sample_weight=w)
+    return learner.fit(Z, C * w[:, None])
+
+
+def fit_node(
+    learner: Any,
+    Z: np.ndarray,
+    C: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+) -> tuple[Any, np.ndarray]:
     """Fit a node's learner; fall back to the best single action if that is better.
 
     The fallback makes a node never worse on its training rows than its best
     constant action, so at ``cost_scale=0`` the root's training loss cannot exceed
     that of always acquiring every sensor (approximate learners can otherwise
     lose a little at each node).
+
+    ``sample_weight`` (n_samples,), >= 0: row i's action costs count
+    ``sample_weight[i]`` times, in the learner's fit and in the fallback's
+    totals; rows of weight 0 are left out of the fit (their actions are
+    still predicted). Integer weights give the node of the duplicated rows.
     """
+    if sample_weight is not None:
+        return _fit_node_weighted(learner, Z, C, np.asarray(sample_weight, float))
     # Node problems are small: OpenMP/BLAS threads only add overhead (and
     # spin-waiting on a busy machine), and nodes run in parallel via n_jobs.
     with single_threaded():
@@ -190,8 +214,27 @@ def fit_node(learner: Any, Z: np.ndarray, C: np.ndarray) -> tuple[Any, np.ndarra
     return fitted, actions
 
 
+def _fit_node_weighted(
+    learner: Any, Z: np.ndarray, C: np.ndarray, w: np.ndarray
+) -> tuple[Any, np.ndarray]:
+    """:func:`fit_node` with row weights (a node whose rows all weigh 0
+    stops: as a state no row reached)."""
+    keep = w > 0
+    if not keep.any():
+        return ConstantAction(STOP, C.shape[1]), np.zeros(len(C), dtype=np.intp)
+    with single_threaded():
+        fitted = _fit_weighted(clone(learner), Z[keep], C[keep], w[keep])
+        actions = np.asarray(fitted.predict(Z), dtype=np.intp)
+    totals = w @ C
+    best = int(np.argmin(totals))
+    learned = float(w @ C[np.arange(len(C)), actions])
+    if totals[best] < learned - 1e-9 * max(1.0, abs(learned)):
+        return ConstantAction(best, C.shape[1]), np.full(len(C), best, dtype=np.intp)
+    return fitted, actions
+
+
 def _replay_node(
-    policy: NodePolicy, Z: np.ndarray, C: np.ndarray
+    policy: NodePolicy, Z: np.ndarray, C: np.ndarray, sample_weight: Any = None
 ) -> tuple[Any, np.ndarray]:
     """A node of :func:`graph_reduce` with ``replay``: the given policy's
     decisions instead of a fit."""
@@ -223,15 +266,20 @@ def _fit_layer(
     node_fit: Callable[..., tuple[Any, np.ndarray]],
     learner: Any,
     replay: Sequence[NodePolicy] | None,
+    weights_of: Callable[[int], np.ndarray] | None = None,
 ) -> list[tuple[Any, np.ndarray, int]]:
     """The nodes of one layer fitted (or replayed) in ``parallel``: per
-    problem, the model, its actions and the width of its inputs."""
+    problem, the model, its actions and the width of its inputs
+    (``weights_of(k)``: the weights of state k's rows, None: unweighted)."""
     widths: dict[int, int] = {}
 
     def task(k: int, C: np.ndarray) -> Any:
         Z = state_inputs(k)
         widths[k] = Z.shape[1]
-        return delayed(node_fit)(learner if replay is None else replay[k], Z, C)
+        model = learner if replay is None else replay[k]
+        if weights_of is None:
+            return delayed(node_fit)(model, Z, C)
+        return delayed(node_fit)(model, Z, C, weights_of(k))
 
     fitted = parallel(task(k, C) for k, C in to_fit)
     return [
@@ -323,6 +371,7 @@ def graph_reduce(
     progress: Progress | None = None,
     record: bool = False,
     replay: Sequence[NodePolicy] | None = None,
+    sample_weight: Any = None,
 ) -> GraphReduceResult:
     """Learn one cost-sensitive policy per DAG state, from the leaves to the root.
 
@@ -364,6 +413,11 @@ def graph_reduce(
     replay : list of NodePolicy, optional
         Fitted policies (e.g. a model's ``policies_``) that decide instead of
         new ones: on their training inputs the walk reproduces their tables.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative, finite weights: row i's action costs count
+        ``sample_weight[i]`` times at every node it reaches (its learner's
+        ``sample_weight``, see :func:`fit_node`), as that many copies of the
+        row would. None: every row once.
 
     Returns
     -------
@@ -400,9 +454,16 @@ def graph_reduce(
         walk: Any = DenseWalk(
             state_inputs, stop_loss, acquisition_costs, dag, cost_scale
         )
+        n_rows = walk.n
     else:  # a growth: the states hold the rows that reached them
         walk = dag.walk(state_inputs, stop_loss, acquisition_costs, cost_scale)
-    return reduce_walk(walk, learner, n_jobs, progress, record, replay)
+        n_rows = len(dag.X)
+    w = check_sample_weight(sample_weight, n_rows)
+    weights_of = None
+    if w is not None:
+        flow = getattr(walk, "growth", None)
+        weights_of = (lambda k: w) if flow is None else (lambda k: w[flow.flow[k]])
+    return reduce_walk(walk, learner, n_jobs, progress, record, replay, weights_of)
 
 
 def reduce_walk(
@@ -412,9 +473,11 @@ def reduce_walk(
     progress: Progress | None = None,
     record: bool = False,
     replay: Sequence[NodePolicy] | None = None,
+    weights_of: Callable[[int], np.ndarray] | None = None,
 ) -> GraphReduceResult:
     """Alg. 1 over a walk (see :class:`DenseWalk`): the states' policies
-    group by group, leaves first, each group's node fits in threads."""
+    group by group, leaves first, each group's node fits in threads
+    (``weights_of(k)``: the row weights of state k's problem)."""
     dag = walk.dag
     K = dag.n_states
     policies = walk.policies  # filled as the walk goes: rollouts read them
@@ -437,7 +500,7 @@ def reduce_walk(
             trivial = [(k, C) for k, C in problems if C is None or C.shape[1] == 1]
             to_fit = [(k, C) for k, C in problems if C is not None and C.shape[1] > 1]
             fitted = _fit_layer(
-                parallel, to_fit, walk.inputs, node_fit, learner, replay
+                parallel, to_fit, walk.inputs, node_fit, learner, replay, weights_of
             )
             for k, C in trivial:
                 policies[k] = NodePolicy(k, dag.children[k], None, 0)

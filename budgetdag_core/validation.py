@@ -480,3 +480,63 @@ def check_sample_costs(
             "rescale the costs (e.g. other units)."
         )
     return values
+
+
+def check_sample_weight(
+    sample_weight: Any, n_rows: int, labels: Any = None
+) -> np.ndarray | None:
+    """Row weights as a float array of ``n_rows`` values, or None.
+
+    A row of weight w counts as w copies of it. Weights must be finite
+    numbers >= 0, not all 0; weights that are all 1 give None (the
+    unweighted fit, bit for bit). ``labels`` (e.g. X's index) name the
+    refused row; without them, its position.
+
+    Raises
+    ------
+    ValueError
+        Naming the row and the value (or the lengths).
+
+    Examples
+    --------
+    >>> check_sample_weight([1, 2.5, 0], 3).tolist()
+    [1.0, 2.5, 0.0]
+    >>> check_sample_weight([1, 1], 2) is None
+    True
+    >>> check_sample_weight([1, -2], 2, labels=["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: sample_weight of row 'b' is -2.0: weights must be finite and >= 0.
+    """
+    if sample_weight is None:
+        return None
+    try:
+        values = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"sample_weight must be numbers, one per row; got "
+            f"{short_repr(sample_weight)} ({error})."
+        ) from None
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.shape != (n_rows,):
+        raise ValueError(
+            f"sample_weight must have one value per row ({n_rows}); got shape "
+            f"{values.shape}."
+        )
+    bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+    if bad.size:
+        i = int(bad[0])
+        row = short_repr(labels[i]) if labels is not None else str(i)
+        raise ValueError(
+            f"sample_weight of row {row} is {values[i]}: weights must be finite "
+            "and >= 0."
+        )
+    if not values.any():
+        raise ValueError(
+            "sample_weight is zero on every row: at least one row must weigh "
+            "more than zero."
+        )
+    if (values == 1).all():
+        return None
+    return values

@@ -156,6 +156,14 @@ def refit_template(template: Any, fold_models: Sequence[Any]) -> Any:
     )
 
 
+def weight_key(sample_weight: np.ndarray | None) -> tuple:
+    """What row weights add to a bank's fingerprint: nothing without them
+    (an unweighted bank's fingerprint is as before weights existed)."""
+    if sample_weight is None:
+        return ()
+    return ("sample_weight", np.asarray(sample_weight, dtype=float))
+
+
 def proba_at_every_state(bank: Any, X: np.ndarray, n_states: int) -> np.ndarray:
     """``bank.predict_proba(X, k)`` for every state k, as (n_rows, n_states,
     n_classes): one call per state, for any object with that method."""
@@ -245,13 +253,21 @@ class BaseBank:
             self.serve,
         )
 
-    def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
+    def fingerprint_for(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sample_weight: np.ndarray | None = None,
+    ) -> str:
         """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``.
 
         Lets an estimator check that a bank handed to it was fitted on the same
-        rows, labels, DAG and settings before reusing it.
+        rows, labels, weights, DAG and settings before reusing it.
         """
-        return self.make_fingerprint(X, y, *self._settings(), dag.states)
+        return self.make_fingerprint(
+            X, y, *self._settings(), dag.states, *weight_key(sample_weight)
+        )
 
     # ------------------------------------------------------------------ fit
     def _folds(self, X: np.ndarray, y: np.ndarray) -> list[tuple[np.ndarray, ...]]:
@@ -260,17 +276,27 @@ class BaseBank:
         )
         return list(splitter.split(X, y))
 
-    def _finish(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> None:
-        """Calibrate per state on the out-of-fold probabilities; fingerprint."""
+    def _finish(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sample_weight: np.ndarray | None = None,
+    ) -> None:
+        """Calibrate per state on the out-of-fold probabilities (weighted by
+        ``sample_weight``); fingerprint. The calibration errors reported
+        (``oof_ece_``) are over the rows, unweighted."""
         K = self.oof_proba_.shape[1]
         rng = np.random.default_rng(int_seed(self.random_state))
         self.oof_ece_raw_ = expected_calibration_errors(self.oof_proba_, y)
         self.temperatures_ = np.ones(K)
         if self.calibrate:
-            self.temperatures_ = fit_temperatures(self.oof_proba_, y, rng, self.n_jobs)
+            self.temperatures_ = fit_temperatures(
+                self.oof_proba_, y, rng, self.n_jobs, sample_weight
+            )
             apply_temperatures(self.oof_proba_, self.temperatures_, self.n_jobs)
         self.oof_ece_ = expected_calibration_errors(self.oof_proba_, y)
-        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+        self.fingerprint_ = self.fingerprint_for(X, y, dag, sample_weight)
 
     def fit(
         self,

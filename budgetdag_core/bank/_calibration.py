@@ -87,7 +87,20 @@ def _in_threads(
         map_in_threads(work, chunks, min(threads_for(n_jobs), len(chunks)))
 
 
-def _nll(logp: np.ndarray, picked: np.ndarray, beta: np.ndarray) -> np.ndarray:
+def _row_mean(values: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """Mean over the rows (axis 0) of (n, S) ``values``, row i counting
+    ``weight[i]`` times (None: plain mean)."""
+    if weight is None:
+        return values.mean(axis=0)
+    return weight @ values / weight.sum()
+
+
+def _nll(
+    logp: np.ndarray,
+    picked: np.ndarray,
+    beta: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> np.ndarray:
     """Mean log loss per state of ``softmax(beta * logp)``; logp (C, n, S).
 
     Classes come first so that the reductions over them are sums of slabs
@@ -96,11 +109,14 @@ def _nll(logp: np.ndarray, picked: np.ndarray, beta: np.ndarray) -> np.ndarray:
     z = logp * beta
     zmax = z.max(axis=0)
     lse = zmax + np.log(np.exp(z - zmax).sum(axis=0))
-    return (lse - beta * picked).mean(axis=0)
+    return _row_mean(lse - beta * picked, weight)
 
 
 def _gradient(
-    logp: np.ndarray, picked: np.ndarray, beta: np.ndarray
+    logp: np.ndarray,
+    picked: np.ndarray,
+    beta: np.ndarray,
+    weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """First and second derivative of :func:`_nll` in ``beta``, per state."""
     z = logp * beta
@@ -109,10 +125,15 @@ def _gradient(
     q /= q.sum(axis=0)
     mean = (q * logp).sum(axis=0)
     var = (q * logp * logp).sum(axis=0) - mean**2
-    return (mean - picked).mean(axis=0), np.maximum(var.mean(axis=0), 1e-300)
+    return (
+        _row_mean(mean - picked, weight),
+        np.maximum(_row_mean(var, weight), 1e-300),
+    )
 
 
-def _newton_beta(logp: np.ndarray, picked: np.ndarray) -> np.ndarray:
+def _newton_beta(
+    logp: np.ndarray, picked: np.ndarray, weight: np.ndarray | None = None
+) -> np.ndarray:
     """Per state, the inverse temperature in the bounds minimising the log loss.
 
     A state whose loss still falls at a bound stops there; the others take
@@ -123,15 +144,15 @@ def _newton_beta(logp: np.ndarray, picked: np.ndarray) -> np.ndarray:
     n_states = logp.shape[2]
     low = np.full(n_states, np.exp(-LOG_T_BOUNDS[1]))
     high = np.full(n_states, np.exp(-LOG_T_BOUNDS[0]))
-    at_low = _gradient(logp, picked, low)[0] >= 0
-    at_high = _gradient(logp, picked, high)[0] <= 0
+    at_low = _gradient(logp, picked, low, weight)[0] >= 0
+    at_high = _gradient(logp, picked, high, weight)[0] <= 0
     beta = np.where(at_low, low, np.where(at_high, high, 1.0))
     todo = np.flatnonzero(~(at_low | at_high))
     for _ in range(100):
         if not todo.size:
             break
         b = beta[todo]
-        grad, hess = _gradient(logp[:, :, todo], picked[:, todo], b)
+        grad, hess = _gradient(logp[:, :, todo], picked[:, todo], b, weight)
         low[todo] = np.where(grad < 0, b, low[todo])
         high[todo] = np.where(grad > 0, b, high[todo])
         step = b - grad / hess
@@ -147,6 +168,7 @@ def fit_temperatures(
     y: np.ndarray,
     rng: np.random.Generator | None = None,
     n_jobs: int | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per state, the temperature minimising the log loss of ``proba`` (n, S, C).
 
@@ -155,15 +177,20 @@ def fit_temperatures(
     states). A state keeps ``T = 1`` when its probabilities carry no ranking
     (constant) or when scaling lowers its log loss by less than 1e-4. Groups
     of states are fitted in ``n_jobs`` threads (the same temperatures).
+    ``sample_weight``: row i's log loss counts that many times.
     """
     n, n_states, n_classes = proba.shape
     budget = MAX_CALIBRATION_VALUES // max(1, n_states * n_classes)
     cap = min(MAX_CALIBRATION_ROWS, max(MIN_CALIBRATION_ROWS, budget))
     y = np.asarray(y)
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if n > cap:
         rng = rng if rng is not None else np.random.default_rng(0)
         rows = np.sort(rng.choice(n, cap, replace=False))
         proba, y = proba[rows], y[rows]
+        w = None if w is None else w[rows]
+    if w is not None and w.sum() == 0:
+        return np.ones(n_states)  # the sampled rows all weigh 0: no evidence
     temperatures = np.ones(n_states)
 
     def fit(states: np.ndarray) -> None:
@@ -175,8 +202,8 @@ def fit_temperatures(
             return
         logp = np.ascontiguousarray(logp[:, :, ranked])
         picked = np.take_along_axis(logp, y[None, :, None], axis=0)[0]
-        beta = _newton_beta(logp, picked)
-        gain = _nll(logp, picked, np.ones_like(beta)) - _nll(logp, picked, beta)
+        beta = _newton_beta(logp, picked, w)
+        gain = _nll(logp, picked, np.ones_like(beta), w) - _nll(logp, picked, beta, w)
         # Keep T = 1 unless scaling helps measurably: no churn on calibrated models.
         temperatures[states[ranked]] = np.where(gain < 1e-4, 1.0, 1.0 / beta)
 

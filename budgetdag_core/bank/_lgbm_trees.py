@@ -156,8 +156,13 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         y: np.ndarray,
         X_val: np.ndarray | None = None,
         y_val: np.ndarray | None = None,
+        sample_weight: np.ndarray | None = None,
+        sample_weight_val: np.ndarray | None = None,
     ) -> LightGBMTrees:
-        """Train with LightGBM (one thread, deterministic), keep the arrays."""
+        """Train with LightGBM (one thread, deterministic), keep the arrays.
+
+        ``sample_weight`` (and ``sample_weight_val`` of the validation rows)
+        weigh each row's loss (LightGBM's dataset weights)."""
         X, X_val, exponents = _rescale_tiny_columns(X, X_val)
         self.classes_, y_enc = np.unique(np.asarray(y), return_inverse=True)
         self.n_features_in_ = X.shape[1]
@@ -177,22 +182,30 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             if X_val is None:
                 train_rows, val_rows = self._split(y_enc, seed)
                 if val_rows is not None:
-                    valid = (X[val_rows], y_enc[val_rows])
+                    valid = (
+                        X[val_rows],
+                        y_enc[val_rows],
+                        _rows_of(sample_weight, val_rows),
+                    )
             else:
                 known = np.searchsorted(self.classes_, np.asarray(y_val))
                 known = np.minimum(known, n_classes - 1)
                 if np.array_equal(self.classes_[known], np.asarray(y_val)):
-                    valid = (np.asarray(X_val, dtype=float), known)
-        self._boost(X[train_rows], y_enc[train_rows], valid, objective, exponents)
+                    valid = (np.asarray(X_val, dtype=float), known, sample_weight_val)
+        self._boost(
+            X[train_rows], y_enc[train_rows], valid, objective, exponents,
+            _rows_of(sample_weight, train_rows),
+        )  # fmt: skip
         return self
 
     def _boost(
         self,
         X: np.ndarray,
         y: np.ndarray,
-        valid: tuple[np.ndarray, np.ndarray] | None,
+        valid: tuple[np.ndarray, np.ndarray, Any] | None,
         objective: dict[str, Any],
         exponents: np.ndarray | None,
+        weight: np.ndarray | None = None,
     ) -> None:
         """Boost on rows ``X`` (targets ``y`` as LightGBM's ``objective``
         reads them), early-stopped on ``valid`` when given; keep the trees
@@ -215,11 +228,13 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         # of a small table into shared bins, so a perfectly separating column
         # could not be split exactly (90 rows: 97.8 % instead of 100 % on it).
         binning = {"verbose": -1, "min_data_in_bin": 1, "max_bin": self.max_bins}
-        train = lgb.Dataset(X, y, params=binning)
+        train = lgb.Dataset(X, y, weight=weight, params=binning)
         callbacks = []
         valid_sets = []
         if valid is not None:
-            valid_sets = [train.create_valid(valid[0], valid[1], params=binning)]
+            valid_sets = [
+                train.create_valid(valid[0], valid[1], weight=valid[2], params=binning)
+            ]
             callbacks.append(lgb.early_stopping(self.n_iter_no_change, verbose=False))
         booster = lgb.train(
             params,
@@ -526,25 +541,33 @@ class LightGBMRegressionTrees(RegressorMixin, LightGBMTrees):
         y: np.ndarray,
         X_val: np.ndarray | None = None,
         y_val: np.ndarray | None = None,
+        sample_weight: np.ndarray | None = None,
+        sample_weight_val: np.ndarray | None = None,
     ) -> LightGBMRegressionTrees:
-        """Train with LightGBM (one thread, deterministic), keep the arrays."""
+        """Train with LightGBM (one thread, deterministic), keep the arrays
+        (``sample_weight``: as :meth:`LightGBMTrees.fit`)."""
         X, X_val, exponents = _rescale_tiny_columns(X, X_val)
         y = np.asarray(y, dtype=float)
         self.n_features_in_ = X.shape[1]
         self.n_trees_per_iteration_ = 1
         train_rows, valid = np.arange(len(X)), None
         if self.early_stopping and X_val is not None:
-            valid = (np.asarray(X_val, dtype=float), np.asarray(y_val, dtype=float))
+            valid = (
+                np.asarray(X_val, dtype=float),
+                np.asarray(y_val, dtype=float),
+                sample_weight_val,
+            )
         elif self.early_stopping:
             rng = np.random.default_rng(int_seed(self.random_state) or 0)
             n_val = int(round(self.validation_fraction * len(X)))
             if n_val >= 2 and len(X) - n_val >= 2:
                 order = rng.permutation(len(X))
                 val_rows, train_rows = np.sort(order[:n_val]), np.sort(order[n_val:])
-                valid = (X[val_rows], y[val_rows])
+                valid = (X[val_rows], y[val_rows], _rows_of(sample_weight, val_rows))
         self._boost(
-            X[train_rows], y[train_rows], valid, {"objective": "regression"}, exponents
-        )
+            X[train_rows], y[train_rows], valid, {"objective": "regression"},
+            exponents, _rows_of(sample_weight, train_rows),
+        )  # fmt: skip
         return self
 
     @property
@@ -555,6 +578,11 @@ class LightGBMRegressionTrees(RegressorMixin, LightGBMTrees):
     def predict(self, X: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
         """Predictions (n_rows,); ``present`` as in :meth:`decision_function`."""
         return self.decision_function(X, present)
+
+
+def _rows_of(weight: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
+    """The weights of ``rows`` (None: unweighted)."""
+    return None if weight is None else np.asarray(weight, dtype=float)[rows]
 
 
 _KERNEL_KEYS = (

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.dummy import DummyClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import delayed
 
@@ -37,7 +36,13 @@ from ._base import (
 )
 from ._integrity import check_classifier_bank, check_fitted_model
 from ._lgbm_trees import LightGBMTrees
-from ._models import masked_classifier, stops_on_given_rows, unstopped
+from ._models import (
+    fit_weighted,
+    masked_classifier,
+    stops_on_given_rows,
+    unstopped,
+    weighted_prior,
+)
 
 # Rows per predict call when scoring many states at once (bounds memory).
 PREDICT_CHUNK_ROWS = 200_000
@@ -110,6 +115,7 @@ def fit_fold(
     seed: int,
     stop_on_test: bool = False,
     score: bool = True,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[Any, np.ndarray | None, np.ndarray]:
     """Fit on the mask stack of ``train`` rows; score ``test`` rows at every state.
 
@@ -117,7 +123,8 @@ def fit_fold(
     with ``stop_on_test`` (cross-fitting), else a random fraction of ``train``.
     Returns the model, the out-of-fold probabilities (None without ``test``, or
     with ``score=False``: :func:`_score_fold` then scores them) and the columns
-    the model reads (a boolean mask over ``X``'s columns).
+    the model reads (a boolean mask over ``X``'s columns). ``sample_weight``
+    (per row of ``X``): each mask copy of row i weighs ``sample_weight[i]``.
     """
     model = clone(template)
     in_train = np.zeros(len(X), dtype=bool)
@@ -148,6 +155,7 @@ def fit_fold(
     if not used.all():
         X, column_masks = X[:, used], column_masks[:, used]
     fit_kwargs: dict[str, Any] = {}
+    w = val_w = None
     if val.size:
         in_val = np.zeros(len(X), dtype=bool)
         in_val[val] = True
@@ -156,10 +164,14 @@ def fit_fold(
             "X_val": stack_masked(X, pair_rows[sel], pair_states[sel], column_masks),
             "y_val": y[pair_rows[sel]],
         }
+        if sample_weight is not None:
+            val_w = sample_weight[pair_rows[sel]]
     sel = in_train[pair_rows]
     Xs = stack_masked(X, pair_rows[sel], pair_states[sel], column_masks)
+    if sample_weight is not None:
+        w = sample_weight[pair_rows[sel]]
     with single_threaded():
-        model.fit(Xs, y[pair_rows[sel]], **fit_kwargs)
+        fit_weighted(model, Xs, y[pair_rows[sel]], w, val_w, **fit_kwargs)
     if test is None or not score:
         return model, None, used
     return model, _score_fold(model, X, y, column_masks, train, test, n_classes), used
@@ -177,6 +189,7 @@ def fit_folds(
     n_classes: int,
     stop_on_test: bool,
     score: bool,
+    sample_weight: np.ndarray | None = None,
 ) -> Any:
     """:func:`fit_fold` on each ``((train, test), seed)`` of ``folds``, in
     parallel (``n_jobs``): its results, in the folds' order."""
@@ -197,6 +210,7 @@ def fit_folds(
                 int(seed),
                 stop_on_test,
                 score,
+                sample_weight,
             )  # fmt: skip
             for (train, test), seed in folds
         ),
@@ -433,10 +447,12 @@ class MaskedBank(BaseBank):
         sensor_columns: Sequence[np.ndarray],
         n_classes: int,
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> MaskedBank:
         """Fit one model per fold and one on all rows, each on the mask stack.
 
-        Same arguments as :meth:`ClassifierBank.fit`.
+        Same arguments as :meth:`ClassifierBank.fit` (``sample_weight``: each
+        mask copy of a row weighs the row's weight; the prior too).
         """
         check_bank_settings(
             self, "MaskedBank.fit", MASKED_CONSTRAINTS, n_classes=n_classes
@@ -459,6 +475,7 @@ class MaskedBank(BaseBank):
         results = fit_folds(
             template, self.n_jobs, X, y, pair_rows, pair_states, masks,
             zip(jobs, seeds, strict=True), n_classes, self.cross_fit, not here,
+            sample_weight,
         )  # fmt: skip
         self.oof_proba_ = np.zeros((n, K, n_classes), dtype=np.float32)
         fold_models, fold_columns = [], []
@@ -491,6 +508,7 @@ class MaskedBank(BaseBank):
                 None,
                 n_classes,
                 int(seeds[0]),
+                sample_weight=sample_weight,
             )
             self.model_, self.model_columns_ = model, np.flatnonzero(used)
             if progress is not None:
@@ -499,9 +517,8 @@ class MaskedBank(BaseBank):
             self.model_ = fold_models
             self.model_columns_ = fold_columns
         self.n_columns_ = X.shape[1]
-        self.prior_ = np.bincount(y, minlength=n_classes) / n
-        self.prior_model_ = DummyClassifier(strategy="prior").fit(np.zeros((n, 1)), y)
-        self._finish(X, y, dag)
+        self.prior_, self.prior_model_ = weighted_prior(y, n_classes, sample_weight)
+        self._finish(X, y, dag, sample_weight)
         return self
 
     @property

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from sklearn.base import clone
+from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import has_fit_parameter
 
 from ._lgbm_trees import LightGBMTrees
 
@@ -109,3 +112,74 @@ def fit_ready(
         if fraction * n_rows < 2 * n_classes or too_rare:
             return unstopped(clone(template))
     return template
+
+
+def fit_weighted(
+    model: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    val_weight: np.ndarray | None = None,
+    **fit_kwargs: Any,
+) -> Any:
+    """``model.fit(X, y, **fit_kwargs)`` where row i counts
+    ``sample_weight[i]`` times (None: each once).
+
+    Rows of weight 0 are left out (as if removed: a histogram model's bins
+    and leaf sizes count rows, not weights). The weights go to the model's
+    ``sample_weight`` (and the validation rows' ``val_weight`` to its
+    ``sample_weight_val`` where it has one); a pipeline's to every step that
+    takes them (a scaler's means and variances too). A model whose ``fit``
+    takes no weights is refused, naming it.
+    """
+    if sample_weight is None:
+        return model.fit(X, y, **fit_kwargs)
+    w = np.asarray(sample_weight, dtype=float)
+    keep = w > 0
+    if not keep.any():
+        raise ValueError(
+            "Every training row of one of the bank's fits has sample_weight 0 "
+            "(a fold, or a class of a state): give more rows a positive weight."
+        )
+    if not keep.all():
+        X, y, w = X[keep], y[keep], w[keep]
+    if isinstance(model, Pipeline):
+        routed = {
+            f"{name}__sample_weight": w
+            for name, step in model.steps
+            if step is not None
+            and step != "passthrough"
+            and has_fit_parameter(step, "sample_weight")
+        }
+        last = model.steps[-1][0]
+        if f"{last}__sample_weight" not in routed:
+            raise ValueError(_no_weights(model.steps[-1][1]))
+        return model.fit(X, y, **routed, **fit_kwargs)
+    if not has_fit_parameter(model, "sample_weight"):
+        raise ValueError(_no_weights(model))
+    if val_weight is not None and has_fit_parameter(model, "sample_weight_val"):
+        fit_kwargs["sample_weight_val"] = val_weight
+    return model.fit(X, y, sample_weight=w, **fit_kwargs)
+
+
+def _no_weights(model: Any) -> str:
+    return (
+        f"sample_weight: the bank's model {type(model).__name__} takes no "
+        "sample_weight in its fit; use a model that does (the default "
+        "templates, HistGradientBoosting, LogisticRegression, Ridge, ...) "
+        "or fit without weights."
+    )
+
+
+def weighted_prior(
+    y: np.ndarray, n_classes: int, sample_weight: np.ndarray | None = None
+) -> tuple[np.ndarray, Any]:
+    """The class frequencies of ``y`` (row i counting ``sample_weight[i]``
+    times) and the fitted prior classifier of the empty state."""
+    n = len(y)
+    model = DummyClassifier(strategy="prior")
+    if sample_weight is None:
+        return np.bincount(y, minlength=n_classes) / n, model.fit(np.zeros((n, 1)), y)
+    w = np.asarray(sample_weight, dtype=float)
+    prior = np.bincount(y, weights=w, minlength=n_classes) / w.sum()
+    return prior, fit_weighted(model, np.zeros((n, 1)), y, w)

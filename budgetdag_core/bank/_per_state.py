@@ -51,6 +51,7 @@ from ._base import (
     refit_template,
     row_chunked,
     single_threaded,
+    weight_key,
 )
 from ._encoded import MASKED_KINDS, masked_template
 from ._integrity import check_classifier_bank, check_fitted_model
@@ -60,6 +61,7 @@ from ._models import (
     boosting_classifier,
     default_classifier,
     fit_ready,
+    fit_weighted,
     stops_on_given_rows,
 )
 from ._row_order import scored_in_order
@@ -122,12 +124,14 @@ def _fit_predict(
     outputs: Callable[[Any, np.ndarray], np.ndarray],
     empty: Any,
     stop_on_test: bool = False,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[Any, np.ndarray | None]:
     """Fit on ``train`` rows (all when None); return the model and test outputs.
 
     A state without columns fits ``empty`` (class priors or the mean). With
     ``stop_on_test`` a model that early-stops on a validation split stops on the
-    ``test`` rows instead (see :func:`stops_on_given_rows`).
+    ``test`` rows instead (see :func:`stops_on_given_rows`). ``sample_weight``:
+    every row's weight (see :func:`fit_weighted`).
     """
     if len(cols) == 0:
         estimator = empty
@@ -142,8 +146,12 @@ def _fit_predict(
         and np.isin(y[test], y[train]).all()
     ):
         kwargs = {"X_val": Xs[test], "y_val": y[test]}
+    w = val_w = None
+    if sample_weight is not None:
+        w = sample_weight[rows]
+        val_w = sample_weight[test] if kwargs else None
     with single_threaded():
-        model = clone(estimator).fit(Xs[rows], y[rows], **kwargs)
+        model = fit_weighted(clone(estimator), Xs[rows], y[rows], w, val_w, **kwargs)
         out = None if test is None else outputs(model, Xs[test])
     return model, out
 
@@ -161,6 +169,7 @@ def _fit_states(
     progress: Progress | None,
     cross_fit: bool = False,
     serve: str = "folds",
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, list[Any]]:
     """Out-of-fold outputs (n, K, width) float32 and the models per state.
 
@@ -185,8 +194,17 @@ def _fit_states(
         n_jobs,
         (
             delayed(_fit_predict)(
-                template, X, y, state_columns[k], train, test, outputs, empty, cross_fit
-            )
+                template,
+                X,
+                y,
+                state_columns[k],
+                train,
+                test,
+                outputs,
+                empty,
+                cross_fit,
+                sample_weight,
+            )  # fmt: skip
             for k, _, train, test in jobs
         ),
     )
@@ -217,6 +235,7 @@ def _fit_states(
                     None,
                     outputs,
                     empty,
+                    sample_weight=sample_weight,
                 )
                 for k in by_width
             ),
@@ -329,11 +348,15 @@ class ClassifierBank(BaseBank):
         sensor_columns: Sequence[np.ndarray],
         n_classes: int,
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> ClassifierBank:
         """Fit out-of-fold and full-data classifiers for every state of ``dag``.
 
         ``X`` holds all spec columns; ``sensor_columns[m]`` are the positions of
         sensor m's columns; ``y`` is encoded as 0..n_classes-1.
+        ``sample_weight`` (n_samples,), >= 0: row i counts that many times in
+        every model's fit (its model's ``sample_weight``; rows of weight 0
+        left out) and in the calibration; the folds are those of the rows.
         """
         check_bank_settings(self, "ClassifierBank.fit", n_classes=n_classes)
         check_serve(self.serve)
@@ -357,9 +380,10 @@ class ClassifierBank(BaseBank):
             progress,
             cross_fit=self.cross_fit,
             serve=self.serve,
+            sample_weight=sample_weight,
         )
         self.n_columns_ = X.shape[1]
-        self._finish(X, y, dag)
+        self._finish(X, y, dag, sample_weight)
         return self
 
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
@@ -540,11 +564,19 @@ class RegressorBank:
         """The regressor cloned per state."""
         return self.regressor if self.regressor is not None else default_regressor()
 
-    def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
+    def fingerprint_for(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sample_weight: np.ndarray | None = None,
+    ) -> str:
         """The ``fingerprint_`` this bank would have after ``fit(X, y, dag, ...)``."""
         y = np.asarray(y, dtype=float)
         settings = (self.cv, int_seed(self.random_state), repr(self.template()))
-        return self.make_fingerprint(X, y, *settings, dag.states)
+        return self.make_fingerprint(
+            X, y, *settings, dag.states, *weight_key(sample_weight)
+        )
 
     def fit(
         self,
@@ -553,8 +585,10 @@ class RegressorBank:
         dag: SensorDAG,
         sensor_columns: Sequence[np.ndarray],
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> RegressorBank:
-        """Fit out-of-fold and full-data regressors for every state of ``dag``."""
+        """Fit out-of-fold and full-data regressors for every state of ``dag``
+        (``sample_weight``: as :meth:`ClassifierBank.fit`)."""
         check_bank_settings(self, "RegressorBank.fit")
         template = self.template()
         y = np.asarray(y, dtype=float)
@@ -575,9 +609,10 @@ class RegressorBank:
             1,
             self.n_jobs,
             progress,
+            sample_weight=sample_weight,
         )
         self.oof_pred_ = oof[:, :, 0]
-        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+        self.fingerprint_ = self.fingerprint_for(X, y, dag, sample_weight)
         return self
 
     @property

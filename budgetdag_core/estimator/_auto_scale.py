@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from ..validation import check_sample_costs
+from ..validation import align_rows, check_sample_costs, check_sample_weight
 from ._plans import fitted_plan
 
 #: A classifier's margin over the reference error: one point (times the
@@ -73,10 +73,20 @@ class NothingBoughtWarning(UserWarning):
 class OutOfFold:
     """A fitted model's policies and states on its training rows, with the
     bank's out-of-fold outputs: per-row judged loss (0/1 or the
-    ``loss_matrix``'s for a classifier; the regressor's ``loss``) and cost."""
+    ``loss_matrix``'s for a classifier; the regressor's ``loss``) and cost,
+    their means weighing row i ``weight[i]`` times (the fit's
+    ``sample_weight``; None: each row once)."""
 
-    def __init__(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray, costs: Any):
+    def __init__(
+        self,
+        model: Any,
+        Xv: np.ndarray,
+        y_fit: np.ndarray,
+        costs: Any,
+        weight: np.ndarray | None = None,
+    ):
         self.model = model
+        self.weight = weight
         self.Xv, self.y = Xv, y_fit
         self.rows = np.arange(len(Xv))
         self.costs = model.spec_.cost_vector if costs is None else costs
@@ -90,11 +100,17 @@ class OutOfFold:
 
     def state_loss(self, k: int) -> float:
         """Mean judged loss of stopping every row at state ``k``."""
-        return float(np.mean(self.state_losses(k)))
+        return self.mean(self.state_losses(k))
+
+    def mean(self, values: np.ndarray) -> float:
+        """The rows' mean of ``values`` (weighted by ``weight``)."""
+        return float(np.average(values, weights=self.weight))
 
     def policy(self) -> tuple[float, float]:
         """Mean judged loss and mean cost of the policies on the rows."""
-        return self.plan.oof_policy(self.model, self.Xv, self.judged, self.costs)
+        return self.plan.oof_policy(
+            self.model, self.Xv, self.judged, self.costs, self.weight
+        )
 
     def richest_state(self) -> int:
         """The state with the most sensors (all of them on a full DAG)."""
@@ -164,6 +180,11 @@ class _Search:
         self.est, self.X, self.y, self.kwargs = est, X, y, fit_kwargs
         spec, self.Xv, self.y_fit, _ = est.check_fit_data(X, y)
         self.costs = check_sample_costs(fit_kwargs["sample_costs"], spec, len(self.Xv))
+        # The fit's weights weigh the rows' out-of-fold errors and costs too.
+        self.weight = check_sample_weight(
+            align_rows(X, fit_kwargs.get("sample_weight"), "sample_weight"),
+            len(self.Xv),
+        )
         self.mean_costs = spec.cost_vector if self.costs is None else self.costs
         self.models: dict[float, Any] = {}
         self.points: list[dict[str, float]] = []
@@ -183,7 +204,7 @@ class _Search:
             self.first = model
             reused = fitted_plan(model).reused_by_refits(model)
             self.kwargs = {**self.kwargs, **reused, "progress": None}
-        self.oof = OutOfFold(model, self.Xv, self.y_fit, self.costs)
+        self.oof = OutOfFold(model, self.Xv, self.y_fit, self.costs, self.weight)
         error, cost = self.oof.policy()
         self.models[scale] = model
         point = {"cost_scale": scale, "error": error, "avg_cost": cost}

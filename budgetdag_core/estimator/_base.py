@@ -45,6 +45,7 @@ from ._plans import (
 )
 from ._policy import POLICY_LEARNERS, PolicyRoutingMixin
 from ._small_data import SmallDataMixin, lowered_cv
+from ._weights import fit_sample_weight
 
 #: Parameter constraints the classifier and the regressor share.
 COMMON_CONSTRAINTS: dict = {
@@ -181,7 +182,7 @@ class BudgetDAGBase(
         return 2 if self._input_kind() in ("sensors", "sensors+confidence") else 1
 
     def _fit_reporting(
-        self, X: Any, y: Any, sample_costs: Any, bank: Any, progress: Any
+        self, X: Any, y: Any, sample_costs: Any, bank: Any, progress: Any, **kw: Any
     ) -> BudgetDAGBase:
         """``_fit``, drawing ``verbose``'s progress bar when no ``progress``
         callback is given (the bar reaches its end with the fit)."""
@@ -189,10 +190,12 @@ class BudgetDAGBase(
         progress, bar = progress_for(self.verbose, progress, "fit")
         if bar is None:
             return self._fit(
-                X, y, sample_costs=sample_costs, bank=bank, progress=progress
+                X, y, sample_costs=sample_costs, bank=bank, progress=progress, **kw
             )
         with bar:
-            return self._fit(X, y, sample_costs=sample_costs, bank=bank, progress=bar)
+            return self._fit(
+                X, y, sample_costs=sample_costs, bank=bank, progress=bar, **kw
+            )
 
     def _nan_refused(self, spec: SensorSpec | None) -> str | None:
         """Why this estimator refuses missing values (NaN) in ``X``, or None:
@@ -256,14 +259,18 @@ class BudgetDAGBase(
         classes = data.target_attrs.get("classes_")
         return data.spec, data.Xv, data.y_fit, classes
 
-    def _training_data(self, X: Any, y: Any, sample_costs: Any) -> TrainingData:
-        """:meth:`check_fit_data`, with the example-dependent costs."""
+    def _training_data(
+        self, X: Any, y: Any, sample_costs: Any, sample_weight: Any = None
+    ) -> TrainingData:
+        """:meth:`check_fit_data`, with the example-dependent costs and the
+        row weights."""
         spec = self._fit_spec(X)
         Xv = check_features(X, spec, nan_refused=self._nan_refused(spec))
         y_fit, target_attrs = self._prepare_target(align_rows(X, y, "y"), len(Xv))
         sample_costs = align_rows(X, sample_costs, "sample_costs")
         costs = check_sample_costs(sample_costs, spec, len(Xv))
-        return TrainingData(spec, Xv, y_fit, target_attrs, costs)
+        weights = fit_sample_weight(self, X, sample_weight, spec, y_fit)
+        return TrainingData(spec, Xv, y_fit, target_attrs, costs, weights)
 
     def fit_bank(
         self, X: pd.DataFrame, y: Any, *, progress: Progress | None = None
@@ -336,6 +343,7 @@ class BudgetDAGBase(
         progress: Progress | None,
         dag: Any = None,
         selection: Any = None,
+        sample_weight: Any = None,
     ) -> BudgetDAGBase:
         """The fit: checked data → the plan → its bank (or ``bank``) → its
         policy problem (states, stop losses, inputs) → Graph-Reduce. ``dag``
@@ -346,14 +354,16 @@ class BudgetDAGBase(
             return self._fit_with_cv(
                 cv, X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
+                sample_weight=sample_weight,
             )  # fmt: skip
         if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
             return self._fit_auto_scale(
                 X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
+                sample_weight=sample_weight,
             )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
-        data = self._training_data(X, y, sample_costs)
+        data = self._training_data(X, y, sample_costs, sample_weight)
         top = float(np.sum(data.acquisition_costs, axis=-1).max())
         if not np.isfinite(self.cost_scale * top):
             raise ValueError(
@@ -375,19 +385,20 @@ class BudgetDAGBase(
             cost_scale=self.cost_scale,
             n_jobs=self.n_jobs,
             progress=progress,
+            sample_weight=data.sample_weight,
         )
         # Only now, with everything computed, touch the estimator's state.
         return self._set_fitted(data, problem, result)
 
     def _fit_warned(
-        self, X: Any, y: Any, *, sample_costs: Any, bank: Any, progress: Any
+        self, X: Any, y: Any, *, sample_costs: Any, bank: Any, progress: Any, **kw: Any
     ) -> BudgetDAGBase:
         """``fit``: :meth:`_fit`, then a ``NothingBoughtWarning`` where the
         policies buy nothing although a sensor helps (only where the fit made
         its bank: a sweep's policies on a given bank buy nothing at high
         scales by design). ``verbose`` draws its bar (:meth:`_fit_reporting`);
         ``feature_names_in_`` as scikit-learn sets it."""
-        self._fit_reporting(X, y, sample_costs, bank, progress)
+        self._fit_reporting(X, y, sample_costs, bank, progress, **kw)
         if bank is None:
             self._warn_if_nothing_bought(X, y, sample_costs)
         return self._keep_feature_names(X)
@@ -448,6 +459,7 @@ class BudgetDAGBase(
         *,
         sample_costs: Any = None,
         progress: Progress | None = None,
+        sample_weight: Any = None,
     ) -> BudgetDAGBase:
         """A new model with another ``cost_scale``, reusing this model's bank and
         DAG (so also its selected sensor subsets).
@@ -464,6 +476,9 @@ class BudgetDAGBase(
             Example-dependent costs, as in ``fit``.
         progress : callable(stage, done, total), optional
             Told how the policies (``"policies"``) progress.
+        sample_weight : array-like of shape (n_samples,), optional
+            The row weights given to ``fit``, if any (the bank was fitted
+            with them).
 
         Returns
         -------
@@ -493,6 +508,7 @@ class BudgetDAGBase(
             progress=progress,
             dag=self.sensor_dag_,
             selection=self.subset_selection_,
+            sample_weight=sample_weight,
         )
 
     def graph_reduce_record(

@@ -557,9 +557,18 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         dag: SensorDAG,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> ClassifierBank:
         n_classes = int(y_fit.max()) + 1
-        return bank.fit(Xv, y_fit, dag, spec.column_indices(), n_classes, progress)
+        return bank.fit(
+            Xv,
+            y_fit,
+            dag,
+            spec.column_indices(),
+            n_classes,
+            progress,
+            sample_weight=sample_weight,
+        )
 
     @property
     def stop_loss_(self) -> str:
@@ -603,6 +612,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         sample_costs: pd.DataFrame | np.ndarray | None = None,
         bank: BaseBank | None = None,
         progress: Progress | None = None,
+        sample_weight: Any = None,
     ) -> BudgetDAGClassifier:
         """Fit the classifier bank (unless ``bank`` is given) and the policies.
 
@@ -621,6 +631,17 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights, finite and >= 0, not all 0 (a Series goes by X's
+            index, as ``y`` does): a row of weight w counts as w copies of it,
+            in every model of the bank (out-of-fold models, calibration,
+            prior) and in Graph-Reduce's node problems (its action costs count
+            w times), and in the ``cost_scale="auto"`` search. Rows of weight
+            0 are left out of every fit. The folds are those of the rows. Not
+            taken (ValueError) by ``n_subsets``'s subset selection, by the
+            many-sensor DAGs (``dag="sparse"``, ``"chain"``, ``"routed"``, or
+            ``"auto"`` where it picks them) and by the network and logistic
+            masked banks.
 
         Returns
         -------
@@ -636,8 +657,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         8
         """
         return self._fit_warned(
-            X, y, sample_costs=sample_costs, bank=bank, progress=progress
-        )
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress,
+            sample_weight=sample_weight,
+        )  # fmt: skip
 
     # --------------------------------------------------------------- inference
     def _proba_at_stops(

@@ -63,14 +63,16 @@ SUBSET_MAX_ROWS = 20_000
 @dataclass(frozen=True)
 class TrainingData:
     """A fit's checked inputs: the spec, the spec's columns, the target as
-    fitted, the fitted attributes the target sets (``classes_``) and the
-    example-dependent costs (None: the spec's)."""
+    fitted, the fitted attributes the target sets (``classes_``), the
+    example-dependent costs (None: the spec's) and the row weights (None:
+    each row once)."""
 
     spec: SensorSpec
     Xv: np.ndarray
     y_fit: np.ndarray
     target_attrs: dict
     costs: np.ndarray | None = None
+    sample_weight: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -152,8 +154,10 @@ class FitHooks:
         dag: SensorDAG,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> Any:
-        """Fit that bank at every state of ``dag``."""
+        """Fit that bank at every state of ``dag`` (rows weighted by
+        ``sample_weight``)."""
         raise NotImplementedError
 
     def _stop_losses(self, bank: Any, y_fit: np.ndarray) -> np.ndarray:
@@ -287,6 +291,10 @@ class FitPlan:
         """Why this plan's bank refuses NaN, or None."""
         raise NotImplementedError
 
+    def weights_refused(self) -> str | None:
+        """Why this plan cannot weigh rows (``sample_weight``), or None."""
+        raise NotImplementedError
+
     def new_bank(self, dag: SensorDAG | None = None) -> Any:
         """The unfitted bank a fit would fit (for ``dag``, where it matters)."""
         raise NotImplementedError
@@ -341,10 +349,16 @@ class FitPlan:
         raise NotImplementedError
 
     def oof_policy(
-        self, model: Any, Xv: np.ndarray, judged: Any, costs: np.ndarray
+        self,
+        model: Any,
+        Xv: np.ndarray,
+        judged: Any,
+        costs: np.ndarray,
+        weight: np.ndarray | None = None,
     ) -> tuple[float, float]:
         """Mean ``judged(rows, outputs)`` loss and mean cost of a fitted
-        model's policies on its training rows, out of fold."""
+        model's policies on its training rows, out of fold (``weight``: the
+        rows' weights)."""
         raise NotImplementedError
 
     def reused_by_refits(self, model: Any) -> dict[str, Any]:
@@ -378,6 +392,15 @@ class EveryRowPlan(FitPlan):
                 "ridge regression, which needs every value"
             )
         return self.est._bank_nan_refused(self.spec)
+
+    def weights_refused(self) -> str | None:
+        if self.est.n_subsets is not None:
+            return (
+                "n_subsets's subset selection (Alg. 2) does not take row "
+                "weights; fit with n_subsets=None (the full DAG) or without "
+                "sample_weight."
+            )
+        return None
 
     def new_bank(self, dag: SensorDAG | None = None) -> Any:
         return self.est._new_bank(dag)
@@ -428,7 +451,9 @@ class EveryRowPlan(FitPlan):
     ) -> None:
         if dag is None:  # the same data is checked by the bank's fingerprint
             dag = self.bank_dag(bank, data)[0]
-        expected = self.new_bank(dag).fingerprint_for(data.Xv, data.y_fit, dag)
+        expected = self.new_bank(dag).fingerprint_for(
+            data.Xv, data.y_fit, dag, data.sample_weight
+        )
         if getattr(bank, "fingerprint_", None) != expected:
             raise _stale_bank()
 
@@ -445,7 +470,13 @@ class EveryRowPlan(FitPlan):
     def fit_bank(self, data: TrainingData, progress: Progress | None) -> Any:
         dag, selection = self.build_dag(data, progress)
         bank = self.est._fit_bank(
-            self.new_bank(dag), data.Xv, data.y_fit, dag, data.spec, progress
+            self.new_bank(dag),
+            data.Xv,
+            data.y_fit,
+            dag,
+            data.spec,
+            progress,
+            data.sample_weight,
         )
         # Kept on the bank: a bank serves this DAG only.
         bank.subset_selection_ = selection
@@ -517,13 +548,24 @@ class EveryRowPlan(FitPlan):
         return np.asarray(bank.oof_pred_[rows, k], dtype=float).reshape(len(rows), 1)
 
     def oof_policy(
-        self, model: Any, Xv: np.ndarray, judged: Any, costs: np.ndarray
+        self,
+        model: Any,
+        Xv: np.ndarray,
+        judged: Any,
+        costs: np.ndarray,
+        weight: np.ndarray | None = None,
     ) -> tuple[float, float]:
         rows = np.arange(len(Xv))
         stop = model._oof_route(Xv).stop_state
         loss = judged(rows, self.oof_outputs(model, stop, rows))
         member = model.sensor_dag_.membership()[stop]
         cost = member @ costs if costs.ndim == 1 else member * costs
+        if weight is not None:  # each row's cost, weighted
+            row_costs = np.reshape(cost, (len(rows), -1)).sum(axis=1)
+            return (
+                float(np.average(loss, weights=weight)),
+                float(np.average(row_costs, weights=weight)),
+            )
         return float(loss.mean()), float(np.sum(cost) / len(rows))
 
     def reused_by_refits(self, model: Any) -> dict[str, Any]:
@@ -589,6 +631,15 @@ class GrownPlan(FitPlan):
 
     def nan_refused(self) -> str | None:
         return None  # any-subset masked banks: a NaN is a sensor not read
+
+    def weights_refused(self) -> str | None:
+        return (
+            f"this fit builds a many-sensor DAG (dag="
+            f"{short_repr(getattr(self.est, 'dag', 'auto'))}, "
+            f"{self.spec.n_sensors} sensors), whose strategies do not take row "
+            "weights yet; with up to 12 sensors set dag='full', or fit without "
+            "sample_weight."
+        )
 
     def check_bank(
         self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
@@ -811,7 +862,12 @@ class GrownPlan(FitPlan):
         return model.bank_.sparse_growth_.proba_at(k, rows)
 
     def oof_policy(
-        self, model: Any, Xv: np.ndarray, judged: Any, costs: np.ndarray
+        self,
+        model: Any,
+        Xv: np.ndarray,
+        judged: Any,
+        costs: np.ndarray,
+        weight: np.ndarray | None = None,
     ) -> tuple[float, float]:
         inputs = model.inputs_
         rollout = SparseRollout(
@@ -823,7 +879,10 @@ class GrownPlan(FitPlan):
         )
         rollout.policies = list(model.policies_)
         parts = rollout.parts(0, np.arange(len(Xv)))
-        return float(parts[:, 0].mean()), float(parts[:, 1].mean())
+        return (
+            float(np.average(parts[:, 0], weights=weight)),
+            float(np.average(parts[:, 1], weights=weight)),
+        )
 
     def reused_by_refits(self, model: Any) -> dict[str, Any]:
         bank = copy.copy(model.bank_)  # the strategy kept, alone: no new choice

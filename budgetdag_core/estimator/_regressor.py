@@ -293,8 +293,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         dag: SensorDAG,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> RegressorBank:
-        return bank.fit(Xv, y_fit, dag, spec.column_indices(), progress)
+        return bank.fit(
+            Xv, y_fit, dag, spec.column_indices(), progress, sample_weight=sample_weight
+        )
 
     def _stop_losses(self, bank: RegressorBank, y_fit: np.ndarray) -> np.ndarray:
         return bank.oof_losses(y_fit, self.loss)
@@ -372,6 +375,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         sample_costs: pd.DataFrame | np.ndarray | None = None,
         bank: RegressorBank | None = None,
         progress: Progress | None = None,
+        sample_weight: Any = None,
     ) -> BudgetDAGRegressor:
         """Fit the regressor bank (unless ``bank`` is given) and the policies.
 
@@ -394,6 +398,17 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights, finite and >= 0, not all 0 (a Series goes by X's
+            index, as ``y`` does): a row of weight w counts as w copies of it,
+            in every model of the bank (out-of-fold models, calibration,
+            prior) and in Graph-Reduce's node problems (its action costs count
+            w times), and in the ``cost_scale="auto"`` search. Rows of weight
+            0 are left out of every fit. The folds are those of the rows. Not
+            taken (ValueError) by ``n_subsets``'s subset selection, by the
+            many-sensor DAGs (``dag="sparse"``, ``"chain"``, ``"routed"``, or
+            ``"auto"`` where it picks them) and by the network and logistic
+            masked banks.
 
         Returns
         -------
@@ -410,8 +425,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         ['avg_cost', 'avg_loss', 'avg_sensors', 'mae', 'mse', 'n_samples']
         """
         return self._fit_warned(
-            X, y, sample_costs=sample_costs, bank=bank, progress=progress
-        )
+            X, y, sample_costs=sample_costs, bank=bank, progress=progress,
+            sample_weight=sample_weight,
+        )  # fmt: skip
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Prediction of the regressor of each example's stop state.

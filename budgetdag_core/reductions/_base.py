@@ -48,6 +48,10 @@ class CostSensitiveLearner(Protocol):
 
     def fit(self, Z: np.ndarray, C: np.ndarray) -> Self: ...
 
+    # A learner may also take ``sample_weight`` (n_samples,) in ``fit``: a
+    # row of weight w counts as w copies of it (``graph_reduce`` passes it
+    # where the learner's ``fit`` names it; see ``graph_reduce.fit_node``).
+
     def predict(self, Z: np.ndarray) -> np.ndarray: ...
 
 
@@ -86,15 +90,31 @@ def column_mean_var(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return Z.mean(axis=0), Z.var(axis=0)
 
 
-def fitted_scaler(Z: np.ndarray) -> StandardScaler:
+def weighted_mean_var(
+    Z: np.ndarray, sample_weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and variances of ``Z`` where row i counts
+    ``sample_weight[i]`` times (as many copies of it would give)."""
+    w = np.asarray(sample_weight, dtype=float)
+    mean = w @ Z / w.sum()
+    return mean, w @ (Z - mean) ** 2 / w.sum()
+
+
+def fitted_scaler(
+    Z: np.ndarray, sample_weight: np.ndarray | None = None
+) -> StandardScaler:
     """``StandardScaler().fit(Z)`` for a finite float array, without its
     validation (thousands of node fits per Graph-Reduce; same attributes).
+    With ``sample_weight`` a row counts that many times.
 
     A column that is constant up to rounding keeps scale 1, as scikit-learn's
     own constant-feature rule gives.
     """
     n = len(Z)
-    mean, var = column_mean_var(Z)
+    if sample_weight is None:
+        mean, var = column_mean_var(Z)
+    else:
+        mean, var = weighted_mean_var(Z, sample_weight)
     eps = np.finfo(np.float64).eps
     constant = var <= n * eps * var + (n * mean * eps) ** 2
     scaler = StandardScaler()
@@ -128,17 +148,21 @@ class PolicyFeatures:
         self.degree = degree
         self.max_features = max_features
 
-    def fit_transform(self, Z: np.ndarray) -> np.ndarray:
+    def fit_transform(
+        self, Z: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Fit the map on ``Z`` (a row counting ``sample_weight`` times in
+        the scalers' means and variances) and return ``transform(Z)``."""
         Z = np.asarray(Z, dtype=float)
         self.degree_ = effective_degree(Z.shape[1], self.degree, self.max_features)
-        self.inner_ = fitted_scaler(Z)
+        self.inner_ = fitted_scaler(Z, sample_weight)
         Zs = (Z - self.inner_.mean_) / self.inner_.scale_
         if self.degree_ > 1:
             self.poly_ = PolynomialFeatures(self.degree_, include_bias=False).fit(Zs)
             Zs = self.poly_.transform(Zs)
         else:
             self.poly_ = None
-        self.outer_ = fitted_scaler(Zs)
+        self.outer_ = fitted_scaler(Zs, sample_weight)
         Zs -= self.outer_.mean_
         Zs /= self.outer_.scale_
         return Zs
@@ -207,9 +231,32 @@ class PolicyFeatures:
         return Zs
 
 
-def constant_action(C: np.ndarray) -> int:
-    """The action with the lowest total cost (ties: the lowest index)."""
-    return int(np.argmin(np.asarray(C, dtype=float).sum(axis=0)))
+def constant_action(C: np.ndarray, sample_weight: np.ndarray | None = None) -> int:
+    """The action with the lowest total cost (ties: the lowest index); with
+    ``sample_weight`` a row's costs count that many times."""
+    C = np.asarray(C, dtype=float)
+    if sample_weight is None:
+        return int(np.argmin(C.sum(axis=0)))
+    return int(np.argmin(np.asarray(sample_weight, dtype=float) @ C))
+
+
+def check_row_weights(sample_weight: Any, n_rows: int) -> np.ndarray | None:
+    """A learner's ``sample_weight`` as floats of ``n_rows`` rows, finite and
+    >= 0 (None stays None: every row once)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=float).reshape(-1)
+    if w.shape != (n_rows,):
+        raise ValueError(
+            f"sample_weight has {w.size} values; the cost table has {n_rows} rows."
+        )
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        raise ValueError(
+            f"sample_weight must be finite and >= 0; row {int(bad[0])} has "
+            f"{w[bad[0]]!r}."
+        )
+    return w
 
 
 # ------------------------------------------------------------ integrity checks

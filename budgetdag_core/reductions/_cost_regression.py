@@ -14,6 +14,7 @@ from ._base import (
     check_fitted_learner,
     check_learner_settings,
     check_linear,
+    check_row_weights,
     constant_action,
 )
 
@@ -66,13 +67,30 @@ class CostRegression(BaseEstimator):
         self.max_features = max_features
         self.estimator = estimator
 
-    def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
+    def fit(
+        self, Z: np.ndarray, C: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> Self:
+        """Regress the action costs ``C`` (n_samples, n_actions) on the policy
+        inputs ``Z`` (n_samples, d).
+
+        ``sample_weight`` (n_samples,), >= 0: a row counts that many times
+        (weighted scaling and ridge; ``estimator`` must then accept
+        ``sample_weight`` in its ``fit``).
+        """
         check_learner_settings(self)
         C = np.asarray(C, dtype=float)
         self.n_actions_ = C.shape[1]
         Z = np.asarray(Z, dtype=float).reshape(C.shape[0], -1)
+        w = check_row_weights(sample_weight, len(C))
+        fit_kw: dict[str, Any] = {}
+        if w is not None:
+            if w.sum() == 0:
+                raise ValueError("sample_weight is 0 on every row.")
+            keep = w > 0  # a row of weight 0 is not there
+            Z, C, w = Z[keep], C[keep], w[keep]
+            fit_kw = {"sample_weight": w}
         if Z.shape[1] == 0 or self.n_actions_ == 1 or np.ptp(C, axis=0).max() == 0:
-            self.constant_ = constant_action(C)
+            self.constant_ = constant_action(C, w)
             return self
         self.constant_ = None
         # Regress costs mapped to [0, 1]: the argmin is unchanged (a common shift
@@ -80,15 +98,15 @@ class CostRegression(BaseEstimator):
         low, span = C.min(), np.ptp(C)
         C = (C - low) / span
         self.features_ = PolicyFeatures(self.degree, self.max_features)
-        F = self.features_.fit_transform(Z)
+        F = self.features_.fit_transform(Z, w)
         if self.estimator is None:
-            self.model_ = Ridge(alpha=self.alpha).fit(F, C)
+            self.model_ = Ridge(alpha=self.alpha).fit(F, C, **fit_kw)
             return self
         # One regressor per action; a constant column needs none (its mean).
         self.model_ = [
             float(C[0, a])
             if np.ptp(C[:, a]) == 0
-            else clone(self.estimator).fit(F, C[:, a])
+            else clone(self.estimator).fit(F, C[:, a], **fit_kw)
             for a in range(self.n_actions_)
         ]
         return self

@@ -21,6 +21,7 @@ from ._base import (
     check_fitted_learner,
     check_learner_settings,
     check_linear,
+    check_row_weights,
     constant_action,
 )
 from ._logistic import SAFE_STEP, as_logistic_regression, fit_logistic
@@ -120,21 +121,37 @@ class FilterTree(BaseEstimator):
         # share of a policy fit: introspect once per class.
         return list(_constructor_params(cls))
 
-    def fit(self, Z: np.ndarray, C: np.ndarray) -> Self:
+    def fit(
+        self, Z: np.ndarray, C: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> Self:
+        """Learn the tournament from the policy inputs ``Z`` (n_samples, d)
+        and the action costs ``C`` (n_samples, n_actions).
+
+        ``sample_weight`` (n_samples,), >= 0: a row counts that many times
+        (its logistic weights and its share of the feature scaling are
+        multiplied by it; integer weights give the tree of the duplicated
+        rows, up to the solver's tolerance).
+        """
         check_learner_settings(self)
         C = np.asarray(C, dtype=float)
         self.n_actions_ = C.shape[1]
         Z = np.asarray(Z, dtype=float).reshape(C.shape[0], -1)
+        w = check_row_weights(sample_weight, len(C))
+        if w is not None:
+            if w.sum() == 0:
+                raise ValueError("sample_weight is 0 on every row.")
+            keep = w > 0  # a row of weight 0 is not there
+            Z, C, w = Z[keep], C[keep], w[keep]
         if Z.shape[1] == 0 or self.n_actions_ == 1:
-            self.constant_ = constant_action(C)
+            self.constant_ = constant_action(C, w)
             return self
         self.constant_ = None
         self.features_ = PolicyFeatures(self.degree, self.max_features)
-        F = self.features_.fit_transform(Z)
+        F = self.features_.fit_transform(Z, w)
         if self.estimator is None:
-            self.tree_ = self._train_logistic(F, C)
+            self.tree_ = self._train_logistic(F, C, w)
         else:
-            self.tree_, _ = self._train(F, C, np.arange(self.n_actions_))
+            self.tree_, _ = self._train(F, C, np.arange(self.n_actions_), w)
         self._fold(self.tree_)
         return self
 
@@ -168,29 +185,39 @@ class FilterTree(BaseEstimator):
         return np.where(right_wins, win_right, win_left)
 
     def _train(
-        self, F: np.ndarray, C: np.ndarray, actions: np.ndarray
+        self,
+        F: np.ndarray,
+        C: np.ndarray,
+        actions: np.ndarray,
+        row_weight: np.ndarray | None = None,
     ) -> tuple[_Node | int, np.ndarray]:
         if len(actions) == 1:
             return int(actions[0]), np.full(len(F), actions[0], dtype=np.intp)
         half = (len(actions) + 1) // 2
-        left, win_left = self._train(F, C, actions[:half])
-        right, win_right = self._train(F, C, actions[half:])
+        left, win_left = self._train(F, C, actions[:half], row_weight)
+        right, win_right = self._train(F, C, actions[half:], row_weight)
         rows = np.arange(len(F))
         cost_left, cost_right = C[rows, win_left], C[rows, win_right]
         label = cost_right < cost_left
         weight = np.abs(cost_left - cost_right)
+        if row_weight is not None:
+            weight = weight * row_weight
         keep = weight > 0
         node = _Node(left, right)
         if not keep.any() or label[keep].all() or not label[keep].any():
             node.constant = bool(label[keep].all()) if keep.any() else False
             right_wins = np.full(len(F), node.constant)
         else:
-            w = weight[keep] / weight[keep].mean()
+            # Mean 1 per counted row (each row counts its weight).
+            counts = 1.0 if row_weight is None else row_weight[keep].mean()
+            w = weight[keep] / (weight[keep].mean() / counts)
             node.model = self._fit_node_model(F[keep], label[keep], w)
             right_wins = _decision(node.model, F) > 0
         return node, np.where(right_wins, win_right, win_left)
 
-    def _train_logistic(self, F: np.ndarray, C: np.ndarray) -> _Node:
+    def _train_logistic(
+        self, F: np.ndarray, C: np.ndarray, row_weight: np.ndarray | None = None
+    ) -> _Node:
         """The tournament of :meth:`_train` with the built-in logistic
         regression, trained in one compiled call (same rows, weights and
         solver; see :mod:`._tournament`)."""
@@ -199,6 +226,7 @@ class FilterTree(BaseEstimator):
         kinds, coefs, intercepts, steps, _ = train_tournament(
             np.ascontiguousarray(F, dtype=np.float64),
             np.ascontiguousarray(C, dtype=np.float64),
+            np.ones(len(C)) if row_weight is None else row_weight,
             left,
             right,
             1.0 / self.C,

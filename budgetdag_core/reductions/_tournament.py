@@ -129,13 +129,19 @@ def _winners(node, winners, n):
 
 
 @njit(nogil=True, cache=True)
-def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
+def train_tournament(
+    F, C, row_weight, left, right, penalty, max_iter, safe_step=SAFE_STEP
+):
     """Fit every tournament node of one filter tree, leaves to root.
 
     At each node the two sub-winners of every row play: the label is whether
     the right one costs less, the weight the cost difference (normalised to
     mean 1 over the rows that count), rows of zero weight are dropped, and a
-    node whose rows all go one way is a constant.
+    node whose rows all go one way is a constant. ``row_weight`` (n,) counts
+    row i ``row_weight[i]`` times: its weight is multiplied by it and the
+    mean is over the rows' counts, so that integer weights give the problem
+    of the duplicated rows (all ones: the unweighted tree, bit for bit, as
+    the counts' pairwise sum is then exactly the number of rows).
 
     Returns per node (in :func:`tournament_layout` order) its kind (``LEFT``,
     ``RIGHT`` or ``MODEL``), coefficients, intercept and Newton steps, and
@@ -150,6 +156,9 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
     steps = np.zeros(m, dtype=np.int64)
     label = np.empty(n, dtype=np.bool_)
     weight = np.empty(n)
+    for i in range(n):
+        if row_weight[i] < 0.0 or not np.isfinite(row_weight[i]):
+            raise ValueError("row_weight must be finite and >= 0")
     for node in range(m):
         win_left = _winners(left[node], winners, n)
         win_right = _winners(right[node], winners, n)
@@ -159,7 +168,7 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
             cost_left = C[i, win_left[i]]
             cost_right = C[i, win_right[i]]
             label[i] = cost_right < cost_left
-            weight[i] = abs(cost_left - cost_right)
+            weight[i] = abs(cost_left - cost_right) * row_weight[i]
             if weight[i] > 0:
                 kept += 1
                 positives += label[i]
@@ -172,6 +181,7 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
         Fk = np.empty((kept, d))
         yk = np.empty(kept)
         wk = np.empty(kept)
+        counts = np.empty(kept)
         j = 0
         for i in range(n):
             if weight[i] > 0:
@@ -179,8 +189,10 @@ def train_tournament(F, C, left, right, penalty, max_iter, safe_step=SAFE_STEP):
                     Fk[j, k] = F[i, k]
                 yk[j] = 1.0 if label[i] else 0.0
                 wk[j] = weight[i]
+                counts[j] = row_weight[i]
                 j += 1
-        wk /= numpy_mean(wk)
+        # The mean weight per counted row (``numpy_mean`` without weights).
+        wk /= _pairwise_sum(wk, 0, kept) / _pairwise_sum(counts, 0, kept)
         coef, intercept, taken = newton(
             Fk, yk, wk, penalty, max_iter, GRADIENT_TOL, safe_step
         )
@@ -202,4 +214,4 @@ def example_calls() -> dict[str, tuple]:
     rng = np.random.default_rng(0)
     left, right = tournament_layout(3)
     F, C = rng.normal(size=(8, 2)), rng.random((8, 3))
-    return {"train_tournament": (F, C, left, right, 1.0, 100, SAFE_STEP)}
+    return {"train_tournament": (F, C, np.ones(8), left, right, 1.0, 100, SAFE_STEP)}

@@ -1,0 +1,56 @@
+"""``sample_weight`` of the estimators' ``fit``: checked, lined up with X's
+rows, and refused where a part of the fit cannot take it.
+
+A row of weight w counts as w copies of it: in the bank (each model's
+``sample_weight``, the calibration, the prior) and in Graph-Reduce (a row's
+action costs count w times at each node it reaches). The folds are those of
+the rows, so weights equal row copies exactly at the node level
+(``graph_reduce``) and in behaviour at the estimator's (a row of weight 0 is
+as if removed, up to the folds it sits in).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import is_classifier
+
+from ..validation import align_rows, check_sample_weight
+
+
+def fit_sample_weight(
+    est: Any, X: Any, sample_weight: Any, spec: Any, y_fit: np.ndarray
+) -> np.ndarray | None:
+    """The checked weights of a fit (None: unweighted, or all ones), in the
+    order of X's rows (a Series goes by X's index, as ``y`` does).
+
+    Raises
+    ------
+    ValueError
+        Naming the row and value (negative, NaN, infinite), the lengths, or
+        the part of the fit that takes no weights: Alg. 2's subset selection
+        (``n_subsets``) and the many-sensor DAGs (grown, chain, routed); a
+        classifier's weights that leave one class only.
+    """
+    n_rows = len(y_fit)
+    labels = getattr(X, "index", None)
+    w = check_sample_weight(
+        align_rows(X, sample_weight, "sample_weight"),
+        n_rows,
+        None if labels is None else list(labels),
+    )
+    if w is None:
+        return None
+    if is_classifier(est):
+        classes = np.unique(y_fit[w > 0])
+        if len(classes) < 2:
+            raise ValueError(
+                "sample_weight leaves rows of one class only with a weight "
+                f"above zero (class index {int(classes[0])}): a classifier needs "
+                "two classes."
+            )
+    refused = est.fit_plan(spec, n_rows).weights_refused()
+    if refused is not None:
+        raise ValueError(f"sample_weight: {refused}")
+    return w
