@@ -26,8 +26,11 @@ st.markdown(
     "for every example; the policy buys them example by example, and its **cost "
     "scale** moves it along a curve from buying nothing to buying what helps. "
     + (
-        "(The confidence cascade of a classification needs class probabilities: "
-        "a regression has none.)"
+        "The **cascade** (on the traced curve) is what one builds first: buy the "
+        "sensors in one fixed order and stop once the error expected from the "
+        "prediction so far is small (the training rows' out-of-fold error of "
+        "similar predictions). The **oracle bound** picks the best stop for "
+        "every example knowing its true value: no policy does better."
         if regression
         else "The **confidence cascade** (on the traced curve) is what one builds "
         "first: buy the sensors in one fixed order and stop once the classifier "
