@@ -51,6 +51,15 @@ METHOD_NAMES = {
     "oracle": "oracle bound",
     "cascade": "confidence cascade",
 }
+#: A regressor's cascade stops on the error expected from its prediction.
+REGRESSION_CASCADE = "expected-error cascade"
+
+
+def method_name(method: str, regression: bool = False) -> str:
+    """A frame's method in words (a regressor's cascade named as such)."""
+    if regression and method == "cascade":
+        return REGRESSION_CASCADE
+    return METHOD_NAMES.get(method, method)
 
 
 def sweep_key(
@@ -280,12 +289,12 @@ def summary_words(summary: DominanceSummary) -> str:
     return text
 
 
-def table(frame: pd.DataFrame, split: str) -> pd.DataFrame:
+def table(frame: pd.DataFrame, split: str, regression: bool = False) -> pd.DataFrame:
     """The frame's rows of one split, in words, for a table."""
     part = frame[frame["split"] == split]
     return pd.DataFrame(
         {
-            "method": part["method"].map(METHOD_NAMES).fillna(part["method"]),
+            "method": [method_name(m, regression) for m in part["method"]],
             "sensors": [
                 ", ".join(s) if isinstance(s, tuple | list) else ""
                 for s in part["sensors"]
@@ -446,7 +455,11 @@ def loss_axis(fig: Any, frame: pd.DataFrame, scoring: Any) -> Any:
     loss (``scoring``: MSE or MAE, as a number) where the library's figure
     says an error rate."""
     fig.update_yaxes(title_text=scoring.long, tickformat="~s")
+    cascade = METHOD_NAMES["cascade"]
     for trace in fig.data:
+        for part in ("name", "legendgroup"):
+            if cascade in (trace[part] or ""):
+                trace[part] = trace[part].replace(cascade, REGRESSION_CASCADE)
         if trace.hovertext is None or trace.customdata is None:
             continue
         hover = []
@@ -455,6 +468,7 @@ def loss_axis(fig: Any, frame: pd.DataFrame, scoring: Any) -> Any:
             if lines and lines[-1].startswith("error: ") and row[0] in frame.index:
                 value = frame.loc[row[0], "error"]
                 lines[-1] = f"{scoring.name}: {scoring.fmt(float(value))}"
+            lines = [line.replace(cascade, REGRESSION_CASCADE) for line in lines]
             hover.append("<br>".join(lines))
         trace.hovertext = hover
     return fig

@@ -241,6 +241,8 @@ def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
     # The figure says MSE; a curve model for a budget is picked from it.
     chart = at.get("plotly_chart")[0].proto.spec
     assert "mean squared error" in chart and "error rate" not in chart
+    # Its cascade is named for what it stops on, not class confidence.
+    assert "expected-error cascade" in chart and "confidence cascade" not in chart
     assert any("test MSE" in m.value for m in at.markdown)
     assert at.button(key=state.W_TRADE_FIT_BUDGET).disabled
     if not at.button(key=state.W_TRADE_USE_CURVE).disabled:
