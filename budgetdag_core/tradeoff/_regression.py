@@ -108,9 +108,15 @@ def regression_view(
     """
     check_is_fitted(model)
     Xv = check_features(X, model.spec_)
-    y = np.asarray(y, dtype=float).reshape(-1)
+    try:
+        y = np.asarray(y, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError("y must hold numbers (a regressor's targets).") from None
     if len(y) != len(Xv):
         raise ValueError(f"y has {len(y)} values for {len(Xv)} rows.")
+    if not np.isfinite(y).all():
+        row = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"y must be finite; row {row} is {y[row]}.")
     dag: SensorDAG = model.sensor_dag_
     chosen = np.asarray(model.state_indices(states), dtype=np.intp)
     bank = model.bank_

@@ -126,6 +126,18 @@ def test_out_of_fold_needs_the_banks_training_rows(fitted):
         regression_view(model, demo.X_test, y_test, out_of_fold=True)
 
 
+def test_a_view_refuses_targets_that_are_not_finite_numbers(fitted):
+    demo, model, y, y_test = fitted
+    bad = y_test.to_numpy().copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="row 3 is nan"):
+        regression_view(model, demo.X_test, bad)
+    with pytest.raises(ValueError, match="must hold numbers"):
+        regression_view(model, demo.X_test, ["a"] * len(demo.X_test))
+    with pytest.raises(ValueError, match="values for"):
+        regression_view(model, demo.X_test, y_test[:5])
+
+
 def test_the_spread_cascade_spans_nothing_to_everything(fitted):
     demo, model, y, y_test = fitted
     train = regression_view(model, demo.X_train, y, out_of_fold=True)
