@@ -9,6 +9,13 @@
   counterpart (the first 10 columns) and on three well-separated blobs: fit
   seconds, the ratio to one single-threaded ``HistGradientBoostingClassifier``,
   training accuracy, sensors bought and the chosen cost scale.
+- ``tables``: issue 57's acceptance on ten tables (scikit-learn's, run_all's
+  and bench_afa's demos; at most ``--max-train`` training rows, a seeded
+  subsample): the default estimator fitted on the training rows, measured on
+  the test rows against its own richest state (all sensors, where the DAG
+  has that state): whether it buys sensors, its error within 1 point
+  (classifier) or its MSE within 10 % (regressor) of that state's, at most
+  60 % of that state's cost.
 
 Run with ``nice``: the ratios are of two fits in one process, so the machine's
 load moves both, but not always alike; the load averages are printed.
@@ -23,17 +30,26 @@ import os
 import sys
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from _report import table  # noqa: E402  (benchmarks/ is the script's folder)
 from sklearn.datasets import load_breast_cancer, load_diabetes, make_blobs
 from sklearn.ensemble import (
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
 )
+from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor
+from budgetdag_core import (
+    BudgetDAGClassifier,
+    BudgetDAGRegressor,
+    Dataset,
+    SensorSpec,
+    load_demo,
+)
 
 
 def _seconds(fit) -> float:
@@ -49,37 +65,127 @@ def _hgb_seconds(model, X, y, repeats: int) -> float:
         )
 
 
-def regressor(rows: int, repeats: int) -> None:
-    data = load_diabetes(as_frame=True)
-    X = data.data.sample(rows, random_state=0)
-    y = data.target.loc[X.index].to_numpy()
-    hgb = _hgb_seconds(HistGradientBoostingRegressor(random_state=0), X, y, repeats)
-    model = BudgetDAGRegressor(random_state=0)
-    seconds = _seconds(lambda: model.fit(X, y))
-    scores = model.evaluate(X, y)
-    print(
-        f"regressor diabetes {rows}x{X.shape[1]}: fit {seconds:.2f} s, one HGB "
-        f"{hgb:.3f} s, ratio {seconds / hgb:.1f} (target <= 10); dag "
-        f"{model.strategy_} ({model.sensor_dag_.n_states} states), cost_scale_ "
-        f"{model.cost_scale_:.4g}, train mse {scores['mse']:.1f}, sensors "
-        f"{scores['avg_sensors']:.2f}",
-        flush=True,
+def timed_default(
+    kind: str, name: str, X: pd.DataFrame, y: np.ndarray, repeats: int
+) -> None:
+    """The default estimator's fit against one single-threaded HGB's, on the
+    same rows, and what it learned (training rows)."""
+    regression = kind == "regressor"
+    hgb_type = (
+        HistGradientBoostingRegressor if regression else HistGradientBoostingClassifier
     )
-
-
-def classifier(name: str, X: pd.DataFrame, y: np.ndarray, repeats: int) -> None:
-    hgb = _hgb_seconds(HistGradientBoostingClassifier(random_state=0), X, y, repeats)
-    model = BudgetDAGClassifier(random_state=0)
+    hgb = _hgb_seconds(hgb_type(random_state=0), X, y, repeats)
+    model = (BudgetDAGRegressor if regression else BudgetDAGClassifier)(random_state=0)
     seconds = _seconds(lambda: model.fit(X, y))
     scores = model.evaluate(X, y)
+    learned = (
+        f"train mse {scores['mse']:.1f}"
+        if regression
+        else f"train accuracy {1 - scores['error']:.3f}"
+    )
+    target = " (target <= 10)" if regression else ""
     print(
-        f"classifier {name} {X.shape[0]}x{X.shape[1]}: fit {seconds:.2f} s, one "
-        f"HGB {hgb:.3f} s, ratio {seconds / hgb:.1f}; dag {model.strategy_} "
+        f"{kind} {name} {X.shape[0]}x{X.shape[1]}: fit {seconds:.2f} s, one HGB "
+        f"{hgb:.3f} s, ratio {seconds / hgb:.1f}{target}; dag {model.strategy_} "
         f"({model.sensor_dag_.n_states} states), cost_scale_ "
-        f"{model.cost_scale_:.4g}, train accuracy {1 - scores['error']:.3f}, "
-        f"sensors {scores['avg_sensors']:.2f}",
+        f"{model.cost_scale_:.4g}, {learned}, sensors {scores['avg_sensors']:.2f}",
         flush=True,
     )
+
+
+def _one_column_sensors(X: pd.DataFrame, y: Any, name: str, task: str) -> Dataset:
+    X = X.rename(columns=lambda c: str(c).replace(" ", "_"))
+    table = X.assign(target=np.asarray(y))
+    train, test = train_test_split(table, test_size=0.25, random_state=0)
+    return Dataset(
+        name, train, test, "target", SensorSpec.per_column(list(X.columns)),
+        task=task,
+    )  # fmt: skip
+
+
+def default_tables() -> dict[str, Any]:
+    """Ten tables: (name -> loader of a Dataset)."""
+    from sklearn.datasets import load_wine, make_friedman1
+
+    def friedman() -> Dataset:
+        X, y = make_friedman1(600, n_features=10, noise=1.0, random_state=0)
+        frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(10)])
+        return _one_column_sensors(frame, y, "friedman1", "regression")
+
+    def sklearn_table(loader: Any, name: str, task: str) -> Any:
+        def load() -> Dataset:
+            data = loader(as_frame=True)
+            return _one_column_sensors(data.data, data.target, name, task)
+
+        return load
+
+    return {
+        "pima": lambda: load_demo("pima"),
+        "landsat": lambda: load_demo("landsat"),
+        "letter": lambda: load_demo("letter"),
+        "spam": lambda: load_demo("spam"),
+        "digits": lambda: load_demo("digits"),
+        "cube_nm": lambda: load_demo("cube_nm"),
+        "breast_cancer": sklearn_table(
+            load_breast_cancer, "breast_cancer", "classification"
+        ),
+        "wine": sklearn_table(load_wine, "wine", "classification"),
+        "diabetes_demo": lambda: load_demo("diabetes"),
+        "diabetes_columns": sklearn_table(
+            load_diabetes, "diabetes_columns", "regression"
+        ),
+        "friedman1": friedman,
+    }
+
+
+def table_row(name: str, data: Dataset, max_train: int) -> dict[str, Any]:
+    """The default's test error and cost against its richest state's."""
+    X, y = data.X_train, data.y_train
+    if len(X) > max_train:
+        X = X.sample(max_train, random_state=0)
+        y = y.loc[X.index]
+    regression = data.task == "regression"
+    model = (BudgetDAGRegressor if regression else BudgetDAGClassifier)(
+        data.spec, random_state=0
+    )
+    seconds = _seconds(lambda: model.fit(X, y))
+    got = model.evaluate(data.X_test, data.y_test)
+    states = model.evaluate_states(data.X_test, data.y_test)
+    richest = states.loc[states["n_sensors"].idxmax()]
+    metric = "mse" if regression else "error"
+    if regression:
+        close = got["mse"] <= 1.10 * richest["mse"]
+    else:
+        close = got["error"] <= richest["error"] + 0.01
+    return {
+        "table": name,
+        "task": data.task,
+        "train rows": len(X),
+        "sensors": data.spec.n_sensors,
+        "dag": model.strategy_,
+        "cost_scale_": round(model.cost_scale_, 5),
+        metric: round(float(got[metric]), 4),
+        f"richest {metric}": round(float(richest[metric]), 4),
+        "richest sensors": int(richest["n_sensors"]),
+        "cost share": round(float(got["avg_cost"] / richest["avg_cost"]), 3),
+        "buys": bool(got["avg_sensors"] > 0),
+        "within": bool(close),
+        "<= 60 %": bool(got["avg_cost"] <= 0.6 * richest["avg_cost"]),
+        "fit s": round(seconds, 1),
+    }
+
+
+def tables(names: list[str] | None, max_train: int) -> None:
+    loaders = default_tables()
+    rows = []
+    for name in names or list(loaders):
+        rows.append(table_row(name, loaders[name](), max_train))
+        print(rows[-1], flush=True)
+    frame = pd.DataFrame(rows)
+    body = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    print(table(list(frame.columns), body), flush=True)
+    held = frame[["buys", "within", "<= 60 %"]].all(axis=1)
+    print(f"acceptance holds on {int(held.sum())} of {len(frame)} tables", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=309)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--parts", nargs="+", default=["regressor", "classifier"])
+    parser.add_argument("--tables", nargs="+", default=None)
+    parser.add_argument("--max-train", type=int, default=1500)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     # A first small fit: the compiled kernels and lazy imports are loaded
@@ -96,17 +204,22 @@ def main(argv: list[str] | None = None) -> int:
     BudgetDAGRegressor(cost_scale=0.1).fit(X0, X0["a"].to_numpy())
     print(f"load averages {os.getloadavg()}", flush=True)
     if "regressor" in args.parts:
-        regressor(args.rows, args.repeats)
+        data = load_diabetes(as_frame=True)
+        X = data.data.sample(args.rows, random_state=0)
+        y = data.target.loc[X.index].to_numpy()
+        timed_default("regressor", "diabetes", X, y, args.repeats)
     if "classifier" in args.parts:
         cancer = load_breast_cancer(as_frame=True)
         X = cancer.data.iloc[:, :10].sample(args.rows, random_state=0)
-        classifier(
-            "breast_cancer", X, cancer.target.loc[X.index].to_numpy(), args.repeats
-        )
+        y = cancer.target.loc[X.index].to_numpy()
+        timed_default("classifier", "breast_cancer", X, y, args.repeats)
         Xb, yb = make_blobs(
             300, centers=3, n_features=2, cluster_std=0.6, random_state=0
         )
-        classifier("blobs", pd.DataFrame(Xb, columns=["a", "b"]), yb, args.repeats)
+        blobs = pd.DataFrame(Xb, columns=["a", "b"])
+        timed_default("classifier", "blobs", blobs, yb, args.repeats)
+    if "tables" in args.parts:
+        tables(args.tables, args.max_train)
     print(f"load averages {os.getloadavg()}", flush=True)
     return 0
 

@@ -26,8 +26,12 @@ st.markdown(
     "for every example; the policy buys them example by example, and its **cost "
     "scale** moves it along a curve from buying nothing to buying what helps. "
     + (
-        "(The confidence cascade of a classification needs class probabilities: "
-        "a regression has none.)"
+        "The **expected-error cascade** (on the traced curve) is what one builds "
+        "first: buy the "
+        "sensors in one fixed order and stop once the error expected from the "
+        "prediction so far is small (the training rows' out-of-fold error of "
+        "similar predictions). The **oracle bound** picks the best stop for "
+        "every example knowing its true value: no policy does better."
         if regression
         else "The **confidence cascade** (on the traced curve) is what one builds "
         "first: buy the sensors in one fixed order and stop once the classifier "
@@ -212,8 +216,9 @@ if result is not None:
             )
             st.rerun()
         elif row["method"] != "dag":
+            name = sweep.method_name(row["method"], sc.regression)
             st.caption(
-                f"That point is a baseline ({sweep.METHOD_NAMES.get(row['method'])}): "
+                f"That point is a baseline ({name}): "
                 "click a point of the DAG curve to pick a model."
             )
 
@@ -306,7 +311,7 @@ with st.expander("All points as a table"):
     for split in splits:
         st.markdown(f"**{SPLITS[split]}**")
         st.dataframe(
-            sweep.table(frame, split),
+            sweep.table(frame, split, sc.regression),
             hide_index=True,
             column_config={
                 "cost scale": st.column_config.NumberColumn(format="%.3g"),

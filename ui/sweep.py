@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,9 +18,14 @@ from threadpoolctl import threadpool_limits
 
 from budgetdag_core import Dataset, Progress, SensorSpec, TradeoffResult, tradeoff_curve
 from budgetdag_core.tradeoff import (
+    FRAME_COLUMNS,
     DominanceSummary,
     baseline_points,
-    lower_convex_hull,
+    fit_spread_cascade,
+    regression_baseline_frame,
+    regression_cascade_points,
+    regression_view,
+    train_chosen_hull,
 )
 
 from .training import (
@@ -33,7 +39,6 @@ from .training import (
     params_task,
     reusable_bank,
     scoring_of,
-    with_error,
 )
 
 METHOD_NAMES = {
@@ -46,6 +51,15 @@ METHOD_NAMES = {
     "oracle": "oracle bound",
     "cascade": "confidence cascade",
 }
+#: A regressor's cascade stops on the error expected from its prediction.
+REGRESSION_CASCADE = "expected-error cascade"
+
+
+def method_name(method: str, regression: bool = False) -> str:
+    """A frame's method in words (a regressor's cascade named as such)."""
+    if regression and method == "cascade":
+        return REGRESSION_CASCADE
+    return METHOD_NAMES.get(method, method)
 
 
 def sweep_key(
@@ -64,6 +78,37 @@ def sweep_key(
     return (*bank_key(dataset, spec, params), tuple(rest), int(n_points))
 
 
+@dataclass(frozen=True)
+class SweepSetup:
+    """What every sweep starts from: the splits, the bank it reuses (the
+    previous run's when it was fitted on the same data and parameters) and
+    the previous model's own cost scale (traced too: a point of its curve)."""
+
+    X: pd.DataFrame
+    y: pd.Series
+    X_test: pd.DataFrame
+    y_test: pd.Series
+    bank: Any
+    own: float | None
+
+    @classmethod
+    def of(
+        cls,
+        dataset: Dataset,
+        spec: SensorSpec,
+        params: Mapping[str, Any],
+        previous: TrainedRun | None,
+    ) -> SweepSetup:
+        return cls(
+            dataset.X("train", spec),
+            dataset.y("train"),
+            dataset.X("test", spec),
+            dataset.y("test"),
+            reusable_bank(previous, dataset, spec, params),
+            None if previous is None else float(previous.model.cost_scale_),
+        )
+
+
 def compute_sweep(
     dataset: Dataset,
     spec: SensorSpec,
@@ -78,21 +123,19 @@ def compute_sweep(
     ``run.params``); reuses ``previous``'s classifier bank when it was fitted
     with the same data and parameters (then only the policies are learned).
     """
+    setup = SweepSetup.of(dataset, spec, params, previous)
     if params_task(params) == "regression":
-        return regression_sweep(dataset, spec, params, n_points, previous, progress)
-    bank = reusable_bank(previous, dataset, spec, params)
-    # The current model's own scale is traced too: it is a point of its curve.
-    own = [] if previous is None else [float(previous.model.cost_scale_)]
+        return regression_sweep(setup, spec, params, n_points, progress)
     with threadpool_limits(limits=1):  # see ui.training.train
         return tradeoff_curve(
-            dataset.X("train", spec),
-            dataset.y("train"),
+            setup.X,
+            setup.y,
             spec,
             n_points=int(n_points),
-            include_scales=own,
-            X_test=dataset.X("test", spec),
-            y_test=dataset.y("test"),
-            bank=bank,
+            include_scales=[] if setup.own is None else [setup.own],
+            X_test=setup.X_test,
+            y_test=setup.y_test,
+            bank=setup.bank,
             progress=progress,
             # The model's own, so its bank and subsets are reused (fit checks
             # that the bank's DAG matches).
@@ -156,15 +199,13 @@ def policy_point(run: TrainedRun, method: str, index: Any = None) -> pd.DataFram
 
 def current_frame(run: TrainedRun, dataset: Dataset) -> pd.DataFrame:
     """Before a sweep: the current policy and every baseline, on the test split."""
-    if run.task == "regression":  # the fixed subsets of the run's evaluation
-        frame = pd.concat(
-            [policy_point(run, "dag"), fixed_baselines(run.states, "test")],
-            ignore_index=True,
-        )
-        frame["state"] = frame["state"].astype("Int64")
-        return frame
     X, y = dataset.X("test", run.spec), dataset.y("test")
-    base = baseline_points(run.model, X, y, split="test")
+    if run.task == "regression":  # the states of the run's evaluation
+        chosen = evaluated_states(run.model, X)
+        view = regression_view(run.model, X, y, states=chosen, split="test")
+        base = regression_baseline_frame(view)
+    else:
+        base = baseline_points(run.model, X, y, split="test")
     frame = pd.concat([policy_point(run, "dag"), base], ignore_index=True)
     frame["state"] = frame["state"].astype("Int64")
     return frame
@@ -248,12 +289,12 @@ def summary_words(summary: DominanceSummary) -> str:
     return text
 
 
-def table(frame: pd.DataFrame, split: str) -> pd.DataFrame:
+def table(frame: pd.DataFrame, split: str, regression: bool = False) -> pd.DataFrame:
     """The frame's rows of one split, in words, for a table."""
     part = frame[frame["split"] == split]
     return pd.DataFrame(
         {
-            "method": part["method"].map(METHOD_NAMES).fillna(part["method"]),
+            "method": [method_name(m, regression) for m in part["method"]],
             "sensors": [
                 ", ".join(s) if isinstance(s, tuple | list) else ""
                 for s in part["sensors"]
@@ -267,13 +308,14 @@ def table(frame: pd.DataFrame, split: str) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------- regression
-# ``tradeoff_curve`` and its baselines are written for classifiers (class
-# probabilities, a confidence cascade, the oracle of the right class). A
-# regressor's curve is traced here on the same terms: its policies learned
-# at several cost scales on one regressor bank, each evaluated on the test
-# rows and, out of fold, on the training rows, next to every fixed sensor
-# subset, their lower convex hull (as picked on each split, and as picked
-# on the training rows: ``hull_oof``), no sensor and all sensors.
+# ``tradeoff_curve`` is written for classifiers. A regressor's curve is
+# traced here on the same terms: its policies learned at several cost scales
+# on one regressor bank, each evaluated on the test rows and, out of fold, on
+# the training rows, next to the library's regression baselines
+# (``budgetdag_core.tradeoff._regression``): every fixed sensor subset and
+# their lower convex hull (as picked on each split, and as picked on the
+# training rows: ``hull_oof``), no sensor, all sensors, the oracle bound and
+# the spread cascade (stop once the expected loss of stopping is small).
 
 
 def regression_scales(
@@ -311,104 +353,22 @@ def _row(method: str, split: str, **values: Any) -> dict[str, Any]:
     }
 
 
-def fixed_baselines(states: pd.DataFrame, split: str) -> pd.DataFrame:
-    """A regressor's fixed-subset rows of one split from ``states`` (columns
-    ``state``, ``sensors``, ``avg_cost``, ``n_sensors``, ``error``): every
-    subset, their lower hull, no sensor and all sensors."""
-    fixed = pd.DataFrame(
-        [
-            _row(
-                "fixed",
-                split,
-                state=int(r.state),
-                sensors=tuple(r.sensors),
-                avg_cost=float(r.avg_cost),
-                avg_sensors=float(r.n_sensors),
-                error=float(r.error),
-                loss=float(r.error),
-            )
-            for r in states.sort_values("avg_cost", kind="stable").itertuples()
-        ]
-    )
-    hull = fixed.iloc[lower_convex_hull(fixed["avg_cost"], fixed["error"])]
-    ends = fixed.sort_values("state")
-    return pd.concat(
-        [
-            fixed,
-            hull.assign(method="hull"),
-            ends.iloc[[0]].assign(method="no_sensors"),
-            ends.iloc[[-1]].assign(method="all_sensors"),
-        ],
-        ignore_index=True,
-    )
-
-
-def _oof_states(model: Any, y: np.ndarray) -> tuple[np.ndarray, pd.DataFrame] | None:
-    """The bank's out-of-fold losses (rows x states) on the training rows and
-    every state's mean of them, or None for a bank without them (a sparse
-    DAG's any-subset bank)."""
-    bank = model.bank_
-    if not hasattr(bank, "oof_losses") or model.fit_plan(model.spec_).strategies():
+def _train_view(model: Any, X: pd.DataFrame, y: pd.Series) -> Any:
+    """The bank's out-of-fold view of every state on the training rows, or
+    None for a bank of a DAG of one-sensor additions (an any-subset bank:
+    out of fold at each of its states would be a sweep of its own)."""
+    if model.fit_plan(model.spec_).strategies():
         return None
-    losses = bank.oof_losses(y, model.loss)
-    dag = model.sensor_dag_
-    cost = dag.membership() @ np.asarray(model.spec_.cost_vector, dtype=float)
-    names = [dag.state_names(k) for k in range(dag.n_states)]
-    states = pd.DataFrame(
-        {
-            "state": range(dag.n_states),
-            "sensors": names,
-            "n_sensors": [len(n) for n in names],
-            "avg_cost": cost,
-            "error": losses.mean(axis=0),
-        }
-    )
-    return losses, states
+    return regression_view(model, X, y, out_of_fold=True)
 
 
-def _hull_oof(frame: pd.DataFrame) -> pd.DataFrame:
-    """The test split's fixed subsets on the training split's hull, and their
-    lower hull (method ``hull_oof``: subsets picked where a user picks them)."""
-    chosen = frame[(frame["split"] == "train") & (frame["method"] == "hull")]
-    if chosen.empty:
-        return frame.iloc[:0]
-    test = frame[(frame["split"] == "test") & (frame["method"] == "fixed")]
-    test = test[test["state"].isin(set(chosen["state"]))].sort_values("avg_cost")
-    keep = lower_convex_hull(test["avg_cost"], test["error"])
-    return test.iloc[keep].assign(method="hull_oof")
-
-
-def regression_sweep(
-    dataset: Dataset,
-    spec: SensorSpec,
-    params: Mapping[str, Any],
-    n_points: int,
-    previous: TrainedRun | None = None,
-    progress: Progress | None = None,
-) -> TradeoffResult:
-    """A regressor's trade-off curve (see the comment above) as a
-    :class:`~budgetdag_core.TradeoffResult`: its ``error`` column holds the
-    model's loss (MSE or MAE, :func:`ui.training.scoring_of`); no cascade
-    and no oracle (they read class probabilities), no dominance summary."""
-    X, y = dataset.X("train", spec), dataset.y("train")
-    X_test, y_test = dataset.X("test", spec), dataset.y("test")
-    bank = reusable_bank(previous, dataset, spec, params)
-    own = None if previous is None else float(previous.model.cost_scale)
-    scales = regression_scales(y, spec, n_points, own)
-    models, rows = [], []
-    with threadpool_limits(limits=1):  # see ui.training.train
-        for i, scale in enumerate(scales):
-            model = make_model(spec, {**params, "cost_scale": scale})
-            model.fit(X, y, bank=bank, progress=progress if bank is None else None)
-            bank = model.bank_
-            models.append(model)
-            if progress is not None:
-                progress("sweep", i + 1, len(scales))
-    key = scoring_of(models[0]).key
-    oof = _oof_states(models[0], y.to_numpy(dtype=float))
+def _dag_rows(models: list, setup: SweepSetup, train: Any, key: str) -> tuple:
+    """Each model's test point and, with ``train``, its out-of-fold training
+    point; and the index of the model of each row."""
+    rows: list[dict[str, Any]] = []
     row_models: dict[int, int] = {}
     for i, model in enumerate(models):
-        metrics = model.evaluate(X_test, y_test)
+        metrics = model.evaluate(setup.X_test, setup.y_test)
         row_models[len(rows)] = i
         rows.append(
             _row(
@@ -421,9 +381,10 @@ def regression_sweep(
                 loss=metrics["avg_loss"],
             )
         )
-        if oof is not None:
-            trace = model.trace(X)
+        if train is not None:
+            trace = model.trace(setup.X)
             stop = trace["stop_state"].to_numpy(dtype=int)
+            error = float(train.loss[np.arange(len(stop)), stop].mean())
             row_models[len(rows)] = i
             rows.append(
                 _row(
@@ -432,21 +393,56 @@ def regression_sweep(
                     cost_scale=float(model.cost_scale),
                     avg_cost=float(trace["cost"].mean()),
                     avg_sensors=float(trace["n_sensors"].mean()),
-                    error=float(oof[0][np.arange(len(stop)), stop].mean()),
+                    error=error,
+                    loss=error,
                 )
             )
-    chosen = evaluated_states(models[0], X_test)
-    _, test_states = with_error(
-        models[0], {key: 0.0}, models[0].evaluate_states(X_test, y_test, states=chosen)
-    )
-    parts = [pd.DataFrame(rows), fixed_baselines(test_states, "test")]
-    if oof is not None:
-        parts.append(fixed_baselines(oof[1], "train"))
+    return rows, row_models
+
+
+def regression_sweep(
+    setup: SweepSetup,
+    spec: SensorSpec,
+    params: Mapping[str, Any],
+    n_points: int,
+    progress: Progress | None = None,
+) -> TradeoffResult:
+    """A regressor's trade-off curve (see the comment above) as a
+    :class:`~budgetdag_core.TradeoffResult`: its ``error`` column holds the
+    model's loss (MSE or MAE, :func:`ui.training.scoring_of`); no dominance
+    summary. Without out-of-fold training predictions (a DAG of one-sensor
+    additions) only the test split, without the cascade."""
+    bank = setup.bank
+    scales = regression_scales(setup.y, spec, n_points, setup.own)
+    models = []
+    with threadpool_limits(limits=1):  # see ui.training.train
+        for i, scale in enumerate(scales):
+            model = make_model(spec, {**params, "cost_scale": scale})
+            model.fit(
+                setup.X, setup.y, bank=bank, progress=progress if bank is None else None
+            )
+            bank = model.bank_
+            models.append(model)
+            if progress is not None:
+                progress("sweep", i + 1, len(scales))
+    first = models[0]
+    train = _train_view(first, setup.X, setup.y)
+    rows, row_models = _dag_rows(models, setup, train, scoring_of(first).key)
+    chosen = evaluated_states(first, setup.X_test)
+    test = regression_view(first, setup.X_test, setup.y_test, states=chosen)
+    parts = [pd.DataFrame(rows), regression_baseline_frame(test)]
+    if train is not None:
+        cascade = fit_spread_cascade(first, train)
+        parts += [
+            regression_baseline_frame(train),
+            cascade.train_points,
+            regression_cascade_points(first, cascade, setup.X_test, setup.y_test),
+        ]
     frame = pd.concat(parts, ignore_index=True)
-    frame = pd.concat([frame, _hull_oof(frame)], ignore_index=True)
+    frame = pd.concat([frame, train_chosen_hull(frame)], ignore_index=True)
     frame["state"] = frame["state"].astype("Int64")
     return TradeoffResult(
-        frame=frame[[c for c in FRAME_ORDER if c in frame.columns]],
+        frame=frame[FRAME_COLUMNS],
         cost_scales=np.asarray([float(m.cost_scale) for m in models]),
         models=models,
         bank=bank,
@@ -454,27 +450,16 @@ def regression_sweep(
     )
 
 
-#: The columns of a trade-off frame, in the library's order.
-FRAME_ORDER = [
-    "method",
-    "split",
-    "cost_scale",
-    "avg_cost",
-    "avg_sensors",
-    "error",
-    "loss",
-    "state",
-    "sensors",
-    "threshold",
-]
-
-
 def loss_axis(fig: Any, frame: pd.DataFrame, scoring: Any) -> Any:
     """A trade-off figure of a regressor: its y axis and hover boxes say the
     loss (``scoring``: MSE or MAE, as a number) where the library's figure
     says an error rate."""
     fig.update_yaxes(title_text=scoring.long, tickformat="~s")
+    cascade = METHOD_NAMES["cascade"]
     for trace in fig.data:
+        for part in ("name", "legendgroup"):
+            if cascade in (trace[part] or ""):
+                trace[part] = trace[part].replace(cascade, REGRESSION_CASCADE)
         if trace.hovertext is None or trace.customdata is None:
             continue
         hover = []
@@ -483,6 +468,7 @@ def loss_axis(fig: Any, frame: pd.DataFrame, scoring: Any) -> Any:
             if lines and lines[-1].startswith("error: ") and row[0] in frame.index:
                 value = frame.loc[row[0], "error"]
                 lines[-1] = f"{scoring.name}: {scoring.fmt(float(value))}"
+            lines = [line.replace(cascade, REGRESSION_CASCADE) for line in lines]
             hover.append("<br>".join(lines))
         trace.hovertext = hover
     return fig

@@ -271,11 +271,13 @@ def _view(
     plot_w = max(plot_w, 100)
     px_per_x = plot_w / (last_layer + X_RIGHT - X_LEFT)
     short = _sensor_codes(g, layers, names, big, px_per_x)
-    notes = (
-        _key_lines([f"{short[n]} = {n}" for n in names], plot_w)
-        if any(short[n] != n for n in names)
-        else []
-    )
+    notes = _key_lines([f"{short[n]} = {n}" for n in names], plot_w)
+    if all(short[n] == n for n in names):
+        notes = []
+    if _added_labels(g, shown, names, short, big, px_per_x):
+        notes.append(
+            "+x: the state before it plus sensor x (hover a node: its whole state)"
+        )
     n_hidden = K - len([k for k in shown if k >= 0]) - n_merged
     if n_hidden:
         notes.append(f"{n_hidden} of {K} states hidden (no example reaches)")
@@ -330,6 +332,32 @@ def _view(
     px_per_y = v.plot_h / (v.y_range[1] - v.y_range[0])
     v.scale(px_per_y, band_px=0.7 * px_per_y)
     return v
+
+
+def _label_room(px_per_x: float) -> float:
+    """Pixels a node's label may take between its layer and the next."""
+    return max(px_per_x - LABEL_PAD_PX, MAX_LABEL_CHARS * CHAR_PX / 2)
+
+
+def _added_labels(
+    g: nx.DiGraph,
+    shown: set[int],
+    names: tuple[str, ...],
+    short: Mapping[str, str],
+    big: bool,
+    px_per_x: float,
+) -> bool:
+    """Whether some drawn node's whole label is too wide, so that it says
+    only what its incoming edge adds (``+x``, :func:`_added_label`)."""
+    room = _label_room(px_per_x)
+    return any(
+        text_width_px(
+            node_label(tuple(g.nodes[k].get("sensors", ())), names, short, big)
+        )
+        > room
+        for k in shown
+        if k in g.nodes and not g.nodes[k].get("merged") and g.nodes[k].get("sensors")
+    )
 
 
 def _added_label(
@@ -575,7 +603,8 @@ def _node_hover(v: _View, k: int) -> str:
         for e in out:
             if v.edge_count[e]:
                 added = ", ".join(v.g.edges[e].get("added", ()))
-                lines.append(f"  → +{added}: {v.edge_count[e]}")
+                to = f"+{added}" if added else "other (rarely reached states)"
+                lines.append(f"  → {to}: {v.edge_count[e]}")
         err = v.error_sum(k)
         if v.err_key == "errors":
             lines.append(
@@ -594,7 +623,7 @@ def _label_texts(v: _View) -> dict[int, str]:
     fits between its layer and the next, else what the node adds (``+x``),
     cut with "…" as a last resort; of two nodes of a layer whose labels
     would read the same, only the most visited keeps it."""
-    room = max(v.px_per_x - LABEL_PAD_PX, MAX_LABEL_CHARS * CHAR_PX / 2)
+    room = _label_room(v.px_per_x)
     texts: dict[int, str] = {}
     seen: set[tuple[float, str]] = set()
     for k in sorted(v.nodes, key=lambda k: _label_rank(v, k)):

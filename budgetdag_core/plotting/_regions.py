@@ -17,6 +17,7 @@ from ._style import (
     CLASS_SYMBOLS,
     LEGEND_TOP,
     STOP_COLOR,
+    title_under_modebar,
 )
 
 #: Most grid points per axis (``grid``): the policy is asked at grid ** 2
@@ -135,7 +136,7 @@ def _one_action_figure(
         )
     )
     fig.update_layout(
-        title={"text": f"{title}: {why}, one action for every example"},
+        title=title_under_modebar(f"{title}: {why}, one action for every example"),
         height=260,
         plot_bgcolor="white",
         xaxis={
@@ -267,7 +268,7 @@ def _regions_layout(
             range=[-0.5, len(classes) - 0.5],
         )
     fig.update_layout(
-        title={"text": title},
+        title=title_under_modebar(title),
         height=480,
         plot_bgcolor="white",
         legend=LEGEND_TOP,

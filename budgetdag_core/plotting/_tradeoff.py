@@ -12,7 +12,13 @@ from plotly.colors import qualitative
 
 from ..tradeoff import lower_convex_hull
 from ..validation import check_params, int_in
-from ._style import HOVER, MAX_FIGURE_PIXELS, PATH_COLOR
+from ._style import (
+    HOVER,
+    MAX_FIGURE_PIXELS,
+    MODEBAR_PX,
+    PATH_COLOR,
+    title_under_modebar,
+)
 
 X_TITLES = {
     "avg_cost": "average acquisition cost per example (spec cost units)",
@@ -199,14 +205,15 @@ def tradeoff_figure(
     x_top = float(np.nanmax(data[x].to_numpy(dtype=float))) or 1.0
     fig = go.Figure(traces)
     fig.update_layout(
-        title={"text": title} if title else None,
+        title=title_under_modebar(title),
         height=height,
         plot_bgcolor="white",
         hovermode="closest",
         clickmode="event+select",
         # The legend sits under the plot: with train and test it takes two
         # rows, which would run into a title above the plot.
-        margin={"l": 70, "r": 30, "t": 50 if title else 20, "b": 130},
+        # A title starts under plotly's tool bar (it covers the top right).
+        margin={"l": 70, "r": 30, "t": MODEBAR_PX + 40 if title else 20, "b": 130},
         legend={
             "orientation": "h",
             "yref": "container",

@@ -7,7 +7,13 @@ baselines and bounds, the confidence cascade, and an estimate of the fit time
 functions are also exported from ``budgetdag_core`` itself.
 """
 
-from ._baselines import baseline_points, lower_convex_hull, oracle_frontier
+from ._baselines import (
+    FRAME_COLUMNS,
+    baseline_points,
+    lower_convex_hull,
+    oracle_frontier,
+    train_chosen_hull,
+)
 from ._budget import BudgetReport, fit_for_budget
 from ._cascade import ConfidenceCascade, cascade_points, fit_cascade
 from ._curve import (
@@ -26,6 +32,15 @@ from ._fit_time import (
     estimate_policy_seconds,
     probe_fit,
     selected_dag_states,
+)
+from ._regression import (
+    RegressionView,
+    SpreadCascade,
+    fit_spread_cascade,
+    loss_frontier,
+    regression_baseline_frame,
+    regression_cascade_points,
+    regression_view,
 )
 
 __all__ = [

@@ -179,6 +179,11 @@ def test_explore_shows_a_regressor_nodes_mse_and_targets(app, diabetes, diabetes
     assert states["error_rate"].max() > 100  # an MSE in squared units, no rate
 
 
+def spec_cost(run) -> float:
+    """What every sensor of the run's spec costs together."""
+    return float(sum(run.spec.costs.values()))
+
+
 def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
     app, diabetes, diabetes_run
 ):
@@ -195,11 +200,27 @@ def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
     assert not at.error, texts(at, "error")
     result = at.session_state[state.SWEEP]["result"]
     frame = result.frame
-    assert {"dag", "fixed", "hull", "hull_oof", "no_sensors", "all_sensors"} <= set(
-        frame["method"]
-    )
+    assert {
+        "dag",
+        "fixed",
+        "hull",
+        "hull_oof",
+        "no_sensors",
+        "all_sensors",
+        "oracle",
+        "cascade",
+    } <= set(frame["method"])
     assert set(frame["split"]) == {"train", "test"}
-    assert "cascade" not in set(frame["method"])
+    # The same baselines on both splits; the oracle bounds every fixed subset
+    # and the policy, the cascade runs from no sensor to every sensor.
+    for split in ("train", "test"):
+        part = frame[frame["split"] == split]
+        assert {"oracle", "cascade", "hull", "fixed"} <= set(part["method"])
+        oracle = part[part["method"] == "oracle"]
+        assert oracle["error"].min() <= part["error"].min() + 1e-9
+        cascade = part[part["method"] == "cascade"]
+        assert cascade["avg_cost"].min() == 0.0
+        assert cascade["avg_cost"].max() == pytest.approx(spec_cost(diabetes_run))
     # The current model is a point of its curve (its own scale), the bank shared.
     assert diabetes_run.model.cost_scale in list(result.cost_scales)
     assert all(m.bank_ is result.bank for m in result.models)
@@ -220,6 +241,8 @@ def test_the_tradeoff_curve_of_a_regressor_with_its_baselines(
     # The figure says MSE; a curve model for a budget is picked from it.
     chart = at.get("plotly_chart")[0].proto.spec
     assert "mean squared error" in chart and "error rate" not in chart
+    # Its cascade is named for what it stops on, not class confidence.
+    assert "expected-error cascade" in chart and "confidence cascade" not in chart
     assert any("test MSE" in m.value for m in at.markdown)
     assert at.button(key=state.W_TRADE_FIT_BUDGET).disabled
     if not at.button(key=state.W_TRADE_USE_CURVE).disabled:

@@ -178,6 +178,33 @@ def test_hover_names_the_whole_state_on_short_lines(name) -> None:
         assert all(s in hover for s in sensors_of[k]), (k, hover)
         lines = hover.replace("<b>", "").replace("</b>", "").split("<br>")
         assert max(map(len, lines)) <= 70, lines
+        # Every way on is named: a sensor added, or the merged rare states.
+        assert "→ +:" not in hover, hover
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_label_naming_only_the_last_sensor_is_explained(name) -> None:
+    """From depth 4 a label says what its node adds ("+s9"): the key under
+    the figure says how to read it, and the label's hover names the whole
+    state, every sensor of it."""
+    fig = explore_figure(name)
+    labels = next(t for t in fig.data if t.name == "labels")
+    g = load_flow(name)
+    added = [
+        (int(row[0]), text, hover)
+        for row, text, hover in zip(
+            labels.customdata, labels.text, labels.hovertext, strict=True
+        )
+        if text.startswith("+")
+    ]
+    assert added, "no +x label at this size"
+    notes = [a.text for a in fig.layout.annotations]
+    assert any(n.startswith("+x: the state before it plus sensor x") for n in notes)
+    px = Pixels(fig, WIDTH)
+    assert all(len(n) * 6.2 <= px.w for n in notes)
+    for k, text, hover in added:
+        sensors = g.nodes[k]["sensors"]
+        assert len(sensors) >= 2 and all(s in hover for s in sensors), (k, text)
 
 
 def deepest_path(g: nx.DiGraph) -> list[int]:

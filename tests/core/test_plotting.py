@@ -765,6 +765,7 @@ def test_quadrant_labels_fit_between_layers_with_full_names_on_hover(width) -> N
     codes = {
         name: code
         for a in fig.layout.annotations
+        if " = " in a.text  # the code key's lines (not the "+x" note)
         for code, name in (item.split(" = ") for item in a.text.split("  ·  "))
     }
     assert sorted(codes) == sorted(names)
@@ -809,3 +810,21 @@ def test_a_deep_chain_fits_its_width_with_staggered_unique_labels() -> None:
     assert np.allclose(labels.x, trace_named(fig, "states").x)
     assert fig.layout.width == fig.layout.meta["width_px"]
     assert list(fig.layout.xaxis.tickvals) == list(range(31))
+
+
+def test_region_and_tradeoff_titles_sit_below_plotlys_tool_bar(toy, frame) -> None:
+    """The mode bar covers a figure's top 30 px on hover (issue 56): the
+    decision-region heatmaps' and the trade-off's titles start under it."""
+    from budgetdag_core.plotting._style import MODEBAR_PX
+
+    model, demo = toy
+    two = model.sensor_dag_.index[0b011]  # cheap_a + cheap_b
+    for fig in (
+        decision_regions_figure(model, two, demo.X_train, demo.y_train, grid=20),
+        decision_regions_figure(model, 0),
+        tradeoff_figure(frame, hull=True, title="Error against cost"),
+    ):
+        title = fig.layout.title
+        assert title.text and title.yref == "container"
+        assert title.pad.t >= MODEBAR_PX
+        assert fig.layout.margin.t >= MODEBAR_PX + 40, title.text

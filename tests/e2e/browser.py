@@ -140,6 +140,15 @@ def app_page(
         yield page
 
 
+def server_of(page) -> str:
+    """The address of the app server ``page`` is on (as :func:`app_page`'s
+    server yields it): another tab or a link opens it."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(page.url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def screenshot(
     page, name: str, *, folder: Path = ARTIFACTS, full_page: bool = False
 ) -> None:

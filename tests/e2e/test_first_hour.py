@@ -24,13 +24,13 @@ from ui import state
 from .browser import (
     ARTIFACTS,
     LONG,
-    chromium_page,
+    app_page,
     main_text,
     no_exception,
     open_page,
     screenshot,
+    server_of,
     sidebar,
-    streamlit_server,
     wait_idle,
 )
 
@@ -39,16 +39,8 @@ LINK = "/?demo=pima&cv=3&degree=1"
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server(log_name="first-hour") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with chromium_page() as page:
-        page.goto(server + LINK)
-        wait_idle(page, LONG)
+def page():
+    with app_page(LINK, log_name="first-hour") as page:
         yield page
 
 
@@ -249,12 +241,12 @@ def test_the_sidebar_describes_a_loaded_policy(page, files):
     shot(page, "9_loaded_policy")
 
 
-def test_an_unknown_session_address_says_so(page, server):
+def test_an_unknown_session_address_says_so(page):
     # Another visitor (a browser context of its own) with an address whose
     # session this server does not keep: expired, foreign or mistyped.
     other = page.context.browser.new_page(viewport=page.viewport_size)
     try:
-        other.goto(f"{server}/?session={'A' * 32}")
+        other.goto(f"{server_of(page)}/?session={'A' * 32}")
         wait_idle(other, LONG)
         other.get_by_text("not kept on this server").wait_for()
         no_exception(other)

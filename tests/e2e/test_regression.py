@@ -20,13 +20,12 @@ from budgetdag_core import load_demo, loads_policy_skops
 
 from .browser import (
     LONG,
-    chromium_page,
+    app_page,
     main_text,
     no_exception,
     open_page,
     screenshot,
     sidebar,
-    streamlit_server,
     wait_idle,
 )
 
@@ -44,16 +43,8 @@ def table(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server():
-    with streamlit_server(log_name="regression") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with chromium_page() as page:
-        page.goto(server)
-        wait_idle(page, LONG)
+def page():
+    with app_page(log_name="regression") as page:
         yield page
 
 
