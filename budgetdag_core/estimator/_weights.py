@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import is_classifier
 
 from ..validation import align_rows, check_sample_weight
@@ -33,8 +34,11 @@ def fit_sample_weight(
         (``n_subsets``) and the many-sensor DAGs (grown, chain, routed); a
         classifier's weights that leave one class only.
     """
+    if sample_weight is None:
+        return None
     n_rows = len(y_fit)
-    labels = getattr(X, "index", None)
+    # Row labels of a table (a list's ``index`` is a method, not labels).
+    labels = X.index if isinstance(X, pd.DataFrame | pd.Series) else None
     w = check_sample_weight(
         align_rows(X, sample_weight, "sample_weight"),
         n_rows,
