@@ -18,7 +18,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from ._integrity import check_int, fail
 from ._progress import Progress
-from ._threads import single_threaded
+from ._threads import on_cluster, single_threaded
 from .dag import SensorDAG
 from .reductions import CostRegression, FilterTree
 from .validation import check_params, real_in
@@ -241,7 +241,9 @@ def _fit_layer(
 
 
 #: Rows x states below which Graph-Reduce fits its nodes in the calling thread:
-#: below it a layer's fits are too short to gain from a second thread.
+#: below it a layer's fits are too short to gain from a second thread. A
+#: joblib backend chosen with ``parallel_config`` (a Dask cluster) gets them
+#: as its tasks whatever the size (``_threads.on_cluster``).
 PARALLEL_POLICY_WORK = 200_000
 
 
@@ -420,8 +422,8 @@ def reduce_walk(
     policies = walk.policies  # filled as the walk goes: rollouts read them
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
     node_fit = fit_node if replay is None else _replay_node
-    if walk.work < PARALLEL_POLICY_WORK:
-        n_jobs = 1
+    if walk.work < PARALLEL_POLICY_WORK and not on_cluster():
+        n_jobs = 1  # on a cluster the user asked for: its tasks, whatever the size
     done = 0
     # Threads: the node solvers are compiled and release the GIL, and threads
     # need no copies of the node inputs (a backend set with
