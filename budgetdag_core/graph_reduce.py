@@ -358,7 +358,9 @@ def graph_reduce(
     n_jobs : int or None
         Threads for the independent states of one group (``fit_layers()``;
         over a growth, the states of one size), from
-        ``PARALLEL_POLICY_WORK`` rows x states on.
+        ``PARALLEL_POLICY_WORK`` rows x states on; under a joblib backend
+        chosen with ``joblib.parallel_config`` (Dask) each node fit is one of
+        its tasks whatever the size.
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each group of states.
     record : bool, default=False

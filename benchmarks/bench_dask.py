@@ -1,0 +1,143 @@
+"""A many-sensor fit on this process against a 2-worker Dask cluster.
+
+Issue 57: where does a Dask cluster pay? Twenty one-feature sensors, the
+classifier's many-sensor fit (``dag="auto"``: an any-subset bank, the
+strategies' growths, the choice on held-out rows, Graph-Reduce), at each of
+``--rows``: the local fit (joblib's default backend, ``n_jobs=None``) and the
+same fit under ``joblib.parallel_config(backend="dask")`` on a
+``LocalCluster`` of 2 worker processes of one thread each (tasks pickled and
+sent as on a real cluster). It prints the times, the cluster's tasks by
+function, and what the tasks ship: the growth's shared bank and data (sent
+once per growth), and the arguments of a growth task and of a node fit.
+
+Run: ``nice -n 10 python benchmarks/bench_dask.py`` (a few minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib
+import os
+import pickle
+import time
+import warnings
+
+import joblib
+import numpy as np
+import pandas as pd
+
+from budgetdag_core import BudgetDAGClassifier
+
+# The modules, not the package's same-named function.
+graph_reduce = importlib.import_module("budgetdag_core.graph_reduce")
+growth_module = importlib.import_module("budgetdag_core.strategies._growth")
+
+PARAMS = {"cost_scale": 0.01, "random_state": 0, "cv": 3, "max_states": 200}
+
+
+def one_feature_sensors(n: int, m: int = 20) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(n, m)), columns=[f"s{i}" for i in range(m)])
+    signal = X["s0"] + 0.5 * X["s1"] + X["s2"] * X["s3"]
+    return X, (signal + rng.normal(scale=0.5, size=n) > 0).astype(int).to_numpy()
+
+
+class Shipped:
+    """Bytes the cluster's tasks would carry, recorded on a local fit."""
+
+    def __init__(self) -> None:
+        self.shared: list[int] = []  # per growth: bank, X, ... pickled
+        self.growth_task: list[int] = []  # per growth task: its own arguments
+        self.node_task: list[int] = []  # per node fit: learner, inputs, costs
+        self._seen: set[int] = set()
+
+    def __enter__(self) -> Shipped:
+        score, fit_node = growth_module._score_state, graph_reduce.fit_node
+        self._saved = score, fit_node
+
+        def scored(*args):
+            shared, own = args[:7], args[7:]
+            if id(shared[0]) not in self._seen:  # the bank: once per growth
+                self._seen.add(id(shared[0]))
+                self.shared.append(len(pickle.dumps(shared)))
+            self.growth_task.append(len(pickle.dumps(own)))
+            return score(*args)
+
+        def node(learner, Z, C):
+            self.node_task.append(len(pickle.dumps((learner, Z, C))))
+            return fit_node(learner, Z, C)
+
+        growth_module._score_state, graph_reduce.fit_node = scored, node
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        growth_module._score_state, graph_reduce.fit_node = self._saved
+
+
+def kb(values: list[int]) -> str:
+    if not values:
+        return "-"
+    return f"{np.median(values) / 1e3:.1f} kB (max {max(values) / 1e3:.1f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", nargs="+", type=int, default=[300, 1000, 3000])
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    from distributed import Client, LocalCluster, get_task_stream
+
+    print(f"params {PARAMS}, 20 one-feature sensors")
+    with (
+        LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        # Warm-up: numba's kernels load (or compile) once per process, here
+        # and in each worker; the timed fits below start warm.
+        X, y = one_feature_sensors(200)
+        BudgetDAGClassifier(**PARAMS).fit(X, y)
+        with joblib.parallel_config("dask"):
+            BudgetDAGClassifier(**PARAMS).fit(X, y)
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        for n in args.rows:
+            X, y = one_feature_sensors(n)
+            start = time.perf_counter()
+            local = BudgetDAGClassifier(**PARAMS).fit(X, y)
+            t_local = time.perf_counter() - start
+            with Shipped() as shipped:
+                BudgetDAGClassifier(**PARAMS).fit(X, y)
+            with get_task_stream(client) as stream, joblib.parallel_config("dask"):
+                start = time.perf_counter()
+                remote = BudgetDAGClassifier(**PARAMS).fit(X, y)
+                t_dask = time.perf_counter() - start
+            same = np.array_equal(local.predict_proba(X), remote.predict_proba(X))
+            kinds = collections.Counter(
+                task["key"].split("batch_of_")[1].rsplit("_", 2)[0]
+                for task in stream.data
+            )
+            print(
+                f"rows {n}: local {t_local:.1f} s, dask {t_dask:.1f} s "
+                f"({t_dask / t_local:.2f}x), same model {same}, "
+                f"strategy {local.strategy_}, {local.sensor_dag_.n_states} states",
+                flush=True,
+            )
+            print(f"  tasks {dict(kinds)}")
+            print(
+                f"  shipped: shared per growth {kb(shipped.shared)}; growth task "
+                f"{kb(shipped.growth_task)} x {len(shipped.growth_task)}; node "
+                f"task {kb(shipped.node_task)} x {len(shipped.node_task)}",
+                flush=True,
+            )
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
