@@ -125,7 +125,8 @@ def task_map(
 ) -> Iterator[Callable[[Sequence[tuple[Any, ...]]], list[Any]]]:
     """A ``run(calls)`` giving ``[function(*shared, *args) for args in
     calls]`` in order: each call a task of the backend :func:`on_cluster`
-    finds (unless ``n_jobs == 1``), else in this thread.
+    finds (unless ``n_jobs == 1``), else in up to ``n_jobs`` threads
+    (:func:`map_in_threads`; ``n_jobs=None``: this thread).
 
     Give big arrays and models in ``shared``, not in a closure: on a Dask
     backend they reach each worker once for the whole block
@@ -137,10 +138,19 @@ def task_map(
     remote = on_cluster() and n_jobs != 1
     client = getattr(get_active_backend()[0], "client", None) if remote else None
     refs = shared if client is None else tuple(client.scatter(list(shared), hash=False))
+    workers = 1 if remote else threads_for(n_jobs)
+
+    def one(args: tuple[Any, ...]) -> Any:
+        return function(*shared, *args)
 
     def run(calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        if not remote and (workers <= 1 or len(calls) <= 1):
+            return [one(args) for args in calls]
         if not remote:
-            return [function(*shared, *args) for args in calls]
+            # Up to n_jobs threads of this process (whatever backend a Dask
+            # task runs under), one BLAS thread each.
+            with single_threaded():
+                return map_in_threads(one, calls, min(workers, len(calls)))
         tasks = (delayed(function)(*refs, *args) for args in calls)
         return list(Parallel(n_jobs=n_jobs)(tasks))
 

@@ -114,10 +114,10 @@ class LogitBank:
     """A cheap exact any-mask bank: class 1's probability at a sensor set is
     the logistic of the set's weighted values."""
 
-    def __init__(self, weights: np.ndarray) -> None:
+    def __init__(self, weights: np.ndarray, n_jobs: int) -> None:
         self.weights = np.asarray(weights, dtype=float)
         self.prior_ = np.array([0.5, 0.5])
-        self.n_jobs = 2
+        self.n_jobs = n_jobs
 
     def oof_at(self, X, rows, masks, *_):
         masks = np.atleast_2d(np.asarray(masks, dtype=bool))
@@ -126,12 +126,12 @@ class LogitBank:
         return np.stack([1.0 - p1, p1], axis=-1)
 
 
-def grown(seed: int, max_states: int):
+def grown(seed: int, max_states: int, n_jobs: int):
     from budgetdag_core.strategies import GrowthSettings, grow_sparse_dag
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(240, 10))
-    bank = LogitBank(rng.normal(size=10))
+    bank = LogitBank(rng.normal(size=10), n_jobs)
     settings = GrowthSettings(max_states=max_states, min_rows=10, score_rows=40)
     growth = grow_sparse_dag(
         bank, X, [f"s{j}" for j in range(10)], [np.array([j]) for j in range(10)],
@@ -148,20 +148,18 @@ def grown(seed: int, max_states: int):
 
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 1000), max_states=st.integers(2, 60))
-def test_growth_as_tasks_equals_the_growth_in_order(seed, max_states):
-    """A round's states scored as concurrent tasks (a cluster's way: the
-    state budget may end mid-round) grow the same DAG, rows and tables as
-    one state after another."""
+def test_growth_in_threads_or_tasks_equals_the_growth_in_order(seed, max_states):
+    """A round's states scored in two threads (n_jobs=2), or as concurrent
+    tasks (a cluster's way), the state budget ending mid-round or not, grow
+    the same DAG, rows and tables as one state after another."""
     import budgetdag_core._threads as threads
 
-    in_order = grown(seed, max_states)
-    with (
-        pytest.MonkeyPatch.context() as patch,
-        joblib.parallel_config("threading", n_jobs=2),
-    ):
+    in_order = grown(seed, max_states, n_jobs=1)
+    assert grown(seed, max_states, n_jobs=2) == in_order
+    threads_only = joblib.parallel_config("threading", n_jobs=2)
+    with pytest.MonkeyPatch.context() as patch, threads_only:
         patch.setattr(threads, "on_cluster", lambda: True)
-        as_tasks = grown(seed, max_states)
-    assert as_tasks == in_order
+        assert grown(seed, max_states, n_jobs=2) == in_order
 
 
 def one_feature_sensors(n: int = 300, m: int = 20):
