@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import importlib
 import os
-import pickle
 import time
 import warnings
 
+import cloudpickle
 import joblib
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from budgetdag_core import BudgetDAGClassifier
 # The modules, not the package's same-named function.
 graph_reduce = importlib.import_module("budgetdag_core.graph_reduce")
 growth_module = importlib.import_module("budgetdag_core.strategies._growth")
+routed_module = importlib.import_module("budgetdag_core.strategies._routed")
 
 PARAMS = {"cost_scale": 0.01, "random_state": 0, "cv": 3, "max_states": 200}
 
@@ -44,35 +46,44 @@ def one_feature_sensors(n: int, m: int = 20) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 class Shipped:
-    """Bytes the cluster's tasks would carry, recorded on a local fit."""
+    """Bytes the cluster's tasks would carry, recorded on a local fit: per
+    ``task_map`` block (a growth, a routing search) its shared arguments
+    (sent once per block), per task its own arguments, per node fit its
+    learner, inputs and cost table."""
 
     def __init__(self) -> None:
-        self.shared: list[int] = []  # per growth: bank, X, ... pickled
-        self.growth_task: list[int] = []  # per growth task: its own arguments
-        self.node_task: list[int] = []  # per node fit: learner, inputs, costs
-        self._seen: set[int] = set()
+        self.shared: list[int] = []
+        self.own: dict[str, list[int]] = collections.defaultdict(list)
 
     def __enter__(self) -> Shipped:
-        score, fit_node = growth_module._score_state, graph_reduce.fit_node
-        self._saved = score, fit_node
+        maps = growth_module.task_map, routed_module.task_map
+        fit_node = graph_reduce.fit_node
+        self._saved = (*maps, fit_node)
 
-        def scored(*args):
-            shared, own = args[:7], args[7:]
-            if id(shared[0]) not in self._seen:  # the bank: once per growth
-                self._seen.add(id(shared[0]))
-                self.shared.append(len(pickle.dumps(shared)))
-            self.growth_task.append(len(pickle.dumps(own)))
-            return score(*args)
+        @contextlib.contextmanager
+        def recording(function, shared, n_jobs):
+            self.shared.append(len(cloudpickle.dumps(shared)))
+
+            def one(*args):
+                own = cloudpickle.dumps(args[len(shared) :])
+                self.own[function.__name__].append(len(own))
+                return function(*args)
+
+            with maps[0](one, shared, n_jobs) as run:
+                yield run
 
         def node(learner, Z, C):
-            self.node_task.append(len(pickle.dumps((learner, Z, C))))
+            self.own["fit_node"].append(len(cloudpickle.dumps((learner, Z, C))))
             return fit_node(learner, Z, C)
 
-        growth_module._score_state, graph_reduce.fit_node = scored, node
+        growth_module.task_map = routed_module.task_map = recording
+        graph_reduce.fit_node = node
         return self
 
     def __exit__(self, *exc: object) -> None:
-        growth_module._score_state, graph_reduce.fit_node = self._saved
+        growth_module.task_map, routed_module.task_map, graph_reduce.fit_node = (
+            self._saved
+        )
 
 
 def kb(values: list[int]) -> str:
@@ -129,10 +140,13 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             print(f"  tasks {dict(kinds)}")
+            tasks = "; ".join(
+                f"{name} {kb(sizes)} x {len(sizes)}"
+                for name, sizes in shipped.own.items()
+            )
             print(
-                f"  shipped: shared per growth {kb(shipped.shared)}; growth task "
-                f"{kb(shipped.growth_task)} x {len(shipped.growth_task)}; node "
-                f"task {kb(shipped.node_task)} x {len(shipped.node_task)}",
+                f"  shipped: shared per block {kb(shipped.shared)} x "
+                f"{len(shipped.shared)}; per task {tasks}",
                 flush=True,
             )
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
