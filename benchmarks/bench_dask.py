@@ -10,7 +10,8 @@ sent as on a real cluster). It prints the times, the cluster's tasks by
 function, and what the tasks ship: the growth's shared bank and data (sent
 once per growth), and the arguments of a growth task and of a node fit.
 
-Run: ``nice -n 10 python benchmarks/bench_dask.py`` (a few minutes).
+Run: ``nice -n 10 python benchmarks/bench_dask.py`` (a few minutes);
+``--threads-only`` times the local fit with ``n_jobs=2`` (threads) instead.
 """
 
 from __future__ import annotations
@@ -92,12 +93,33 @@ def kb(values: list[int]) -> str:
     return f"{np.median(values) / 1e3:.1f} kB (max {max(values) / 1e3:.1f})"
 
 
+def threads_only(rows: list[int]) -> int:
+    """The local fit in two threads (``n_jobs=2``) at each of ``rows``."""
+    X, y = one_feature_sensors(200)
+    BudgetDAGClassifier(**PARAMS).fit(X, y)  # warm-up
+    for n in rows:
+        X, y = one_feature_sensors(n)
+        start = time.perf_counter()
+        BudgetDAGClassifier(**PARAMS, n_jobs=2).fit(X, y)
+        took = time.perf_counter() - start
+        print(f"rows {n}: local n_jobs=2 {took:.1f} s", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", nargs="+", type=int, default=[300, 1000, 3000])
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--threads-only",
+        action="store_true",
+        help="time only the local fit with n_jobs=2 (threads), no cluster",
+    )
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
+    if args.threads_only:
+        return threads_only(args.rows)
     from distributed import Client, LocalCluster, get_task_stream
 
     print(f"params {PARAMS}, 20 one-feature sensors")
