@@ -10,7 +10,9 @@ sent as on a real cluster). It prints the times, the cluster's tasks by
 function, and what the tasks ship: the growth's shared bank and data (sent
 once per growth), and the arguments of a growth task and of a node fit.
 
-Run: ``nice -n 10 python benchmarks/bench_dask.py`` (a few minutes);
+Run: ``nice -n 10 python benchmarks/bench_dask.py --save
+benchmarks/results/dask/dask.json`` (many minutes on a busy machine), then
+``python benchmarks/render_report.py``;
 ``--threads-only`` times the local fit with ``n_jobs=2`` (threads) instead.
 """
 
@@ -20,9 +22,12 @@ import argparse
 import collections
 import contextlib
 import importlib
+import json
 import os
+import subprocess
 import time
 import warnings
+from pathlib import Path
 
 import cloudpickle
 import joblib
@@ -87,6 +92,10 @@ class Shipped:
         )
 
 
+def in_kb(size: float) -> float:
+    return round(float(size) / 1e3, 1)
+
+
 def kb(values: list[int]) -> str:
     if not values:
         return "-"
@@ -114,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", nargs="+", type=int, default=[300, 1000, 3000])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
+        "--save",
+        type=Path,
+        help="write the runs as JSON (benchmarks/results/dask/dask.json is "
+        "what docs/user_guide/scale_out.rst's generated table reads)",
+    )
+    parser.add_argument(
         "--threads-only",
         action="store_true",
         help="time only the local fit with n_jobs=2 (threads), no cluster",
@@ -125,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     from distributed import Client, LocalCluster, get_task_stream
 
     print(f"params {PARAMS}, 20 one-feature sensors")
+    runs, loads = [], [os.getloadavg()[0]]
     with (
         LocalCluster(
             n_workers=args.workers,
@@ -164,6 +180,23 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             print(f"  tasks {dict(kinds)}")
+            loads.append(os.getloadavg()[0])
+            own = {k: v for k, v in shipped.own.items() if v}
+            runs.append(
+                {
+                    "rows": n,
+                    "kept": local.strategy_,
+                    "states": local.sensor_dag_.n_states,
+                    "local_s": round(t_local, 1),
+                    "dask_s": round(t_dask, 1),
+                    "tasks": dict(kinds),
+                    "shared_kB": round(float(np.median(shipped.shared)) / 1e3, 1),
+                    "task_kB": {
+                        k: round(float(np.median(v)) / 1e3, 1) for k, v in own.items()
+                    },
+                    "task_max_kB": {k: round(max(v) / 1e3, 1) for k, v in own.items()},
+                }
+            )
             tasks = "; ".join(
                 f"{name} {kb(sizes)} x {len(sizes)}"
                 for name, sizes in shipped.own.items()
@@ -174,6 +207,19 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if args.save is not None:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        saved = {
+            "command": "nice -n 10 python benchmarks/bench_dask.py --rows "
+            + " ".join(map(str, args.rows)),
+            "commit": commit,
+            "load_average": f"{min(loads):.0f} to {max(loads):.0f}",
+            "runs": runs,
+        }
+        args.save.parent.mkdir(parents=True, exist_ok=True)
+        args.save.write_text(json.dumps(saved, indent=1) + "\n")
     return 0
 
 
