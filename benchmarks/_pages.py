@@ -22,6 +22,7 @@ in Markdown, and in reStructuredText (comments, invisible in the output)::
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,8 @@ class Results:
     afa: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: The saved bench_afa folders behind ``afa`` with their ``run.json``.
     afa_info: dict[str, dict] = field(default_factory=dict)
+    #: bench_dask's saved runs (``dask/dask.json``), empty when absent.
+    dask: dict = field(default_factory=dict)
 
 
 def dataset_names(work: Path) -> list[str]:
@@ -87,7 +90,9 @@ def load_results(results: Path) -> Results:
             where = folder.relative_to(results).as_posix()
             info[where] = afa_run_info(folder)
         afa[name] = pd.concat(parts, ignore_index=True)
-    return Results(read, summaries, afa, info)
+    saved = results / "dask" / "dask.json"
+    dask = json.loads(saved.read_text()) if saved.exists() else {}
+    return Results(read, summaries, afa, info, dask)
 
 
 # ------------------------------------------------------------------ helpers
@@ -303,11 +308,51 @@ def afa_readings(results: Results) -> str:
     )
 
 
+def dask_table(results: Results) -> str:
+    """bench_dask's local and 2-worker cluster fits, their tasks and what
+    the tasks ship (``results/dask/dask.json``)."""
+    saved = results.dask
+    kinds = ("fit_fold", "_score_state", "_candidate_scores", "fit_node")
+    rows = [
+        [
+            f"{r['rows']:,} ({r['kept']} kept, {r['states']} states)",
+            f"{r['local_s']:.1f} s",
+            f"{r['dask_s']:.1f} s ({r['dask_s'] / r['local_s']:.2f}×)",
+            ", ".join(str(r["tasks"].get(k, 0)) for k in kinds),
+            f"{r['shared_kB']:.0f} kB; "
+            + ", ".join(
+                f"{r['task_kB'][k]:.1f} kB (at most {r['task_max_kB'][k]:.1f})"
+                if k in r["task_kB"]
+                else "none"
+                for k in kinds[1:]
+            ),
+        ]
+        for r in saved["runs"]
+    ]
+    header = [
+        "rows",
+        "local fit",
+        "2-worker cluster",
+        "tasks: bank folds, growth states, routing candidates, node fits",
+        "shipped: once per growth or routing search; per growth, routing, "
+        "node task (median)",
+    ]
+    return "\n".join(
+        [
+            f"Measured by ``{saved['command']}`` at commit ``{saved['commit']}``"
+            f" (load average {saved['load_average']} on 2 vCPUs):",
+            "",
+            rst_table(header, rows),
+        ]
+    )
+
+
 BLOCKS: dict[str, Callable[[Results], str]] = {
     "readme-comparison": readme_comparison,
     "readme-many-sensors": readme_many_sensors,
     "speed-table": speed_table,
     "afa-readings": afa_readings,
+    "dask-table": dask_table,
 }
 
 

@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import joblib
+from joblib.parallel import get_active_backend
+from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import ThreadpoolController
 
 
@@ -87,3 +89,74 @@ def map_in_threads(
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, items))
+
+
+def on_cluster() -> bool:
+    """Whether a joblib backend chosen with ``joblib.parallel_config`` runs
+    tasks away from this process's threads (Dask, Ray, loky), and this code
+    is not itself one of a Dask cluster's tasks.
+
+    There the many-sensor fit's growth rounds and Graph-Reduce's node fits
+    go to the backend whatever their size: the user asked for the cluster.
+    Without such a backend they keep their local thresholds (threads only
+    where they pay). Inside a task (a sweep's point on a worker) the work
+    stays in the task's thread: sending it back to the scheduler only adds
+    round trips.
+    """
+    # prefer="threads" gives joblib's threading backend unless a backend
+    # was chosen explicitly (joblib's own rule for a soft hint).
+    backend, _ = get_active_backend(prefer="threads")
+    if getattr(backend, "uses_threads", False):
+        return False
+    try:
+        from distributed import get_worker
+    except ImportError:  # no Dask installed: not on a Dask worker
+        return True
+    try:
+        get_worker()
+    except ValueError:  # not in a Dask task
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def task_map(
+    function: Callable[..., Any], shared: tuple[Any, ...], n_jobs: int | None
+) -> Iterator[Callable[[Sequence[tuple[Any, ...]]], list[Any]]]:
+    """A ``run(calls)`` giving ``[function(*shared, *args) for args in
+    calls]`` in order: each call a task of the backend :func:`on_cluster`
+    finds (unless ``n_jobs == 1``), else in up to ``n_jobs`` threads
+    (:func:`map_in_threads`; ``n_jobs=None``: this thread).
+
+    Give big arrays and models in ``shared``, not in a closure: on a Dask
+    backend they reach each worker once for the whole block
+    (``client.scatter``, released on exit), where a closure travels with
+    every task. (joblib itself scatters only arguments whose
+    ``dask.sizeof`` exceeds 1 kB, once per call, and sizes a model object
+    such as a bank by its shell, so a bank would travel in every task.)
+    """
+    remote = on_cluster() and n_jobs != 1
+    client = getattr(get_active_backend()[0], "client", None) if remote else None
+    refs = shared if client is None else tuple(client.scatter(list(shared), hash=False))
+    workers = 1 if remote else threads_for(n_jobs)
+
+    def one(args: tuple[Any, ...]) -> Any:
+        return function(*shared, *args)
+
+    def run(calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        if not remote and (workers <= 1 or len(calls) <= 1):
+            return [one(args) for args in calls]
+        if not remote:
+            # Up to n_jobs threads of this process (whatever backend a Dask
+            # task runs under), one BLAS thread each.
+            with single_threaded():
+                return map_in_threads(one, calls, min(workers, len(calls)))
+        tasks = (delayed(function)(*refs, *args) for args in calls)
+        return list(Parallel(n_jobs=n_jobs)(tasks))
+
+    try:
+        yield run
+    finally:
+        if client is not None:
+            for future in refs:
+                future.release()

@@ -19,7 +19,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from ._integrity import check_int, fail
 from ._progress import Progress
-from ._threads import single_threaded
+from ._threads import on_cluster, single_threaded
 from .dag import SensorDAG
 from .reductions import CostRegression, FilterTree
 from .validation import check_params, check_sample_weight, real_in
@@ -289,7 +289,9 @@ def _fit_layer(
 
 
 #: Rows x states below which Graph-Reduce fits its nodes in the calling thread:
-#: below it a layer's fits are too short to gain from a second thread.
+#: below it a layer's fits are too short to gain from a second thread. A
+#: joblib backend chosen with ``parallel_config`` (a Dask cluster) gets them
+#: as its tasks whatever the size (``_threads.on_cluster``).
 PARALLEL_POLICY_WORK = 200_000
 
 
@@ -405,7 +407,9 @@ def graph_reduce(
     n_jobs : int or None
         Threads for the independent states of one group (``fit_layers()``;
         over a growth, the states of one size), from
-        ``PARALLEL_POLICY_WORK`` rows x states on.
+        ``PARALLEL_POLICY_WORK`` rows x states on; under a joblib backend
+        chosen with ``joblib.parallel_config`` (Dask) each node fit is one of
+        its tasks whatever the size.
     progress : callable(stage, done, total), optional
         Called with stage "policies" after each group of states.
     record : bool, default=False
@@ -483,8 +487,8 @@ def reduce_walk(
     policies = walk.policies  # filled as the walk goes: rollouts read them
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
     node_fit = fit_node if replay is None else _replay_node
-    if walk.work < PARALLEL_POLICY_WORK:
-        n_jobs = 1
+    if walk.work < PARALLEL_POLICY_WORK and not on_cluster():
+        n_jobs = 1  # on a cluster the user asked for: its tasks, whatever the size
     done = 0
     # Threads: the node solvers are compiled and release the GIL, and threads
     # need no copies of the node inputs (a backend set with

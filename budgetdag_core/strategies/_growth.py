@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from .._integrity import check_int, fail
+from .._threads import task_map
 from ..dag import SensorDAG, bits_of, mask_of
 from ..graph_reduce import STOP, GraphReduceResult, NodePolicy
 
@@ -590,34 +591,30 @@ def grow_sparse_dag(
     frontier = [0]
     width = s.width(M)
     per_state = s.children_per_state(M)
-    # Each round's states hold one sensor more than the last's (every child
-    # adds one its parent lacks): at most M + 1 rounds, whatever the costs.
-    for _size in range(M + 1):
-        if not frontier:
-            break
-        if width is not None and len(frontier) > width:
-            # The states most rows reached grow; the others are leaves, so
-            # that the state budget reaches deep instead of wide.
-            by_rows = sorted(frontier, key=lambda k: (-len(flow[k]), masks[k]))
-            frontier = sorted(by_rows[:width])
-        proposals: list[Proposal] = []
-        for k in frontier:
-            rows = flow[k]
-            held = bool_mask(masks[k])
-            if held.all() or len(rows) < floor or len(masks) >= s.max_states:
-                continue
-            if len(masks) + per_state > MAX_SPARSE_STATES:
-                continue  # a loaded model holds at most that many
-            _expand(
-                k, rows, held, masks, kids, tables, state_of, bank, X, S, costs,
-                s, floor, rng, proposals, loss,
+    # The rounds' scoring tasks share the bank and the data: a cluster
+    # receives them once for the growth (task_map), not with every task.
+    shared = (bank, X, S, costs, s, floor, loss)
+    with task_map(_score_state, shared, getattr(bank, "n_jobs", None)) as run:
+        # Each round's states hold one sensor more than the last's (every
+        # child adds one its parent lacks): at most M + 1 rounds.
+        for _size in range(M + 1):
+            if not frontier:
+                break
+            if width is not None and len(frontier) > width:
+                # The states most rows reached grow; the others are leaves, so
+                # that the state budget reaches deep instead of wide.
+                by_rows = sorted(frontier, key=lambda k: (-len(flow[k]), masks[k]))
+                frontier = sorted(by_rows[:width])
+            proposals = _grow_round(
+                frontier, run, flow, masks, kids, tables, state_of, M, per_state, s,
+                floor, rng, loss,
             )  # fmt: skip
-        reached = beam_states(proposals, s.beam)
-        for child, rows in reached.items():
-            flow[child] = rows
-        frontier = sorted(reached)
-        if progress is not None:
-            progress(min(len(masks), s.max_states), s.max_states)
+            reached = beam_states(proposals, s.beam)
+            for child, rows in reached.items():
+                flow[child] = rows
+            frontier = sorted(reached)
+            if progress is not None:
+                progress(min(len(masks), s.max_states), s.max_states)
     # A state no row reached has no policy to learn: a leaf. States only it led
     # to go.
     for k in range(len(masks)):
@@ -646,22 +643,90 @@ def grow_sparse_dag(
     )
 
 
-def _expand(
-    k, rows, held, masks, kids, tables, state_of, bank, X, S, costs, s, floor, rng,
-    proposals, loss,
+def _grow_round(
+    frontier, run, flow, masks, kids, tables, state_of, M, per_state, s, floor,
+    rng, loss,
 ):  # fmt: skip
-    """Children of state k and where its rows go (see :func:`grow_sparse_dag`)."""
-    cand = np.flatnonzero(~held)
+    """One round of :func:`grow_sparse_dag`: the children of the
+    ``frontier``'s states and their rows' proposals. The states that surely
+    grow before the state budget ends (each adds at most ``per_state``
+    states) are scored together, by ``run`` (tasks on a cluster, else in
+    order here: :func:`~budgetdag_core._threads.task_map`), then take
+    their children in frontier order, as one state after another would."""
+    proposals: list[Proposal] = []
+    # A state that holds every sensor or too few rows never grows; once the
+    # state budget stops one state, it stops every later one (it only
+    # fills), so the states that grow are a prefix of ``pending``.
+    pending = [
+        k for k in frontier if masks[k].bit_count() < M and len(flow[k]) >= floor
+    ]
+    while pending:
+        n_states = len(masks)
+        sure = 0
+        while (
+            sure < len(pending)
+            and n_states + sure * per_state < s.max_states
+            and n_states + (sure + 1) * per_state <= MAX_SPARSE_STATES
+        ):
+            sure += 1
+        if not sure:
+            break  # no room left: the rest of the round are leaves
+        batch, pending = pending[:sure], pending[sure:]
+        # The random draws in the order of a state-by-state growth: a
+        # state's score rows, then its exploring rows.
+        draws = [_draws(flow[k], s, rng) for k in batch]
+        calls = []
+        for k, (sub, _) in zip(batch, draws, strict=True):
+            held = np.zeros(M, dtype=bool)
+            held[bits_of(masks[k])] = True
+            rows = flow[k]
+            base_sub = loss(sub, tables[k].get(sub))
+            calls.append((rows, sub, held, base_sub, loss(rows, tables[k].get(rows))))
+        for k, (_, explore), scored in zip(batch, draws, run(calls), strict=True):
+            _expand(
+                k, flow[k], scored, explore, masks, kids, tables, state_of, proposals
+            )
+    return proposals
+
+
+def _draws(
+    rows: np.ndarray, s: GrowthSettings, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A growing state's random draws: the rows that score its candidates
+    (all, or ``score_rows`` of them), and which rows explore."""
     sub = rows
     if len(rows) > s.score_rows:
         sub = np.sort(rng.choice(rows, s.score_rows, replace=False))
+    return sub, rng.random(len(rows)) < s.explore
+
+
+@dataclass
+class _Scored:
+    """What :func:`_score_state` found at a state: its kept children's
+    sensors with the rows' gains there and outputs (rows x sensors x
+    width), and its routing sensors with the rows' outputs there."""
+
+    sensors: list[int]
+    gains: np.ndarray
+    outputs: np.ndarray
+    routing: list[int]
+    routing_outputs: np.ndarray | None
+
+
+def _score_state(
+    bank, X, S, costs, s, floor, loss, rows, sub, held, base_sub, base_rows
+):  # fmt: skip
+    """Which children a state grows and what its rows gain there (see
+    :func:`grow_sparse_dag`): the growth's heavy part, a pure function of
+    its arguments (a task on a cluster). ``base_sub`` and ``base_rows``:
+    the loss of ``sub`` and ``rows`` at the state."""
+    cand = np.flatnonzero(~held)
     trial = np.repeat(held[None], len(cand), axis=0)
     trial[np.arange(len(cand)), cand] = True
     P = bank.oof_at(X, sub, trial)
-    base = loss(sub, tables[k].get(sub))
     M = len(held)
     G = np.full((len(sub), M), np.nan)
-    G[:, cand] = (base[:, None] - loss(sub, P)) / costs[cand]
+    G[:, cand] = (base_sub[:, None] - loss(sub, P)) / costs[cand]
     mean_gain = np.full(M, -np.inf)
     mean_gain[cand] = G[:, cand].mean(axis=0)
     chosen = set(cand[np.argsort(-mean_gain[cand], kind="stable")][: s.n_best].tolist())
@@ -682,9 +747,7 @@ def _expand(
                 routing.append(int(j))
     chosen_list = sorted(chosen)
     P_all = _rows_at_additions(bank, X, rows, held, chosen_list, sub, cand, P)
-    gains = (loss(rows, tables[k].get(rows))[:, None] - loss(rows, P_all)) / (
-        costs[chosen_list]
-    )
+    gains = (base_rows[:, None] - loss(rows, P_all)) / costs[chosen_list]
     alive = np.ones(len(chosen_list), dtype=bool)
     while alive.sum() > 1:  # drop children that too few rows prefer
         best = np.where(alive, gains, -np.inf).argmax(axis=1)
@@ -694,34 +757,42 @@ def _expand(
             break
         alive[np.flatnonzero(weak)[np.argmin(backing[weak])]] = False
     keep = np.flatnonzero(alive)
-    g = gains[:, keep]
+    P_route = None
+    if routing:
+        P_route = _rows_at_additions(bank, X, rows, held, routing, sub, cand, P)
+    return _Scored(
+        [chosen_list[a] for a in keep], gains[:, keep], P_all[:, keep], routing,
+        P_route,
+    )  # fmt: skip
+
+
+def _expand(k, rows, scored, explore, masks, kids, tables, state_of, proposals):
+    """State k's children (:func:`_score_state` scored them) and where its
+    rows go (see :func:`grow_sparse_dag`)."""
+    g = scored.gains
     ranked = np.argsort(-g, axis=1, kind="stable")
-    explore = rng.random(len(rows)) < s.explore
     children = []
-    for a in keep:
-        j = chosen_list[a]
+    for a, j in enumerate(scored.sensors):
         child = state_of(masks[k] | 1 << j)
         children.append((j, child))
-        tables[child].add(rows, P_all[:, a])
+        tables[child].add(rows, scored.outputs[:, a])
     # Each row proposes its best child, an exploring row its second best too.
     child_of = np.array([child for _, child in children], dtype=np.intp)
     n_proposed = np.where(explore, 2, 1)
-    for rank in range(min(2, len(keep))):
+    for rank in range(min(2, len(scored.sensors))):
         go = rank < n_proposed
         a = ranked[go, rank]
         proposals.append((-g[go, a], rows[go], child_of[a]))
-    if routing:
-        P_route = _rows_at_additions(bank, X, rows, held, routing, sub, cand, P)
-        for a, j in enumerate(routing):
-            child = state_of(masks[k] | 1 << j)
-            children.append((j, child))
-            tables[child].add(rows, P_route[:, a])
-            # Every row proposes it, after the children it gains from: a
-            # routing child must not crowd the rows out of those (their
-            # states would be left without rows, hence without policies).
-            proposals.append(
-                (np.zeros(len(rows)), rows, np.full(len(rows), child, dtype=np.intp))
-            )
+    for a, j in enumerate(scored.routing):
+        child = state_of(masks[k] | 1 << j)
+        children.append((j, child))
+        tables[child].add(rows, scored.routing_outputs[:, a])
+        # Every row proposes it, after the children it gains from: a
+        # routing child must not crowd the rows out of those (their
+        # states would be left without rows, hence without policies).
+        proposals.append(
+            (np.zeros(len(rows)), rows, np.full(len(rows), child, dtype=np.intp))
+        )
     kids[k] = children
 
 

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import KMeans
 
+from .._threads import task_map
 from ..dag import bits_of, mask_of
 from ._choice import (
     CHAIN_SCORE_ROWS,
@@ -194,24 +195,46 @@ def routing_scores(
     before = np.zeros(M, dtype=bool) if held is None else np.asarray(held, bool)
     halves = np.array_split(rng.permutation(len(scored)), 2)
     out: dict[tuple[int, int], tuple[float, float, float]] = {}
-    for r, options in groupings.items():
-        state = before.copy()
-        state[r] = True
-        cand = np.flatnonzero(~state)
-        if not len(cand):
-            continue
-        # The state itself first, then it plus each candidate: one bank call.
-        trial = np.repeat(state[None], 1 + len(cand), axis=0)
-        trial[np.arange(1, 1 + len(cand)), cand] = True
-        both = bank.oof_at(X, scored, trial)
-        base = row_loss(scored, both[:, 0])
-        after = row_loss(scored, both[:, 1:])
-        gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
-        for i, row_groups in enumerate(options):
-            out[int(r), i] = held_out_pick_gain(
-                gain, row_groups[scored], halves, float(costs[r])
-            )
+    # One candidate's scores: a pure task (on a cluster: the bank and the
+    # data sent once, see task_map), in order here.
+    shared = (bank, X, scored, costs, row_loss, halves, before)
+    with task_map(_candidate_scores, shared, getattr(bank, "n_jobs", None)) as run:
+        for scores in run(list(groupings.items())):
+            out.update(scores)
     return out
+
+
+def _candidate_scores(
+    bank: Any,
+    X: np.ndarray,
+    scored: np.ndarray,
+    costs: np.ndarray,
+    row_loss: RowLoss,
+    halves: list[np.ndarray],
+    before: np.ndarray,
+    r: int,
+    options: list[np.ndarray],
+) -> dict[tuple[int, int], tuple[float, float, float]]:
+    """:func:`routing_scores` of the candidate ``r`` (its groupings
+    ``options``), keyed ``(r, i)``; none where ``r`` completes the state."""
+    state = before.copy()
+    state[r] = True
+    cand = np.flatnonzero(~state)
+    if not len(cand):
+        return {}
+    # The state itself first, then it plus each candidate: one bank call.
+    trial = np.repeat(state[None], 1 + len(cand), axis=0)
+    trial[np.arange(1, 1 + len(cand)), cand] = True
+    both = bank.oof_at(X, scored, trial)
+    base = row_loss(scored, both[:, 0])
+    after = row_loss(scored, both[:, 1:])
+    gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
+    return {
+        (int(r), i): held_out_pick_gain(
+            gain, row_groups[scored], halves, float(costs[r])
+        )
+        for i, row_groups in enumerate(options)
+    }
 
 
 def held_out_pick_gain(
