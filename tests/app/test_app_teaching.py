@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -274,18 +275,90 @@ def test_a_step_shows_the_rows_arriving_and_greys_pending_nodes(toy):
     assert "not reduced yet" in fig
 
 
-@pytest.mark.parametrize("dag", ["chain", "routed"])
-def test_a_fresh_many_sensor_model_is_replayed_without_refit(app, pima, dag):
-    """A model whose DAG was grown one sensor at a time replays on its own
-    growth: the walk shows at once, with no refit offered."""
-    settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0).params()
-    params = {**settings, "bank_kind": "masked_auto", "dag": dag}
-    run = train(pima, pima.spec, params)
-    at = prefill(app, pima, run).switch_page(page("teaching")).run()
+def _head(dataset, rows: int):
+    """``dataset`` with its first ``rows`` training rows (a fast fit)."""
+    return type(dataset)(
+        dataset.name,
+        dataset.train.head(rows),
+        dataset.test,
+        dataset.label,
+        dataset.spec,
+        kind=dataset.kind,
+    )
+
+
+@pytest.fixture(scope="module")
+def pima_small(pima):
+    return _head(pima, 250)  # 3 sensors: 8 states
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    from budgetdag_core import load_demo
+    from ui.data import demo_dataset
+
+    return _head(demo_dataset(load_demo("diabetes")), 150)  # 4 sensors: 16 states
+
+
+#: A fresh model of every strategy, classifier (pima) and regressor
+#: (diabetes): the full DAG, Alg. 2's subsets, and the DAGs of one-sensor
+#: additions (chain, routed, grown: ``dag="sparse"``).
+FRESH = [
+    ("classification", {"dag": "full"}),
+    ("classification", {"n_subsets": 3}),
+    ("classification", {"dag": "chain", "bank_kind": "masked_auto"}),
+    ("classification", {"dag": "routed", "bank_kind": "masked_auto"}),
+    ("classification", {"dag": "sparse", "bank_kind": "masked_auto"}),
+    ("regression", {"dag": "full"}),
+    ("regression", {"dag": "chain"}),
+    ("regression", {"dag": "routed"}),
+    ("regression", {"dag": "sparse"}),
+]
+
+
+@pytest.mark.parametrize(("task", "asked"), FRESH)
+def test_a_fresh_model_of_every_strategy_is_replayed_without_refit(
+    app, pima_small, diabetes, task, asked
+):
+    """A model just trained replays on its own out-of-fold outputs, whatever
+    built its DAG: the walk shows at once, with no refit offered, and every
+    step to the root draws (its summary, cost table and labels)."""
+    dataset = pima_small if task == "classification" else diabetes
+    if task == "classification":
+        settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0)
+    else:
+        settings = TrainSettings(
+            task=task, classifier="ridge", cost_scale=120.0, cv=3, random_state=0
+        )
+    if "n_subsets" in asked:  # the form's Alg. 2 settings
+        settings = replace(settings, n_subsets=asked["n_subsets"])
+    params = {
+        **settings.params(),
+        **{k: v for k, v in asked.items() if k != "n_subsets"},
+    }
+    run = train(dataset, dataset.spec, params)
+    at = prefill(app, dataset, run).switch_page(page("teaching")).run()
     assert_clean(at)
     assert not at.error, texts(at, "error")
     assert not any("out-of-fold predictions" in t for t in texts(at, "info"))
-    assert summary(at).startswith("**Reducing node")
+    assert all(b.key != state.W_TEACH_REFIT for b in at.button)
+    steps = walk(at)
+    assert len(steps) == len(run.model.policies_)
+    # The first step (a leaf), one Step, and the root, reduced last (the
+    # regressor's full DAG failed to draw there: no label had room).
+    for i in (0, 1, len(steps) - 1):
+        if i == 1:
+            at.button(key=state.W_TEACH_STEP).click().run()
+        elif i:
+            at.session_state[state.TEACH_STEP] = i
+            at.run()
+        assert_clean(at)
+        assert not at.error, (i, texts(at, "error"))
+        assert summary(at).startswith(f"**Reducing node {steps[i].state}:"), i
+        costs = at.dataframe[0].value
+        assert list(costs.columns)[-2:] == ["policy picks", "cost-to-go"]
+        np.testing.assert_allclose(costs["cost-to-go"], steps[i].costs["cost_to_go"])
+    assert at.button(key=state.W_TEACH_STEP).disabled  # the root
     assert run.replay_bank is None
 
 
