@@ -12,7 +12,13 @@ from app_helpers import assert_clean, finish_jobs, page, prefill, texts
 from budgetdag_core import SensorSpec, dumps_policy, loads_policy
 from budgetdag_core.teaching import graph_reduce_steps
 from ui import links, state
-from ui.teaching import action_label, replay_data, replay_model
+from ui.teaching import (
+    action_label,
+    refit_out_of_fold,
+    replay_data,
+    replay_model,
+    replay_problem,
+)
 from ui.training import TrainSettings, run_from_model, train
 
 TOY_LINK = {"demo": "toy", "cost_scale": "0.03", "cv": "3"}
@@ -360,6 +366,44 @@ def test_a_fresh_model_of_every_strategy_is_replayed_without_refit(
         np.testing.assert_allclose(costs["cost-to-go"], steps[i].costs["cost_to_go"])
     assert at.button(key=state.W_TEACH_STEP).disabled  # the root
     assert run.replay_bank is None
+
+
+@pytest.mark.parametrize(
+    ("task", "dag"),
+    [
+        ("classification", "chain"),
+        ("classification", "sparse"),
+        ("regression", "routed"),
+    ],
+)
+def test_a_loaded_many_sensor_policy_replays_after_refit_out_of_fold(
+    pima_small, diabetes, task, dag
+):
+    """A saved many-sensor policy is slim: the page names what is missing, and
+    :func:`refit_out_of_fold` grows the model's own DAG again on the same rows
+    and settings, so the walk is the trained model's."""
+    dataset = pima_small if task == "classification" else diabetes
+    if task == "classification":
+        settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0).params()
+        params = {**settings, "dag": dag, "bank_kind": "masked_auto"}
+    else:
+        settings = TrainSettings(
+            task=task, classifier="ridge", cost_scale=120.0, cv=3, random_state=0
+        ).params()
+        params = {**settings, "dag": dag}
+    trained = train(dataset, dataset.spec, params)
+    loaded = loads_policy(dumps_policy(trained.model))
+    run = run_from_model(loaded, dataset, "loaded from mine.pkl")
+    X, y = replay_data(run, dataset)
+    assert "not the out-of-fold predictions" in replay_problem(run, X)
+    run.replay_bank = refit_out_of_fold(loaded, dataset)
+    assert replay_problem(run, X) is None
+    replayed = graph_reduce_steps(replay_model(run), X, y, rows=6, random_state=0)
+    original = graph_reduce_steps(trained.model, X, y, rows=6, random_state=0)
+    assert [s.state for s in replayed] == [s.state for s in original]
+    assert [s.mean_cost_to_go for s in replayed] == pytest.approx(
+        [s.mean_cost_to_go for s in original]
+    )
 
 
 # ---------------------------------------------------- greying and layout
