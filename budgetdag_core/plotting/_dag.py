@@ -732,6 +732,9 @@ def _label_trace(v: _View, custom: dict[int, list[float]]) -> go.Scatter:
     """The placed labels as a text trace; hovering or clicking one is as
     the node (same hover, same ``customdata``)."""
     nodes = [k for k in v.nodes if k in v.label_at]
+    # As wide as the nodes' customdata even when no label found room (a
+    # fixed-height drawing can place none): reshape(0, -1) cannot infer it.
+    width = len(next(iter(custom.values()), []))
     return go.Scatter(
         x=[v.label_at[k][0] for k in nodes],
         y=[v.label_at[k][1] for k in nodes],
@@ -742,7 +745,7 @@ def _label_trace(v: _View, custom: dict[int, list[float]]) -> go.Scatter:
         textposition="middle center",
         textfont={"size": LABEL_FONT_PX, "color": "#222222"},
         customdata=np.array([custom[k] for k in nodes], dtype=float).reshape(
-            len(nodes), -1
+            len(nodes), width
         ),
         hovertext=[_node_hover(v, k) for k in nodes],
         hovertemplate=HOVER,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,7 +12,13 @@ from app_helpers import assert_clean, finish_jobs, page, prefill, texts
 from budgetdag_core import SensorSpec, dumps_policy, loads_policy
 from budgetdag_core.teaching import graph_reduce_steps
 from ui import links, state
-from ui.teaching import action_label, replay_data, replay_model
+from ui.teaching import (
+    action_label,
+    refit_out_of_fold,
+    replay_data,
+    replay_model,
+    replay_problem,
+)
 from ui.training import TrainSettings, run_from_model, train
 
 TOY_LINK = {"demo": "toy", "cost_scale": "0.03", "cv": "3"}
@@ -274,19 +281,129 @@ def test_a_step_shows_the_rows_arriving_and_greys_pending_nodes(toy):
     assert "not reduced yet" in fig
 
 
-@pytest.mark.parametrize("dag", ["chain", "routed"])
-def test_a_fresh_many_sensor_model_is_replayed_without_refit(app, pima, dag):
-    """A model whose DAG was grown one sensor at a time replays on its own
-    growth: the walk shows at once, with no refit offered."""
-    settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0).params()
-    params = {**settings, "bank_kind": "masked_auto", "dag": dag}
-    run = train(pima, pima.spec, params)
-    at = prefill(app, pima, run).switch_page(page("teaching")).run()
+def _head(dataset, rows: int):
+    """``dataset`` with its first ``rows`` training rows (a fast fit)."""
+    return type(dataset)(
+        dataset.name,
+        dataset.train.head(rows),
+        dataset.test,
+        dataset.label,
+        dataset.spec,
+        kind=dataset.kind,
+    )
+
+
+@pytest.fixture(scope="module")
+def pima_small(pima):
+    return _head(pima, 250)  # 3 sensors: 8 states
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    from budgetdag_core import load_demo
+    from ui.data import demo_dataset
+
+    return _head(demo_dataset(load_demo("diabetes")), 150)  # 4 sensors: 16 states
+
+
+#: A fresh model of every strategy, classifier (pima) and regressor
+#: (diabetes): the full DAG, Alg. 2's subsets, and the DAGs of one-sensor
+#: additions (chain, routed, grown: ``dag="sparse"``).
+FRESH = [
+    ("classification", {"dag": "full"}),
+    ("classification", {"n_subsets": 3}),
+    ("classification", {"dag": "chain", "bank_kind": "masked_auto"}),
+    ("classification", {"dag": "routed", "bank_kind": "masked_auto"}),
+    ("classification", {"dag": "sparse", "bank_kind": "masked_auto"}),
+    ("regression", {"dag": "full"}),
+    ("regression", {"dag": "chain"}),
+    ("regression", {"dag": "routed"}),
+    ("regression", {"dag": "sparse"}),
+]
+
+
+@pytest.mark.parametrize(("task", "asked"), FRESH)
+def test_a_fresh_model_of_every_strategy_is_replayed_without_refit(
+    app, pima_small, diabetes, task, asked
+):
+    """A model just trained replays on its own out-of-fold outputs, whatever
+    built its DAG: the walk shows at once, with no refit offered, and every
+    step to the root draws (its summary, cost table and labels)."""
+    dataset = pima_small if task == "classification" else diabetes
+    if task == "classification":
+        settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0)
+    else:
+        settings = TrainSettings(
+            task=task, classifier="ridge", cost_scale=120.0, cv=3, random_state=0
+        )
+    if "n_subsets" in asked:  # the form's Alg. 2 settings
+        settings = replace(settings, n_subsets=asked["n_subsets"])
+    params = {
+        **settings.params(),
+        **{k: v for k, v in asked.items() if k != "n_subsets"},
+    }
+    run = train(dataset, dataset.spec, params)
+    at = prefill(app, dataset, run).switch_page(page("teaching")).run()
     assert_clean(at)
     assert not at.error, texts(at, "error")
     assert not any("out-of-fold predictions" in t for t in texts(at, "info"))
-    assert summary(at).startswith("**Reducing node")
+    assert all(b.key != state.W_TEACH_REFIT for b in at.button)
+    steps = walk(at)
+    assert len(steps) == len(run.model.policies_)
+    # The first step (a leaf), one Step, and the root, reduced last (the
+    # regressor's full DAG failed to draw there: no label had room).
+    for i in (0, 1, len(steps) - 1):
+        if i == 1:
+            at.button(key=state.W_TEACH_STEP).click().run()
+        elif i:
+            at.session_state[state.TEACH_STEP] = i
+            at.run()
+        assert_clean(at)
+        assert not at.error, (i, texts(at, "error"))
+        assert summary(at).startswith(f"**Reducing node {steps[i].state}:"), i
+        costs = at.dataframe[0].value
+        assert list(costs.columns)[-2:] == ["policy picks", "cost-to-go"]
+        np.testing.assert_allclose(costs["cost-to-go"], steps[i].costs["cost_to_go"])
+    assert at.button(key=state.W_TEACH_STEP).disabled  # the root
     assert run.replay_bank is None
+
+
+@pytest.mark.parametrize(
+    ("task", "dag"),
+    [
+        ("classification", "chain"),
+        ("classification", "sparse"),
+        ("regression", "routed"),
+    ],
+)
+def test_a_loaded_many_sensor_policy_replays_after_refit_out_of_fold(
+    pima_small, diabetes, task, dag
+):
+    """A saved many-sensor policy is slim: the page names what is missing, and
+    :func:`refit_out_of_fold` grows the model's own DAG again on the same rows
+    and settings, so the walk is the trained model's."""
+    dataset = pima_small if task == "classification" else diabetes
+    if task == "classification":
+        settings = TrainSettings(cost_scale=0.0043, cv=3, random_state=0).params()
+        params = {**settings, "dag": dag, "bank_kind": "masked_auto"}
+    else:
+        settings = TrainSettings(
+            task=task, classifier="ridge", cost_scale=120.0, cv=3, random_state=0
+        ).params()
+        params = {**settings, "dag": dag}
+    trained = train(dataset, dataset.spec, params)
+    loaded = loads_policy(dumps_policy(trained.model))
+    run = run_from_model(loaded, dataset, "loaded from mine.pkl")
+    X, y = replay_data(run, dataset)
+    assert "not the out-of-fold predictions" in replay_problem(run, X)
+    run.replay_bank = refit_out_of_fold(loaded, dataset)
+    assert replay_problem(run, X) is None
+    replayed = graph_reduce_steps(replay_model(run), X, y, rows=6, random_state=0)
+    original = graph_reduce_steps(trained.model, X, y, rows=6, random_state=0)
+    assert [s.state for s in replayed] == [s.state for s in original]
+    assert [s.mean_cost_to_go for s in replayed] == pytest.approx(
+        [s.mean_cost_to_go for s in original]
+    )
 
 
 # ---------------------------------------------------- greying and layout
