@@ -118,8 +118,9 @@ def _fold_tree_proba(
 ) -> np.ndarray:
     """The fold models' mean probabilities (fold order) of rows ``X`` at a
     state whose columns ``cols`` are ``present``: the rows' columns copied and
-    checked for NaN once, and walked in one shared similarity order, for all
-    the folds (each model scoring them alone copied and checked them again).
+    checked for NaN once, and walked in one shared similarity order where
+    that pays, for all the folds (each model scoring them alone copied,
+    checked and weighed sorting them again).
     Equal bit for bit to the mean of each model's ``predict_proba``."""
     Xc = _present_columns(X, cols, present)
     has_nan = bool(np.isnan(X[:, cols[present]]).any()) if present.any() else False
@@ -131,7 +132,7 @@ def _fold_tree_proba(
             out = np.zeros((len(rows), n_classes))
             known = np.asarray(model.classes_, dtype=int)
             out[:, known] = model.predict_proba(
-                rows, present=present, sort_rows=walk is None, has_nan=has_nan
+                rows, present=present, sort_rows=False, has_nan=has_nan
             )
             per_model.append(out)
         return np.mean(per_model, axis=0)
