@@ -22,6 +22,9 @@ stay comparable on a busy machine:
   cost scale and a 10-point ``tradeoff_curve`` sweep reusing the bank;
 - landsat again with ``bank_serve="refit"`` (one model per state refit on
   all rows instead of the fold models' average): fit, error and the above;
+- ``--save``: the predict speeds merged into
+  ``benchmarks/results/predict_speed.json``, which ``render_report.py``
+  tables in BENCHMARKS.md;
 - ``--stretch``: the masked bank on a 100 000 x 50 ``make_classification``
   table with ``n_subsets=8`` (issue 17).
 
@@ -33,6 +36,8 @@ reference and each default fit three times and reports the best of each).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -45,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's package first
 
 from _common import (  # noqa: E402
+    RESULTS,
     BenchData,
     load,
     predict_rows_per_second,
@@ -53,6 +59,7 @@ from _common import (  # noqa: E402
     tiled,
     warm_up,
 )
+from _report import PREDICT_SPEED_FILE, current_commit  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier, SensorSpec, tradeoff_curve  # noqa: E402
 from budgetdag_core._threads import single_threaded  # noqa: E402
@@ -61,6 +68,25 @@ from budgetdag_core.bank import resolve_bank_kind  # noqa: E402
 DATASETS = ("landsat", "letter", "pima", "spam", "dna", "shuttle", "many56")
 #: Rows of the batch the predict speeds are measured on (run_all.py's).
 PREDICT_ROWS = 20_000
+#: Each dataset's predict speeds of this run (rows/s), saved with ``--save``.
+PREDICT_SPEEDS: dict[str, dict] = {}
+
+
+def save_predict_speeds(command: str) -> Path:
+    """Merge this run's predict speeds into ``results/predict_speed.json``
+    (what ``render_report.py`` tables in BENCHMARKS.md)."""
+    path = RESULTS / PREDICT_SPEED_FILE
+    saved = json.loads(path.read_text()) if path.exists() else {"datasets": {}}
+    saved["datasets"].update(PREDICT_SPEEDS)
+    order = [n for n in DATASETS if n in saved["datasets"]]
+    saved["datasets"] = {n: saved["datasets"][n] for n in order}
+    saved |= {
+        "command": command,
+        "commit": current_commit(),
+        "load": os.getloadavg()[0],
+    }
+    path.write_text(json.dumps(saved, indent=1) + "\n")
+    return path
 
 
 def many_sensor_data() -> BenchData:
@@ -122,6 +148,13 @@ def bench_predict_speed(
     finally:
         model.n_jobs, model.bank_.n_jobs = n_jobs, bank_jobs
     rate = {what: len(batch) / s for what, s in best.items()}
+    PREDICT_SPEEDS[name] = {
+        "states": int(model.sensor_dag_.n_states),
+        "hgb": rate["reference"],
+        "predict": rate["predict"],
+        "predict_proba": rate["predict_proba"],
+        "trace": rate["trace"],
+    }
     print(
         f"{name:8s} predict rows/s, one thread ({len(batch)} rows): DAG "
         f"{rate['predict']:10,.0f} | HGB {rate['reference']:10,.0f} | ratio "
@@ -303,6 +336,12 @@ def main() -> None:
     parser.add_argument("--only", choices=DATASETS, nargs="*")
     parser.add_argument("--stretch", action="store_true")
     parser.add_argument(
+        "--save",
+        action="store_true",
+        help="merge the predict speeds into benchmarks/results/predict_speed.json "
+        "(tabled in BENCHMARKS.md by render_report.py)",
+    )
+    parser.add_argument(
         "--repeats",
         type=int,
         default=1,
@@ -327,6 +366,11 @@ def main() -> None:
         bench_landsat_use(refit)
     if args.stretch:
         bench_stretch()
+    if args.save:
+        command = "python benchmarks/bench_fit_predict_speed.py " + " ".join(
+            sys.argv[1:]
+        )
+        print(f"predict speeds saved in {save_predict_speeds(command.strip())}")
 
 
 if __name__ == "__main__":
