@@ -22,6 +22,9 @@ stay comparable on a busy machine:
   cost scale and a 10-point ``tradeoff_curve`` sweep reusing the bank;
 - landsat again with ``bank_serve="refit"`` (one model per state refit on
   all rows instead of the fold models' average): fit, error and the above;
+- ``--model-cache DIR``: the predict speeds only, of the models fitted by
+  the first run with that folder (kept there): after a change to inference,
+  the same fitted models measured again;
 - ``--save``: the predict speeds merged into
   ``benchmarks/results/predict_speed.json``, which ``render_report.py``
   tables in BENCHMARKS.md;
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -185,11 +189,31 @@ def all_sensor_error(model: BudgetDAGClassifier, X_test, y_test) -> float:
     return float(np.mean(model.classes_[proba.argmax(axis=1)] != np.asarray(y_test)))
 
 
+def cached_fit(name: str, folder: Path) -> BudgetDAGClassifier:
+    """The default model and the reference of ``name`` fitted by an earlier
+    run with ``--model-cache folder`` (fit times not measured again), or
+    fitted now and kept there: predict speeds measured again after a change
+    to inference, on the same fitted models."""
+    path = folder / f"{name}.pkl"
+    data = load_bench(name)
+    if not path.exists():
+        model = bench_dataset(name, predict=False)
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as f:
+            pickle.dump({"model": model, "ref": model.reference_}, f)
+    with open(path, "rb") as f:
+        saved = pickle.load(f)
+    print(f"{name:8s} fitted model from {path}", flush=True)
+    bench_predict_speed(name, saved["model"], saved["ref"], data.X_test)
+    return saved["model"]
+
+
 def bench_dataset(
-    name: str, bank_serve: str = "folds", repeats: int = 1
+    name: str, bank_serve: str = "folds", repeats: int = 1, predict: bool = True
 ) -> BudgetDAGClassifier:
     """Reference fit and default fit, alternated ``repeats`` times; the best
-    (least disturbed) time of each is reported, with every repeat's ratio."""
+    (least disturbed) time of each is reported, with every repeat's ratio;
+    then (``predict``) the predict speeds."""
     data = load_bench(name)
     params: dict = {"n_subsets": 8} if name == "spam" else {}
     params["bank_serve"] = bank_serve
@@ -226,7 +250,9 @@ def bench_dataset(
     )
     model.reference_seconds_ = ref
     model.fit_seconds_ = total
-    bench_predict_speed(name, model, reference, data.X_test)
+    model.reference_ = reference
+    if predict:
+        bench_predict_speed(name, model, reference, data.X_test)
     return model
 
 
@@ -342,6 +368,12 @@ def main() -> None:
         "(tabled in BENCHMARKS.md by render_report.py)",
     )
     parser.add_argument(
+        "--model-cache",
+        metavar="DIR",
+        help="only the predict speeds, of the default models fitted by the first "
+        "run with this folder and kept there (pickles)",
+    )
+    parser.add_argument(
         "--repeats",
         type=int,
         default=1,
@@ -353,10 +385,15 @@ def main() -> None:
         f"kernels loaded or compiled (one-off, not timed below): {warm_up():.1f} s",
         flush=True,
     )
-    models = {
-        name: bench_dataset(name, repeats=args.repeats)
-        for name in args.only or DATASETS
-    }
+    if args.model_cache:  # predict speeds only, on models fitted once
+        for name in args.only or DATASETS:
+            cached_fit(name, Path(args.model_cache))
+        models = {}
+    else:
+        models = {
+            name: bench_dataset(name, repeats=args.repeats)
+            for name in args.only or DATASETS
+        }
     if "letter" in models:
         bench_refit_policies("letter", models["letter"])
     if "landsat" in models:

@@ -97,16 +97,20 @@ def _shared_tree_columns(pairs: Sequence[tuple[Any, np.ndarray]]) -> bool:
 
 
 def _present_columns(
-    X: np.ndarray, cols: np.ndarray, present: np.ndarray
-) -> np.ndarray:
-    """``X[:, cols]`` laid out by column (the tree kernels' layout) with only
-    the ``present`` columns copied: the kernels score an absent column as
-    missing whatever it holds, so it stays zero (uncopied)."""
-    out = np.zeros((len(cols), len(X)))
+    X: np.ndarray, cols: np.ndarray, present: np.ndarray, rows: np.ndarray | None
+) -> tuple[np.ndarray, bool]:
+    """``X[rows][:, cols]`` (``rows`` None: all) laid out by column (the tree
+    kernels' layout) with only the ``present`` columns copied: the kernels
+    score an absent column as missing whatever it holds, so it stays zero
+    (uncopied). Also whether the copied values hold a NaN."""
+    n = len(X) if rows is None else len(rows)
+    out = np.zeros((len(cols), n))
     where = np.flatnonzero(present)
-    if len(where):
-        out[where] = X[:, cols[where]].T
-    return out.T
+    if not len(where):
+        return out.T, False
+    part = X[:, cols[where]] if rows is None else X[np.ix_(rows, cols[where])]
+    out[where] = part.T
+    return out.T, bool(np.isnan(part).any())
 
 
 def _fold_tree_proba(
@@ -115,24 +119,24 @@ def _fold_tree_proba(
     present: np.ndarray,
     n_classes: int,
     X: np.ndarray,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The fold models' mean probabilities (fold order) of rows ``X`` at a
-    state whose columns ``cols`` are ``present``: the rows' columns copied and
-    checked for NaN once, and walked in one shared similarity order where
-    that pays, for all the folds (each model scoring them alone copied,
-    checked and weighed sorting them again).
+    """The fold models' mean probabilities (fold order) of rows ``rows`` of
+    ``X`` (None: all) at a state whose columns ``cols`` are ``present``: the
+    rows' columns copied and checked for NaN once, and walked in one shared
+    similarity order where that pays, for all the folds (each model scoring
+    them alone copied, checked and weighed sorting them again).
     Equal bit for bit to the mean of each model's ``predict_proba``."""
-    Xc = _present_columns(X, cols, present)
-    has_nan = bool(np.isnan(X[:, cols[present]]).any()) if present.any() else False
+    Xc, has_nan = _present_columns(X, cols, present, rows)
     walk = shared_walk_order(models, Xc, present)
 
-    def mean(rows: np.ndarray) -> np.ndarray:
+    def mean(ordered: np.ndarray) -> np.ndarray:
         per_model = []
         for model in models:
-            out = np.zeros((len(rows), n_classes))
+            out = np.zeros((len(ordered), n_classes))
             known = np.asarray(model.classes_, dtype=int)
             out[:, known] = model.predict_proba(
-                rows, present=present, sort_rows=False, has_nan=has_nan
+                ordered, present=present, sort_rows=False, has_nan=has_nan
             )
             per_model.append(out)
         return np.mean(per_model, axis=0)
@@ -660,6 +664,34 @@ class MaskedBank(BaseBank):
             columns = [columns]
         return list(zip(models, columns, strict=True))
 
+    def _fold_trees_proba(
+        self,
+        X: np.ndarray,
+        state: int,
+        pairs: list[tuple[Any, np.ndarray]],
+        rows: np.ndarray | None,
+    ) -> np.ndarray:
+        """:func:`_fold_tree_proba` of ``rows`` of ``X`` (None: all), large
+        batches in row blocks scored in threads (up to ``n_jobs``)."""
+        score = partial(
+            _fold_tree_proba,
+            [model for model, _ in pairs],
+            pairs[0][1],
+            self.column_masks_[state, pairs[0][1]],
+            self.n_classes_,
+        )
+        if rows is None:
+            return row_chunked(score, X, self.n_jobs)
+        return row_chunked(lambda block: score(X, block), rows, self.n_jobs)
+
+    def _raw_proba_of_rows(
+        self, X: np.ndarray, rows: np.ndarray, state: int
+    ) -> np.ndarray:
+        pairs = self._model_pairs(X.shape[1])
+        if state == 0 or not _shared_tree_columns(pairs):
+            return self._raw_proba(X[rows], state)
+        return self._fold_trees_proba(X, state, pairs, rows)
+
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         if state == 0:
             return np.tile(self.prior_, (len(X), 1))
@@ -683,17 +715,7 @@ class MaskedBank(BaseBank):
 
         pairs = self._model_pairs(X.shape[1])
         if _shared_tree_columns(pairs):  # fold trees reading the same columns
-            return row_chunked(
-                partial(
-                    _fold_tree_proba,
-                    [model for model, _ in pairs],
-                    pairs[0][1],
-                    self.column_masks_[state, pairs[0][1]],
-                    self.n_classes_,
-                ),
-                X,
-                self.n_jobs,
-            )
+            return self._fold_trees_proba(X, state, pairs, None)
         if len(pairs) == 1:
             model, cols = pairs[0]
             if not isinstance(model, LightGBMTrees):

@@ -192,3 +192,17 @@ def test_route_refuses_a_policy_that_moves_rows_back():
     forward.predict = lambda Z: np.ones(len(Z), dtype=np.intp)
     with pytest.raises(ValueError, match="state 1 moves rows to an earlier state"):
         route([forward, back], lambda k, rows: np.zeros((len(rows), 0)), 3, 2)
+
+
+@pytest.mark.parametrize(
+    "rows", [np.array([0.5]), np.array([-1]), np.array([80]), "0", np.zeros((2, 2))]
+)
+def test_bank_refuses_rows_that_are_not_positions(rows):
+    model, X = fit_model("full")
+    Xv = model._features(X)
+    assert np.array_equal(
+        model.bank_.predict_proba(Xv, 1, rows=np.array([3, 0])),
+        model.bank_.predict_proba(Xv[[3, 0]], 1),
+    )
+    with pytest.raises(ValueError, match="rows must be a 1-d array of row positions"):
+        model.bank_.predict_proba(Xv, 1, rows=rows)
