@@ -1050,11 +1050,17 @@ def predict_speed_section(path: Path) -> list[str]:
         ]
         for name, s in saved["datasets"].items()
     ]
+    runs = sorted(
+        {
+            (s["command"], s["commit"], round(s["load"], 1))
+            for s in saved["datasets"].values()
+        }
+    )
+    said = "; ".join(f"`{c}` (commit {h}, load {load})" for c, h, load in runs)
     return [
         "### Batch predict, one thread",
         "",
-        f"`{saved['command']}` (commit {saved['commit']}, load "
-        f"{saved['load']:.1f}): the default DAG as that script fits it "
+        f"{said}: the default DAG as that script fits it "
         "(`cost_scale=0.05`; pima's buys no sensor there) and the HGB predict "
         "the test rows tiled to 20 000 and shuffled, each with one thread "
         "(the model's and its bank's `n_jobs=1`, one OpenMP/BLAS thread), "

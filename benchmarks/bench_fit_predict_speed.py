@@ -81,14 +81,11 @@ def save_predict_speeds(command: str) -> Path:
     (what ``render_report.py`` tables in BENCHMARKS.md)."""
     path = RESULTS / PREDICT_SPEED_FILE
     saved = json.loads(path.read_text()) if path.exists() else {"datasets": {}}
-    saved["datasets"].update(PREDICT_SPEEDS)
+    run = {"command": command, "commit": current_commit()}
+    run["load"] = os.getloadavg()[0]
+    saved["datasets"].update({n: s | run for n, s in PREDICT_SPEEDS.items()})
     order = [n for n in DATASETS if n in saved["datasets"]]
     saved["datasets"] = {n: saved["datasets"][n] for n in order}
-    saved |= {
-        "command": command,
-        "commit": current_commit(),
-        "load": os.getloadavg()[0],
-    }
     path.write_text(json.dumps(saved, indent=1) + "\n")
     return path
 
