@@ -1027,6 +1027,56 @@ def speed_section(read: list[tuple], afa_speed: str, figs: dict) -> list[str]:
     return text
 
 
+#: Saved by ``bench_fit_predict_speed.py --save`` beside ``run_all/``.
+PREDICT_SPEED_FILE = "predict_speed.json"
+
+
+def predict_speed_section(path: Path) -> list[str]:
+    """Single-threaded batch predict rows/s of the default DAG beside the
+    HGB's, as ``bench_fit_predict_speed.py --save`` measured them (issue 54);
+    nothing where none is saved."""
+    if not path.exists():
+        return []
+    saved = json.loads(path.read_text())
+    rows = [
+        [
+            name,
+            str(s["states"]),
+            f"{s['hgb']:,.0f}",
+            f"{s['predict']:,.0f}",
+            f"{s['predict'] / s['hgb']:.2f}×",
+            f"{s['predict_proba']:,.0f}",
+            f"{s['trace']:,.0f}",
+        ]
+        for name, s in saved["datasets"].items()
+    ]
+    runs = sorted(
+        {
+            (s["command"], s["commit"], round(s["load"], 1))
+            for s in saved["datasets"].values()
+        }
+    )
+    said = "; ".join(f"`{c}` (commit {h}, load {load})" for c, h, load in runs)
+    return [
+        "### Batch predict, one thread",
+        "",
+        f"{said}: the default DAG as that script fits it "
+        "(`cost_scale=0.05`; pima's buys no sensor there) and the HGB predict "
+        "the test rows tiled to 20 000 and shuffled, each with one thread "
+        "(the model's and its bank's `n_jobs=1`, one OpenMP/BLAS thread), "
+        "timed in CPU seconds of the thread, best of 3, alternated. The "
+        "*DAG predict* column of the table above is `run_all.py`'s (the curve's "
+        "middle cost scale, rows in file order, wall-clock seconds).",
+        "",
+        table(
+            ["dataset", "states", "HGB predict rows/s", "DAG predict rows/s"]
+            + ["ratio", "DAG predict_proba rows/s", "DAG trace rows/s"],
+            rows,
+        ),
+        "",
+    ]
+
+
 def scale_section(read: list[tuple], failed: list[str]) -> list[str]:
     """Sizes, states, absolute seconds and memory of the run_all datasets."""
     subsets = [
@@ -1131,6 +1181,7 @@ def report_text(
         "",
         *figure_links(read, figs),
         *speed_section(read, afa_speed, figs),
+        *predict_speed_section(work.parent / PREDICT_SPEED_FILE),
         *scale_section(read, failed),
         "## Where we lose, and why",
         "",

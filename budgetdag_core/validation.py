@@ -239,7 +239,9 @@ def check_features(
     for col in spec.columns:
         _check_numeric(X[col], col)
     values = X[spec.columns].to_numpy(dtype=float)
-    if (np.abs(values) < MAX_ABS_VALUE).all():  # one pass: NaN compares False
+    # Two reductions, no temporary array: a NaN makes max and min NaN, which
+    # compares False, so NaN, infinite and huge values go on to the checks.
+    if values.size and -MAX_ABS_VALUE < values.min() <= values.max() < MAX_ABS_VALUE:
         return values
     infinite = np.isinf(values)
     if infinite.any():

@@ -24,7 +24,14 @@ from .._progress import Progress
 from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ..decisions import decide, matrix_loss
-from ..validation import MAX_CV, check_index, check_params, int_in, int_seed
+from ..validation import (
+    MAX_CV,
+    check_index,
+    check_params,
+    int_in,
+    int_seed,
+    short_repr,
+)
 from ._calibration import (
     apply_temperature,
     apply_temperatures,
@@ -162,6 +169,24 @@ def weight_key(sample_weight: np.ndarray | None) -> tuple:
     if sample_weight is None:
         return ()
     return ("sample_weight", np.asarray(sample_weight, dtype=float))
+
+
+def _check_rows(rows: Any, n_rows: int) -> np.ndarray:
+    """``rows`` as positions of an ``n_rows``-row array, or a ``ValueError``."""
+    positions = np.asarray(rows)
+    if positions.ndim != 1 or (
+        positions.size
+        and (
+            positions.dtype.kind not in "iu"
+            or positions.min() < 0
+            or positions.max() >= n_rows
+        )
+    ):
+        raise ValueError(
+            f"rows must be a 1-d array of row positions from 0 to {n_rows - 1}; "
+            f"got {short_repr(rows)}."
+        )
+    return positions
 
 
 def proba_at_every_state(bank: Any, X: np.ndarray, n_states: int) -> np.ndarray:
@@ -354,16 +379,31 @@ class BaseBank:
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         raise NotImplementedError
 
-    def predict_proba(self, X: np.ndarray, state: int) -> np.ndarray:
+    def predict_proba(
+        self, X: np.ndarray, state: int, rows: np.ndarray | None = None
+    ) -> np.ndarray:
         """Calibrated class probabilities at ``state``, shape (n_rows, n_classes).
 
         ``X`` holds all spec columns; only the columns of the state's sensors are
-        read (others may hold anything, NaN included).
+        read (others may hold anything, NaN included). ``rows``: the positions
+        of the rows of ``X`` to score (None: all), as ``X[rows]`` gives them
+        without copying the columns that are not read (routing asks for the
+        rows at a state).
         """
         state = check_index("predict_proba", "state", state, self.n_states)
+        X = np.asarray(X, dtype=float)
         with single_threaded():
-            proba = self._raw_proba(np.asarray(X, dtype=float), state)
+            if rows is None:
+                proba = self._raw_proba(X, state)
+            else:
+                proba = self._raw_proba_of_rows(X, _check_rows(rows, len(X)), state)
         return self._calibrated(proba, state)
+
+    def _raw_proba_of_rows(
+        self, X: np.ndarray, rows: np.ndarray, state: int
+    ) -> np.ndarray:
+        """``_raw_proba(X[rows], state)``; a bank may read only what it needs."""
+        return self._raw_proba(X[rows], state)
 
     def _calibrated(self, proba: np.ndarray, state: int) -> np.ndarray:
         """``proba`` of ``state`` under its fitted temperature."""

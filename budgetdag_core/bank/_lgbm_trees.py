@@ -411,9 +411,14 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
             return X
         return np.asfortranarray(X)
 
-    def _general(self, compiled: dict[str, Any], X: np.ndarray) -> bool:
-        """Whether the NaN / zero-as-missing checks are needed for ``X``."""
-        return compiled["any_zero_missing"] or bool(np.isnan(X).any())
+    def _general(
+        self, compiled: dict[str, Any], X: np.ndarray, has_nan: bool | None = None
+    ) -> bool:
+        """Whether the NaN / zero-as-missing checks are needed for ``X``
+        (``has_nan``: whether ``X`` holds a NaN, when the caller knows)."""
+        if compiled["any_zero_missing"]:
+            return True
+        return bool(np.isnan(X).any()) if has_nan is None else bool(has_nan)
 
     def decision_function(
         self,
@@ -421,6 +426,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         present: np.ndarray | None = None,
         *,
         sort_rows: bool = True,
+        has_nan: bool | None = None,
     ) -> np.ndarray:
         """Raw scores (n_rows,) for two classes, else (n_rows, n_classes).
 
@@ -428,7 +434,9 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         are scored as missing whatever they hold (as LightGBM scores NaN).
         Equal to LightGBM's own ``predict(raw_score=True)``. ``sort_rows=False``
         walks the rows as given (e.g. already in :func:`shared_walk_order`);
-        either way the scores are the same.
+        either way the scores are the same. ``has_nan``: whether the present
+        columns of ``X`` hold a NaN, when the caller knows (fold models
+        scoring the same rows check once); None: checked here.
         """
         # The kernel walks one tree over all rows, then the next: rows stored
         # by column keep each split's column in cache.
@@ -442,7 +450,7 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
                 present = np.ascontiguousarray(present, dtype=bool)
                 if present.shape != (self.n_features_in_,):
                     raise ValueError("present must have one entry per column.")
-            general = self._general(compiled, X)
+            general = self._general(compiled, X, has_nan)
             before_call("add_scores")
 
             def scores(rows: np.ndarray) -> np.ndarray:
@@ -503,12 +511,13 @@ class LightGBMTrees(ClassifierMixin, BaseEstimator):
         present: np.ndarray | None = None,
         *,
         sort_rows: bool = True,
+        has_nan: bool | None = None,
     ) -> np.ndarray:
-        """Class probabilities (n_rows, n_classes); ``present`` and
-        ``sort_rows`` as in :meth:`decision_function`."""
+        """Class probabilities (n_rows, n_classes); ``present``, ``sort_rows``
+        and ``has_nan`` as in :meth:`decision_function`."""
         if len(self.classes_) == 1:
             return np.ones((len(X), 1))
-        raw = self.decision_function(X, present, sort_rows=sort_rows)
+        raw = self.decision_function(X, present, sort_rows=sort_rows, has_nan=has_nan)
         return self.proba_from_scores(raw.reshape(len(raw), -1))
 
     def predict(self, X: np.ndarray) -> np.ndarray:

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ..bank import BaseBank
+
 CONFIDENCE_FEATURES = ("top_proba", "margin", "entropy")
 POLICY_FEATURES = (
     "sensors",
@@ -337,7 +339,10 @@ class PolicyInputs:
         None), so that a row stopping here is not scored twice."""
         if not self.reads_model_at(state):
             return self.of_rows(X, state, rows), None
-        proba = bank.predict_proba(X[rows], state)
+        if isinstance(bank, BaseBank):  # it copies only the columns it reads
+            proba = bank.predict_proba(X, state, rows=rows)
+        else:
+            proba = bank.predict_proba(X[rows], state)
         return self.of_rows(X, state, rows, proba=proba), proba
 
     def given(

@@ -95,6 +95,35 @@ def make_learner(
     return policy_learner
 
 
+def unique_paths(path: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``path`` (states visited, -1 padded) and each
+    row's index among them.
+
+    ``np.unique(path, axis=0)`` sorts the rows as opaque bytes, which cost
+    more than routing them on deep DAGs (a second per 20 000 rows of a
+    56-sensor DAG). Here each column in turn refines a row's group number
+    (its groups so far times the states, plus the column's state), one
+    integer sort per column the paths reach.
+
+    Examples
+    --------
+    >>> uniq, inverse = unique_paths(np.array([[0, 2, -1], [0, 1, 3], [0, 2, -1]]))
+    >>> uniq.tolist(), inverse.tolist()
+    ([[0, 1, 3], [0, 2, -1]], [1, 0, 1])
+    """
+    path = np.asarray(path)
+    if len(path) == 0:
+        return path[:0], np.zeros(0, dtype=np.intp)
+    width = int(np.flatnonzero((path >= 0).any(axis=0)).max(initial=0)) + 1
+    group = np.zeros(len(path), dtype=np.int64)
+    span = int(path.max(initial=0)) + 2  # states and the padding -1
+    for column in path[:, :width].T:
+        group = np.unique(group * span + (column + 1), return_inverse=True)[1]
+        group = group.astype(np.int64, copy=False)
+    first = np.unique(group, return_index=True)[1]  # a row of each group
+    return path[first], group.astype(np.intp, copy=False)
+
+
 def route_rows(
     model: Any,
     Xv: np.ndarray,
@@ -270,7 +299,7 @@ class PolicyRoutingMixin:
     def _acquired_order(self, path: np.ndarray) -> list[tuple[str, ...]]:
         """Names of real sensors acquired, in order, for each row's path."""
         dag = self.sensor_dag_
-        uniq, inverse = np.unique(path, axis=0, return_inverse=True)
+        uniq, inverse = unique_paths(path)
         per_path = []
         for p in uniq:
             names: list[str] = []
