@@ -21,6 +21,7 @@ from ._auto import (
     make_sparse_bank,
 )
 from ._base import SERVE_MODES, BaseBank, proba_at_every_state, row_blocks
+from ._dedicated import DedicatedMaskedBank
 from ._encoded import MASKED_KINDS, MaskEncodedClassifier, masked_template
 from ._masked import MAX_STACK_ROWS, MaskedBank
 from ._models import MAX_ROUNDS, boosting_classifier, default_classifier
