@@ -356,7 +356,7 @@ class AutoMaskedBank(SparseMaskedBank):
             )
             with single_threaded():
                 proba = masked_proba(model, Xv, n_classes)
-            scores[kind], pair_losses[kind] = _validation_numbers(proba, y[val_pairs])
+            scores[kind], pair_losses[kind] = validation_numbers(proba, y[val_pairs])
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
         for kind in kinds:
             scores[kind].update(_excess(pair_losses[kind], pair_losses[best]))
@@ -369,7 +369,7 @@ class AutoMaskedBank(SparseMaskedBank):
             raise fail("bank_.kind_", f"expected one of {list(MASKED_KINDS)}")
 
 
-def _validation_numbers(
+def validation_numbers(
     proba: np.ndarray, y: np.ndarray
 ) -> tuple[dict[str, float], np.ndarray]:
     """Log loss (raw and under one fitted temperature) and error of ``proba``,

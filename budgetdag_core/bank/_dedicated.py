@@ -23,7 +23,7 @@ import numpy as np
 
 from .._integrity import check_array, fail
 from .._threads import single_threaded
-from ._auto import AutoMaskedBank, _validation_numbers
+from ._auto import AutoMaskedBank, validation_numbers
 from ._base import Progress
 from ._encoded import MASKED_KINDS
 from ._masked import fit_folds, masked_proba
@@ -182,7 +182,7 @@ serve, masks_per_row, growth
         scores = {}
         for w in BLEND_WEIGHTS:
             blend = (1.0 - w) * masked + w * dedicated
-            scores[w] = _validation_numbers(blend, y)[0]
+            scores[w] = validation_numbers(blend, y)[0]
         best = min(BLEND_WEIGHTS, key=lambda w: scores[w]["log_loss"])
         self.full_weight_ = float(best)
         self.full_validation_ = {str(w): s for w, s in scores.items()}
