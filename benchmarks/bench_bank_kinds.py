@@ -325,6 +325,7 @@ def curve_readings(res, total: float) -> dict[str, float]:
 
 #: Issue 55's designs (``--kinds``): ``DedicatedMaskedBank`` settings.
 DESIGNS = {
+    "before": {"dedicated": False},  # issue 55's starting point: AutoMaskedBank
     "dedicated": {"dedicated": True},
     "fullmask": {"dedicated": False, "full_masks": True},
     "both": {"dedicated": True, "full_masks": True},

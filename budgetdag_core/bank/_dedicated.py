@@ -23,11 +23,12 @@ import numpy as np
 
 from .._integrity import check_array, fail
 from .._threads import single_threaded
-from ._auto import AutoMaskedBank, validation_numbers
+from ._auto import SPARSE_BANK_KINDS, AutoMaskedBank, validation_numbers
 from ._base import Progress
-from ._encoded import MASKED_KINDS
+from ._encoded import MASKED_KINDS, masked_template
 from ._masked import fit_folds, masked_proba
 from ._models import boosting_classifier
+from ._sparse import SparseMaskedBank
 
 #: Weights of the dedicated model in the all-sensor blend, tried on the
 #: out-of-fold rows (0: the masked model alone).
@@ -260,3 +261,54 @@ serve, masks_per_row, growth
             raise fail("bank_.dedicated_models_", "expected a list")
         if float(w[0]) > 0 and len(models) != len(self.fold_models_):
             raise fail("bank_.dedicated_models_", "expected one model per fold")
+
+
+def make_sparse_bank(
+    kind: str = "auto",
+    *,
+    cv: int = 5,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    serve: str = "folds",
+    growth: dict | None = None,
+) -> SparseMaskedBank:
+    """An unfitted any-subset bank for a sparse DAG.
+
+    Parameters
+    ----------
+    kind : {"auto", "masked", "masked_mlp", "masked_logistic"}
+        ``"auto"``: :class:`DedicatedMaskedBank` (the kind chosen on
+        validation rows, as :class:`~budgetdag_core.bank.AutoMaskedBank`
+        chooses it, and a dedicated all-sensor model blended in where the
+        out-of-fold rows say so; issue 55); the others:
+        :class:`~budgetdag_core.bank.SparseMaskedBank` with that kind's
+        model (``"masked"``: LightGBM boosting, as before the other kinds
+        existed).
+    cv, random_state, n_jobs, serve, growth
+        Passed to the bank.
+
+    Examples
+    --------
+    >>> from budgetdag_core.bank import make_sparse_bank
+    >>> type(make_sparse_bank("auto")).__name__
+    'DedicatedMaskedBank'
+    >>> type(make_sparse_bank("masked_mlp").template()).__name__
+    'MaskEncodedClassifier'
+    """
+    common = {
+        "cv": cv,
+        "random_state": random_state,
+        "n_jobs": n_jobs,
+        "serve": serve,
+        "growth": growth,
+    }
+    if kind == "auto":
+        return DedicatedMaskedBank(**common)
+    if kind == "masked":
+        return SparseMaskedBank(**common)
+    if kind in MASKED_KINDS:
+        return SparseMaskedBank(masked_template(kind, random_state), **common)
+    raise ValueError(
+        f"A sparse DAG needs an any-subset masked bank: bank_kind must be one of "
+        f"{list(SPARSE_BANK_KINDS)}; got {kind!r}."
+    )

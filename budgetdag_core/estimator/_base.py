@@ -260,7 +260,7 @@ class BudgetDAGBase(AutoScaleMixin, SmallDataMixin, PolicyRoutingMixin, BaseEsti
         'ClassifierBank'
         >>> model = BudgetDAGClassifier(toy_dataset(50, 10).spec)
         >>> type(model.new_bank(sparse=True)).__name__
-        'AutoMaskedBank'
+        'DedicatedMaskedBank'
         """
         return self._new_sparse_bank() if sparse else self._new_bank(dag)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from budgetdag_core.bank import AutoMaskedBank, DedicatedMaskedBank
@@ -104,3 +105,26 @@ def test_the_same_seed_gives_the_same_bank(data, bank):
     np.testing.assert_array_equal(
         again.oof_at(X, np.arange(len(X)), ALL), bank.oof_at(X, np.arange(len(X)), ALL)
     )
+
+
+def test_the_default_many_sensor_fit_serves_the_blend_at_every_path():
+    from budgetdag_core import BudgetDAGClassifier, SensorSpec
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 14))
+    y = (X[:, :7].sum(axis=1) * X[:, 7] > 0).astype(int)
+    names = [f"s{i:02d}" for i in range(14)]
+    frame = pd.DataFrame(X, columns=names)
+    model = BudgetDAGClassifier(SensorSpec.per_column(names), cv=3, random_state=0)
+    model.fit(frame, y)
+    bank = model.bank_
+    assert isinstance(bank, DedicatedMaskedBank)
+    full = np.flatnonzero(bank.column_masks_.all(axis=1))
+    assert full.size == 1  # the grown DAG ends at the all-sensor state
+    bank.full_weight_ = 1.0  # the blend where it shows most
+    states = bank.predict_proba_states(X[:25])
+    for k in range(bank.n_states):
+        np.testing.assert_allclose(states[:, k], bank.predict_proba(X[:25], k))
+    raw = bank._raw_proba(X[:25], int(full[0]))
+    mean = np.mean([m.predict_proba(X[:25]) for m in bank.dedicated_models_], 0)
+    np.testing.assert_allclose(raw, mean)
