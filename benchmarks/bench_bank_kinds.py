@@ -432,11 +432,13 @@ def _bench_visits(
     }
 
 
-def print_visits(name: str, d, results: dict[str, dict]) -> None:
-    print(
-        f"\n### {name} (train {len(d.y_train)}, test {len(d.y_test)}, "
-        f"{d.spec.n_sensors} sensors): visited states (DAG at 50 % of the cost)\n"
-    )
+def print_visits(name: str, d, results: dict[str, dict]) -> str:
+    """Print ``results``' table (markdown); return its text."""
+    lines = [
+        f"#### {name} (train {len(d.y_train)}, test {len(d.y_test)}, "
+        f"{d.spec.n_sensors} sensors)",
+        "",
+    ]
     cols = [
         "bank kind (chosen)",
         "visited: bank",
@@ -451,8 +453,7 @@ def print_visits(name: str, d, results: dict[str, dict]) -> None:
         for f in VISIT_FRACTIONS
     ]
     cols += ["bank fit s / HGB fit s"]
-    print("| " + " | ".join(cols) + " |")
-    print("|" + "---|" * len(cols))
+    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for kind, r in results.items():
         cells = [
             f"{kind} ({r['kind']})",
@@ -470,7 +471,10 @@ def print_visits(name: str, d, results: dict[str, dict]) -> None:
         cells += [
             f"{r['bank_s']:.1f} / {r['hgb_s']:.2f} = {r['bank_s'] / r['hgb_s']:.0f}x"
         ]
-        print("| " + " | ".join(cells) + " |", flush=True)
+        lines.append("| " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print("\n" + text, flush=True)
+    return text
 
 
 def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
@@ -484,6 +488,26 @@ def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
         bench_bank(tiny, kind, cv, n_jobs)
 
 
+def save_visits(path: str, text: str) -> None:
+    """Append ``text`` to ``path`` (``benchmarks/results/bank_visits/*.md``,
+    which BENCHMARKS.md's issue-55 section shows) under the command, the
+    commit and the load average."""
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from _report import current_commit
+
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = shlex.join(["python", "-m", "benchmarks.bench_bank_kinds", *sys.argv[1:]])
+    head = (
+        f"`{command}`, commit `{current_commit()}`, finished {stamp}, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    with Path(path).open("a") as out:
+        out.write(text.replace("\n\n", f"\n\n{head}\n\n", 1) + "\n")
+
+
 def visited_main(args) -> None:
     print(f"cpu count {os.cpu_count()}, n_jobs {args.n_jobs}, seeds {args.seeds}")
     for name in args.visited:
@@ -493,7 +517,9 @@ def visited_main(args) -> None:
                 kind: bench_visits(d, kind, seed, args.n_jobs, args.n_points)
                 for kind in args.kinds
             }
-            print_visits(f"{name}, seed {seed}", d, results)
+            text = print_visits(f"{name}, seed {seed}", d, results)
+            if args.out:
+                save_visits(args.out, text)
             for kind, r in results.items():
                 for key, n, b, h in r["rows"]:
                     label = "all" if len(key) == d.spec.n_sensors else len(key)
@@ -532,6 +558,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--max-train", type=int, default=None)
     parser.add_argument("--n-points", type=int, default=16)
+    parser.add_argument(
+        "--out", default=None, help="--visited: append the tables to this .md file"
+    )
     args = parser.parse_args()
     if args.visited:
         visited_main(args)
