@@ -26,6 +26,7 @@ from .._threads import single_threaded
 from ._auto import SPARSE_BANK_KINDS, AutoMaskedBank, validation_numbers
 from ._base import Progress
 from ._encoded import MASKED_KINDS, masked_template
+from ._integrity import check_fitted_model
 from ._masked import fit_folds, masked_proba
 from ._models import boosting_classifier
 from ._sparse import SparseMaskedBank
@@ -216,7 +217,11 @@ serve, masks_per_row, growth
         with that fold's dedicated model blended in at the all-sensor subset
         (a refitted served model: the dedicated models' mean)."""
         out = super()._model_proba(model, cols, prior, Xr, cmasks, empty)
-        fold = [i for i, m in enumerate(self.fold_models_) if m is model]
+        # A slim saved bank keeps the fold models as its served ones only.
+        folds = getattr(self, "fold_models_", None)
+        if folds is None:
+            folds = self.model_ if isinstance(self.model_, list) else []
+        fold = [i for i, m in enumerate(folds) if m is model]
         models = self.dedicated_models_
         if fold and models:
             models = [models[fold[0]]]
@@ -259,8 +264,14 @@ serve, masks_per_row, growth
         models = getattr(self, "dedicated_models_", None)
         if not isinstance(models, list):
             raise fail("bank_.dedicated_models_", "expected a list")
-        if float(w[0]) > 0 and len(models) != len(self.fold_models_):
+        folds = getattr(self, "fold_models_", None)  # None: a slim saved bank
+        if float(w[0]) > 0 and (
+            not models or (folds is not None and len(models) != len(folds))
+        ):
             raise fail("bank_.dedicated_models_", "expected one model per fold")
+        for f, model in enumerate(models):
+            name = f"bank_.dedicated_models_[{f}]"
+            check_fitted_model(model, name, self.n_columns_, self.n_classes_)
 
 
 def make_sparse_bank(
