@@ -9,6 +9,17 @@ of each size, the bank's wall-clock fit seconds and the test calibration error
 ``--curve`` adds the DAG trade-off curve on landsat with the default bank: one
 estimator fit, then ``refit_policies`` per ``cost_scale`` (the bank is reused).
 
+``--visited TABLE ...`` (issue 55) measures the sparse banks of many-sensor
+tables (``bench_afa.py``'s names, or ``letter16``: letter's 16 features as 16
+one-feature sensors, 26 classes): per ``--kinds`` (a sparse bank kind, or one
+of :data:`DESIGNS`), the bank's test error at the 8 states the default DAG at
+half the all-sensor cost visits most (weighted by the test rows reaching
+each) against one HGB trained on just that subset, the all-sensor state
+against one HGB on all features, the DAG, cascade and training-chosen
+fixed-subset hull at 25 / 50 / 75 % of the cost on that bank, and the bank's
+fit seconds beside that HGB's (``--out``: appended to a results file that
+BENCHMARKS.md shows).
+
 The machine is shared: the load average is printed before and after each fit so
 noisy timings can be recognised. ``cpu s`` is this process's CPU time: with
 ``--n-jobs 1`` (all fits in-process) it is the bank's total compute, which on an
@@ -20,6 +31,8 @@ Usage::
     python -m benchmarks.bench_bank_kinds                       # landsat letter pima
     python -m benchmarks.bench_bank_kinds --datasets spam --kinds hgb masked
     python -m benchmarks.bench_bank_kinds --datasets landsat --kinds hgb --curve
+    python -m benchmarks.bench_bank_kinds --visited letter16 digits \
+        --kinds before dedicated --max-train 1500
 """
 
 from __future__ import annotations
