@@ -501,6 +501,55 @@ def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
         bench_bank(tiny, kind, cv, n_jobs)
 
 
+def bench_all_sensor(d, seed: int, n_jobs: int) -> dict:
+    """The default sparse bank's fold models alone (no DAG grown): its
+    all-sensor test error with the dedicated model's chosen weight, with
+    the masked model alone (the bank before issue 55) and with the
+    dedicated model alone, beside one HGB, with fit seconds."""
+    from budgetdag_core.bank import DedicatedMaskedBank
+
+    X = d.X_train[d.spec.columns].to_numpy(float)
+    Xte = d.X_test[d.spec.columns].to_numpy(float)
+    n_classes = int(max(d.y_train.max(), d.y_test.max())) + 1
+    bank = DedicatedMaskedBank(cv=5, random_state=seed, n_jobs=n_jobs)
+    t0 = time.perf_counter()
+    bank.fit_models(X, d.y_train, d.spec.column_indices(), n_classes)
+    bank_s = time.perf_counter() - t0
+    full = np.ones((1, d.spec.n_sensors), dtype=bool)
+    chosen, errors = bank.full_weight_, {}
+    for label, w in (("masked", 0.0), ("chosen", chosen), ("dedicated", 1.0)):
+        bank.full_weight_ = w
+        proba = bank.predict_proba_subsets(Xte, full)[:, 0]
+        errors[label] = float((proba.argmax(1) != d.y_test).mean())
+    bank.full_weight_ = chosen
+    hgb_err, hgb_s = subset_boosting(d.X_train, d.y_train, d.X_test, d.y_test)
+    return {
+        "kind": bank.kind_,
+        "w": chosen,
+        "bank_s": bank_s,
+        "hgb_s": hgb_s,
+        "hgb": hgb_err,
+        **errors,
+    }
+
+
+def all_sensor_text(rows: list[tuple[str, dict]]) -> str:
+    """Markdown table of :func:`bench_all_sensor` results."""
+    lines = [
+        "| table | kind | w | all-sensor: masked (before) | blended (now) | "
+        "dedicated alone | HGB | bank fit s / HGB fit s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in rows:
+        lines.append(
+            f"| {name} | {r['kind']} | {r['w']:g} | {r['masked']:.4f} | "
+            f"{r['chosen']:.4f} | {r['dedicated']:.4f} | {r['hgb']:.4f} | "
+            f"{r['bank_s']:.1f} / {r['hgb_s']:.2f} = "
+            f"{r['bank_s'] / r['hgb_s']:.0f}x |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def save_visits(path: str, text: str) -> None:
     """Append ``text`` to ``path`` (``benchmarks/results/bank_visits/*.md``,
     which BENCHMARKS.md's issue-55 section shows) under the command, the
@@ -522,6 +571,21 @@ def save_visits(path: str, text: str) -> None:
 
 
 def visited_main(args) -> None:
+    if args.all_sensor:
+        rows = []
+        for name in args.visited:
+            for seed in args.seeds:
+                d = many_sensor_data(name, seed, args.max_train)
+                r = bench_all_sensor(d, seed, args.n_jobs)
+                rows.append((f"{name} ({len(d.y_train)} rows), seed {seed}", r))
+                print(all_sensor_text(rows[-1:]), flush=True)
+        text = "#### The all-sensor state, fold models alone\n\n" + all_sensor_text(
+            rows
+        )
+        print(text)
+        if args.out:
+            save_visits(args.out, text)
+        return
     print(f"cpu count {os.cpu_count()}, n_jobs {args.n_jobs}, seeds {args.seeds}")
     for name in args.visited:
         for seed in args.seeds:
@@ -571,6 +635,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--max-train", type=int, default=None)
     parser.add_argument("--n-points", type=int, default=16)
+    parser.add_argument(
+        "--all-sensor",
+        action="store_true",
+        help="--visited: only the default bank's all-sensor state (no DAG)",
+    )
     parser.add_argument(
         "--out", default=None, help="--visited: append the tables to this .md file"
     )
