@@ -1099,7 +1099,12 @@ BANK_VISITS_INTRO = (
     "today's default (`DedicatedMaskedBank`: a cross-fitted all-feature "
     "model blended in at the all-sensor state with an out-of-fold weight "
     "`w`); *both*: that and every row's all-sensor mask in the masked "
-    "model's training."
+    "model's training. *The all-sensor state, fold models alone* "
+    "(`--all-sensor`) fits only today's default bank's fold models (no DAG "
+    "grown, so cheap enough for a loaded machine) and reads the all-sensor "
+    "state with the masked model alone (the bank before issue 55), the "
+    "blend of the weight chosen out of fold (now) and the dedicated model "
+    "alone."
 )
 
 
