@@ -1133,6 +1133,46 @@ RERUN = [
 ]
 
 
+#: What issue 55's tables (``bench_bank_kinds.py --visited``) show.
+BANK_VISITS_INTRO = (
+    "`bench_bank_kinds.py --visited` per sparse bank kind on many-sensor "
+    "tables (one sensor per feature, unit costs; letter16: letter's 16 "
+    "features as 16 sensors, 26 classes, training rows drawn by seed): "
+    "*visited* is the bank's test error at the 8 states the default DAG at "
+    "half the all-sensor cost visits most, weighted by the test rows reaching "
+    "each, beside one HGB trained on just that subset; *all-sensor* the "
+    "bank at every sensor beside one HGB on all features; the DAG, the "
+    "cascade and the fixed-subset hull chosen on training rows at 25 / 50 / "
+    "75 % of the cost on that bank (hull of test points); the bank's fit "
+    "seconds against that HGB's, in the same run. *before*: the "
+    "`AutoMaskedBank` the default built before issue 55; *dedicated*: "
+    "today's default (`DedicatedMaskedBank`: a cross-fitted all-feature "
+    "model blended in at the all-sensor state with an out-of-fold weight "
+    "`w`); *both*: that and every row's all-sensor mask in the masked "
+    "model's training. *The all-sensor state, fold models alone* "
+    "(`--all-sensor`) fits only today's default bank's fold models (no DAG "
+    "grown, so cheap enough for a loaded machine) and reads the all-sensor "
+    "state with the masked model alone (the bank before issue 55), the "
+    "blend of the weight chosen out of fold (now) and the dedicated model "
+    "alone."
+)
+
+
+def bank_visits_section(folder: Path) -> list[str]:
+    """The saved ``bench_bank_kinds.py --visited`` tables (``*.md`` in
+    ``folder``), or nothing."""
+    files = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    if not files:
+        return []
+    return [
+        "## The bank at the states the policies visit (issue 55)",
+        "",
+        BANK_VISITS_INTRO,
+        "",
+        *[f.read_text().rstrip() + "\n" for f in files],
+    ]
+
+
 def report_text(
     summaries: dict[str, dict], work: Path, afa_dir: Path
 ) -> tuple[str, dict]:
@@ -1183,6 +1223,7 @@ def report_text(
         *speed_section(read, afa_speed, figs),
         *predict_speed_section(work.parent / PREDICT_SPEED_FILE),
         *scale_section(read, failed),
+        *bank_visits_section(afa_dir.parent / "bank_visits"),
         "## Where we lose, and why",
         "",
         "Every budget at which a method's error is more than 0.5 points below "

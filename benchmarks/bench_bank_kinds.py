@@ -9,6 +9,17 @@ of each size, the bank's wall-clock fit seconds and the test calibration error
 ``--curve`` adds the DAG trade-off curve on landsat with the default bank: one
 estimator fit, then ``refit_policies`` per ``cost_scale`` (the bank is reused).
 
+``--visited TABLE ...`` (issue 55) measures the sparse banks of many-sensor
+tables (``bench_afa.py``'s names, or ``letter16``: letter's 16 features as 16
+one-feature sensors, 26 classes): per ``--kinds`` (a sparse bank kind, or one
+of :data:`DESIGNS`), the bank's test error at the 8 states the default DAG at
+half the all-sensor cost visits most (weighted by the test rows reaching
+each) against one HGB trained on just that subset, the all-sensor state
+against one HGB on all features, the DAG, cascade and training-chosen
+fixed-subset hull at 25 / 50 / 75 % of the cost on that bank, and the bank's
+fit seconds beside that HGB's (``--out``: appended to a results file that
+BENCHMARKS.md shows).
+
 The machine is shared: the load average is printed before and after each fit so
 noisy timings can be recognised. ``cpu s`` is this process's CPU time: with
 ``--n-jobs 1`` (all fits in-process) it is the bank's total compute, which on an
@@ -20,11 +31,14 @@ Usage::
     python -m benchmarks.bench_bank_kinds                       # landsat letter pima
     python -m benchmarks.bench_bank_kinds --datasets spam --kinds hgb masked
     python -m benchmarks.bench_bank_kinds --datasets landsat --kinds hgb --curve
+    python -m benchmarks.bench_bank_kinds --visited letter16 digits \
+        --kinds before dedicated --max-train 1500
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 from dataclasses import dataclass
@@ -244,6 +258,238 @@ def big(n_jobs: int, cv: int) -> None:
         print(f"  {u} blocks: {min(errs):.4f} / {np.mean(errs):.4f}")
 
 
+# ------------------------------------------------------------ visited states
+#: Visited states (by test rows reaching them) measured per bank kind.
+TOP_VISITED = 8
+#: Budgets (fractions of the all-sensor cost) the DAG, cascade and hull are read at.
+VISIT_FRACTIONS = (0.25, 0.50, 0.75)
+
+
+def many_sensor_data(name: str, seed: int, max_train: int | None):
+    """A many-sensor benchmark table: ``bench_afa``'s names (``_common.load``)
+    or ``letter16``: letter's 16 features as 16 one-feature sensors (unit
+    costs, 26 classes, its fixed split; ``max_train`` rows drawn by seed)."""
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    sys.path.insert(0, str(here))
+    from _common import BenchData
+    from _common import load as load_bench
+
+    if name != "letter16":
+        return load_bench(name, quick=False, max_train=max_train, seed=seed)
+    demo = load_demo("letter")
+    columns = list(demo.spec.columns)
+    train, test = demo.train, demo.test
+    if max_train is not None and max_train < len(train):
+        train = train.sample(n=max_train, random_state=seed)
+    classes = np.unique(demo.train["label"])
+    return BenchData(
+        "letter16",
+        train[columns].reset_index(drop=True),
+        np.searchsorted(classes, train["label"].to_numpy()),
+        test[columns].reset_index(drop=True),
+        np.searchsorted(classes, test["label"].to_numpy()),
+        SensorSpec.per_column(columns),
+        "letter's 16 features as 16 one-feature sensors, 26 classes",
+    )
+
+
+def subset_boosting(X_tr, y_tr, X_te, y_te) -> tuple[float, float]:
+    """Test error and fit seconds of one single-threaded HGB on these columns
+    (``bench_afa``'s all-feature reference, here per subset)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from threadpoolctl import threadpool_limits
+
+    model = HistGradientBoostingClassifier(
+        max_iter=200, early_stopping=True, random_state=0
+    )
+    with threadpool_limits(1):
+        t0 = time.perf_counter()
+        model.fit(X_tr, y_tr)
+        secs = time.perf_counter() - t0
+        return float((model.predict(X_te) != y_te).mean()), secs
+
+
+def visited_states(model, X_test: pd.DataFrame) -> dict[tuple[str, ...], int]:
+    """Test rows reaching each non-empty sensor subset on the model's paths
+    (every prefix of each row's acquisitions)."""
+    counts: dict[tuple[str, ...], int] = {}
+    for acquired in model.trace(X_test)["acquired"]:
+        for i in range(1, len(acquired) + 1):
+            key = tuple(sorted(acquired[:i]))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def curve_readings(res, total: float) -> dict[str, float]:
+    """DAG, cascade and training-chosen hull test errors at VISIT_FRACTIONS."""
+    from _common import error_at, hull_of
+
+    frame = res.frame[res.frame["split"] == "test"]
+    out = {}
+    for method in ("dag", "cascade", "hull_oof"):
+        hc, he = hull_of(frame[frame["method"] == method])
+        for f in VISIT_FRACTIONS:
+            out[f"{method}@{int(100 * f)}"] = error_at(hc, he, f * total)
+    return out
+
+
+#: Issue 55's designs (``--kinds``): ``DedicatedMaskedBank`` settings.
+DESIGNS = {
+    "before": {"dedicated": False},  # issue 55's starting point: AutoMaskedBank
+    "dedicated": {"dedicated": True},
+    "fullmask": {"dedicated": False, "full_masks": True},
+    "both": {"dedicated": True, "full_masks": True},
+}
+
+
+@contextlib.contextmanager
+def design(kind: str):
+    """Within: estimators build ``kind``'s sparse bank, one of :data:`DESIGNS`
+    (a ``DedicatedMaskedBank``), where ``bank_kind="auto"`` would build an
+    ``AutoMaskedBank`` (``tradeoff_curve``'s estimators included, so that
+    they accept the bank); other kinds: unchanged."""
+    from budgetdag_core import BudgetDAGClassifier
+    from budgetdag_core.bank import DedicatedMaskedBank
+
+    if kind not in DESIGNS:
+        yield kind
+        return
+    original = BudgetDAGClassifier._new_sparse_bank
+
+    def new_sparse_bank(self):
+        return DedicatedMaskedBank(
+            **DESIGNS[kind],
+            cv=self.cv,
+            random_state=self._seed,
+            n_jobs=self.n_jobs,
+            serve=self.bank_serve,
+            growth=self._growth_settings(),
+        )
+
+    BudgetDAGClassifier._new_sparse_bank = new_sparse_bank
+    try:
+        yield "auto"
+    finally:
+        BudgetDAGClassifier._new_sparse_bank = original
+
+
+def bench_visits(d, kind: str, seed: int, n_jobs: int, n_points: int) -> dict:
+    """One bank kind on one table: the bank's error at the states the DAG
+    (at half the all-sensor cost) visits against per-subset HGB, the
+    all-sensor state's error, the curve readings and fit seconds."""
+    with design(kind) as bank_kind:
+        return _bench_visits(d, kind, bank_kind, seed, n_jobs, n_points)
+
+
+def _bench_visits(
+    d, kind: str, bank_kind: str, seed: int, n_jobs: int, n_points: int
+) -> dict:
+    from _common import default_params
+
+    from budgetdag_core import BudgetDAGClassifier, tradeoff_curve
+
+    params = {
+        **default_params(d),
+        "random_state": seed,
+        "n_jobs": n_jobs,
+        "bank_kind": bank_kind,
+    }
+    t0 = time.perf_counter()
+    bank = BudgetDAGClassifier(d.spec, **params).fit_bank(d.X_train, d.y_train)
+    bank_s = time.perf_counter() - t0
+    res = tradeoff_curve(
+        d.X_train, d.y_train, d.spec, n_points=n_points,
+        X_test=d.X_test, y_test=d.y_test, bank=bank, **params,
+    )  # fmt: skip
+    total = d.spec.total_cost
+    model = res.model_for_budget(0.5 * total, "train")
+    counts = visited_states(model, d.X_test)
+    names = list(d.spec.names)
+    full = tuple(sorted(names))
+    top = sorted(counts, key=lambda k: -counts[k])[:TOP_VISITED]
+    Xte = d.X_test[d.spec.columns].to_numpy(float)
+    rows = []
+    for key in [*top, *([full] if full not in top else [])]:
+        subset = np.isin(names, key)[None, :]
+        proba = model.bank_.predict_proba_subsets(Xte, subset)[:, 0]
+        bank_err = float((proba.argmax(1) != d.y_test).mean())
+        cols = [c for s in key for c in d.spec.groups[s]]
+        ref_err, _ = subset_boosting(
+            d.X_train[cols], d.y_train, d.X_test[cols], d.y_test
+        )
+        rows.append((key, counts.get(key, 0), bank_err, ref_err))
+    weights = np.array([r[1] for r in rows[: len(top)]], dtype=float)
+    gaps = np.array([r[2] - r[3] for r in rows[: len(top)]])
+    full_row = next(r for r in rows if r[0] == full)
+    hgb_err, hgb_s = subset_boosting(d.X_train, d.y_train, d.X_test, d.y_test)
+    return {
+        "kind": getattr(bank, "kind_", kind)
+        + (f", w {bank.full_weight_:g}" if hasattr(bank, "full_weight_") else ""),
+        "bank_s": bank_s,
+        "hgb_s": hgb_s,
+        "visited_gap": float(weights @ gaps / weights.sum()),
+        "visited_bank": float(
+            weights @ [r[2] for r in rows[: len(top)]] / weights.sum()
+        ),
+        "visited_ref": float(
+            weights @ [r[3] for r in rows[: len(top)]] / weights.sum()
+        ),
+        "visit_share": float(weights.sum() / max(1, sum(counts.values()))),
+        "full_bank": full_row[2],
+        "full_hgb": hgb_err,
+        "rows": rows,
+        **curve_readings(res, total),
+    }
+
+
+def print_visits(name: str, d, results: dict[str, dict]) -> str:
+    """Print ``results``' table (markdown); return its text."""
+    lines = [
+        f"#### {name} (train {len(d.y_train)}, test {len(d.y_test)}, "
+        f"{d.spec.n_sensors} sensors)",
+        "",
+    ]
+    cols = [
+        "bank kind (chosen)",
+        "visited: bank",
+        "per-subset HGB",
+        "gap",
+        "all-sensor: bank",
+        "HGB",
+    ]
+    cols += [
+        f"{m} @{int(100 * f)}%"
+        for m in ("dag", "cascade", "hull_oof")
+        for f in VISIT_FRACTIONS
+    ]
+    cols += ["bank fit s / HGB fit s"]
+    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for kind, r in results.items():
+        cells = [
+            f"{kind} ({r['kind']})",
+            f"{r['visited_bank']:.4f}",
+            f"{r['visited_ref']:.4f}",
+            f"{r['visited_gap']:+.4f}",
+            f"{r['full_bank']:.4f}",
+            f"{r['full_hgb']:.4f}",
+        ]
+        cells += [
+            f"{r[f'{m}@{int(100 * f)}']:.4f}"
+            for m in ("dag", "cascade", "hull_oof")
+            for f in VISIT_FRACTIONS
+        ]
+        cells += [
+            f"{r['bank_s']:.1f} / {r['hgb_s']:.2f} = {r['bank_s'] / r['hgb_s']:.0f}x"
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    print("\n" + text, flush=True)
+    return text
+
+
 def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
     """Start the joblib workers and import the models there, outside the timings."""
     rng = np.random.default_rng(0)
@@ -253,6 +499,111 @@ def warm_up(kinds: list[str], cv: int, n_jobs: int) -> None:
     tiny = Data(X, y, X, y, spec)
     for kind in kinds:
         bench_bank(tiny, kind, cv, n_jobs)
+
+
+def bench_all_sensor(d, seed: int, n_jobs: int) -> dict:
+    """The default sparse bank's fold models alone (no DAG grown): its
+    all-sensor test error with the dedicated model's chosen weight, with
+    the masked model alone (the bank before issue 55) and with the
+    dedicated model alone, beside one HGB, with fit seconds."""
+    from budgetdag_core.bank import DedicatedMaskedBank
+
+    X = d.X_train[d.spec.columns].to_numpy(float)
+    Xte = d.X_test[d.spec.columns].to_numpy(float)
+    n_classes = int(max(d.y_train.max(), d.y_test.max())) + 1
+    bank = DedicatedMaskedBank(cv=5, random_state=seed, n_jobs=n_jobs)
+    t0 = time.perf_counter()
+    bank.fit_models(X, d.y_train, d.spec.column_indices(), n_classes)
+    bank_s = time.perf_counter() - t0
+    full = np.ones((1, d.spec.n_sensors), dtype=bool)
+    chosen, errors = bank.full_weight_, {}
+    for label, w in (("masked", 0.0), ("chosen", chosen), ("dedicated", 1.0)):
+        bank.full_weight_ = w
+        proba = bank.predict_proba_subsets(Xte, full)[:, 0]
+        errors[label] = float((proba.argmax(1) != d.y_test).mean())
+    bank.full_weight_ = chosen
+    hgb_err, hgb_s = subset_boosting(d.X_train, d.y_train, d.X_test, d.y_test)
+    return {
+        "kind": bank.kind_,
+        "w": chosen,
+        "bank_s": bank_s,
+        "hgb_s": hgb_s,
+        "hgb": hgb_err,
+        **errors,
+    }
+
+
+def all_sensor_text(rows: list[tuple[str, dict]]) -> str:
+    """Markdown table of :func:`bench_all_sensor` results."""
+    lines = [
+        "| table | kind | w | all-sensor: masked (before) | blended (now) | "
+        "dedicated alone | HGB | bank fit s / HGB fit s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in rows:
+        lines.append(
+            f"| {name} | {r['kind']} | {r['w']:g} | {r['masked']:.4f} | "
+            f"{r['chosen']:.4f} | {r['dedicated']:.4f} | {r['hgb']:.4f} | "
+            f"{r['bank_s']:.1f} / {r['hgb_s']:.2f} = "
+            f"{r['bank_s'] / r['hgb_s']:.0f}x |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def save_visits(path: str, text: str) -> None:
+    """Append ``text`` to ``path`` (``benchmarks/results/bank_visits/*.md``,
+    which BENCHMARKS.md's issue-55 section shows) under the command, the
+    commit and the load average."""
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from _report import current_commit
+
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = shlex.join(["python", "-m", "benchmarks.bench_bank_kinds", *sys.argv[1:]])
+    head = (
+        f"`{command}`, commit `{current_commit()}`, finished {stamp}, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    with Path(path).open("a") as out:
+        out.write(text.replace("\n\n", f"\n\n{head}\n\n", 1) + "\n")
+
+
+def visited_main(args) -> None:
+    if args.all_sensor:
+        rows = []
+        for name in args.visited:
+            for seed in args.seeds:
+                d = many_sensor_data(name, seed, args.max_train)
+                r = bench_all_sensor(d, seed, args.n_jobs)
+                rows.append((f"{name} ({len(d.y_train)} rows), seed {seed}", r))
+                print(all_sensor_text(rows[-1:]), flush=True)
+        text = "#### The all-sensor state, fold models alone\n\n" + all_sensor_text(
+            rows
+        )
+        print(text)
+        if args.out:
+            save_visits(args.out, text)
+        return
+    print(f"cpu count {os.cpu_count()}, n_jobs {args.n_jobs}, seeds {args.seeds}")
+    for name in args.visited:
+        for seed in args.seeds:
+            d = many_sensor_data(name, seed, args.max_train)
+            results = {
+                kind: bench_visits(d, kind, seed, args.n_jobs, args.n_points)
+                for kind in args.kinds
+            }
+            text = print_visits(f"{name}, seed {seed}", d, results)
+            if args.out:
+                save_visits(args.out, text)
+            for kind, r in results.items():
+                for key, n, b, h in r["rows"]:
+                    label = "all" if len(key) == d.spec.n_sensors else len(key)
+                    print(
+                        f"  {kind} | {label} sensors | {n} rows | bank {b:.4f} "
+                        f"| per-subset HGB {h:.4f}"
+                    )
 
 
 def main() -> None:
@@ -274,7 +625,28 @@ def main() -> None:
         nargs="+",
         default=[0.0, 0.002, 0.005, 0.01, 0.02, 0.05],
     )
+    parser.add_argument(
+        "--visited",
+        nargs="*",
+        metavar="TABLE",
+        help="many-sensor tables (bench_afa's names, letter16): the bank's "
+        "error at the states the DAG visits, per --kinds (sparse kinds)",
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--max-train", type=int, default=None)
+    parser.add_argument("--n-points", type=int, default=16)
+    parser.add_argument(
+        "--all-sensor",
+        action="store_true",
+        help="--visited: only the default bank's all-sensor state (no DAG)",
+    )
+    parser.add_argument(
+        "--out", default=None, help="--visited: append the tables to this .md file"
+    )
     args = parser.parse_args()
+    if args.visited:
+        visited_main(args)
+        return
     print(f"cpu count {os.cpu_count()}, n_jobs {args.n_jobs}, cv {args.cv}")
     warm_up(args.kinds, args.cv, args.n_jobs)
     for name in args.datasets:

@@ -7,8 +7,9 @@ bank serves every ``cost_scale``. The kinds (:data:`BANK_KINDS`, built by
 model for all states on masked rows (``"masked"``: boosting;
 ``"masked_mlp"``, ``"masked_logistic"``: a network or a logistic regression
 on the mask encoding). A sparse DAG's bank (``make_sparse_bank``) is one
-of the masked kinds, or with ``"auto"`` (``AutoMaskedBank``) the one
-that scores best on validation rows.
+of the masked kinds, or with ``"auto"`` (``DedicatedMaskedBank``, an
+``AutoMaskedBank``) the one that scores best on validation rows, with a
+dedicated all-sensor model blended in where the out-of-fold rows say so.
 :class:`RegressorBank` is the regression twin of :class:`ClassifierBank`, and
 ``SparseRegressorBank`` (a masked boosting or ridge regressor per fold, any
 sensor subset) the twin of a sparse DAG's bank.
@@ -18,9 +19,9 @@ from ._auto import (
     AUTO_NEURAL_MAX_ROWS,
     SPARSE_BANK_KINDS,
     AutoMaskedBank,
-    make_sparse_bank,
 )
 from ._base import SERVE_MODES, BaseBank, proba_at_every_state, row_blocks
+from ._dedicated import DedicatedMaskedBank, make_sparse_bank
 from ._encoded import MASKED_KINDS, MaskEncodedClassifier, masked_template
 from ._masked import MAX_STACK_ROWS, MaskedBank
 from ._models import MAX_ROUNDS, boosting_classifier, default_classifier

@@ -356,7 +356,7 @@ class AutoMaskedBank(SparseMaskedBank):
             )
             with single_threaded():
                 proba = masked_proba(model, Xv, n_classes)
-            scores[kind], pair_losses[kind] = _validation_numbers(proba, y[val_pairs])
+            scores[kind], pair_losses[kind] = validation_numbers(proba, y[val_pairs])
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
         for kind in kinds:
             scores[kind].update(_excess(pair_losses[kind], pair_losses[best]))
@@ -369,7 +369,7 @@ class AutoMaskedBank(SparseMaskedBank):
             raise fail("bank_.kind_", f"expected one of {list(MASKED_KINDS)}")
 
 
-def _validation_numbers(
+def validation_numbers(
     proba: np.ndarray, y: np.ndarray
 ) -> tuple[dict[str, float], np.ndarray]:
     """Log loss (raw and under one fitted temperature) and error of ``proba``,
@@ -398,51 +398,3 @@ def _excess(losses: np.ndarray, best: np.ndarray) -> dict[str, float]:
     per_row = (losses - best).reshape(-1, VALIDATION_MASKS).mean(axis=1)
     se = float(per_row.std(ddof=1) / np.sqrt(len(per_row))) if len(per_row) > 1 else 0.0
     return {"excess": float(per_row.mean()), "excess_se": se}
-
-
-def make_sparse_bank(
-    kind: str = "auto",
-    *,
-    cv: int = 5,
-    random_state: int | None = None,
-    n_jobs: int | None = None,
-    serve: str = "folds",
-    growth: dict | None = None,
-) -> SparseMaskedBank:
-    """An unfitted any-subset bank for a sparse DAG.
-
-    Parameters
-    ----------
-    kind : {"auto", "masked", "masked_mlp", "masked_logistic"}
-        ``"auto"``: :class:`AutoMaskedBank` (the kind chosen on validation
-        rows); the others: :class:`~budgetdag_core.bank.SparseMaskedBank`
-        with that kind's model (``"masked"``: LightGBM boosting, as before
-        the other kinds existed).
-    cv, random_state, n_jobs, serve, growth
-        Passed to the bank.
-
-    Examples
-    --------
-    >>> from budgetdag_core.bank import make_sparse_bank
-    >>> type(make_sparse_bank("auto")).__name__
-    'AutoMaskedBank'
-    >>> type(make_sparse_bank("masked_mlp").template()).__name__
-    'MaskEncodedClassifier'
-    """
-    common = {
-        "cv": cv,
-        "random_state": random_state,
-        "n_jobs": n_jobs,
-        "serve": serve,
-        "growth": growth,
-    }
-    if kind == "auto":
-        return AutoMaskedBank(**common)
-    if kind == "masked":
-        return SparseMaskedBank(**common)
-    if kind in MASKED_KINDS:
-        return SparseMaskedBank(masked_template(kind, random_state), **common)
-    raise ValueError(
-        f"A sparse DAG needs an any-subset masked bank: bank_kind must be one of "
-        f"{list(SPARSE_BANK_KINDS)}; got {kind!r}."
-    )

@@ -309,6 +309,7 @@ def _unpickle(data: bytes) -> Any:
 # (``_compat.MOVED_MODULES``), so only today's names are listed.
 SKOPS_TRUSTED_TYPES: tuple[str, ...] = (
     "budgetdag_core.bank._auto.AutoMaskedBank",
+    "budgetdag_core.bank._dedicated.DedicatedMaskedBank",
     "budgetdag_core.bank._encoded.MaskEncodedClassifier",
     "budgetdag_core.bank._lgbm_trees.LightGBMRegressionTrees",
     "budgetdag_core.bank._lgbm_trees.LightGBMTrees",

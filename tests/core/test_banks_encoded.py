@@ -22,6 +22,7 @@ from budgetdag_core import (
 from budgetdag_core.bank import (
     MASKED_KINDS,
     AutoMaskedBank,
+    DedicatedMaskedBank,
     MaskEncodedClassifier,
     SparseMaskedBank,
     make_sparse_bank,
@@ -193,7 +194,9 @@ def test_an_unknown_model_is_refused():
 # -------------------------------------------------------- banks of sparse DAGs
 def test_each_kind_builds_its_bank(models):
     assert type(models["masked_mlp"].bank_) is SparseMaskedBank
-    assert type(models["masked_auto"].bank_) is AutoMaskedBank
+    # "auto" builds the AutoMaskedBank with a dedicated all-sensor model.
+    assert type(models["masked_auto"].bank_) is DedicatedMaskedBank
+    assert isinstance(models["masked_auto"].bank_, AutoMaskedBank)
     for kind, inner in (("masked_mlp", "mlp"), ("masked_logistic", "logistic")):
         bank = models[kind].bank_
         fold_models = bank.fold_models_
