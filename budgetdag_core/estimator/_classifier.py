@@ -534,9 +534,13 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         y_fit: np.ndarray,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseMaskedBank:
         n_classes = int(y_fit.max()) + 1
-        return bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
+        return bank.fit_models(
+            Xv, y_fit, spec.column_indices(), n_classes, progress,
+            sample_weight=sample_weight,
+        )  # fmt: skip
 
     def _sparse_stop_loss(
         self, bank: Any, y_fit: np.ndarray, kind: str | None = None

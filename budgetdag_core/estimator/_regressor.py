@@ -325,8 +325,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         y_fit: np.ndarray,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseRegressorBank:
-        return bank.fit_models(Xv, y_fit, spec.column_indices(), progress)
+        return bank.fit_models(
+            Xv, y_fit, spec.column_indices(), progress, sample_weight=sample_weight
+        )
 
     def _sparse_stop_loss(
         self, bank: Any, y_fit: np.ndarray, kind: str | None = None
