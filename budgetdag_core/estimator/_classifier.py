@@ -739,8 +739,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicted = np.searchsorted(self.classes_, pred)[:, None]
         return matrix_loss(self.loss_matrix, truth, predicted)[:, 0]
 
-    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
-        return {"error": float((pred != y).mean())}
+    def _metrics(
+        self, pred: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
+    ) -> dict[str, float]:
+        return {"error": float(np.average(pred != y, weights=weight))}
 
     def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         return {"errors": pred != y}

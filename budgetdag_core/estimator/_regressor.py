@@ -365,9 +365,14 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         diff = np.asarray(pred, dtype=float) - y
         return diff**2 if self.loss == "squared" else np.abs(diff)
 
-    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    def _metrics(
+        self, pred: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
+    ) -> dict[str, float]:
         diff = np.asarray(pred, dtype=float) - y
-        return {"mse": float(np.mean(diff**2)), "mae": float(np.mean(np.abs(diff)))}
+        return {
+            "mse": float(np.average(diff**2, weights=weight)),
+            "mae": float(np.average(np.abs(diff), weights=weight)),
+        }
 
     # ------------------------------------------------------------ public API
     def fit(
