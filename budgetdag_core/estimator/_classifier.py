@@ -641,11 +641,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             in every model of the bank (out-of-fold models, calibration,
             prior) and in Graph-Reduce's node problems (its action costs count
             w times), and in the ``cost_scale="auto"`` search. Rows of weight
-            0 are left out of every fit. The folds are those of the rows. Not
-            taken (ValueError) by ``n_subsets``'s subset selection, by the
-            many-sensor DAGs (``dag="sparse"``, ``"chain"``, ``"routed"``, or
-            ``"auto"`` where it picks them) and by the network and logistic
-            masked banks.
+            0 are left out of every fit. The folds are those of the rows. Also
+            in ``n_subsets``'s subset selection (weighted ridge scores and
+            rewards) and in the many-sensor DAGs (the any-subset bank, the
+            strategies' gains, the validation choice among them). Refused
+            (ValueError naming it) only by a bank model or ``subset_scorer``
+            whose ``fit`` takes no ``sample_weight``.
 
         Returns
         -------
