@@ -644,9 +644,8 @@ def select_subsets(
         Called with stage ``"subsets"`` after each greedy step; ``total`` is an
         upper bound on the steps (it ends with ``done == total``).
     sample_weight : array-like of shape (n_samples,), optional
-        Row weights (finite, >= 0): row i counts that many times in the
-        scorer's fits (the ridge's Gram matrices, an estimator's
-        ``sample_weight``) and in G. None: each row once.
+        Row i counts that many times in the scorer's fits (the ridge's Gram
+        matrices, an estimator's ``sample_weight``) and in G.
 
     Returns
     -------
@@ -665,40 +664,61 @@ def select_subsets(
     """
     _check_arguments(locals())  # before any work: nothing else is defined yet
     Xv, y = _checked_data(X, y, spec)
-    weight = check_sample_weight(sample_weight, len(y))
     costs, budget = _checked_budget(spec, costs, subset_budget)
     rows = stratified_subsample(
         y, max_rows, stratify=task == "classification", random_state=random_state
     )
+    weight = check_sample_weight(sample_weight, len(y))
+    weight = None if weight is None else weight[rows]
     options = {"task": task, "loss": loss, "cv": cv, "random_state": random_state}
-    if weight is not None:
-        options["sample_weight"] = weight[rows]
-    reward_of = _reward_of(scorer, Xv[rows], y[rows], reward=reward, **options)
+    reward_of = _reward_of(
+        scorer, Xv[rows], y[rows], reward=reward, sample_weight=weight, **options
+    )
     n_greedy = n_subsets - 1 if include_all else n_subsets
     # The ridge scorer's solves are too small to gain from threads: only
     # estimators are scored in parallel.
     scorer_jobs = 1 if isinstance(reward_of, RidgeReward) else n_jobs
     greedy = _Greedy(reward_of, spec.column_indices(), costs, len(rows), scorer_jobs)
     runs = _greedy_runs(greedy, strategy, costs, n_greedy, budget, progress)
-    # The larger G, ties to the cheaper run.
+    scale = _reward_scale(task, reward_of, len(rows), weight)
+    return _kept_selection(runs, greedy, spec, include_all, n_greedy, budget, scale)
+
+
+def _kept_selection(
+    runs: dict[str, _Run],
+    greedy: _Greedy,
+    spec: SensorSpec,
+    include_all: bool,
+    n_greedy: int,
+    budget: float,
+    scale: float,
+) -> SubsetSelection:
+    """The :class:`SubsetSelection` of the run of larger G (ties to the
+    cheaper run); ``scale``: what G is divided by (:func:`_reward_scale`)."""
     method = max(runs, key=lambda v: (round(runs[v].G, 6), -runs[v].spent))
-    if weight is None:
-        denom = len(rows) if task == "classification" else reward_of.baseline.sum()
-    else:
-        w = weight[rows]
-        denom = w.sum() if task == "classification" else w @ reward_of.baseline
-    denom = float(denom)
     kept = runs[method]
     return SubsetSelection(
         **_kept_units(kept, spec, include_all),
-        reward=(kept.G if n_greedy else 0.0) / denom if denom > 0 else 0.0,
+        reward=(kept.G if n_greedy else 0.0) / scale if scale > 0 else 0.0,
         method=method,
         budget=budget,
         budget_used=kept.spent,
-        n_rows=len(rows),
+        n_rows=greedy.n_rows,
         n_evaluations=greedy.n_evaluations,
         runs={v: r.G for v, r in runs.items()},
     )
+
+
+def _reward_scale(
+    task: str, reward_of: Any, n_rows: int, weight: np.ndarray | None
+) -> float:
+    """What G is divided by in ``SubsetSelection.reward``: the rows (their
+    total weight), or the baseline's total loss (weighted)."""
+    if weight is None:
+        return float(n_rows if task == "classification" else reward_of.baseline.sum())
+    if task == "classification":
+        return float(weight.sum())
+    return float(weight @ reward_of.baseline)
 
 
 def _reward_of(scorer: Any, Xs: np.ndarray, ys: np.ndarray, **options: Any) -> Any:
