@@ -36,7 +36,7 @@ from .._integrity import fail
 from .._threads import single_threaded
 from ..validation import int_seed
 from ._base import Progress
-from ._calibration import apply_temperature, fit_temperature
+from ._calibration import apply_temperature, fit_temperature, fit_temperatures
 from ._encoded import MASKED_KINDS, masked_template
 from ._masked import fit_fold, masked_proba, stack_masked
 from ._sparse import SparseMaskedBank
@@ -202,21 +202,28 @@ class AutoMaskedBank(SparseMaskedBank):
         sensor_columns: Sequence[np.ndarray],
         n_classes: int,
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> AutoMaskedBank:
         """Choose the kind on validation rows (``kind_``, ``validation_``),
         then fit its fold models on all rows as
         :meth:`SparseMaskedBank.fit_models` does (with
         ``validation_fraction=None`` but for the first fold: the chosen
-        kind's model fitted for the choice is kept)."""
+        kind's model fitted for the choice is kept). ``sample_weight``
+        weighs the rows in the trials' fits, their validation log losses
+        and the folds."""
         self.n_fit_rows_ = int(len(X))
         plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
         if progress is not None:  # each kind fitted once before the folds
             progress("bank kind", 0, 1)
-        self.kind_, self.validation_, first = self._choose(X, y, n_classes, plan)
+        self.kind_, self.validation_, first = self._choose(
+            X, y, n_classes, plan, sample_weight
+        )
         if progress is not None:
             progress("bank kind", 1, 1)
         plan = (self.template(), *plan[1:])
-        return self.fit_planned(X, y, n_classes, plan, progress, first)
+        return self.fit_planned(
+            X, y, n_classes, plan, progress, first, sample_weight=sample_weight
+        )
 
     def choose_kind(
         self,
@@ -267,6 +274,7 @@ class AutoMaskedBank(SparseMaskedBank):
         sensor_columns: Sequence[np.ndarray],
         n_classes: int,
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> AutoMaskedBank | None:
         """The :meth:`rival_kind`'s bank, fitted as this one was (the same
         random subsets, folds and seeds) but with that kind's model, or
@@ -281,7 +289,9 @@ class AutoMaskedBank(SparseMaskedBank):
         rival = copy.copy(self)
         rival.kind_ = kind
         plan = (rival.template(), *plan[1:])
-        return rival.fit_planned(X, y, n_classes, plan, progress)
+        return rival.fit_planned(
+            X, y, n_classes, plan, progress, sample_weight=sample_weight
+        )
 
     def _check_choice_settings(self) -> None:
         unknown = [k for k in self.candidates if k not in MASKED_KINDS]
@@ -297,7 +307,12 @@ class AutoMaskedBank(SparseMaskedBank):
             )
 
     def _choose(
-        self, X: np.ndarray, y: np.ndarray, n_classes: int, plan: tuple
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        plan: tuple,
+        sample_weight: np.ndarray | None = None,
     ) -> tuple[str, dict, tuple | None]:
         """The kind of least calibrated validation log loss, the numbers, and
         the chosen kind's first-fold ``fit_fold`` result when it is the
@@ -340,6 +355,7 @@ class AutoMaskedBank(SparseMaskedBank):
             }
         }
         fitted, pair_losses = {}, {}
+        pair_weight = None if sample_weight is None else sample_weight[val_pairs]
         for kind in kinds:
             # Early stopping on a share of the fit rows, not on the validation
             # rows: stopped on them, boosting and the network would be
@@ -349,6 +365,7 @@ class AutoMaskedBank(SparseMaskedBank):
                 masked_template(kind, self.random_state, len(X)),
                 X, y, pair_rows, pair_states, masks,
                 fit_rows, val_rows if own else None, n_classes, seed, False, False,
+                sample_weight,
             )  # fmt: skip
             model, _, used = fitted[kind]
             Xv = stack_masked(
@@ -356,10 +373,15 @@ class AutoMaskedBank(SparseMaskedBank):
             )
             with single_threaded():
                 proba = masked_proba(model, Xv, n_classes)
-            scores[kind], pair_losses[kind] = validation_numbers(proba, y[val_pairs])
+            scores[kind], pair_losses[kind] = validation_numbers(
+                proba, y[val_pairs], pair_weight
+            )
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
+        row_weight = None if sample_weight is None else sample_weight[val_rows]
         for kind in kinds:
-            scores[kind].update(_excess(pair_losses[kind], pair_losses[best]))
+            scores[kind].update(
+                _excess(pair_losses[kind], pair_losses[best], row_weight)
+            )
         return best, scores, fitted[best] if own else None
 
     def check_integrity(self) -> None:
@@ -370,11 +392,15 @@ class AutoMaskedBank(SparseMaskedBank):
 
 
 def validation_numbers(
-    proba: np.ndarray, y: np.ndarray
+    proba: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
 ) -> tuple[dict[str, float], np.ndarray]:
     """Log loss (raw and under one fitted temperature) and error of ``proba``,
-    and the per-pair log losses under the temperature."""
-    t = fit_temperature(proba, y)
+    and the per-pair log losses under the temperature (``weight``: the
+    pairs' row weights, in the temperature and the means)."""
+    if weight is None:
+        t = fit_temperature(proba, y)
+    else:
+        t = float(fit_temperatures(proba[:, None, :], y, sample_weight=weight)[0])
     picked = np.arange(len(y)), y
 
     def losses(p: np.ndarray) -> np.ndarray:
@@ -382,19 +408,35 @@ def validation_numbers(
 
     calibrated = losses(apply_temperature(proba, t))
     numbers = {
-        "log_loss": float(calibrated.mean()),
-        "log_loss_raw": float(losses(proba).mean()),
-        "error": float(np.mean(proba.argmax(axis=1) != y)),
+        "log_loss": float(np.average(calibrated, weights=weight)),
+        "log_loss_raw": float(np.average(losses(proba), weights=weight)),
+        "error": float(np.average(proba.argmax(axis=1) != y, weights=weight)),
         "temperature": float(t),
     }
     return numbers, calibrated
 
 
-def _excess(losses: np.ndarray, best: np.ndarray) -> dict[str, float]:
+def _excess(
+    losses: np.ndarray, best: np.ndarray, weight: np.ndarray | None = None
+) -> dict[str, float]:
     """Mean excess of per-pair ``losses`` over the ``best`` kind's and its
     standard error over the validation rows (each row's
     ``VALIDATION_MASKS`` pairs averaged first: a row's subsets share its
-    values, so its pairs are not independent)."""
+    values, so its pairs are not independent; ``weight``: the rows'
+    weights, a row of weight w as w copies)."""
     per_row = (losses - best).reshape(-1, VALIDATION_MASKS).mean(axis=1)
+    if weight is not None:
+        return dict(zip(("excess", "excess_se"), weighted_mean_se(per_row, weight)))
     se = float(per_row.std(ddof=1) / np.sqrt(len(per_row))) if len(per_row) > 1 else 0.0
     return {"excess": float(per_row.mean()), "excess_se": se}
+
+
+def weighted_mean_se(values: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
+    """The mean of ``values`` and its standard error, value i counting
+    ``weight[i]`` times (the standard error of that many copies)."""
+    total = float(np.sum(weight))
+    mean = float(np.average(values, weights=weight))
+    if total <= 1:
+        return mean, 0.0
+    var = float(np.sum(weight * (values - mean) ** 2)) / (total - 1)
+    return mean, float(np.sqrt(var / total))

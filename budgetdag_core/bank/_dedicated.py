@@ -147,15 +147,19 @@ serve, masks_per_row, growth
         plan: tuple,
         progress: Progress | None = None,
         first_fold: tuple | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> DedicatedMaskedBank:
         """:meth:`SparseMaskedBank.fit_planned`, then the dedicated models on
-        the same folds and their blend weight (out of fold)."""
-        super().fit_planned(X, y, n_classes, plan, progress, first_fold)
+        the same folds and their blend weight (out of fold; rows weighted by
+        ``sample_weight``)."""
+        super().fit_planned(
+            X, y, n_classes, plan, progress, first_fold, sample_weight=sample_weight
+        )
         self.dedicated_models_: list[Any] = []
         self.full_weight_ = 0.0
         self.full_validation_: dict[str, Any] = {}
         if self.dedicated:
-            self._fit_dedicated(X, y, n_classes, plan[4], plan[5])
+            self._fit_dedicated(X, y, n_classes, plan[4], plan[5], sample_weight)
         return self
 
     def _fit_dedicated(
@@ -165,6 +169,7 @@ serve, masks_per_row, growth
         n_classes: int,
         jobs: Sequence[tuple[np.ndarray, np.ndarray]],
         seeds: np.ndarray,
+        sample_weight: np.ndarray | None = None,
     ) -> None:
         n, n_columns = X.shape
         masks = np.zeros((2, n_columns), dtype=bool)
@@ -176,6 +181,7 @@ serve, masks_per_row, growth
             boosting_classifier(self.random_state), self.n_jobs, X, y,
             np.arange(n), np.ones(n, dtype=np.intp), masks,
             list(zip(jobs, seeds, strict=True)), n_classes, False, True,
+            sample_weight,
         )  # fmt: skip
         dedicated = np.empty((n, n_classes))
         for (_, test), (model, proba, used) in zip(jobs, results, strict=True):
@@ -189,7 +195,7 @@ serve, masks_per_row, growth
         scores, losses = {}, {}
         for w in BLEND_WEIGHTS:
             blend = (1.0 - w) * masked + w * dedicated
-            scores[w], losses[w] = validation_numbers(blend, y)
+            scores[w], losses[w] = validation_numbers(blend, y, sample_weight)
         best = min(BLEND_WEIGHTS, key=lambda w: scores[w]["log_loss"])
         # Against the masked model alone, per row: a gain within
         # BLEND_MIN_SE standard errors is noise (wine, 120 rows: w 0.25 won

@@ -70,16 +70,27 @@ def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.hstack([values, observed.astype(float)])
 
 
-def observed_moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def observed_moments(
+    X: np.ndarray, sample_weight: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard deviation of each column's observed (non-NaN)
     values: the standardisation of :func:`encode` (a scale of 1 where a
-    column's observed values are constant)."""
+    column's observed values are constant; ``sample_weight``: row i counts
+    that many times)."""
     observed = ~np.isnan(X)
-    counts = observed.sum(axis=0)
     values = np.where(observed, X, 0.0)
-    center = values.sum(axis=0) / np.maximum(counts, 1)
+    if sample_weight is None:
+        counts = observed.sum(axis=0)
+        center = values.sum(axis=0) / np.maximum(counts, 1)
+        spread = np.where(observed, values - center, 0.0)
+        scale = np.sqrt((spread**2).sum(axis=0) / np.maximum(counts, 1))
+        return center, np.where(scale > 0, scale, 1.0)
+    w = np.asarray(sample_weight, dtype=float)[:, None] * observed
+    counts = w.sum(axis=0)
+    safe = np.where(counts > 0, counts, 1.0)
+    center = (w * values).sum(axis=0) / safe
     spread = np.where(observed, values - center, 0.0)
-    scale = np.sqrt((spread**2).sum(axis=0) / np.maximum(counts, 1))
+    scale = np.sqrt((w * spread**2).sum(axis=0) / safe)
     return center, np.where(scale > 0, scale, 1.0)
 
 
@@ -118,13 +129,24 @@ def check_standardisation(model: Any) -> int:
     return int(width)
 
 
-def _log_loss(proba: np.ndarray, classes: np.ndarray, y: np.ndarray) -> float:
-    """Mean negative log probability of ``y`` (rows of unseen labels skipped)."""
+def _log_loss(
+    proba: np.ndarray,
+    classes: np.ndarray,
+    y: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> float:
+    """Mean negative log probability of ``y`` (rows of unseen labels skipped;
+    ``weight``: row i counts that many times)."""
     idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
     known = classes[idx] == y
     if not known.any():
         return float("inf")
     p = proba[np.flatnonzero(known), idx[known]]
+    if weight is not None:
+        w = np.asarray(weight, dtype=float)[known]
+        if w.sum() <= 0:
+            return float("inf")
+        return float(-np.average(np.log(np.clip(p, _EPS, 1.0)), weights=w))
     return float(-np.mean(np.log(np.clip(p, _EPS, 1.0))))
 
 
@@ -242,18 +264,24 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         y: Any,
         X_val: Any = None,
         y_val: Any = None,
+        sample_weight: Any = None,
+        sample_weight_val: Any = None,
     ) -> MaskEncodedClassifier:
         """Fit on rows ``X`` (NaN: not observed); ``X_val``/``y_val``: the
-        rows early stopping validates on (see ``early_stopping``)."""
+        rows early stopping validates on (see ``early_stopping``).
+        ``sample_weight`` (and ``sample_weight_val`` of the validation
+        rows): row i's log loss counts that many times, in the
+        standardisation, the fit and early stopping's validation loss."""
         if self.model not in ENCODED_MODELS:
             raise ValueError(
                 f"model must be one of {list(ENCODED_MODELS)}; got {self.model!r}."
             )
         X = np.asarray(X, dtype=float)
         y = np.asarray(y)
+        w = None if sample_weight is None else np.asarray(sample_weight, float)
         self.classes_ = np.unique(y)
         self.n_features_in_ = X.shape[1]
-        center, self.scale_ = observed_moments(X)
+        center, self.scale_ = observed_moments(X, w)
         self.center_ = center
         self.validation_loss_ = float("nan")
         if len(self.classes_) == 1:  # nothing to learn: the one class
@@ -261,34 +289,50 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             return self
         if self.model == "logistic":
             Z = encode(X, self.center_, self.scale_)
-            fitted = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(Z, y)
+            fitted = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(
+                Z, y, sample_weight=w
+            )
             self.coefs_ = [fitted.coef_.T.copy()]
             self.intercepts_ = [fitted.intercept_.copy()]
             self.n_iter_ = int(np.max(fitted.n_iter_))
             return self
         val = None
         if X_val is not None and len(X_val):
-            val = (encode(np.asarray(X_val, float), center, self.scale_), y_val)
+            val = (
+                encode(np.asarray(X_val, float), center, self.scale_),
+                y_val,
+                None
+                if w is None or sample_weight_val is None
+                else np.asarray(sample_weight_val, float),
+            )
         elif self.early_stopping:
-            X, y, val = self._split(X, y)
-        self._fit_network(X, y, val)
+            X, y, w, val = self._split(X, y, w)
+        self._fit_network(X, y, val, w)
         return self
 
     def _split(
-        self, X: np.ndarray, y: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, tuple | None]:
+        self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, tuple | None]:
         """A random ``validation_fraction`` of the rows held out (none when
-        that would leave a class out of training)."""
+        that would leave a class out of training), with their weights."""
         rng = np.random.default_rng(int_seed(self.random_state))
         n_val = int(round(self.validation_fraction * len(X)))
         held = np.zeros(len(X), dtype=bool)
         held[rng.permutation(len(X))[:n_val]] = True
         if not n_val or len(np.unique(y[~held])) < len(self.classes_):
-            return X, y, None
+            return X, y, w, None
         Zv = encode(X[held], self.center_, self.scale_)
-        return X[~held], y[~held], (Zv, y[held])
+        if w is None:
+            return X[~held], y[~held], None, (Zv, y[held], None)
+        return X[~held], y[~held], w[~held], (Zv, y[held], w[held])
 
-    def _fit_network(self, X: np.ndarray, y: np.ndarray, val: tuple | None) -> None:
+    def _fit_network(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        val: tuple | None,
+        w: np.ndarray | None = None,
+    ) -> None:
         """Epochs of Adam, keeping the weights of the best validation epoch.
 
         Each epoch hides a fresh random share of each row's observed values
@@ -309,6 +353,9 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             seed=int_seed(self.random_state) or 0,
         )  # fmt: skip
         Y = net.targets(np.searchsorted(self.classes_, y))
+        # Weights of mean one: a mini-batch's step is the weighted rows' mean
+        # gradient on the scale of the unweighted one's.
+        row_weight = None if w is None else (w / w.mean()).astype(np.float32)
         Z = np.empty((len(X), 2 * d), dtype=np.float32)
         rng = np.random.default_rng([int_seed(self.random_state) or 0, 1])
         stop = self.early_stopping and val is not None
@@ -322,11 +369,13 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
                 seen = observed & ~(rng.random(X.shape, dtype=np.float32) < rate)
             np.multiply(values, seen, out=Z[:, :d])
             Z[:, d:] = seen
-            net.epoch(Z, Y)
+            net.epoch(Z, Y, row_weight)
             if not stop:
                 continue
             self.coefs_, self.intercepts_ = net.coefs, net.intercepts
-            loss = _log_loss(self._proba(val[0]), self.classes_, np.asarray(val[1]))
+            loss = _log_loss(
+                self._proba(val[0]), self.classes_, np.asarray(val[1]), val[2]
+            )
             if loss < best_loss - self.tol:
                 best = (copy.deepcopy(net.coefs), copy.deepcopy(net.intercepts))
                 best_loss, since, self.n_iter_ = loss, 0, epochs

@@ -78,15 +78,21 @@ class ReluNetwork:
         Y[np.arange(len(y_index)), y_index] = 1.0
         return Y
 
-    def epoch(self, Z: np.ndarray, Y: np.ndarray) -> None:
-        """One pass of Adam over the rows ``Z`` (float32) in a fresh order."""
+    def epoch(
+        self, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray | None = None
+    ) -> None:
+        """One pass of Adam over the rows ``Z`` (float32) in a fresh order
+        (``weight``: float32 row weights scaling each row's loss)."""
         order = self.rng.permutation(len(Z))
         for start in range(0, len(Z), self.batch_size):
             rows = order[start : start + self.batch_size]
-            self.step(Z[rows], Y[rows])
+            self.step(Z[rows], Y[rows], None if weight is None else weight[rows])
 
-    def step(self, Z: np.ndarray, Y: np.ndarray) -> None:
-        """One Adam step on the mini-batch ``Z``, ``Y``."""
+    def step(
+        self, Z: np.ndarray, Y: np.ndarray, weight: np.ndarray | None = None
+    ) -> None:
+        """One Adam step on the mini-batch ``Z``, ``Y`` (``weight``: each
+        row's cross-entropy times its weight)."""
         acts = [Z]
         last = len(self.coefs) - 1
         out = Z
@@ -102,6 +108,8 @@ class ReluNetwork:
             np.exp(out, out=out)
             out /= out.sum(axis=1, keepdims=True)
         delta = out - Y  # the cross-entropy's gradient at the output's input
+        if weight is not None:
+            delta *= weight[:, None]
         n = np.float32(len(Z))
         grads_W: list[np.ndarray] = [None] * len(self.coefs)  # type: ignore[list-item]
         grads_b: list[np.ndarray] = [None] * len(self.coefs)  # type: ignore[list-item]

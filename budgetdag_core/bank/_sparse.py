@@ -18,13 +18,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.dummy import DummyClassifier
 
 from .._integrity import check_array, fail
 from .._threads import single_threaded
 from ..validation import int_seed
 from ._base import Progress, check_bank_settings, refit_template
-from ._calibration import apply_temperature, fit_temperature
+from ._calibration import apply_temperature, fit_temperatures
 from ._encoded import MaskEncodedClassifier
 from ._lgbm_trees import LightGBMTrees
 from ._masked import (
@@ -36,6 +35,7 @@ from ._masked import (
     masked_proba,
     stack_masked,
 )
+from ._models import weighted_prior
 
 #: Upper edges of the subset-size bins (fractions of the sensors) that share a
 #: temperature.
@@ -218,11 +218,15 @@ class SparseMaskedBank(MaskedBank):
         sensor_columns: Sequence[np.ndarray],
         n_classes: int,
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseMaskedBank:
         """Fit the fold models (and with ``serve="refit"`` one more on all rows)
-        on random subsets of each row's sensors."""
+        on random subsets of each row's sensors (``sample_weight``: each of a
+        row's subsets weighs the row's weight; the priors too)."""
         plan = self._plan(X, y, sensor_columns, n_classes, "SparseMaskedBank.fit")
-        return self.fit_planned(X, y, n_classes, plan, progress)
+        return self.fit_planned(
+            X, y, n_classes, plan, progress, sample_weight=sample_weight
+        )
 
     def fit_planned(
         self,
@@ -232,6 +236,7 @@ class SparseMaskedBank(MaskedBank):
         plan: tuple,
         progress: Progress | None = None,
         first_fold: tuple | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseMaskedBank:
         """:meth:`fit_models` on a plan of :meth:`_plan` (the template, the
         (row, subset) pairs, the folds, their seeds); ``first_fold``: the
@@ -244,7 +249,7 @@ class SparseMaskedBank(MaskedBank):
         self.n_columns_ = X.shape[1]
         results = fit_folds(
             template, self.n_jobs, X, y, pair_rows, pair_states, column_masks,
-            todo, n_classes, True, False,
+            todo, n_classes, True, False, sample_weight,
         )  # fmt: skip
         if first_fold is not None:
             results = itertools.chain([first_fold], results)
@@ -258,7 +263,11 @@ class SparseMaskedBank(MaskedBank):
             self.fold_models_.append(model)
             self.fold_columns_.append(np.flatnonzero(used))
             self.fold_priors_.append(
-                np.bincount(y[train], minlength=n_classes) / len(train)
+                weighted_prior(
+                    y[train],
+                    n_classes,
+                    None if sample_weight is None else sample_weight[train],
+                )[0]
             )
             if progress is not None:
                 progress("bank", f + 1, len(jobs) + 1)
@@ -267,13 +276,13 @@ class SparseMaskedBank(MaskedBank):
                 refit_template(template, self.fold_models_),
                 X, y, pair_rows, pair_states, column_masks,
                 np.arange(n), None, n_classes, int(seeds[0]),
+                sample_weight=sample_weight,
             )  # fmt: skip
             self.model_, self.model_columns_ = model, np.flatnonzero(used)
         else:
             self.model_ = list(self.fold_models_)
             self.model_columns_ = list(self.fold_columns_)
-        self.prior_ = np.bincount(y, minlength=n_classes) / n
-        self.prior_model_ = DummyClassifier(strategy="prior").fit(np.zeros((n, 1)), y)
+        self.prior_, self.prior_model_ = weighted_prior(y, n_classes, sample_weight)
         self.size_temperatures_ = np.ones(len(SIZE_BIN_EDGES) + 1)
         if progress is not None:
             progress("bank", len(jobs) + 1, len(jobs) + 1)
@@ -388,10 +397,17 @@ class SparseMaskedBank(MaskedBank):
         return out
 
     # ------------------------------------------------------------------ bind
-    def bind(self, growth: Any, X: np.ndarray, y: np.ndarray) -> SparseMaskedBank:
+    def bind(
+        self,
+        growth: Any,
+        X: np.ndarray,
+        y: np.ndarray,
+        sample_weight: np.ndarray | None = None,
+    ) -> SparseMaskedBank:
         """Take the grown DAG's states: column masks, one temperature per
         subset-size bin (fitted on the growth's out-of-fold probabilities of
-        its flow rows), the growth's probabilities calibrated with them."""
+        its flow rows, weighted by ``sample_weight``), the growth's
+        probabilities calibrated with them."""
         dag = growth.dag
         K = dag.n_states
         M = dag.n_sensors
@@ -418,7 +434,14 @@ class SparseMaskedBank(MaskedBank):
                     continue
                 proba = np.concatenate([p[0] for p in parts])
                 labels = np.concatenate([p[1] for p in parts])
-                self.size_temperatures_[b] = fit_temperature(proba, labels)
+                weights = None
+                if sample_weight is not None:
+                    weights = np.concatenate(
+                        [sample_weight[growth.flow[k]] for k in states]
+                    )
+                self.size_temperatures_[b] = fit_temperatures(
+                    proba[:, None, :], labels, sample_weight=weights
+                )[0]
         self.temperatures_ = np.where(sizes > 0, self.size_temperatures_[bins], 1.0)
         for k, table in enumerate(growth.proba):
             t = float(self.temperatures_[k])
@@ -427,7 +450,7 @@ class SparseMaskedBank(MaskedBank):
         self.oof_ece_raw_ = np.full(K, np.nan)
         self.oof_ece_ = np.full(K, np.nan)
         self.sparse_growth_ = growth
-        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+        self.fingerprint_ = self.fingerprint_for(X, y, dag, sample_weight)
         return self
 
     def state_oof_proba(self, X: np.ndarray) -> np.ndarray:

@@ -44,7 +44,7 @@ from .._threads import single_threaded
 from ..dag import SensorDAG
 from ..validation import MAX_CV, check_index, int_in, int_seed, real_in
 from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS
-from ._base import BaseBank, check_bank_settings
+from ._base import BaseBank, check_bank_settings, weight_key
 from ._encoded import check_standardisation, check_width, encode, observed_moments
 from ._integrity import check_fitted_model
 from ._lgbm_trees import LightGBMRegressionTrees, LightGBMTrees
@@ -118,16 +118,24 @@ class MaskEncodedRegressor(RegressorMixin, BaseEstimator):
         return tags
 
     def fit(
-        self, X: Any, y: Any, X_val: Any = None, y_val: Any = None
+        self,
+        X: Any,
+        y: Any,
+        X_val: Any = None,
+        y_val: Any = None,
+        sample_weight: Any = None,
     ) -> MaskEncodedRegressor:
         """Fit on rows ``X`` (NaN: not observed); ``X_val``/``y_val`` are
         accepted as the masked banks pass them, and not used (no early
-        stopping)."""
+        stopping). ``sample_weight``: row i counts that many times."""
         X = np.asarray(X, dtype=float)
+        w = None if sample_weight is None else np.asarray(sample_weight, float)
         self.n_features_in_ = X.shape[1]
-        self.center_, self.scale_ = observed_moments(X)
+        self.center_, self.scale_ = observed_moments(X, w)
         fitted = Ridge(alpha=self.alpha).fit(
-            encode(X, self.center_, self.scale_), np.asarray(y, dtype=float)
+            encode(X, self.center_, self.scale_),
+            np.asarray(y, dtype=float),
+            sample_weight=w,
         )
         self.weights_ = np.asarray(fitted.coef_, dtype=float).ravel()
         self.intercept_ = float(fitted.intercept_)
@@ -310,11 +318,19 @@ class SparseRegressorBank:
             tuple(sorted((self.growth or {}).items())),
         )
 
-    def fingerprint_for(self, X: np.ndarray, y: np.ndarray, dag: SensorDAG) -> str:
-        """The ``fingerprint_`` this bank has once fitted on ``X``, ``y`` and
-        bound to ``dag``."""
+    def fingerprint_for(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sample_weight: np.ndarray | None = None,
+    ) -> str:
+        """The ``fingerprint_`` this bank has once fitted on ``X``, ``y``
+        (weighted by ``sample_weight``) and bound to ``dag``."""
         y = np.asarray(y, dtype=float)
-        return BaseBank.make_fingerprint(X, y, *self._settings(), dag.states)
+        return BaseBank.make_fingerprint(
+            X, y, *self._settings(), dag.states, *weight_key(sample_weight)
+        )
 
     def _columns_of(self, subsets: np.ndarray) -> np.ndarray:
         """Column masks (n, n_columns) of sensor subsets (n, n_sensors)."""
@@ -333,9 +349,11 @@ class SparseRegressorBank:
         y: np.ndarray,
         sensor_columns: Sequence[np.ndarray],
         progress: Progress | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseRegressorBank:
         """Choose the model (``"auto"``), then fit one per fold on random
-        subsets of each training row's sensors."""
+        subsets of each training row's sensors (``sample_weight``: row i
+        counts that many times, in the choice, the folds and the means)."""
         check_bank_settings(
             self, "SparseRegressorBank.fit_models", SPARSE_REGRESSOR_CONSTRAINTS
         )
@@ -345,7 +363,7 @@ class SparseRegressorBank:
         self._set_sensors(X, sensor_columns)
         if progress is not None:  # each kind fitted once before the folds
             progress("bank kind", 0, 1)
-        self.kind_, self.validation_ = self._choose(X, y)
+        self.kind_, self.validation_ = self._choose(X, y, sample_weight)
         if progress is not None:
             progress("bank kind", 1, 1)
         template = self.template()
@@ -359,7 +377,7 @@ class SparseRegressorBank:
         seeds = rng.integers(0, 2**31 - 1, size=len(jobs))
         results = fit_folds(
             template, self.n_jobs, X, y, pair_rows, pair_states, column_masks,
-            zip(jobs, seeds, strict=True), 0, True, False,
+            zip(jobs, seeds, strict=True), 0, True, False, sample_weight,
         )  # fmt: skip
         self.fold_of_ = np.zeros(n, dtype=np.intp)
         self.fold_models_, self.fold_columns_, self.fold_means_ = [], [], []
@@ -369,16 +387,18 @@ class SparseRegressorBank:
             self.fold_of_[test] = f
             self.fold_models_.append(model)
             self.fold_columns_.append(np.flatnonzero(used))
-            self.fold_means_.append(float(y[train].mean()))
+            self.fold_means_.append(_mean(y[train], sample_weight, train))
             if progress is not None:
                 progress("bank", f + 1, len(jobs))
         self.model_ = list(self.fold_models_)
         self.model_columns_ = list(self.fold_columns_)
-        self.prior_ = np.array([float(y.mean())])
+        self.prior_ = np.array([_mean(y, sample_weight)])
         self.n_columns_ = X.shape[1]
         return self
 
-    def _choose(self, X: np.ndarray, y: np.ndarray) -> tuple[str, dict]:
+    def _choose(
+        self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> tuple[str, dict]:
         """The candidate of least squared error on held-out rows at random
         subsets (each fitted on the other rows' random subsets), and the
         numbers; the only candidate, or the first when the rows are too few
@@ -414,16 +434,17 @@ class SparseRegressorBank:
             model, _, used = fit_fold(
                 masked_regressor(kind, seed), X, y, pair_rows,
                 np.arange(len(pair_rows)), masks, fit_rows, stop_rows, 0,
-                fit_seed, True, False,
+                fit_seed, True, False, sample_weight,
             )  # fmt: skip
             stacked = stack_masked(
                 X[:, used], val_pairs, np.arange(len(val_pairs)), val_masks[:, used]
             )
             with single_threaded():
                 diff = model.predict(stacked) - y[val_pairs]
+            w = None if sample_weight is None else sample_weight[val_pairs]
             scores[kind] = {
-                "mse": float(np.mean(diff**2)),
-                "mae": float(np.mean(np.abs(diff))),
+                "mse": float(np.average(diff**2, weights=w)),
+                "mae": float(np.average(np.abs(diff), weights=w)),
             }
         return min(kinds, key=lambda k: scores[k]["mse"]), scores
 
@@ -508,15 +529,22 @@ class SparseRegressorBank:
         return np.mean(values, axis=0)
 
     # ------------------------------------------------------------------ bind
-    def bind(self, growth: Any, X: np.ndarray, y: np.ndarray) -> SparseRegressorBank:
-        """Take the grown DAG's states (their columns) and fingerprint."""
+    def bind(
+        self,
+        growth: Any,
+        X: np.ndarray,
+        y: np.ndarray,
+        sample_weight: np.ndarray | None = None,
+    ) -> SparseRegressorBank:
+        """Take the grown DAG's states (their columns) and fingerprint (with
+        the fit's ``sample_weight``)."""
         dag = growth.dag
         member = dag.membership()
         masks = self._columns_of(member)
         self.column_masks_ = masks
         self.state_columns_ = [np.flatnonzero(m) for m in masks]
         self.sparse_growth_ = growth
-        self.fingerprint_ = self.fingerprint_for(X, y, dag)
+        self.fingerprint_ = self.fingerprint_for(X, y, dag, sample_weight)
         return self
 
     @property
@@ -567,6 +595,17 @@ class SparseRegressorBank:
         strategy = getattr(self, "strategy_", "grown")
         if not isinstance(strategy, str):  # which: the estimator's check
             raise fail("bank_.strategy_", "expected a strategy's name")
+
+
+def _mean(
+    values: np.ndarray, weight: np.ndarray | None, rows: np.ndarray | None = None
+) -> float:
+    """The mean of ``values`` (the ``rows`` of ``weight`` weighing them;
+    None: each once)."""
+    if weight is None:
+        return float(values.mean())
+    w = weight if rows is None else weight[rows]
+    return float(np.average(values, weights=w)) if w.sum() > 0 else 0.0
 
 
 def _check_model(model: Any, where: str, n_features: int) -> None:

@@ -534,9 +534,13 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         y_fit: np.ndarray,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseMaskedBank:
         n_classes = int(y_fit.max()) + 1
-        return bank.fit_models(Xv, y_fit, spec.column_indices(), n_classes, progress)
+        return bank.fit_models(
+            Xv, y_fit, spec.column_indices(), n_classes, progress,
+            sample_weight=sample_weight,
+        )  # fmt: skip
 
     def _sparse_stop_loss(
         self, bank: Any, y_fit: np.ndarray, kind: str | None = None
@@ -637,11 +641,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
             in every model of the bank (out-of-fold models, calibration,
             prior) and in Graph-Reduce's node problems (its action costs count
             w times), and in the ``cost_scale="auto"`` search. Rows of weight
-            0 are left out of every fit. The folds are those of the rows. Not
-            taken (ValueError) by ``n_subsets``'s subset selection, by the
-            many-sensor DAGs (``dag="sparse"``, ``"chain"``, ``"routed"``, or
-            ``"auto"`` where it picks them) and by the network and logistic
-            masked banks.
+            0 are left out of every fit. The folds are those of the rows. Also
+            in ``n_subsets``'s subset selection (weighted ridge scores and
+            rewards) and in the many-sensor DAGs (the any-subset bank, the
+            strategies' gains, the validation choice among them). Refused
+            (ValueError naming it) only by a bank model or ``subset_scorer``
+            whose ``fit`` takes no ``sample_weight``.
 
         Returns
         -------
@@ -735,8 +740,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         predicted = np.searchsorted(self.classes_, pred)[:, None]
         return matrix_loss(self.loss_matrix, truth, predicted)[:, 0]
 
-    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
-        return {"error": float((pred != y).mean())}
+    def _metrics(
+        self, pred: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
+    ) -> dict[str, float]:
+        return {"error": float(np.average(pred != y, weights=weight))}
 
     def _flow_annotations(self, pred: np.ndarray, y: np.ndarray) -> dict[str, Any]:
         return {"errors": pred != y}

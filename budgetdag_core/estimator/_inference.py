@@ -13,14 +13,17 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..graph_reduce import Routing
-from ..validation import align_rows
+from ..validation import align_rows, check_sample_weight
 from ._integrity import check_estimator
 
 
-def _finite_mean(values: np.ndarray) -> float:
-    """Mean of non-negative finite values without overflow in the sum."""
+def _finite_mean(values: np.ndarray, weight: np.ndarray | None = None) -> float:
+    """Mean of non-negative finite values without overflow in the sum
+    (``weight``: value i counts that many times)."""
     top = float(values.max(initial=0.0))
-    return top * float(np.mean(values / top)) if top > 0 else 0.0
+    if top <= 0:
+        return 0.0
+    return top * float(np.average(values / top, weights=weight))
 
 
 class InferenceMixin:
@@ -65,7 +68,11 @@ class InferenceMixin:
         """Per-row stop loss of predictions (the loss the policies minimise)."""
         raise NotImplementedError
 
-    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    def _metrics(
+        self, pred: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
+    ) -> dict[str, float]:
+        """The task's metrics, means over the rows (``weight``: row i
+        counting that many times)."""
         raise NotImplementedError
 
     def _trace_columns(self, Xv: np.ndarray, routing: Routing) -> dict[str, np.ndarray]:
@@ -121,7 +128,12 @@ class InferenceMixin:
         return out
 
     def evaluate(
-        self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None
+        self,
+        X: pd.DataFrame,
+        y: Any,
+        *,
+        sample_costs: Any = None,
+        sample_weight: Any = None,
     ) -> dict[str, float]:
         """Task metrics, average acquisition cost and number of sensors.
 
@@ -133,6 +145,11 @@ class InferenceMixin:
             Their labels (classifier) or targets (regressor).
         sample_costs : DataFrame (rows x sensor names), optional
             Each example's acquisition costs; default the spec's.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights, finite and >= 0, not all 0 (a Series goes by X's
+            index): every mean below counts row i that many times, as that
+            many copies of it would (integer weights give the numbers of
+            the table with its rows copied, up to rounding).
 
         Returns
         -------
@@ -142,7 +159,8 @@ class InferenceMixin:
             - ``avg_cost``: the mean acquisition cost per example (spec units,
               without ``cost_scale``);
             - ``avg_sensors``: the mean number of sensors acquired;
-            - ``n_samples``: the number of examples (an int);
+            - ``n_samples``: the number of examples (an int; the rows, also
+              with weights);
             - ``avg_loss``: the objective the policies minimise, mean stop loss
               + ``cost_scale`` x ``avg_cost`` (the stop loss is the 0-1 error,
               or ``loss_matrix``'s; squared or absolute error for a regressor).
@@ -162,16 +180,25 @@ class InferenceMixin:
         """
         tr = self.trace(X, sample_costs=sample_costs)
         y = self._check_eval_target(align_rows(X, y, "y"), len(tr))
+        labels = getattr(X, "index", None)
+        w = check_sample_weight(
+            align_rows(X, sample_weight, "sample_weight"),
+            len(tr),
+            None if labels is None else list(labels),
+        )
         pred = tr["prediction"].to_numpy()
         out: dict[str, float] = {
-            **self._metrics(pred, y),
-            "avg_cost": _finite_mean(tr["cost"].to_numpy()),
-            "avg_sensors": float(tr["n_sensors"].mean()),
+            **(self._metrics(pred, y) if w is None else self._metrics(pred, y, w)),
+            "avg_cost": _finite_mean(tr["cost"].to_numpy(), w),
+            "avg_sensors": float(
+                tr["n_sensors"].mean()
+                if w is None
+                else np.average(tr["n_sensors"], weights=w)
+            ),
             "n_samples": len(tr),
         }
-        out["avg_loss"] = float(
-            self._row_loss(pred, y).mean() + self.cost_scale_ * out["avg_cost"]
-        )
+        stop_loss = np.average(self._row_loss(pred, y), weights=w)
+        out["avg_loss"] = float(stop_loss + self.cost_scale_ * out["avg_cost"])
         return out
 
     def evaluate_states(

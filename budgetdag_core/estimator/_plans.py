@@ -24,6 +24,7 @@ of :class:`FitHooks`, which it inherits.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from ..strategies import (
     SparseSensorDAG,
     SubsetSelection,
     choose_strategy,
+    cross_entropy,
+    expected_loss,
     grow_strategy,
     most_states,
     select_subsets,
@@ -176,8 +179,10 @@ class FitHooks:
         y_fit: np.ndarray,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> Any:
-        """Fit the any-subset bank's fold models (before any DAG is built)."""
+        """Fit the any-subset bank's fold models (before any DAG is built;
+        rows weighted by ``sample_weight``)."""
         raise NotImplementedError
 
     def _sparse_stop_loss(
@@ -394,13 +399,7 @@ class EveryRowPlan(FitPlan):
         return self.est._bank_nan_refused(self.spec)
 
     def weights_refused(self) -> str | None:
-        if self.est.n_subsets is not None:
-            return (
-                "n_subsets's subset selection (Alg. 2) does not take row "
-                "weights; fit with n_subsets=None (the full DAG) or without "
-                "sample_weight."
-            )
-        return None
+        return None  # the banks, Alg. 2's ridge scores and Graph-Reduce weigh rows
 
     def new_bank(self, dag: SensorDAG | None = None) -> Any:
         return self.est._new_bank(dag)
@@ -428,6 +427,7 @@ class EveryRowPlan(FitPlan):
             random_state=est._seed,
             n_jobs=est.n_jobs,
             progress=progress,
+            sample_weight=data.sample_weight,
         )
         return build_dag(data.spec, selection.units), selection
 
@@ -601,6 +601,29 @@ def _check_training_rows(
         )
 
 
+def _weighted_inputs(given: GrowthInputs, name: str, data: TrainingData) -> Any:
+    """``given`` for strategy ``name``, its ``row_loss`` weighted by the fit's
+    ``sample_weight`` (``given`` itself without weights): each row's loss
+    times its weight over the mean weight, so that every mean of losses and
+    gains a strategy ranks sensors by is the weighted mean (a row of weight
+    w as w copies). The strategies' own defaults where the task gives none:
+    the grown DAG's expected loss, the chain's and routed DAG's
+    cross-entropy."""
+    w = data.sample_weight
+    if w is None:
+        return given
+    base = given.row_loss
+    if base is None:
+        base = expected_loss if name == "grown" else cross_entropy(data.y_fit)
+    scale = w * (len(w) / w.sum())
+
+    def row_loss(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+        loss = base(rows, values)
+        return loss * scale[rows].reshape((-1,) + (1,) * (np.ndim(loss) - 1))
+
+    return dataclasses.replace(given, row_loss=row_loss)
+
+
 class GrownPlan(FitPlan):
     """Many sensors: the any-subset bank first, then each strategy's DAG of
     one-sensor additions grown on it (``budgetdag_core.strategies``), one
@@ -633,13 +656,9 @@ class GrownPlan(FitPlan):
         return None  # any-subset masked banks: a NaN is a sensor not read
 
     def weights_refused(self) -> str | None:
-        return (
-            f"this fit builds a many-sensor DAG (dag="
-            f"{short_repr(getattr(self.est, 'dag', 'auto'))}, "
-            f"{self.spec.n_sensors} sensors), whose strategies do not take row "
-            "weights yet; with up to 12 sensors set dag='full', or fit without "
-            "sample_weight."
-        )
+        # The any-subset banks, the strategies' gains (:func:`_weighted_loss`),
+        # the validation choice and Graph-Reduce weigh rows.
+        return None
 
     def check_bank(
         self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
@@ -648,7 +667,9 @@ class GrownPlan(FitPlan):
         expected = (
             None
             if growth is None
-            else self.new_bank().fingerprint_for(data.Xv, data.y_fit, growth.dag)
+            else self.new_bank().fingerprint_for(
+                data.Xv, data.y_fit, growth.dag, data.sample_weight
+            )
         )
         if getattr(bank, "fingerprint_", None) != expected:
             raise _stale_bank()
@@ -682,7 +703,7 @@ class GrownPlan(FitPlan):
         chain and grown DAG doubled the fit's time for no measured gain."""
         est, spec = self.est, data.spec
         bank = est._fit_sparse_models(
-            self.new_bank(), data.Xv, data.y_fit, spec, progress
+            self.new_bank(), data.Xv, data.y_fit, spec, progress, data.sample_weight
         )
         compared = self.names()
         banks = self._strategy_banks(
@@ -691,8 +712,9 @@ class GrownPlan(FitPlan):
         rival = None
         if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
             rival = bank.fit_rival(
-                data.Xv, data.y_fit, spec.column_indices(), bank.n_classes_, progress
-            )
+                data.Xv, data.y_fit, spec.column_indices(), bank.n_classes_,
+                progress, sample_weight=data.sample_weight,
+            )  # fmt: skip
         if rival is not None:
             more = self._strategy_banks(rival, data, progress, ("routed",))
             for name, one in more.items():
@@ -726,9 +748,11 @@ class GrownPlan(FitPlan):
         if progress is not None:
             progress("strategies", 0, len(names))
         for done, name in enumerate(names, start=1):
-            growth = grow_strategy(name, given)
+            growth = grow_strategy(name, _weighted_inputs(given, name, data))
             if growth is not None:  # None: no sensor's value says where to look
-                banks[name] = copy.copy(bank).bind(growth, data.Xv, data.y_fit)
+                banks[name] = copy.copy(bank).bind(
+                    growth, data.Xv, data.y_fit, data.sample_weight
+                )
                 growth.bank = banks[name]
                 banks[name].strategy_ = name
             if progress is not None:
@@ -813,6 +837,7 @@ class GrownPlan(FitPlan):
             [est.cost_scale],
             random_state=est._seed,
             progress=progress,
+            sample_weight=data.sample_weight,
         )
         return banks[choice.strategy], choice.to_dict()
 

@@ -325,8 +325,11 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         y_fit: np.ndarray,
         spec: SensorSpec,
         progress: Progress | None,
+        sample_weight: np.ndarray | None = None,
     ) -> SparseRegressorBank:
-        return bank.fit_models(Xv, y_fit, spec.column_indices(), progress)
+        return bank.fit_models(
+            Xv, y_fit, spec.column_indices(), progress, sample_weight=sample_weight
+        )
 
     def _sparse_stop_loss(
         self, bank: Any, y_fit: np.ndarray, kind: str | None = None
@@ -362,9 +365,14 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         diff = np.asarray(pred, dtype=float) - y
         return diff**2 if self.loss == "squared" else np.abs(diff)
 
-    def _metrics(self, pred: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    def _metrics(
+        self, pred: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None
+    ) -> dict[str, float]:
         diff = np.asarray(pred, dtype=float) - y
-        return {"mse": float(np.mean(diff**2)), "mae": float(np.mean(np.abs(diff)))}
+        return {
+            "mse": float(np.average(diff**2, weights=weight)),
+            "mae": float(np.average(np.abs(diff), weights=weight)),
+        }
 
     # ------------------------------------------------------------ public API
     def fit(
@@ -404,11 +412,12 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
             in every model of the bank (out-of-fold models, calibration,
             prior) and in Graph-Reduce's node problems (its action costs count
             w times), and in the ``cost_scale="auto"`` search. Rows of weight
-            0 are left out of every fit. The folds are those of the rows. Not
-            taken (ValueError) by ``n_subsets``'s subset selection, by the
-            many-sensor DAGs (``dag="sparse"``, ``"chain"``, ``"routed"``, or
-            ``"auto"`` where it picks them) and by the network and logistic
-            masked banks.
+            0 are left out of every fit. The folds are those of the rows. Also
+            in ``n_subsets``'s subset selection (weighted ridge scores and
+            rewards) and in the many-sensor DAGs (the any-subset bank, the
+            strategies' gains, the validation choice among them). Refused
+            (ValueError naming it) only by a bank model or ``subset_scorer``
+            whose ``fit`` takes no ``sample_weight``.
 
         Returns
         -------

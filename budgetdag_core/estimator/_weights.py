@@ -2,8 +2,10 @@
 rows, and refused where a part of the fit cannot take it.
 
 A row of weight w counts as w copies of it: in the bank (each model's
-``sample_weight``, the calibration, the prior) and in Graph-Reduce (a row's
-action costs count w times at each node it reaches). The folds are those of
+``sample_weight``, the calibration, the prior), in the states' choice
+(Alg. 2's subset scores; the many-sensor strategies' gains and the
+validation choice among them) and in Graph-Reduce (a row's action costs
+count w times at each node it reaches). The folds are those of
 the rows, so weights equal row copies exactly at the node level
 (``graph_reduce``) and in behaviour at the estimator's (a row of weight 0 is
 as if removed, up to the folds it sits in).
@@ -30,9 +32,10 @@ def fit_sample_weight(
     ------
     ValueError
         Naming the row and value (negative, NaN, infinite), the lengths, or
-        the part of the fit that takes no weights: Alg. 2's subset selection
-        (``n_subsets``) and the many-sensor DAGs (grown, chain, routed); a
-        classifier's weights that leave one class only.
+        the part of the fit that takes no weights (the plan's
+        ``weights_refused``; a bank model or subset scorer without
+        ``sample_weight`` is refused as it is fitted); a classifier's weights
+        that leave one class only.
     """
     if sample_weight is None:
         return None

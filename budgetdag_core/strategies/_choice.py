@@ -358,6 +358,7 @@ def choose_strategy(
     *,
     random_state: int | None = 0,
     progress: Callable[[str, int, int], None] | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> StrategyChoice:
     """Compare strategies on held-out training rows (see the module docstring).
 
@@ -382,6 +383,9 @@ def choose_strategy(
     ``judged_loss`` (e.g. the 0/1 loss of the prediction against the label:
     what a test reports). ``progress`` (a ``Progress`` callback) is told
     ``("choice", done, strategies)`` as each held-out part is judged.
+    ``sample_weight`` (one per row of ``y``): row i counts that many times,
+    in the policies' Graph-Reduce and in the held-out means and standard
+    errors.
     """
     names = list(growths)
     if len(names) == 1:
@@ -396,13 +400,13 @@ def choose_strategy(
                 progress("choice", done, len(names))
             held = held_out_parts(
                 restricted(growth, fit_rows), val_rows, inputs[name],
-                stop_loss, judged_loss, costs, learner, scales,
+                stop_loss, judged_loss, costs, learner, scales, sample_weight,
             )  # fmt: skip
             for i, p in enumerate(held):
                 parts[name][i].append(p)
         if progress is not None:
             progress("choice", len(names), len(names))
-        choice = judged_choice(names, scales, parts)
+        choice = judged_choice(names, scales, parts, sample_weight)
         choice.folds = fold + 1
         if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):
             break  # not a close call: one split is enough
@@ -452,45 +456,77 @@ def held_out_parts(
     costs: np.ndarray,
     learner: Any,
     scales: list[float],
+    sample_weight: np.ndarray | None = None,
 ) -> list[np.ndarray]:
     """Per cost scale, ``val_rows``' (judged stop loss, cost) columns under
-    policies learned (Graph-Reduce) on the rows flowing in ``part``."""
+    policies learned (Graph-Reduce) on the rows flowing in ``part``, and
+    with ``sample_weight`` a third column: the rows' weights."""
     held = []
     for scale in scales:
         learned = graph_reduce(
-            state_inputs, stop_loss, costs, part, learner, cost_scale=scale
-        )
+            state_inputs, stop_loss, costs, part, learner, cost_scale=scale,
+            sample_weight=_fit_weights(sample_weight, part),
+        )  # fmt: skip
         judge = SparseRollout(part, state_inputs, judged_loss, costs, scale)
         judge.policies = learned.policies
-        held.append(judge.parts(0, val_rows))
+        judged = judge.parts(0, val_rows)
+        if sample_weight is not None:
+            judged = np.column_stack([judged, sample_weight[val_rows]])
+        held.append(judged)
     return held
 
 
+def _fit_weights(
+    sample_weight: np.ndarray | None, part: SparseGrowth
+) -> np.ndarray | None:
+    """The weights Graph-Reduce learns ``part``'s policies with: the rows
+    held out weigh 0 (they reach no state of ``part``); None without
+    weights, or where no row flowing in ``part`` weighs more than 0 (its
+    states then fit as unweighted ones would)."""
+    if sample_weight is None:
+        return None
+    w = np.zeros(len(sample_weight))
+    rows = part.flow[0]
+    w[rows] = sample_weight[rows]
+    return w if w.any() else None
+
+
 def judged_choice(
-    names: list[str], scales: list[float], parts: dict[str, list[list[np.ndarray]]]
+    names: list[str],
+    scales: list[float],
+    parts: dict[str, list[list[np.ndarray]]],
+    sample_weight: np.ndarray | None = None,
 ) -> StrategyChoice:
     """The :class:`StrategyChoice` of the held-out rows so far (``parts``, as
-    :func:`choose_strategy` gathers them)."""
+    :func:`choose_strategy` gathers them; with ``sample_weight`` their third
+    column weighs the rows)."""
     choice = StrategyChoice(names[0], scales, {})
     per_row: dict[str, list[np.ndarray]] = {}
+    weight = None
     for name in names:
         rows, losses = [], []
         for scale, held in zip(scales, parts[name], strict=True):
             p = np.concatenate(held)
+            weight = None if sample_weight is None else p[:, 2]
             losses.append(p[:, 0] + scale * p[:, 1])
-            loss, cost = float(p[:, 0].mean()), float(p[:, 1].mean())
+            loss = float(np.average(p[:, 0], weights=weight))
+            cost = float(np.average(p[:, 1], weights=weight))
             rows.append({"stop_loss": loss, "cost": cost, "loss": loss + scale * cost})
         choice.scores[name], per_row[name] = rows, losses
-    choice.strategy = keep_within_one_se(names, per_row, choice)
+    choice.strategy = keep_within_one_se(names, per_row, choice, weight)
     return choice
 
 
 def keep_within_one_se(
-    names: list[str], per_row: dict[str, list[np.ndarray]], choice: StrategyChoice
+    names: list[str],
+    per_row: dict[str, list[np.ndarray]],
+    choice: StrategyChoice,
+    weight: np.ndarray | None = None,
 ) -> str:
     """The first of ``names`` whose mean relative loss is within one standard
     error (of the paired per-row difference) of the least; sets each
-    strategy's ``excess_se`` in ``choice.scores``."""
+    strategy's ``excess_se`` in ``choice.scores`` (``weight``: the rows'
+    weights, a row of weight w as w copies)."""
     n_scales = len(choice.cost_scales)
     best_at = [
         max(min(choice.scores[name][i]["loss"] for name in names), 1e-12)
@@ -504,14 +540,31 @@ def keep_within_one_se(
     within = []
     for name in names:
         excess = relative[name] - relative[best]
-        se = (
-            float(excess.std(ddof=1) / np.sqrt(len(excess))) if len(excess) > 1 else 0.0
-        )
+        if weight is not None:
+            mean, se = _weighted_mean_se(excess, weight)
+        else:
+            mean = excess.mean()
+            se = (
+                float(excess.std(ddof=1) / np.sqrt(len(excess)))
+                if len(excess) > 1
+                else 0.0
+            )
         for row in choice.scores[name]:
             row["excess_se"] = se * float(np.mean(best_at))
-        if excess.mean() <= se:
+        if mean <= se:
             within.append(name)
     return within[0]
+
+
+def _weighted_mean_se(values: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
+    """The mean of ``values`` and its standard error, value i counting
+    ``weight[i]`` times (as that many copies would)."""
+    total = float(np.sum(weight))
+    mean = float(np.average(values, weights=weight))
+    if total <= 1:
+        return mean, 0.0
+    var = float(np.sum(weight * (values - mean) ** 2)) / (total - 1)
+    return mean, float(np.sqrt(var / total))
 
 
 __all__ = [

@@ -39,11 +39,19 @@ from sklearn.base import clone
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import has_fit_parameter
 
 from .._bounded_io import short_repr
 from .._progress import Progress
 from ..sensors import SensorSpec
-from ..validation import MAX_CV, MAX_N_SUBSETS, check_params, int_in, real_in
+from ..validation import (
+    MAX_CV,
+    MAX_N_SUBSETS,
+    check_params,
+    check_sample_weight,
+    int_in,
+    real_in,
+)
 
 _TOL = 1e-9
 
@@ -128,9 +136,15 @@ class RidgeReward:
         alpha: float = 1e-3,
         random_state: int | None = None,
         reward: str = "correct",
+        sample_weight: np.ndarray | None = None,
     ) -> None:
         X = np.asarray(X, dtype=float)
-        mean, std = X.mean(axis=0), X.std(axis=0)
+        self.weight = sample_weight
+        if sample_weight is None:
+            mean, std = X.mean(axis=0), X.std(axis=0)
+        else:
+            mean = np.average(X, axis=0, weights=sample_weight)
+            std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
         X = (X - mean) / np.where(std > 0, std, 1.0)
         self.task, self.loss, self.alpha, self.reward = task, loss, alpha, reward
         if task == "classification":
@@ -145,10 +159,19 @@ class RidgeReward:
         self.baseline = np.empty(len(X))
         for train, test in splitter.split(X, self.y):
             Xtr, Ytr = X[train], Y[train]
-            mu, ybar = Xtr.mean(axis=0), Ytr.mean(axis=0)
-            gram = Xtr.T @ Xtr - len(train) * np.outer(mu, mu)
-            cross = Xtr.T @ Ytr - len(train) * np.outer(mu, ybar)
-            self.folds.append((test, X[test] - mu, gram, cross, ybar, len(train)))
+            if sample_weight is None:
+                mu, ybar = Xtr.mean(axis=0), Ytr.mean(axis=0)
+                gram = Xtr.T @ Xtr - len(train) * np.outer(mu, mu)
+                cross = Xtr.T @ Ytr - len(train) * np.outer(mu, ybar)
+                self.folds.append((test, X[test] - mu, gram, cross, ybar, len(train)))
+            else:  # the Gram matrices of the rows copied w times
+                wtr = _fold_weights(sample_weight, train)
+                mu = np.average(Xtr, axis=0, weights=wtr)
+                ybar = np.average(Ytr, axis=0, weights=wtr)
+                total = float(wtr.sum())
+                gram = (Xtr * wtr[:, None]).T @ Xtr - total * np.outer(mu, mu)
+                cross = (Xtr * wtr[:, None]).T @ Ytr - total * np.outer(mu, ybar)
+                self.folds.append((test, X[test] - mu, gram, cross, ybar, total))
             if task == "regression":
                 self.baseline[test] = _row_loss(self.y[test], ybar[0], loss)
         # The rows fold after fold (test rows of each fold together): ``grow``
@@ -223,10 +246,13 @@ class RidgeReward:
         if self.task == "classification":
             if self.reward == "soft":  # least-squares estimate of P(true class)
                 true = pred[..., np.arange(len(y)), y]
-                return np.clip(true, 0.0, 1.0).astype(np.float32)
-            return pred.argmax(axis=-1) == y
-        baseline = self.baseline if rows is None else self.baseline[rows]
-        return _regression_reward(y, pred[..., 0], baseline, self.loss)
+                out = np.clip(true, 0.0, 1.0).astype(np.float32)
+            else:
+                out = pred.argmax(axis=-1) == y
+        else:
+            baseline = self.baseline if rows is None else self.baseline[rows]
+            out = _regression_reward(y, pred[..., 0], baseline, self.loss)
+        return _weighted_reward(out, self.weight, rows)
 
 
 class EstimatorReward:
@@ -243,9 +269,19 @@ class EstimatorReward:
         cv: int = 3,
         random_state: int | None = None,
         reward: str = "correct",
+        sample_weight: np.ndarray | None = None,
     ) -> None:
         self.estimator, self.task, self.loss = estimator, task, loss
         self.reward = reward
+        self.weight = sample_weight
+        if sample_weight is not None and not has_fit_parameter(
+            estimator, "sample_weight"
+        ):
+            raise ValueError(
+                f"sample_weight: the subset scorer {type(estimator).__name__} "
+                "takes no sample_weight in its fit; use scorer='ridge' or one "
+                "that does."
+            )
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y) if task == "classification" else np.asarray(y, float)
         splitter: Any = (
@@ -257,9 +293,14 @@ class EstimatorReward:
         self.baseline = np.empty(len(self.y))
         if task == "regression":
             for train, test in self.folds:
-                self.baseline[test] = _row_loss(
-                    self.y[test], self.y[train].mean(), loss
+                mean = (
+                    self.y[train].mean()
+                    if sample_weight is None
+                    else np.average(
+                        self.y[train], weights=_fold_weights(sample_weight, train)
+                    )
                 )
+                self.baseline[test] = _row_loss(self.y[test], mean, loss)
 
     def __call__(self, cols: np.ndarray) -> np.ndarray:
         cols = np.asarray(cols, dtype=int)
@@ -277,18 +318,27 @@ class EstimatorReward:
                     else DummyRegressor()
                 )
                 Xs = np.zeros((len(self.X), 1))
-            model.fit(Xs[train], self.y[train])
+            self._fit(model, Xs, train)
             pred[test] = model.predict(Xs[test])
         if self.task == "classification":
-            return pred == self.y
-        return _regression_reward(self.y, pred, self.baseline, self.loss)
+            return _weighted_reward(pred == self.y, self.weight)
+        reward = _regression_reward(self.y, pred, self.baseline, self.loss)
+        return _weighted_reward(reward, self.weight)
+
+    def _fit(self, model: Any, Xs: np.ndarray, train: np.ndarray) -> None:
+        """Fit ``model`` on the ``train`` rows (weighted, where weights are)."""
+        if self.weight is None:
+            model.fit(Xs[train], self.y[train])
+        else:
+            w = _fold_weights(self.weight, train)
+            model.fit(Xs[train], self.y[train], sample_weight=w)
 
     def _true_class_proba(self, cols: np.ndarray) -> np.ndarray:
         out = np.zeros(len(self.y), dtype=np.float32)
         for train, test in self.folds:
             model = clone(self.estimator) if len(cols) else DummyClassifier()
             Xs = self.X[:, cols] if len(cols) else np.zeros((len(self.X), 1))
-            model.fit(Xs[train], self.y[train])
+            self._fit(model, Xs, train)
             if not hasattr(model, "predict_proba"):
                 raise ValueError(
                     "subset reward 'soft' needs a scorer with predict_proba; "
@@ -302,7 +352,30 @@ class EstimatorReward:
             )
             rows = np.flatnonzero(seen)
             out[test[rows]] = proba[rows, pos[rows]]
-        return out
+        return _weighted_reward(out, self.weight)
+
+
+def _fold_weights(sample_weight: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """The weights of a fold's ``train`` rows, refused when all are 0."""
+    w = np.asarray(sample_weight, dtype=float)[train]
+    if not w.sum() > 0:
+        raise ValueError(
+            "sample_weight: every training row of one of the subset "
+            "selection's folds weighs 0; give more rows a positive weight."
+        )
+    return w
+
+
+def _weighted_reward(
+    reward: np.ndarray, weight: np.ndarray | None, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """Per-row ``reward`` (..., n_rows) times each row's weight (None:
+    unchanged): G, a sum of per-row maxima, then counts row i ``weight[i]``
+    times."""
+    if weight is None:
+        return reward
+    w = weight if rows is None else weight[rows]
+    return (reward * w).astype(np.float32)
 
 
 def _row_loss(y: np.ndarray, pred: Any, loss: str) -> np.ndarray:
@@ -512,6 +585,7 @@ def select_subsets(
     random_state: int | None = None,
     n_jobs: int | None = None,
     progress: Progress | None = None,
+    sample_weight: Any = None,
 ) -> SubsetSelection:
     """Select sensor subsets greedily (Alg. 2) for a DAG over their unions.
 
@@ -569,6 +643,9 @@ def select_subsets(
     progress : callable(stage, done, total), optional
         Called with stage ``"subsets"`` after each greedy step; ``total`` is an
         upper bound on the steps (it ends with ``done == total``).
+    sample_weight : array-like of shape (n_samples,), optional
+        Row i counts that many times in the scorer's fits (the ridge's Gram
+        matrices, an estimator's ``sample_weight``) and in G.
 
     Returns
     -------
@@ -591,28 +668,57 @@ def select_subsets(
     rows = stratified_subsample(
         y, max_rows, stratify=task == "classification", random_state=random_state
     )
+    weight = check_sample_weight(sample_weight, len(y))
+    weight = None if weight is None else weight[rows]
     options = {"task": task, "loss": loss, "cv": cv, "random_state": random_state}
-    reward_of = _reward_of(scorer, Xv[rows], y[rows], reward=reward, **options)
+    reward_of = _reward_of(
+        scorer, Xv[rows], y[rows], reward=reward, sample_weight=weight, **options
+    )
     n_greedy = n_subsets - 1 if include_all else n_subsets
     # The ridge scorer's solves are too small to gain from threads: only
     # estimators are scored in parallel.
     scorer_jobs = 1 if isinstance(reward_of, RidgeReward) else n_jobs
     greedy = _Greedy(reward_of, spec.column_indices(), costs, len(rows), scorer_jobs)
     runs = _greedy_runs(greedy, strategy, costs, n_greedy, budget, progress)
-    # The larger G, ties to the cheaper run.
+    scale = _reward_scale(task, reward_of, len(rows), weight)
+    return _kept_selection(runs, greedy, spec, include_all, n_greedy, budget, scale)
+
+
+def _kept_selection(
+    runs: dict[str, _Run],
+    greedy: _Greedy,
+    spec: SensorSpec,
+    include_all: bool,
+    n_greedy: int,
+    budget: float,
+    scale: float,
+) -> SubsetSelection:
+    """The :class:`SubsetSelection` of the run of larger G (ties to the
+    cheaper run); ``scale``: what G is divided by (:func:`_reward_scale`)."""
     method = max(runs, key=lambda v: (round(runs[v].G, 6), -runs[v].spent))
-    denom = len(rows) if task == "classification" else float(reward_of.baseline.sum())
     kept = runs[method]
     return SubsetSelection(
         **_kept_units(kept, spec, include_all),
-        reward=(kept.G if n_greedy else 0.0) / denom if denom > 0 else 0.0,
+        reward=(kept.G if n_greedy else 0.0) / scale if scale > 0 else 0.0,
         method=method,
         budget=budget,
         budget_used=kept.spent,
-        n_rows=len(rows),
+        n_rows=greedy.n_rows,
         n_evaluations=greedy.n_evaluations,
         runs={v: r.G for v, r in runs.items()},
     )
+
+
+def _reward_scale(
+    task: str, reward_of: Any, n_rows: int, weight: np.ndarray | None
+) -> float:
+    """What G is divided by in ``SubsetSelection.reward``: the rows (their
+    total weight), or the baseline's total loss (weighted)."""
+    if weight is None:
+        return float(n_rows if task == "classification" else reward_of.baseline.sum())
+    if task == "classification":
+        return float(weight.sum())
+    return float(weight @ reward_of.baseline)
 
 
 def _reward_of(scorer: Any, Xs: np.ndarray, ys: np.ndarray, **options: Any) -> Any:

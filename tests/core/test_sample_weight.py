@@ -17,19 +17,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.neighbors import KNeighborsClassifier
 
 from budgetdag_core import (
     BudgetDAGClassifier,
     BudgetDAGRegressor,
     NothingBoughtWarning,
     SensorDAG,
+    SensorSpec,
     graph_reduce,
     toy_dataset,
 )
+from budgetdag_core.bank import MaskEncodedClassifier
 from budgetdag_core.bank._calibration import fit_temperatures
 from budgetdag_core.graph_reduce import fit_node
 from budgetdag_core.reductions import CostRegression, FilterTree
-from budgetdag_core.strategies import RowTable, SparseGrowth, SparseSensorDAG
+from budgetdag_core.strategies import (
+    RowTable,
+    SparseGrowth,
+    SparseSensorDAG,
+    select_subsets,
+)
 
 COSTS = np.array([0.1, 0.2, 0.3])
 
@@ -295,9 +303,11 @@ def test_series_weights_with_other_labels_are_refused() -> None:
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"n_subsets": 2}, "subset selection"),
-        ({"dag": "sparse"}, "many-sensor DAG"),
-        ({"bank_kind": "masked_logistic"}, "takes no sample_weight"),
+        ({"classifier": KNeighborsClassifier()}, "model KNeighborsClassifier takes no"),
+        (
+            {"n_subsets": 2, "subset_scorer": KNeighborsClassifier()},
+            "subset scorer KNeighborsClassifier takes no",
+        ),
     ],
 )
 def test_parts_without_weights_refuse_them(params, message) -> None:
@@ -331,3 +341,145 @@ def test_auto_scale_search_weighs_the_rows() -> None:
     # The reference error is the weighted out-of-fold error of all sensors.
     oof = model.bank_.oof_proba_[:, -1].argmax(axis=1) != np.asarray(y)
     assert np.isclose(search["reference_error"], np.average(oof, weights=w))
+
+
+# ------------------------------------------------- many sensors, n_subsets
+def _wide(n: int = 200, n_sensors: int = 16, seed: int = 0):
+    """``n_sensors`` one-column sensors, the label read from three of them;
+    a test table of the same law."""
+    rng = np.random.default_rng(seed)
+    names = [f"s{i}" for i in range(n_sensors)]
+
+    def table(rows: int) -> tuple[pd.DataFrame, np.ndarray]:
+        X = pd.DataFrame(rng.normal(size=(rows, n_sensors)), columns=names)
+        noise = rng.normal(scale=0.4, size=rows)
+        y = (X["s0"] + 0.7 * X["s3"] - 0.7 * X["s5"] + noise > 0).astype(int)
+        return X, y.to_numpy()
+
+    X, y = table(n)
+    X_test, y_test = table(400)
+    return SensorSpec.per_column(names), X, y, X_test, y_test
+
+
+#: The many-sensor settings tested, and Alg. 2's subsets on 8 sensors.
+WIDE = {
+    "chain": ({"dag": "chain"}, 16),
+    "auto": ({"dag": "auto"}, 16),
+    "n_subsets": ({"n_subsets": 3}, 8),
+}
+
+
+def _wide_model(case: str):
+    params, n_sensors = WIDE[case]
+    spec, X, y, X_test, y_test = _wide(n_sensors=n_sensors)
+    model = BudgetDAGClassifier(spec, cost_scale=0.01, cv=3, random_state=0)
+    return model.set_params(**params), X, y, X_test, y_test
+
+
+@pytest.mark.parametrize("case", list(WIDE))
+def test_many_sensor_weights_of_one_equal_no_weights(case) -> None:
+    model, X, y, X_test, _ = _wide_model(case)
+    plain = clone(model).fit(X, y)
+    ones = clone(model).fit(X, y, sample_weight=np.ones(len(X)))
+    assert ones.strategy_ == plain.strategy_
+    assert ones.bank_.fingerprint_ == plain.bank_.fingerprint_
+    np.testing.assert_array_equal(
+        plain.predict_proba(X_test), ones.predict_proba(X_test)
+    )
+
+
+@pytest.mark.parametrize("case", list(WIDE))
+def test_many_sensor_rows_of_weight_zero_are_ignored(case) -> None:
+    model, X, y, X_test, y_test = _wide_model(case)
+    Xg, yg, w = _with_garbage(X, y, 150, lambda t: 1 - t)
+    clean = clone(model).fit(X, y)
+    ignored = clone(model).fit(Xg, yg, sample_weight=w)
+    with warnings.catch_warnings():  # the garbage may leave nothing worth buying
+        warnings.simplefilter("ignore", NothingBoughtWarning)
+        counted = clone(model).fit(Xg, yg)
+    # Weight 0: as good as the clean fit (the folds differ, the data does
+    # not); weight 1 lets the garbage in.
+    assert ignored.score(X_test, y_test) >= clean.score(X_test, y_test) - 0.04
+    assert counted.score(X_test, y_test) < ignored.score(X_test, y_test) - 0.05
+    bought = ignored.trace(X_test)["n_sensors"].mean()
+    assert bought >= 0.7 * clean.trace(X_test)["n_sensors"].mean()
+
+
+@pytest.mark.parametrize("case", list(WIDE))
+def test_many_sensor_integer_weights_behave_as_duplicated_rows(case) -> None:
+    model, X, y, X_test, _ = _wide_model(case)
+    # The positive class three times as heavy: the policies then predict it
+    # more often, as they do on a table with its rows copied three times.
+    w = np.where(y == 1, 3.0, 1.0)
+    rep = np.repeat(np.arange(len(X)), w.astype(int))
+    weighted = clone(model).fit(X, y, sample_weight=w).predict(X_test)
+    copied = clone(model).fit(X.iloc[rep], y[rep]).predict(X_test)
+    plain = clone(model).fit(X, y).predict(X_test)
+    assert (weighted == copied).mean() >= 0.85
+    assert weighted.mean() > plain.mean()
+    assert copied.mean() > plain.mean()
+
+
+def test_masked_logistic_weights_equal_duplicated_rows() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.random(X.shape) < 0.3] = np.nan  # unacquired values
+    w = rng.integers(1, 4, len(X)).astype(float)
+    rep = np.repeat(np.arange(len(X)), w.astype(int))
+    weighted = MaskEncodedClassifier("logistic").fit(X, y, sample_weight=w)
+    copied = MaskEncodedClassifier("logistic").fit(X[rep], y[rep])
+    np.testing.assert_allclose(
+        weighted.predict_proba(X), copied.predict_proba(X), atol=1e-5
+    )
+
+
+def test_select_subsets_weights() -> None:
+    rng = np.random.default_rng(0)
+    names = list("abcdef")
+    X = pd.DataFrame(rng.normal(size=(300, 6)), columns=names)
+    y = (X["a"] + X["b"] > 0).astype(int).to_numpy()
+    spec = SensorSpec.per_column(names)
+    select = lambda X, y, **kw: select_subsets(  # noqa: E731
+        X, y, spec, n_subsets=2, subset_budget=3, random_state=0, **kw
+    )
+    plain = select(X, y)
+    assert plain.subsets == [("a",), ("b",)]
+    ones = select(X, y, sample_weight=np.ones(len(X)))
+    assert (ones.subsets, ones.reward) == (plain.subsets, plain.reward)
+    # Rows whose label column "e" decides, of weight 0, change nothing...
+    bad = pd.DataFrame(rng.normal(size=(600, 6)), columns=names)
+    Xg = pd.concat([X, bad], ignore_index=True)
+    yg = np.r_[y, (bad["e"] > 0).astype(int)]
+    w = np.r_[np.ones(len(X)), np.zeros(len(bad))]
+    assert select(Xg, yg, sample_weight=w).subsets == plain.subsets
+    # ... and counted, they do.
+    assert ("e",) in select(Xg, yg).subsets
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_evaluate_weights_equal_duplicated_rows(kind) -> None:
+    demo, X, y = _toy()
+    if kind == "classifier":
+        model = BudgetDAGClassifier(demo.spec, cost_scale=0.05, cv=3, random_state=0)
+        target, test_target = y, demo.y_test
+    else:
+        model = BudgetDAGRegressor(
+            demo.spec, regressor="ridge", cost_scale=0.01, cv=3, random_state=0
+        )
+        target, test_target = 2 * X["precise"], 2 * demo.X_test["precise"]
+    model.fit(X, target)
+    test = demo.X_test
+    w = np.random.default_rng(0).integers(0, 4, len(test)).astype(float)
+    rep = np.repeat(np.arange(len(test)), w.astype(int))
+    weighted = model.evaluate(test, test_target, sample_weight=w)
+    copied = model.evaluate(test.iloc[rep], np.asarray(test_target)[rep])
+    assert weighted.pop("n_samples") == len(test)
+    assert copied.pop("n_samples") == len(rep)
+    assert weighted.keys() == copied.keys()
+    for key, value in copied.items():
+        assert weighted[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    ones = model.evaluate(test, test_target, sample_weight=np.ones(len(test)))
+    assert ones == model.evaluate(test, test_target)
+    with pytest.raises(ValueError, match="row .* is -1.0"):
+        model.evaluate(test, test_target, sample_weight=-np.ones(len(test)))

@@ -35,29 +35,16 @@ WEIGHT_EQUIVALENCE = (
     "The bank's cross-validation folds are cut over the rows: a table with "
     "rows repeated is cut into other folds than the weighted table, so the "
     "out-of-fold probabilities the policies learn from differ (Graph-Reduce "
-    "with integer weights equals repeated rows exactly: test_sample_weight). "
-    "Beyond a few columns the default builds a many-sensor DAG, whose "
-    "strategies refuse sample_weight."
-)
-#: The tuned estimators select subsets (n_subsets), which take no weights.
-SUBSET_WEIGHTS = (
-    "n_subsets's subset selection (Alg. 2) takes no sample_weight: a fit with "
-    "weights other than all ones is refused with a ValueError saying so."
+    "with integer weights equals repeated rows exactly; the estimators' "
+    "behaviour on repeated rows is tested in test_sample_weight)."
 )
 
 
 def _expected_failed_checks(estimator) -> dict[str, str]:
-    expected = {
+    return {
         **EXPECTED_FAILED_CHECKS,
         "check_sample_weight_equivalence_on_dense_data": WEIGHT_EQUIVALENCE,
     }
-    if estimator.n_subsets is not None:
-        for name in (
-            "check_sample_weights_list",
-            "check_sample_weights_not_overwritten",
-        ):
-            expected[name] = SUBSET_WEIGHTS
-    return expected
 
 
 def _check_name(check) -> str:
