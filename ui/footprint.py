@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from budgetdag_core import Dataset, SensorSpec
 from budgetdag_core.bank import resolve_bank_kind
+from budgetdag_core.estimates import FitProbe
 
 from . import store
 from .estimate import settings_probe
@@ -76,6 +77,30 @@ def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footpr
     return Footprint(full=oof + models, slim=models)
 
 
+def model_footprint(
+    dataset: Dataset,
+    spec: SensorSpec,
+    settings: TrainSettings,
+    *,
+    strategies: dict[str, int] | None = None,
+    probe: FitProbe | None = None,
+) -> Footprint:
+    """The snapshot bytes of a model trained with ``settings`` on ``dataset``
+    (``strategies``: the fit plan's, default the settings'; ``probe``: the
+    fit's :func:`ui.estimate.settings_probe`, asked when needed)."""
+    if strategies is None:
+        strategies = strategies_of(spec, settings)
+    if strategies:
+        n_states = (spec.n_sensors + 1) * len(strategies)
+        if settings.classifier == "auto":
+            settings = replace(settings, classifier="masked_boosting")
+    else:
+        if probe is None:
+            probe = settings_probe(dataset, spec, settings)
+        n_states = 2**spec.n_sensors if probe is None else probe.n_states
+    return estimate(dataset, settings, n_states)
+
+
 def reload_warning(
     dataset: Dataset, spec: SensorSpec, settings: TrainSettings
 ) -> str | None:
@@ -88,15 +113,7 @@ def reload_warning(
     ``n_sensors + 1`` states: 11 MB on digits, both strategies, boosters
     included) and the masked bank's boosters.
     """
-    strategies = strategies_of(spec, settings)
-    if strategies:
-        n_states = (spec.n_sensors + 1) * len(strategies)
-        if settings.classifier == "auto":
-            settings = replace(settings, classifier="masked_boosting")
-    else:
-        probe = settings_probe(dataset, spec, settings)
-        n_states = 2**spec.n_sensors if probe is None else probe.n_states
-    size = estimate(dataset, settings, n_states)
+    size = model_footprint(dataset, spec, settings)
     limit = store.max_bytes()
     if size.full <= limit:
         return None
