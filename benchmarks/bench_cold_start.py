@@ -22,10 +22,17 @@ the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
 four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
 sensor), warm; and on landsat cold. The target is a factor of two either way.
 
-Part ``many``: the same for the library's default beyond 12 sensors
-(``dag="auto"``: the chain and the grown DAG on one any-subset bank, one kept
-on validation rows) on tables of one-column sensors: wine (13), breast cancer
-(30) and digits' pixels (64).
+Part ``many`` (issue 53): fit-time and stored-size estimates against the
+fit's CPU seconds (one thread: on a shared machine they stay comparable) and
+the session store's bytes (``ui.store.encode``, full and slim; the skops
+file beside), for the full DAG of 11 and 12 sensors (wine's 13 columns, the
+first paired), Alg. 2's subsets, and each many-sensor strategy (``dag=``
+chain, routed, sparse, auto) on 30 (breast cancer) and 64 (digits' pixels)
+one-column sensors; one fixed HistGradientBoosting fit in the same process
+says how loaded the machine was. ``--jobs N`` runs cases side by side,
+``--save PATH`` writes the rows for ``render_report.py``
+(``benchmarks/results/estimates/many.json``), ``--measured OUTPUT`` makes
+only the estimates again beside an earlier run's measurements.
 
 Part ``app``: the Train page's estimate (:func:`ui.estimate.training_seconds`
 plus the queue's wait, :meth:`ui.jobs.Pool.wait_seconds`) against the time
@@ -412,6 +419,9 @@ plan = BudgetDAGClassifier(spec, **params).fit_plan(spec, len(X))
 size = footprint.model_footprint(dataset, spec, settings,
                                  strategies=plan.strategies(), probe=probe)
 out["size_estimate"], out["slim_estimate"] = size.full, size.slim
+if not case.get("fit", True):  # the estimates alone (--measured)
+    print(json.dumps(out))
+    sys.exit(0)
 model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)
 t, c = time.perf_counter(), time.process_time()
 model.fit(X, y)
@@ -446,8 +456,22 @@ MANY_CASES = {
 }
 
 
-def many_part(names: list[str], jobs: int = 1) -> None:
-    """Estimated vs measured fit seconds and stored bytes, issue 53's cases."""
+def many_part(
+    names: list[str],
+    jobs: int = 1,
+    measured: Path | None = None,
+    save: Path | None = None,
+) -> None:
+    """Estimated vs measured fit seconds and stored bytes, issue 53's cases
+    (``measured``: the ``row:`` lines of an earlier run's output, whose
+    measurements are kept and only the estimates made again)."""
+    before = {}
+    if measured is not None:
+        for line in measured.read_text().splitlines():
+            if line.startswith("row: "):
+                row = json.loads(line[5:])
+                before[row["case"]] = row
+        names = [name for name in names if name in before]
     print(
         "Estimate vs measured (one thread, warm): fit seconds against the fit's\n"
         "CPU seconds (the wall time stretches with the machine's load: the\n"
@@ -465,7 +489,7 @@ def many_part(names: list[str], jobs: int = 1) -> None:
     def run(name: str) -> tuple[str, subprocess.CompletedProcess]:
         return name, subprocess.run(
             [sys.executable, "-c", MANY_WORKER, str(ROOT)]
-            + [json.dumps(MANY_CASES[name])],
+            + [json.dumps({**MANY_CASES[name], "fit": name not in before})],
             env={**os.environ, "NUMBA_CACHE_DIR": cache},
             capture_output=True,
             text=True,
@@ -481,6 +505,8 @@ def many_part(names: list[str], jobs: int = 1) -> None:
                 print(f"{name}: failed\n{out.stderr[-2000:]}", flush=True)
                 continue
             r = json.loads(out.stdout.strip().splitlines()[-1])
+            if name in before:  # new estimates, the earlier measurements
+                r = {**before[name], **r, "reference": before[name]["reference"]}
             wall = statistics.mean(w for w, _ in r["reference"])
             cpu = statistics.mean(c for _, c in r["reference"])
             mb = 1e6
@@ -498,6 +524,18 @@ def many_part(names: list[str], jobs: int = 1) -> None:
             rows.append({"case": name, **r})
             print("row: " + json.dumps(rows[-1]), flush=True)
     print("json: " + json.dumps(rows))
+    if save is not None:  # what render_report.py's estimate table reads
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        command = "`python benchmarks/bench_cold_start.py " + " ".join(sys.argv[1:])
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(
+            json.dumps({"command": command + "`", "commit": commit, "rows": rows})
+        )
 
 
 def main() -> None:
@@ -509,6 +547,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--n-jobs", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=1, help="many: cases at once")
+    parser.add_argument(
+        "--measured", type=Path, help="many: an earlier run's output to re-estimate"
+    )
+    parser.add_argument(
+        "--save", type=Path, help="many: write the table's rows (JSON) here"
+    )
     parser.add_argument("--compare", type=Path, help="another checkout to measure")
     args = parser.parse_args()
     t = time.perf_counter()
@@ -524,7 +568,7 @@ def main() -> None:
 
         estimates_part(args.only or list(ESTIMATE_TABLES), args.n_jobs or app_n_jobs())
     if args.part in ("many", "all"):
-        many_part(args.only or list(MANY_CASES), args.jobs)
+        many_part(args.only or list(MANY_CASES), args.jobs, args.measured, args.save)
     if args.part in ("app", "all"):
         app_part(args.only or list(APP_TABLES))
     print(f"load averages at end: {os.getloadavg()}; {time.perf_counter() - t:.0f} s")
