@@ -1122,17 +1122,22 @@ def estimates_section(path: Path) -> list[str]:
         "fixed HistGradientBoosting fit, wall / CPU seconds, in the same "
         "process (the machine's load).",
         "",
-        "| case | states | est. s | CPU s | ratio | wall s | ref | est. MB | MB "
-        "| ratio | slim est. | slim MB | ratio | skops MB | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "*before*: the estimates of main before issue 53's changes, on the same run.",
+        "",
+        "| case | states | est. s | before | CPU s | ratio | wall s | ref "
+        "| est. MB | before | MB | ratio | slim est. | slim MB | ratio "
+        "| skops MB | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in saved["rows"]:
         wall = sum(w for w, _ in r["reference"]) / len(r["reference"])
         cpu = sum(c for _, c in r["reference"]) / len(r["reference"])
         lines.append(
             f"| {r['case']} | {r['states']} | {r['estimate']:.1f} | "
+            f"{r.get('estimate_before', float('nan')):.1f} | "
             f"{r['cpu']:.1f} | {r['estimate'] / r['cpu']:.2f} | {r['fit']:.0f} | "
             f"{wall:.1f} / {cpu:.1f} | {r['size_estimate'] / 1e6:.2f} | "
+            f"{r.get('size_estimate_before', float('nan')) / 1e6:.2f} | "
             f"{r['size'] / 1e6:.2f} | {r['size_estimate'] / r['size']:.2f} | "
             f"{r['slim_estimate'] / 1e6:.2f} | {r['slim'] / 1e6:.2f} | "
             f"{r['slim_estimate'] / r['slim']:.2f} | {r['skops'] / 1e6:.2f} | "
