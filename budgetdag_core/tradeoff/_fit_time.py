@@ -442,6 +442,14 @@ class FitProbe:
     model_bytes: float | None = None
 
 
+#: What :func:`probe_fit` accepts besides the estimator's parameters.
+PROBE_CONSTRAINTS: dict[str, list] = {
+    "max_seconds": [real_in(0.0), None],
+    "fold_max_seconds": [real_in(0.0)],
+    "n_jobs": [Integral, None],
+}
+
+
 def probe_fit(
     sensors: Any,
     X: Any,
@@ -460,11 +468,10 @@ def probe_fit(
     states, not 129), and the bank, the policies and the evaluation scale
     with the states. A masked bank's time depends on how many rounds early
     stopping runs, which only the data says (a few on CUBE-NM's 600 rows,
-    dozens on digits). This runs the selection as the fit would (same data,
-    parameters and seed; the ridge scorer makes it a small share of the fit)
-    and fits the masked bank's first fold, unscored, on one thread, so that
-    :func:`estimate_fit_seconds_for` can count states and rounds measured
-    rather than modelled.
+    dozens on digits). This runs the selection as the fit would and fits
+    the masked bank's first fold (a per-state bank's: a few states' first
+    folds), on one thread, so that :func:`estimate_fit_seconds_for` counts
+    states and rounds measured rather than modelled.
 
     Parameters
     ----------
@@ -477,11 +484,11 @@ def probe_fit(
     fold_max_seconds : float, default=PROBE_FOLD_MAX_SECONDS
         Fit the masked bank's first fold only when it should take at most
         this long (by the modelled rounds); else ``fold_seconds`` is None.
+        A per-state bank's states: until their fits took this long.
 
-    A fit that builds DAGs of one-sensor additions (many sensors without
-    ``n_subsets``) grows them while its bank is fitted: the probe names the
-    strategies and their most states, and times the any-subset bank's first
-    fold (whose trees set the cost of scoring the DAGs' candidates).
+    A fit that grows DAGs of one-sensor additions: the probe names the
+    strategies and their most states, and times the any-subset bank's
+    first fold (its trees set the cost of scoring the candidates).
 
     Returns
     -------
@@ -509,17 +516,8 @@ def probe_fit(
     from ..estimator import BudgetDAGClassifier, TrainingData
     from ..validation import as_spec
 
-    check_params(
-        "probe_fit",
-        {
-            "max_seconds": [real_in(0.0), None],
-            "fold_max_seconds": [real_in(0.0)],
-            "n_jobs": [Integral, None],
-        },
-        max_seconds=max_seconds,
-        fold_max_seconds=fold_max_seconds,
-        n_jobs=n_jobs,
-    )
+    check_params("probe_fit", PROBE_CONSTRAINTS, max_seconds=max_seconds,
+                 fold_max_seconds=fold_max_seconds, n_jobs=n_jobs)  # fmt: skip
     spec = as_spec(sensors)
     if _selection_too_long(spec, len(X), max_seconds, params.get("n_subsets")):
         return None
@@ -539,9 +537,8 @@ def probe_fit(
         found = {} if selection is None else {"n_subsets": len(selection.subsets)}
         bank = plan.new_bank(dag)
     if isinstance(bank, ClassifierBank) and dag is not None:
-        timed = _time_states(
-            bank, Xv, y_fit, dag, spec.column_indices(), fold_max_seconds
-        )
+        cols, most = spec.column_indices(), fold_max_seconds
+        timed = _time_states(bank, Xv, y_fit, dag, cols, most)
         return FitProbe(n_states, select_seconds, **found, **timed)
     if not isinstance(bank, MaskedBank):
         return FitProbe(n_states, select_seconds, **found)
