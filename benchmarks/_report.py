@@ -1130,20 +1130,43 @@ def estimates_section(path: Path) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in saved["rows"]:
-        wall = sum(w for w, _ in r["reference"]) / len(r["reference"])
-        cpu = sum(c for _, c in r["reference"]) / len(r["reference"])
-        lines.append(
-            f"| {r['case']} | {r['states']} | {r['estimate']:.1f} | "
-            f"{r.get('estimate_before', float('nan')):.1f} | "
-            f"{r['cpu']:.1f} | {r['estimate'] / r['cpu']:.2f} | {r['fit']:.0f} | "
-            f"{wall:.1f} / {cpu:.1f} | {r['size_estimate'] / 1e6:.2f} | "
-            f"{r.get('size_estimate_before', float('nan')) / 1e6:.2f} | "
-            f"{r['size'] / 1e6:.2f} | {r['size_estimate'] / r['size']:.2f} | "
-            f"{r['slim_estimate'] / 1e6:.2f} | {r['slim'] / 1e6:.2f} | "
-            f"{r['slim_estimate'] / r['slim']:.2f} | {r['skops'] / 1e6:.2f} | "
-            f"{r['load']:.0f} |"
-        )
+        lines.append(_estimate_row(r))
     return [*lines, "", *ESTIMATE_NOTES, ""]
+
+
+def _estimate_row(r: dict) -> str:
+    """One case of the estimate table; a measurement not taken reads "–"."""
+
+    def num(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
+        return "–" if value is None else f"{value / scale:.{digits}f}"
+
+    def ratio(a: float | None, b: float | None) -> str:
+        return "–" if a is None or b is None else f"{a / b:.2f}"
+
+    ref = r.get("reference") or []
+    wall = sum(w for w, _ in ref) / len(ref) if ref else None
+    cpu = sum(c for _, c in ref) / len(ref) if ref else None
+    mb = 1e6
+    cells = [
+        r["case"],
+        str(r["states"]),
+        num(r["estimate"]),
+        num(r.get("estimate_before")),
+        num(r["cpu"]),
+        ratio(r["estimate"], r["cpu"]),
+        num(r.get("fit"), 0),
+        "–" if wall is None else f"{wall:.1f} / {cpu:.1f}",
+        num(r.get("size_estimate"), 2, mb),
+        num(r.get("size_estimate_before"), 2, mb),
+        num(r.get("size"), 2, mb),
+        ratio(r.get("size_estimate"), r.get("size")),
+        num(r.get("slim_estimate"), 2, mb),
+        num(r.get("slim"), 2, mb),
+        ratio(r.get("slim_estimate"), r.get("slim")),
+        num(r.get("skops"), 2, mb),
+        num(r.get("load"), 0),
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def report_text(
