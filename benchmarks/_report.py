@@ -1098,8 +1098,13 @@ ESTIMATE_NOTES = [
     "The grown and routed DAGs' kept rows per state were calibrated on "
     'breast cancer alone; a rival bank kind that `dag="auto"` fits when '
     "its log loss is close is not counted (it adds its fold models).",
-    "- Cases missing from the table did not finish on the shared machine "
-    "in the session's time.",
+    "- Not measured yet (the shared machine finished none of these in the "
+    "session): the per-state bank's fit time on 11 and 12 sensors (10 235 and "
+    "20 475 booster fits), Alg. 2's subsets, and the chain, routed, grown and "
+    "`auto` strategies on 30 and 64 sensors; their estimates keep the "
+    "constants measured before (the masked any-subset bank's first fold "
+    "timed by the probe). Rerun `bench_cold_start.py --part many --save "
+    "benchmarks/results/estimates/many.json` on an idle machine.",
 ]
 
 
