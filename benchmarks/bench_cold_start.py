@@ -22,10 +22,17 @@ the bundled demos, a 64-column table (scikit-learn's digits, its 8x8 pixels as
 four 4x4 quadrant sensors) and a 256-state table (digits, each image row a
 sensor), warm; and on landsat cold. The target is a factor of two either way.
 
-Part ``many``: the same for the library's default beyond 12 sensors
-(``dag="auto"``: the chain and the grown DAG on one any-subset bank, one kept
-on validation rows) on tables of one-column sensors: wine (13), breast cancer
-(30) and digits' pixels (64).
+Part ``many`` (issue 53): fit-time and stored-size estimates against the
+fit's CPU seconds (one thread: on a shared machine they stay comparable) and
+the session store's bytes (``ui.store.encode``, full and slim; the skops
+file beside), for the full DAG of 11 and 12 sensors (wine's 13 columns, the
+first paired), Alg. 2's subsets, and each many-sensor strategy (``dag=``
+chain, routed, sparse, auto) on 30 (breast cancer) and 64 (digits' pixels)
+one-column sensors; one fixed HistGradientBoosting fit in the same process
+says how loaded the machine was. ``--jobs N`` runs cases side by side,
+``--save PATH`` writes the rows for ``render_report.py``
+(``benchmarks/results/estimates/many.json``), ``--measured OUTPUT`` makes
+only the estimates again beside an earlier run's measurements.
 
 Part ``app``: the Train page's estimate (:func:`ui.estimate.training_seconds`
 plus the queue's wait, :meth:`ui.jobs.Pool.wait_seconds`) against the time
@@ -52,6 +59,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -346,6 +354,190 @@ def app_part(names: list[str]) -> None:
     print(f"within 2x: {inside} of {len(ratios)}")
 
 
+MANY_WORKER = """
+import json, os, sys, tempfile, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import pandas as pd
+from budgetdag_core import BudgetDAGClassifier, Dataset, SensorSpec
+from budgetdag_core.estimates import estimate_fit_seconds_for, probe_fit
+from budgetdag_core.persist import save_policy_skops
+from ui import footprint, store
+from ui.spec_table import suggested_cost_scale
+from ui.training import TrainSettings, estimate_params
+
+case = json.loads(sys.argv[2])
+
+def reference_seconds():
+    # One fixed scikit-learn fit: how fast this machine is right now.
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 20))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    t, c = time.perf_counter(), time.process_time()
+    HistGradientBoostingClassifier(max_iter=100, early_stopping=False,
+                                   random_state=0).fit(X, y)
+    return time.perf_counter() - t, time.process_time() - c
+
+def table(name):
+    from sklearn import datasets
+    loader = {"wine": "load_wine", "cancer": "load_breast_cancer",
+              "digits": "load_digits"}[name.rstrip("0123456789")]
+    data = getattr(datasets, loader)()
+    columns = [f"c{i}" for i in range(data.data.shape[1])]
+    frame = pd.DataFrame(data.data, columns=columns)
+    frame["label"] = data.target
+    n_sensors = int(name[len(name.rstrip("0123456789")):])
+    # The first columns paired until n_sensors sensors remain.
+    pairs = len(columns) - n_sensors
+    groups = {f"s{i}": columns[2 * i: 2 * i + 2] for i in range(pairs)}
+    groups |= {f"s{pairs + i}": [c] for i, c in enumerate(columns[2 * pairs:])}
+    spec = SensorSpec(groups, dict.fromkeys(groups, 1.0))
+    order = np.random.default_rng(0).permutation(len(frame))
+    cut = int(0.75 * len(frame))
+    return Dataset(name, frame.iloc[order[:cut]], frame.iloc[order[cut:]],
+                   "label", spec, kind="upload")
+
+dataset = table(case["table"])
+spec = dataset.spec
+settings = TrainSettings(cost_scale=suggested_cost_scale(spec),
+                         classifier=case.get("classifier", "auto"),
+                         n_subsets=case.get("n_subsets"))
+params = estimate_params(settings)
+params.pop("n_jobs")
+n_jobs = case.get("n_jobs", 1)  # one thread: its CPU seconds are comparable
+params.update(case.get("params", {}))
+X, y = dataset.X("train", spec), dataset.y("train")
+out = {"reference": [reference_seconds()]}
+t = time.perf_counter()
+probe = probe_fit(spec, X, y, n_jobs=n_jobs, max_seconds=3.0,
+                  fold_max_seconds=1.5, **params)
+out["probe"] = time.perf_counter() - t
+out["estimate"] = estimate_fit_seconds_for(spec, X, y, n_jobs=n_jobs, probe=probe,
+                                           first_fit=False, **params)
+plan = BudgetDAGClassifier(spec, **params).fit_plan(spec, len(X))
+size = footprint.model_footprint(dataset, spec, settings,
+                                 strategies=plan.strategies(), probe=probe)
+out["size_estimate"], out["slim_estimate"] = size.full, size.slim
+if not case.get("fit", True):  # the estimates alone (--measured)
+    print(json.dumps(out))
+    sys.exit(0)
+model = BudgetDAGClassifier(spec, n_jobs=n_jobs, **params)
+t, c = time.perf_counter(), time.process_time()
+model.fit(X, y)
+out["fit"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
+out["reference"].append(reference_seconds())
+out["states"] = int(model.sensor_dag_.n_states)
+out["strategy"] = str(getattr(model, "strategy_", "full"))
+out["size"] = len(store.encode({"model": model}))
+out["slim"] = len(store.encode({"model": model}, slim=True))
+with tempfile.TemporaryDirectory() as tmp:
+    path = save_policy_skops(model, os.path.join(tmp, "m.skops"))
+    out["skops"] = os.path.getsize(path)
+out["load"] = os.getloadavg()[0]
+print(json.dumps(out))
+"""
+
+#: Issue 53's cases: the full DAG of 11 and 12 sensors (wine's 13 columns,
+#: the first paired), with the app's per-state booster and the library's
+#: masked bank; Alg. 2's subsets; each many-sensor strategy on 30 (breast
+#: cancer) and 64 (digits' pixels) one-column sensors.
+MANY_CASES = {
+    "cancer30 subsets8": {"table": "cancer30", "n_subsets": 8},
+    **{
+        f"{table} {dag}": {"table": table, "params": {"dag": dag}}
+        for table in ("cancer30", "digits64")
+        for dag in ("chain", "routed", "sparse", "auto")
+    },
+    "wine11 full masked": {"table": "wine11", "params": {"dag": "full"}},
+    "wine12 full masked": {"table": "wine12", "params": {"dag": "full"}},
+    "wine11 full hgb": {"table": "wine11", "classifier": "hist_gradient_boosting"},
+    "wine12 full hgb": {"table": "wine12", "classifier": "hist_gradient_boosting"},
+}
+
+
+def many_part(
+    names: list[str],
+    jobs: int = 1,
+    measured: Path | None = None,
+    save: Path | None = None,
+) -> None:
+    """Estimated vs measured fit seconds and stored bytes, issue 53's cases
+    (``measured``: the ``row:`` lines of an earlier run's output, whose
+    measurements are kept and only the estimates made again)."""
+    before = {}
+    if measured is not None:
+        for line in measured.read_text().splitlines():
+            if line.startswith("row: "):
+                row = json.loads(line[5:])
+                before[row["case"]] = row
+        names = [name for name in names if name in before]
+    print(
+        "Estimate vs measured (one thread, warm): fit seconds against the fit's\n"
+        "CPU seconds (the wall time stretches with the machine's load: the\n"
+        "reference, one fixed HistGradientBoosting fit before and after, says\n"
+        "how much) and the session store's bytes (zlib pickle, full and slim)."
+    )
+    print(
+        f"{'case':20} {'states':>6} {'est s':>7} {'cpu s':>7} {'ratio':>6} "
+        f"{'wall s':>7} {'ref':>9} {'est MB':>7} {'MB':>7} {'ratio':>6} "
+        f"{'slim est':>8} {'slim':>7} {'ratio':>6} {'skops':>7} {'load':>5}"
+    )
+    cache = tempfile.mkdtemp()
+    run_worker(ROOT, "toy", 1, 1, cache)  # fills numba's cache
+
+    def run(name: str) -> tuple[str, subprocess.CompletedProcess]:
+        return name, subprocess.run(
+            [sys.executable, "-c", MANY_WORKER, str(ROOT)]
+            + [json.dumps({**MANY_CASES[name], "fit": name not in before})],
+            env={**os.environ, "NUMBA_CACHE_DIR": cache},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    rows = []
+    # Cases side by side (``jobs``): one thread each, measured in CPU seconds.
+    with ThreadPoolExecutor(jobs) as pool:
+        for done in as_completed([pool.submit(run, name) for name in names]):
+            name, out = done.result()
+            if out.returncode != 0:
+                print(f"{name}: failed\n{out.stderr[-2000:]}", flush=True)
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            if name in before:  # new estimates, the earlier measurements
+                r = {**before[name], **r, "reference": before[name]["reference"]}
+            wall = statistics.mean(w for w, _ in r["reference"])
+            cpu = statistics.mean(c for _, c in r["reference"])
+            mb = 1e6
+            print(
+                f"{name:20} {r['states']:>6} {r['estimate']:>6.1f}s {r['cpu']:>6.1f}s "
+                f"{r['estimate'] / r['cpu']:>6.2f} {r['fit']:>6.1f}s "
+                f"{wall:>4.1f}/{cpu:<4.1f} "
+                f"{r['size_estimate'] / mb:>7.1f} {r['size'] / mb:>7.1f} "
+                f"{r['size_estimate'] / r['size']:>6.2f} "
+                f"{r['slim_estimate'] / mb:>8.1f} "
+                f"{r['slim'] / mb:>7.1f} {r['slim_estimate'] / r['slim']:>6.2f} "
+                f"{r['skops'] / mb:>7.1f} {r['load']:>5.1f}",
+                flush=True,
+            )
+            rows.append({"case": name, **r})
+            print("row: " + json.dumps(rows[-1]), flush=True)
+    print("json: " + json.dumps(rows))
+    if save is not None:  # what render_report.py's estimate table reads
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        command = "`python benchmarks/bench_cold_start.py " + " ".join(sys.argv[1:])
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(
+            json.dumps({"command": command + "`", "commit": commit, "rows": rows})
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -354,6 +546,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="tables to run")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--n-jobs", type=int, default=None)
+    parser.add_argument("--jobs", type=int, default=1, help="many: cases at once")
+    parser.add_argument(
+        "--measured", type=Path, help="many: an earlier run's output to re-estimate"
+    )
+    parser.add_argument(
+        "--save", type=Path, help="many: write the table's rows (JSON) here"
+    )
     parser.add_argument("--compare", type=Path, help="another checkout to measure")
     args = parser.parse_args()
     t = time.perf_counter()
@@ -369,11 +568,7 @@ def main() -> None:
 
         estimates_part(args.only or list(ESTIMATE_TABLES), args.n_jobs or app_n_jobs())
     if args.part in ("many", "all"):
-        sys.path.insert(0, str(ROOT))
-        from ui.training import app_n_jobs
-
-        names = args.only or list(MANY_TABLES)
-        estimates_part(names, args.n_jobs or app_n_jobs(), cold=False)
+        many_part(args.only or list(MANY_CASES), args.jobs, args.measured, args.save)
     if args.part in ("app", "all"):
         app_part(args.only or list(APP_TABLES))
     print(f"load averages at end: {os.getloadavg()}; {time.perf_counter() - t:.0f} s")

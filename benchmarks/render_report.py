@@ -57,7 +57,8 @@ def expected(root: Path = ROOT, results_dir: Path = RESULTS) -> dict[Path, str]:
     """Each generated file's text as the saved results produce it."""
     results: Results = load_results(results_dir)
     work, afa_dir = results_dir / "run_all", results_dir / "afa"
-    text, figs = report_text(results.summaries, work, afa_dir)
+    estimates = results_dir / "estimates" / "many.json"
+    text, figs = report_text(results.summaries, work, afa_dir, estimates)
     out = {root / "BENCHMARKS.md": text}
     out |= {root / FIGURES / f"{stem}.svg": svg for stem, svg in figs.items()}
     for page in pages(root):

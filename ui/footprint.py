@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from budgetdag_core import Dataset, SensorSpec
 from budgetdag_core.bank import resolve_bank_kind
+from budgetdag_core.estimates import FitProbe
 
 from . import store
 from .estimate import settings_probe
@@ -48,15 +49,55 @@ class Footprint:
     slim: float
 
 
-def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footprint:
+#: Compressed bytes per value of a grown DAG's kept probabilities (a float64
+#: per row, state and class, beside the rows' numbers): 7.1 on breast
+#: cancer's chain, 7.9 on its grown DAG (``benchmarks/bench_cold_start.py
+#: --part many``, issue 53).
+GROWTH_BYTES_PER_VALUE = 7.5
+#: Rows x states a strategy keeps probabilities for, per training row and
+#: per ``n_sensors + 1``: the chain every row at each of its states; the
+#: grown DAG (its candidates too) twice that on breast cancer (875 states);
+#: the routed DAG's groups share the rows, its posterior tree adds a part.
+GROWTH_CELLS_PER_ROW_STATE = {"chain": 1.0, "grown": 2.0, "routed": 1.5}
+#: Compressed bytes of a policy weight (8-byte floats): a node's filter tree
+#: holds about one per input and action, half the sensors' actions left on
+#: average (wine's 256 states: 0.6 kB a node).
+POLICY_BYTES_PER_WEIGHT = 8.0
+
+
+def estimate(
+    dataset: Dataset,
+    settings: TrainSettings,
+    n_states: int,
+    *,
+    probe: FitProbe | None = None,
+    strategies: dict[str, int] | None = None,
+    spec: SensorSpec | None = None,
+) -> Footprint:
     """The snapshot bytes of a model trained with ``settings`` on ``dataset``
     over a DAG of ``n_states`` states (see the module's measurements; a fit
-    of DAGs of one-sensor additions counts as :func:`reload_warning` says)."""
+    of DAGs of one-sensor additions counts as :func:`reload_warning` says).
+
+    ``probe`` (the fit's :func:`ui.estimate.settings_probe`): the bank's
+    models are counted at the size its fitted fold models measured
+    (``model_bytes``, per state or the masked bank's), not the constants.
+    ``strategies``: the many-sensor strategies the fit grows (their kept
+    probabilities, the any-subset bank's fold models). ``spec``: the
+    training's sensors (default the dataset's)."""
+    spec = dataset.spec if spec is None else spec
     rows = len(dataset.train)
     # A regression keeps one prediction per row and state, one output a model.
     regression = dataset.task == "regression"
     classes = 1 if regression else max(2, int(dataset.y("train").nunique()))
     outputs = 1 if classes <= 2 else classes
+    n_sensors, n_columns = spec.n_sensors, len(spec.columns)
+    inputs = n_columns + classes + 1
+    policies = n_states * inputs * (n_sensors / 2 + 1) * POLICY_BYTES_PER_WEIGHT
+    measured = None if probe is None else probe.model_bytes
+    if strategies:
+        return _grown_footprint(
+            rows, spec, strategies, measured, probe, classes, outputs
+        )
     oof = n_states * rows * classes * OOF_BYTES
     kind = settings.classifier
     if regression:  # ridge as the logistic regressions, boosting as theirs
@@ -64,16 +105,76 @@ def estimate(dataset: Dataset, settings: TrainSettings, n_states: int) -> Footpr
     if kind == "auto":  # the library's choice: one of the boosting banks
         resolved = resolve_bank_kind(bank_kind_of(kind), None, n_states)
         kind = "masked_boosting" if resolved == "masked" else "hist_gradient_boosting"
-    if kind == "random_forest":
+    masked = kind == "masked_boosting" or kind.startswith("masked")
+    if measured is not None and probe is not None and probe.fits:
+        # The fold models the bank keeps, at their measured size: each
+        # non-empty state's (a per-state bank), or the masked bank's.
+        models = measured * probe.fits * (1 if masked else max(n_states - 1, 1))
+    elif kind == "random_forest":
         models = n_states * FOREST_BYTES_PER_ROW * rows * (1 + (classes - 2) / 4)
     elif kind in ("hist_gradient_boosting", "masked_boosting"):
         booster = BOOSTER_BYTES * min(1.0, rows / BOOSTER_FULL_ROWS) * outputs
         boosters = n_states if kind == "hist_gradient_boosting" else MASKED_BOOSTERS
         models = boosters * booster
     else:  # logistic regressions: a weight per column and class, per fold
-        weights = (len(dataset.features) + 1) * classes * 8
+        weights = (n_columns + 1) * classes * 8
         models = n_states * (settings.cv + 1) * weights
-    return Footprint(full=oof + models, slim=models)
+    return Footprint(full=oof + models + policies, slim=models + policies)
+
+
+def _grown_footprint(
+    rows: int,
+    spec: SensorSpec,
+    strategies: dict[str, int],
+    measured: float | None,
+    probe: FitProbe | None,
+    classes: int,
+    outputs: int,
+) -> Footprint:
+    """:func:`estimate` of a fit that grows DAGs of one-sensor additions on
+    one any-subset bank: its fold models (kept whole, and in a slim model
+    too), each strategy's kept probabilities and the training rows (full
+    only), the kept strategy's policies."""
+    n_sensors, n_columns = spec.n_sensors, len(spec.columns)
+    if measured is not None and probe is not None and probe.fits:
+        models = measured * probe.fits
+    else:
+        booster = BOOSTER_BYTES * min(1.0, rows / BOOSTER_FULL_ROWS) * outputs
+        models = MASKED_BOOSTERS * booster
+    cells = sum(
+        GROWTH_CELLS_PER_ROW_STATE.get(name, 1.0) * rows * (n_sensors + 1)
+        for name in strategies
+    )
+    growth = cells * classes * GROWTH_BYTES_PER_VALUE
+    table = rows * n_columns * OOF_BYTES  # the rows the growth keeps
+    kept = n_sensors + 1  # a chain's states (the policies of the kept DAG)
+    inputs = n_columns + classes + 1
+    policies = kept * inputs * (n_sensors / 2 + 1) * POLICY_BYTES_PER_WEIGHT
+    return Footprint(full=models + growth + table + policies, slim=models + policies)
+
+
+def model_footprint(
+    dataset: Dataset,
+    spec: SensorSpec,
+    settings: TrainSettings,
+    *,
+    strategies: dict[str, int] | None = None,
+    probe: FitProbe | None = None,
+) -> Footprint:
+    """The snapshot bytes of a model trained with ``settings`` on ``dataset``
+    (``strategies``: the fit plan's, default the settings'; ``probe``: the
+    fit's :func:`ui.estimate.settings_probe`, asked when needed)."""
+    if strategies is None:
+        strategies = strategies_of(spec, settings)
+    if probe is None:
+        probe = settings_probe(dataset, spec, settings)
+    if strategies:
+        n_states = (spec.n_sensors + 1) * len(strategies)
+        if settings.classifier == "auto":
+            settings = replace(settings, classifier="masked_boosting")
+    else:
+        n_states = 2**spec.n_sensors if probe is None else probe.n_states
+    return estimate(dataset, settings, n_states, probe=probe, strategies=strategies)
 
 
 def reload_warning(
@@ -88,15 +189,7 @@ def reload_warning(
     ``n_sensors + 1`` states: 11 MB on digits, both strategies, boosters
     included) and the masked bank's boosters.
     """
-    strategies = strategies_of(spec, settings)
-    if strategies:
-        n_states = (spec.n_sensors + 1) * len(strategies)
-        if settings.classifier == "auto":
-            settings = replace(settings, classifier="masked_boosting")
-    else:
-        probe = settings_probe(dataset, spec, settings)
-        n_states = 2**spec.n_sensors if probe is None else probe.n_states
-    size = estimate(dataset, settings, n_states)
+    size = model_footprint(dataset, spec, settings)
     limit = store.max_bytes()
     if size.full <= limit:
         return None

@@ -386,6 +386,47 @@ class ClassifierBank(BaseBank):
         self._finish(X, y, dag, sample_weight)
         return self
 
+    def fit_state_fold(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        dag: SensorDAG,
+        sensor_columns: Sequence[np.ndarray],
+        n_classes: int,
+        state: int,
+    ) -> Any:
+        """State ``state``'s first-fold model, fitted (and its held-out rows
+        scored) as :meth:`fit` does; the bank stays unfitted.
+
+        A few states' fits, timed and measured, tell the fit-time and size
+        estimates what early stopping makes of this data
+        (:func:`~budgetdag_core.estimates.probe_fit`).
+        """
+        check_bank_settings(self, "ClassifierBank.fit_state_fold", n_classes=n_classes)
+        state = check_index(
+            "ClassifierBank.fit_state_fold", "state", state, dag.n_states
+        )
+        folds = self._folds(X, y)
+        train, test = folds[0]
+        template = fit_ready(
+            self.template(),
+            min(len(t) for t, _ in folds),
+            n_classes,
+            min(int(np.bincount(y[t], minlength=n_classes).min()) for t, _ in folds),
+        )
+        model, _ = _fit_predict(
+            template,
+            X,
+            y,
+            dag.state_columns(sensor_columns)[state],
+            train,
+            test,
+            partial(_proba, n_classes=n_classes),
+            DummyClassifier(strategy="prior"),
+            self.cross_fit,
+        )
+        return model
+
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import time
+import zlib
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
@@ -77,9 +79,21 @@ PARALLEL_EFFICIENCY = 0.75
 #: the parallel efficiency below): CUBE-NM's (13 states) 1.30x, spam's
 #: (129) 1.11x, digits by image rows' (256) 1.16x.
 MASKED_SCORING_SHARE = 1.2
+#: ... and per DAG state (each fold's held-out rows scored there, the
+#: state's calibration): wine's full DAG of 11 and 12 sensors (2 048 and
+#: 4 096 states, 133 rows) spent 1.5 s and 2.7 s of CPU in its masked bank
+#: (the fit less a refit of its policies on the fitted bank), about 0.6 ms
+#: a state beyond its fold fits.
+MASKED_SECONDS_PER_STATE = 6e-4
 #: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes):
 #: 0.3 s on digits' 256 states (1 347 rows), 0.1 s on landsat's 16.
 POLICY_SECONDS_PER_ROW_STATE = 1e-6
+#: ... and per state whatever its rows (a node's learner set up, its
+#: actions' costs and inputs gathered): measured on wine (133 rows) with a
+#: given bank, 0.2 s of policies on 128 states and 0.4 s on 256, where the
+#: rows' share alone said 0.03 s (issue 53: a 2 048-state full DAG
+#: estimated at 1 s took 43 s).
+POLICY_SECONDS_PER_STATE = 1.4e-3
 #: While the compiled kernels are not in numba's cache (a fresh install), a
 #: first fit compiles the scoring kernels itself (seconds of CPU) ...
 OWN_COMPILE_SECONDS = 1.6
@@ -144,6 +158,7 @@ ESTIMATE_CONSTRAINTS: dict[str, list] = {
     "first_fit": ["boolean", None],
     "fold_seconds": [real_in(0.0), None],
     "fits": [int_in(1), None],
+    "state_seconds": [real_in(0.0), None],
 }
 
 
@@ -162,6 +177,7 @@ def estimate_fit_seconds(
     first_fit: bool | None = None,
     fold_seconds: float | None = None,
     fits: int | None = None,
+    state_seconds: float | None = None,
 ) -> float:
     """Estimated wall-clock seconds of a default fit: bank plus policies.
 
@@ -203,7 +219,12 @@ def estimate_fit_seconds(
         (early stopping's rounds are the data's: CUBE-NM's folds stop after
         a few, digits' after dozens).
     fits : int, optional
-        With ``fold_seconds``: the bank's fits of that size (default ``cv``).
+        With ``fold_seconds``: the bank's fits of that size (default ``cv``);
+        with ``state_seconds``: the fits per state.
+    state_seconds : float, optional
+        A per-state bank (``"hgb"``, ``"per_subset"``): the CPU seconds of
+        one state's fold fit measured on the data (:func:`probe_fit`), which
+        replace the modelled fit: each non-empty state fits ``fits`` models.
 
     Returns
     -------
@@ -231,6 +252,7 @@ def estimate_fit_seconds(
         first_fit=first_fit,
         fold_seconds=fold_seconds,
         fits=fits,
+        state_seconds=state_seconds,
     )
     if kind == "auto":
         kind = "masked" if n_states >= AUTO_MASKED_MIN_STATES else "hgb"
@@ -242,11 +264,15 @@ def estimate_fit_seconds(
     trees = 1 if n_classes == 2 else n_classes
     if kind == "masked" and fold_seconds is not None:
         bank = MASKED_SCORING_SHARE * (cv if fits is None else fits) * fold_seconds
+    elif kind != "masked" and state_seconds is not None:
+        bank = state_seconds * max(n_states - 1, 1) * (cv if fits is None else fits)
     else:
         bank = _modelled_bank_seconds(
             kind, n_rows, n_states, trees, cv, n_columns, masks_per_row
         )
-    policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
+    if kind == "masked":
+        bank += MASKED_SECONDS_PER_STATE * n_states
+    policies = _policy_seconds(n_rows, n_states)
     # The masked bank has one fit per fold: more workers than folds wait, and
     # workers beyond the cores wait too.
     parallel = cv if kind == "masked" else max(n_states - 1, 1) * cv
@@ -255,6 +281,11 @@ def estimate_fit_seconds(
     bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)
     start, _ = _start_seconds(bank, kernels_ready, first_fit)
     return bank + policies + start
+
+
+def _policy_seconds(n_rows: int, n_states: int) -> float:
+    """Seconds of Graph-Reduce's policies over ``n_states`` states."""
+    return n_states * (POLICY_SECONDS_PER_STATE + POLICY_SECONDS_PER_ROW_STATE * n_rows)
 
 
 def _start_seconds(
@@ -337,9 +368,9 @@ def estimate_policy_seconds(
     Examples
     --------
     >>> round(estimate_policy_seconds(4435, 16, fit_call=False), 2)
-    0.07
+    0.09
     """
-    policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
+    policies = _policy_seconds(n_rows, n_states)
     return policies + (SECONDS_PER_CALL if fit_call else 0.0)
 
 
@@ -387,15 +418,24 @@ class FitProbe:
         A sparse DAG's ``"auto"`` bank: the masked kind it chose on
         validation rows (``"masked"``, ``"masked_mlp"``,
         ``"masked_logistic"``), whose fold was timed; else None.
+    state_seconds : float or None
+        A per-state bank: the mean CPU seconds of one state's first-fold
+        fit (its held-out rows scored), over ``PROBE_STATES`` states drawn
+        at random (early stopping runs more rounds at wider states); None
+        for other banks or when not timed.
+    model_bytes : float or None
+        The compressed bytes (zlib level 1, as a pickle) of one fitted
+        model the bank keeps: the mean of those states' fold models, or the
+        masked bank's timed fold model; None when nothing was fitted.
 
     Examples
     --------
     >>> from budgetdag_core import load_demo
     >>> from budgetdag_core.estimates import probe_fit
     >>> demo = load_demo("pima")
-    >>> probe_fit(demo.spec, demo.X_train, demo.y_train)  # a per-state bank
-    FitProbe(n_states=8, select_seconds=0.0, fold_seconds=None, fits=0, \
-n_subsets=None, strategies={}, trees=None, kind=None)
+    >>> probe = probe_fit(demo.spec, demo.X_train, demo.y_train)  # per state
+    >>> probe.n_states, probe.fits, probe.state_seconds > 0, probe.model_bytes > 0
+    (8, 5, True, True)
     """
 
     n_states: int
@@ -406,6 +446,16 @@ n_subsets=None, strategies={}, trees=None, kind=None)
     strategies: dict[str, int] = field(default_factory=dict)
     trees: float | None = None
     kind: str | None = None
+    state_seconds: float | None = None
+    model_bytes: float | None = None
+
+
+#: What :func:`probe_fit` accepts besides the estimator's parameters.
+PROBE_CONSTRAINTS: dict[str, list] = {
+    "max_seconds": [real_in(0.0), None],
+    "fold_max_seconds": [real_in(0.0)],
+    "n_jobs": [Integral, None],
+}
 
 
 def probe_fit(
@@ -426,11 +476,10 @@ def probe_fit(
     states, not 129), and the bank, the policies and the evaluation scale
     with the states. A masked bank's time depends on how many rounds early
     stopping runs, which only the data says (a few on CUBE-NM's 600 rows,
-    dozens on digits). This runs the selection as the fit would (same data,
-    parameters and seed; the ridge scorer makes it a small share of the fit)
-    and fits the masked bank's first fold, unscored, on one thread, so that
-    :func:`estimate_fit_seconds_for` can count states and rounds measured
-    rather than modelled.
+    dozens on digits). This runs the selection as the fit would and fits
+    the masked bank's first fold (a per-state bank's: a few states' first
+    folds), on one thread, so that :func:`estimate_fit_seconds_for` counts
+    states and rounds measured rather than modelled.
 
     Parameters
     ----------
@@ -443,11 +492,11 @@ def probe_fit(
     fold_max_seconds : float, default=PROBE_FOLD_MAX_SECONDS
         Fit the masked bank's first fold only when it should take at most
         this long (by the modelled rounds); else ``fold_seconds`` is None.
+        A per-state bank's states: until their fits took this long.
 
-    A fit that builds DAGs of one-sensor additions (many sensors without
-    ``n_subsets``) grows them while its bank is fitted: the probe names the
-    strategies and their most states, and times the any-subset bank's first
-    fold (whose trees set the cost of scoring the DAGs' candidates).
+    A fit that grows DAGs of one-sensor additions: the probe names the
+    strategies and their most states, and times the any-subset bank's
+    first fold (its trees set the cost of scoring the candidates).
 
     Returns
     -------
@@ -471,21 +520,12 @@ def probe_fit(
     >>> sparse.strategies, sparse.n_states, sparse.trees > 0
     ({'chain': 52, 'routed': 1347, 'grown': 1000}, 1347, True)
     """
-    from ..bank import MaskedBank
+    from ..bank import ClassifierBank, MaskedBank
     from ..estimator import BudgetDAGClassifier, TrainingData
     from ..validation import as_spec
 
-    check_params(
-        "probe_fit",
-        {
-            "max_seconds": [real_in(0.0), None],
-            "fold_max_seconds": [real_in(0.0)],
-            "n_jobs": [Integral, None],
-        },
-        max_seconds=max_seconds,
-        fold_max_seconds=fold_max_seconds,
-        n_jobs=n_jobs,
-    )
+    check_params("probe_fit", PROBE_CONSTRAINTS, max_seconds=max_seconds,
+                 fold_max_seconds=fold_max_seconds, n_jobs=n_jobs)  # fmt: skip
     spec = as_spec(sensors)
     if _selection_too_long(spec, len(X), max_seconds, params.get("n_subsets")):
         return None
@@ -504,6 +544,10 @@ def probe_fit(
         select_seconds = 0.0 if selection is None else time.perf_counter() - start
         found = {} if selection is None else {"n_subsets": len(selection.subsets)}
         bank = plan.new_bank(dag)
+    if isinstance(bank, ClassifierBank) and dag is not None:
+        cols, most = spec.column_indices(), fold_max_seconds
+        timed = _time_states(bank, Xv, y_fit, dag, cols, most)
+        return FitProbe(n_states, select_seconds, **found, **timed)
     if not isinstance(bank, MaskedBank):
         return FitProbe(n_states, select_seconds, **found)
     n_classes = int(y_fit.max()) + 1
@@ -527,7 +571,55 @@ def probe_fit(
     select_seconds += choosing
     fits = bank.cv + (0 if bank.cross_fit else 1)
     return FitProbe(n_states, select_seconds, seconds, fits, trees=_trees_of(fold),
-                    kind=getattr(bank, "kind_", None), **found)  # fmt: skip
+                    kind=getattr(bank, "kind_", None),
+                    model_bytes=float(stored_bytes(fold)), **found)  # fmt: skip
+
+
+#: States a probe fits (first fold each) of a per-state bank, at most ...
+PROBE_STATES = 6
+
+
+def stored_bytes(obj: Any) -> int:
+    """``obj``'s compressed size (zlib level 1 of its pickle): what a
+    fitted model adds to a stored model, as the app's session store keeps
+    it (the skops file is about as large)."""
+    return len(zlib.compress(pickle.dumps(obj, protocol=5), 1))
+
+
+def _time_states(
+    bank: Any,
+    Xv: Any,
+    y_fit: Any,
+    dag: Any,
+    sensor_columns: list,
+    max_seconds: float,
+) -> dict[str, Any]:
+    """A per-state bank's first-fold fits at up to ``PROBE_STATES`` states
+    drawn at random (seeded), until ``max_seconds`` of CPU: their mean CPU
+    seconds and compressed bytes (empty when the DAG has no non-empty
+    state or the first fit alone exceeds the time)."""
+    n_classes = int(y_fit.max()) + 1
+    rng = np.random.default_rng(0)
+    states = rng.permutation(np.arange(1, dag.n_states))[:PROBE_STATES]
+    if len(states):  # untimed: a process's first fit loads the libraries
+        bank.fit_state_fold(Xv, y_fit, dag, sensor_columns, n_classes, 1)
+    seconds, sizes = [], []
+    for state in states:
+        start = time.thread_time()
+        model = bank.fit_state_fold(
+            Xv, y_fit, dag, sensor_columns, n_classes, int(state)
+        )
+        seconds.append(time.thread_time() - start)
+        sizes.append(stored_bytes(model))
+        if sum(seconds) > max_seconds:
+            break
+    if not seconds:
+        return {}
+    return {
+        "state_seconds": float(np.mean(seconds)),
+        "model_bytes": float(np.mean(sizes)),
+        "fits": bank.cv + (0 if bank.cross_fit else 1),
+    }
 
 
 def _time_first_fold(
@@ -818,6 +910,7 @@ def estimate_fit_seconds_for(
         states, seconds = _checked_selected(selected)
         n_states, selecting = min(n_states, states), seconds
     timed = probe is not None and probe.fold_seconds is not None
+    per_state = probe is not None and probe.state_seconds is not None
     kind = resolve_bank_kind(
         params.get("bank_kind", "auto"), params.get("classifier"), n_states
     )
@@ -831,7 +924,8 @@ def estimate_fit_seconds_for(
         n_columns=len(spec.columns),
         first_fit=first_fit,
         fold_seconds=probe.fold_seconds if timed else None,
-        fits=probe.fits if timed else None,
+        fits=probe.fits if timed or per_state else None,
+        state_seconds=probe.state_seconds if per_state else None,
     )
 
 
@@ -881,7 +975,7 @@ def _regressor_fit_seconds(
     bank = per_fit * parallel
     cores = os.cpu_count() or 1
     bank /= 1 + PARALLEL_EFFICIENCY * (max(1, min(workers, parallel, cores)) - 1)
-    policies = POLICY_SECONDS_PER_ROW_STATE * n_rows * n_states
+    policies = _policy_seconds(n_rows, n_states)
     start, _ = _start_seconds(bank, None, first_fit)
     return bank + policies + start
 

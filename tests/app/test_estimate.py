@@ -225,3 +225,28 @@ def test_a_subset_dag_counts_the_states_and_rounds_its_probe_measures(monkeypatc
     landsat = demo_dataset(load_app_demo("landsat"))
     probe = estimate.fit_probe(landsat, landsat.spec, {}, len(landsat.train))
     assert (probe.n_states, probe.fold_seconds) == (16, None)
+
+
+def test_the_stored_size_counts_the_models_the_probe_measured(landsat):
+    """Issue 53: the bank's models at their measured size (each non-empty
+    state's folds), each grown strategy's kept probabilities in full only."""
+    import dataclasses
+
+    from budgetdag_core.estimates import FitProbe
+    from ui import footprint
+
+    settings = TrainSettings(classifier="hist_gradient_boosting")
+    small = FitProbe(16, fits=5, state_seconds=0.1, model_bytes=1000.0)
+    big = dataclasses.replace(small, model_bytes=2000.0)
+    one = footprint.estimate(landsat, settings, 16, probe=small)
+    two = footprint.estimate(landsat, settings, 16, probe=big)
+    assert two.full - one.full == pytest.approx(1000.0 * 5 * 15)
+    assert two.slim - one.slim == pytest.approx(1000.0 * 5 * 15)
+    assert one.full > one.slim  # the out-of-fold probabilities
+    chain = footprint.estimate(
+        landsat, settings, 5, probe=small, strategies={"chain": 5}
+    )
+    both = footprint.estimate(
+        landsat, settings, 5, probe=small, strategies={"chain": 5, "grown": 99}
+    )
+    assert both.full > chain.full and both.slim == chain.slim

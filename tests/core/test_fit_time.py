@@ -323,3 +323,39 @@ def test_a_continuous_target_is_estimated_as_the_regressor_fits_it():
     # dag="auto" leaves so long a full DAG (estimator._dag_choice): its
     # estimate is the chain's and routed DAG's.
     assert estimate_fit_seconds_for(spec, X, y, first_fit=False) < boosting / 20
+
+
+def test_a_per_state_banks_probe_fits_states_as_the_bank_does():
+    """The probe's per-state fits are the bank's own first-fold models; the
+    estimate's bank is their measured seconds x non-empty states x fits."""
+    from budgetdag_core import BudgetDAGClassifier, load_demo
+    from budgetdag_core.estimates import estimate_fit_seconds_for
+    from budgetdag_core.tradeoff import FitProbe, probe_fit
+
+    pima = load_demo("pima")
+    X, y = pima.X_train.iloc[:200], pima.y_train.iloc[:200]
+    params = {"bank_kind": "hgb", "cv": 3, "random_state": 0, "cost_scale": 0.01}
+    probe = probe_fit(pima.spec, X, y, **params)
+    assert probe.n_states == 8 and probe.fits == 3
+    assert probe.state_seconds > 0 and probe.model_bytes > 0
+    model = BudgetDAGClassifier(pima.spec, **params).fit(X, y)
+    spec, Xv, y_fit, _ = model.check_fit_data(X, y)
+    bank = model._new_bank(model.sensor_dag_)
+    for state in (1, 7):
+        first = bank.fit_state_fold(
+            Xv, y_fit, model.sensor_dag_, spec.column_indices(), 2, state
+        )
+        fitted = model.bank_.models_[state][0]
+        assert first.n_iter_ == fitted.n_iter_
+        np.testing.assert_array_equal(first.leaf_value_, fitted.leaf_value_)
+    with pytest.raises(ValueError, match="state"):
+        bank.fit_state_fold(Xv, y_fit, model.sensor_dag_, spec.column_indices(), 2, 8)
+
+    def estimate(seconds):
+        timed = dataclasses.replace(probe, state_seconds=seconds)
+        return estimate_fit_seconds_for(
+            pima.spec, X, y, probe=timed, first_fit=False, n_jobs=1, **params
+        )
+
+    assert estimate(0.2) - estimate(0.1) == pytest.approx(0.1 * 7 * 3)
+    assert isinstance(probe, FitProbe)
