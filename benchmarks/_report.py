@@ -1169,7 +1169,11 @@ def bank_visits_section(folder: Path) -> list[str]:
         "",
         BANK_VISITS_INTRO,
         "",
-        *[f.read_text().rstrip() + "\n" for f in files],
+        # Each saved table's heading one level under this section's.
+        *[
+            re.sub(r"^#{3,} ", "### ", f.read_text().rstrip(), flags=re.M) + "\n"
+            for f in files
+        ],
     ]
 
 

@@ -420,7 +420,7 @@ def graph_reduce(
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative, finite weights: row i's action costs count
         ``sample_weight[i]`` times at every node it reaches (its learner's
-        ``sample_weight``, see :func:`fit_node`), as that many copies of the
+        ``sample_weight``, see ``fit_node``), as that many copies of the
         row would. None: every row once.
 
     Returns
