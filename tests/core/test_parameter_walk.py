@@ -216,6 +216,11 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "ClassifierBank.fit": lambda kw: make_bank("hgb", cv=2).fit(
             XV, Y, DAG, COLUMNS, **with_defaults({"n_classes": 2}, kw)
         ),
+        "ClassifierBank.fit_state_fold": lambda kw: make_bank(
+            "hgb", cv=2
+        ).fit_state_fold(
+            XV, Y, DAG, COLUMNS, **with_defaults({"n_classes": 2, "state": 1}, kw)
+        ),
         "BaseBank.predict_proba": lambda kw: model.bank_.predict_proba(
             XV, **with_defaults({"state": 1}, kw)
         ),

@@ -294,9 +294,9 @@ def test_prediction_reuses_the_routing_probabilities(problem, bank, monkeypatch)
     calls = []
     original = type(model.bank_).predict_proba
 
-    def counting(self, X, state):
+    def counting(self, X, state, rows=None):
         calls.append(state)
-        return original(self, X, state)
+        return original(self, X, state, rows=rows)
 
     monkeypatch.setattr(type(model.bank_), "predict_proba", counting)
     np.testing.assert_allclose(model.predict_proba(Xt), expected, rtol=1e-12)
