@@ -71,8 +71,10 @@ def cell_text(page, row: int) -> str:
 
 def edit_value(page, row: int, value: float) -> None:
     """Type ``value`` into the *value* cell of ``row`` as a user does: hover
-    the cell, click it (checked selected), double-click to open its editor,
-    type over the old value, Enter (checked shown in the cell)."""
+    the cell, click it (checked selected), Enter to open its editor (the
+    keyboard acts on the selected cell, wherever the pointer's last move
+    left the canvas's idea of it), type over the old value, Enter (checked
+    shown in the cell)."""
     table = page.locator("[data-testid='stDataFrame']").first
     table.scroll_into_view_if_needed()
     for _ in range(3):
@@ -86,7 +88,7 @@ def edit_value(page, row: int, value: float) -> None:
         focused = page.evaluate("() => document.activeElement.id")
         if focused != f"glide-cell-{VALUE_COLUMN}-{row}":
             continue
-        page.mouse.dblclick(x, y)
+        page.keyboard.press("Enter")
         page.wait_for_timeout(300)
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.type(str(value))
