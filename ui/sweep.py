@@ -354,17 +354,15 @@ def _row(method: str, split: str, **values: Any) -> dict[str, Any]:
 
 
 def _train_view(model: Any, X: pd.DataFrame, y: pd.Series) -> Any:
-    """The bank's out-of-fold view of every state on the training rows, or
-    None for a bank of a DAG of one-sensor additions (an any-subset bank:
-    out of fold at each of its states would be a sweep of its own)."""
-    if model.fit_plan(model.spec_).strategies():
-        return None
+    """The bank's out-of-fold view of every state on the training rows (an
+    any-subset bank's fold models at each grown state's sensors, as the
+    classifier's sweep reads them)."""
     return regression_view(model, X, y, out_of_fold=True)
 
 
 def _dag_rows(models: list, setup: SweepSetup, train: Any, key: str) -> tuple:
-    """Each model's test point and, with ``train``, its out-of-fold training
-    point; and the index of the model of each row."""
+    """Each model's test point and its out-of-fold training point (``train``:
+    the bank's out-of-fold view); and the index of the model of each row."""
     rows: list[dict[str, Any]] = []
     row_models: dict[int, int] = {}
     for i, model in enumerate(models):
@@ -381,22 +379,21 @@ def _dag_rows(models: list, setup: SweepSetup, train: Any, key: str) -> tuple:
                 loss=metrics["avg_loss"],
             )
         )
-        if train is not None:
-            trace = model.trace(setup.X)
-            stop = trace["stop_state"].to_numpy(dtype=int)
-            error = float(train.loss[np.arange(len(stop)), stop].mean())
-            row_models[len(rows)] = i
-            rows.append(
-                _row(
-                    "dag",
-                    "train",
-                    cost_scale=float(model.cost_scale),
-                    avg_cost=float(trace["cost"].mean()),
-                    avg_sensors=float(trace["n_sensors"].mean()),
-                    error=error,
-                    loss=error,
-                )
+        trace = model.trace(setup.X)
+        stop = trace["stop_state"].to_numpy(dtype=int)
+        error = float(train.loss[np.arange(len(stop)), stop].mean())
+        row_models[len(rows)] = i
+        rows.append(
+            _row(
+                "dag",
+                "train",
+                cost_scale=float(model.cost_scale),
+                avg_cost=float(trace["cost"].mean()),
+                avg_sensors=float(trace["n_sensors"].mean()),
+                error=error,
+                loss=error,
             )
+        )
     return rows, row_models
 
 
@@ -410,8 +407,7 @@ def regression_sweep(
     """A regressor's trade-off curve (see the comment above) as a
     :class:`~budgetdag_core.TradeoffResult`: its ``error`` column holds the
     model's loss (MSE or MAE, :func:`ui.training.scoring_of`); no dominance
-    summary. Without out-of-fold training predictions (a DAG of one-sensor
-    additions) only the test split, without the cascade."""
+    summary."""
     bank = setup.bank
     scales = regression_scales(setup.y, spec, n_points, setup.own)
     models = []
@@ -430,14 +426,14 @@ def regression_sweep(
     rows, row_models = _dag_rows(models, setup, train, scoring_of(first).key)
     chosen = evaluated_states(first, setup.X_test)
     test = regression_view(first, setup.X_test, setup.y_test, states=chosen)
-    parts = [pd.DataFrame(rows), regression_baseline_frame(test)]
-    if train is not None:
-        cascade = fit_spread_cascade(first, train)
-        parts += [
-            regression_baseline_frame(train),
-            cascade.train_points,
-            regression_cascade_points(first, cascade, setup.X_test, setup.y_test),
-        ]
+    cascade = fit_spread_cascade(first, train)
+    parts = [
+        pd.DataFrame(rows),
+        regression_baseline_frame(test),
+        regression_baseline_frame(train),
+        cascade.train_points,
+        regression_cascade_points(first, cascade, setup.X_test, setup.y_test),
+    ]
     frame = pd.concat(parts, ignore_index=True)
     frame = pd.concat([frame, train_chosen_hull(frame)], ignore_index=True)
     frame["state"] = frame["state"].astype("Int64")

@@ -350,3 +350,31 @@ def test_a_link_to_the_regression_demo_keeps_its_regressor(app):
         {"demo": "diabetes", state.W_CLASSIFIER: "ridge", state.W_COST_SCALE: 3.5},
         [],
     )
+
+
+def test_a_many_sensor_regressors_curve_has_the_training_baselines():
+    """Beyond 12 sensors (an any-subset bank, a DAG of one-sensor additions)
+    the curve has the same baselines as a classifier's: the out-of-fold
+    training split, the hull chosen on it and the cascade, not the test
+    split alone."""
+    from sklearn.datasets import load_diabetes
+
+    from budgetdag_core import Dataset, SensorSpec
+    from ui import sweep
+
+    data = load_diabetes(as_frame=True)
+    X = pd.concat([data.data, data.data.add_suffix("_x") * 0.5], axis=1).iloc[:160]
+    table = X.assign(target=data.target.iloc[:160].to_numpy())
+    dataset = Dataset(
+        "wide_diabetes", table.iloc[:120], table.iloc[120:], "target",
+        SensorSpec.per_column(list(X.columns)), task="regression",
+    )  # fmt: skip
+    settings = TrainSettings(task="regression", cost_scale=120.0, cv=3, random_state=0)
+    run = train(dataset, dataset.spec, settings)
+    assert run.model.fit_plan(run.model.spec_).strategies()  # many sensors
+    result = sweep.compute_sweep(dataset, run.spec, run.params, 3, previous=run)
+    frame = result.frame
+    train_rows = frame[frame["split"] == "train"]
+    assert {"dag", "fixed", "hull", "cascade"} <= set(train_rows["method"])
+    assert "hull_oof" in set(frame["method"])
+    assert train_rows[train_rows["method"] == "cascade"]["avg_cost"].min() == 0.0
