@@ -34,6 +34,7 @@ import numpy as np
 
 from .._integrity import fail
 from .._threads import single_threaded
+from .._weighted import weighted_mean_se
 from ..validation import int_seed
 from ._base import Progress
 from ._calibration import apply_temperature, fit_temperature, fit_temperatures
@@ -429,14 +430,3 @@ def _excess(
         return dict(zip(("excess", "excess_se"), weighted_mean_se(per_row, weight)))
     se = float(per_row.std(ddof=1) / np.sqrt(len(per_row))) if len(per_row) > 1 else 0.0
     return {"excess": float(per_row.mean()), "excess_se": se}
-
-
-def weighted_mean_se(values: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
-    """The mean of ``values`` and its standard error, value i counting
-    ``weight[i]`` times (the standard error of that many copies)."""
-    total = float(np.sum(weight))
-    mean = float(np.average(values, weights=weight))
-    if total <= 1:
-        return mean, 0.0
-    var = float(np.sum(weight * (values - mean) ** 2)) / (total - 1)
-    return mean, float(np.sqrt(var / total))

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from .._weighted import weighted_mean_se
 from ..graph_reduce import graph_reduce
 from ..validation import int_seed
 from ._growth import (
@@ -541,7 +542,7 @@ def keep_within_one_se(
     for name in names:
         excess = relative[name] - relative[best]
         if weight is not None:
-            mean, se = _weighted_mean_se(excess, weight)
+            mean, se = weighted_mean_se(excess, weight)
         else:
             mean = excess.mean()
             se = (
@@ -554,17 +555,6 @@ def keep_within_one_se(
         if mean <= se:
             within.append(name)
     return within[0]
-
-
-def _weighted_mean_se(values: np.ndarray, weight: np.ndarray) -> tuple[float, float]:
-    """The mean of ``values`` and its standard error, value i counting
-    ``weight[i]`` times (as that many copies would)."""
-    total = float(np.sum(weight))
-    mean = float(np.average(values, weights=weight))
-    if total <= 1:
-        return mean, 0.0
-    var = float(np.sum(weight * (values - mean) ** 2)) / (total - 1)
-    return mean, float(np.sqrt(var / total))
 
 
 __all__ = [
