@@ -417,7 +417,9 @@ def regression_sweep(
             model.fit(
                 setup.X, setup.y, bank=bank, progress=progress if bank is None else None
             )
-            bank = model.bank_
+            # Every strategy's DAG, where a many-sensor fit built several:
+            # each scale chooses among them as the first did.
+            bank = model.strategy_banks_ or model.bank_
             models.append(model)
             if progress is not None:
                 progress("sweep", i + 1, len(scales))

@@ -20,6 +20,7 @@ from pandas.io.formats.style import Styler
 
 from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor, Dataset, Progress
 from budgetdag_core.explain import action_names
+from budgetdag_core.strategies import StrategyBanks
 from budgetdag_core.teaching import ReduceStep
 
 from .formatting import pct
@@ -88,13 +89,13 @@ def refit_out_of_fold(
     X, y = dataset.X("train", model.spec_), dataset.y("train")
     params = {**model_params(model), "cost_scale": model.cost_scale_}
     bank = make_model(model.spec_, params).fit_bank(X, y, progress=progress)
-    # A many-sensor bank grows every strategy's DAG: the replay needs the
+    # A many-sensor bank fit grows every strategy's DAG: the replay needs the
     # model's (the same states, grown again on the same rows and settings).
-    states = list(model.sensor_dag_.states)
-    for one in (getattr(bank, "strategy_banks_", None) or {}).values():
-        if list(one.sparse_growth_.dag.states) == states:
-            return one
-    if hasattr(bank, "sparse_growth_"):
+    if isinstance(bank, StrategyBanks):
+        states = list(model.sensor_dag_.states)
+        for one in bank.values():
+            if list(one.sparse_growth_.dag.states) == states:
+                return one
         raise ValueError(
             "On the current training rows other states are grown than the "
             "model's: its walk cannot be replayed on them"

@@ -484,11 +484,3 @@ class SparseMaskedBank(MaskedBank):
         )
         if (arr <= 0).any():
             raise fail("bank_.size_temperatures_", "temperatures must be positive")
-        strategy = getattr(self, "strategy_", "grown")
-        if not isinstance(strategy, str):  # which: the estimator's check
-            raise fail("bank_.strategy_", "expected a strategy's name")
-        saved = getattr(self, "strategy_validation_", None)
-        if saved is not None and not (
-            isinstance(saved, dict) and saved.get("strategy") == strategy
-        ):
-            raise fail("bank_.strategy_validation_", "does not match bank_.strategy_")

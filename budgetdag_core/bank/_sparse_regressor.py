@@ -555,7 +555,7 @@ class SparseRegressorBank:
     def check_integrity(self) -> None:
         """Raise ``ValueError`` if the fitted arrays are inconsistent: state
         columns against the column masks, the training mean, each served model
-        against the columns it reads, the strategy."""
+        against the columns it reads."""
         n_columns = getattr(self, "n_columns_", None)
         if not isinstance(n_columns, int) or n_columns < 1:
             raise fail("bank_.n_columns_", "expected a positive integer")
@@ -592,9 +592,6 @@ class SparseRegressorBank:
             raise fail(
                 "bank_.kind_", f"expected one of {list(MASKED_REGRESSOR_MODELS)}"
             )
-        strategy = getattr(self, "strategy_", "grown")
-        if not isinstance(strategy, str):  # which: the estimator's check
-            raise fail("bank_.strategy_", "expected a strategy's name")
 
 
 def _mean(

@@ -299,9 +299,12 @@ class BudgetDAGBase(
         bank
             The fitted bank: a :class:`~budgetdag_core.bank.ClassifierBank`,
             :class:`~budgetdag_core.bank.MaskedBank` or
-            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build
-            (beyond 12 sensors an any-subset bank: ``SparseMaskedBank``,
-            ``SparseRegressorBank``).
+            :class:`~budgetdag_core.bank.RegressorBank`, as ``fit`` would build;
+            beyond 12 sensors a
+            ``budgetdag_core.strategies.StrategyBanks``: each
+            strategy's DAG, bound to a copy of the any-subset bank
+            (``SparseMaskedBank``, ``SparseRegressorBank``), among which
+            ``fit`` chooses at its cost scale.
 
         Examples
         --------
@@ -403,16 +406,7 @@ class BudgetDAGBase(
             self._warn_if_nothing_bought(X, y, sample_costs)
         return self._keep_feature_names(X)
 
-    # ------------------------------------------------------------ sparse DAG
-    @property
-    def strategy_(self) -> str:
-        """How this model's states were built: ``"full"`` (every subset),
-        ``"subsets"`` (unions of Alg. 2's subsets), ``"grown"``, ``"chain"``
-        or ``"routed"`` (many sensors; with ``dag="auto"`` the one kept on
-        validation rows, see :attr:`strategy_choice_`)."""
-        check_is_fitted(self)
-        return fitted_plan(self).strategy_of(self)
-
+    # ------------------------------------------------------------ strategy
     @property
     def strategy_choice_(self) -> StrategyChoice:
         """The choice behind :attr:`strategy_`: with ``dag="auto"`` and many
@@ -444,6 +438,8 @@ class BudgetDAGBase(
         self.value_states_ = problem.value_states
         self.policies_: list[NodePolicy] = result.policies
         self.train_cost_to_go_ = result.root_cost_to_go()
+        self.strategy_ = problem.strategy
+        self.strategy_banks_ = problem.candidates
         self.strategy_validation_ = problem.choice
         self.route_states_ = problem.route_states
         self.cost_scale_ = float(self.cost_scale)  # "auto" resolves on a clone
@@ -462,7 +458,8 @@ class BudgetDAGBase(
         sample_weight: Any = None,
     ) -> BudgetDAGBase:
         """A new model with another ``cost_scale``, reusing this model's bank and
-        DAG (so also its selected sensor subsets).
+        DAG (so also its selected sensor subsets; many sensors: its candidate
+        DAGs, ``strategy_banks_``, chosen among again at the new scale).
 
         Parameters
         ----------
@@ -504,7 +501,8 @@ class BudgetDAGBase(
             X,
             y,
             sample_costs=sample_costs,
-            bank=self.bank_,
+            # Many sensors: every candidate DAG, chosen among at this scale.
+            bank=self.strategy_banks_ or self.bank_,
             progress=progress,
             dag=self.sensor_dag_,
             selection=self.subset_selection_,

@@ -259,6 +259,18 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
     dag_ : networkx.DiGraph
         States with attribute ``sensors`` (tuple of names).
     bank_ : ClassifierBank or MaskedBank
+        A classifier per state, or (many sensors) the any-subset masked
+        models bound to the kept strategy's DAG.
+    strategy_ : str
+        How the states were built: ``"full"`` (every subset), ``"subsets"``
+        (unions of Alg. 2's subsets), ``"grown"``, ``"chain"`` or
+        ``"routed"`` (many sensors; with ``dag="auto"`` the one kept on
+        validation rows, see :attr:`strategy_choice_`).
+    strategy_banks_ : StrategyBanks or None
+        Many sensors: every strategy's DAG the fit chose among, each bound to
+        a copy of the bank (``bank_`` is one of them; pass them to ``fit(X,
+        y, bank=...)`` or ``tradeoff_curve`` to choose again at other cost
+        scales; a saved model leaves them out); else None.
     policies_ : list of NodePolicy
     feature_names_in_ : ndarray of str
         The spec's columns; set only after a fit on a table whose column

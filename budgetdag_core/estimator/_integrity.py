@@ -18,8 +18,7 @@ from ..dag import SensorDAG
 from ..decisions import check_loss_matrix
 from ..graph_reduce import NodePolicy
 from ..sensors import SensorSpec
-from ..strategies import STRATEGIES
-from ._plans import fitted_plan
+from ..strategies import STRATEGIES, StrategyBanks, strategy_name
 
 
 def check_estimator(model: Any) -> None:
@@ -61,8 +60,7 @@ def check_estimator(model: Any) -> None:
     check = getattr(bank, "check_integrity", None)
     if check is not None:
         check()
-    if fitted_plan(model).strategy_of(model) not in ("full", "subsets", *STRATEGIES):
-        raise fail("bank_.strategy_", f"expected one of {list(STRATEGIES)}")
+    _check_strategy(model)
     if bank.n_states != K:
         raise fail("bank_", f"{bank.n_states} states, the DAG has {K}")
     for k, (got, want) in enumerate(zip(bank.state_columns_, expected, strict=True)):
@@ -72,6 +70,26 @@ def check_estimator(model: Any) -> None:
         raise fail("bank_.n_classes_", f"{bank.n_classes_}, expected {n_classes}")
     if n_classes is not None and model.loss_matrix is not None:
         check_loss_matrix(model.loss_matrix, n_classes)
+
+
+def _check_strategy(model: Any) -> None:
+    """The strategy is one of the known ones; the validation numbers (where
+    kept) chose it; the candidates (where kept) hold the bank."""
+    strategy = getattr(model, "strategy_", None)
+    if strategy not in ("full", "subsets", *STRATEGIES):
+        raise fail("strategy_", f"expected one of {['full', 'subsets', *STRATEGIES]}")
+    saved = getattr(model, "strategy_validation_", None)
+    if saved is not None and not (
+        isinstance(saved, dict)
+        and isinstance(saved.get("strategy"), str)
+        and strategy_name(saved["strategy"]) == strategy
+    ):
+        raise fail("strategy_validation_", "does not match strategy_")
+    banks = getattr(model, "strategy_banks_", None)
+    if banks is not None and not (
+        isinstance(banks, StrategyBanks) and banks.key_of(model.bank_) is not None
+    ):
+        raise fail("strategy_banks_", "expected the candidates that hold bank_")
 
 
 def _check_dag(model: Any, names: list[str]) -> SensorDAG:

@@ -42,6 +42,7 @@ from ..strategies import (
     GrowthSettings,
     SparseRollout,
     SparseSensorDAG,
+    StrategyBanks,
     SubsetSelection,
     choose_strategy,
     cross_entropy,
@@ -52,7 +53,7 @@ from ..strategies import (
     state_spreads,
     strategies_to_build,
     strategy_key,
-    strategy_key_of,
+    strategy_name,
 )
 from ..validation import MAX_FULL_DAG_SENSORS, int_seed
 from ._dag_choice import check_n_rows, few_sensor_strategies, full_dag_too_slow
@@ -120,6 +121,8 @@ class PolicyProblem:
     state_inputs: Callable[..., np.ndarray]
     stop_loss: Any
     choice: dict | None = None
+    #: The DAGs a many-sensor fit chose among (``StrategyBanks``), else None.
+    candidates: Any = None
 
 
 class FitHooks:
@@ -345,10 +348,6 @@ class FitPlan:
         training rows, for Graph-Reduce's replay (teaching)."""
         raise NotImplementedError
 
-    def strategy_of(self, model: Any) -> str:
-        """How a fitted model's states were built."""
-        raise NotImplementedError
-
     def oof_outputs(self, model: Any, k: Any, rows: np.ndarray) -> np.ndarray:
         """The bank's out-of-fold outputs of training ``rows`` at state ``k``."""
         raise NotImplementedError
@@ -538,9 +537,6 @@ class EveryRowPlan(FitPlan):
             model.sensor_dag_,
         )
 
-    def strategy_of(self, model: Any) -> str:
-        return "full" if model.subset_selection_ is None else "subsets"
-
     def oof_outputs(self, model: Any, k: Any, rows: np.ndarray) -> np.ndarray:
         bank = model.bank_
         if hasattr(bank, "oof_proba_"):
@@ -663,21 +659,22 @@ class GrownPlan(FitPlan):
     def check_bank(
         self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
     ) -> None:
-        growth = getattr(bank, "sparse_growth_", None)
-        expected = (
-            None
-            if growth is None
-            else self.new_bank().fingerprint_for(
-                data.Xv, data.y_fit, growth.dag, data.sample_weight
+        for one in StrategyBanks.of(bank).values():
+            growth = getattr(one, "sparse_growth_", None)
+            expected = (
+                None
+                if growth is None
+                else self.new_bank().fingerprint_for(
+                    data.Xv, data.y_fit, growth.dag, data.sample_weight
+                )
             )
-        )
-        if getattr(bank, "fingerprint_", None) != expected:
-            raise _stale_bank()
+            if getattr(one, "fingerprint_", None) != expected:
+                raise _stale_bank()
 
     def bank_dag(
         self, bank: Any, data: TrainingData, progress: Progress | None = None
     ) -> tuple[Any, SubsetSelection | None]:
-        growth = getattr(bank, "sparse_growth_", None)
+        growth = getattr(StrategyBanks.of(bank).default, "sparse_growth_", None)
         if growth is None:
             raise ValueError(
                 "This bank did not grow a sparse DAG here, or was saved "
@@ -688,11 +685,11 @@ class GrownPlan(FitPlan):
     def new_bank(self, dag: SensorDAG | None = None) -> Any:
         return self.est._new_sparse_bank()
 
-    def fit_bank(self, data: TrainingData, progress: Progress | None) -> Any:
+    def fit_bank(self, data: TrainingData, progress: Progress | None) -> StrategyBanks:
         """Fit the any-mask models and build each strategy's DAG on them: one
-        bank per strategy (sharing the fold models), each bound to its DAG
-        and knowing the others (``strategy_banks_``): a fit keeps one of them
-        on validation rows at its own cost scale. ``dag="auto"`` leaves the
+        bank per strategy (sharing the fold models), each bound to its DAG,
+        as a ``strategies.StrategyBanks``: a fit keeps one of them on
+        validation rows at its own cost scale. ``dag="auto"`` leaves the
         grown DAG out on long tables (``strategies.strategies_to_build``).
         Where an ``"auto"`` bank's log loss leaves a rival kind close
         (``fit_rival``), that kind's bank is fitted too and its routed DAG
@@ -718,11 +715,8 @@ class GrownPlan(FitPlan):
         if rival is not None:
             more = self._strategy_banks(rival, data, progress, ("routed",))
             for name, one in more.items():
-                one.strategy_key_ = strategy_key(name, rival.kind_)
-                banks[one.strategy_key_] = one
-        for one in banks.values():
-            one.strategy_banks_ = banks
-        return next(iter(banks.values()))
+                banks[strategy_key(name, rival.kind_)] = one
+        return StrategyBanks(banks)
 
     def _strategy_banks(
         self,
@@ -753,8 +747,7 @@ class GrownPlan(FitPlan):
                 banks[name] = copy.copy(bank).bind(
                     growth, data.Xv, data.y_fit, data.sample_weight
                 )
-                growth.bank = banks[name]
-                banks[name].strategy_ = name
+                growth.bank = banks[name]  # its outputs under the bound temperatures
             if progress is not None:
                 progress("strategies", done, len(names))
         return banks
@@ -767,7 +760,9 @@ class GrownPlan(FitPlan):
         dag: SensorDAG | None = None,
         selection: SubsetSelection | None = None,
     ) -> PolicyProblem:
-        bank, choice = self._choose(bank, data, progress)
+        candidates = StrategyBanks.of(bank)
+        key, choice = self._choose(candidates, data, progress)
+        bank = candidates[key]
         growth = bank.sparse_growth_
         state_cols, value_states, route_states, inputs = self.policy_inputs(
             growth, data.n_classes
@@ -776,7 +771,7 @@ class GrownPlan(FitPlan):
             progress("policies", 0, growth.dag.n_states)
         Xv = data.Xv
         return PolicyProblem(
-            strategy=bank.strategy_,
+            strategy=strategy_name(key),
             dag=growth.dag,
             walk=growth,
             bank=bank,
@@ -790,25 +785,23 @@ class GrownPlan(FitPlan):
             ),
             stop_loss=self.est._sparse_stop_loss(bank, data.y_fit),
             choice=choice,
+            candidates=candidates,
         )
 
     def _choose(
-        self, bank: Any, data: TrainingData, progress: Progress | None
-    ) -> tuple[Any, dict | None]:
-        """The bank of the strategy to fit (validation rows decide among the
-        bank's strategies at this cost scale, the chosen bank kind's simplest
+        self, banks: StrategyBanks, data: TrainingData, progress: Progress | None
+    ) -> tuple[str, dict | None]:
+        """The key of the candidate to fit (validation rows decide among the
+        candidates at this cost scale, the chosen bank kind's simplest
         first, then a rival kind's), and the validation numbers."""
         est = self.est
-        banks = getattr(bank, "strategy_banks_", None) or {
-            getattr(bank, "strategy_", "grown"): bank
-        }
         names = self.names()
         # A rival kind's banks are keyed "strategy@kind" (strategy_key).
         rivals = [
             key
             for name in names
-            for key, one in banks.items()
-            if key != name and getattr(one, "strategy_", None) == name
+            for key in banks
+            if key != name and strategy_name(key) == name
         ]
         wanted = [n for n in names if n in banks] + rivals
         if not wanted:
@@ -818,7 +811,8 @@ class GrownPlan(FitPlan):
                 "the bank with it."
             )
         if len(wanted) == 1:
-            return banks[wanted[0]], None
+            return wanted[0], None
+        bank = banks.default
         n_classes = int(getattr(bank, "n_classes_", 0))  # 0: a regressor's
         Xv = data.Xv
 
@@ -839,7 +833,7 @@ class GrownPlan(FitPlan):
             progress=progress,
             sample_weight=data.sample_weight,
         )
-        return banks[choice.strategy], choice.to_dict()
+        return choice.strategy, choice.to_dict()
 
     def policy_inputs(
         self, growth: Any, n_classes: int
@@ -880,9 +874,6 @@ class GrownPlan(FitPlan):
             growth.replica(),
         )
 
-    def strategy_of(self, model: Any) -> str:
-        return str(getattr(model.bank_, "strategy_", "grown"))
-
     def oof_outputs(self, model: Any, k: Any, rows: np.ndarray) -> np.ndarray:
         return model.bank_.sparse_growth_.proba_at(k, rows)
 
@@ -910,13 +901,12 @@ class GrownPlan(FitPlan):
         )
 
     def reused_by_refits(self, model: Any) -> dict[str, Any]:
-        bank = copy.copy(model.bank_)  # the strategy kept, alone: no new choice
-        bank.strategy_banks_ = {strategy_key_of(bank): bank}
-        return {"bank": bank, "dag": None, "selection": None}
+        # The strategy kept, alone: no new choice.
+        return {"bank": model.bank_, "dag": None, "selection": None}
 
     def restore_choice(self, model: Any, first: Any) -> None:
-        # Its bank knows every strategy again (sweeps on it choose among
+        # It keeps every candidate again (sweeps on them choose among
         # them), and its strategy is the one the first fit kept on
         # validation rows.
-        model.bank_.strategy_banks_ = first.bank_.strategy_banks_
+        model.strategy_banks_ = first.strategy_banks_
         model.strategy_validation_ = first.strategy_validation_

@@ -171,6 +171,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     bank_ : RegressorBank or SparseRegressorBank
         A regressor per state, or (a sparse DAG) the any-subset masked
         regressors of its folds.
+    strategy_, strategy_banks_
+        As in the classifier.
 
     Examples
     --------

@@ -13,6 +13,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from ..strategies import StrategyBanks
+
 #: Modules of older versions whose classes now live elsewhere (old -> new).
 MOVED_MODULES: dict[str, str] = {
     f"budgetdag_core.{old}": f"budgetdag_core.{new}"
@@ -106,9 +108,45 @@ def upgrade_model(model: Any) -> list[str]:
             if name not in vars(model) and isinstance(value, int | float):
                 setattr(model, name, float(value) if name == "cost_scale_" else value)
                 added.append(name)
+        added += _strategy_off_the_bank(model)
     for part in _bank_parts(getattr(model, "bank_", None)) + _learners(model):
         added += [f"{type(part).__name__}.{name}" for name in _upgrade_one(part)]
     return added
+
+
+def _strategy_off_the_bank(model: Any) -> list[str]:
+    """A model saved before its strategy and candidates left the bank: its
+    ``bank_`` carried ``strategy_`` (many sensors), ``strategy_key_`` and
+    ``strategy_banks_`` (a dict); the model now keeps ``strategy_`` and
+    ``strategy_banks_``, each bank's growth its strategy, and the bank none
+    of them."""
+    if "strategy_" in vars(model):
+        return []
+    bank = vars(model).get("bank_")
+    banks = vars(bank).get("strategy_banks_") if _is_ours(bank) else None
+    banks = banks if isinstance(banks, dict) else {}
+    for one in [bank, *banks.values()]:
+        if not _is_ours(one):
+            continue
+        name = vars(one).pop("strategy_", None)
+        growth = vars(one).get("sparse_growth_")
+        if isinstance(name, str) and _is_ours(growth):
+            growth.strategy = name
+        vars(one).pop("strategy_key_", None)
+        vars(one).pop("strategy_banks_", None)
+    growth = vars(bank).get("sparse_growth_") if _is_ours(bank) else None
+    if growth is not None:
+        strategy = growth.strategy
+    else:
+        # A full DAG's strategy came from its selection; an any-subset bank
+        # saved without its growth (slim) grew its DAG, the only strategy
+        # before the choice among them.
+        sparse = type(bank).__name__.startswith("Sparse")
+        selected = vars(model).get("subset_selection_") is not None
+        strategy = "grown" if sparse else "subsets" if selected else "full"
+    model.strategy_ = strategy
+    model.strategy_banks_ = StrategyBanks(banks) if banks else None
+    return ["strategy_", "strategy_banks_"]
 
 
 def _is_ours(value: Any) -> bool:

@@ -49,7 +49,6 @@ class PolicyVersionWarning(UserWarning):
 #: Fit-time attributes of a sparse DAG's bank (see :func:`policy_bundle`).
 SPARSE_TRAINING_ATTRS = (
     "sparse_growth_",
-    "strategy_banks_",
     "fold_models_",
     "fold_columns_",
     "fold_priors_",
@@ -77,15 +76,19 @@ def policy_bundle(
     # A sparse DAG's bank also keeps its growth (the training rows and what
     # the bank said of them) and its fold models, to learn policies for other
     # cost scales; a bank serving its folds keeps those as its model too.
-    # skops stores plain types only: never the growth.
+    # skops stores plain types only: never the growth. The other strategies'
+    # banks (``strategy_banks_``) learn policies only: a slim or skops save
+    # leaves them out.
     bank = model.bank_
     heavy: list[str] = []
     if slim:
         heavy = [a for a in TRAINING_ONLY_ATTRS if hasattr(bank, a)]
     elif skops and hasattr(bank, "sparse_growth_"):
-        heavy = [a for a in ("sparse_growth_", "strategy_banks_") if hasattr(bank, a)]
-    if heavy:
+        heavy = ["sparse_growth_"]
+    candidates = getattr(model, "strategy_banks_", None) is not None
+    if heavy or (candidates and (slim or skops)):
         model = copy.copy(model)
+        model.strategy_banks_ = None
         model.bank_ = copy.copy(model.bank_)
         for attr in heavy:
             delattr(model.bank_, attr)

@@ -7,12 +7,14 @@ among them (between the estimator and the bank: no bank module imports them).
   additions grown on an any-subset bank, each a :class:`SparseGrowth` (the
   grown DAG ``"grown"``, the ``"chain"``, the ``"routed"`` DAG), and the
   choice among them on held-out rows (:func:`choose_strategy`,
-  :class:`StrategyChoice`).
+  :class:`StrategyChoice`) between the candidates a bank fit built
+  (:class:`StrategyBanks`: one bank bound to each strategy's DAG).
 
 Graph-Reduce (:func:`~budgetdag_core.graph_reduce.graph_reduce`) reduces
 every one of them alike.
 """
 
+from ._candidates import StrategyBanks, bound_strategy, strategy_key, strategy_name
 from ._choice import (
     CHAIN_SCORE_ROWS,
     GROWN_MAX_ROWS,
@@ -31,8 +33,6 @@ from ._choice import (
     keep_within_one_se,
     restricted,
     strategies_to_build,
-    strategy_key,
-    strategy_key_of,
     tail_length,
     validation_folds,
 )
@@ -138,7 +138,9 @@ __all__ = [
     "state_spreads",
     "strategies_to_build",
     "strategy_key",
-    "strategy_key_of",
+    "strategy_name",
+    "bound_strategy",
+    "StrategyBanks",
     "stratified_subsample",
     "tail_length",
     "tree_stands_clear",

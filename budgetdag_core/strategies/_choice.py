@@ -46,7 +46,7 @@ context that says where to look) the routed or grown DAG can.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -108,26 +108,6 @@ def tail_length(n_sensors: int) -> int:
     (16, 6)
     """
     return max(POSTERIOR_DEPTH, n_sensors // 4)
-
-
-def strategy_key(strategy: str, kind: str | None = None) -> str:
-    """The key of a strategy's bank among a fit's candidates
-    (``strategy_banks_``, a :class:`StrategyChoice`'s scores): the
-    strategy's name, with ``"@kind"`` for the banks of a rival bank kind
-    (:meth:`~budgetdag_core.bank.AutoMaskedBank.fit_rival`).
-
-    Examples
-    --------
-    >>> strategy_key("routed"), strategy_key("routed", "masked_mlp")
-    ('routed', 'routed@masked_mlp')
-    """
-    return strategy if kind is None else f"{strategy}@{kind}"
-
-
-def strategy_key_of(bank: Any) -> str | None:
-    """A strategy bank's key among its fit's candidates (``strategy_banks_``):
-    ``strategy_key_`` on a rival bank kind's, else its strategy's name."""
-    return getattr(bank, "strategy_key_", getattr(bank, "strategy_", None))
 
 
 def cross_entropy(y: np.ndarray) -> RowLoss:
@@ -221,7 +201,7 @@ def chain_growth(
     # The empty set, then every prefix (in blocks of states, one call each).
     subsets = np.vstack([np.zeros((1, M), dtype=bool), prefixes])
     tables = oof_tables(bank, X, rows, subsets)
-    return SparseGrowth(dag, [rows] * len(masks), tables, bank, X)
+    return SparseGrowth(dag, [rows] * len(masks), tables, bank, X, strategy="chain")
 
 
 def greedy_order(
@@ -266,9 +246,7 @@ def restricted(growth: SparseGrowth, rows: np.ndarray) -> SparseGrowth:
     keep = np.zeros(len(growth.X), dtype=bool)
     keep[rows] = True
     flow = [f[keep[f]] for f in growth.flow]  # each flow is sorted already
-    return SparseGrowth(
-        growth.dag, flow, growth.proba, growth.bank, growth.X, growth.route_states
-    )
+    return replace(growth, flow=flow)
 
 
 @dataclass
@@ -574,8 +552,6 @@ __all__ = [
     "keep_within_one_se",
     "restricted",
     "strategies_to_build",
-    "strategy_key",
-    "strategy_key_of",
     "tail_length",
     "validation_folds",
 ]

@@ -230,7 +230,8 @@ class SparseGrowth:
     ``route_states``: the states whose children are the routes of a routing
     sensor's values (the routed DAG's state of that sensor): their policies
     choose by the values, so with ``policy_features="auto"`` they see them
-    whatever the state classifier's spread.
+    whatever the state classifier's spread; ``strategy``: the name of the
+    strategy that grew it (``strategies.REGISTRY``).
     """
 
     dag: SparseSensorDAG
@@ -239,6 +240,7 @@ class SparseGrowth:
     bank: Any = field(repr=False)
     X: np.ndarray = field(repr=False)
     route_states: tuple[int, ...] = ()
+    strategy: str = "grown"
 
     def replica(self) -> SparseGrowth:
         """This growth with copies of its probability tables: a replay's

@@ -159,5 +159,6 @@ def grow_strategy(name: str, given: GrowthInputs) -> SparseGrowth | None:
     ``given.grown``, where the strategies grown after it find it."""
     growth = REGISTRY[name].grow(given)
     if growth is not None:
+        growth.strategy = name  # what a bank bound to it says it holds
         given.grown[name] = growth
     return growth

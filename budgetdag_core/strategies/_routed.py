@@ -750,7 +750,7 @@ def _growth_of_paths(
             tables[i] = table
     routes = tuple(int(new[index[mask]]) for mask in route_masks)
     return SparseGrowth(
-        dag, flows, [tables[i] for i in range(len(order))], bank, X, routes
+        dag, flows, [tables[i] for i in range(len(order))], bank, X, routes, "routed"
     )
 
 

@@ -28,6 +28,7 @@ from .._progress import Progress
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
+from ..strategies import StrategyBanks
 from ..validation import check_index, check_params, int_in, real_in
 from ._baselines import (
     FRAME_COLUMNS,
@@ -389,7 +390,9 @@ class TradeoffResult:
         The scales of the DAG points, ascending.
     models : list of BudgetDAGClassifier
         The fitted model of each scale (same order); they share one bank.
-    bank : ClassifierBank
+    bank : ClassifierBank or StrategyBanks
+        The bank (many sensors: every strategy's DAG, each point's model
+        bound to the one it kept).
     summaries : dict split -> DominanceSummary
     cascade : ConfidenceCascade or None
         The confidence cascade of the frame's ``cascade`` rows (same bank),
@@ -417,7 +420,7 @@ class TradeoffResult:
     frame: pd.DataFrame
     cost_scales: np.ndarray
     models: list[BudgetDAGClassifier]
-    bank: ClassifierBank
+    bank: ClassifierBank | StrategyBanks
     summaries: dict[str, DominanceSummary] = field(default_factory=dict)
     cascade: ConfidenceCascade | None = None
     row_models: dict[Any, int] = field(default_factory=dict)
@@ -537,9 +540,11 @@ def tradeoff_curve(
         A test split, evaluated with the refit bank (split "test").
     sample_costs, test_sample_costs : DataFrame (rows x sensors), optional
         Example-dependent costs of the training and test rows.
-    bank : ClassifierBank, optional
+    bank : ClassifierBank or StrategyBanks, optional
         A bank already fitted on ``X, y`` with the same settings (e.g.
-        ``model.bank_`` or ``estimator.fit_bank(X, y)``).
+        ``estimator.fit_bank(X, y)``, or a fitted model's ``bank_``; many
+        sensors: its ``strategy_banks_``, among which each cost scale
+        chooses, or its ``bank_``, the strategy it kept).
     baseline_subsets : dict name -> list of sensor subsets, optional
         Extra fixed baselines (e.g. ``{"greedy": subsets}``); each subset must be
         a state of the DAG.
@@ -627,10 +632,12 @@ def _result(
     # The DAG rows come first in the frame (labels 0, 1, ...), point by point.
     row_models = dict(enumerate(i for i, s in enumerate(done) for _ in fitted[s][1]))
     models = [fitted[s][0] for s in done]
-    # The baselines read the given bank's states: a model on that bank (a
-    # many-sensor sweep's points may keep another strategy's).
-    reference = next((m for m in models if m.bank_ is bank), models[0])
-    growth = getattr(bank, "sparse_growth_", None)
+    # The baselines read the given bank's states (many sensors: the first
+    # candidate's, the chain's): a model on that bank (a many-sensor sweep's
+    # points may keep another strategy's).
+    shown = bank.default if isinstance(bank, StrategyBanks) else bank
+    reference = next((m for m in models if m.bank_ is shown), models[0])
+    growth = getattr(shown, "sparse_growth_", None)
     dag = reference.sensor_dag_ if growth is None else growth.dag
     subsets = None
     if baseline_subsets:
@@ -640,7 +647,7 @@ def _result(
     fitted_cascade, cascade_rows = None, []
     if cascade:
         fitted_cascade, cascade_rows = _cascade(
-            bank, reference, dag, views, cascade_thresholds
+            shown, reference, dag, views, cascade_thresholds
         )
     baselines = pd.concat([baseline_frame(v, subsets) for v in views])
     frame = pd.concat(

@@ -15,7 +15,7 @@ from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier, TrainingData
 from ..sensors import SensorSpec
-from ..strategies import strategy_key_of
+from ..strategies import StrategyBanks
 from ..validation import (
     align_rows,
     check_features,
@@ -112,10 +112,11 @@ def check_fit_data(
 
 class StrategyViews(list):
     """The views of a bank (a list, as :func:`split_views` gives), and those of
-    each strategy's bank where a many-sensor bank holds several
+    each candidate where a many-sensor bank fit built several
     (``by_strategy``: a fit keeps one of them, :func:`views_of` finds its)."""
 
     by_strategy: dict[str, list[StatePredictions]]
+    candidates: StrategyBanks
 
 
 def views_of(views: Sequence[StatePredictions], model: Any) -> Any:
@@ -123,7 +124,7 @@ def views_of(views: Sequence[StatePredictions], model: Any) -> Any:
     by_strategy = getattr(views, "by_strategy", None)
     if not by_strategy:
         return views
-    return by_strategy.get(strategy_key_of(model.bank_), views)
+    return by_strategy.get(views.candidates.key_of(model.bank_), views)
 
 
 def split_views(
@@ -133,16 +134,18 @@ def split_views(
     evals: Mapping[str, tuple[pd.DataFrame, Any, Any]],
 ) -> list[StatePredictions]:
     """Out-of-fold "train" view, then one view per evaluation split (a
-    :class:`StrategyViews` when the bank holds several strategies' DAGs:
-    the given bank's views, and each strategy's)."""
-    banks = getattr(bank, "strategy_banks_", None) or {}
-    if len(banks) > 1:
+    :class:`StrategyViews` when a many-sensor bank fit built several
+    strategies' DAGs: the first candidate's views, and each candidate's)."""
+    if isinstance(bank, StrategyBanks) and len(bank) > 1:
         by_strategy = {
-            name: _bank_views(template, one, data, evals) for name, one in banks.items()
+            key: _bank_views(template, one, data, evals) for key, one in bank.items()
         }
-        out = StrategyViews(by_strategy[strategy_key_of(bank)])
+        out = StrategyViews(next(iter(by_strategy.values())))
         out.by_strategy = by_strategy
+        out.candidates = bank
         return out
+    if isinstance(bank, StrategyBanks):
+        bank = bank.default
     return _bank_views(template, bank, data, evals)
 
 

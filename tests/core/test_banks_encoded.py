@@ -233,9 +233,9 @@ def test_auto_is_deterministic_and_its_bank_is_reused(models, test_rows):
     X, y = make_data(300, 0)
     cheaper = BudgetDAGClassifier(
         SPEC, cost_scale=0.2, cv=3, random_state=0, bank_kind="masked_auto"
-    ).fit(X, y, bank=models["masked_auto"].bank_)
+    ).fit(X, y, bank=models["masked_auto"].strategy_banks_)
     # The same fitted bank: one of its strategies' (each fit keeps its own).
-    banks = models["masked_auto"].bank_.strategy_banks_
+    banks = models["masked_auto"].strategy_banks_
     assert any(cheaper.bank_ is one for one in banks.values())
 
 

@@ -20,6 +20,7 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_curve,
 )
+from budgetdag_core.strategies._candidates import StrategyBanks, strategy_key
 from budgetdag_core.strategies._choice import (
     SIMPLEST_FIRST,
     STRATEGIES,
@@ -30,7 +31,6 @@ from budgetdag_core.strategies._choice import (
     chain_order,
     choose_strategy,
     keep_within_one_se,
-    strategy_key,
     tail_length,
     validation_folds,
 )
@@ -215,11 +215,11 @@ def test_auto_leaves_the_grown_dag_out_on_long_tables(monkeypatch):
 
     monkeypatch.setattr(dag_strategy, "GROWN_MAX_ROWS", 400)
     long = fit(500)
-    assert set(long.bank_.strategy_banks_) == {"chain", "routed"}
+    assert set(long.strategy_banks_) == {"chain", "routed"}
     assert set(long.strategy_choice_.scores) == {"chain", "routed"}
     # Asked for by name, it is grown whatever the rows.
     assert fit(500, dag="sparse").strategy_ == "grown"
-    assert set(fit(300).bank_.strategy_banks_) == set(STRATEGIES)
+    assert set(fit(300).strategy_banks_) == set(STRATEGIES)
 
 
 def test_a_bank_of_one_strategy_refuses_another():
@@ -238,8 +238,8 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
         X, y, SPEC, cost_scales=[0.002, 0.02, 0.2], X_test=Xt, y_test=yt,
         cv=3, random_state=0,
     )  # fmt: skip
-    banks = result.bank.strategy_banks_
-    assert set(banks) == set(STRATEGIES)
+    banks = result.bank
+    assert isinstance(banks, StrategyBanks) and set(banks) == set(STRATEGIES)
     for model in result.models:
         assert model.bank_ is banks[model.strategy_]
     dag = result.frame.query("method == 'dag' and split == 'test'")
@@ -248,8 +248,8 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
     # The cascade reads the sweep's bank (the chain's states), whichever
     # strategy its first point kept.
     assert {m.strategy_ for m in result.models} - {"chain"}
-    assert result.bank.strategy_ == "chain"
-    assert result.cascade.dag is result.bank.sparse_growth_.dag
+    assert banks.default.sparse_growth_.strategy == "chain"
+    assert result.cascade.dag is banks.default.sparse_growth_.dag
     # A fit with the same settings keeps what the sweep's point kept.
     alone = fit(cost_scale=0.02)
     pd.testing.assert_frame_equal(alone.trace(Xt), result.models[1].trace(Xt))
@@ -315,7 +315,7 @@ def test_no_routed_dag_where_no_value_says_where_to_look():
     X, y = independent_data(600, 2)
     spec = SensorSpec.per_column(list(X.columns))
     model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
-    assert "routed" not in model.bank_.strategy_banks_
+    assert "routed" not in model.strategy_banks_
     assert "routed" not in set(model.strategy_choice_.table()["strategy"])
     forced = BudgetDAGClassifier(spec, dag="routed", cv=3, random_state=0).fit(X, y)
     assert forced.strategy_ == "routed"
@@ -525,7 +525,7 @@ def test_the_policies_judge_a_close_rival_bank_kind(rival_model):
     bank = rival_model.bank_
     numbers = bank.validation_
     assert numbers["masked_logistic"]["excess"] == 0.0  # the log loss's pick
-    banks = bank.strategy_banks_
+    banks = rival_model.strategy_banks_
     # Only the rival's routed DAG: where the interaction it learns pays.
     rivals = [key for key in banks if "@" in key]
     assert rivals == [strategy_key("routed", "masked_mlp")]
@@ -562,7 +562,7 @@ def test_the_choice_of_kind_is_deterministic_and_reused(rival_model):
     assert set(frugal.strategy_choice_.scores) == set(
         rival_model.strategy_choice_.scores
     )
-    banks = rival_model.bank_.strategy_banks_
+    banks = rival_model.strategy_banks_
     assert any(frugal.bank_ is one for one in banks.values())
 
 
@@ -571,7 +571,7 @@ def test_a_sweep_reads_each_point_on_its_own_kinds_bank(rival_model):
     Xt, yt = additive_routing_data(300, 1)
     result = tradeoff_curve(
         X, y, ADDITIVE_ROUTING, cost_scales=[0.02], X_test=Xt, y_test=yt,
-        cv=3, random_state=0, bank=rival_model.bank_,
+        cv=3, random_state=0, bank=rival_model.strategy_banks_,
     )  # fmt: skip
     (model,) = result.models
     row = result.frame.query("method == 'dag' and split == 'test'").iloc[0]

@@ -145,6 +145,32 @@ def test_no_bank_module_imports_a_strategy():
     assert not found, found
 
 
+#: A fit's choice among strategies: the estimator's and the strategies'
+#: business (``strategies.StrategyBanks``, ``StrategyChoice``), not a bank's.
+CHOICE_NAMES = {
+    "strategy_",
+    "strategy_key_",
+    "strategy_banks_",
+    "strategy_validation_",
+    "StrategyBanks",
+    "StrategyChoice",
+}
+
+
+def test_no_bank_holds_the_strategy_choice():
+    """No bank module names a fit's strategy or its candidates: a bank is
+    bound to one DAG and knows nothing of its siblings or the choice."""
+    found = [
+        f"{module} line {node.lineno}: {name}"
+        for module, path in MODULES.items()
+        if module.startswith("budgetdag_core.bank")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute | ast.Name | ast.Constant)
+        for name in _names_in(node) & CHOICE_NAMES
+    ]
+    assert not found, found
+
+
 #: What tells a DAG every row reaches from one grown on an any-subset bank.
 DAG_KIND_NAMES = {
     "SparseSensorDAG",

@@ -235,7 +235,9 @@ def test_tradeoff_curve_sweeps_one_grown_bank(model):
         X, y, SPEC, cost_scales=[0.005, 0.02, 0.2], X_test=Xt, y_test=yt,
         cv=3, random_state=0, dag="sparse",
     )  # fmt: skip
-    assert all(m.bank_ is result.bank for m in result.models)
+    # One strategy's DAG: the bank fit's one candidate, every point's bank.
+    assert list(result.bank) == ["grown"]
+    assert all(m.bank_ is result.bank["grown"] for m in result.models)
     assert isinstance(result.models[0].sensor_dag_, SparseSensorDAG)
     dag = result.frame.query("method == 'dag' and split == 'test'")
     assert dag["avg_cost"].is_monotonic_decreasing

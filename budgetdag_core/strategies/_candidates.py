@@ -1,0 +1,116 @@
+"""The candidates of a many-sensor fit: one bank bound to each strategy's DAG.
+
+A many-sensor fit fits one any-subset bank (its fold models) and grows each
+strategy's DAG on it; each DAG is bound to a copy of the bank (its states'
+columns and temperatures, sharing the fold models). Which strategies were
+grown, and which one a fit kept, is this module's and the estimator's
+business, not the bank's: a bank knows the DAG it is bound to
+(``bank.sparse_growth_``), never its siblings nor the choice among them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+
+def strategy_key(strategy: str, kind: str | None = None) -> str:
+    """The key of a strategy's bank among a fit's candidates
+    (:class:`StrategyBanks`, a :class:`StrategyChoice`'s scores): the
+    strategy's name, with ``"@kind"`` for the banks of a rival bank kind
+    (:meth:`~budgetdag_core.bank.AutoMaskedBank.fit_rival`).
+
+    Examples
+    --------
+    >>> strategy_key("routed"), strategy_key("routed", "masked_mlp")
+    ('routed', 'routed@masked_mlp')
+    """
+    return strategy if kind is None else f"{strategy}@{kind}"
+
+
+def strategy_name(key: str) -> str:
+    """The strategy of a candidate's key (:func:`strategy_key` inverted).
+
+    Examples
+    --------
+    >>> strategy_name("routed@masked_mlp"), strategy_name("chain")
+    ('routed', 'chain')
+    """
+    return key.split("@", 1)[0]
+
+
+def bound_strategy(bank: Any) -> str:
+    """The strategy whose DAG ``bank`` is bound to (its growth says; a bank
+    saved by an older version kept it as ``strategy_``)."""
+    growth = getattr(bank, "sparse_growth_", None)
+    if growth is not None:
+        return growth.strategy
+    return str(getattr(bank, "strategy_", "grown"))
+
+
+class StrategyBanks(Mapping[str, Any]):
+    """What a many-sensor bank fit built: a bank bound to each strategy's DAG.
+
+    A read-only mapping from candidate key (:func:`strategy_key`:
+    ``"chain"``, ``"routed"``, ``"grown"``, ``"routed@masked_mlp"`` for a
+    rival bank kind's) to a bank bound to that strategy's DAG; the banks
+    share their fold models. ``fit_bank`` returns one beyond
+    ``MAX_FULL_DAG_SENSORS`` sensors, and a fit given one (``fit(X, y,
+    bank=...)``) chooses among its DAGs at its own cost scale; a fitted
+    model keeps it as ``strategy_banks_`` and its chosen bank as ``bank_``.
+
+    Parameters
+    ----------
+    banks : mapping of str to bank
+        In the order of preference (the first is the simplest, the choice's
+        default).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> chain, routed = SimpleNamespace(), SimpleNamespace()
+    >>> banks = StrategyBanks({"chain": chain, "routed": routed})
+    >>> list(banks), banks.key_of(routed), banks.default is chain
+    (['chain', 'routed'], 'routed', True)
+    >>> list(banks.only("routed"))
+    ['routed']
+    """
+
+    def __init__(self, banks: Mapping[str, Any]) -> None:
+        if not banks:
+            raise ValueError("A many-sensor bank fit built no strategy's DAG.")
+        self._banks = dict(banks)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._banks[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._banks)
+
+    def __len__(self) -> int:
+        return len(self._banks)
+
+    def __repr__(self) -> str:
+        return f"StrategyBanks({list(self._banks)})"
+
+    @property
+    def default(self) -> Any:
+        """The first candidate's bank (the simplest strategy's)."""
+        return next(iter(self._banks.values()))
+
+    def key_of(self, bank: Any) -> str | None:
+        """The key of ``bank`` (this very object) among the candidates."""
+        return next((k for k, one in self._banks.items() if one is bank), None)
+
+    def only(self, key: str) -> StrategyBanks:
+        """The candidate ``key`` alone (a refit that keeps a fit's choice)."""
+        return StrategyBanks({key: self._banks[key]})
+
+    @classmethod
+    def of(cls, bank: Any) -> StrategyBanks:
+        """``bank`` itself where it is a :class:`StrategyBanks`; a bank bound
+        to one strategy's DAG (a fitted model's ``bank_``), as the one
+        candidate of its strategy."""
+        if isinstance(bank, cls):
+            return bank
+        return cls({bound_strategy(bank): bank})
