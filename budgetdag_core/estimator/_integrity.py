@@ -18,7 +18,7 @@ from ..dag import SensorDAG
 from ..decisions import check_loss_matrix
 from ..graph_reduce import NodePolicy
 from ..sensors import SensorSpec
-from ..strategies import STRATEGIES, StrategyBanks, strategy_name
+from ..strategies import ALL_STRATEGIES, StrategyBanks, strategy_name
 
 
 def check_estimator(model: Any) -> None:
@@ -76,8 +76,8 @@ def _check_strategy(model: Any) -> None:
     """The strategy is one of the known ones; the validation numbers (where
     kept) chose it; the candidates (where kept) hold the bank."""
     strategy = getattr(model, "strategy_", None)
-    if strategy not in ("full", "subsets", *STRATEGIES):
-        raise fail("strategy_", f"expected one of {['full', 'subsets', *STRATEGIES]}")
+    if strategy not in ALL_STRATEGIES:
+        raise fail("strategy_", f"expected one of {list(ALL_STRATEGIES)}")
     saved = getattr(model, "strategy_validation_", None)
     if saved is not None and not (
         isinstance(saved, dict)

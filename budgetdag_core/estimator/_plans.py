@@ -37,7 +37,9 @@ from .._progress import Progress
 from ..dag import SensorDAG, build_dag
 from ..sensors import SensorSpec
 from ..strategies import (
+    EVERY_ROW,
     SIMPLEST_FIRST,
+    EveryRowInputs,
     GrowthInputs,
     GrowthSettings,
     SparseRollout,
@@ -49,7 +51,6 @@ from ..strategies import (
     expected_loss,
     grow_strategy,
     most_states,
-    select_subsets,
     state_spreads,
     strategies_to_build,
     strategy_key,
@@ -407,16 +408,14 @@ class EveryRowPlan(FitPlan):
         self, data: TrainingData, progress: Progress | None = None
     ) -> tuple[SensorDAG, SubsetSelection | None]:
         """The full DAG, or with ``n_subsets`` the DAG over subsets selected
-        here (Alg. 2)."""
+        here (Alg. 2): the strategy ``"full"`` or ``"subsets"`` of
+        ``strategies.EVERY_ROW``."""
         est = self.est
         if est.n_subsets is None:
-            return build_dag(data.spec, None), None
-        selection = select_subsets(
-            data.Xv,
-            data.y_fit,
-            data.spec,
-            est.n_subsets,
-            est.subset_budget,
+            return EVERY_ROW["full"].build(EveryRowInputs(data.spec))
+        selection = dict(
+            n_subsets=est.n_subsets,
+            subset_budget=est.subset_budget,
             include_all=est.include_all,
             costs=None if data.costs is None else data.mean_costs,
             **est._selection_task(),
@@ -428,7 +427,8 @@ class EveryRowPlan(FitPlan):
             progress=progress,
             sample_weight=data.sample_weight,
         )
-        return build_dag(data.spec, selection.units), selection
+        given = EveryRowInputs(data.spec, data.Xv, data.y_fit, selection)
+        return EVERY_ROW["subsets"].build(given)
 
     def _selection_key(self, costs: np.ndarray | None) -> tuple:
         """What a subset selection depends on besides the data."""

@@ -1,8 +1,9 @@
 """DAG strategies: how a fit's states are built on its bank, and the choice
 among them (between the estimator and the bank: no bank module imports them).
 
-- Alg. 2's subsets (``_subsets``: :func:`select_subsets`), whose unions make
-  the DAG of a fit with ``n_subsets`` (every row reaches every state);
+- every row at every state (``_kinds``: :class:`Full`, the paper's DAG of
+  every subset, and :class:`Subsets`, the unions of Alg. 2's subsets,
+  ``_subsets``: :func:`select_subsets`), built before the bank;
 - many sensors (``_growth``, ``_routed``, ``_choice``): DAGs of one-sensor
   additions grown on an any-subset bank, each a :class:`SparseGrowth` (the
   grown DAG ``"grown"``, the ``"chain"``, the ``"routed"`` DAG), and the
@@ -11,7 +12,8 @@ among them (between the estimator and the bank: no bank module imports them).
   (:class:`StrategyBanks`: one bank bound to each strategy's DAG).
 
 Graph-Reduce (:func:`~budgetdag_core.graph_reduce.graph_reduce`) reduces
-every one of them alike.
+every one of them alike. Every strategy is a class registered once
+(``_kinds``: :data:`EVERY_ROW`, :data:`REGISTRY`).
 """
 
 from ._candidates import StrategyBanks, bound_strategy, strategy_key, strategy_name
@@ -54,12 +56,18 @@ from ._growth import (
     state_spreads,
 )
 from ._kinds import (
+    ALL_STRATEGIES,
+    EVERY_ROW,
     REGISTRY,
     Chain,
+    EveryRowInputs,
+    EveryRowStrategy,
+    Full,
     Grown,
     GrowthInputs,
     Routed,
     Strategy,
+    Subsets,
     grow_strategy,
     most_states,
 )
@@ -84,6 +92,12 @@ from ._subsets import (
 )
 
 __all__ = [
+    "ALL_STRATEGIES",
+    "EVERY_ROW",
+    "EveryRowInputs",
+    "EveryRowStrategy",
+    "Full",
+    "Subsets",
     "REGISTRY",
     "Chain",
     "Grown",

@@ -1,10 +1,19 @@
-"""The many-sensor strategies as objects: one protocol, one registry.
+"""The strategies as objects: how a fit's states are built, one registry.
 
-A strategy grows a DAG of one-sensor additions on a fit's any-subset bank
-(:meth:`Strategy.grow`, a :class:`~budgetdag_core.strategies.SparseGrowth`)
-and says how many states it can hold (:meth:`Strategy.most_states`). The
-estimator asks :data:`REGISTRY` by name; adding a strategy is a class here
-(and its name in ``STRATEGIES``) and a test.
+Two families, told apart by what comes first:
+
+- every row at every state (:class:`EveryRowStrategy`, :data:`EVERY_ROW`):
+  the paper's full DAG (``"full"``) and the unions of Alg. 2's subsets
+  (``"subsets"``). The DAG is built first (:meth:`EveryRowStrategy.build`),
+  then a bank is fitted per state of it;
+- many sensors (:class:`Strategy`, :data:`REGISTRY`): a DAG of one-sensor
+  additions grown on a fit's any-subset bank (:meth:`Strategy.grow`, a
+  :class:`~budgetdag_core.strategies.SparseGrowth`), the bank first.
+
+Each says how many states it can hold (``most_states``). The estimator's
+plans ask the registries by name (:data:`ALL_STRATEGIES` lists every name);
+adding a strategy is a class here (and its name in ``STRATEGIES``) and a
+test.
 """
 
 from __future__ import annotations
@@ -16,6 +25,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._bounded_io import short_repr
+from ..dag import SensorDAG, build_dag
+from ..sensors import SensorSpec
 from ._choice import (
     MAX_ROUTES,
     POSTERIOR_DEPTH,
@@ -26,6 +37,62 @@ from ._choice import (
 )
 from ._growth import GrowthSettings, RowLoss, SparseGrowth, grow_sparse_dag
 from ._routed import routed_growth
+from ._subsets import SubsetSelection, select_subsets
+
+
+@dataclass
+class EveryRowInputs:
+    """What an every-row strategy builds its DAG from: the spec, and for
+    Alg. 2 the training rows, their target and :func:`select_subsets`'s
+    settings (``selection``: its keyword arguments, ``n_subsets`` among
+    them)."""
+
+    spec: SensorSpec
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    selection: dict[str, Any] = field(default_factory=dict)
+
+
+class EveryRowStrategy:
+    """The protocol of a DAG every training row reaches at every state: a
+    ``name``, :meth:`build` and :meth:`most_states`."""
+
+    name: ClassVar[str]
+
+    def build(self, given: EveryRowInputs) -> tuple[SensorDAG, SubsetSelection | None]:
+        """The DAG, and the Alg. 2 subsets it is the unions of (None where
+        none are selected)."""
+        raise NotImplementedError
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        """The most states its DAG can have with ``n_sensors`` sensors."""
+        raise NotImplementedError
+
+
+class Full(EveryRowStrategy):
+    """Every subset of the sensors (the paper's DAG)."""
+
+    name = "full"
+
+    def build(self, given: EveryRowInputs) -> tuple[SensorDAG, None]:
+        return build_dag(given.spec, None), None
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        return 2**n_sensors
+
+
+class Subsets(EveryRowStrategy):
+    """The unions of the subsets Alg. 2 selects greedily
+    (:func:`~budgetdag_core.strategies.select_subsets`)."""
+
+    name = "subsets"
+
+    def build(self, given: EveryRowInputs) -> tuple[SensorDAG, SubsetSelection]:
+        selection = select_subsets(given.X, given.y, given.spec, **given.selection)
+        return build_dag(given.spec, selection.units), selection
+
+    def most_states(self, n_sensors: int, max_states: int) -> int:
+        return 2**n_sensors  # unions of the subsets: at most every subset
 
 
 @dataclass
@@ -128,9 +195,13 @@ class Routed(Strategy):
         return n_sensors + 2 + MAX_ROUTES * (n_sensors - 1) + tree
 
 
-#: The strategies by name (the one place they are registered).
+#: The strategies by name (the one place they are registered): every row at
+#: every state, and grown on an any-subset bank.
+EVERY_ROW: dict[str, EveryRowStrategy] = {s.name: s for s in (Full(), Subsets())}
 REGISTRY: dict[str, Strategy] = {s.name: s for s in (Grown(), Chain(), Routed())}
 assert tuple(REGISTRY) == STRATEGIES  # noqa: S101  (one list of names)
+#: Every strategy's name (what a fitted model's ``strategy_`` can be).
+ALL_STRATEGIES: tuple[str, ...] = (*EVERY_ROW, *REGISTRY)
 
 
 def most_states(strategy: str, n_sensors: int, max_states: int) -> int:

@@ -756,7 +756,7 @@ def test_every_registered_strategy_grows_a_dag_graph_reduce_reduces():
     for name in SIMPLEST_FIRST:  # the routed DAG after the chain, as a fit
         growth = grow_strategy(name, given)
         assert isinstance(growth, SparseGrowth), name
-        assert given.grown[name] is growth
+        assert given.grown[name] is growth and growth.strategy == name
         # (the grown DAG's last expansion may add its children past the cap)
         most = REGISTRY[name].most_states(SPEC.n_sensors, 60) + SPEC.n_sensors
         assert growth.dag.n_states <= most
@@ -772,3 +772,40 @@ def test_every_registered_strategy_grows_a_dag_graph_reduce_reduces():
         )
         assert len(result.policies) == growth.dag.n_states
         assert np.isfinite(result.root_cost_to_go()).all()
+
+
+def test_every_row_strategies_build_the_dag_a_fit_keeps():
+    """The paper's DAGs are strategies of the same registry: ``"full"``
+    builds every subset, ``"subsets"`` the unions of Alg. 2's subsets; a
+    fit with the same settings keeps that very DAG and says which."""
+    from budgetdag_core.dag import build_dag
+    from budgetdag_core.strategies import (
+        ALL_STRATEGIES,
+        EVERY_ROW,
+        REGISTRY,
+        EveryRowInputs,
+        select_subsets,
+    )
+
+    assert ALL_STRATEGIES == (*EVERY_ROW, *REGISTRY) == ("full", "subsets", *STRATEGIES)
+    spec = SensorSpec.per_column([f"s{i}" for i in range(5)])
+    X, y = make_data(200, 0)
+    X = X[list(spec.columns)]
+    Xv = X.to_numpy(dtype=float)
+    full, selection = EVERY_ROW["full"].build(EveryRowInputs(spec))
+    assert selection is None
+    assert full.n_states == 2**spec.n_sensors
+    assert full.n_states <= EVERY_ROW["full"].most_states(spec.n_sensors, 0)
+    model = BudgetDAGClassifier(spec, cost_scale=0.02, cv=2, random_state=0).fit(X, y)
+    assert model.strategy_ == "full"
+    assert model.sensor_dag_.states == full.states
+    settings = {"n_subsets": 3, "cv": 2, "random_state": 0}
+    dag, selection = EVERY_ROW["subsets"].build(EveryRowInputs(spec, Xv, y, settings))
+    assert selection.subsets == select_subsets(X, y, spec, **settings).subsets
+    assert dag.n_states <= EVERY_ROW["subsets"].most_states(spec.n_sensors, 0)
+    subsets = BudgetDAGClassifier(
+        spec, n_subsets=3, cost_scale=0.02, cv=2, random_state=0
+    ).fit(X, y)
+    assert subsets.strategy_ == "subsets"
+    kept = build_dag(spec, subsets.subset_selection_.units)
+    assert subsets.sensor_dag_.states == kept.states

@@ -161,7 +161,7 @@ def test_fit_with_a_bank_reuses_its_subsets(model, many, monkeypatch):
     def no_selection(*args, **kwargs):
         raise AssertionError("the bank's subsets should be reused")
 
-    monkeypatch.setattr("budgetdag_core.estimator._plans.select_subsets", no_selection)
+    monkeypatch.setattr("budgetdag_core.strategies._kinds.select_subsets", no_selection)
     reused = clone(template).fit(X, y, bank=bank)
     assert reused.subset_selection_ is bank.subset_selection_
     pd.testing.assert_frame_equal(reused.trace(X), fresh.trace(X))
