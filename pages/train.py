@@ -70,7 +70,7 @@ def cost_inputs() -> None:
         # fit_for_budget searches a classifier's cost scale only.
         modes["budget"] = "Target average cost"
     elif ss[state.W_COST_MODE] == "budget":
-        ss[state.W_COST_MODE] = "scale"
+        ss[state.W_COST_MODE] = state.DEFAULTS[state.W_COST_MODE]
     widgets.choice(
         st.radio, "Set the trade-off by", modes, state.W_COST_MODE, horizontal=True
     )

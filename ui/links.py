@@ -94,7 +94,9 @@ def encode(
 
     ``values`` maps widget keys to their values; settings equal to the app's
     defaults are left out (except the cost scale), as is a spec equal to the
-    demo's own.
+    demo's own. The cost scale is left out too when ``values`` sets the
+    trade-off mode to ``"auto"`` (a link without one trains with ``"auto"``,
+    the app's default; one with a scale trains with that scale).
     """
     if demo is None:
         return {}
@@ -112,6 +114,8 @@ def encode(
         value = values[key]
         if value is None:  # an optional setting left empty
             continue
+        if name == "cost_scale" and values.get(state.W_COST_MODE) == "auto":
+            continue  # not used: the link opens in the default "auto" mode
         if name in ALWAYS or value != state.DEFAULTS.get(key):
             params[name] = f"{value:g}" if isinstance(value, float) else str(value)
     if step is not None:
@@ -185,6 +189,8 @@ def apply_once(load_demo: Callable[[str], Any]) -> None:
     for key in (k for k, _ in SETTINGS.values()):
         if key in values:
             ss[key] = values[key]
+    if state.W_COST_SCALE in values:  # the link's scale, not the "auto" default
+        ss[state.W_COST_MODE] = "scale"
     if "step" in values:
         ss[state.TEACH_STEP] = values["step"]
     if problems:
@@ -202,7 +208,8 @@ def current(step: int | None = None) -> dict[str, str]:
         return {}
     check = state.spec_check()
     spec = check.spec if check is not None and check.ok else None
-    values = {key: ss[key] for key, _ in SETTINGS.values() if key in ss}
+    keys = [key for key, _ in SETTINGS.values()] + [state.W_COST_MODE]
+    values = {key: ss[key] for key in keys if key in ss}
     return encode(dataset.name, spec, dataset.spec, values, step)
 
 

@@ -196,7 +196,9 @@ DEFAULTS: dict[str, Any] = {
     W_SUBSET_ALL: True,
     W_SUBSET_BUDGET: None,
     W_SUBSET_REWARD: "soft",
-    W_COST_MODE: "scale",  # "auto" (the library's default) is one click away
+    # The library's and the CLI's default (cost_scale="auto"); a link with a
+    # cost scale opens in "scale" (ui.links.apply_once).
+    W_COST_MODE: "auto",
     W_COST_SCALE: 0.05,
     W_BUDGET: 1.0,
     W_CLASSIFIER: "hist_gradient_boosting",
@@ -269,7 +271,8 @@ def set_dataset(
     was_regression = current is not None and current.task == "regression"
     if regression:  # the form offers regressors (ui.training.REGRESSORS)
         ss[W_CLASSIFIER] = DEFAULT_REGRESSOR
-        ss[W_COST_MODE] = "scale"  # a target cost is searched for classes only
+        if ss.get(W_COST_MODE) == "budget":  # searched for classes only
+            ss[W_COST_MODE] = DEFAULTS[W_COST_MODE]
     elif was_regression:
         ss[W_CLASSIFIER] = MANY_SENSOR_CLASSIFIER if many else DEFAULTS[W_CLASSIFIER]
     if many:

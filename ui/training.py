@@ -213,9 +213,12 @@ class TrainSettings:
 
     def params(self) -> dict[str, Any]:
         """The estimator parameters the form asks for (``sensors`` aside)."""
+        cost_scale = (
+            self.cost_scale if self.cost_scale == "auto" else float(self.cost_scale)
+        )
         if self.task == "regression":
             return {
-                "cost_scale": float(self.cost_scale),
+                "cost_scale": cost_scale,
                 "regressor": regressor_name(self.classifier),
                 "policy_learner": self.policy_learner,
                 "policy_degree": self.policy_degree,
@@ -224,9 +227,7 @@ class TrainSettings:
                 **self.subset_params(),
             }
         return {
-            "cost_scale": self.cost_scale
-            if self.cost_scale == "auto"
-            else float(self.cost_scale),
+            "cost_scale": cost_scale,
             "classifier": make_classifier(self.classifier, self.random_state),
             "bank_kind": bank_kind_of(self.classifier),
             "policy_learner": self.policy_learner,

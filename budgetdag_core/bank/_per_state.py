@@ -692,4 +692,7 @@ class RegressorBank:
         state = check_index("RegressorBank.predict", "state", state, self.n_states)
         cols = self.state_columns_[state]
         Xs = X[:, cols] if len(cols) else np.zeros((len(X), 1))
-        return _predict(self.models_[state], Xs)
+        # As predict_proba's: OpenMP threads spin-waiting on a busy machine
+        # made a one-row prediction (a session's) ~10 ms per tree.
+        with single_threaded():
+            return _predict(self.models_[state], Xs)

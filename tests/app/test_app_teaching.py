@@ -56,6 +56,7 @@ def test_a_link_sets_up_the_demo_and_the_model(toy):
     run = at.session_state[state.RUN]
     assert run.settings.cost_scale == 0.03 and run.settings.cv == 3
     assert at.session_state[state.W_COST_SCALE] == 0.03
+    assert at.session_state[state.W_COST_MODE] == "scale"  # not the "auto" default
     # The URL now carries the full set-up, including the step.
     assert at.query_params["demo"] == "toy"
     assert at.query_params["cost_scale"] == "0.03"
@@ -235,6 +236,11 @@ def test_encode_decode_round_trip():
     assert decoded["spec"] == spec
     for key in (state.W_COST_SCALE, state.W_CLASSIFIER, state.W_DEGREE, state.W_SEED):
         assert decoded[key] == values[key]
+    # The "auto" trade-off mode (the default) carries no cost scale.
+    auto = links.encode("letter", spec, default, {**values, state.W_COST_MODE: "auto"})
+    assert "cost_scale" not in auto and auto["classifier"] == "random_forest"
+    scale = {**values, state.W_COST_MODE: "scale"}
+    assert links.encode("letter", spec, default, scale)["cost_scale"] == "0.25"
     # The demo's own spec is not repeated in the URL.
     assert "spec" not in links.encode("letter", default, default, values)
     assert links.encode(None, spec, default, values) == {}

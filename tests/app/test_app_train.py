@@ -16,6 +16,11 @@ def train_page(at):
     return at.switch_page(page("train")).run()
 
 
+def scale_mode(at):
+    """The Train page with a number for the cost scale (not "auto")."""
+    return at.radio(key=state.W_COST_MODE).set_value("scale").run()
+
+
 def click_train(at):
     at.button(key=state.W_TRAIN).click().run()
     finish_jobs(at)
@@ -25,13 +30,17 @@ def click_train(at):
 
 def test_default_demo_trains_from_the_train_page(app):
     at = train_page(app.run())  # landsat, as a new user sees it
-    assert at.number_input(key=state.W_COST_SCALE).value == 0.05
+    # The library's and the CLI's default: cost_scale="auto".
+    assert at.radio(key=state.W_COST_MODE).value == "auto"
+    assert not [n for n in at.number_input if n.key == state.W_COST_SCALE]
+    assert any("The library's default" in c.value for c in at.caption)
     # fast settings for the test; the app's defaults are 5 folds and degree 1
     at.number_input(key=state.W_CV).set_value(2).run()
     at.slider(key=state.W_DEGREE).set_value(1).run()
     click_train(at)
     assert not at.error, texts(at, "error")
     run = at.session_state[state.RUN]
+    assert run.model.cost_scale == "auto" and run.settings.cost_scale == "auto"
     assert run.model.spec_.names == ("band1", "band2", "band3", "band4")
     assert not run.bank_reused
     assert len(run.model.bank_.models_) == 16
@@ -55,7 +64,7 @@ def test_default_demo_trains_from_the_train_page(app):
 
 
 def test_changing_only_the_cost_scale_reuses_the_bank(app, pima):
-    at = train_page(prefill(app, pima))
+    at = scale_mode(train_page(prefill(app, pima)))
     at.number_input(key=state.W_CV).set_value(3).run()
     first = click_train(at).session_state[state.RUN]
     assert not first.bank_reused
@@ -128,7 +137,7 @@ def test_training_runs_beside_the_pages_and_stops_from_another_page(app):
 
 
 def test_parameters_have_plain_language_help(app, pima):
-    at = train_page(prefill(app, pima))
+    at = scale_mode(train_page(prefill(app, pima)))
     widgets = [
         at.number_input(key=state.W_COST_SCALE),
         at.selectbox(key=state.W_CLASSIFIER),
@@ -230,7 +239,7 @@ def test_target_budget_mode(app, pima, monkeypatch):
 
 
 def test_new_data_or_costs_reset_the_cost_scale_and_budget_only(app, pima):
-    at = train_page(app.run())  # landsat
+    at = scale_mode(train_page(app.run()))  # landsat
     at.number_input(key=state.W_COST_SCALE).set_value(0.025).run()
     at.number_input(key=state.W_SEED).set_value(1).run()
     # Other data: its suggestion replaces the cost scale, the seed stays.

@@ -118,6 +118,23 @@ def test_bank_reuse_rules(toy):
     assert again.model.policy_degree == 1
 
 
+def test_a_regression_trains_with_the_automatic_scale(toy):
+    # "auto", the Train page's default, reaches a regressor as it is (a
+    # float of it broke the page on regression data).
+    frame = toy.train.assign(label=toy.train["u"] * 2 + toy.train["v"])
+    test = toy.test.assign(label=toy.test["u"] * 2 + toy.test["v"])
+    data = Dataset(
+        "toy_reg", frame, test, "label", toy.spec, task="regression", kind="upload"
+    )
+    settings = TrainSettings(
+        task="regression", classifier="ridge", cost_scale="auto", cv=2, random_state=0
+    )
+    assert settings.params()["cost_scale"] == "auto"
+    run = train(data, data.spec, settings)
+    assert run.model.cost_scale == "auto" and run.settings.cost_scale == "auto"
+    assert run.metrics["avg_sensors"] > 0
+
+
 def test_run_from_model(toy):
     run = train(toy, toy.spec, TrainSettings(cost_scale=0.01, cv=2))
     loaded = run_from_model(run.model, toy, "loaded from x.pkl")

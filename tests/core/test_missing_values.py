@@ -67,6 +67,22 @@ def test_a_table_with_nan_trains_with_the_default_regressor() -> None:
     assert_sessions_agree(model, Xn)
 
 
+@pytest.mark.parametrize("make", [BudgetDAGClassifier, BudgetDAGRegressor])
+def test_the_default_estimators_take_nan_and_sessions_agree(make) -> None:
+    # No setting at all: the default bank, cost_scale="auto", dag="auto".
+    X, y = make_synthetic(240)
+    target = y if make is BudgetDAGClassifier else X[["w1", "m1", "s1"]].sum(axis=1)
+    Xn = with_gaps(X)
+    model = make(random_state=0).fit(Xn, target)
+    report = model.evaluate(Xn, target)
+    assert report["avg_sensors"] > 0  # it buys and learns despite the gaps
+    if make is BudgetDAGClassifier:
+        assert report["error"] < 0.2
+    else:
+        assert report["mse"] < 0.5 * np.var(target)
+    assert_sessions_agree(model, Xn)
+
+
 def test_a_sweep_takes_nan_too() -> None:
     X, y = make_synthetic(150)
     res = tradeoff_curve(with_gaps(X), y, SYNTH_SPEC, n_points=3, cv=2, random_state=0)

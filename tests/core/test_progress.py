@@ -119,6 +119,22 @@ def test_verbose_regressor_and_a_given_callback_wins(capsys) -> None:
     assert capsys.readouterr().err == "" and calls[-1][0] == "policies"
 
 
+@pytest.mark.parametrize("make", [BudgetDAGClassifier, BudgetDAGRegressor])
+def test_the_default_estimators_draw_one_bar_to_the_end(capsys, make) -> None:
+    # Defaults only (cost_scale="auto" fits several trial policies on one
+    # bank): still one bar, on one line, full when fit returns.
+    X, y = make_synthetic(150)
+    X = X[["w1", "m1", "s1"]]  # 8 states: a short full-DAG fit
+    target = y if make is BudgetDAGClassifier else X["w1"] + X["s1"]
+    make(random_state=0, verbose=1).fit(X, target)
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    states = drawn_states(captured.err)
+    n, total = states[-1]
+    assert n == total > 1 and len(states) >= 2
+    assert "policies" in captured.err
+
+
 def test_a_sweep_of_a_verbose_estimator_draws_no_bar_per_point(capsys) -> None:
     from budgetdag_core import tradeoff_curve
 

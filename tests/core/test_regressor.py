@@ -111,6 +111,33 @@ def test_absolute_loss_and_any_regressor(data):
     )
 
 
+class ThreadCountingTree(DecisionTreeRegressor):
+    """A tree that records the OpenMP/BLAS thread counts it predicts under."""
+
+    seen: list[list[int]] = []
+
+    def predict(self, X, check_input=True):
+        from threadpoolctl import threadpool_info
+
+        ThreadCountingTree.seen.append([i["num_threads"] for i in threadpool_info()])
+        return super().predict(X, check_input=check_input)
+
+
+def test_per_state_predictions_run_on_one_thread(data):
+    # Like the classifier bank's probabilities: OpenMP threads spin-waiting
+    # on a busy machine made a session's one-row prediction by a boosting
+    # bank take ~10 ms per tree.
+    X, y, spec = data
+    model = BudgetDAGRegressor(
+        spec, regressor=ThreadCountingTree(max_depth=3), cost_scale=0.01, cv=2
+    ).fit(X, y)
+    ThreadCountingTree.seen.clear()
+    model.predict(X.iloc[:20])
+    model.start().run(X.iloc[0].to_dict())
+    assert ThreadCountingTree.seen  # the bank's trees did predict
+    assert all(count == 1 for counts in ThreadCountingTree.seen for count in counts)
+
+
 def test_refit_policies_reuses_the_bank(model, data):
     X, y, _ = data
     pricey = model.refit_policies(X, y, cost_scale=100.0)
