@@ -809,3 +809,31 @@ def test_every_row_strategies_build_the_dag_a_fit_keeps():
     assert subsets.strategy_ == "subsets"
     kept = build_dag(spec, subsets.subset_selection_.units)
     assert subsets.sensor_dag_.states == kept.states
+
+
+def test_a_file_from_before_the_candidates_left_the_bank_loads():
+    """Files written when the bank carried ``strategy_``, ``strategy_key_``
+    and ``strategy_banks_`` load with them on the model: the strategy, the
+    candidates (each growth knowing its strategy), the same predictions."""
+    import pickle
+
+    from budgetdag_core.persist._compat import upgrade_model
+
+    model = fit(300)
+    Xt, _ = make_data(100, 1)
+    old = pickle.loads(pickle.dumps(model))
+    banks = dict(old.strategy_banks_)
+    for key, one in banks.items():  # as an older version kept them
+        one.strategy_ = key.split("@")[0]
+        one.sparse_growth_.__dict__.pop("strategy", None)  # the field was new
+        one.strategy_banks_ = banks
+    del old.strategy_, old.strategy_banks_
+    assert upgrade_model(old)[-2:] == ["strategy_", "strategy_banks_"]
+    assert old.strategy_ == model.strategy_
+    assert isinstance(old.strategy_banks_, StrategyBanks)
+    assert list(old.strategy_banks_) == list(model.strategy_banks_)
+    for key, one in old.strategy_banks_.items():
+        assert not hasattr(one, "strategy_") and not hasattr(one, "strategy_banks_")
+        assert one.sparse_growth_.strategy == key
+    old.check_integrity()
+    pd.testing.assert_frame_equal(old.trace(Xt), model.trace(Xt))
