@@ -409,7 +409,7 @@ class BudgetDAGBase(
     # ------------------------------------------------------------ strategy
     @property
     def strategy_choice_(self) -> StrategyChoice:
-        """The choice behind :attr:`strategy_`: with ``dag="auto"`` and many
+        """The choice behind ``strategy_``: with ``dag="auto"`` and many
         sensors, each strategy's held-out stop loss, cost and loss at this
         model's cost scale; where one strategy was built (or a full DAG),
         that strategy alone, without validation numbers (its ``table()``

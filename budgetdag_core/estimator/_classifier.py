@@ -216,7 +216,7 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         a sensor's value tells which sensor helps next) and ``"sparse"``
         whose loss is within one standard error of the best on validation
         rows carved from the training data (a close call judged again on
-        every training row, each held out in turn; :attr:`strategy_`,
+        every training row, each held out in turn; ``strategy_``,
         :attr:`strategy_choice_`; see ``budgetdag_core.strategies``), else
         ``"full"``; with at most 12 sensors, the chain and routed DAGs where
         the full DAG's estimated fit (six policy fits of 2^n learners) is

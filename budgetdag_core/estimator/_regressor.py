@@ -151,7 +151,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         the chain, the routed DAG and the grown DAG whose held-out loss
         (``loss`` + ``cost_scale`` x cost) is within one standard error of
         the best on validation rows carved from the training data
-        (:attr:`strategy_`, :attr:`strategy_choice_`), else ``"full"``;
+        (``strategy_``, :attr:`strategy_choice_`), else ``"full"``;
         with at most 12 sensors, the chain and routed DAGs where the full
         DAG's bank of one model per state and fold would take over a
         second (estimated: ``budgetdag_core.estimator._dag_choice``; from 4
