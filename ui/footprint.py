@@ -53,21 +53,26 @@ class Footprint:
 #: (row, state) cell known (the row's number) and per class probability
 #: in it (a float64): 14 to 17 a cell on breast cancer (2 classes), 70 on
 #: digits (10) (``benchmarks/bench_cold_start.py --part many``, issue 53).
-GROWTH_BYTES_PER_CELL = 4.0
-GROWTH_BYTES_PER_VALUE = 6.5
+GROWTH_BYTES_PER_CELL = 2.0
+GROWTH_BYTES_PER_VALUE = 6.6
 #: A strategy's growth knows every row at each of a chain's ``n_sensors + 1``
 #: states, and, per row, this many cells per state of its DAG beyond them
 #: (rows its search scored there, rows the policies rolled out there): as a
 #: candidate another strategy beat (the choice's one Graph-Reduce), and as
 #: the kept DAG (the cost scale search's several). Breast cancer's grown
 #: DAG (875 states): 69 cells a row as a candidate, 178 kept; digits' (1 000
-#: states) about 300 kept; the routed DAG: 63 (85 states) and 286 (697).
-ROLLOUT_CELLS_PER_ROW_STATE = {"grown": (0.05, 0.2), "routed": (0.3, 0.3)}
+#: states) 215 as a candidate, 301 kept; the routed DAG (as many either
+#: way: its rows are its flow): 63 (85 states) and 241 (697).
+ROLLOUT_CELLS_PER_ROW_STATE = {"grown": (0.05, 0.2), "routed": (0.25, 0.25)}
 #: Compressed bytes a state of a kept many-sensor DAG adds to a slim model
 #: (its policy's learner, its columns and inputs) per policy input (the
 #: table's columns, the classes and one): 0.26 to 0.28 kB on breast cancer
 #: (33 inputs), 0.63 kB on digits (75).
 SPARSE_STATE_BYTES_PER_INPUT = 8.4
+#: Compressed bytes of an any-subset bank's fold model when the probe did
+#: not fit one (its kind then unknown): 42 kB on breast cancer, 66 kB on
+#: digits (the network its ``"auto"`` kind chose on both).
+SPARSE_FOLD_BYTES = 60_000.0
 #: The any-subset bank's dedicated all-sensor boosters (one a fold) are
 #: about this share of a per-state booster each (``BOOSTER_BYTES``): 1 MB
 #: on digits (5 folds, 10 classes), 17 kB on breast cancer.
@@ -161,7 +166,7 @@ def grown_parts(
         models = measured * probe.fits
         folds = probe.fits
     else:
-        models, folds = MASKED_BOOSTERS * booster, 5
+        models, folds = SPARSE_FOLD_BYTES * 5, 5
     models += DEDICATED_BOOSTER_SHARE * booster * folds
     states = strategy_states(strategies, rows, n_sensors)
     kept = next(iter(states))
