@@ -1199,7 +1199,7 @@ ESTIMATE_NOTES = [
     "cap: since issue 53 a many-sensor model's slim snapshot, as a slim "
     "policy file, keeps its kept bank without the growth and none of the "
     "other strategies' banks (before, slim was as large as full).",
-    "- The measured columns are one run on a machine at load 6 to 9 on 2 "
+    "- The measured columns are one run on a machine at load 5 to 9 on 2 "
     "cores (nice 10); the estimates were made again beside them on the "
     "final commit (`--measured`).",
 ]
