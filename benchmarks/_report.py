@@ -1184,21 +1184,24 @@ ESTIMATE_NOTES = [
     "of the other work than of the fit. A per-state bank's time and size "
     "come from a probe that fits a few random states' first fold on the "
     "data (early stopping runs many more rounds at wide states than at "
-    "narrow ones); a masked bank's from its first fold; the policies count "
-    "a fixed cost per state beside the rows'.",
+    "narrow ones); a masked bank's from its first fold. The policies count "
+    'one Graph-Reduce per scale `cost_scale="auto"` tries (5.5 on '
+    "average), each a fixed cost per state beside the rows'; a many-sensor "
+    "fit adds the choice among its strategies (each one's policies once) "
+    "and the grown DAG's rollouts (1.5 times a state's cost). `dag=\"auto\"` "
+    "is estimated as keeping its simplest strategy (the chain).",
     "- **Stored size** counts the bank's fold models at the size the probe "
-    "measured, the out-of-fold probabilities, the policies and, for the "
-    "many-sensor strategies, each strategy's kept probabilities and rows. "
-    "The grown and routed DAGs' kept rows per state were calibrated on "
-    'breast cancer alone; a rival bank kind that `dag="auto"` fits when '
-    "its log loss is close is not counted (it adds its fold models).",
-    "- Not measured yet (the shared machine finished none of these in the "
-    "session): the per-state bank's fit time on 11 and 12 sensors (10 235 and "
-    "20 475 booster fits), Alg. 2's subsets, and the chain, routed, grown and "
-    "`auto` strategies on 30 and 64 sensors; their estimates keep the "
-    "constants measured before (the masked any-subset bank's first fold "
-    "timed by the probe). Rerun `bench_cold_start.py --part many --save "
-    "benchmarks/results/estimates/many.json` on an idle machine.",
+    "measured, the out-of-fold probabilities and the policies; for many "
+    "sensors the shared fold models once, each strategy's growth (every "
+    "row at a chain's states, and per row some cells per state of its DAG: "
+    "its search's and its rollouts'), the training rows, and the kept "
+    "strategy's policies. *Slim* is what the session store keeps over its "
+    "cap: since issue 53 a many-sensor model's slim snapshot, as a slim "
+    "policy file, keeps its kept bank without the growth and none of the "
+    "other strategies' banks (before, slim was as large as full).",
+    "- The measured columns are one run on a machine at load 5 to 9 on 2 "
+    "cores (nice 10); the estimates were made again beside them on the "
+    "final commit (`--measured`).",
 ]
 
 
@@ -1221,7 +1224,8 @@ def estimates_section(path: Path) -> list[str]:
         "fixed HistGradientBoosting fit, wall / CPU seconds, in the same "
         "process (the machine's load).",
         "",
-        "*before*: the estimates of main before issue 53's changes, on the same run.",
+        "*before*: the estimates at `dab5034`, before this table's changes, "
+        "on the same data.",
         "",
         "| case | states | est. s | before | CPU s | ratio | wall s | ref "
         "| est. MB | before | MB | ratio | slim est. | slim MB | ratio "

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from budgetdag_core import Dataset, SensorSpec
 from budgetdag_core.bank import resolve_bank_kind
-from budgetdag_core.estimates import FitProbe
+from budgetdag_core.estimates import FitProbe, strategy_states
 
 from . import store
 from .estimate import settings_probe
@@ -49,16 +49,34 @@ class Footprint:
     slim: float
 
 
-#: Compressed bytes per value of a grown DAG's kept probabilities (a float64
-#: per row, state and class, beside the rows' numbers): 7.1 on breast
-#: cancer's chain, 7.9 on its grown DAG (``benchmarks/bench_cold_start.py
-#: --part many``, issue 53).
-GROWTH_BYTES_PER_VALUE = 7.5
-#: Rows x states a strategy keeps probabilities for, per training row and
-#: per ``n_sensors + 1``: the chain every row at each of its states; the
-#: grown DAG (its candidates too) twice that on breast cancer (875 states);
-#: the routed DAG's groups share the rows, its posterior tree adds a part.
-GROWTH_CELLS_PER_ROW_STATE = {"chain": 1.0, "grown": 2.0, "routed": 1.5}
+#: Compressed bytes of a grown DAG's kept probabilities (its growth): per
+#: (row, state) cell known (the row's number) and per class probability
+#: in it (a float64): 14 to 17 a cell on breast cancer (2 classes), 70 on
+#: digits (10) (``benchmarks/bench_cold_start.py --part many``, issue 53).
+GROWTH_BYTES_PER_CELL = 2.0
+GROWTH_BYTES_PER_VALUE = 6.6
+#: A strategy's growth knows every row at each of a chain's ``n_sensors + 1``
+#: states, and, per row, this many cells per state of its DAG beyond them
+#: (rows its search scored there, rows the policies rolled out there): as a
+#: candidate another strategy beat (the choice's one Graph-Reduce), and as
+#: the kept DAG (the cost scale search's several). Breast cancer's grown
+#: DAG (875 states): 69 cells a row as a candidate, 178 kept; digits' (1 000
+#: states) 215 as a candidate, 301 kept; the routed DAG (as many either
+#: way: its rows are its flow): 63 (85 states) and 241 (697).
+ROLLOUT_CELLS_PER_ROW_STATE = {"grown": (0.05, 0.2), "routed": (0.25, 0.25)}
+#: Compressed bytes a state of a kept many-sensor DAG adds to a slim model
+#: (its policy's learner, its columns and inputs) per policy input (the
+#: table's columns, the classes and one): 0.26 to 0.28 kB on breast cancer
+#: (33 inputs), 0.63 kB on digits (75).
+SPARSE_STATE_BYTES_PER_INPUT = 8.4
+#: Compressed bytes of an any-subset bank's fold model when the probe did
+#: not fit one (its kind then unknown): 42 kB on breast cancer, 66 kB on
+#: digits (the network its ``"auto"`` kind chose on both).
+SPARSE_FOLD_BYTES = 60_000.0
+#: The any-subset bank's dedicated all-sensor boosters (one a fold) are
+#: about this share of a per-state booster each (``BOOSTER_BYTES``): 1 MB
+#: on digits (5 folds, 10 classes), 17 kB on breast cancer.
+DEDICATED_BOOSTER_SHARE = 0.5
 #: Compressed bytes of a policy weight (8-byte floats): a node's filter tree
 #: holds about one per input and action, half the sensors' actions left on
 #: average (wine's 256 states: 0.6 kB a node).
@@ -92,7 +110,10 @@ def estimate(
     outputs = 1 if classes <= 2 else classes
     n_sensors, n_columns = spec.n_sensors, len(spec.columns)
     inputs = n_columns + classes + 1
-    policies = n_states * inputs * (n_sensors / 2 + 1) * POLICY_BYTES_PER_WEIGHT
+    # A state's actions: stop, and about half the units left (sensors, or
+    # Alg. 2's subsets: a DAG over 8 has no more children than that).
+    units = min(n_sensors, getattr(settings, "n_subsets", None) or n_sensors)
+    policies = n_states * inputs * (units / 2 + 1) * POLICY_BYTES_PER_WEIGHT
     measured = None if probe is None else probe.model_bytes
     if strategies:
         return _grown_footprint(
@@ -122,6 +143,49 @@ def estimate(
     return Footprint(full=oof + models + policies, slim=models + policies)
 
 
+def grown_parts(
+    rows: int,
+    spec: SensorSpec,
+    strategies: dict[str, int],
+    measured: float | None,
+    probe: FitProbe | None,
+    classes: int,
+    outputs: int,
+) -> dict[str, float]:
+    """The parts of a many-sensor model's snapshot (bytes): ``"models"``,
+    the any-subset bank's fold models and dedicated all-sensor boosters
+    (once: every strategy's bank shares them); ``"growth"``, each
+    strategy's kept probabilities (every strategy a fit builds is kept,
+    as ``strategy_banks_``) and ``"rows"``, the
+    training rows they are of, both in a full snapshot only;
+    ``"states"``, the kept strategy's policies and state columns (the first
+    of :func:`~budgetdag_core.estimates.strategy_states`)."""
+    n_sensors, n_columns = spec.n_sensors, len(spec.columns)
+    booster = BOOSTER_BYTES * min(1.0, rows / BOOSTER_FULL_ROWS) * outputs
+    if measured is not None and probe is not None and probe.fits:
+        models = measured * probe.fits
+        folds = probe.fits
+    else:
+        models, folds = SPARSE_FOLD_BYTES * 5, 5
+    models += DEDICATED_BOOSTER_SHARE * booster * folds
+    states = strategy_states(strategies, rows, n_sensors)
+    kept = next(iter(states))
+    cells = 0.0
+    for name, k in states.items():
+        candidate, chosen = ROLLOUT_CELLS_PER_ROW_STATE.get(name, (0.0, 0.0))
+        per_state = chosen if name == kept else candidate
+        cells += rows * (n_sensors + 1 + per_state * k)
+    per_cell = GROWTH_BYTES_PER_CELL + GROWTH_BYTES_PER_VALUE * classes
+    inputs = n_columns + classes + 1
+    state = SPARSE_STATE_BYTES_PER_INPUT * inputs
+    return {
+        "models": models,
+        "growth": cells * per_cell,
+        "rows": rows * n_columns * OOF_BYTES,
+        "states": states[kept] * state,
+    }
+
+
 def _grown_footprint(
     rows: int,
     spec: SensorSpec,
@@ -132,25 +196,12 @@ def _grown_footprint(
     outputs: int,
 ) -> Footprint:
     """:func:`estimate` of a fit that grows DAGs of one-sensor additions on
-    one any-subset bank: its fold models (kept whole, and in a slim model
-    too), each strategy's kept probabilities and the training rows (full
-    only), the kept strategy's policies."""
-    n_sensors, n_columns = spec.n_sensors, len(spec.columns)
-    if measured is not None and probe is not None and probe.fits:
-        models = measured * probe.fits
-    else:
-        booster = BOOSTER_BYTES * min(1.0, rows / BOOSTER_FULL_ROWS) * outputs
-        models = MASKED_BOOSTERS * booster
-    cells = sum(
-        GROWTH_CELLS_PER_ROW_STATE.get(name, 1.0) * rows * (n_sensors + 1)
-        for name in strategies
-    )
-    growth = cells * classes * GROWTH_BYTES_PER_VALUE
-    table = rows * n_columns * OOF_BYTES  # the rows the growth keeps
-    kept = n_sensors + 1  # a chain's states (the policies of the kept DAG)
-    inputs = n_columns + classes + 1
-    policies = kept * inputs * (n_sensors / 2 + 1) * POLICY_BYTES_PER_WEIGHT
-    return Footprint(full=models + growth + table + policies, slim=models + policies)
+    one any-subset bank (:func:`grown_parts`): a slim snapshot keeps the
+    kept strategy's bank without its growth (``ui.store``), as a slim
+    policy file does."""
+    parts = grown_parts(rows, spec, strategies, measured, probe, classes, outputs)
+    slim = parts["models"] + parts["states"]
+    return Footprint(full=sum(parts.values()), slim=slim)
 
 
 def model_footprint(
@@ -184,10 +235,10 @@ def reload_warning(
     kept whole for reloads, or None.
 
     The DAG's states are the probe's (:func:`ui.estimate.settings_probe`).
-    A fit of DAGs of one-sensor additions keeps, per strategy, about a
-    chain's worth of out-of-fold probabilities (every row at each of
-    ``n_sensors + 1`` states: 11 MB on digits, both strategies, boosters
-    included) and the masked bank's boosters.
+    A fit of DAGs of one-sensor additions keeps each strategy's
+    out-of-fold probabilities (every row at each of a chain's ``n_sensors
+    + 1`` states, and more where its DAG is wider: :func:`grown_parts`)
+    and the masked bank's boosters; slim, the kept strategy's bank alone.
     """
     size = model_footprint(dataset, spec, settings)
     limit = store.max_bytes()

@@ -94,15 +94,34 @@ def megabytes(n_bytes: float) -> str:
     return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.2g} MB"
 
 
+#: Attributes that mark a bank (a classifier's or regressor's, per state or
+#: any-subset): what a slim snapshot slims.
+_BANK_MARKS = ("oof_proba_", "oof_pred_", "sparse_growth_")
+
+
 class _SlimPickler(pickle.Pickler):
-    """Pickles classifier banks without what only learns new policies
-    (``TRAINING_ONLY_ATTRS``): a slim bank still runs every policy on it.
-    A bank shared by several models stays one object."""
+    """Pickles banks without what only learns new policies
+    (``TRAINING_ONLY_ATTRS``: out-of-fold outputs, a grown DAG's growth and
+    fold bookkeeping), and a many-sensor model without the other
+    strategies' banks (``strategy_banks_``): what
+    :func:`budgetdag_core.persist.policy_bundle` leaves out of a slim save.
+    A slim bank still runs every policy on it. A bank shared by several
+    models stays one object."""
 
     def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, type) or not hasattr(obj, "oof_proba_"):
+        if isinstance(obj, type):
             return NotImplemented
-        kept = {k: v for k, v in vars(obj).items() if k not in TRAINING_ONLY_ATTRS}
+        state = getattr(obj, "__dict__", None)
+        if not isinstance(state, dict):
+            return NotImplemented
+        if any(mark in state for mark in _BANK_MARKS):
+            kept = {k: v for k, v in state.items() if k not in TRAINING_ONLY_ATTRS}
+        elif state.get("strategy_banks_") is not None:
+            # The candidates share the kept bank's fold models, but each
+            # keeps its own growth: they only learn policies at other scales.
+            kept = {**state, "strategy_banks_": None}
+        else:
+            return NotImplemented
         return (slim_copy, (type(obj), kept))
 
 

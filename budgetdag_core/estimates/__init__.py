@@ -17,6 +17,7 @@ from ..tradeoff import (
     estimate_fit_seconds,
     estimate_fit_seconds_for,
     probe_fit,
+    strategy_states,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "estimate_fit_seconds",
     "estimate_fit_seconds_for",
     "probe_fit",
+    "strategy_states",
 ]

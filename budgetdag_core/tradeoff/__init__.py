@@ -32,6 +32,7 @@ from ._fit_time import (
     estimate_policy_seconds,
     probe_fit,
     selected_dag_states,
+    strategy_states,
 )
 from ._regression import (
     RegressionView,

@@ -85,15 +85,16 @@ MASKED_SCORING_SHARE = 1.2
 #: (the fit less a refit of its policies on the fitted bank), about 0.6 ms
 #: a state beyond its fold fits.
 MASKED_SECONDS_PER_STATE = 6e-4
-#: Seconds per (row x state) of policy learning (Graph-Reduce over all nodes):
-#: 0.3 s on digits' 256 states (1 347 rows), 0.1 s on landsat's 16.
-POLICY_SECONDS_PER_ROW_STATE = 1e-6
+#: Seconds per (row x state) of one Graph-Reduce (the policies at one cost
+#: scale; ``cost_scale="auto"`` runs ``AUTO_SCALE_TRIALS``): measured one
+#: thread, per state, 0.8 ms on wine's full DAG (133 rows), 1 ms on breast
+#: cancer's chain and routed DAG (426), 2 to 2.7 ms on digits' (1 347, ten
+#: classes).
+POLICY_SECONDS_PER_ROW_STATE = 1.2e-6
 #: ... and per state whatever its rows (a node's learner set up, its
-#: actions' costs and inputs gathered): measured on wine (133 rows) with a
-#: given bank, 0.2 s of policies on 128 states and 0.4 s on 256, where the
-#: rows' share alone said 0.03 s (issue 53: a 2 048-state full DAG
-#: estimated at 1 s took 43 s).
-POLICY_SECONDS_PER_STATE = 1.4e-3
+#: actions' costs and inputs gathered): 0.6 ms (issue 53: a 2 048-state
+#: full DAG estimated at 1 s took 43 s).
+POLICY_SECONDS_PER_STATE = 6e-4
 #: While the compiled kernels are not in numba's cache (a fresh install), a
 #: first fit compiles the scoring kernels itself (seconds of CPU) ...
 OWN_COMPILE_SECONDS = 1.6
@@ -159,6 +160,7 @@ ESTIMATE_CONSTRAINTS: dict[str, list] = {
     "fold_seconds": [real_in(0.0), None],
     "fits": [int_in(1), None],
     "state_seconds": [real_in(0.0), None],
+    "policy_fits": [real_in(1.0)],
 }
 
 
@@ -178,6 +180,7 @@ def estimate_fit_seconds(
     fold_seconds: float | None = None,
     fits: int | None = None,
     state_seconds: float | None = None,
+    policy_fits: float = 1.0,
 ) -> float:
     """Estimated wall-clock seconds of a default fit: bank plus policies.
 
@@ -225,6 +228,9 @@ def estimate_fit_seconds(
         A per-state bank (``"hgb"``, ``"per_subset"``): the CPU seconds of
         one state's fold fit measured on the data (:func:`probe_fit`), which
         replace the modelled fit: each non-empty state fits ``fits`` models.
+    policy_fits : float, default=1.0
+        Graph-Reduces on the bank: ``cost_scale="auto"`` learns policies at
+        several scales (:func:`policy_fits`, ``AUTO_SCALE_TRIALS``).
 
     Returns
     -------
@@ -238,22 +244,13 @@ def estimate_fit_seconds(
     9
     """
     check_params(
-        "estimate_fit_seconds",
-        ESTIMATE_CONSTRAINTS,
-        n_rows=n_rows,
-        n_states=n_states,
-        n_classes=n_classes,
-        cv=cv,
-        n_jobs=n_jobs,
-        masks_per_row=masks_per_row,
-        n_columns=n_columns,
-        kernels_ready=kernels_ready,
-        n_cores=n_cores,
-        first_fit=first_fit,
-        fold_seconds=fold_seconds,
-        fits=fits,
-        state_seconds=state_seconds,
-    )
+        "estimate_fit_seconds", ESTIMATE_CONSTRAINTS, n_rows=n_rows,
+        n_states=n_states, n_classes=n_classes, cv=cv, n_jobs=n_jobs,
+        masks_per_row=masks_per_row, n_columns=n_columns,
+        kernels_ready=kernels_ready, n_cores=n_cores, first_fit=first_fit,
+        fold_seconds=fold_seconds, fits=fits, state_seconds=state_seconds,
+        policy_fits=policy_fits,
+    )  # fmt: skip
     if kind == "auto":
         kind = "masked" if n_states >= AUTO_MASKED_MIN_STATES else "hgb"
     if kind not in ("hgb", "masked", "per_subset"):
@@ -272,7 +269,7 @@ def estimate_fit_seconds(
         )
     if kind == "masked":
         bank += MASKED_SECONDS_PER_STATE * n_states
-    policies = _policy_seconds(n_rows, n_states)
+    policies = policy_fits * _policy_seconds(n_rows, n_states)
     # The masked bank has one fit per fold: more workers than folds wait, and
     # workers beyond the cores wait too.
     parallel = cv if kind == "masked" else max(n_states - 1, 1) * cv
@@ -394,9 +391,10 @@ class FitProbe:
     n_states : int
         The states of the DAG the fit builds.
     select_seconds : float
-        Wall-clock seconds of the fit's first step: the subset selection
-        (Alg. 2), or a sparse DAG's ``"auto"`` bank choosing its kind on
-        validation rows (0 when there is neither).
+        Seconds of the fit's first step: the subset selection (Alg. 2,
+        wall-clock), or a sparse DAG's ``"auto"`` bank choosing its kind on
+        validation rows (CPU; its chosen kind's fit there is the bank's
+        first fold), 0 when there is neither.
     fold_seconds : float or None
         CPU seconds of the masked bank's first fold fit (None: another bank,
         or a fold predicted longer than ``PROBE_FOLD_MAX_SECONDS``).
@@ -630,14 +628,16 @@ def _time_first_fold(
     sensor_columns: list,
     n_classes: int,
 ) -> tuple[float, float, Any]:
-    """Fit a masked bank's first fold as its fit would, timed: the wall
+    """Fit a masked bank's first fold as its fit would, timed: the CPU
     seconds of an ``"auto"`` bank's choice of kind (each kind fitted once),
     the fold's CPU seconds (of the chosen kind), and the fold model."""
     choosing = 0.0
     if hasattr(bank, "choose_kind"):  # "auto": the kind chosen on validation rows
-        start = time.perf_counter()
+        # CPU seconds, as the fold's: what a busy machine's other work
+        # leaves out (the estimate is of one thread's work).
+        start = time.process_time()
         bank.choose_kind(Xv, y_fit, sensor_columns, n_classes)
-        choosing = time.perf_counter() - start
+        choosing = time.process_time() - start
     start = time.thread_time()  # the fold fits on this thread (single-threaded)
     fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
     return choosing, time.thread_time() - start, fold
@@ -723,13 +723,22 @@ SECONDS_PER_SCORING_CALL = 3.5e-4
 GROWN_SCORES_PER_ROW_SENSOR = 50
 #: Small tables grow fewer states than ``max_states`` (a state needs rows):
 #: about this many per training row (wine's 133 rows grew 145, breast
-#: cancer's 426 grew 828).
+#: cancer's 426 grew 875).
 GROWN_STATES_PER_ROW = 2
-#: Choosing between the strategies and learning the kept one's policies:
-#: seconds per state, and per (row x state). Measured 0.2 s (breast cancer,
-#: 859 states in all) to 0.5 s (spam, 1 058 states, 3 450 rows).
-STRATEGY_SECONDS_PER_STATE = 1.7e-4
-STRATEGY_SECONDS_PER_ROW_STATE = 9e-8
+#: The routed DAG's states (a route per group of the routing sensor's
+#: values, an order in each) grow with the rows that make the groups:
+#: 85 to 157 on breast cancer's 426 rows, 697 to 977 on digits' 1 347.
+ROUTED_STATES_PER_ROW = 0.45
+#: Graph-Reduce on a grown DAG rolls the rows its policies send off their
+#: flow out under the policies below (the bank asked at each state they
+#: reach): this many times a chain's or routed DAG's seconds per state
+#: (1.4 on breast cancer, 1.6 on digits; issue 53).
+GROWN_ROLLOUT_FACTOR = 1.5
+#: ``cost_scale="auto"`` (the default) learns the policies at this many
+#: scales on the one bank (at most ``AUTO_MAX_TRIALS``): 5 or 6 on wine's
+#: full DAG, breast cancer's and digits' strategies (issue 53: the grown
+#: DAG's time was estimated at one Graph-Reduce, a third of its fit).
+AUTO_SCALE_TRIALS = 5.5
 
 
 #: Seconds per (row x sensor subset) of scoring a sparse DAG's candidates
@@ -744,7 +753,88 @@ ENCODED_SECONDS_PER_SCORE = {"masked_mlp": 2.5e-6, "masked_logistic": 2e-7}
 WORKER_PROCESSES_START_SECONDS = 3.5
 
 
-def _sparse_fit_seconds(
+def policy_fits(params: dict[str, Any]) -> float:
+    """Graph-Reduces a fit with estimator parameters ``params`` runs on its
+    bank: ``AUTO_SCALE_TRIALS`` for ``cost_scale="auto"`` (the default),
+    else one."""
+    return AUTO_SCALE_TRIALS if params.get("cost_scale", "auto") == "auto" else 1.0
+
+
+def strategy_states(
+    strategies: dict[str, int], n_rows: int, n_sensors: int
+) -> dict[str, int]:
+    """The states each strategy's DAG of one-sensor additions typically has,
+    simplest first: what the fit-time and storage estimates count.
+
+    A chain has every sensor's state and the empty one; the grown and
+    routed DAGs as many as the rows make (``GROWN_STATES_PER_ROW``,
+    ``ROUTED_STATES_PER_ROW``), at most what the strategy can grow. The
+    first is the strategy the estimates count as kept (the validation
+    choice's default among several: the simplest).
+
+    Parameters
+    ----------
+    strategies : dict of str to int
+        Each strategy a fit builds and the most states its DAG can have
+        (``FitProbe.strategies``, a fit plan's ``strategies()``).
+    n_rows : int
+        Training rows.
+    n_sensors : int
+        Sensors of the spec.
+
+    Returns
+    -------
+    dict of str to int
+
+    Examples
+    --------
+    >>> strategy_states({"grown": 1000, "chain": 31}, 426, 30)
+    {'chain': 31, 'grown': 852}
+    """
+    from ..strategies import SIMPLEST_FIRST
+
+    check_params(
+        "strategy_states",
+        {"n_rows": [int_in(1)], "n_sensors": [int_in(1)]},
+        n_rows=n_rows,
+        n_sensors=n_sensors,
+    )
+    per_row = {"grown": GROWN_STATES_PER_ROW, "routed": ROUTED_STATES_PER_ROW}
+    order = [n for n in SIMPLEST_FIRST if n in strategies]
+    order += [n for n in strategies if n not in order]
+    states = {}
+    for name in order:
+        most = int(strategies[name])
+        typical = per_row[name] * n_rows if name in per_row else n_sensors + 1
+        states[name] = max(1, min(most, int(typical)))
+    return states
+
+
+def _growth_seconds(
+    n_rows: int, M: int, strategies: dict[str, int], states: dict[str, int]
+) -> tuple[float, int]:
+    """Scores and scoring calls of growing each strategy's DAG."""
+    scores, calls = 0.0, 0
+    if "chain" in strategies:  # each step scores the sensors left, then a table
+        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
+        calls += 2 * M
+    if "routed" in strategies:  # each candidate route's pairs, then each
+        # group's order (the groups share the rows: about one more chain)
+        scores += M * M * min(n_rows, ROUTE_SCORE_ROWS)
+        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
+        calls += 2 * M + states["routed"]
+        # its posterior tree: the first split's rows, about every row at each
+        # later split and in the leaves' orders
+        tail = max(POSTERIOR_DEPTH, M // 4)
+        scores += M * min(n_rows, CHAIN_SCORE_ROWS)
+        scores += (POSTERIOR_DEPTH + tail) * M * n_rows
+    if "grown" in strategies:
+        scores += GROWN_SCORES_PER_ROW_SENSOR * n_rows * M
+        calls += 2 * states["grown"]
+    return scores, calls
+
+
+def sparse_fit_parts(
     spec: Any,
     n_rows: int,
     n_classes: int,
@@ -752,22 +842,28 @@ def _sparse_fit_seconds(
     *,
     cv: int,
     n_jobs: int,
-    first_fit: bool | None,
     probe: FitProbe | None,
     masks: int,
     kinds: int = 1,
-) -> float:
-    """Seconds of a fit that builds DAGs of one-sensor additions: the
-    choice of the bank's kind (``kinds`` tried, each fitted once on
-    validation-carved rows; timed by the probe), the any-subset bank's folds
-    (``masks`` random subsets per row), each strategy's scoring of
-    candidates (one thread), the choice between strategies and the kept
-    one's policies."""
+    trials: float = 1.0,
+) -> dict[str, float]:
+    """The parts of :func:`estimate_fit_seconds_for` for a fit that builds
+    DAGs of one-sensor additions (its start aside): ``"choice"``, the bank
+    kind's choice (``kinds`` tried, each fitted once on validation-carved
+    rows; timed by the probe); ``"bank"``, the any-subset bank's folds
+    (``masks`` random subsets per row); ``"growth"``, each strategy's
+    scoring of candidates (one thread); ``"choose"``, the validation choice
+    among several strategies (each one's policies at one scale);
+    ``"policies"``, ``trials`` Graph-Reduces of the kept strategy
+    (the first of :func:`strategy_states`) on the bank."""
     per_round = 1 if n_classes == 2 else n_classes
     M = spec.n_sensors
     timed = probe is not None and probe.fold_seconds is not None
     if timed:
-        bank = (probe.fits or cv) * probe.fold_seconds
+        # An "auto" bank's choice of kind (timed with it) fitted the chosen
+        # kind's first fold, which the bank keeps: one fit fewer.
+        fits = (probe.fits or cv) - (1 if probe.kind is not None else 0)
+        bank = max(fits, 1) * probe.fold_seconds
         choice = probe.select_seconds  # the bank kind chosen on validation rows
     else:
         bank = _modelled_bank_seconds(
@@ -782,34 +878,51 @@ def _sparse_fit_seconds(
         trees = boosting_rounds(n_rows, "masked") * per_round
     encoded = probe.kind if probe is not None else None
     per_score = ENCODED_SECONDS_PER_SCORE.get(encoded, trees * SECONDS_PER_TREE_SCORE)
-    scores, calls = 0.0, 0
-    if "chain" in strategies:  # each step scores the sensors left, then a table
-        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
-        calls += 2 * M
-    if "routed" in strategies:  # each candidate route's pairs, then each
-        # group's order (the groups share the rows: about one more chain)
-        scores += M * M * min(n_rows, ROUTE_SCORE_ROWS)
-        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
-        calls += 2 * M + strategies["routed"]
-        # its posterior tree: the first split's rows, about every row at each
-        # later split and in the leaves' orders
-        tail = max(POSTERIOR_DEPTH, M // 4)
-        scores += M * min(n_rows, CHAIN_SCORE_ROWS)
-        scores += (POSTERIOR_DEPTH + tail) * M * n_rows
-    states = dict(strategies)
-    if "grown" in strategies:
-        states["grown"] = min(strategies["grown"], GROWN_STATES_PER_ROW * n_rows)
-        scores += GROWN_SCORES_PER_ROW_SENSOR * n_rows * M
-        calls += 2 * states["grown"]
+    states = strategy_states(strategies, n_rows, M)
+    scores, calls = _growth_seconds(n_rows, M, strategies, states)
     growth = scores * per_score + calls * SECONDS_PER_SCORING_CALL
-    states = sum(states.values())
-    choose = states * (
-        STRATEGY_SECONDS_PER_STATE + STRATEGY_SECONDS_PER_ROW_STATE * n_rows
-    )
-    start, first_fit = _start_seconds(bank, None, first_fit)
+    rollout = {"grown": GROWN_ROLLOUT_FACTOR}
+    reduce = {
+        name: _policy_seconds(n_rows, k) * rollout.get(name, 1.0)
+        for name, k in states.items()
+    }
+    choose = sum(reduce.values()) if len(reduce) > 1 else 0.0
+    policies = trials * next(iter(reduce.values()))  # the kept: the first
+    return {
+        "choice": choice,
+        "bank": bank,
+        "growth": growth,
+        "choose": choose,
+        "policies": policies,
+    }
+
+
+def _sparse_fit_seconds(
+    spec: Any,
+    n_rows: int,
+    n_classes: int,
+    strategies: dict[str, int],
+    *,
+    cv: int,
+    n_jobs: int,
+    first_fit: bool | None,
+    probe: FitProbe | None,
+    masks: int,
+    kinds: int = 1,
+    trials: float = 1.0,
+) -> float:
+    """Seconds of a fit that builds DAGs of one-sensor additions: the sum of
+    :func:`sparse_fit_parts` and the fit's start."""
+    parts = sparse_fit_parts(
+        spec, n_rows, n_classes, strategies, cv=cv, n_jobs=n_jobs, probe=probe,
+        masks=masks, kinds=kinds, trials=trials,
+    )  # fmt: skip
+    start, first_fit = _start_seconds(parts["bank"], None, first_fit)
+    encoded = probe.kind if probe is not None else None
+    workers = max(1, min(n_jobs, cv, os.cpu_count() or 1))
     if encoded in ENCODED_SECONDS_PER_SCORE and workers > 1 and first_fit:
         start += WORKER_PROCESSES_START_SECONDS  # its folds fit in processes
-    return choice + bank + growth + choose + start
+    return sum(parts.values()) + start
 
 
 def estimate_fit_seconds_for(
@@ -897,6 +1010,7 @@ def estimate_fit_seconds_for(
             cv=int(params.get("cv", 5)), n_jobs=effective_n_jobs(n_jobs),
             first_fit=first_fit, probe=probe,
             masks=bank.masks_per_row, kinds=_kinds_tried(bank, len(X)),
+            trials=policy_fits(params),
         )  # fmt: skip
     n_states = dag_states_at_most(
         spec.n_sensors,
@@ -926,6 +1040,7 @@ def estimate_fit_seconds_for(
         fold_seconds=probe.fold_seconds if timed else None,
         fits=probe.fits if timed or per_state else None,
         state_seconds=probe.state_seconds if per_state else None,
+        policy_fits=policy_fits(params),
     )
 
 
@@ -960,7 +1075,7 @@ def _regressor_fit_seconds(
         return _sparse_fit_seconds(
             spec, n_rows, 2, strategies, cv=cv, n_jobs=workers,
             first_fit=first_fit, probe=None, masks=bank.masks_per_row,
-            kinds=len(tried) if len(tried) > 1 else 0,
+            kinds=len(tried) if len(tried) > 1 else 0, trials=policy_fits(params),
         )  # fmt: skip
     n_states = dag_states_at_most(
         spec.n_sensors,
@@ -975,7 +1090,7 @@ def _regressor_fit_seconds(
     bank = per_fit * parallel
     cores = os.cpu_count() or 1
     bank /= 1 + PARALLEL_EFFICIENCY * (max(1, min(workers, parallel, cores)) - 1)
-    policies = _policy_seconds(n_rows, n_states)
+    policies = policy_fits(params) * _policy_seconds(n_rows, n_states)
     start, _ = _start_seconds(bank, None, first_fit)
     return bank + policies + start
 

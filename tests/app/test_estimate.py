@@ -250,3 +250,39 @@ def test_the_stored_size_counts_the_models_the_probe_measured(landsat):
         landsat, settings, 5, probe=small, strategies={"chain": 5, "grown": 99}
     )
     assert both.full > chain.full and both.slim == chain.slim
+
+
+def test_a_many_sensor_snapshots_parts_are_what_the_store_keeps(landsat):
+    """Issue 53: full, every strategy's growth beside the shared fold
+    models (once) and the training rows; slim (``ui.store``), the kept
+    strategy's policies and the fold models alone, whatever else was
+    built: the kept one is the simplest (the validation choice's default)."""
+    from budgetdag_core.estimates import FitProbe, strategy_states
+    from ui import footprint
+
+    settings = TrainSettings(classifier="auto")
+    probe = FitProbe(1000, fits=5, fold_seconds=0.1, model_bytes=1000.0)
+    spec, rows = landsat.spec, len(landsat.train)
+
+    def size(strategies):
+        return footprint.estimate(
+            landsat, settings, 1, probe=probe, strategies=strategies
+        )
+
+    def parts(strategies):
+        return footprint.grown_parts(rows, spec, strategies, 1000.0, probe, 6, 6)
+
+    chain, grown = {"chain": 5}, {"grown": 1000}
+    both = {"grown": 1000, "chain": 5}
+    assert parts(chain)["models"] == parts(both)["models"]  # shared, once
+    assert parts(both)["growth"] > parts(chain)["growth"]
+    # Kept, the grown DAG rolls more rows out than as a candidate beaten.
+    as_candidate = parts(both)["growth"] - parts(chain)["growth"]
+    assert parts(grown)["growth"] > as_candidate
+    assert parts(both)["states"] == parts(chain)["states"]  # the chain kept
+    kept = strategy_states(grown, rows, spec.n_sensors)["grown"]
+    assert parts(grown)["states"] == pytest.approx(kept * parts(chain)["states"] / 5)
+    for strategies in (chain, grown, both):
+        whole, one = size(strategies), parts(strategies)
+        assert whole.full == pytest.approx(sum(one.values()))
+        assert whole.slim == pytest.approx(one["models"] + one["states"])

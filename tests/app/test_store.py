@@ -121,3 +121,44 @@ def test_every_setting_of_the_app_warns_alike(monkeypatch):
         assert trust.pickles_allowed() is False
     monkeypatch.setenv(trust.TRUST_PICKLES_ENV, "1")
     assert trust.pickles_allowed() is True
+
+
+@pytest.fixture(scope="module")
+def many_sensor_model():
+    """14 one-column sensors (beyond the full DAG's): the chain and the grown
+    DAG are built on one any-subset bank, one kept."""
+    import numpy as np
+    import pandas as pd
+
+    from budgetdag_core import BudgetDAGClassifier, SensorSpec
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(240, 14)), columns=[f"x{i}" for i in range(14)])
+    y = (X.x0 + X.x1 * X.x2 > 0).astype(int)
+    spec = SensorSpec.per_column(list(X.columns))
+    model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
+    assert len(model.strategy_banks_) > 1
+    return model, X
+
+
+def test_a_slim_many_sensor_model_keeps_only_what_predicts(many_sensor_model):
+    """As a slim policy file (``persist.policy_bundle``): the kept bank
+    without its growth and fold bookkeeping, no other strategy's bank; it
+    predicts as the model does, and the full snapshot keeps everything."""
+    from budgetdag_core.persist import TRAINING_ONLY_ATTRS
+
+    model, X = many_sensor_model
+    full = store.encode({"run": model})
+    slim = store.encode({"run": model}, slim=True)
+    assert len(slim) < len(full) / 2
+    back = store.decode(slim)["run"]
+    assert back.strategy_banks_ is None
+    assert not any(hasattr(back.bank_, attr) for attr in TRAINING_ONLY_ATTRS)
+    assert (back.predict(X) == model.predict(X)).all()
+    assert back.strategy_ == model.strategy_
+    whole = store.decode(full)["run"]
+    assert list(whole.strategy_banks_) == list(model.strategy_banks_)
+    assert whole.bank_ is whole.strategy_banks_[model.strategy_]  # one object
+    # The fitted model itself is untouched.
+    assert model.strategy_banks_ is not None
+    assert hasattr(model.bank_, "sparse_growth_")

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from budgetdag_core.estimates import estimate_fit_seconds as estimate_with_probe
+from budgetdag_core.tradeoff import estimate_policy_seconds
+from budgetdag_core.tradeoff._fit_time import AUTO_SCALE_TRIALS
 
 
 def estimate_fit_seconds(*args, **kwargs):
@@ -119,20 +121,41 @@ def test_estimate_for_reads_the_data_and_settings():
     from budgetdag_core.estimates import estimate_fit_seconds_for
 
     demo = load_demo("landsat")
-    expected = estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2)
+    # cost_scale="auto" (the default) learns the policies at several scales.
+    auto = {"policy_fits": AUTO_SCALE_TRIALS}
+    expected = estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2, **auto)
     landsat = estimate_fit_seconds_for(demo.spec, demo.X_train, demo.y_train, n_jobs=2)
     assert landsat == expected
+    fixed = estimate_fit_seconds_for(
+        demo.spec, demo.X_train, demo.y_train, n_jobs=2, cost_scale=0.01
+    )
+    assert fixed == estimate_with_probe(4435, 16, 6, "hgb", n_columns=36, n_jobs=2)
+    assert fixed < landsat
     spam = load_demo("spam")
     subsets = estimate_fit_seconds_for(
         spam.spec, spam.X_train, spam.y_train, n_subsets=8
     )
-    assert subsets == estimate_with_probe(3450, 256, 2, "masked", n_columns=57)
+    assert subsets == estimate_with_probe(3450, 256, 2, "masked", n_columns=57, **auto)
     # All sensors as the last subset: any union holding it is the full state.
     with_all = estimate_fit_seconds_for(
         spam.spec, spam.X_train, spam.y_train, n_subsets=8, include_all=True
     )
-    assert with_all == estimate_with_probe(3450, 129, 2, "masked", n_columns=57)
+    assert with_all == estimate_with_probe(3450, 129, 2, "masked", n_columns=57, **auto)
     assert with_all < subsets
+
+
+def test_auto_scale_counts_each_trials_graph_reduce():
+    """Issue 53: ``cost_scale="auto"`` runs a Graph-Reduce per scale tried,
+    on every DAG: the policies' share of the estimate is that many times
+    one's (a 2 048-state full DAG's fit was mostly its policies)."""
+    one = estimate_fit_seconds(133, 2048, 3, "masked", first_fit=False)
+    auto = estimate_fit_seconds(
+        133, 2048, 3, "masked", first_fit=False, policy_fits=AUTO_SCALE_TRIALS
+    )
+    policies = estimate_policy_seconds(133, 2048, fit_call=False)
+    assert auto - one == pytest.approx((AUTO_SCALE_TRIALS - 1) * policies)
+    with pytest.raises(ValueError, match="policy_fits"):
+        estimate_fit_seconds(133, 2048, 3, policy_fits=0.5)
 
 
 def test_a_processs_first_fit_adds_its_fixed_cost():
@@ -172,8 +195,9 @@ def test_selected_states_are_the_fits_and_replace_the_most_states():
         **params,
     )
     expected = estimate_with_probe(
-        n_rows, 13, 8, "masked", cv=2, n_columns=n_columns, first_fit=False
-    )
+        n_rows, 13, 8, "masked", cv=2, n_columns=n_columns, first_fit=False,
+        policy_fits=AUTO_SCALE_TRIALS,
+    )  # fmt: skip
     assert counted == pytest.approx(0.5 + expected)
     at_most = estimate_fit_seconds_for(
         cube.spec, cube.X_train, cube.y_train, first_fit=False, **params
@@ -359,3 +383,62 @@ def test_a_per_state_banks_probe_fits_states_as_the_bank_does():
 
     assert estimate(0.2) - estimate(0.1) == pytest.approx(0.1 * 7 * 3)
     assert isinstance(probe, FitProbe)
+
+
+def test_strategy_states_are_the_typical_dags_simplest_first():
+    from budgetdag_core.estimates import strategy_states
+    from budgetdag_core.tradeoff._fit_time import (
+        GROWN_STATES_PER_ROW,
+        ROUTED_STATES_PER_ROW,
+    )
+
+    most = {"grown": 1000, "routed": 838, "chain": 31}
+    states = strategy_states(most, 426, 30)
+    assert list(states) == ["chain", "routed", "grown"]  # the kept one first
+    assert states["chain"] == 31
+    assert states["grown"] == min(1000, int(GROWN_STATES_PER_ROW * 426))
+    assert states["routed"] == int(ROUTED_STATES_PER_ROW * 426)
+    # Long tables: at most what the strategy can grow.
+    assert strategy_states(most, 100_000, 30) == {
+        "chain": 31,
+        "routed": 838,
+        "grown": 1000,
+    }
+    with pytest.raises(ValueError, match="n_rows"):
+        strategy_states(most, 0, 30)
+
+
+def test_a_many_sensor_estimate_counts_the_kept_strategys_graph_reduces():
+    """Issue 53: the grown DAG's fit was estimated at a third of its time:
+    its Graph-Reduces (one per scale the auto cost scale tries, rolling
+    rows out over up to 1 000 states) were counted once, at a chain's
+    cost per state. The choice among several strategies fits each one's
+    policies once; the kept one (the simplest) is reduced per trial."""
+    from budgetdag_core import SensorSpec
+    from budgetdag_core.tradeoff._fit_time import (
+        GROWN_ROLLOUT_FACTOR,
+        estimate_policy_seconds,
+        sparse_fit_parts,
+    )
+
+    spec = SensorSpec.per_column([f"x{i}" for i in range(30)])
+
+    def parts(strategies, trials=1.0):
+        return sparse_fit_parts(
+            spec, 426, 2, strategies, cv=5, n_jobs=1, probe=None, masks=16,
+            trials=trials,
+        )  # fmt: skip
+
+    grown, chain = parts({"grown": 1000}), parts({"chain": 31})
+    assert grown["choose"] == chain["choose"] == 0.0  # one strategy: no choice
+    assert grown["policies"] == pytest.approx(
+        GROWN_ROLLOUT_FACTOR * estimate_policy_seconds(426, 852, fit_call=False)
+    )
+    assert parts({"grown": 1000}, 5.5)["policies"] == pytest.approx(
+        5.5 * grown["policies"]
+    )
+    assert grown["bank"] == chain["bank"]  # one any-subset bank
+    both = parts({"grown": 1000, "chain": 31}, 5.5)
+    assert both["policies"] == pytest.approx(5.5 * chain["policies"])
+    assert both["choose"] == pytest.approx(grown["policies"] + chain["policies"])
+    assert both["growth"] > grown["growth"] > chain["growth"]
