@@ -230,7 +230,7 @@ def estimate_fit_seconds(
         replace the modelled fit: each non-empty state fits ``fits`` models.
     policy_fits : float, default=1.0
         Graph-Reduces on the bank: ``cost_scale="auto"`` learns policies at
-        several scales (:func:`policy_fits`, ``AUTO_SCALE_TRIALS``).
+        several scales (``policy_fits``, ``AUTO_SCALE_TRIALS``).
 
     Returns
     -------
