@@ -403,8 +403,10 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
             the spec's costs. Subset selection uses their column means.
         bank : fitted RegressorBank or SparseRegressorBank, optional
             A bank fitted on the same data (e.g. ``other_model.bank_``): reused
-            instead of refitted, so only the policies are learned (and, beyond
-            12 sensors, the strategy kept at this cost scale).
+            instead of refitted, so only the policies are learned. Beyond 12
+            sensors also a ``StrategyBanks`` (``fit_bank``'s, or
+            ``other_model.strategy_banks_``): the strategy is chosen among
+            its DAGs at this cost scale.
         progress : callable(stage, done, total), optional
             Called as the subsets (``"subsets"``, with ``n_subsets`` only), the
             bank (``"bank"``) and the policies (``"policies"``) progress.

@@ -16,7 +16,7 @@ every one of them alike. Every strategy is a class registered once
 (``_kinds``: :data:`EVERY_ROW`, :data:`REGISTRY`).
 """
 
-from ._candidates import StrategyBanks, bound_strategy, strategy_key, strategy_name
+from ._candidates import StrategyBanks, strategy_key, strategy_name
 from ._choice import (
     CHAIN_SCORE_ROWS,
     GROWN_MAX_ROWS,
@@ -153,7 +153,6 @@ __all__ = [
     "strategies_to_build",
     "strategy_key",
     "strategy_name",
-    "bound_strategy",
     "StrategyBanks",
     "stratified_subsample",
     "tail_length",

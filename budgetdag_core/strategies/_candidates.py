@@ -39,15 +39,6 @@ def strategy_name(key: str) -> str:
     return key.split("@", 1)[0]
 
 
-def bound_strategy(bank: Any) -> str:
-    """The strategy whose DAG ``bank`` is bound to (its growth says; a bank
-    saved by an older version kept it as ``strategy_``)."""
-    growth = getattr(bank, "sparse_growth_", None)
-    if growth is not None:
-        return growth.strategy
-    return str(getattr(bank, "strategy_", "grown"))
-
-
 class StrategyBanks(Mapping[str, Any]):
     """What a many-sensor bank fit built: a bank bound to each strategy's DAG.
 
@@ -110,7 +101,9 @@ class StrategyBanks(Mapping[str, Any]):
     def of(cls, bank: Any) -> StrategyBanks:
         """``bank`` itself where it is a :class:`StrategyBanks`; a bank bound
         to one strategy's DAG (a fitted model's ``bank_``), as the one
-        candidate of its strategy."""
+        candidate of the strategy its growth names (a bank without its
+        growth, a slim saved one's, is refused by the fit's bank check)."""
         if isinstance(bank, cls):
             return bank
-        return cls({bound_strategy(bank): bank})
+        growth = getattr(bank, "sparse_growth_", None)
+        return cls({"grown" if growth is None else growth.strategy: bank})
