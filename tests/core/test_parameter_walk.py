@@ -34,6 +34,7 @@ from budgetdag_core.estimates import (
     estimate_fit_seconds,
     estimate_fit_seconds_for,
     probe_fit,
+    strategy_states,
 )
 from budgetdag_core.explain import action_names, node_details, state_label, subsets_in
 from budgetdag_core.plotting import (
@@ -354,6 +355,10 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
             SPEC, X, Y, first_fit=False, **kw
         ),
         "probe_fit": lambda kw: probe_fit(SPEC, X, Y, cv=2, **kw),
+        "strategy_states": lambda kw: strategy_states(
+            {"grown": 100, "chain": 5},
+            **with_defaults({"n_rows": 40, "n_sensors": 4}, kw),
+        ),
         "node_details": lambda kw: node_details(
             model, X, Y, **with_defaults({"state": 0}, kw)
         ),
