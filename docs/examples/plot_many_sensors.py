@@ -14,7 +14,8 @@ one standard error of the lowest:
 - ``"routed"``: the chain plus per-example routes: a *routing* sensor and an
   order of the other sensors per group of its values, and a tree of routes
   by the bank's posterior (from the chain's first sensor, rows split by their
-  class probabilities, each part buying its own next sensor);
+  class probabilities, each part buying its own next sensor).
+
 A third, ``dag="sparse"``, grows a **sparse DAG** of the sensor sets that
 training rows reach when acquiring one sensor at a time (at most
 ``max_states`` states, default 1 000); ``"auto"`` leaves it out, as it cost
