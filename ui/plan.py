@@ -65,7 +65,7 @@ def _planned_strategies(
     spec: SensorSpec, settings: Settings, probe: FitProbe | None
 ) -> dict[str, int]:
     """:func:`strategies_of`, or the probe's: it knows the training rows
-    (beyond ``GROWN_MAX_ROWS`` the fit grows no DAG)."""
+    (a routed DAG only where a sensor's value says where to look)."""
     if probe is not None and probe.strategies:
         return dict(probe.strategies)
     return strategies_of(spec, settings)
@@ -77,8 +77,8 @@ def states_words(
     """The DAG a training builds in a few words (captions, sidebar):
     ``"16 DAG states"``, ``"5 sensor subsets (Alg. 2, of at most 8), 17 DAG
     states"`` (counted by ``probe``) or ``"... at most 129 DAG states"``
-    (without), ``"a chain of 14 states, a routed DAG of at most 621 states or
-    a DAG grown to at most 1000 states, the best on held-out rows"``."""
+    (without), ``"a chain of 14 states or a routed DAG of at most 621
+    states, the best on held-out rows"``."""
     strategies = _planned_strategies(spec, settings, probe)
     if strategies:
         parts = [SHORT_WORDS[name].format(n=n) for name, n in strategies.items()]
@@ -200,7 +200,7 @@ def model_words(model: object) -> str | None:
     )
     return (
         text + f": its policies' loss (errors + cost scale x cost) on held-out "
-        f"training rows ({losses}); the simplest (chain, routed, grown) within "
+        f"training rows ({losses}); the simplest (chain, then routed) within "
         "one standard error of the lowest is kept."
     )
 

@@ -212,12 +212,14 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         sensor helps next) followed by one greedy order per group of its
         values: each row buys it or not and follows its group's order, as
         its policies learn. ``"auto"``: beyond 12 sensors when ``n_subsets``
-        is None, the simplest of ``"chain"``, ``"routed"`` (built only where
-        a sensor's value tells which sensor helps next) and ``"sparse"``
-        whose loss is within one standard error of the best on validation
-        rows carved from the training data (a close call judged again on
-        every training row, each held out in turn; ``strategy_``,
-        :attr:`strategy_choice_`; see ``budgetdag_core.strategies``), else
+        is None, the simpler of ``"chain"`` and ``"routed"`` (built only
+        where a sensor's value tells which sensor helps next; not
+        ``"sparse"``, whose growth cost most of a fit for no measured gain,
+        ``strategies.AUTO_STRATEGIES``) whose loss is within one standard
+        error of the best on validation rows carved from the training data
+        (a close call judged again on every training row, each held out in
+        turn; ``strategy_``, :attr:`strategy_choice_`; see
+        ``budgetdag_core.strategies``), else
         ``"full"``; with at most 12 sensors, the chain and routed DAGs where
         the full DAG's estimated fit (six policy fits of 2^n learners) is
         long (``budgetdag_core.estimator._dag_choice``: 10 sensors on a few

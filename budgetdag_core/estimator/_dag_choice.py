@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from .._bounded_io import short_repr
-from ..validation import MAX_FULL_DAG_SENSORS
 
 #: Seconds of one per-state bank fit, (fixed, per training row), from the
 #: issue's measurements on the 2-core benchmark machine: boosting 14 ms on 40
@@ -122,23 +121,3 @@ def full_dag_too_slow(est: Any, n_sensors: int, n_rows: int | None) -> bool:
         return False
     bank = full_dag_seconds(est, n_sensors, n_rows, bank_only=True)
     return seconds > FULL_DAG_MAX_SECONDS or bank > FULL_DAG_MAX_BANK_SECONDS
-
-
-def few_sensor_strategies(strategies: tuple[str, ...], n_sensors: int) -> tuple:
-    """The strategies a fit that left the full DAG of at most 12 sensors
-    builds: not the grown DAG where it has others to choose from (on 10
-    sensors it took as long as the bank, and a chain, or a routed DAG, of
-    so few sensors leaves it little to add).
-
-    Examples
-    --------
-    >>> few_sensor_strategies(("chain", "routed", "grown"), 10)
-    ('chain', 'routed')
-    >>> few_sensor_strategies(("grown",), 10)
-    ('grown',)
-    >>> few_sensor_strategies(("chain", "grown"), 20)
-    ('chain', 'grown')
-    """
-    if len(strategies) > 1 and n_sensors <= MAX_FULL_DAG_SENSORS:
-        return tuple(name for name in strategies if name != "grown")
-    return tuple(strategies)

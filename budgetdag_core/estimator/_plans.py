@@ -37,6 +37,7 @@ from .._progress import Progress
 from ..dag import SensorDAG, build_dag
 from ..sensors import SensorSpec
 from ..strategies import (
+    AUTO_STRATEGIES,
     EVERY_ROW,
     SIMPLEST_FIRST,
     EveryRowInputs,
@@ -52,12 +53,11 @@ from ..strategies import (
     grow_strategy,
     most_states,
     state_spreads,
-    strategies_to_build,
     strategy_key,
     strategy_name,
 )
 from ..validation import MAX_FULL_DAG_SENSORS, int_seed
-from ._dag_choice import check_n_rows, few_sensor_strategies, full_dag_too_slow
+from ._dag_choice import check_n_rows, full_dag_too_slow
 from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
 from ._policy import make_learner
 
@@ -637,16 +637,19 @@ class GrownPlan(FitPlan):
     def names(self) -> tuple[str, ...]:
         """The strategies this fit builds (``"auto"``: each, one kept on
         validation rows, simplest first)."""
+        return self.FORCED.get(getattr(self.est, "dag", "auto"), AUTO_STRATEGIES)
+
+    def kept_from(self) -> tuple[str, ...]:
+        """The strategies a given bank's candidates may be kept from: those
+        this fit builds, or with ``dag="auto"`` any of them, simplest first
+        (a bank grown with ``dag="sparse"``, or candidates fitted when
+        ``"auto"`` still grew the grown DAG, choose as they were fitted)."""
         return self.FORCED.get(getattr(self.est, "dag", "auto"), SIMPLEST_FIRST)
 
     def strategies(self) -> dict[str, int]:
         max_states = self.est._growth_settings()["max_states"]
-        names = self.names()
-        if self.n_rows is not None:
-            names = strategies_to_build(names, self.n_rows)
-        names = few_sensor_strategies(names, self.spec.n_sensors)
         n = self.spec.n_sensors
-        return {name: most_states(name, n, max_states) for name in names}
+        return {name: most_states(name, n, max_states) for name in self.names()}
 
     def nan_refused(self) -> str | None:
         return None  # any-subset masked banks: a NaN is a sensor not read
@@ -689,9 +692,9 @@ class GrownPlan(FitPlan):
         """Fit the any-mask models and build each strategy's DAG on them: one
         bank per strategy (sharing the fold models), each bound to its DAG,
         as a ``strategies.StrategyBanks``: a fit keeps one of them on
-        validation rows at its own cost scale. ``dag="auto"`` leaves the
-        grown DAG out on long tables (``strategies.strategies_to_build``).
-        Where an ``"auto"`` bank's log loss leaves a rival kind close
+        validation rows at its own cost scale (``dag="auto"``: those of
+        ``strategies.AUTO_STRATEGIES``). Where an ``"auto"`` bank's log
+        loss leaves a rival kind close
         (``fit_rival``), that kind's bank is fitted too and its routed DAG
         joins the candidates (key ``strategies.strategy_key``): the
         policies, not the log loss at random subsets, then judge the kinds.
@@ -703,9 +706,7 @@ class GrownPlan(FitPlan):
             self.new_bank(), data.Xv, data.y_fit, spec, progress, data.sample_weight
         )
         compared = self.names()
-        banks = self._strategy_banks(
-            bank, data, progress, strategies_to_build(compared, data.n_rows)
-        )
+        banks = self._strategy_banks(bank, data, progress, compared)
         rival = None
         if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
             rival = bank.fit_rival(
@@ -737,7 +738,6 @@ class GrownPlan(FitPlan):
             progress=None if progress is None
             else functools.partial(progress, "grown"),
         )  # fmt: skip
-        names = few_sensor_strategies(names, spec.n_sensors)
         banks = {}
         if progress is not None:
             progress("strategies", 0, len(names))
@@ -795,7 +795,7 @@ class GrownPlan(FitPlan):
         candidates at this cost scale, the chosen bank kind's simplest
         first, then a rival kind's), and the validation numbers."""
         est = self.est
-        names = self.names()
+        names = self.kept_from()
         # A rival kind's banks are keyed "strategy@kind" (strategy_key).
         rivals = [
             key

@@ -2,7 +2,7 @@
 
 The stop loss D(x, y, s) of the paper's eq. 9 is the squared or absolute error of
 the state's regressor (out-of-fold); everything else is the classifier's machinery,
-beyond 12 sensors too: the same DAG strategies (chain and grown, one kept on
+beyond 12 sensors too: the same DAG strategies (chain and routed, one kept on
 validation rows) on an any-subset regressor bank
 (``budgetdag_core.bank.SparseRegressorBank``), then Graph-Reduce.
 """
@@ -91,7 +91,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     absolute errors are the stop losses Graph-Reduce trades against acquisition
     costs. Beyond 12 sensors (without ``n_subsets``) it builds its states as the
     classifier does: DAGs of one-sensor additions (the chain of one greedy
-    order, and a DAG grown where rows gain most) on one any-subset masked
+    order, and the chain routed by a sensor's value) on one any-subset masked
     regressor per fold, one of them kept on validation rows (``dag="auto"``).
 
     Parameters
@@ -147,8 +147,8 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         prefixes of one greedy order (each sensor next that lowers the
         out-of-fold error most per unit cost); ``"routed"``, the chain plus a
         routing sensor and one greedy order per group of its values;
-        ``"auto"``: beyond 12 sensors without ``n_subsets``, the simplest of
-        the chain, the routed DAG and the grown DAG whose held-out loss
+        ``"auto"``: beyond 12 sensors without ``n_subsets``, the simpler of
+        the chain and the routed DAG whose held-out loss
         (``loss`` + ``cost_scale`` x cost) is within one standard error of
         the best on validation rows carved from the training data
         (``strategy_``, :attr:`strategy_choice_`), else ``"full"``;
@@ -390,7 +390,7 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
         """Fit the regressor bank (unless ``bank`` is given) and the policies.
 
         With ``n_subsets`` the sensor subsets are selected first; beyond 12
-        sensors without it, the any-subset bank is fitted, the chain and grown
+        sensors without it, the any-subset bank is fitted, the chain and routed
         DAGs built on it and one of them kept on validation rows (``dag``).
 
         Parameters

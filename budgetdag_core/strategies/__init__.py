@@ -18,8 +18,8 @@ every one of them alike. Every strategy is a class registered once
 
 from ._candidates import StrategyBanks, strategy_key, strategy_name
 from ._choice import (
+    AUTO_STRATEGIES,
     CHAIN_SCORE_ROWS,
-    GROWN_MAX_ROWS,
     MAX_ROUTES,
     POSTERIOR_DEPTH,
     SIMPLEST_FIRST,
@@ -34,7 +34,6 @@ from ._choice import (
     greedy_order,
     keep_within_one_se,
     restricted,
-    strategies_to_build,
     tail_length,
     validation_folds,
 )
@@ -105,8 +104,8 @@ __all__ = [
     "Routed",
     "Strategy",
     "grow_strategy",
+    "AUTO_STRATEGIES",
     "CHAIN_SCORE_ROWS",
-    "GROWN_MAX_ROWS",
     "MAX_ROUTES",
     "MAX_SPARSE_STATES",
     "POSTERIOR_DEPTH",
@@ -150,7 +149,6 @@ __all__ = [
     "routing_scores",
     "select_subsets",
     "state_spreads",
-    "strategies_to_build",
     "strategy_key",
     "strategy_name",
     "StrategyBanks",

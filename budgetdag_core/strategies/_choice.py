@@ -23,24 +23,23 @@ the policies on it as on any DAG:
   sensor's value, or the posterior, measurably changes the best next sensor
   on held-out rows.
 
-``dag="auto"`` does not trust any blindly: the bank is bound to every
-strategy's DAG (sharing its fold models; beyond ``GROWN_MAX_ROWS`` training
-rows the grown DAG is not built, :func:`strategies_to_build`), and each
-fit, at its own cost scale, learns each strategy's policies on part of the
-training rows, compares their losses (stop loss + ``cost_scale`` x cost) on
-the others
-(:func:`choose_strategy`) and keeps the simplest (chain, then routed, then
-grown) whose loss is within one standard error of the paired per-row
-difference from the least: a few hundred held-out rows cannot tell close
-strategies apart, and the chain's policies, each learned from every row, are
-the safer guess. Where that rule decides (a simpler strategy kept though
+``dag="auto"`` does not trust any blindly: the bank is bound to the DAG of
+each of ``AUTO_STRATEGIES`` (the chain and the routed DAG, sharing its fold
+models; the grown DAG only when asked for by name), and each fit, at its
+own cost scale, learns each strategy's policies on part of the training
+rows, compares their losses (stop loss + ``cost_scale`` x cost) on the
+others (:func:`choose_strategy`) and keeps the simplest (chain, then
+routed, then grown) whose loss is within one standard error of the paired
+per-row difference from the least: a few hundred held-out rows cannot tell
+close strategies apart, and the chain's policies, each learned from every
+row, are the safer guess. Where that rule decides (a simpler strategy kept though
 another's loss is less), the call is judged again on every training row,
 each held out in turn (``VALIDATION_FOLDS`` parts): a quarter of the rows
 is a noisy judge of a close call (on dna, four splits of the same rows
 disagreed at most low-budget scales), and a clear call keeps the one
-split's cost. On small tables the chain usually wins (the grown states
-hold too few rows for their policies); where rows need different sensors (a
-context that says where to look) the routed or grown DAG can.
+split's cost. On small tables the chain usually wins (the other states hold
+too few rows for their policies); where rows need different sensors (a
+context that says where to look) the routed DAG can.
 """
 
 from __future__ import annotations
@@ -70,6 +69,12 @@ STRATEGIES = ("grown", "chain", "routed")
 #: ``dag="auto"``'s order of preference: the first strategy whose held-out
 #: loss is within one standard error of the best is kept.
 SIMPLEST_FIRST = ("chain", "routed", "grown")
+#: The strategies ``dag="auto"`` builds and chooses between. Not the grown
+#: DAG (``dag="sparse"``): on ``bench_afa.py``'s tables it was kept at a few
+#: cost scales of small tables only, where leaving it out moved no test error
+#: by more than 0.001 (3 seeds), while growing it and judging its hundreds of
+#: states took most of a fit's and a curve's time (BENCHMARKS.md).
+AUTO_STRATEGIES = ("chain", "routed")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
 #: Most groups a routing sensor's values split the rows into (``"routed"``,
@@ -88,13 +93,6 @@ VALIDATION_SHARE = 0.25
 #: (:func:`choose_strategy`): every row once, each part's policies learned
 #: on the others (as many rows as the first split's).
 VALIDATION_FOLDS = 4
-#: Training rows beyond which ``dag="auto"`` does not grow the ``"grown"``
-#: DAG: on the benchmarks' longer tables (spam, 3 450 rows, and dna, 2 000:
-#: every cost scale of three runs; CUBE-NM, 5 000 rows: 3 seeds) it was
-#: never kept, and growing it cost about a quarter of spam's fit (its
-#: routing search does not shrink with the rows). It is kept on small
-#: tables (CUBE and wine, 600 and 120 rows; digits, 1 347, on some seeds).
-GROWN_MAX_ROWS = 1500
 
 
 def tail_length(n_sensors: int) -> int:
@@ -121,23 +119,6 @@ def cross_entropy(y: np.ndarray) -> RowLoss:
         return -np.log(np.clip(picked, 1e-12, None))
 
     return row_loss
-
-
-def strategies_to_build(strategies: Sequence[str], n_rows: int) -> tuple[str, ...]:
-    """The ``strategies`` a fit on ``n_rows`` training rows builds: all of
-    them, but where it has others to choose from, not ``"grown"`` beyond
-    ``GROWN_MAX_ROWS`` rows.
-
-    Examples
-    --------
-    >>> strategies_to_build(SIMPLEST_FIRST, 3450)
-    ('chain', 'routed')
-    >>> strategies_to_build(("grown",), 3450), strategies_to_build(SIMPLEST_FIRST, 600)
-    (('grown',), ('chain', 'routed', 'grown'))
-    """
-    if len(strategies) > 1 and n_rows > GROWN_MAX_ROWS:
-        return tuple(name for name in strategies if name != "grown")
-    return tuple(strategies)
 
 
 def chain_growth(
@@ -536,8 +517,8 @@ def keep_within_one_se(
 
 
 __all__ = [
+    "AUTO_STRATEGIES",
     "CHAIN_SCORE_ROWS",
-    "GROWN_MAX_ROWS",
     "MAX_ROUTES",
     "POSTERIOR_DEPTH",
     "SIMPLEST_FIRST",
@@ -551,7 +532,6 @@ __all__ = [
     "greedy_order",
     "keep_within_one_se",
     "restricted",
-    "strategies_to_build",
     "tail_length",
     "validation_folds",
 ]

@@ -4,8 +4,8 @@ Many sensors: the default DAG and how to read what it chose
 
 The spam demo has 57 sensors (one per column, cost 1 each): a full DAG would
 have 2^57 states. Beyond 12 sensors the classifier's default (``dag="auto"``)
-builds up to three *strategies* on one any-subset bank instead, and keeps the
-simplest whose loss on validation rows carved from the training data is within
+builds two *strategies* on one any-subset bank instead, and keeps the
+simpler whose loss on validation rows carved from the training data is within
 one standard error of the lowest:
 
 - ``"chain"``: one greedy order of the sensors (the confidence cascade's),
@@ -14,10 +14,12 @@ one standard error of the lowest:
 - ``"routed"``: the chain plus per-example routes: a *routing* sensor and an
   order of the other sensors per group of its values, and a tree of routes
   by the bank's posterior (from the chain's first sensor, rows split by their
-  class probabilities, each part buying its own next sensor);
-- ``"grown"``: a **sparse DAG** of the sensor sets that training rows reach
-  when acquiring one sensor at a time, at most ``max_states`` states (default
-  1 000), so that different rows can take different paths.
+  class probabilities, each part buying its own next sensor).
+
+A third, ``dag="sparse"``, grows a **sparse DAG** of the sensor sets that
+training rows reach when acquiring one sensor at a time (at most
+``max_states`` states, default 1 000); ``"auto"`` leaves it out, as it cost
+most of a fit for no measured gain.
 
 This example fits the default and reads what it chose: the strategy and the
 validation scores behind the choice, the states, which sensors come first,
@@ -58,8 +60,8 @@ for strategy, (score,) in model.strategy_choice_.scores.items():
 # The states
 # ----------
 # Each state is a set of sensors. A chain has one state per number of
-# sensors; a grown DAG keeps about ``max_states / n_sensors`` per number of
-# sensors, those most training rows reached.
+# sensors; a routed DAG adds the states of its routes (a grown DAG,
+# ``dag="sparse"``, about ``max_states / n_sensors`` per number of sensors).
 
 dag = model.sensor_dag_
 sizes = [len(dag.sensors_in(k)) for k in range(dag.n_states)]

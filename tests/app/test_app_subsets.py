@@ -82,8 +82,7 @@ def test_a_wide_upload_trains_the_library_default_then_subsets_on_request(app):
     assert not toggle.value and at.number_input(key=state.W_N_SUBSETS).disabled
     ready = next(t for t in texts(at, "success") if "Ready to train" in t)
     assert (
-        "a chain of 17 states, a routed DAG of at most 648 states or a DAG grown"
-        in ready
+        "a chain of 17 states or a routed DAG of at most 648 states, the best" in ready
     )
 
     at.switch_page(page("train")).run()
@@ -97,7 +96,7 @@ def test_a_wide_upload_trains_the_library_default_then_subsets_on_request(app):
     assert_clean(at)
     assert not at.error, texts(at, "error")
     run = at.session_state[state.RUN]
-    assert run.model.n_subsets is None and run.model.strategy_ in ("chain", "grown")
+    assert run.model.n_subsets is None and run.model.strategy_ in ("chain", "routed")
     # The library's own default with the same settings: the same model.
     library = BudgetDAGClassifier(
         run.spec, cost_scale=run.model.cost_scale, cv=3, random_state=0,

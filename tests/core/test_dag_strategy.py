@@ -22,6 +22,7 @@ from budgetdag_core import (
 )
 from budgetdag_core.strategies._candidates import StrategyBanks, strategy_key
 from budgetdag_core.strategies._choice import (
+    AUTO_STRATEGIES,
     SIMPLEST_FIRST,
     STRATEGIES,
     VALIDATION_FOLDS,
@@ -92,9 +93,9 @@ def test_the_chain_buys_the_informative_sensors_first():
 def test_auto_keeps_a_routing_dag_where_rows_need_different_sensors():
     # s0 says which of s1, s2 carries the class: the chain must buy all three.
     model = fit()
-    assert model.strategy_ in ("routed", "grown")
+    assert model.strategy_ == "routed"
     table = model.strategy_choice_.table()
-    assert set(table["strategy"]) == set(STRATEGIES)
+    assert set(table["strategy"]) == set(AUTO_STRATEGIES)
     kept = table[table["chosen"]].iloc[0]
     assert kept["loss"] - table["loss"].min() <= kept["excess_se"] + 1e-12
     chain = table[table["strategy"] == "chain"].iloc[0]
@@ -105,8 +106,8 @@ def test_auto_keeps_a_routing_dag_where_rows_need_different_sensors():
 
 
 def test_auto_keeps_the_strategy_of_least_held_out_loss():
-    X, y = independent_data(300, 1)
-    spec = SensorSpec.per_column(list(X.columns))
+    X, y = make_data(300, 1)  # a routing sensor: both strategies are built
+    spec = SPEC
     for scale in (0.002, 0.05):
         model = BudgetDAGClassifier(spec, cost_scale=scale, cv=3, random_state=0).fit(
             X, y
@@ -210,16 +211,12 @@ def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, 
     assert StrategyChoice.from_dict(choice.to_dict()).folds == folds
 
 
-def test_auto_leaves_the_grown_dag_out_on_long_tables(monkeypatch):
-    from budgetdag_core.strategies import _choice as dag_strategy
-
-    monkeypatch.setattr(dag_strategy, "GROWN_MAX_ROWS", 400)
-    long = fit(500)
-    assert set(long.strategy_banks_) == {"chain", "routed"}
-    assert set(long.strategy_choice_.scores) == {"chain", "routed"}
-    # Asked for by name, it is grown whatever the rows.
-    assert fit(500, dag="sparse").strategy_ == "grown"
-    assert set(fit(300).strategy_banks_) == set(STRATEGIES)
+def test_auto_chooses_between_the_chain_and_the_routed_dag_only():
+    model = fit(300)
+    assert set(model.strategy_banks_) == set(AUTO_STRATEGIES) == {"chain", "routed"}
+    assert set(model.strategy_choice_.scores) == set(AUTO_STRATEGIES)
+    # Asked for by name, the grown DAG is grown.
+    assert fit(300, dag="sparse").strategy_ == "grown"
 
 
 def test_a_bank_of_one_strategy_refuses_another():
@@ -239,7 +236,7 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
         cv=3, random_state=0,
     )  # fmt: skip
     banks = result.bank
-    assert isinstance(banks, StrategyBanks) and set(banks) == set(STRATEGIES)
+    assert isinstance(banks, StrategyBanks) and set(banks) == set(AUTO_STRATEGIES)
     for model in result.models:
         assert model.bank_ is banks[model.strategy_]
     dag = result.frame.query("method == 'dag' and split == 'test'")
