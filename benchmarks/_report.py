@@ -1158,6 +1158,84 @@ BANK_VISITS_INTRO = (
 )
 
 
+#: Per change, ``change.json`` (``title``, ``what``) and two folders of
+#: ``bench_afa.py`` runs, ``before/`` and ``after/``, of the same datasets,
+#: seeds and methods, run side by side (speed ratios compare only so).
+CHANGES_DIR = "changes"
+
+
+def _runs_under(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Readings and speed of every bench_afa run under ``folder``."""
+    found = [p.parent for p in sorted(folder.rglob("readings.csv"))]
+    return (
+        pd.concat([pd.read_csv(f / "readings.csv") for f in found]),
+        pd.concat([pd.read_csv(f / "speed.csv") for f in found]),
+    )
+
+
+def change_rows(before: Path, after: Path) -> list[list[str]]:
+    """Per dataset run both before and after: the DAG's mean test error at
+    10 / 25 / 50 / 75 % of the all-sensor cost and its fit's and 20-point
+    sweep's time (median ratio to each run's own HGB), before -> after."""
+    (rb, sb), (ra, sa) = _runs_under(before), _runs_under(after)
+    rows = []
+    for name in sorted(set(ra["dataset"]) & set(rb["dataset"])):
+        errs = []
+        for k in ("e10", "e25", "e50", "e75"):
+            b, a = (
+                r[(r["dataset"] == name) & (r["method"] == "dag")][k].mean()
+                for r in (rb, ra)
+            )
+            errs.append(f"{b:.4f} → {a:.4f}")
+        ratio = {}
+        for key in ("dag_fit_s", "dag_sweep_s"):
+            b, a = (
+                (
+                    s[s["dataset"] == name][key] / s[s["dataset"] == name]["hgb_fit_s"]
+                ).median()
+                for s in (sb, sa)
+            )
+            ratio[key] = f"{b:.1f}× → {a:.1f}×"
+        seeds = ra[ra["dataset"] == name]["seed"].nunique()
+        rows.append([f"{name} ({seeds})", *errs, ratio["dag_fit_s"]])
+        rows[-1].append(ratio["dag_sweep_s"])
+    return rows
+
+
+def changes_section(folder: Path) -> list[str]:
+    """What each measured change bought: its before/after table (issue 54)."""
+    if not folder.exists():
+        return []
+    text = ["### What each change bought", ""]
+    for change in sorted(p for p in folder.iterdir() if (p / "change.json").exists()):
+        info = json.loads((change / "change.json").read_text())
+        commits = {
+            side: sorted(
+                {
+                    afa_run_info(p.parent).get("commit", "?")
+                    for p in (change / side).rglob("readings.csv")
+                }
+            )
+            for side in ("before", "after")
+        }
+        text += [
+            f"**{info['title']}** ({info['what']}; `bench_afa.py` runs saved in "
+            f"`benchmarks/results/{CHANGES_DIR}/{change.name}/`, before at commit "
+            f"{', '.join(commits['before'])}, after at {', '.join(commits['after'])}, "
+            "run side by side; the DAG's mean test error over the seeds at each "
+            "share of the all-sensor cost; fit: the bank and one policy, sweep: "
+            "the 20-point curve with the bank reused, each the median ratio to "
+            "its run's HGB):",
+            "",
+            table(
+                ["data (seeds)", "10 %", "25 %", "50 %", "75 %", "DAG fit", "sweep"],
+                change_rows(change / "before", change / "after"),
+            ),
+            "",
+        ]
+    return text
+
+
 def bank_visits_section(folder: Path) -> list[str]:
     """The saved ``bench_bank_kinds.py --visited`` tables (``*.md`` in
     ``folder``), or nothing."""
@@ -1325,6 +1403,7 @@ def report_text(
         *figure_links(read, figs),
         *speed_section(read, afa_speed, figs),
         *predict_speed_section(work.parent / PREDICT_SPEED_FILE),
+        *changes_section(afa_dir.parent / CHANGES_DIR),
         *scale_section(read, failed),
         *bank_visits_section(afa_dir.parent / "bank_visits"),
         *([] if estimates is None else estimates_section(estimates)),

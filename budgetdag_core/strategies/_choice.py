@@ -71,9 +71,9 @@ STRATEGIES = ("grown", "chain", "routed")
 SIMPLEST_FIRST = ("chain", "routed", "grown")
 #: The strategies ``dag="auto"`` builds and chooses between. Not the grown
 #: DAG (``dag="sparse"``): on ``bench_afa.py``'s tables it was kept at a few
-#: cost scales of small tables only, where leaving it out moved no test error
-#: by more than 0.001 (3 seeds), while growing it and judging its hundreds of
-#: states took most of a fit's and a curve's time (BENCHMARKS.md).
+#: cost scales of small tables only, and leaving it out left the test errors
+#: as they were, while growing it and judging its hundreds of states took most
+#: of a fit's and a curve's time (BENCHMARKS.md, "What each change bought").
 AUTO_STRATEGIES = ("chain", "routed")
 #: Training rows scored per candidate while the chain's order is chosen.
 CHAIN_SCORE_ROWS = 2000
