@@ -865,7 +865,7 @@ def script_list(bench_dir: Path) -> list[list[str]]:
 WHY = [
     "- **Many sensors.** Beyond 12 sensors the default chooses its DAG on "
     "validation rows carved from the training rows (the cascade's order as a "
-    "chain, routes per example, or states grown where rows gain most; the "
+    "chain, or routes per example; the "
     "scale table names the choice); AACO and the greedy CMI acquirer choose "
     "among all sensors for each example from the values seen so far. Where a "
     "peer leads on an AFA problem, that freedom is why; the peers pay in speed: "
@@ -1091,7 +1091,8 @@ def scale_section(read: list[tuple], failed: list[str]) -> list[str]:
         "12 sensors"
         + (f"; {', '.join(subsets)}" if subsets else "")
         + "; beyond, `model.strategy_` at the curve's middle cost scale: "
-        "`grown` or `chain`), its bank, absolute seconds on one "
+        "`chain` or `routed`; `grown` in runs from before the default left "
+        "it out), its bank, absolute seconds on one "
         "core, the peak memory of each dataset's process and the machine's "
         "load average (1 min) when it finished (above the number of cores, "
         "other work shared them).",
