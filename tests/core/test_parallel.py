@@ -198,9 +198,9 @@ def test_dask_cluster_runs_a_many_sensor_fit_growth_and_graph_reduce():
     functions = {
         task["key"].split("batch_of_")[1].rsplit("_", 2)[0] for task in tasks.data
     }
-    # The bank's folds, the grown DAG's rounds, the routed DAG's routing
-    # candidates, Graph-Reduce's nodes (the choice's and the kept DAG's).
-    assert {"fit_fold", "_score_state", "_candidate_scores", "fit_node"} <= functions
+    # The bank's folds, the routed DAG's routing candidates, Graph-Reduce's
+    # nodes (the choice's and the kept DAG's).
+    assert {"fit_fold", "_candidate_scores", "fit_node"} <= functions
     assert on_dask.sensor_dag_.states == local.sensor_dag_.states
     assert on_dask.strategy_ == local.strategy_
     np.testing.assert_array_equal(on_dask.predict_proba(X), local.predict_proba(X))

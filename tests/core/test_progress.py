@@ -75,11 +75,13 @@ def test_a_failed_call_leaves_the_bar_where_it_stopped() -> None:
     assert drawn_states(out.getvalue())[-1] == (1, 4)
 
 
-def many_sensor_data(n: int = 160, m: int = 14) -> tuple[pd.DataFrame, np.ndarray]:
+def many_sensor_data(n: int = 300, m: int = 14) -> tuple[pd.DataFrame, np.ndarray]:
+    """s0 says which of s1, s2 carries the class: a routed DAG is built
+    beside the chain, so the fit compares them (the "choice" stage)."""
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(n, m)), columns=[f"s{i}" for i in range(m)])
-    y = (X["s0"] + 0.5 * X["s1"] + rng.normal(scale=0.5, size=n) > 0).astype(int)
-    return X, y.to_numpy()
+    y = np.where(X["s0"] > 0, X["s1"] > 0, X["s2"] > 0).astype(int)
+    return X, y
 
 
 @pytest.mark.parametrize("many", [False, True])
