@@ -516,7 +516,7 @@ def probe_fit(
     True
     >>> sparse = probe_fit(demo.spec, demo.X_train, demo.y_train)  # 51 sensors
     >>> sparse.strategies, sparse.n_states, sparse.trees > 0
-    ({'chain': 52, 'routed': 1347, 'grown': 1000}, 1347, True)
+    ({'chain': 52, 'routed': 1347}, 1347, True)
     """
     from ..bank import ClassifierBank, MaskedBank
     from ..estimator import BudgetDAGClassifier, TrainingData

@@ -125,8 +125,9 @@ def test_every_setting_of_the_app_warns_alike(monkeypatch):
 
 @pytest.fixture(scope="module")
 def many_sensor_model():
-    """14 one-column sensors (beyond the full DAG's): the chain and the grown
-    DAG are built on one any-subset bank, one kept."""
+    """14 one-column sensors (beyond the full DAG's): the chain and the routed
+    DAG (x0 says which of x1, x2 carries the class) are built on one
+    any-subset bank, one kept."""
     import numpy as np
     import pandas as pd
 
@@ -134,7 +135,7 @@ def many_sensor_model():
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.normal(size=(240, 14)), columns=[f"x{i}" for i in range(14)])
-    y = (X.x0 + X.x1 * X.x2 > 0).astype(int)
+    y = np.where(X.x0 > 0, X.x1 > 0, X.x2 > 0).astype(int)
     spec = SensorSpec.per_column(list(X.columns))
     model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
     assert len(model.strategy_banks_) > 1
