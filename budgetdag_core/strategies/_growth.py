@@ -176,12 +176,15 @@ class RowTable:
 
     ``rows`` (sorted) and ``values`` hold them; ``at[row]`` is a row's place
     in them, -1 where absent, with a last -1 that every larger row number
-    clips to: looking rows up is one gather, not a search.
+    clips to: looking rows up is one gather, not a search. ``derived``:
+    tables of values computed from these, by row, under a key that names
+    the computation (:meth:`SparseGrowth.inputs_at`; not saved).
     """
 
     def __init__(self, width: int) -> None:
         self.rows = np.zeros(0, dtype=np.intp)
         self.values = np.zeros((0, width))
+        self.derived: dict[Any, RowTable] = {}
         self._index()
 
     def _places(self, rows: np.ndarray) -> np.ndarray:
@@ -217,6 +220,7 @@ class RowTable:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.rows, self.values = state["rows"], state["values"]
+        self.derived = {}
         self._index()
 
 
@@ -269,6 +273,41 @@ class SparseGrowth:
             mask = np.zeros((1, self.dag.n_sensors), dtype=bool)
             mask[0, self.dag.sensors_in(k)] = True
             table.add(missing, self.bank.oof_at(self.X, missing, mask, k)[:, 0])
+        return table.get(rows)
+
+    def inputs_at(
+        self,
+        k: int,
+        rows: np.ndarray,
+        state_inputs: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
+        proba: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``state_inputs(k, rows, proba)`` at the probabilities of ``rows``
+        at state k (``proba``: those, where known).
+
+        Where ``state_inputs`` has a ``cache_key`` (e.g.
+        ``estimator.GrowthStateInputs``: a pure function of a row's
+        probabilities and the key), each row's inputs are computed once and
+        kept beside state k's probabilities under that key: a sweep's points
+        and a fit's held-out parts roll the same rows through the same
+        states at every cost scale, and the inputs do not depend on it.
+        The inputs are computed row by row (the same numbers in any batch),
+        so a kept row's are those a new call would give.
+        """
+        key = getattr(state_inputs, "cache_key", None)
+        if key is None or not len(rows):
+            if proba is None:
+                proba = self.proba_at(k, rows)
+            return state_inputs(k, rows, proba)
+        derived = self.proba[k].derived
+        table = derived.get(key)
+        missing = (RowTable(0) if table is None else table).missing(rows)
+        if missing.size:
+            values = state_inputs(k, missing, self.proba_at(k, missing))
+            if table is None:
+                table = derived[key] = RowTable(values.shape[1])
+            table.add(missing, values)
+        assert table is not None  # rows is not empty
         return table.get(rows)
 
 
@@ -920,7 +959,8 @@ class SparseRollout:
             out[:, 0] = self.stop_loss(missing, proba)
             policy = self.policies[k]
             if policy is not None and policy.learner is not None:
-                act = policy.predict(self.state_inputs(k, missing, proba))
+                inputs = self.growth.inputs_at(k, missing, self.state_inputs, proba)
+                act = policy.predict(inputs)
                 kids = self.growth.dag.children[k]
                 for a, (sensor, child) in enumerate(kids, start=1):
                     go = act == a
@@ -966,7 +1006,8 @@ class SparseRollout:
         return C
 
     def inputs(self, k: int) -> np.ndarray:
-        return self.state_inputs(k, self.growth.flow[k], self._pending[k][0])
+        rows = self.growth.flow[k]
+        return self.growth.inputs_at(k, rows, self.state_inputs, self._pending[k][0])
 
     def settle(self, k: int, C: np.ndarray | None, act: np.ndarray | None) -> None:
         if act is None:
@@ -1007,7 +1048,7 @@ class SparseRollout:
                     0
                     if policy.learner is None
                     else policy.predict(
-                        self.state_inputs(k, rows, self.growth.proba_at(k, rows))
+                        self.growth.inputs_at(k, rows, self.state_inputs)
                     )
                 )
         return GraphReduceResult(
