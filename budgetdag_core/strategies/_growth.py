@@ -174,18 +174,39 @@ class SparseSensorDAG(SensorDAG):
 class RowTable:
     """Values (e.g. probabilities) of some rows at one state, by row number.
 
-    ``rows`` (sorted) and ``values`` hold them; ``at[row]`` is a row's place
-    in them, -1 where absent, with a last -1 that every larger row number
-    clips to: looking rows up is one gather, not a search. ``derived``:
-    tables of values computed from these, by row, under a key that names
-    the computation (:meth:`SparseGrowth.inputs_at`; not saved).
+    ``rows`` (sorted) and ``values`` hold them. Inside, rows are kept in the
+    order they were added (in buffers that double as they fill: a walk adds
+    a few rows at a time, thousands of times) and ``at[row]`` is a row's
+    place there, -1 where absent, with a last -1 that every larger row
+    number clips to: looking rows up is one gather, not a search, and
+    adding rows moves no others. ``derived``: tables of values computed
+    from these, by row, under a key that names the computation
+    (:meth:`SparseGrowth.inputs_at`; not saved, dropped when ``values`` is
+    set).
     """
 
     def __init__(self, width: int) -> None:
-        self.rows = np.zeros(0, dtype=np.intp)
-        self.values = np.zeros((0, width))
+        self._fill(np.zeros(0, dtype=np.intp), np.zeros((0, width)))
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.sort(self._rows[: self._n])
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._values[self.at[self.rows]]
+
+    @values.setter
+    def values(self, values: np.ndarray) -> None:
+        """New values of the rows (in ``rows`` order); derived tables go."""
+        self._fill(self.rows, np.asarray(values))
+
+    def _fill(self, rows: np.ndarray, values: np.ndarray) -> None:
+        self._rows, self._values, self._n = rows, values, len(rows)
+        top = int(rows.max()) + 1 if len(rows) else 0
+        self.at = np.full(top + 1, -1, dtype=np.intp)
+        self.at[rows] = np.arange(len(rows))
         self.derived: dict[Any, RowTable] = {}
-        self._index()
 
     def _places(self, rows: np.ndarray) -> np.ndarray:
         return self.at.take(rows, mode="clip")
@@ -201,27 +222,34 @@ class RowTable:
         new = self._places(rows) < 0
         if not new.any():
             return
-        allrows = np.concatenate([self.rows, rows[new]])
-        allvals = np.concatenate([self.values, np.asarray(values)[new]])
-        order = np.argsort(allrows, kind="stable")
-        self.rows, self.values = allrows[order], allvals[order]
-        self._index()
+        rows, values = rows[new], np.asarray(values)[new]
+        n, end = self._n, self._n + len(rows)
+        if end > len(self._rows):  # double the buffers
+            size = max(end, 2 * len(self._rows), 16)
+            grown = np.empty(size, dtype=np.intp)
+            grown[:n] = self._rows[:n]
+            more = np.empty((size, *self._values.shape[1:]), self._values.dtype)
+            more[:n] = self._values[:n]
+            self._rows, self._values = grown, more
+        top = int(rows.max()) + 2
+        if top > len(self.at):  # room for the new rows and a last -1
+            at = np.full(max(top, 2 * len(self.at)), -1, dtype=np.intp)
+            at[: len(self.at)] = self.at
+            self.at = at
+        self._rows[n:end] = rows
+        self._values[n:end] = values
+        self.at[rows] = np.arange(n, end)
+        self._n = end
 
     def get(self, rows: np.ndarray) -> np.ndarray:
-        return self.values[self._places(rows)]
-
-    def _index(self) -> None:
-        top = int(self.rows[-1]) + 1 if len(self.rows) else 0
-        self.at = np.full(top + 1, -1, dtype=np.intp)
-        self.at[self.rows] = np.arange(len(self.rows))
+        return self._values[self._places(rows)]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"rows": self.rows, "values": self.values}  # ``at`` is derived
+        # Sorted rows and their values: what a saved model has always held.
+        return {"rows": self.rows, "values": self.values}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.rows, self.values = state["rows"], state["values"]
-        self.derived = {}
-        self._index()
+        self._fill(np.asarray(state["rows"]), np.asarray(state["values"]))
 
 
 @dataclass
