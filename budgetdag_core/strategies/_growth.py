@@ -206,7 +206,7 @@ class RowTable:
         top = int(rows.max()) + 1 if len(rows) else 0
         self.at = np.full(top + 1, -1, dtype=np.intp)
         self.at[rows] = np.arange(len(rows))
-        self.derived: dict[Any, RowTable] = {}
+        self.derived: dict[Any, Any] = {}
 
     def _places(self, rows: np.ndarray) -> np.ndarray:
         return self.at.take(rows, mode="clip")
@@ -243,6 +243,14 @@ class RowTable:
 
     def get(self, rows: np.ndarray) -> np.ndarray:
         return self._values[self._places(rows)]
+
+    def get_known(self, rows: np.ndarray) -> np.ndarray | None:
+        """:meth:`get` where every one of ``rows`` is known, else None (one
+        lookup where a walk finds its rows known, as it mostly does)."""
+        places = self._places(rows)
+        if len(places) and places.min() < 0:
+            return None
+        return self._values[places]
 
     def __getstate__(self) -> dict[str, Any]:
         # Sorted rows and their values: what a saved model has always held.
@@ -296,6 +304,9 @@ class SparseGrowth:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank
         for rows not known there yet)."""
         table = self.proba[k]
+        known = table.get_known(rows)
+        if known is not None:
+            return known
         missing = table.missing(rows)
         if missing.size:
             mask = np.zeros((1, self.dag.n_sensors), dtype=bool)
@@ -329,6 +340,8 @@ class SparseGrowth:
             return state_inputs(k, rows, proba)
         derived = self.proba[k].derived
         table = derived.get(key)
+        if table is not None and (known := table.get_known(rows)) is not None:
+            return known
         missing = (RowTable(0) if table is None else table).missing(rows)
         if missing.size:
             values = state_inputs(k, missing, self.proba_at(k, missing))
@@ -980,6 +993,9 @@ class SparseRollout:
     def parts(self, k: int, rows: np.ndarray) -> np.ndarray:
         """(n, 2): the stop loss each row of ``rows`` ends with from state k,
         and the acquisition cost it pays on the way."""
+        known = self.tables[k].get_known(rows)
+        if known is not None:
+            return known
         missing = self.tables[k].missing(rows)
         if missing.size:
             proba = self.growth.proba_at(k, missing)
@@ -1090,8 +1106,14 @@ def state_spreads(growth: SparseGrowth) -> np.ndarray:
     out = np.full(growth.dag.n_states, np.nan)
     for k, rows in enumerate(growth.flow):
         if len(rows):
-            p = growth.proba_at(k, rows)
-            out[k] = (np.abs(p - p.mean(axis=0)).sum(axis=1) / 2).mean()
+            # Kept beside the probabilities: every fit on a sweep's bank asks
+            # again, of the same rows (new values of a state drop it).
+            derived = growth.proba[k].derived
+            key = ("spread", rows.tobytes())
+            if key not in derived:
+                p = growth.proba_at(k, rows)
+                derived[key] = (np.abs(p - p.mean(axis=0)).sum(axis=1) / 2).mean()
+            out[k] = derived[key]
     return out
 
 
