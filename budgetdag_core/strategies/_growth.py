@@ -188,6 +188,14 @@ class RowTable:
     def __init__(self, width: int) -> None:
         self._fill(np.zeros(0, dtype=np.intp), np.zeros((0, width)))
 
+    @classmethod
+    def like(cls, values: np.ndarray) -> RowTable:
+        """An empty table for values of the shape (past the rows) and dtype
+        of ``values``."""
+        table = cls(0)
+        table._fill(table._rows, np.zeros((0, *values.shape[1:]), values.dtype))
+        return table
+
     @property
     def rows(self) -> np.ndarray:
         return np.sort(self._rows[: self._n])
@@ -338,17 +346,47 @@ class SparseGrowth:
             if proba is None:
                 proba = self.proba_at(k, rows)
             return state_inputs(k, rows, proba)
+        return self._kept(
+            k, rows, key, lambda r: state_inputs(k, r, self.proba_at(k, r))
+        )
+
+    def stop_at(
+        self,
+        k: int,
+        rows: np.ndarray,
+        stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+        proba: np.ndarray,
+    ) -> np.ndarray:
+        """``stop_loss(rows, proba)``, ``proba`` the probabilities of ``rows``
+        at state k: kept beside them as :meth:`inputs_at` keeps inputs where
+        ``stop_loss`` has a ``cache_key`` (a pure function of a row's label
+        and probabilities, computed row by row)."""
+        key = getattr(stop_loss, "cache_key", None)
+        if key is None or not len(rows):
+            return stop_loss(rows, proba)
+        return self._kept(
+            k, rows, ("stop", key), lambda r: stop_loss(r, self.proba_at(k, r))
+        )
+
+    def _kept(
+        self,
+        k: int,
+        rows: np.ndarray,
+        key: Any,
+        compute: Callable[[np.ndarray], np.ndarray],
+    ) -> np.ndarray:
+        """``compute(rows)`` from the table kept under ``key`` beside state
+        k's probabilities, computed for the rows it lacks (``rows`` not
+        empty)."""
         derived = self.proba[k].derived
         table = derived.get(key)
         if table is not None and (known := table.get_known(rows)) is not None:
             return known
         missing = (RowTable(0) if table is None else table).missing(rows)
-        if missing.size:
-            values = state_inputs(k, missing, self.proba_at(k, missing))
-            if table is None:
-                table = derived[key] = RowTable(values.shape[1])
-            table.add(missing, values)
-        assert table is not None  # rows is not empty
+        values = compute(missing)
+        if table is None:
+            table = derived[key] = RowTable.like(values)
+        table.add(missing, values)
         return table.get(rows)
 
 
@@ -1000,7 +1038,7 @@ class SparseRollout:
         if missing.size:
             proba = self.growth.proba_at(k, missing)
             out = np.zeros((len(missing), 2))
-            out[:, 0] = self.stop_loss(missing, proba)
+            out[:, 0] = self.growth.stop_at(k, missing, self.stop_loss, proba)
             policy = self.policies[k]
             if policy is not None and policy.learner is not None:
                 inputs = self.growth.inputs_at(k, missing, self.state_inputs, proba)
@@ -1022,7 +1060,7 @@ class SparseRollout:
         (loss, cost) parts, (n, 1 + n_children, 2)."""
         kids = self.growth.dag.children[k]
         P = np.zeros((len(rows), 1 + len(kids), 2))
-        P[:, STOP, 0] = self.stop_loss(rows, proba)
+        P[:, STOP, 0] = self.growth.stop_at(k, rows, self.stop_loss, proba)
         for a, (sensor, child) in enumerate(kids, start=1):
             after = self.parts(child, rows)
             P[:, a, 0] = after[:, 0]
