@@ -39,6 +39,7 @@ the one the learned policies give it, as in Alg. 1.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -179,10 +180,11 @@ class RowTable:
     a few rows at a time, thousands of times) and ``at[row]`` is a row's
     place there, -1 where absent, with a last -1 that every larger row
     number clips to: looking rows up is one gather, not a search, and
-    adding rows moves no others. ``derived``: tables of values computed
-    from these, by row, under a key that names the computation
-    (:meth:`SparseGrowth.inputs_at`; not saved, dropped when ``values`` is
-    set).
+    adding rows moves no others. Adding holds the table's lock (a sweep's
+    points may share it from threads); a reader sees a row once its value
+    is written. ``derived``: tables of values computed from these, by row,
+    under a key that names the computation (:meth:`SparseGrowth.inputs_at`;
+    not saved, dropped when ``values`` is set).
     """
 
     def __init__(self, width: int) -> None:
@@ -215,6 +217,7 @@ class RowTable:
         self.at = np.full(top + 1, -1, dtype=np.intp)
         self.at[rows] = np.arange(len(rows))
         self.derived: dict[Any, Any] = {}
+        self._lock = threading.Lock()
 
     def _places(self, rows: np.ndarray) -> np.ndarray:
         return self.at.take(rows, mode="clip")
@@ -227,10 +230,12 @@ class RowTable:
 
     def add(self, rows: np.ndarray, values: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.intp)
-        new = self._places(rows) < 0
-        if not new.any():
-            return
-        rows, values = rows[new], np.asarray(values)[new]
+        with self._lock:
+            new = self._places(rows) < 0
+            if new.any():
+                self._append(rows[new], np.asarray(values)[new])
+
+    def _append(self, rows: np.ndarray, values: np.ndarray) -> None:
         n, end = self._n, self._n + len(rows)
         if end > len(self._rows):  # double the buffers
             size = max(end, 2 * len(self._rows), 16)
@@ -384,8 +389,8 @@ class SparseGrowth:
             return known
         missing = (RowTable(0) if table is None else table).missing(rows)
         values = compute(missing)
-        if table is None:
-            table = derived[key] = RowTable.like(values)
+        if table is None:  # (another thread's table, if it came first)
+            table = derived.setdefault(key, RowTable.like(values))
         table.add(missing, values)
         return table.get(rows)
 
