@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from numbers import Integral
 from typing import Any
@@ -565,6 +566,12 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         def stop_loss(rows: np.ndarray, proba: np.ndarray) -> np.ndarray:
             return stop_losses(proba, y_fit[rows], lm, kind)
 
+        if lm is None:  # row by row (a loss matrix's products are not)
+            # A grown DAG's walks keep each row's loss at a state under this
+            # key (strategies.SparseGrowth.stop_at): it names the function.
+            labels = np.ascontiguousarray(y_fit, dtype=np.int64).tobytes()
+            digest = hashlib.blake2b(labels, digest_size=20).digest()
+            stop_loss.cache_key = ("classifier", kind, digest)  # type: ignore[attr-defined]
         return stop_loss
 
     def _fit_bank(

@@ -58,7 +58,7 @@ from ..strategies import (
 )
 from ..validation import MAX_FULL_DAG_SENSORS, int_seed
 from ._dag_choice import check_n_rows, full_dag_too_slow
-from ._inputs import CONSTANT_STATE_SPREAD, PolicyInputs
+from ._inputs import CONSTANT_STATE_SPREAD, GrowthStateInputs, PolicyInputs
 from ._policy import make_learner
 
 #: Rows scored per candidate subset by the estimators' subset selection.
@@ -780,9 +780,7 @@ class GrownPlan(FitPlan):
             value_states=value_states,
             route_states=route_states,
             inputs=inputs,
-            state_inputs=lambda k, rows, proba: inputs.of_rows(
-                Xv, k, rows, proba=proba
-            ),
+            state_inputs=GrowthStateInputs(inputs, Xv),
             stop_loss=self.est._sparse_stop_loss(bank, data.y_fit),
             choice=choice,
             candidates=candidates,
@@ -818,7 +816,7 @@ class GrownPlan(FitPlan):
 
         def inputs_for(growth: Any) -> Any:
             inputs = self.policy_inputs(growth, n_classes)[-1]
-            return lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba)
+            return GrowthStateInputs(inputs, Xv)
 
         choice = choose_strategy(
             {name: banks[name].sparse_growth_ for name in wanted},
@@ -869,7 +867,7 @@ class GrownPlan(FitPlan):
         growth = model.bank_.sparse_growth_
         inputs = model.inputs_
         return (
-            lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+            GrowthStateInputs(inputs, Xv),
             model._sparse_stop_loss(model.bank_, y_fit),
             growth.replica(),
         )
@@ -888,7 +886,7 @@ class GrownPlan(FitPlan):
         inputs = model.inputs_
         rollout = SparseRollout(
             model.bank_.sparse_growth_,
-            lambda k, rows, proba: inputs.of_rows(Xv, k, rows, proba=proba),
+            GrowthStateInputs(inputs, Xv),
             judged,
             costs,
             model.cost_scale_,

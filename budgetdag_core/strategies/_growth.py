@@ -39,6 +39,7 @@ the one the learned policies give it, as in Alg. 1.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -174,15 +175,49 @@ class SparseSensorDAG(SensorDAG):
 class RowTable:
     """Values (e.g. probabilities) of some rows at one state, by row number.
 
-    ``rows`` (sorted) and ``values`` hold them; ``at[row]`` is a row's place
-    in them, -1 where absent, with a last -1 that every larger row number
-    clips to: looking rows up is one gather, not a search.
+    ``rows`` (sorted) and ``values`` hold them. Inside, rows are kept in the
+    order they were added (in buffers that double as they fill: a walk adds
+    a few rows at a time, thousands of times) and ``at[row]`` is a row's
+    place there, -1 where absent, with a last -1 that every larger row
+    number clips to: looking rows up is one gather, not a search, and
+    adding rows moves no others. Adding holds the table's lock (a sweep's
+    points may share it from threads); a reader sees a row once its value
+    is written. ``derived``: tables of values computed from these, by row,
+    under a key that names the computation (:meth:`SparseGrowth.inputs_at`;
+    not saved, dropped when ``values`` is set).
     """
 
     def __init__(self, width: int) -> None:
-        self.rows = np.zeros(0, dtype=np.intp)
-        self.values = np.zeros((0, width))
-        self._index()
+        self._fill(np.zeros(0, dtype=np.intp), np.zeros((0, width)))
+
+    @classmethod
+    def like(cls, values: np.ndarray) -> RowTable:
+        """An empty table for values of the shape (past the rows) and dtype
+        of ``values``."""
+        table = cls(0)
+        table._fill(table._rows, np.zeros((0, *values.shape[1:]), values.dtype))
+        return table
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.sort(self._rows[: self._n])
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._values[self.at[self.rows]]
+
+    @values.setter
+    def values(self, values: np.ndarray) -> None:
+        """New values of the rows (in ``rows`` order); derived tables go."""
+        self._fill(self.rows, np.asarray(values))
+
+    def _fill(self, rows: np.ndarray, values: np.ndarray) -> None:
+        self._rows, self._values, self._n = rows, values, len(rows)
+        top = int(rows.max()) + 1 if len(rows) else 0
+        self.at = np.full(top + 1, -1, dtype=np.intp)
+        self.at[rows] = np.arange(len(rows))
+        self.derived: dict[Any, Any] = {}
+        self._lock = threading.Lock()
 
     def _places(self, rows: np.ndarray) -> np.ndarray:
         return self.at.take(rows, mode="clip")
@@ -195,29 +230,47 @@ class RowTable:
 
     def add(self, rows: np.ndarray, values: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.intp)
-        new = self._places(rows) < 0
-        if not new.any():
-            return
-        allrows = np.concatenate([self.rows, rows[new]])
-        allvals = np.concatenate([self.values, np.asarray(values)[new]])
-        order = np.argsort(allrows, kind="stable")
-        self.rows, self.values = allrows[order], allvals[order]
-        self._index()
+        with self._lock:
+            new = self._places(rows) < 0
+            if new.any():
+                self._append(rows[new], np.asarray(values)[new])
+
+    def _append(self, rows: np.ndarray, values: np.ndarray) -> None:
+        n, end = self._n, self._n + len(rows)
+        if end > len(self._rows):  # double the buffers
+            size = max(end, 2 * len(self._rows), 16)
+            grown = np.empty(size, dtype=np.intp)
+            grown[:n] = self._rows[:n]
+            more = np.empty((size, *self._values.shape[1:]), self._values.dtype)
+            more[:n] = self._values[:n]
+            self._rows, self._values = grown, more
+        top = int(rows.max()) + 2
+        if top > len(self.at):  # room for the new rows and a last -1
+            at = np.full(max(top, 2 * len(self.at)), -1, dtype=np.intp)
+            at[: len(self.at)] = self.at
+            self.at = at
+        self._rows[n:end] = rows
+        self._values[n:end] = values
+        self.at[rows] = np.arange(n, end)
+        self._n = end
 
     def get(self, rows: np.ndarray) -> np.ndarray:
-        return self.values[self._places(rows)]
+        return self._values[self._places(rows)]
 
-    def _index(self) -> None:
-        top = int(self.rows[-1]) + 1 if len(self.rows) else 0
-        self.at = np.full(top + 1, -1, dtype=np.intp)
-        self.at[self.rows] = np.arange(len(self.rows))
+    def get_known(self, rows: np.ndarray) -> np.ndarray | None:
+        """:meth:`get` where every one of ``rows`` is known, else None (one
+        lookup where a walk finds its rows known, as it mostly does)."""
+        places = self._places(rows)
+        if len(places) and places.min() < 0:
+            return None
+        return self._values[places]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"rows": self.rows, "values": self.values}  # ``at`` is derived
+        # Sorted rows and their values: what a saved model has always held.
+        return {"rows": self.rows, "values": self.values}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.rows, self.values = state["rows"], state["values"]
-        self._index()
+        self._fill(np.asarray(state["rows"]), np.asarray(state["values"]))
 
 
 @dataclass
@@ -264,11 +317,81 @@ class SparseGrowth:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank
         for rows not known there yet)."""
         table = self.proba[k]
+        known = table.get_known(rows)
+        if known is not None:
+            return known
         missing = table.missing(rows)
         if missing.size:
             mask = np.zeros((1, self.dag.n_sensors), dtype=bool)
             mask[0, self.dag.sensors_in(k)] = True
             table.add(missing, self.bank.oof_at(self.X, missing, mask, k)[:, 0])
+        return table.get(rows)
+
+    def inputs_at(
+        self,
+        k: int,
+        rows: np.ndarray,
+        state_inputs: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
+        proba: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``state_inputs(k, rows, proba)`` at the probabilities of ``rows``
+        at state k (``proba``: those, where known).
+
+        Where ``state_inputs`` has a ``cache_key`` (e.g.
+        ``estimator.GrowthStateInputs``: a pure function of a row's
+        probabilities and the key), each row's inputs are computed once and
+        kept beside state k's probabilities under that key: a sweep's points
+        and a fit's held-out parts roll the same rows through the same
+        states at every cost scale, and the inputs do not depend on it.
+        The inputs are computed row by row (the same numbers in any batch),
+        so a kept row's are those a new call would give.
+        """
+        key = getattr(state_inputs, "cache_key", None)
+        if key is None or not len(rows):
+            if proba is None:
+                proba = self.proba_at(k, rows)
+            return state_inputs(k, rows, proba)
+        return self._kept(
+            k, rows, key, lambda r: state_inputs(k, r, self.proba_at(k, r))
+        )
+
+    def stop_at(
+        self,
+        k: int,
+        rows: np.ndarray,
+        stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
+        proba: np.ndarray,
+    ) -> np.ndarray:
+        """``stop_loss(rows, proba)``, ``proba`` the probabilities of ``rows``
+        at state k: kept beside them as :meth:`inputs_at` keeps inputs where
+        ``stop_loss`` has a ``cache_key`` (a pure function of a row's label
+        and probabilities, computed row by row)."""
+        key = getattr(stop_loss, "cache_key", None)
+        if key is None or not len(rows):
+            return stop_loss(rows, proba)
+        return self._kept(
+            k, rows, ("stop", key), lambda r: stop_loss(r, self.proba_at(k, r))
+        )
+
+    def _kept(
+        self,
+        k: int,
+        rows: np.ndarray,
+        key: Any,
+        compute: Callable[[np.ndarray], np.ndarray],
+    ) -> np.ndarray:
+        """``compute(rows)`` from the table kept under ``key`` beside state
+        k's probabilities, computed for the rows it lacks (``rows`` not
+        empty)."""
+        derived = self.proba[k].derived
+        table = derived.get(key)
+        if table is not None and (known := table.get_known(rows)) is not None:
+            return known
+        missing = (RowTable(0) if table is None else table).missing(rows)
+        values = compute(missing)
+        if table is None:  # (another thread's table, if it came first)
+            table = derived.setdefault(key, RowTable.like(values))
+        table.add(missing, values)
         return table.get(rows)
 
 
@@ -913,14 +1036,18 @@ class SparseRollout:
     def parts(self, k: int, rows: np.ndarray) -> np.ndarray:
         """(n, 2): the stop loss each row of ``rows`` ends with from state k,
         and the acquisition cost it pays on the way."""
+        known = self.tables[k].get_known(rows)
+        if known is not None:
+            return known
         missing = self.tables[k].missing(rows)
         if missing.size:
             proba = self.growth.proba_at(k, missing)
             out = np.zeros((len(missing), 2))
-            out[:, 0] = self.stop_loss(missing, proba)
+            out[:, 0] = self.growth.stop_at(k, missing, self.stop_loss, proba)
             policy = self.policies[k]
             if policy is not None and policy.learner is not None:
-                act = policy.predict(self.state_inputs(k, missing, proba))
+                inputs = self.growth.inputs_at(k, missing, self.state_inputs, proba)
+                act = policy.predict(inputs)
                 kids = self.growth.dag.children[k]
                 for a, (sensor, child) in enumerate(kids, start=1):
                     go = act == a
@@ -938,7 +1065,7 @@ class SparseRollout:
         (loss, cost) parts, (n, 1 + n_children, 2)."""
         kids = self.growth.dag.children[k]
         P = np.zeros((len(rows), 1 + len(kids), 2))
-        P[:, STOP, 0] = self.stop_loss(rows, proba)
+        P[:, STOP, 0] = self.growth.stop_at(k, rows, self.stop_loss, proba)
         for a, (sensor, child) in enumerate(kids, start=1):
             after = self.parts(child, rows)
             P[:, a, 0] = after[:, 0]
@@ -966,7 +1093,8 @@ class SparseRollout:
         return C
 
     def inputs(self, k: int) -> np.ndarray:
-        return self.state_inputs(k, self.growth.flow[k], self._pending[k][0])
+        rows = self.growth.flow[k]
+        return self.growth.inputs_at(k, rows, self.state_inputs, self._pending[k][0])
 
     def settle(self, k: int, C: np.ndarray | None, act: np.ndarray | None) -> None:
         if act is None:
@@ -1007,7 +1135,7 @@ class SparseRollout:
                     0
                     if policy.learner is None
                     else policy.predict(
-                        self.state_inputs(k, rows, self.growth.proba_at(k, rows))
+                        self.growth.inputs_at(k, rows, self.state_inputs)
                     )
                 )
         return GraphReduceResult(
@@ -1021,8 +1149,14 @@ def state_spreads(growth: SparseGrowth) -> np.ndarray:
     out = np.full(growth.dag.n_states, np.nan)
     for k, rows in enumerate(growth.flow):
         if len(rows):
-            p = growth.proba_at(k, rows)
-            out[k] = (np.abs(p - p.mean(axis=0)).sum(axis=1) / 2).mean()
+            # Kept beside the probabilities: every fit on a sweep's bank asks
+            # again, of the same rows (new values of a state drop it).
+            derived = growth.proba[k].derived
+            key = ("spread", rows.tobytes())
+            if key not in derived:
+                p = growth.proba_at(k, rows)
+                derived[key] = (np.abs(p - p.mean(axis=0)).sum(axis=1) / 2).mean()
+            out[k] = derived[key]
     return out
 
 

@@ -3,6 +3,8 @@ keeping the strategy that does better on validation rows."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -250,6 +252,35 @@ def test_a_sweep_keeps_a_strategy_per_point_on_one_bank():
     # A fit with the same settings keeps what the sweep's point kept.
     alone = fit(cost_scale=0.02)
     pd.testing.assert_frame_equal(alone.trace(Xt), result.models[1].trace(Xt))
+
+
+def test_a_sweep_on_one_bank_gives_what_each_point_gives_alone():
+    # The sweep's walks keep rows' policy inputs (and probabilities) on the
+    # bank between points; each point alone starts from the bank as fitted.
+    X, y = make_data(400, 0)
+    Xt, yt = make_data(200, 1)
+    scales = [0.002, 0.02, 0.2]
+    bank = BudgetDAGClassifier(SPEC, cv=3, random_state=0).fit_bank(X, y)
+    as_fitted = pickle.dumps(bank)
+    sweep = tradeoff_curve(
+        X, y, SPEC, cost_scales=scales, X_test=Xt, y_test=yt, bank=bank,
+        cv=3, random_state=0,
+    )  # fmt: skip
+    assert len({m.strategy_ for m in sweep.models}) > 1  # both DAGs walked
+    assert any(t.derived for one in bank.values() for t in one.sparse_growth_.proba)
+    for scale, model in zip(scales, sweep.models, strict=True):
+        alone = tradeoff_curve(
+            X, y, SPEC, cost_scales=[scale], X_test=Xt, y_test=yt,
+            bank=pickle.loads(as_fitted), cv=3, random_state=0,
+        )  # fmt: skip
+        pd.testing.assert_frame_equal(
+            sweep.frame[sweep.frame["cost_scale"] == scale].reset_index(drop=True),
+            alone.frame[alone.frame["cost_scale"] == scale].reset_index(drop=True),
+        )
+        (point,) = alone.models
+        assert point.strategy_ == model.strategy_
+        np.testing.assert_array_equal(point.train_cost_to_go_, model.train_cost_to_go_)
+        pd.testing.assert_frame_equal(point.trace(Xt), model.trace(Xt))
 
 
 # ------------------------------------------------------------ the routed DAG

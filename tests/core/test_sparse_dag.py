@@ -24,6 +24,7 @@ from budgetdag_core import (
     tradeoff_curve,
 )
 from budgetdag_core.dag import SensorDAG
+from budgetdag_core.estimator._inputs import GrowthStateInputs
 from budgetdag_core.plotting import dag_figure
 from budgetdag_core.strategies._growth import (
     MAX_SPARSE_STATES,
@@ -337,6 +338,36 @@ def test_a_row_table_keeps_the_first_values_added_per_row(batches, asked):
     present = np.array(sorted(known), dtype=np.intp)
     assert table.rows.tolist() == present.tolist()
     assert table.get(present).tolist() == [known[int(r)] for r in present]
+    assert table.values.tolist() == [known[int(r)] for r in present]
     again = pickle.loads(pickle.dumps(table))  # the index is rebuilt
     assert again.missing(asked).tolist() == absent
     assert np.array_equal(again.get(present), table.get(present))
+    assert again.rows.tolist() == present.tolist()
+    # New values (a bank's temperatures) replace the old, in ``rows`` order,
+    # and drop what was derived from the old.
+    table.derived["twice"] = RowTable(2)
+    table.values = 2 * table.values
+    doubled = [[2 * v for v in known[int(r)]] for r in present]
+    assert table.get(present).tolist() == doubled
+    assert table.derived == {}
+
+
+def test_a_walk_keeps_each_rows_policy_inputs_beside_its_probabilities(model):
+    growth = model.bank_.sparse_growth_
+    state_inputs = GrowthStateInputs(model.inputs_, growth.X)
+    kept = 0
+    for k, table in enumerate(growth.proba):
+        inputs = table.derived.get(state_inputs.cache_key)
+        if inputs is None:
+            continue
+        rows = inputs.rows
+        assert set(rows.tolist()) <= set(table.rows.tolist())
+        # What a new call gives, whatever batch the rows were kept in.
+        np.testing.assert_array_equal(
+            inputs.get(rows), state_inputs(k, rows, growth.proba_at(k, rows))
+        )
+        kept += 1
+    assert kept > growth.dag.n_states // 2
+    # Other values are other inputs: another key.
+    other = GrowthStateInputs(model.inputs_, growth.X + 1.0)
+    assert other.cache_key != state_inputs.cache_key
