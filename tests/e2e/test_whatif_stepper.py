@@ -93,9 +93,12 @@ def edit_value(page, row: int, value: float) -> None:
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.type(str(value))
         page.keyboard.press("Enter")
-        page.wait_for_timeout(300)
-        if cell_text(page, row) and float(cell_text(page, row)) == value:
-            return
+        # The grid redraws the cell after a rerun: on a busy machine that
+        # takes longer than one short wait, so look again for a few seconds.
+        for _ in range(10):
+            page.wait_for_timeout(300)
+            if cell_text(page, row) and float(cell_text(page, row)) == value:
+                return
     raise AssertionError(f"row {row}: the cell shows {cell_text(page, row)!r}")
 
 
