@@ -635,8 +635,9 @@ class GrownPlan(FitPlan):
     }
 
     def names(self) -> tuple[str, ...]:
-        """The strategies this fit builds (``"auto"``: each, one kept on
-        validation rows, simplest first)."""
+        """The strategies this fit builds (``"auto"``: those of
+        ``strategies.AUTO_STRATEGIES``, one kept on validation rows, simplest
+        first)."""
         return self.FORCED.get(getattr(self.est, "dag", "auto"), AUTO_STRATEGIES)
 
     def kept_from(self) -> tuple[str, ...]:
