@@ -77,7 +77,9 @@ def edit_value(page, row: int, value: float) -> None:
     shown in the cell)."""
     table = page.locator("[data-testid='stDataFrame']").first
     table.scroll_into_view_if_needed()
-    for _ in range(3):
+    # The first try often only focuses the grid (its Enter opens no editor),
+    # and after an Apply or a buy the grid may still be redrawing: try anew.
+    for _ in range(6):
         box = table.bounding_box()
         x, y = box["x"] + box["width"] * 0.5, box["y"] + ROW_PX * (row + 1.5)
         page.mouse.move(x - 20, y)
