@@ -1189,13 +1189,9 @@ def change_rows(before: Path, after: Path) -> list[list[str]]:
             )
             errs.append(f"{b:.4f} → {a:.4f}")
         ratio = {}
+        pb, pa = (s[s["dataset"] == name] for s in (sb, sa))
         for key in ("dag_fit_s", "dag_sweep_s"):
-            b, a = (
-                (
-                    s[s["dataset"] == name][key] / s[s["dataset"] == name]["hgb_fit_s"]
-                ).median()
-                for s in (sb, sa)
-            )
+            b, a = ((p[key] / p["hgb_fit_s"]).median() for p in (pb, pa))
             ratio[key] = f"{b:.1f}× → {a:.1f}×"
         seeds = ra[ra["dataset"] == name]["seed"].nunique()
         rows.append([f"{name} ({seeds})", *errs, ratio["dag_fit_s"]])

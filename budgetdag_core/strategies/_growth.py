@@ -387,7 +387,7 @@ class SparseGrowth:
         table = derived.get(key)
         if table is not None and (known := table.get_known(rows)) is not None:
             return known
-        missing = (RowTable(0) if table is None else table).missing(rows)
+        missing = np.unique(rows) if table is None else table.missing(rows)
         values = compute(missing)
         if table is None:  # (another thread's table, if it came first)
             table = derived.setdefault(key, RowTable.like(values))
