@@ -247,7 +247,11 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
     at = np.array(MANY_FRACTIONS) * spec.total_cost
     var = float(np.var(y))
     start = time.perf_counter()
-    base = BudgetDAGRegressor(spec, cost_scale=0.0, random_state=seed).fit(X, y)
+    # The bank of every strategy "auto" builds: a fitted model's ``bank_``
+    # keeps only the DAG it chose, and the fixed subsets below need the chain.
+    base = BudgetDAGRegressor(spec, cost_scale=0.0, random_state=seed)
+    bank = base.fit_bank(X, y)
+    base.fit(X, y, bank=bank)
     fit_secs = time.perf_counter() - start
     points, grown = [], 0
     for rel in MANY_SCALES:
@@ -257,7 +261,7 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
         grown += model.strategy_ == "grown"
     # The fixed subsets on the same bank: the chain's states (its prefixes).
     chain = BudgetDAGRegressor(spec, dag="chain", random_state=seed)
-    states = chain.fit(X, y, bank=base.bank_).evaluate_states(Xt, yt)
+    states = chain.fit(X, y, bank=bank).evaluate_states(Xt, yt)
     cost, mse = np.array(points).T
     cost = np.append(cost, 0.0)  # the empty state is every policy's too
     mse = np.append(mse, states["mse"].iloc[0])

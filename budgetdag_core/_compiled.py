@@ -147,7 +147,8 @@ class _WarmUp:
 _lock = threading.Lock()
 _warm_up: _WarmUp | None = None
 #: Once every kernel is loaded or cached it stays so (asked on every rerun of
-#: an app page).
+#: an app page, and by every fit's :func:`warm_up`: looking again cost each of
+#: an auto-scale search's trials milliseconds).
 _ready = False
 
 
@@ -248,10 +249,11 @@ def warm_up(wait: bool = False) -> bool:
     >>> kernels_ready()
     True
     """
-    global _warm_up
+    global _warm_up, _ready
     with _lock:
-        if _warm_up is None and _enabled():
+        if _warm_up is None and not _ready and _enabled():
             missing = _missing()
+            _ready = not missing
             if missing:
                 try:
                     _warm_up = _WarmUp(missing)

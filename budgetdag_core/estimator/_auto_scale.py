@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from ..validation import align_rows, check_sample_costs, check_sample_weight
+from ..validation import check_sample_costs
 from ._plans import fitted_plan
 
 #: A classifier's margin over the reference error: one point (times the
@@ -177,15 +177,16 @@ class _Search:
     """Policies at trial scales on one bank, each measured out of fold."""
 
     def __init__(self, est: Any, X: Any, y: Any, fit_kwargs: dict) -> None:
-        self.est, self.X, self.y, self.kwargs = est, X, y, fit_kwargs
-        spec, self.Xv, self.y_fit, _ = est.check_fit_data(X, y)
-        self.costs = check_sample_costs(fit_kwargs["sample_costs"], spec, len(self.Xv))
-        # The fit's weights weigh the rows' out-of-fold errors and costs too.
-        self.weight = check_sample_weight(
-            align_rows(X, fit_kwargs.get("sample_weight"), "sample_weight"),
-            len(self.Xv),
+        # The inputs are checked once: every trial fits on them.
+        data = est._training_data(
+            X, y, fit_kwargs["sample_costs"], fit_kwargs.get("sample_weight")
         )
-        self.mean_costs = spec.cost_vector if self.costs is None else self.costs
+        self.est, self.X, self.y = est, X, y
+        self.kwargs = {**fit_kwargs, "data": data}
+        self.Xv, self.y_fit, self.costs = data.Xv, data.y_fit, data.costs
+        # The fit's weights weigh the rows' out-of-fold errors and costs too.
+        self.weight = data.sample_weight
+        self.mean_costs = data.acquisition_costs
         self.models: dict[float, Any] = {}
         self.points: list[dict[str, float]] = []
         self.oof: OutOfFold | None = None

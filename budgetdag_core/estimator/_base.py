@@ -347,10 +347,13 @@ class BudgetDAGBase(
         dag: Any = None,
         selection: Any = None,
         sample_weight: Any = None,
+        data: TrainingData | None = None,
     ) -> BudgetDAGBase:
         """The fit: checked data → the plan → its bank (or ``bank``) → its
         policy problem (states, stop losses, inputs) → Graph-Reduce. ``dag``
-        and ``selection``: a fitted model's own (``refit_policies``)."""
+        and ``selection``: a fitted model's own (``refit_policies``);
+        ``data``: ``X``, ``y``, the costs and weights already checked (the
+        auto-scale search's trials)."""
         self._validate_params()
         cv = lowered_cv(self, y)  # small data: see estimator._small_data
         if cv is not None:
@@ -366,7 +369,8 @@ class BudgetDAGBase(
                 sample_weight=sample_weight,
             )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
-        data = self._training_data(X, y, sample_costs, sample_weight)
+        if data is None:
+            data = self._training_data(X, y, sample_costs, sample_weight)
         top = float(np.sum(data.acquisition_costs, axis=-1).max())
         if not np.isfinite(self.cost_scale * top):
             raise ValueError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from math import comb
 from typing import Any, Protocol, Self, runtime_checkable
 
@@ -138,6 +140,36 @@ def effective_degree(n_features: int, degree: int, max_features: int) -> int:
     return 1
 
 
+@functools.lru_cache(maxsize=64)
+def _expansion_of_width(n_inputs: int, degree: int) -> PolynomialFeatures:
+    return PolynomialFeatures(degree, include_bias=False).fit(np.zeros((1, n_inputs)))
+
+
+def fitted_expansion(n_inputs: int, degree: int) -> PolynomialFeatures:
+    """A fitted ``PolynomialFeatures(degree, include_bias=False)`` of
+    ``n_inputs`` columns. Its fitted state depends on the width alone, so it
+    is fitted once per width and copied: fitting one per node validated
+    every node's whole input again."""
+    return copy.copy(_expansion_of_width(n_inputs, degree))
+
+
+def polynomial_terms(Zs: np.ndarray, poly: PolynomialFeatures) -> np.ndarray:
+    """``poly.transform(Zs)`` for a float64 matrix, bit for bit. Degree 2 is
+    written here (each product x_i * x_j, i <= j, in scikit-learn's column
+    order) without the input validation that cost more than the products
+    on a node's few hundred rows; other degrees go to scikit-learn."""
+    if poly.degree != 2 or Zs.ndim != 2 or Zs.dtype != np.float64:
+        return poly.transform(Zs)
+    n, d = Zs.shape
+    out = np.empty((n, d + d * (d + 1) // 2))
+    out[:, :d] = Zs
+    start = d
+    for i in range(d):
+        np.multiply(Zs[:, i:], Zs[:, i : i + 1], out=out[:, start : start + d - i])
+        start += d - i
+    return out
+
+
 class PolicyFeatures:
     """Standardise, expand to polynomial features, standardise again.
 
@@ -158,8 +190,8 @@ class PolicyFeatures:
         self.inner_ = fitted_scaler(Z, sample_weight)
         Zs = (Z - self.inner_.mean_) / self.inner_.scale_
         if self.degree_ > 1:
-            self.poly_ = PolynomialFeatures(self.degree_, include_bias=False).fit(Zs)
-            Zs = self.poly_.transform(Zs)
+            self.poly_ = fitted_expansion(Zs.shape[1], self.degree_)
+            Zs = polynomial_terms(Zs, self.poly_)
         else:
             self.poly_ = None
         self.outer_ = fitted_scaler(Zs, sample_weight)
@@ -187,15 +219,13 @@ class PolicyFeatures:
             return c, None, b
         if self.degree_ > 2:
             return None
+        # Degree 2's columns: x_0 .. x_{d-1}, then x_i x_k (i <= k) row by row
+        # of the upper triangle (:func:`polynomial_terms`): each coefficient
+        # lands in one place.
         d = len(self.inner_.mean_)
-        a, U = np.zeros(d), np.zeros((d, d))
-        for j, powers in enumerate(self.poly_.powers_):
-            idx = np.flatnonzero(powers)
-            if powers.sum() == 1:
-                a[idx[0]] += c[j]
-            else:  # x_i^2 (one index) or x_i x_k (two)
-                U[idx[0], idx[-1]] += c[j]
-        return a, U, b
+        U = np.zeros((d, d))
+        U[np.triu_indices(d)] = c[d:]
+        return c[:d].copy(), U, b
 
     def check_integrity(self, where: str, n_inputs: int) -> int:
         """Raise ``ValueError`` unless this is a fitted map of ``n_inputs``
@@ -225,7 +255,7 @@ class PolicyFeatures:
         # prediction path the arithmetic is done directly (same operations).
         Zs = (np.asarray(Z, dtype=float) - self.inner_.mean_) / self.inner_.scale_
         if self.poly_ is not None:
-            Zs = self.poly_.transform(Zs)
+            Zs = polynomial_terms(Zs, self.poly_)
         Zs -= self.outer_.mean_
         Zs /= self.outer_.scale_
         return Zs
