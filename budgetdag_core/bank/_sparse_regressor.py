@@ -168,25 +168,25 @@ def masked_boosting_regressor(random_state: int | None = None) -> Any:
     """The ``"boosting"`` any-subset regressor: LightGBM with the per-state
     bank's boosting settings
     (:func:`~budgetdag_core.bank._regressor_models.boosting_regressor`: up to
-    500 rounds, trees of 8 leaves of at least 20 rows, L2 penalty 1, stopped
-    after 20 rounds without progress) but half its learning rate, 0.05: one
-    model learns every subset, and stops after 50 to 100 rounds at 0.1
-    (Friedman #1 with 24 one-column sensors, 1 000 rows, 5 folds: out-of-fold
-    MSE with every sensor 3.06 at 0.05, 3.18 at 0.1, 3.22 with 16 leaves,
-    3.69 with 31; the bank's fit 5.0 s instead of 3.2 s). LightGBM rather
-    than scikit-learn's histogram boosting: its trees are scored at every
+    500 rounds, trees of 8 leaves of at least 20 rows, L2 penalty 1, learning
+    rate 0.1) stopped after 10 rounds without progress. One model learns
+    every subset from each row's mask copies, so its rounds are the bank's
+    main cost: a lower rate (0.05, 20 rounds of patience) took about twice
+    the rounds for about the same held-out error at random subsets, a little
+    lower on Friedman #1 and higher on landsat's centre pixel
+    (``benchmarks/bench_regressor_bank.py``). LightGBM rather than
+    scikit-learn's histogram boosting: its trees are scored at every
     candidate subset in one compiled walk, where the growth's many small
-    prediction calls spent most of a fit in scikit-learn's per-tree loop
-    (a 24-sensor, 1 000-row fit: 47 s, of which 33 s predicting)."""
+    prediction calls spent most of a fit in scikit-learn's per-tree loop."""
     return LightGBMRegressionTrees(
-        learning_rate=0.05,
+        learning_rate=0.1,
         max_iter=500,
         num_leaves=8,
         min_child_samples=20,
         l2_regularization=1.0,
         early_stopping=True,
         validation_fraction=0.1,
-        n_iter_no_change=20,
+        n_iter_no_change=10,
         max_bins=255,
         random_state=random_state,
     )
