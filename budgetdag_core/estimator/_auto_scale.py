@@ -7,18 +7,20 @@ few cost scales on it (the machinery of ``refit_policies`` and the sweeps:
 one bank, policies per scale), and measure each on the training rows with the
 bank's out-of-fold predictions (a row's prediction at any state comes from
 models that did not see it; never a test row). The *reference* is the
-out-of-fold error of the richest state (all sensors on a full DAG). The kept
-scale is the one of least out-of-fold average cost whose error is within a
-margin of the reference: ``AUTO_MARGIN`` (one point of 0/1 error, or of the
-``loss_matrix``'s largest loss) for a classifier, ``AUTO_RELATIVE_MARGIN``
-(10 % of the reference's squared or absolute error) for a regressor. When no
-scale tried meets it the least error is kept (least cost among ties).
+out-of-fold error of the richest state (all sensors on a full DAG); the *bar*
+is the least error seen, the reference's or, where a policy tried errs less
+(more sensors can hurt: an any-subset bank on many noisy sensors), that
+policy's. The kept scale is the one of least out-of-fold average cost whose
+error is within a margin of the bar: ``AUTO_MARGIN`` (one point of 0/1
+error, or of the ``loss_matrix``'s largest loss) for a classifier,
+``AUTO_RELATIVE_MARGIN`` (10 % of the reference's squared or absolute error)
+for a regressor.
 
 The scales tried: a first one from the costs and the target's spread (it
 fits the bank), then the gain per unit cost of buying every sensor
 (reference against the no-sensor error) times powers of ``AUTO_STEP``, up
-while the error stays within the margin and something is bought, down until
-it does; then ``AUTO_REFINE`` halvings of the log-interval between the last
+while the error stays within the margin of the bar and something is bought,
+down until it does; then ``AUTO_REFINE`` halvings of the log-interval between the last
 scale that failed and the first that met it. At most ``AUTO_MAX_TRIALS``
 policy fits.
 
@@ -230,16 +232,13 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
     reference = oof.state_loss(richest)
     root = oof.state_loss(0)
     margin = oof.model._auto_margin(reference)
-    ok = lambda p: p["error"] <= reference + margin  # noqa: E731
+    best = lambda: least_error(reference, search.points)  # noqa: E731
+    ok = lambda p: p["error"] <= best() + margin  # noqa: E731
     total = float(np.sum(costs, axis=-1).mean())
     gain = max(root - reference, margin) / max(total, 1e-12)
     passed, failed = _coarse(search, gain, ok)
     _refine(search, passed, failed, ok)
-    meeting = [p for p in search.points if ok(p)]
-    if meeting:
-        kept = min(meeting, key=lambda p: (p["avg_cost"], -p["cost_scale"]))
-    else:
-        kept = min(search.points, key=lambda p: (p["error"], p["avg_cost"]))
+    kept = kept_point(search.points, best(), margin)
     model = search.models[kept["cost_scale"]]
     first = search.first
     if model is not first:
@@ -251,17 +250,53 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
     est.cost_scale_search_ = {
         "rule": (
             "least out-of-fold average cost whose out-of-fold error is within "
-            "the margin of the richest state's"
+            "the margin of the least error seen: the richest state's, or a "
+            "policy's where that is less"
         ),
         "reference_state": list(oof.model.sensor_dag_.state_names(richest)),
         "reference_error": float(reference),
+        "best_error": float(best()),
         "no_sensor_error": float(root),
         "margin": float(margin),
-        "met": bool(meeting),
+        "met": any(p["error"] <= reference + margin for p in search.points),
         "tried": [{k: float(v) for k, v in p.items()} for p in search.points],
-        "reason": _reason(kept, reference, margin, bool(meeting)),
+        "reason": _reason(kept, reference, best(), margin),
     }
     return est
+
+
+def least_error(reference: float, points: list[dict[str, float]]) -> float:
+    """The bar of the rule: the least out-of-fold error seen, the richest
+    state's (``reference``) or a policy's where one errs less (more sensors
+    can hurt: an any-subset bank on many noisy sensors).
+
+    Examples
+    --------
+    >>> least_error(0.59, [{"error": 0.36}, {"error": 0.85}])
+    0.36
+    """
+    return min([reference] + [p["error"] for p in points])
+
+
+def kept_point(
+    points: list[dict[str, float]], bar: float, margin: float
+) -> dict[str, float]:
+    """The point of least ``avg_cost`` whose ``error`` is within ``margin``
+    of ``bar`` (ties: the higher ``cost_scale``). The point of least error
+    always qualifies when ``bar`` is :func:`least_error`'s.
+
+    Examples
+    --------
+    >>> points = [
+    ...     {"cost_scale": 0.005, "error": 0.36, "avg_cost": 15.0},
+    ...     {"cost_scale": 0.02, "error": 0.39, "avg_cost": 8.0},
+    ...     {"cost_scale": 0.06, "error": 0.58, "avg_cost": 4.0},
+    ... ]
+    >>> kept_point(points, least_error(0.59, points), 0.01)["cost_scale"]
+    0.005
+    """
+    meeting = [p for p in points if p["error"] <= bar + margin]
+    return min(meeting, key=lambda p: (p["avg_cost"], -p["cost_scale"]))
 
 
 def _coarse(search: _Search, gain: float, ok: Any) -> tuple[float | None, float | None]:
@@ -299,18 +334,18 @@ def _refine(search: _Search, passed: float | None, failed: float | None, ok) -> 
             failed = mid
 
 
-def _reason(kept: dict, reference: float, margin: float, met: bool) -> str:
+def _reason(kept: dict, reference: float, best: float, margin: float) -> str:
     scale, error, cost = kept["cost_scale"], kept["error"], kept["avg_cost"]
-    if met:
-        return (
-            f"cost_scale={scale:.4g}: the least average cost ({cost:.4g}) whose "
-            f"out-of-fold error ({error:.4g}) is within {margin:.4g} of the "
-            f"richest state's ({reference:.4g})"
+    if best < reference:
+        bar = (
+            f"the least error seen ({best:.4g}, a policy's; the richest state "
+            f"errs {reference:.4g})"
         )
+    else:
+        bar = f"the richest state's ({reference:.4g})"
     return (
-        f"cost_scale={scale:.4g}: no scale tried came within {margin:.4g} of "
-        f"the richest state's out-of-fold error ({reference:.4g}); kept the "
-        f"least error ({error:.4g}, average cost {cost:.4g})"
+        f"cost_scale={scale:.4g}: the least average cost ({cost:.4g}) whose "
+        f"out-of-fold error ({error:.4g}) is within {margin:.4g} of {bar}"
     )
 
 

@@ -253,7 +253,9 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         one ``"auto"`` chose).
     cost_scale_search_ : dict or None
         With ``cost_scale="auto"``: ``rule``, ``reference_state`` and
-        ``reference_error``, ``no_sensor_error``, ``margin``, ``met``,
+        ``reference_error`` (the richest state's), ``best_error`` (the bar:
+        the least error seen), ``no_sensor_error``, ``margin``, ``met``
+        (whether a scale came within the margin of the reference),
         ``tried`` (each scale's out-of-fold ``error`` and ``avg_cost``) and
         ``reason`` (a sentence); else None.
     cv_ : int
