@@ -182,12 +182,10 @@ class _Search:
     """Policies at trial scales on one bank, each measured out of fold."""
 
     def __init__(self, est: Any, X: Any, y: Any, fit_kwargs: dict) -> None:
-        # The inputs are checked once: every trial fits on them.
-        data = est._training_data(
-            X, y, fit_kwargs["sample_costs"], fit_kwargs.get("sample_weight")
-        )
-        self.est, self.X, self.y = est, X, y
-        self.kwargs = {**fit_kwargs, "data": data}
+        # The inputs are checked once (``fit_kwargs["data"]``, by the fit):
+        # every trial fits on them.
+        data = fit_kwargs["data"]
+        self.est, self.X, self.y, self.kwargs = est, X, y, fit_kwargs
         self.Xv, self.y_fit, self.costs = data.Xv, data.y_fit, data.costs
         # The fit's weights weigh the rows' out-of-fold errors and costs too.
         self.weight = data.sample_weight

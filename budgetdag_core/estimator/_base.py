@@ -362,15 +362,15 @@ class BudgetDAGBase(
                 progress=progress, dag=dag, selection=selection,
                 sample_weight=sample_weight,
             )  # fmt: skip
+        if data is None:
+            data = self._training_data(X, y, sample_costs, sample_weight)
         if isinstance(self.cost_scale, str):  # "auto": see estimator._auto_scale
             return self._fit_auto_scale(
                 X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
-                sample_weight=sample_weight,
+                sample_weight=sample_weight, data=data,
             )  # fmt: skip
         warm_up()  # the kernels the fit will need, compiled meanwhile if missing
-        if data is None:
-            data = self._training_data(X, y, sample_costs, sample_weight)
         top = float(np.sum(data.acquisition_costs, axis=-1).max())
         if not np.isfinite(self.cost_scale * top):
             raise ValueError(

@@ -161,6 +161,11 @@ def polynomial_terms(Zs: np.ndarray, poly: PolynomialFeatures) -> np.ndarray:
     if poly.degree != 2 or Zs.ndim != 2 or Zs.dtype != np.float64:
         return poly.transform(Zs)
     n, d = Zs.shape
+    if d != poly.n_features_in_:
+        raise ValueError(
+            f"The policy's inputs have {d} columns; its feature map was fitted "
+            f"on {poly.n_features_in_}."
+        )
     out = np.empty((n, d + d * (d + 1) // 2))
     out[:, :d] = Zs
     start = d

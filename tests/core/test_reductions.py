@@ -2,13 +2,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
+from sklearn.preprocessing import PolynomialFeatures
 
 from budgetdag_core.reductions import (
     CostRegression,
     CostSensitiveLearner,
     FilterTree,
     effective_degree,
+)
+from budgetdag_core.reductions._base import (
+    PolicyFeatures,
+    fitted_expansion,
+    polynomial_terms,
 )
 
 LEARNERS = [FilterTree(degree=2), CostRegression(degree=2)]
@@ -75,3 +83,31 @@ def test_effective_degree_caps_expansion() -> None:
     assert effective_degree(50, 2, 1000) == 1  # 1325 features > 1000
     assert effective_degree(10, 3, 1000) == 3  # 285
     assert effective_degree(20, 3, 1000) == 2  # 1770 > 1000 >= 230
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    d=st.integers(1, 9),
+    seed=st.integers(0, 2**16),
+)
+def test_policy_features_expand_as_scikit_learn_does(n: int, d: int, seed: int) -> None:
+    # The degree-2 map is written without scikit-learn's validation: the same
+    # columns, bit for bit, and the folded quadratic form reads them right.
+    Z = np.random.default_rng(seed).normal(size=(n, d)) * 10.0
+    poly = fitted_expansion(d, 2)
+    reference = PolynomialFeatures(2, include_bias=False).fit(Z)
+    assert np.array_equal(polynomial_terms(Z, poly), reference.transform(Z))
+    assert poly.n_output_features_ == reference.n_output_features_
+    features = PolicyFeatures(degree=2)
+    F = features.fit_transform(Z)
+    coef = np.random.default_rng(seed + 1).normal(size=F.shape[1])
+    a, U, b = features.fold(coef, 0.5)
+    Zs = features.scale_inputs(Z)
+    folded = b + Zs @ a + np.einsum("ij,ij->i", Zs @ U, Zs)
+    np.testing.assert_allclose(folded, F @ coef + 0.5, rtol=1e-9, atol=1e-9)
+
+
+def test_policy_features_refuse_inputs_of_another_width() -> None:
+    with pytest.raises(ValueError, match="have 4 columns; its feature map"):
+        polynomial_terms(np.zeros((3, 4)), fitted_expansion(3, 2))
