@@ -14,7 +14,8 @@ policy's. The kept scale is the one of least out-of-fold average cost whose
 error is within a margin of the bar: ``AUTO_MARGIN`` (one point of 0/1
 error, or of the ``loss_matrix``'s largest loss) for a classifier,
 ``AUTO_RELATIVE_MARGIN`` (10 % of the reference's squared or absolute error)
-for a regressor.
+for a regressor. When no scale tried meets it (the richest state errs less
+than every policy) the least error is kept (least cost among ties).
 
 The scales tried: a first one from the costs and the target's spread (it
 fits the bank), then the gain per unit cost of buying every sensor
@@ -261,7 +262,7 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
         "margin": float(margin),
         "met": any(p["error"] <= reference + margin for p in search.points),
         "tried": [{k: float(v) for k, v in p.items()} for p in search.points],
-        "reason": _reason(kept, reference, best(), margin),
+        "reason": _reason(kept, reference, best(), margin, ok(kept)),
     }
     return est
 
@@ -283,8 +284,9 @@ def kept_point(
     points: list[dict[str, float]], bar: float, margin: float
 ) -> dict[str, float]:
     """The point of least ``avg_cost`` whose ``error`` is within ``margin``
-    of ``bar`` (ties: the higher ``cost_scale``). The point of least error
-    always qualifies when ``bar`` is :func:`least_error`'s.
+    of ``bar`` (ties: the higher ``cost_scale``); where none is (the bar is
+    the richest state's, below every policy's), the point of least error
+    (least cost among ties).
 
     Examples
     --------
@@ -295,8 +297,12 @@ def kept_point(
     ... ]
     >>> kept_point(points, least_error(0.59, points), 0.01)["cost_scale"]
     0.005
+    >>> kept_point(points, least_error(0.30, points), 0.01)["cost_scale"]
+    0.005
     """
     meeting = [p for p in points if p["error"] <= bar + margin]
+    if not meeting:
+        return min(points, key=lambda p: (p["error"], p["avg_cost"]))
     return min(meeting, key=lambda p: (p["avg_cost"], -p["cost_scale"]))
 
 
@@ -335,8 +341,14 @@ def _refine(search: _Search, passed: float | None, failed: float | None, ok) -> 
             failed = mid
 
 
-def _reason(kept: dict, reference: float, best: float, margin: float) -> str:
+def _reason(kept: dict, reference: float, best: float, margin: float, met: bool) -> str:
     scale, error, cost = kept["cost_scale"], kept["error"], kept["avg_cost"]
+    if not met:
+        return (
+            f"cost_scale={scale:.4g}: no scale tried came within {margin:.4g} of "
+            f"the richest state's out-of-fold error ({reference:.4g}); kept the "
+            f"least error ({error:.4g}, average cost {cost:.4g})"
+        )
     if best < reference:
         bar = (
             f"the least error seen ({best:.4g}, a policy's; the richest state "
