@@ -205,8 +205,11 @@ class RowTable:
     not saved, dropped when ``values`` is set).
     """
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, capacity: int = 0) -> None:
         self._fill(np.zeros(0, dtype=np.intp), np.zeros((0, width)))
+        if capacity > 0:  # buffers for that many rows before any doubling
+            self._rows = np.empty(capacity, dtype=np.intp)
+            self._values = np.empty((capacity, width))
 
     @classmethod
     def like(cls, values: np.ndarray) -> RowTable:
@@ -1075,7 +1078,9 @@ class SparseRollout:
         self.cost_scale = float(cost_scale)
         K = growth.dag.n_states
         self.policies: list[NodePolicy | None] = [None] * K
-        self.tables = [RowTable(2) for _ in range(K)]
+        # Room for each state's own rows and as many rolled out (a table
+        # that grows by doubling copies itself a few times per walk).
+        self.tables = [RowTable(2, 2 * len(rows)) for rows in growth.flow]
         self.work = sum(len(rows) for rows in growth.flow)
         # The walk's state: per state being reduced, its rows' probabilities
         # and action cost parts; the root's actions.
