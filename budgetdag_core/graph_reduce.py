@@ -260,7 +260,7 @@ def _action_costs(
 
 
 def _fit_layer(
-    parallel: Parallel,
+    parallel: Parallel | None,
     to_fit: list[tuple[int, np.ndarray]],
     state_inputs: Callable[[int], np.ndarray],
     node_fit: Callable[..., tuple[Any, np.ndarray]],
@@ -268,20 +268,26 @@ def _fit_layer(
     replay: Sequence[NodePolicy] | None,
     weights_of: Callable[[int], np.ndarray] | None = None,
 ) -> list[tuple[Any, np.ndarray, int]]:
-    """The nodes of one layer fitted (or replayed) in ``parallel``: per
-    problem, the model, its actions and the width of its inputs
-    (``weights_of(k)``: the weights of state k's rows, None: unweighted)."""
+    """The nodes of one layer fitted (or replayed) in ``parallel`` (None:
+    one after another in this thread, in the order a sequential joblib
+    run takes them, without its per-task wrapper: a sweep fits tens of
+    thousands of small nodes): per problem, the model, its actions and
+    the width of its inputs (``weights_of(k)``: the weights of state k's
+    rows, None: unweighted)."""
     widths: dict[int, int] = {}
 
-    def task(k: int, C: np.ndarray) -> Any:
+    def task(k: int, C: np.ndarray) -> tuple[Any, ...]:
         Z = state_inputs(k)
         widths[k] = Z.shape[1]
         model = learner if replay is None else replay[k]
         if weights_of is None:
-            return delayed(node_fit)(model, Z, C)
-        return delayed(node_fit)(model, Z, C, weights_of(k))
+            return (model, Z, C)
+        return (model, Z, C, weights_of(k))
 
-    fitted = parallel(task(k, C) for k, C in to_fit)
+    if parallel is None:
+        fitted = [node_fit(*task(k, C)) for k, C in to_fit]
+    else:
+        fitted = parallel(delayed(node_fit)(*task(k, C)) for k, C in to_fit)
     return [
         (model, act, widths[k])
         for (k, _), (model, act) in zip(to_fit, fitted, strict=True)
@@ -487,7 +493,8 @@ def reduce_walk(
     policies = walk.policies  # filled as the walk goes: rollouts read them
     tables: list[np.ndarray] | None = [np.empty(0)] * K if record else None
     node_fit = fit_node if replay is None else _replay_node
-    if walk.work < PARALLEL_POLICY_WORK and not on_cluster():
+    local = walk.work < PARALLEL_POLICY_WORK and not on_cluster()
+    if local:
         n_jobs = 1  # on a cluster the user asked for: its tasks, whatever the size
     done = 0
     # Threads: the node solvers are compiled and release the GIL, and threads
@@ -504,8 +511,9 @@ def reduce_walk(
             trivial = [(k, C) for k, C in problems if C is None or C.shape[1] == 1]
             to_fit = [(k, C) for k, C in problems if C is not None and C.shape[1] > 1]
             fitted = _fit_layer(
-                parallel, to_fit, walk.inputs, node_fit, learner, replay, weights_of
-            )
+                None if local else parallel, to_fit, walk.inputs, node_fit,
+                learner, replay, weights_of,
+            )  # fmt: skip
             for k, C in trivial:
                 policies[k] = NodePolicy(k, dag.children[k], None, 0)
                 walk.settle(k, C, None)

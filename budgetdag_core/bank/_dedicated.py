@@ -237,6 +237,9 @@ serve, masks_per_row, growth
         with that fold's dedicated model blended in at the all-sensor subset
         (a refitted served model: the dedicated models' mean)."""
         out = super()._model_proba(model, cols, prior, Xr, cmasks, empty)
+        full = cmasks.all(axis=1) & ~empty
+        if float(getattr(self, "full_weight_", 0.0)) == 0.0 or not full.any():
+            return out  # nothing blended in (_blended)
         # A slim saved bank keeps the fold models as its served ones only.
         folds = getattr(self, "fold_models_", None)
         if folds is None:
@@ -245,7 +248,6 @@ serve, masks_per_row, growth
         models = self.dedicated_models_
         if fold and models:
             models = [models[fold[0]]]
-        full = cmasks.all(axis=1) & ~empty
         with single_threaded():
             return self._blended(out, full, lambda: self._dedicated_proba(models, Xr))
 

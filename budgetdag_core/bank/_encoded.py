@@ -50,6 +50,9 @@ _SINGLE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: Most columns a mask may add to those every mask keeps for
 #: :meth:`MaskEncodedClassifier.proba_under_masks` to add them one by one.
 FEW_EXTRA_COLUMNS = 4
+#: Most single masks whose terms a fitted model keeps (see
+#: :meth:`MaskEncodedClassifier._mask_terms`).
+MAX_KEPT_MASKS = 4096
 
 
 def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -460,15 +463,42 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
 
     def _single_precision(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """The layers' weights in float32, converted once per fitted model."""
+        cached = self._single_cache()
+        return cached[1], cached[2]
+
+    def _single_cache(self) -> tuple[Any, list, list, dict]:
+        """(fitted weights, float32 weights, float32 intercepts, the terms
+        of single masks): kept per fitted model, anew after a refit."""
         cached = _SINGLE.get(self)
         if cached is None or cached[0] is not self.coefs_:
             cached = (
                 self.coefs_,
                 [np.asarray(W, dtype=np.float32) for W in self.coefs_],
                 [np.asarray(b, dtype=np.float32) for b in self.intercepts_],
+                {},
             )
             _SINGLE[self] = cached
-        return cached[1], cached[2]
+        return cached
+
+    def _mask_terms(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """A column mask's columns, the first layer's value rows of them and
+        the mask's own term (with the bias), float32, as
+        :meth:`proba_under_masks` computes them for a call of this mask
+        alone; kept per model (a walk asks the same states again and
+        again, a few rows at a time)."""
+        _, coefs, intercepts, terms = self._single_cache()
+        key = mask.tobytes()
+        kept = terms.get(key)
+        if kept is None:
+            d = len(mask)
+            top, bottom = coefs[0][:d], coefs[0][d:]
+            masks = mask[None]
+            mask_term = masks.astype(np.float32) @ bottom + intercepts[0]
+            kept = (np.flatnonzero(mask), top[mask], mask_term)
+            if len(terms) >= MAX_KEPT_MASKS:  # bounded: start again
+                terms.clear()
+            terms[key] = kept
+        return kept
 
     def proba_under_masks(self, X: Any, column_masks: Any) -> np.ndarray:
         """Class probabilities of each row of ``X`` under each column mask,
@@ -492,6 +522,8 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             Xs = np.tile(X, (K, 1))
             Xs[~np.repeat(masks, n, axis=0)] = np.nan
             return self.predict_proba(Xs).reshape(K, n, -1).swapaxes(0, 1)
+        if K == 1 and masks.shape[1] == X.shape[1]:
+            return self._proba_under_mask(X, masks[0])
         d = X.shape[1]
         # float32: the products of many (row, mask) pairs are most of a sparse
         # DAG's growth; its probabilities only rank and calibrate.
@@ -525,6 +557,24 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
                 pre += (Zu.reshape(-1, used.size) @ top[used]).reshape(-1, K, H)
             head = self._head(pre.reshape(-1, H), coefs[1:], intercepts[1:])
             out[r] = head.reshape(-1, K, out.shape[2])
+        return out
+
+    def _proba_under_mask(self, X: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """:meth:`proba_under_masks` of one mask (rows without NaN): the same
+        float32 products (every column it keeps is common, none extra), with
+        the mask's terms kept (:meth:`_mask_terms`) and only its columns
+        standardised (elementwise: the same values)."""
+        coefs, intercepts = self._single_precision()
+        cols, top, mask_term = self._mask_terms(mask)
+        z = compressed_values(X[:, cols], self.center_[cols], self.scale_[cols])
+        row_term = z.astype(np.float32) @ top  # (n, H)
+        H = top.shape[1]
+        out = np.empty((len(X), 1, len(self.classes_)))
+        for start in range(0, len(X), MASKED_BLOCK_PAIRS):
+            r = slice(start, start + MASKED_BLOCK_PAIRS)
+            pre = row_term[r, None, :] + mask_term[None, :, :]
+            head = self._head(pre.reshape(-1, H), coefs[1:], intercepts[1:])
+            out[r] = head.reshape(-1, 1, out.shape[2])
         return out
 
     def predict(self, X: Any) -> np.ndarray:

@@ -382,6 +382,8 @@ class SparseMaskedBank(MaskedBank):
             return out
         if isinstance(model, MaskEncodedClassifier):
             proba = model.proba_under_masks(Xc, cmasks[todo][:, cols])
+            if len(todo) == len(cmasks) and proba.shape[2] == self.n_classes_:
+                return proba  # every subset, every class: what out would copy
             full = np.zeros((len(Xr), len(todo), self.n_classes_))
             full[:, :, np.asarray(model.classes_, dtype=int)] = proba
             out[:, todo] = full

@@ -39,6 +39,7 @@ the one the learned policies give it, as in Alg. 1.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -172,6 +173,23 @@ class SparseSensorDAG(SensorDAG):
 
 
 # --------------------------------------------------------------------- tables
+@functools.lru_cache(maxsize=4096)
+def state_mask(state: int, n_sensors: int) -> np.ndarray:
+    """The sensor subset (1, n_sensors) of bool of the state of bitmask
+    ``state``: what a walk asks the bank at (read-only, kept: a sweep asks
+    at the same states thousands of times).
+
+    Examples
+    --------
+    >>> state_mask(0b101, 4).tolist()
+    [[True, False, True, False]]
+    """
+    mask = np.zeros((1, n_sensors), dtype=bool)
+    mask[0, bits_of(state)] = True
+    mask.flags.writeable = False
+    return mask
+
+
 class RowTable:
     """Values (e.g. probabilities) of some rows at one state, by row number.
 
@@ -187,8 +205,11 @@ class RowTable:
     not saved, dropped when ``values`` is set).
     """
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, capacity: int = 0) -> None:
         self._fill(np.zeros(0, dtype=np.intp), np.zeros((0, width)))
+        if capacity > 0:  # buffers for that many rows before any doubling
+            self._rows = np.empty(capacity, dtype=np.intp)
+            self._values = np.empty((capacity, width))
 
     @classmethod
     def like(cls, values: np.ndarray) -> RowTable:
@@ -228,12 +249,37 @@ class RowTable:
             out = np.unique(out)
         return out
 
-    def add(self, rows: np.ndarray, values: np.ndarray) -> None:
+    def lookup(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, bool]:
+        """:meth:`get_known` and :meth:`missing` in one lookup: ``(values,
+        rows, False)`` where every one of ``rows`` is known, else ``(None,
+        missing, exact)``, ``exact`` where the missing rows are ``rows``
+        themselves, in order (none known, ascending, no repeats): a caller
+        that then adds them all (:meth:`add`) may use its own values as
+        :meth:`get` would give them (a walk asks thousands of times)."""
+        places = self.at.take(rows, mode="clip")
+        if not len(places) or places.min() >= 0:
+            return self._values[places], rows, False
+        out = rows[places < 0]
+        if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
+            return None, np.unique(out), False
+        return None, out, len(out) == len(rows)
+
+    def add(self, rows: np.ndarray, values: np.ndarray) -> bool:
+        """Add the rows not known yet with their ``values``; True where all
+        were new and the table now holds ``values`` as given (same dtype,
+        C-contiguous): then :meth:`get` of ``rows`` would give a copy of
+        ``values``."""
         rows = np.asarray(rows, dtype=np.intp)
+        values = np.asarray(values)
         with self._lock:
-            new = self._places(rows) < 0
+            places = self._places(rows)
+            if len(places) and places.max() < 0:  # all new
+                self._append(rows, values)
+                return values.dtype == self._values.dtype and values.flags.c_contiguous
+            new = places < 0
             if new.any():
-                self._append(rows[new], np.asarray(values)[new])
+                self._append(rows[new], values[new])
+            return False
 
     def _append(self, rows: np.ndarray, values: np.ndarray) -> None:
         n, end = self._n, self._n + len(rows)
@@ -317,14 +363,13 @@ class SparseGrowth:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank
         for rows not known there yet)."""
         table = self.proba[k]
-        known = table.get_known(rows)
+        known, missing, exact = table.lookup(rows)
         if known is not None:
             return known
-        missing = table.missing(rows)
-        if missing.size:
-            mask = np.zeros((1, self.dag.n_sensors), dtype=bool)
-            mask[0, self.dag.sensors_in(k)] = True
-            table.add(missing, self.bank.oof_at(self.X, missing, mask, k)[:, 0])
+        mask = state_mask(self.dag.states[k], self.dag.n_sensors)
+        proba = self.bank.oof_at(self.X, missing, mask, k)[:, 0]
+        if table.add(missing, proba) and exact:
+            return proba  # what get(rows) would copy
         return table.get(rows)
 
     def inputs_at(
@@ -351,47 +396,64 @@ class SparseGrowth:
             if proba is None:
                 proba = self.proba_at(k, rows)
             return state_inputs(k, rows, proba)
-        return self._kept(
-            k, rows, key, lambda r: state_inputs(k, r, self.proba_at(k, r))
-        )
+        return self._kept(k, rows, key, lambda r, p: state_inputs(k, r, p), proba)
 
     def stop_at(
         self,
         k: int,
         rows: np.ndarray,
         stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
-        proba: np.ndarray,
+        proba: np.ndarray | None = None,
     ) -> np.ndarray:
         """``stop_loss(rows, proba)``, ``proba`` the probabilities of ``rows``
-        at state k: kept beside them as :meth:`inputs_at` keeps inputs where
-        ``stop_loss`` has a ``cache_key`` (a pure function of a row's label
-        and probabilities, computed row by row)."""
+        at state k (None: asked where needed): kept beside them as
+        :meth:`inputs_at` keeps inputs where ``stop_loss`` has a
+        ``cache_key`` (a pure function of a row's label and probabilities,
+        computed row by row)."""
         key = getattr(stop_loss, "cache_key", None)
         if key is None or not len(rows):
+            if proba is None:
+                proba = self.proba_at(k, rows)
             return stop_loss(rows, proba)
-        return self._kept(
-            k, rows, ("stop", key), lambda r: stop_loss(r, self.proba_at(k, r))
-        )
+        return self._kept(k, rows, ("stop", key), stop_loss, proba)
 
     def _kept(
         self,
         k: int,
         rows: np.ndarray,
         key: Any,
-        compute: Callable[[np.ndarray], np.ndarray],
+        compute: Callable[[np.ndarray, np.ndarray], np.ndarray],
+        proba: np.ndarray | None = None,
     ) -> np.ndarray:
-        """``compute(rows)`` from the table kept under ``key`` beside state
-        k's probabilities, computed for the rows it lacks (``rows`` not
-        empty)."""
+        """``compute(rows, proba of rows)`` from the table kept under ``key``
+        beside state k's probabilities, computed for the rows it lacks
+        (``rows`` not empty; ``proba``: the probabilities of ``rows`` at
+        state k, where known).
+
+        A kept row's probabilities are known (computing its values asked
+        for them), so the rows whose probabilities are asked of the bank,
+        if any, are those a call of ``proba_at(k, rows)`` would ask: a
+        caller may leave ``proba`` to this, and the bank is asked only
+        where some row's values are lacking, with the same rows.
+        """
         derived = self.proba[k].derived
         table = derived.get(key)
-        if table is not None and (known := table.get_known(rows)) is not None:
-            return known
-        missing = np.unique(rows) if table is None else table.missing(rows)
-        values = compute(missing)
+        if table is None:
+            missing = np.unique(rows)
+            exact = len(missing) == len(rows) and bool((missing == rows).all())
+        else:
+            known, missing, exact = table.lookup(rows)
+            if known is not None:
+                return known
+        # The rows' own probabilities where they are the rows lacking: the
+        # table's, as proba_at would give them.
+        values = compute(
+            missing, proba if exact and proba is not None else self.proba_at(k, missing)
+        )
         if table is None:  # (another thread's table, if it came first)
             table = derived.setdefault(key, RowTable.like(values))
-        table.add(missing, values)
+        if table.add(missing, values) and exact:
+            return values  # what get(rows) would copy
         return table.get(rows)
 
 
@@ -1016,7 +1078,9 @@ class SparseRollout:
         self.cost_scale = float(cost_scale)
         K = growth.dag.n_states
         self.policies: list[NodePolicy | None] = [None] * K
-        self.tables = [RowTable(2) for _ in range(K)]
+        # Room for each state's own rows and as many rolled out (a table
+        # that grows by doubling copies itself a few times per walk).
+        self.tables = [RowTable(2, 2 * len(rows)) for rows in growth.flow]
         self.work = sum(len(rows) for rows in growth.flow)
         # The walk's state: per state being reduced, its rows' probabilities
         # and action cost parts; the root's actions.
@@ -1036,28 +1100,37 @@ class SparseRollout:
     def parts(self, k: int, rows: np.ndarray) -> np.ndarray:
         """(n, 2): the stop loss each row of ``rows`` ends with from state k,
         and the acquisition cost it pays on the way."""
-        known = self.tables[k].get_known(rows)
+        table = self.tables[k]
+        known, missing, exact = table.lookup(rows)
         if known is not None:
             return known
-        missing = self.tables[k].missing(rows)
-        if missing.size:
-            proba = self.growth.proba_at(k, missing)
-            out = np.zeros((len(missing), 2))
-            out[:, 0] = self.growth.stop_at(k, missing, self.stop_loss, proba)
-            policy = self.policies[k]
-            if policy is not None and policy.learner is not None:
-                inputs = self.growth.inputs_at(k, missing, self.state_inputs, proba)
-                act = policy.predict(inputs)
-                kids = self.growth.dag.children[k]
-                for a, (sensor, child) in enumerate(kids, start=1):
-                    go = act == a
-                    if go.any():
-                        moved = missing[go]
-                        after = self.parts(child, moved)
-                        out[go, 0] = after[:, 0]
-                        out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
-            self.tables[k].add(missing, out)
-        return self.tables[k].get(rows)
+        # The rows' probabilities are asked only where their stop losses or
+        # inputs are not kept yet (SparseGrowth._kept: the same bank calls).
+        growth = self.growth
+        out = np.zeros((len(missing), 2))
+        out[:, 0] = growth.stop_at(k, missing, self.stop_loss)
+        policy = self.policies[k]
+        if policy is not None and policy.learner is not None:
+            act = policy.predict(growth.inputs_at(k, missing, self.state_inputs))
+            kids = self.dag.children[k]
+            # Only the actions some row took (a row batch mostly takes few).
+            taken = np.bincount(act, minlength=1)[1 : len(kids) + 1]
+            for a in np.flatnonzero(taken) + 1:
+                sensor, child = kids[a - 1]
+                go = act == a
+                moved = missing[go]
+                after = self.parts(child, moved)
+                out[go, 0] = after[:, 0]
+                # (a scalar cost adds as its repeats would)
+                cost = (
+                    self.costs[sensor]
+                    if self.costs.ndim == 1
+                    else self.costs[moved, sensor]
+                )
+                out[go, 1] = cost + after[:, 1]
+        if table.add(missing, out) and exact:
+            return out  # what get(rows) would copy
+        return table.get(rows)
 
     def action_costs(self, k: int, rows: np.ndarray, proba: np.ndarray):
         """The action cost table of ``rows`` at state k (stop first, then each

@@ -27,6 +27,7 @@ from budgetdag_core.bank import (
     SparseMaskedBank,
     make_sparse_bank,
 )
+from budgetdag_core.bank._encoded import compressed_values
 
 N_SENSORS = 14
 
@@ -155,6 +156,51 @@ def test_scores_under_masks_equal_the_masked_rows_scores(model, n_classes):
         stack[~np.repeat(masks, len(X_rows), axis=0)] = np.nan
         want = fitted.predict_proba(stack).reshape(len(masks), len(X_rows), -1)
         np.testing.assert_allclose(got, want.swapaxes(0, 1), atol=1e-5)
+
+
+def _many_mask_scores(fitted, X, masks):
+    """proba_under_masks' general arithmetic where the masks add no columns
+    to those they share (one mask): every column standardised, the shared
+    columns' float32 product, each mask's own term."""
+    coefs, intercepts = fitted._single_precision()
+    d = X.shape[1]
+    z = compressed_values(X, fitted.center_, fitted.scale_).astype(np.float32)
+    top, bottom = coefs[0][:d], coefs[0][d:]
+    mask_term = masks.astype(np.float32) @ bottom + intercepts[0]
+    common = masks.all(axis=0)
+    pre = (z[:, common] @ top[common])[:, None, :] + mask_term[None, :, :]
+    head = fitted._head(pre.reshape(-1, top.shape[1]), coefs[1:], intercepts[1:])
+    return head.reshape(len(X), len(masks), -1)
+
+
+@pytest.mark.parametrize("model", ["mlp", "logistic"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_one_mask_scores_exactly_as_the_many_mask_arithmetic(model, n_classes):
+    """One mask (a rollout's call: its own path, its terms kept, only its
+    columns standardised) gives the general path's float32 numbers bit for
+    bit, with outliers, for the empty, full and a partial mask, asked
+    again (kept terms) or after a refit (new terms)."""
+    rng = np.random.default_rng(20 + n_classes)
+    X = rng.normal(size=(200, 8))
+    X[:, 2] *= 30  # outliers, compressed by the encoding
+    y = rng.integers(0, n_classes, size=200)
+    fitted = MaskEncodedClassifier(model, random_state=0, max_iter=20).fit(X, y)
+    rows = rng.normal(size=(30, 8))
+    rows[:, 2] *= 30
+    for mask in (np.zeros(8, bool), np.ones(8, bool), rng.random(8) < 0.5):
+        want = _many_mask_scores(fitted, rows, mask[None])
+        np.testing.assert_array_equal(fitted.proba_under_masks(rows, mask), want)
+        np.testing.assert_array_equal(fitted.proba_under_masks(rows, mask), want)
+        one = fitted.proba_under_masks(rows[:1], mask[None])
+        np.testing.assert_array_equal(
+            one, _many_mask_scores(fitted, rows[:1], mask[None])
+        )
+    fitted.fit(X[::-1], y[::-1])  # new weights: the kept terms go
+    mask = rng.random(8) < 0.5
+    np.testing.assert_array_equal(
+        fitted.proba_under_masks(rows, mask[None]),
+        _many_mask_scores(fitted, rows, mask[None]),
+    )
 
 
 @pytest.mark.parametrize("model", ["mlp", "logistic"])

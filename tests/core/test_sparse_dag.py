@@ -35,6 +35,7 @@ from budgetdag_core.strategies._growth import (
     neighbour_pick_gain,
     oof_tables,
     pick_gains,
+    state_mask,
 )
 
 N_SENSORS = 16
@@ -350,6 +351,51 @@ def test_a_row_table_keeps_the_first_values_added_per_row(batches, asked):
     doubled = [[2 * v for v in known[int(r)]] for r in present]
     assert table.get(present).tolist() == doubled
     assert table.derived == {}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(
+        st.lists(st.integers(0, 60), min_size=0, max_size=12, unique=True),
+        min_size=1,
+        max_size=6,
+    ),
+    asked=st.lists(st.integers(0, 80), min_size=0, max_size=20),
+)
+def test_a_row_table_lookup_says_what_get_and_missing_say(batches, asked):
+    """lookup: the values where every row is known, else the rows missing
+    and whether they are the rows asked (in order); add: whether every row
+    was new and its values are held as given."""
+    table, known = RowTable(2), {}
+    for b, rows in enumerate(batches):
+        values = np.array([[r, b] for r in rows], dtype=float).reshape(-1, 2)
+        all_new = bool(rows) and all(r not in known for r in rows)
+        assert table.add(np.array(rows, dtype=np.intp), values) is all_new
+        for r in rows:
+            known.setdefault(r, [r, b])
+    asked = np.array(asked, dtype=np.intp)
+    absent = sorted({int(r) for r in asked if int(r) not in known})
+    values, missing, exact = table.lookup(asked)
+    if absent:
+        assert values is None
+        assert missing.tolist() == absent == table.missing(asked).tolist()
+        assert exact is (asked.tolist() == absent)
+    else:
+        assert values.tolist() == [known[int(r)] for r in asked]
+        assert not exact
+    # Values not held as given (another dtype, a strided view): not "as given".
+    fresh = np.array([1000, 1001], dtype=np.intp)
+    assert not table.add(fresh[:1], np.ones((1, 2), dtype=np.float32))
+    assert not table.add(fresh[1:], np.ones((1, 4))[:, ::2])
+    assert table.get(fresh).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_state_mask_holds_the_states_sensors_and_is_read_only():
+    mask = state_mask(0b1010, 5)
+    assert mask.tolist() == [[False, True, False, True, False]]
+    assert state_mask(0b1010, 5) is mask  # kept: a walk asks it again and again
+    with pytest.raises(ValueError, match="read-only"):
+        mask[0, 0] = True
 
 
 def test_a_walk_keeps_each_rows_policy_inputs_beside_its_probabilities(model):
