@@ -244,25 +244,21 @@ class RowTable:
         return self.at.take(rows, mode="clip")
 
     def missing(self, rows: np.ndarray) -> np.ndarray:
-        out = rows[self._places(rows) < 0]
-        if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
-            out = np.unique(out)
-        return out
+        return _absent(rows, self._places(rows))
 
     def lookup(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, bool]:
-        """:meth:`get_known` and :meth:`missing` in one lookup: ``(values,
+        """:meth:`get` and :meth:`missing` in one lookup: ``(values,
         rows, False)`` where every one of ``rows`` is known, else ``(None,
         missing, exact)``, ``exact`` where the missing rows are ``rows``
         themselves, in order (none known, ascending, no repeats): a caller
         that then adds them all (:meth:`add`) may use its own values as
         :meth:`get` would give them (a walk asks thousands of times)."""
-        places = self.at.take(rows, mode="clip")
+        places = self._places(rows)
         if not len(places) or places.min() >= 0:
             return self._values[places], rows, False
-        out = rows[places < 0]
-        if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
-            return None, np.unique(out), False
-        return None, out, len(out) == len(rows)
+        out = _absent(rows, places)
+        exact = len(out) == len(rows) and bool((out == rows).all())
+        return None, out, exact
 
     def add(self, rows: np.ndarray, values: np.ndarray) -> bool:
         """Add the rows not known yet with their ``values``; True where all
@@ -303,20 +299,20 @@ class RowTable:
     def get(self, rows: np.ndarray) -> np.ndarray:
         return self._values[self._places(rows)]
 
-    def get_known(self, rows: np.ndarray) -> np.ndarray | None:
-        """:meth:`get` where every one of ``rows`` is known, else None (one
-        lookup where a walk finds its rows known, as it mostly does)."""
-        places = self._places(rows)
-        if len(places) and places.min() < 0:
-            return None
-        return self._values[places]
-
     def __getstate__(self) -> dict[str, Any]:
         # Sorted rows and their values: what a saved model has always held.
         return {"rows": self.rows, "values": self.values}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._fill(np.asarray(state["rows"]), np.asarray(state["values"]))
+
+
+def _absent(rows: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """The rows whose ``places`` are -1, ascending and without repeats."""
+    out = rows[places < 0]
+    if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
+        out = np.unique(out)
+    return out
 
 
 @dataclass
@@ -1087,9 +1083,11 @@ class SparseRollout:
         self._pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.root_actions = np.zeros(len(growth.flow[0]), dtype=np.intp)
 
-    def edge_cost(self, rows: np.ndarray, sensor: int) -> np.ndarray:
+    def edge_cost(self, rows: np.ndarray, sensor: int) -> np.ndarray | float:
+        """What ``rows`` pay for ``sensor``: one number for costs per sensor
+        (it adds to an array as its repeats would), else each row's."""
         if self.costs.ndim == 1:
-            return np.full(len(rows), self.costs[sensor])
+            return self.costs[sensor]
         return self.costs[rows, sensor]
 
     def value(self, k: int, rows: np.ndarray) -> np.ndarray:
@@ -1121,13 +1119,7 @@ class SparseRollout:
                 moved = missing[go]
                 after = self.parts(child, moved)
                 out[go, 0] = after[:, 0]
-                # (a scalar cost adds as its repeats would)
-                cost = (
-                    self.costs[sensor]
-                    if self.costs.ndim == 1
-                    else self.costs[moved, sensor]
-                )
-                out[go, 1] = cost + after[:, 1]
+                out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
         if table.add(missing, out) and exact:
             return out  # what get(rows) would copy
         return table.get(rows)

@@ -317,15 +317,17 @@ def test_a_tree_bank_gives_each_state_alike_asked_alone_or_in_blocks():
         np.testing.assert_array_equal(table.get(rows), alone)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    batches=st.lists(
-        st.lists(st.integers(0, 60), min_size=0, max_size=12, unique=True),
-        min_size=1,
-        max_size=6,
-    ),
-    asked=st.lists(st.integers(0, 80), min_size=0, max_size=20),
+#: Batches of distinct row numbers added to a RowTable, and rows asked of it.
+ROW_BATCHES = st.lists(
+    st.lists(st.integers(0, 60), min_size=0, max_size=12, unique=True),
+    min_size=1,
+    max_size=6,
 )
+ASKED_ROWS = st.lists(st.integers(0, 80), min_size=0, max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(batches=ROW_BATCHES, asked=ASKED_ROWS)
 def test_a_row_table_keeps_the_first_values_added_per_row(batches, asked):
     table, known = RowTable(2), {}
     for b, rows in enumerate(batches):
@@ -354,14 +356,7 @@ def test_a_row_table_keeps_the_first_values_added_per_row(batches, asked):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    batches=st.lists(
-        st.lists(st.integers(0, 60), min_size=0, max_size=12, unique=True),
-        min_size=1,
-        max_size=6,
-    ),
-    asked=st.lists(st.integers(0, 80), min_size=0, max_size=20),
-)
+@given(batches=ROW_BATCHES, asked=ASKED_ROWS)
 def test_a_row_table_lookup_says_what_get_and_missing_say(batches, asked):
     """lookup: the values where every row is known, else the rows missing
     and whether they are the rows asked (in order); add: whether every row
