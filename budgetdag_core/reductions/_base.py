@@ -102,6 +102,12 @@ def weighted_mean_var(
     return mean, w @ (Z - mean) ** 2 / w.sum()
 
 
+# The largest (|mean| + 1) / scale of a feature for which the folded form is
+# used: rounding in the folded form grows with this ratio, so beyond it the
+# decision would be off by more than 1e-9 of its size.
+FOLD_LIMIT = 1e6
+
+
 def fitted_scaler(
     Z: np.ndarray, sample_weight: np.ndarray | None = None
 ) -> StandardScaler:
@@ -216,8 +222,16 @@ class PolicyFeatures:
         ``transform(Z) @ coef + intercept`` equals ``b + Zs @ a + sum((Zs @ U) *
         Zs, axis=1)`` with ``Zs = scale_inputs(Z)``: a quadratic form that needs no
         expanded feature matrix (``U`` is None at degree 1). Returns None at
-        degree 3, where the expansion is used as is.
+        degree 3, and where a feature's scale is so small against its mean
+        that the rewriting would lose precision: there the expansion is used
+        as is.
         """
+        if np.any(np.abs(self.outer_.mean_) + 1.0 > FOLD_LIMIT * self.outer_.scale_):
+            # A column constant up to rounding (the square of a two-valued
+            # input split evenly is 1 +- a few roundings) has a tiny scale;
+            # the rewritten form would subtract two huge terms and lose the
+            # decision to cancellation, so such a map keeps its expansion.
+            return None
         c = np.asarray(coef, dtype=float) / self.outer_.scale_
         b = float(intercept - self.outer_.mean_ @ c)
         if self.poly_ is None:

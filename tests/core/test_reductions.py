@@ -14,6 +14,7 @@ from budgetdag_core.reductions import (
     effective_degree,
 )
 from budgetdag_core.reductions._base import (
+    FOLD_LIMIT,
     PolicyFeatures,
     fitted_expansion,
     polynomial_terms,
@@ -102,12 +103,45 @@ def test_policy_features_expand_as_scikit_learn_does(n: int, d: int, seed: int) 
     features = PolicyFeatures(degree=2)
     F = features.fit_transform(Z)
     coef = np.random.default_rng(seed + 1).normal(size=F.shape[1])
-    a, U, b = features.fold(coef, 0.5)
-    Zs = features.scale_inputs(Z)
-    folded = b + Zs @ a + np.einsum("ij,ij->i", Zs @ U, Zs)
-    np.testing.assert_allclose(folded, F @ coef + 0.5, rtol=1e-9, atol=1e-9)
+    folded_map = features.fold(coef, 0.5)
+    outer = features.outer_
+    conditioned = np.all(np.abs(outer.mean_) + 1.0 <= FOLD_LIMIT * outer.scale_)
+    assert (folded_map is not None) == conditioned
+    if folded_map is not None:
+        a, U, b = folded_map
+        Zs = features.scale_inputs(Z)
+        folded = b + Zs @ a + np.einsum("ij,ij->i", Zs @ U, Zs)
+        np.testing.assert_allclose(folded, F @ coef + 0.5, rtol=1e-9, atol=1e-9)
+
+
+def test_policy_features_do_not_fold_a_square_constant_up_to_rounding() -> None:
+    # Two rows standardise to +-1 (each a few roundings off): the square's
+    # column is constant in exact arithmetic, and folding it would lose the
+    # decision to cancellation (this example was off by 0.017).
+    Z = np.random.default_rng(8).normal(size=(2, 1)) * 10.0
+    features = PolicyFeatures(degree=2)
+    features.fit_transform(Z)
+    assert features.outer_.scale_[1] < 1e-12
+    assert features.fold(np.array([0.3, -1.1]), 0.5) is None
 
 
 def test_policy_features_refuse_inputs_of_another_width() -> None:
     with pytest.raises(ValueError, match="have 4 columns; its feature map"):
         polynomial_terms(np.zeros((3, 4)), fitted_expansion(3, 2))
+
+
+def test_filter_tree_on_an_evenly_split_two_valued_input_predicts_as_trained() -> None:
+    # The square of such an input is constant up to rounding: the tournament
+    # must then decide on the expanded features it was trained on.
+    rng = np.random.default_rng(3)
+    Z = np.column_stack([np.repeat([3.712, 3.828], 20), rng.normal(size=40)])
+    C = np.column_stack([(Z[:, 0] > 3.75) + 0.1 * rng.random(40), np.full(40, 0.5)])
+    tree = FilterTree(degree=2).fit(Z, C)
+    assert tree.features_.outer_.scale_[2] < 1e-9
+    expanded = tree._predict_node(tree.tree_, tree.features_.transform(Z))
+    np.testing.assert_array_equal(tree.predict(Z), expanded)
+    chances = np.zeros((len(Z), 2))
+    tree._chances(tree.tree_, tree.features_.transform(Z), False, np.ones(40), chances)
+    # Folded, these chances were 2.3e-4 off.
+    np.testing.assert_allclose(tree.action_scores(Z), chances, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(tree.predict(Z), np.argmin(C, axis=1))
