@@ -730,15 +730,7 @@ class GrownPlan(FitPlan):
         """Each strategy's DAG (of ``names``) built on ``bank``'s fold
         models: a copy of the bank bound to it, per strategy name (none for
         a routed DAG where no sensor's value says where to look)."""
-        est, spec = self.est, data.spec
-        given = GrowthInputs(
-            bank, data.Xv, data.y_fit, spec.names, spec.column_indices(),
-            data.mean_costs, GrowthSettings(**est._growth_settings()), est._seed,
-            est._growth_row_loss(data.y_fit),
-            required=self.names() == ("routed",),
-            progress=None if progress is None
-            else functools.partial(progress, "grown"),
-        )  # fmt: skip
+        given = self._growth_inputs(bank, data, progress)
         banks = {}
         if progress is not None:
             progress("strategies", 0, len(names))
@@ -752,6 +744,54 @@ class GrownPlan(FitPlan):
             if progress is not None:
                 progress("strategies", done, len(names))
         return banks
+
+    def _growth_inputs(
+        self,
+        bank: Any,
+        data: TrainingData,
+        progress: Progress | None = None,
+        rows: np.ndarray | None = None,
+    ) -> GrowthInputs:
+        """What a strategy grows its DAG from on ``bank`` (on ``rows``, by
+        default every training row)."""
+        est, spec = self.est, data.spec
+        return GrowthInputs(
+            bank, data.Xv, data.y_fit, spec.names, spec.column_indices(),
+            data.mean_costs, GrowthSettings(**est._growth_settings()), est._seed,
+            est._growth_row_loss(data.y_fit),
+            required=self.names() == ("routed",),
+            progress=None if progress is None
+            else functools.partial(progress, "grown"),
+            rows=rows,
+        )  # fmt: skip
+
+    def _held_out_grower(
+        self, banks: StrategyBanks, data: TrainingData
+    ) -> Callable[[str, np.ndarray], Any]:
+        """``grow_on(key, fit_rows)`` of ``strategies.choose_strategy``:
+        candidate ``key``'s strategy grown again on ``fit_rows`` alone, on
+        (a copy of) its own bank, bound as a fit binds it; None where it
+        finds nothing to grow there. Kept on ``banks``
+        (``StrategyBanks.held_out_growth``): a sweep's points reuse them."""
+
+        def grow_on(key: str, fit_rows: np.ndarray) -> Any:
+            def grow() -> Any:
+                name, bank = strategy_name(key), banks[key]
+                given = self._growth_inputs(bank, data, rows=fit_rows)
+                if name != "chain" and key == name and "chain" in banks:
+                    # As in the fit: the routed DAG joins its groups' orders
+                    # to the chain's (grown on the same rows).
+                    given.grown["chain"] = grow_on("chain", fit_rows)
+                growth = grow_strategy(name, _weighted_inputs(given, name, data))
+                if growth is not None:
+                    growth.bank = copy.copy(bank).bind(
+                        growth, data.Xv, data.y_fit, data.sample_weight
+                    )
+                return growth
+
+            return banks.held_out_growth(key, fit_rows, grow)
+
+        return grow_on
 
     def problem(
         self,
@@ -831,6 +871,7 @@ class GrownPlan(FitPlan):
             random_state=est._seed,
             progress=progress,
             sample_weight=data.sample_weight,
+            grow_on=self._held_out_grower(banks, data),
         )
         return choice.strategy, choice.to_dict()
 

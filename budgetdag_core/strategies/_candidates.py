@@ -10,8 +10,12 @@ business, not the bank's: a bank knows the DAG it is bound to
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import hashlib
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+
+import numpy as np
 
 
 def strategy_key(strategy: str, kind: str | None = None) -> str:
@@ -71,6 +75,34 @@ class StrategyBanks(Mapping[str, Any]):
         if not banks:
             raise ValueError("A many-sensor bank fit built no strategy's DAG.")
         self._banks = dict(banks)
+        self._init_held_out()
+
+    def _init_held_out(self) -> None:
+        self._held_out: dict[tuple[str, str], Any] = {}
+        self._held_out_lock = threading.RLock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The held-out growths are a cache of this fit's choices: not saved.
+        return {"_banks": self._banks}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._banks = state["_banks"]
+        self._init_held_out()
+
+    def held_out_growth(
+        self, key: str, fit_rows: np.ndarray, grow: Callable[[], Any]
+    ) -> Any:
+        """``grow()``: candidate ``key``'s DAG grown again on ``fit_rows``
+        alone (``strategies.choose_strategy`` judges it on the other rows),
+        grown once per candidate and rows: every point of a sweep judges
+        the same parts. Growths run one at a time (threads of a sweep wait
+        for the one that grows it)."""
+        rows = np.ascontiguousarray(fit_rows, dtype=np.intp)
+        token = (key, hashlib.sha256(rows.tobytes()).hexdigest())
+        with self._held_out_lock:
+            if token not in self._held_out:
+                self._held_out[token] = grow()
+            return self._held_out[token]
 
     def __getitem__(self, key: str) -> Any:
         return self._banks[key]

@@ -26,9 +26,10 @@ the policies on it as on any DAG:
 ``dag="auto"`` does not trust any blindly: the bank is bound to the DAG of
 each of ``AUTO_STRATEGIES`` (the chain and the routed DAG, sharing its fold
 models; the grown DAG only when asked for by name), and each fit, at its
-own cost scale, learns each strategy's policies on part of the training
-rows, compares their losses (stop loss + ``cost_scale`` x cost) on the
-others (:func:`choose_strategy`) and keeps the simplest (chain, then
+own cost scale, grows each strategy's DAG again on part of the training
+rows and learns its policies there, compares their losses (stop loss +
+``cost_scale`` x cost) on the others (:func:`choose_strategy`: rows that
+chose none of the DAG's orders, routes or splits) and keeps the simplest (chain, then
 routed, then grown) whose loss is within one standard error of the paired
 per-row difference from the least: a few hundred held-out rows cannot tell
 close strategies apart, and the chain's policies, each learned from every
@@ -131,6 +132,7 @@ def chain_growth(
     max_rows: int = CHAIN_SCORE_ROWS,
     random_state: int | None = 0,
     row_loss: RowLoss | None = None,
+    rows: np.ndarray | None = None,
 ) -> SparseGrowth:
     """The chain DAG of one greedy acquisition order, every row at every state.
 
@@ -155,6 +157,10 @@ def chain_growth(
         Each scored row's loss at the bank's out-of-fold outputs (a
         ``strategies.RowLoss``); default the
         cross-entropy of ``y`` (a regressor's: its squared or absolute error).
+    rows : ndarray of int, optional
+        The training rows (sorted) the order is chosen on and that flow;
+        default every row (:func:`choose_strategy` grows a DAG on its fit
+        rows alone, so that the rows it holds out judge it unseen).
 
     Returns
     -------
@@ -162,11 +168,13 @@ def chain_growth(
         States ``{}, {o1}, {o1, o2}, ...`` (each with one child), all rows
         flowing through every state.
     """
-    n, M = len(X), len(sensor_names)
+    M = len(sensor_names)
     costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
-    rows = np.arange(n)
-    scored = rows if n <= max_rows else np.sort(rng.choice(n, max_rows, replace=False))
+    rows = np.arange(len(X)) if rows is None else np.asarray(rows, dtype=np.intp)
+    scored = rows if len(rows) <= max_rows else np.sort(
+        rng.choice(rows, max_rows, replace=False)
+    )  # fmt: skip
     held = np.zeros(M, dtype=bool)
     if row_loss is None:
         row_loss = cross_entropy(y)
@@ -319,6 +327,7 @@ def choose_strategy(
     random_state: int | None = 0,
     progress: Callable[[str, int, int], None] | None = None,
     sample_weight: np.ndarray | None = None,
+    grow_on: Callable[[str, np.ndarray], SparseGrowth | None] | None = None,
 ) -> StrategyChoice:
     """Compare strategies on held-out training rows (see the module docstring).
 
@@ -346,6 +355,14 @@ def choose_strategy(
     ``sample_weight`` (one per row of ``y``): row i counts that many times,
     in the policies' Graph-Reduce and in the held-out means and standard
     errors.
+
+    ``grow_on(name, fit_rows)``: strategy ``name``'s DAG grown again on
+    ``fit_rows`` alone (its flows those rows), or None where the strategy
+    finds nothing to grow there (it is then judged as the first strategy:
+    on those rows it would not exist). A DAG grown on every row has chosen
+    its orders, routes and splits on the held-out rows too, which flatters
+    the strategies with more choices (the routed DAG's posterior tree);
+    without ``grow_on``, each growth with only the fit rows flowing.
     """
     names = list(growths)
     if len(names) == 1:
@@ -353,16 +370,26 @@ def choose_strategy(
     scales = [float(c) for c in cost_scales]
     # parts[name][i]: per held-out part, its rows' (stop loss, cost) at scale i
     parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
-    inputs = {name: inputs_for(growth) for name, growth in growths.items()}
+    inputs = {} if grow_on else {name: inputs_for(g) for name, g in growths.items()}
     for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
+        judged: dict[str, list[np.ndarray]] = {}
         for done, (name, growth) in enumerate(growths.items()):
             if progress is not None:  # each held-out part: one more count
                 progress("choice", done, len(names))
-            held = held_out_parts(
-                restricted(growth, fit_rows), val_rows, inputs[name],
-                stop_loss, judged_loss, costs, learner, scales, sample_weight,
-            )  # fmt: skip
-            for i, p in enumerate(held):
+            if grow_on is None:
+                part = restricted(growth, fit_rows)
+                state_inputs = inputs[name]
+            else:
+                part = grow_on(name, fit_rows)
+                state_inputs = None if part is None else inputs_for(part)
+            if part is None:  # not there on these rows: as the simplest
+                judged[name] = judged[names[0]]
+            else:
+                judged[name] = held_out_parts(
+                    part, val_rows, state_inputs, stop_loss, judged_loss,
+                    costs, learner, scales, sample_weight,
+                )  # fmt: skip
+            for i, p in enumerate(judged[name]):
                 parts[name][i].append(p)
         if progress is not None:
             progress("choice", len(names), len(names))

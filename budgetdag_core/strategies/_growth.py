@@ -727,6 +727,7 @@ def grow_sparse_dag(
     random_state: int | None = 0,
     row_loss: RowLoss | None = None,
     progress: Callable[[int, int], None] | None = None,
+    rows: np.ndarray | None = None,
 ) -> SparseGrowth:
     """Grow the sparse DAG of one-sensor additions from the training rows ``X``.
 
@@ -737,10 +738,11 @@ def grow_sparse_dag(
     (:data:`RowLoss`) scores them; default :func:`expected_loss` (a
     regressor's bank gives predictions, scored by their out-of-fold error).
     ``progress(states, max_states)`` is told the states grown after each
-    layer.
+    layer. ``rows`` (sorted): the rows it is grown on, default every row.
     """
     s = settings or GrowthSettings()
-    n, M = len(X), len(sensor_names)
+    rows = np.arange(len(X)) if rows is None else np.asarray(rows, dtype=np.intp)
+    n, M = len(rows), len(sensor_names)
     costs = ranking_costs(costs)
     rng = np.random.default_rng(random_state)
     floor = s.rows_floor(n)
@@ -750,11 +752,11 @@ def grow_sparse_dag(
     masks: list[int] = [0]
     index = {0: 0}
     kids: list[list[tuple[int, int]]] = [[]]
-    flow: list[np.ndarray] = [np.arange(n)]
+    flow: list[np.ndarray] = [rows]
     n_classes = len(bank.prior_)  # the width of the bank's outputs
     loss = row_loss or expected_loss
     tables = [RowTable(n_classes)]
-    tables[0].add(np.arange(n), np.tile(bank.prior_, (n, 1)))
+    tables[0].add(rows, np.tile(bank.prior_, (n, 1)))
 
     def state_of(mask: int) -> int:
         k = index.get(mask)

@@ -103,7 +103,9 @@ class GrowthInputs:
     ``grown`` holds the growths of the strategies grown before in the same
     fit (the routed DAG joins its groups' orders to the chain's);
     ``required``: the fit builds this strategy only, so it must grow a DAG
-    (a strategy among others may find nothing to grow and give None).
+    (a strategy among others may find nothing to grow and give None);
+    ``rows``: the training rows (sorted) it is grown on, default every row
+    (the choice among strategies grows each on its fit rows alone).
     """
 
     bank: Any
@@ -118,6 +120,7 @@ class GrowthInputs:
     grown: dict[str, SparseGrowth] = field(default_factory=dict)
     required: bool = False
     progress: Any = None  # callable(done, total) of a growth that tells
+    rows: np.ndarray | None = None
 
 
 class Strategy:
@@ -146,7 +149,7 @@ class Grown(Strategy):
         return grow_sparse_dag(
             given.bank, given.X, given.sensor_names, given.sensor_columns,
             given.costs, given.settings, random_state=given.random_state,
-            row_loss=given.row_loss, progress=given.progress,
+            row_loss=given.row_loss, progress=given.progress, rows=given.rows,
         )  # fmt: skip
 
     def most_states(self, n_sensors: int, max_states: int) -> int:
@@ -163,6 +166,7 @@ class Chain(Strategy):
         return chain_growth(
             given.bank, given.X, given.y, given.sensor_names, given.costs,
             random_state=given.random_state, row_loss=given.row_loss,
+            rows=given.rows,
         )  # fmt: skip
 
     def most_states(self, n_sensors: int, max_states: int) -> int:
@@ -183,7 +187,7 @@ class Routed(Strategy):
             given.sensor_columns, given.costs, random_state=given.random_state,
             row_loss=given.row_loss,
             common_order=None if chain is None else chain_order(chain.dag),
-            require=given.required,
+            require=given.required, rows=given.rows,
         )  # fmt: skip
 
     def most_states(self, n_sensors: int, max_states: int) -> int:

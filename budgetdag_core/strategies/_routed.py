@@ -301,6 +301,7 @@ def routed_growth(
     row_loss: RowLoss | None = None,
     common_order: Sequence[int] | None = None,
     require: bool = False,
+    rows: np.ndarray | None = None,
 ) -> SparseGrowth | None:
     """The cascade's chain plus, after a *routing* sensor, one chain per group
     of its values: each example may buy the routing sensor and then follow
@@ -336,6 +337,9 @@ def routed_growth(
     require : bool, default=False
         Route by the best-scored sensor even where none stands clear
         (``dag="routed"`` asks for this DAG).
+    rows : ndarray of int, optional
+        As :func:`chain_growth`'s: the rows the DAG is grown on (default
+        every row).
 
     Returns
     -------
@@ -345,10 +349,11 @@ def routed_growth(
         states and {r} with every row flowing, a group's or branch's states
         with its rows.
     """
-    n, M = len(X), len(sensor_names)
+    M = len(sensor_names)
     costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
-    rows = np.arange(n)
+    rows = np.arange(len(X)) if rows is None else np.asarray(rows, dtype=np.intp)
+    n = len(rows)
     if row_loss is None:
         row_loss = cross_entropy(y)
 
@@ -361,7 +366,7 @@ def routed_growth(
     if common_order is None:
         common = chain_growth(
             bank, X, y, sensor_names, costs, max_rows=max_rows,
-            random_state=random_state, row_loss=row_loss,
+            random_state=random_state, row_loss=row_loss, rows=rows,
         )  # fmt: skip
         common_order = chain_order(common.dag)
     tree = []
@@ -392,7 +397,7 @@ def routed_growth(
             tail_length(M) if n >= ROUTE_TAIL_MIN_ROWS else None,
         )  # fmt: skip
         route_masks.append(mask_of([*np.flatnonzero(held), found[0]]))
-    return _growth_of_paths(bank, X, sensor_names, paths, route_masks)
+    return _growth_of_paths(bank, X, sensor_names, paths, route_masks, rows)
 
 
 def find_route(
@@ -698,15 +703,17 @@ def _growth_of_paths(
     sensor_names: Sequence[str],
     paths: list[tuple[int, list[int], np.ndarray]],
     route_masks: Sequence[int] = (),
+    rows: np.ndarray | None = None,
 ) -> SparseGrowth:
     """The DAG of some paths of one-sensor additions, each (start mask,
     sensors in order, the rows that follow it); a state's rows are those of
     every path through it, its probabilities their out-of-fold ones. The
-    states of ``route_masks`` (sensor sets) are its ``route_states``."""
+    states of ``route_masks`` (sensor sets) are its ``route_states``.
+    ``rows``: the rows at the root (default every row)."""
     M = len(sensor_names)
     index: dict[int, int] = {0: 0}
     masks, kids = [0], [set()]
-    flow: list[list[np.ndarray]] = [[np.arange(len(X))]]
+    flow: list[list[np.ndarray]] = [[np.arange(len(X)) if rows is None else rows]]
 
     def state_of(mask: int) -> int:
         if mask not in index:

@@ -29,7 +29,12 @@ from ..bank import (
     MAX_STACK_ROWS,
     resolve_bank_kind,
 )
-from ..strategies import CHAIN_SCORE_ROWS, POSTERIOR_DEPTH, ROUTE_SCORE_ROWS
+from ..strategies import (
+    CHAIN_SCORE_ROWS,
+    POSTERIOR_DEPTH,
+    ROUTE_SCORE_ROWS,
+    VALIDATION_SHARE,
+)
 from ..validation import check_params, int_in, real_in
 
 #: Seconds per (training row x tree x boosting round) of one LightGBM fit,
@@ -853,7 +858,8 @@ def sparse_fit_parts(
     rows; timed by the probe); ``"bank"``, the any-subset bank's folds
     (``masks`` random subsets per row); ``"growth"``, each strategy's
     scoring of candidates (one thread); ``"choose"``, the validation choice
-    among several strategies (each one's policies at one scale);
+    among several strategies (each one's DAG grown again on the fit rows of
+    the first split, and its policies at one scale);
     ``"policies"``, ``trials`` Graph-Reduces of the kept strategy
     (the first of :func:`strategy_states`) on the bank."""
     per_round = 1 if n_classes == 2 else n_classes
@@ -886,7 +892,12 @@ def sparse_fit_parts(
         name: _policy_seconds(n_rows, k) * rollout.get(name, 1.0)
         for name, k in states.items()
     }
-    choose = sum(reduce.values()) if len(reduce) > 1 else 0.0
+    choose = 0.0
+    if len(reduce) > 1:
+        fit_rows = int(math.ceil((1.0 - VALIDATION_SHARE) * n_rows))
+        scores, calls = _growth_seconds(fit_rows, M, strategies, states)
+        choose = sum(reduce.values()) + scores * per_score
+        choose += calls * SECONDS_PER_SCORING_CALL
     policies = trials * next(iter(reduce.values()))  # the kept: the first
     return {
         "choice": choice,

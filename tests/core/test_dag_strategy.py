@@ -435,9 +435,9 @@ def test_long_tables_join_a_route_groups_order_to_the_chains(monkeypatch):
         seen = []
         real = routed_dag._growth_of_paths
 
-        def keep(bank, X_, names, paths, route_masks=()):
+        def keep(bank, X_, names, paths, route_masks=(), rows=None):
             seen.extend(paths)
-            return real(bank, X_, names, paths, route_masks)
+            return real(bank, X_, names, paths, route_masks, rows)
 
         monkeypatch.setattr(routed_dag, "_growth_of_paths", keep)
         routed_growth(
@@ -865,3 +865,110 @@ def test_a_file_from_before_the_candidates_left_the_bank_loads():
         assert one.sparse_growth_.strategy == key
     old.check_integrity()
     pd.testing.assert_frame_equal(old.trace(Xt), model.trace(Xt))
+
+
+@pytest.fixture(scope="module")
+def chain_bank():
+    """A fitted any-subset bank and its training rows (routing data)."""
+    X, y = make_data(300, 0)
+    return fit(300, dag="chain").bank_, X.to_numpy(dtype=float), y
+
+
+@pytest.mark.parametrize("name", SIMPLEST_FIRST)
+def test_a_dag_grown_on_some_rows_never_reads_the_others(chain_bank, name):
+    """``choose_strategy`` judges DAGs grown on its fit rows alone: the
+    other rows' values and labels change nothing of such a DAG, and only
+    the rows it was grown on flow in it."""
+    from budgetdag_core.strategies import GrowthInputs, GrowthSettings, grow_strategy
+
+    bank, Xv, y = chain_bank
+    rows = np.sort(np.random.default_rng(1).choice(len(y), 200, replace=False))
+    others = np.setdiff1d(np.arange(len(y)), rows)
+    X2, y2 = Xv.copy(), y.copy()
+    X2[others] = np.random.default_rng(2).normal(size=(len(others), Xv.shape[1]))
+    y2[others] = 1 - y2[others]
+    growths = []
+    for X_, y_ in ((Xv, y), (X2, y2)):
+        given = GrowthInputs(
+            bank, X_, y_, SPEC.names, SPEC.column_indices(), SPEC.cost_vector,
+            GrowthSettings(max_states=60), random_state=0, rows=rows,
+            required=True,
+        )  # fmt: skip
+        growths.append(grow_strategy(name, given))
+    first, second = growths
+    assert first.dag.states == second.dag.states
+    assert first.dag.children == second.dag.children
+    for k, (a, b) in enumerate(zip(first.flow, second.flow, strict=True)):
+        assert np.array_equal(a, b)
+        assert np.isin(a, rows).all()
+        np.testing.assert_array_equal(first.proba_at(k, a), second.proba_at(k, a))
+    assert np.array_equal(first.flow[0], rows)
+
+
+def test_a_dag_grown_on_every_row_is_the_one_grown_by_default(chain_bank):
+    bank, Xv, y = chain_bank
+    every = chain_growth(bank, Xv, y, SPEC.names, SPEC.cost_vector)
+    given = chain_growth(
+        bank, Xv, y, SPEC.names, SPEC.cost_vector, rows=np.arange(len(y))
+    )
+    assert every.dag.states == given.dag.states
+    assert all(np.array_equal(a, b) for a, b in zip(every.flow, given.flow))
+
+
+def test_the_choice_judges_dags_grown_without_its_held_out_rows(monkeypatch):
+    """``grow_on`` is asked for each strategy's DAG on each part's fit rows,
+    never with a held-out row; a strategy that finds nothing to grow there
+    is judged as the simplest (the numbers of the chain)."""
+    from budgetdag_core.strategies import _choice as dag_strategy
+
+    n = 240
+    y = np.repeat([0, 1], n // 2)
+    rng = np.random.default_rng(0)
+    base = rng.random(n)
+    asked: list[tuple[str, np.ndarray]] = []
+    judged: list[tuple[str, np.ndarray]] = []
+
+    def grow_on(name, fit_rows):
+        asked.append((name, fit_rows))
+        return None if name == "routed" else name
+
+    def held_out_parts(part, val_rows, *_):
+        judged.append((part, val_rows))
+        return [np.column_stack([base[val_rows], np.zeros(len(val_rows))])]
+
+    monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
+    choice = choose_strategy(
+        {"chain": "all rows", "routed": "all rows"}, y, lambda g: None,
+        None, None, np.ones(2), None, [0.1], grow_on=grow_on,
+    )  # fmt: skip
+    assert [name for name, _ in asked] == ["chain", "routed"]
+    fit_rows, val_rows = next(validation_folds(y, 0))
+    for _, rows in asked:
+        assert np.array_equal(rows, fit_rows)
+    assert [part for part, _ in judged] == ["chain"]  # routed: as the chain
+    assert not np.intersect1d(judged[0][1], fit_rows).size
+    assert choice.scores["routed"] == choice.scores["chain"]
+    assert (choice.strategy, choice.folds) == ("chain", 1)
+
+
+def test_held_out_growths_are_grown_once_and_never_saved():
+    grown: list[str] = []
+
+    def grow(key):
+        def run():
+            grown.append(key)
+            return f"{key} growth"
+
+        return run
+
+    banks = StrategyBanks({"chain": "bank c", "routed": "bank r"})
+    rows = np.arange(10)
+    for _ in range(2):
+        assert banks.held_out_growth("chain", rows, grow("chain")) == "chain growth"
+        assert banks.held_out_growth("routed", rows, grow("routed")) == "routed growth"
+    banks.held_out_growth("chain", rows[1:], grow("chain"))
+    assert grown == ["chain", "routed", "chain"]
+    loaded = pickle.loads(pickle.dumps(banks))
+    assert dict(loaded) == dict(banks) and not loaded._held_out
+    loaded.held_out_growth("chain", rows, grow("chain"))
+    assert grown[-1] == "chain" and len(grown) == 4

@@ -443,5 +443,8 @@ def test_a_many_sensor_estimate_counts_the_kept_strategys_graph_reduces():
     assert grown["bank"] == chain["bank"]  # one any-subset bank
     both = parts({"grown": 1000, "chain": 31}, 5.5)
     assert both["policies"] == pytest.approx(5.5 * chain["policies"])
-    assert both["choose"] == pytest.approx(grown["policies"] + chain["policies"])
+    # The choice grows each DAG again on the first split's fit rows (fewer
+    # rows: less than the fit's growth), then learns each one's policies.
+    regrowth = both["choose"] - (grown["policies"] + chain["policies"])
+    assert 0.0 < regrowth < both["growth"]
     assert both["growth"] > grown["growth"] > chain["growth"]
