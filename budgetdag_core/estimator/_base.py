@@ -406,6 +406,9 @@ class BudgetDAGBase(
         scales by design). ``verbose`` draws its bar (:meth:`_fit_reporting`);
         ``feature_names_in_`` as scikit-learn sets it."""
         self._fit_reporting(X, y, sample_costs, bank, progress, **kw)
+        candidates = getattr(self, "strategy_banks_", None)
+        if candidates is not None:  # the choice's DAGs: not their tables
+            candidates.strip_held_out()
         if bank is None:
             self._warn_if_nothing_bought(X, y, sample_costs)
         return self._keep_feature_names(X)

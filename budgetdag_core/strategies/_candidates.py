@@ -10,6 +10,7 @@ business, not the bank's: a bank knows the DAG it is bound to
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -80,6 +81,7 @@ class StrategyBanks(Mapping[str, Any]):
     def _init_held_out(self) -> None:
         self._held_out: dict[tuple[str, str], Any] = {}
         self._held_out_lock = threading.RLock()
+        self._keeping = 0
 
     def __getstate__(self) -> dict[str, Any]:
         # The held-out growths are a cache of this fit's choices: not saved.
@@ -103,6 +105,32 @@ class StrategyBanks(Mapping[str, Any]):
             if token not in self._held_out:
                 self._held_out[token] = grow()
             return self._held_out[token]
+
+    def strip_held_out(self) -> None:
+        """Forget the held-out growths' probabilities, keeping their DAGs
+        and rows (what took long to find): a fitted model keeps its
+        candidates, and the probabilities of four splits' DAGs came to
+        several times its own DAG's. A later fit on these candidates asks
+        the bank for them again. Not while :meth:`keeping_held_out`."""
+        with self._held_out_lock:
+            if self._keeping:
+                return
+            for growth in self._held_out.values():
+                if growth is not None:
+                    growth.forget_probabilities()
+
+    @contextlib.contextmanager
+    def keeping_held_out(self) -> Iterator[None]:
+        """Within: :meth:`strip_held_out` does nothing (a sweep's points
+        share the held-out probabilities); on leaving, it strips them."""
+        with self._held_out_lock:
+            self._keeping += 1
+        try:
+            yield
+        finally:
+            with self._held_out_lock:
+                self._keeping -= 1
+            self.strip_held_out()
 
     def __getitem__(self, key: str) -> Any:
         return self._banks[key]

@@ -355,6 +355,12 @@ class SparseGrowth:
             self, state_inputs, stop_loss, acquisition_costs, cost_scale
         )
 
+    def forget_probabilities(self) -> None:
+        """Empty every state's probability table: :meth:`proba_at` asks the
+        bank again for the rows it is asked (under the bound temperatures),
+        and the growth meanwhile holds its DAG and rows only."""
+        self.proba = [RowTable.like(table.values) for table in self.proba]
+
     def proba_at(self, k: int, rows: np.ndarray) -> np.ndarray:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank
         for rows not known there yet)."""

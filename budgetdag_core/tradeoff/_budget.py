@@ -22,6 +22,7 @@ from ..validation import align_rows, check_params, int_in, int_seed, real_in
 from ._sweep import (
     check_fit_data,
     fit_point,
+    held_out_kept,
     make_template,
     split_views,
 )
@@ -172,7 +173,8 @@ def fit_for_budget(
     search = _ScaleSearch.on_held_out_rows(
         template, X, full.y, sample_costs, validation_fraction, max_iter, progress
     )
-    _bisect(search, target, tol)
+    with held_out_kept(search.bank):
+        _bisect(search, target, tol)
     history = pd.DataFrame([rec for _, rec in search.tried.values()])
     ok = history[history["validation_avg_cost"] <= target + tol]
     best = ok.sort_values(

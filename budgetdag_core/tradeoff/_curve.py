@@ -44,7 +44,13 @@ from ._cascade import (
     cascade_from_view,
     check_n_thresholds,
 )
-from ._sweep import check_fit_data, fit_point, make_template, split_views
+from ._sweep import (
+    check_fit_data,
+    fit_point,
+    held_out_kept,
+    make_template,
+    split_views,
+)
 
 __all__ = [
     "BudgetReport",
@@ -608,9 +614,10 @@ def tradeoff_curve(
     evals = {} if X_test is None else {"test": (X_test, y_test, test_sample_costs)}
     views = split_views(template, bank, data, evals)
     sweep = _Sweep(template, data, bank, views, n_total, progress)
-    sweep.run(scales)
-    if cost_scales is None:
-        sweep.refine()
+    with held_out_kept(bank):
+        sweep.run(scales)
+        if cost_scales is None:
+            sweep.refine()
     return _result(sweep, baseline_subsets, cascade, cascade_thresholds, tolerance)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -198,6 +199,14 @@ def _bank_views(
             )
         )
     return views
+
+
+def held_out_kept(bank: Any) -> contextlib.AbstractContextManager[Any]:
+    """The context of fits that share ``bank`` (a sweep's points): a
+    ``StrategyBanks`` keeps its held-out growths' probabilities until it
+    ends (``keeping_held_out``); other banks have none."""
+    keep = getattr(bank, "keeping_held_out", None)
+    return contextlib.nullcontext() if keep is None else keep()
 
 
 def fit_point(

@@ -972,3 +972,41 @@ def test_held_out_growths_are_grown_once_and_never_saved():
     assert dict(loaded) == dict(banks) and not loaded._held_out
     loaded.held_out_growth("chain", rows, grow("chain"))
     assert grown[-1] == "chain" and len(grown) == 4
+
+
+def test_a_fitted_model_keeps_its_held_out_dags_without_their_tables():
+    """The held-out growths keep their DAGs and rows once the fit is done
+    (their probabilities came to several times the model's own DAG's), and
+    a refit on the candidates asks the bank again: the same model."""
+    X, y = make_data(300, 1)
+    model = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(X, y)
+    held = [g for g in model.strategy_banks_._held_out.values() if g is not None]
+    assert held  # the choice grew the candidates again on its fit rows
+    for growth in held:
+        assert all(len(table.rows) == 0 for table in growth.proba)
+        assert len(growth.flow[0]) > 0 and growth.dag.n_states > 1
+    again = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(
+        X, y, bank=model.strategy_banks_
+    )
+    assert again.strategy_ == model.strategy_
+    assert again.strategy_validation_ == model.strategy_validation_
+    np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_sweep_keeps_the_held_out_tables_until_it_ends():
+    class Growth:
+        forgotten = 0
+
+        def forget_probabilities(self):
+            self.forgotten += 1
+
+    banks = StrategyBanks({"chain": "bank"})
+    growth = banks.held_out_growth("chain", np.arange(4), Growth)
+    with banks.keeping_held_out():
+        with banks.keeping_held_out():
+            banks.strip_held_out()  # a point's fit ends: kept
+        banks.strip_held_out()
+        assert growth.forgotten == 0
+    assert growth.forgotten == 1  # the sweep ended
+    banks.strip_held_out()
+    assert growth.forgotten == 2
