@@ -268,6 +268,10 @@ def test_a_sweep_on_one_bank_gives_what_each_point_gives_alone():
     )  # fmt: skip
     assert len({m.strategy_ for m in sweep.models}) > 1  # both DAGs walked
     assert any(t.derived for one in bank.values() for t in one.sparse_growth_.proba)
+    # The points shared the choice's held-out DAGs; once the sweep ended,
+    # those keep their DAGs and rows, not their tables.
+    held = [g for g in bank._held_out.values() if g is not None]
+    assert held and all(len(t.rows) == 0 for g in held for t in g.proba)
     for scale, model in zip(scales, sweep.models, strict=True):
         alone = tradeoff_curve(
             X, y, SPEC, cost_scales=[scale], X_test=Xt, y_test=yt,
