@@ -207,7 +207,9 @@ def loss_frontier(
         ok = (extra > 0) & (gain > 0)
         slope = np.where(ok, gain / np.where(ok, extra, 1.0), -np.inf)
         best = slope.max(axis=1)
-        moving = np.isfinite(best)
+        # A gain over a subnormal extra cost overflows to an infinite slope:
+        # still a move (the steepest of all), not none.
+        moving = best > -np.inf
         # Among the steepest, the farthest (a hull vertex, not a point on it).
         far = np.where(slope == best[:, None], extra, -np.inf).argmax(axis=1)
         rows_m, to = active[moving], far[moving]
@@ -235,6 +237,9 @@ def loss_frontier(
     falls = np.ones(len(keep), dtype=bool)
     falls[1:] = np.diff(np.minimum.accumulate(totals[keep, 2])) < 0
     keep = keep[falls]
+    # Likewise a cost step lost to rounding (a subnormal cost over n rows):
+    # of vertices at one mean cost, only the last (least loss) is one.
+    keep = keep[np.append(np.diff(totals[keep, 0]) > 0, True)]
     return pd.DataFrame(
         {
             "avg_cost": totals[keep, 0],

@@ -30,10 +30,24 @@ def frontier_at(frontier: pd.DataFrame, cost: float) -> float:
 def problems(draw):
     n = draw(st.integers(1, 8))
     k = draw(st.integers(1, 5))
-    values = st.floats(0, 10, allow_nan=False, allow_infinity=False)
+    # Zero or at least 1e-6: a loss drop over a cost step near the smallest
+    # floats overflows any slope (a test of its own below covers one).
+    values = st.one_of(st.just(0.0), st.floats(1e-6, 10))
     loss = draw(arrays(float, (n, k), elements=values))
     state_cost = draw(arrays(float, (k,), elements=values))
     return loss, np.broadcast_to(state_cost, (n, k)).copy()
+
+
+def test_the_frontier_reaches_the_least_loss_across_a_subnormal_cost():
+    # Hypothesis's example: the empty state costs 5e-324 more than the
+    # others and loses less; its slope overflowed and the row never moved.
+    loss = np.zeros((5, 3))
+    loss[4, 1:] = 1.0
+    costs = np.zeros((5, 3))
+    costs[:, 0] = 5e-324
+    frontier = loss_frontier(loss, costs)
+    assert frontier["loss"].iloc[-1] == 0.0
+    assert (np.diff(frontier["avg_cost"]) > 0).all()
 
 
 @settings(max_examples=150, deadline=None)
