@@ -61,6 +61,7 @@ from ._growth import (
     SparseGrowth,
     SparseRollout,
     SparseSensorDAG,
+    growth_rows,
     oof_tables,
     ranking_costs,
 )
@@ -171,7 +172,7 @@ def chain_growth(
     M = len(sensor_names)
     costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
-    rows = np.arange(len(X)) if rows is None else np.asarray(rows, dtype=np.intp)
+    rows = growth_rows(len(X), rows)
     scored = rows if len(rows) <= max_rows else np.sort(
         rng.choice(rows, max_rows, replace=False)
     )  # fmt: skip

@@ -359,7 +359,8 @@ class SparseGrowth:
         """Empty every state's probability table: :meth:`proba_at` asks the
         bank again for the rows it is asked (under the bound temperatures),
         and the growth meanwhile holds its DAG and rows only."""
-        self.proba = [RowTable.like(table.values) for table in self.proba]
+        # (the buffers' first zero rows: their shape and dtype, no copy)
+        self.proba = [RowTable.like(table._values[:0]) for table in self.proba]
 
     def proba_at(self, k: int, rows: np.ndarray) -> np.ndarray:
         """Out-of-fold probabilities of ``rows`` at state k (asked of the bank
@@ -722,6 +723,12 @@ def pick_gains(nb: np.ndarray, gains: np.ndarray, allowed: np.ndarray) -> np.nda
     return np.where(allowed.any(axis=1), own.mean(axis=1) - fixed, -np.inf)
 
 
+def growth_rows(n_rows: int, rows: np.ndarray | None) -> np.ndarray:
+    """The training rows a growth looks at: ``rows`` as row numbers, or all
+    ``n_rows`` of them."""
+    return np.arange(n_rows) if rows is None else np.asarray(rows, dtype=np.intp)
+
+
 def grow_sparse_dag(
     bank: Any,
     X: np.ndarray,
@@ -747,7 +754,7 @@ def grow_sparse_dag(
     layer. ``rows`` (sorted): the rows it is grown on, default every row.
     """
     s = settings or GrowthSettings()
-    rows = np.arange(len(X)) if rows is None else np.asarray(rows, dtype=np.intp)
+    rows = growth_rows(len(X), rows)
     n, M = len(rows), len(sensor_names)
     costs = ranking_costs(costs)
     rng = np.random.default_rng(random_state)

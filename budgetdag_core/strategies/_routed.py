@@ -63,6 +63,7 @@ from ._growth import (
     RowTable,
     SparseGrowth,
     SparseSensorDAG,
+    growth_rows,
     oof_tables,
     ranking_costs,
 )
@@ -352,7 +353,7 @@ def routed_growth(
     M = len(sensor_names)
     costs = ranking_costs(costs)  # free or tiny costs: finite ratios
     rng = np.random.default_rng(random_state)
-    rows = np.arange(len(X)) if rows is None else np.asarray(rows, dtype=np.intp)
+    rows = growth_rows(len(X), rows)
     n = len(rows)
     if row_loss is None:
         row_loss = cross_entropy(y)
@@ -702,18 +703,18 @@ def _growth_of_paths(
     X: np.ndarray,
     sensor_names: Sequence[str],
     paths: list[tuple[int, list[int], np.ndarray]],
-    route_masks: Sequence[int] = (),
-    rows: np.ndarray | None = None,
+    route_masks: Sequence[int],
+    rows: np.ndarray,
 ) -> SparseGrowth:
     """The DAG of some paths of one-sensor additions, each (start mask,
     sensors in order, the rows that follow it); a state's rows are those of
     every path through it, its probabilities their out-of-fold ones. The
-    states of ``route_masks`` (sensor sets) are its ``route_states``.
-    ``rows``: the rows at the root (default every row)."""
+    states of ``route_masks`` (sensor sets) are its ``route_states``;
+    ``rows`` flow at the root."""
     M = len(sensor_names)
     index: dict[int, int] = {0: 0}
     masks, kids = [0], [set()]
-    flow: list[list[np.ndarray]] = [[np.arange(len(X)) if rows is None else rows]]
+    flow: list[list[np.ndarray]] = [[rows]]
 
     def state_of(mask: int) -> int:
         if mask not in index:
