@@ -39,16 +39,19 @@ from ..sensors import SensorSpec
 from ..strategies import (
     AUTO_STRATEGIES,
     EVERY_ROW,
+    REGISTRY,
     SIMPLEST_FIRST,
     EveryRowInputs,
     GrowthInputs,
     GrowthSettings,
+    LossMemo,
     SparseRollout,
     SparseSensorDAG,
     StrategyBanks,
     SubsetSelection,
     choose_strategy,
     cross_entropy,
+    digest,
     expected_loss,
     grow_strategy,
     most_states,
@@ -202,6 +205,11 @@ class FitHooks:
         (see ``strategies.RowLoss``); None: their defaults (a classifier's
         expected loss and cross-entropy)."""
         return None
+
+    def _growth_loss_key(self) -> Any:
+        """What names :meth:`_growth_row_loss` (with the training data, the
+        key of its kept losses, ``strategies.LossMemo``)."""
+        return "cross_entropy"
 
     def _selection_task(self) -> dict[str, str]:
         """``task``, ``loss`` and ``reward`` of the greedy subset selection."""
@@ -707,7 +715,8 @@ class GrownPlan(FitPlan):
             self.new_bank(), data.Xv, data.y_fit, spec, progress, data.sample_weight
         )
         compared = self.names()
-        banks = self._strategy_banks(bank, data, progress, compared)
+        memo = LossMemo()
+        banks = self._strategy_banks(bank, data, progress, compared, memo)
         rival = None
         if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
             rival = bank.fit_rival(
@@ -715,10 +724,10 @@ class GrownPlan(FitPlan):
                 progress, sample_weight=data.sample_weight,
             )  # fmt: skip
         if rival is not None:
-            more = self._strategy_banks(rival, data, progress, ("routed",))
+            more = self._strategy_banks(rival, data, progress, ("routed",), memo)
             for name, one in more.items():
                 banks[strategy_key(name, rival.kind_)] = one
-        return StrategyBanks(banks)
+        return StrategyBanks(banks, memo)
 
     def _strategy_banks(
         self,
@@ -726,16 +735,18 @@ class GrownPlan(FitPlan):
         data: TrainingData,
         progress: Progress | None,
         names: tuple[str, ...],
+        memo: LossMemo | None = None,
     ) -> dict[str, Any]:
         """Each strategy's DAG (of ``names``) built on ``bank``'s fold
         models: a copy of the bank bound to it, per strategy name (none for
-        a routed DAG where no sensor's value says where to look)."""
+        a routed DAG where no sensor's value says where to look); the row
+        losses their searches ask kept in ``memo``."""
         given = self._growth_inputs(bank, data, progress)
         banks = {}
         if progress is not None:
             progress("strategies", 0, len(names))
         for done, name in enumerate(names, start=1):
-            growth = grow_strategy(name, _weighted_inputs(given, name, data))
+            growth = grow_strategy(name, self._loss_inputs(given, name, data, memo))
             if growth is not None:  # None: no sensor's value says where to look
                 banks[name] = copy.copy(bank).bind(
                     growth, data.Xv, data.y_fit, data.sample_weight
@@ -765,6 +776,30 @@ class GrownPlan(FitPlan):
             rows=rows,
         )  # fmt: skip
 
+    def _loss_inputs(
+        self,
+        given: GrowthInputs,
+        name: str,
+        data: TrainingData,
+        memo: LossMemo | None,
+    ) -> GrowthInputs:
+        """``given`` for strategy ``name``: its ``row_loss`` weighted
+        (:func:`_weighted_inputs`), and for the searches that rank sensors by
+        blocks of row losses (the chain's and the routed DAG's: what the
+        choice's growths on its fit rows ask again) kept in ``memo`` under
+        what names the loss and the training data."""
+        given = _weighted_inputs(given, name, data)
+        if memo is None or not REGISTRY[name].searches_blocks:
+            return given
+        row_loss = given.row_loss
+        if row_loss is None:
+            row_loss = cross_entropy(data.y_fit)
+        key = (
+            self.est._growth_loss_key(),
+            digest(data.Xv, data.y_fit, data.sample_weight),
+        )
+        return dataclasses.replace(given, row_loss=memo.kept(row_loss, key))
+
     def _held_out_grower(
         self, banks: StrategyBanks, data: TrainingData
     ) -> Callable[[str, np.ndarray], Any]:
@@ -782,7 +817,9 @@ class GrownPlan(FitPlan):
                     # As in the fit: the routed DAG joins its groups' orders
                     # to the chain's (grown on the same rows).
                     given.grown["chain"] = grow_on("chain", fit_rows)
-                growth = grow_strategy(name, _weighted_inputs(given, name, data))
+                growth = grow_strategy(
+                    name, self._loss_inputs(given, name, data, banks.loss_memo)
+                )
                 if growth is not None:
                     growth.bank = copy.copy(bank).bind(
                         growth, data.Xv, data.y_fit, data.sample_weight

@@ -363,6 +363,9 @@ class BudgetDAGRegressor(RegressorMixin, BudgetDAGBase):
     def _check_eval_target(self, y: Any, n_rows: int) -> np.ndarray:
         return check_targets(y, n_rows)
 
+    def _growth_loss_key(self) -> Any:
+        return ("regression", self.loss)
+
     def _row_loss(self, pred: np.ndarray, y: np.ndarray) -> np.ndarray:
         diff = np.asarray(pred, dtype=float) - y
         return diff**2 if self.loss == "squared" else np.abs(diff)

@@ -70,6 +70,7 @@ from ._kinds import (
     grow_strategy,
     most_states,
 )
+from ._memo import MEMO_BYTES, KeptLoss, LossMemo, block_losses, digest
 from ._routed import (
     ROUTE_MIN_SE,
     ROUTE_SCORE_ROWS,
@@ -104,6 +105,11 @@ __all__ = [
     "Routed",
     "Strategy",
     "grow_strategy",
+    "MEMO_BYTES",
+    "KeptLoss",
+    "LossMemo",
+    "block_losses",
+    "digest",
     "AUTO_STRATEGIES",
     "CHAIN_SCORE_ROWS",
     "MAX_ROUTES",

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ._memo import LossMemo
+
 
 def strategy_key(strategy: str, kind: str | None = None) -> str:
     """The key of a strategy's bank among a fit's candidates
@@ -72,16 +74,21 @@ class StrategyBanks(Mapping[str, Any]):
     ['routed']
     """
 
-    def __init__(self, banks: Mapping[str, Any]) -> None:
+    def __init__(
+        self, banks: Mapping[str, Any], loss_memo: LossMemo | None = None
+    ) -> None:
         if not banks:
             raise ValueError("A many-sensor bank fit built no strategy's DAG.")
         self._banks = dict(banks)
-        self._init_held_out()
+        self._init_held_out(loss_memo)
 
-    def _init_held_out(self) -> None:
+    def _init_held_out(self, loss_memo: LossMemo | None = None) -> None:
         self._held_out: dict[tuple[str, str], Any] = {}
         self._held_out_lock = threading.RLock()
         self._keeping = 0
+        #: The row losses the candidates' growths asked (``strategies.LossMemo``):
+        #: their growths on the choice's fit rows ask the same blocks.
+        self.loss_memo = LossMemo() if loss_memo is None else loss_memo
 
     def __getstate__(self) -> dict[str, Any]:
         # The held-out growths are a cache of this fit's choices: not saved.
@@ -111,10 +118,12 @@ class StrategyBanks(Mapping[str, Any]):
         and rows (what took long to find): a fitted model keeps its
         candidates, and the probabilities of four splits' DAGs came to
         several times its own DAG's. A later fit on these candidates asks
-        the bank for them again. Not while :meth:`keeping_held_out`."""
+        the bank for them again. The :attr:`loss_memo` is emptied too. Not
+        while :meth:`keeping_held_out`."""
         with self._held_out_lock:
             if self._keeping:
                 return
+            self.loss_memo.clear()
             for growth in self._held_out.values():
                 if growth is not None:
                     growth.forget_probabilities()

@@ -65,6 +65,7 @@ from ._growth import (
     oof_tables,
     ranking_costs,
 )
+from ._memo import block_losses
 
 #: The strategies of a many-sensor fit (``dag="auto"`` chooses among them).
 STRATEGIES = ("grown", "chain", "routed")
@@ -215,10 +216,10 @@ def greedy_order(
         cand = np.flatnonzero(~held)
         trial = np.repeat(held[None], len(cand), axis=0)
         trial[np.arange(len(cand)), cand] = True
-        P = bank.oof_at(X, scored, trial)
         # Every candidate at once, each one's row losses contiguous: each
         # mean sums as a candidate's own 1-D array would.
-        after = np.ascontiguousarray(row_loss(scored, P).T).mean(axis=1)
+        losses = block_losses(bank, X, scored, trial, row_loss)
+        after = np.ascontiguousarray(losses.T).mean(axis=1)
         best = int(np.argmax((current - after) / np.maximum(costs[cand], 1e-12)))
         order.append(int(cand[best]))
         held[cand[best]] = True

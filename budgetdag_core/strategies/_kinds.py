@@ -58,6 +58,9 @@ class EveryRowStrategy:
     ``name``, :meth:`build` and :meth:`most_states`."""
 
     name: ClassVar[str]
+    #: Whether its search ranks sensors by blocks of row losses
+    #: (``strategies.block_losses``): a fit keeps them in a ``LossMemo``.
+    searches_blocks: ClassVar[bool] = False
 
     def build(self, given: EveryRowInputs) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG, and the Alg. 2 subsets it is the unions of (None where
@@ -127,6 +130,9 @@ class Strategy:
     """The protocol: a ``name``, :meth:`grow` and :meth:`most_states`."""
 
     name: ClassVar[str]
+    #: Whether its search ranks sensors by blocks of row losses
+    #: (``strategies.block_losses``): a fit keeps them in a ``LossMemo``.
+    searches_blocks: ClassVar[bool] = False
 
     def grow(self, given: GrowthInputs) -> SparseGrowth | None:
         """The DAG grown on ``given.bank``, or None where this strategy
@@ -161,6 +167,7 @@ class Chain(Strategy):
     :func:`~budgetdag_core.strategies.chain_growth`."""
 
     name = "chain"
+    searches_blocks = True
 
     def grow(self, given: GrowthInputs) -> SparseGrowth:
         return chain_growth(
@@ -179,6 +186,7 @@ class Routed(Strategy):
     join the chain's where the same fit grew one)."""
 
     name = "routed"
+    searches_blocks = True
 
     def grow(self, given: GrowthInputs) -> SparseGrowth | None:
         chain = given.grown.get("chain")

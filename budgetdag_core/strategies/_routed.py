@@ -67,6 +67,7 @@ from ._growth import (
     oof_tables,
     ranking_costs,
 )
+from ._memo import block_losses
 
 #: Training rows that score the candidate routing sensors.
 ROUTE_SCORE_ROWS = 600
@@ -226,9 +227,8 @@ def _candidate_scores(
     # The state itself first, then it plus each candidate: one bank call.
     trial = np.repeat(state[None], 1 + len(cand), axis=0)
     trial[np.arange(1, 1 + len(cand)), cand] = True
-    both = bank.oof_at(X, scored, trial)
-    base = row_loss(scored, both[:, 0])
-    after = row_loss(scored, both[:, 1:])
+    both = block_losses(bank, X, scored, trial, row_loss)
+    base, after = both[:, 0], both[:, 1:]
     gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
     return {
         (int(r), i): held_out_pick_gain(
@@ -535,7 +535,7 @@ def posterior_tree_paths(
         return [(start, order, rows)] if order else []
     trial = np.repeat(held[None], len(cand), axis=0)
     trial[np.arange(len(cand)), cand] = True
-    after = row_loss(scored, bank.oof_at(X, scored, trial))
+    after = block_losses(bank, X, scored, trial, row_loss)
     gain = (row_loss(scored, proba[at_scored])[:, None] - after) / np.maximum(
         costs[cand], 1e-12
     )
