@@ -203,6 +203,29 @@ def test_one_mask_scores_exactly_as_the_many_mask_arithmetic(model, n_classes):
     )
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_weights_below_float32s_normal_range_score_as_zeros(n_classes):
+    """A weight the penalty drove below float32's smallest normal number is
+    zero in the float32 products (subnormal operands are slow): the scores
+    are those of the network with that weight zero, bit for bit."""
+    rng = np.random.default_rng(5 + n_classes)
+    X = rng.normal(size=(150, 6))
+    y = rng.integers(0, n_classes, size=150)
+    fitted = MaskEncodedClassifier("mlp", random_state=0, max_iter=10).fit(X, y)
+    masks = rng.random((5, 6)) < 0.5
+    rows = rng.normal(size=(40, 6))
+    tiny = copy.deepcopy(fitted)
+    zero = copy.deepcopy(fitted)
+    for i, W in enumerate(fitted.coefs_):
+        dead = rng.random(W.shape) < 0.2
+        tiny.coefs_[i] = np.where(dead, 1e-40, W)
+        zero.coefs_[i] = np.where(dead, 0.0, W)
+    np.testing.assert_array_equal(
+        tiny.proba_under_masks(rows, masks), zero.proba_under_masks(rows, masks)
+    )
+    assert tiny.proba_under_masks(rows, masks).shape == (40, 5, max(n_classes, 2))
+
+
 @pytest.mark.parametrize("model", ["mlp", "logistic"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_scores_of_the_present_columns_equal_the_masked_rows_scores(model, n_classes):
