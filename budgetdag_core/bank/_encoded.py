@@ -33,7 +33,7 @@ from sklearn.linear_model import LogisticRegression
 
 from .._integrity import check_array, fail
 from ..validation import int_seed
-from ._network import ReluNetwork
+from ._network import ReluNetwork, zero_subnormals
 
 #: The models a :class:`MaskEncodedClassifier` can train.
 ENCODED_MODELS = ("mlp", "logistic")
@@ -56,23 +56,18 @@ MAX_KEPT_MASKS = 4096
 
 
 def single_precision(a: np.ndarray) -> np.ndarray:
-    """``a`` in float32, its subnormal values zero.
-
-    A weight the penalty drove towards zero (a dead unit's) lands below
-    float32's smallest normal number, and a product with a subnormal operand
-    runs several times slower on x86 CPUs: with a few hundred of them a
-    network's products took six times as long. Each such term is below
-    1e-38, lost in the rounding of any sum with a normal term (the
-    intercepts): the outputs are the same.
+    """A float32 copy of ``a``, its subnormal values zero
+    (``zero_subnormals``: a weight of a
+    network fitted before its training zeroed them, or converted from
+    float64, can land there; the products then run several times slower,
+    to the same outputs).
 
     Examples
     --------
     >>> single_precision(np.array([1e-40, -1e-39, 0.5, 1e-30])).tolist()
     [0.0, 0.0, 0.5, 1.0000000031710769e-30]
     """
-    out = np.asarray(a, dtype=np.float32)
-    tiny = np.finfo(np.float32).tiny
-    return np.where(np.abs(out) < tiny, np.float32(0.0), out)
+    return zero_subnormals(np.array(a, dtype=np.float32))
 
 
 def encode(X: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:

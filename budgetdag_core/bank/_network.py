@@ -23,6 +23,27 @@ from scipy.special import expit
 #: Adam's decay rates and epsilon (scikit-learn's and Kingma & Ba's defaults).
 ADAM_BETAS = (0.9, 0.999)
 ADAM_EPSILON = 1e-8
+#: float32's smallest normal magnitude: below it, values are subnormal.
+FLOAT32_TINY = np.float32(np.finfo(np.float32).tiny)
+
+
+def zero_subnormals(a: np.ndarray) -> np.ndarray:
+    """Set ``a``'s subnormal float32 values to zero, in place; return ``a``.
+
+    The penalty drives a dead unit's weights, and Adam's moments of weights
+    without gradient, geometrically towards zero, below float32's normal
+    range, and arithmetic with subnormal operands runs several times slower
+    on x86 CPUs (a digits fold network's training took twice as long). Each
+    such value is below 1e-38: lost in the rounding of any sum with a
+    normal term, so the network's outputs do not change.
+
+    Examples
+    --------
+    >>> zero_subnormals(np.array([1e-40, -1e-39, 0.5], dtype=np.float32)).tolist()
+    [0.0, 0.0, 0.5]
+    """
+    np.copyto(a, 0, where=np.abs(a) < FLOAT32_TINY)
+    return a
 
 
 class ReluNetwork:
@@ -133,3 +154,5 @@ class ReluNetwork:
             v *= b2
             v += (1.0 - b2) * g * g
             p -= np.float32(rate) * m / (np.sqrt(v) + np.float32(ADAM_EPSILON))
+            for a in (p, m, v):
+                zero_subnormals(a)
