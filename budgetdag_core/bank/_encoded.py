@@ -420,16 +420,24 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
         coefs: list[np.ndarray] | None = None,
         intercepts: list[np.ndarray] | None = None,
     ) -> np.ndarray:
-        """Class probabilities from the first layer's pre-activations, through
-        the later layers (``coefs``, ``intercepts``; default: the fitted ones)."""
+        """Class probabilities from the first layer's pre-activations ``out``
+        (overwritten: every caller's is a temporary), through the later
+        layers (``coefs``, ``intercepts``; default: the fitted ones). In
+        place where the dtypes allow: the same arithmetic as new arrays,
+        with less memory traffic (the heads of a growth's pairs)."""
         coefs = self.coefs_[1:] if coefs is None else coefs
         intercepts = self.intercepts_[1:] if intercepts is None else intercepts
         for W, b in zip(coefs, intercepts, strict=True):
-            out = np.maximum(out, 0.0) @ W + b
+            np.maximum(out, 0.0, out=out)
+            out = out @ W
+            if out.dtype == np.result_type(out, b):
+                out += b
+            else:
+                out = out + b
         if out.shape[1] == 1:
             p = expit(out[:, 0])
             return np.column_stack([1.0 - p, p])
-        out = out - out.max(axis=1, keepdims=True)
+        out -= out.max(axis=1, keepdims=True)
         np.exp(out, out=out)
         out /= out.sum(axis=1, keepdims=True)
         return out
