@@ -58,9 +58,6 @@ class EveryRowStrategy:
     ``name``, :meth:`build` and :meth:`most_states`."""
 
     name: ClassVar[str]
-    #: Whether its search ranks sensors by blocks of row losses
-    #: (``strategies.block_losses``): a fit keeps them in a ``LossMemo``.
-    searches_blocks: ClassVar[bool] = False
 
     def build(self, given: EveryRowInputs) -> tuple[SensorDAG, SubsetSelection | None]:
         """The DAG, and the Alg. 2 subsets it is the unions of (None where
