@@ -51,7 +51,6 @@ from ..strategies import (
     SubsetSelection,
     choose_strategy,
     cross_entropy,
-    digest,
     expected_loss,
     grow_strategy,
     most_states,
@@ -207,8 +206,8 @@ class FitHooks:
         return None
 
     def _growth_loss_key(self) -> Any:
-        """What names :meth:`_growth_row_loss` (with the training data, the
-        key of its kept losses, ``strategies.LossMemo``)."""
+        """What names :meth:`_growth_row_loss`: the key of its kept losses
+        (``strategies.LossMemo``)."""
         return "cross_entropy"
 
     def _selection_task(self) -> dict[str, str]:
@@ -787,18 +786,16 @@ class GrownPlan(FitPlan):
         (:func:`_weighted_inputs`), and for the searches that rank sensors by
         blocks of row losses (the chain's and the routed DAG's: what the
         choice's growths on its fit rows ask again) kept in ``memo`` under
-        what names the loss and the training data."""
+        the loss's name (the memo's training data are fixed: a fit handed
+        these candidates checks the data against their bank first)."""
         given = _weighted_inputs(given, name, data)
         if memo is None or not REGISTRY[name].searches_blocks:
             return given
         row_loss = given.row_loss
         if row_loss is None:
             row_loss = cross_entropy(data.y_fit)
-        key = (
-            self.est._growth_loss_key(),
-            digest(data.Xv, data.y_fit, data.sample_weight),
-        )
-        return dataclasses.replace(given, row_loss=memo.kept(row_loss, key))
+        kept = memo.kept(row_loss, self.est._growth_loss_key())
+        return dataclasses.replace(given, row_loss=kept)
 
     def _held_out_grower(
         self, banks: StrategyBanks, data: TrainingData

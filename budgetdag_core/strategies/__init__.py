@@ -70,7 +70,7 @@ from ._kinds import (
     grow_strategy,
     most_states,
 )
-from ._memo import MEMO_BYTES, KeptLoss, LossMemo, block_losses, digest
+from ._memo import MEMO_BYTES, KeptLoss, LossMemo, block_losses
 from ._routed import (
     ROUTE_MIN_SE,
     ROUTE_SCORE_ROWS,
@@ -109,7 +109,6 @@ __all__ = [
     "KeptLoss",
     "LossMemo",
     "block_losses",
-    "digest",
     "AUTO_STRATEGIES",
     "CHAIN_SCORE_ROWS",
     "MAX_ROUTES",

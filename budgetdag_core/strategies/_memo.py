@@ -15,7 +15,6 @@ training data, the same fold models.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -30,30 +29,12 @@ from ._growth import RowLoss, RowTable
 MEMO_BYTES = 256 * 2**20
 
 
-def digest(*arrays: np.ndarray | None) -> str:
-    """A short content hash of ``arrays`` (None counts as itself): what
-    tells one fit's training data or weights from another's.
-
-    Examples
-    --------
-    >>> digest(np.arange(3)) == digest(np.arange(3)), digest(None)
-    (True, 'b6589fc6ab0dc82c')
-    """
-    h = hashlib.sha1(usedforsecurity=False)
-    for a in arrays:
-        if a is None:
-            h.update(b"0")
-        else:
-            a = np.ascontiguousarray(a)
-            h.update(f"{a.dtype.str}{a.shape}".encode())
-            h.update(a.tobytes())
-    return h.hexdigest()[:16]
-
-
 class KeptLoss:
     """A :data:`~budgetdag_core.strategies.RowLoss` whose losses at blocks
-    of subsets are kept in ``memo`` under ``key`` (what names the loss and
-    the training data it scores; :func:`block_losses` consults it)."""
+    of subsets are kept in ``memo`` under ``key`` (what names the loss; the
+    training data are those of the memo's fit, which a fit handed the
+    candidates checks against their bank; :func:`block_losses` consults
+    it)."""
 
     def __init__(self, row_loss: RowLoss, memo: LossMemo, key: Any) -> None:
         self.row_loss, self.memo, self.key = row_loss, memo, key
@@ -152,4 +133,4 @@ def block_losses(
     return row_loss(rows, bank.oof_at(X, rows, trial))
 
 
-__all__ = ["MEMO_BYTES", "KeptLoss", "LossMemo", "block_losses", "digest"]
+__all__ = ["MEMO_BYTES", "KeptLoss", "LossMemo", "block_losses"]

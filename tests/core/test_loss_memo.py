@@ -14,7 +14,6 @@ from budgetdag_core.strategies import (
     LossMemo,
     block_losses,
     cross_entropy,
-    digest,
 )
 
 from .test_sparse_dag import SPEC, make_data
@@ -104,11 +103,3 @@ def test_a_fit_uses_the_kept_losses_then_forgets_them():
     again = BudgetDAGClassifier(SPEC, **params).fit(X, y, bank=fresh)
     assert again.strategy_validation_ == model.strategy_validation_
     np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
-
-
-def test_digest_tells_data_apart():
-    a = np.arange(6.0)
-    assert digest(a, None) == digest(a.copy(), None)
-    assert digest(a, None) != digest(a, a)
-    assert digest(a) != digest(a.reshape(2, 3))
-    assert digest(a) != digest(a.astype(np.float32))
