@@ -45,7 +45,7 @@ context that says where to look) the routed DAG can.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -249,6 +249,11 @@ class StrategyChoice:
     cost scale x cost) under that strategy's policies, and ``excess_se``: the
     standard error of the paired per-row excess of its loss over the
     strategy of least mean loss (0 for that one).
+
+    ``kept_between``: where no choice was made at this scale because a
+    trade-off curve's fitted neighbours on both sides kept this strategy
+    (:func:`kept_by_neighbours`), their two cost scales (``scores`` then
+    empty).
     """
 
     strategy: str
@@ -256,10 +261,11 @@ class StrategyChoice:
     scores: dict[str, list[dict[str, float]]] = field(default_factory=dict)
     #: Held-out parts judged (1: the first split; more on a close call).
     folds: int = 1
+    kept_between: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain types (a skops file keeps them); :meth:`from_dict` inverts."""
-        return {
+        out: dict[str, Any] = {
             "strategy": self.strategy,
             "cost_scales": [float(c) for c in self.cost_scales],
             "folds": int(self.folds),
@@ -268,14 +274,19 @@ class StrategyChoice:
                 for name, rows in self.scores.items()
             },
         }
+        if self.kept_between is not None:
+            out["kept_between"] = [float(c) for c in self.kept_between]
+        return out
 
     @classmethod
     def from_dict(cls, saved: dict[str, Any]) -> StrategyChoice:
+        between = saved.get("kept_between")
         return cls(
             str(saved["strategy"]),
             list(saved.get("cost_scales", [])),
             dict(saved.get("scores", {})),
             int(saved.get("folds", 1)),
+            None if between is None else (float(between[0]), float(between[1])),
         )
 
     def table(self) -> pd.DataFrame:
@@ -400,6 +411,41 @@ def choose_strategy(
         if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):
             break  # not a close call: one split is enough
     return choice
+
+
+def kept_by_neighbours(
+    kept: Mapping[float, str], scale: float
+) -> tuple[str, tuple[float, float]] | None:
+    """The strategy (candidate key) a new ``scale`` of a trade-off curve keeps
+    without a choice of its own: the one the nearest fitted scales below and
+    above it both kept (``kept``: fitted scale -> key), and those two
+    scales; None where ``scale`` has no neighbour on a side or they differ.
+
+    A choice judges the strategies at one cost scale on held-out rows (each
+    candidate grown again and its policies learned there: most of a curve's
+    time on many sensors); between two scales that kept the same one, it
+    would mostly be made again only to agree. Every scale with differing
+    neighbours still chooses on its own, so the curve keeps its points where
+    the choice changes.
+
+    Examples
+    --------
+    >>> kept = {0.0: "chain", 0.01: "routed", 0.04: "routed"}
+    >>> kept_by_neighbours(kept, 0.02)
+    ('routed', (0.01, 0.04))
+    >>> kept_by_neighbours(kept, 0.005) is None  # chain below, routed above
+    True
+    >>> kept_by_neighbours(kept, 0.08) is None  # nothing above
+    True
+    """
+    below = [s for s in kept if s < scale]
+    above = [s for s in kept if s > scale]
+    if not below or not above:
+        return None
+    low, high = max(below), min(above)
+    if kept[low] != kept[high]:
+        return None
+    return kept[low], (float(low), float(high))
 
 
 def validation_folds(
@@ -560,6 +606,7 @@ __all__ = [
     "cross_entropy",
     "greedy_order",
     "keep_within_one_se",
+    "kept_by_neighbours",
     "restricted",
     "tail_length",
     "validation_folds",

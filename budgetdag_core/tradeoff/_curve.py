@@ -28,7 +28,7 @@ from .._progress import Progress
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
-from ..strategies import StrategyBanks
+from ..strategies import StrategyBanks, kept_by_neighbours
 from ..validation import check_index, check_params, int_in, real_in
 from ._baselines import (
     FRAME_COLUMNS,
@@ -550,7 +550,9 @@ def tradeoff_curve(
         A bank already fitted on ``X, y`` with the same settings (e.g.
         ``estimator.fit_bank(X, y)``, or a fitted model's ``bank_``; many
         sensors: its ``strategy_banks_``, among which each cost scale
-        chooses, or its ``bank_``, the strategy it kept).
+        chooses, or its ``bank_``, the strategy it kept). A scale added
+        between two fitted ones that kept the same strategy keeps it
+        (``strategies.kept_by_neighbours``).
     baseline_subsets : dict name -> list of sensor subsets, optional
         Extra fixed baselines (e.g. ``{"greedy": subsets}``); each subset must be
         a state of the DAG.
@@ -748,14 +750,23 @@ class _Sweep:
         default_factory=dict
     )
 
-    def run(self, batch: Sequence[float]) -> None:
+    def run(
+        self,
+        batch: Sequence[float],
+        kept: Mapping[float, tuple[str, tuple[float, float]]] | None = None,
+    ) -> None:
+        """Fit the points of ``batch`` (``kept``: scale -> the strategy it
+        keeps without a choice, :func:`fit_point`)."""
+        kept = {} if kept is None else kept
         # Threads: policy learning is compiled and releases the GIL, and
         # threads share the bank (worker processes would copy it and load the
         # compiled kernels again); a joblib.parallel_config backend still wins.
         jobs = Parallel(
             n_jobs=self.template.n_jobs, return_as="generator", prefer="threads"
         )(
-            delayed(fit_point)(self.template, self.data, self.bank, s, self.views, 1)
+            delayed(fit_point)(
+                self.template, self.data, self.bank, s, self.views, 1, kept.get(s)
+            )
             for s in batch
         )
         for s, result in zip(batch, jobs, strict=True):
@@ -778,7 +789,23 @@ class _Sweep:
             batch = [s for s in batch if s not in fitted]
             if not batch:
                 break
-            self.run(batch)
+            self.run(batch, self.kept_by_neighbours(batch))
+
+    def kept_by_neighbours(
+        self, batch: Sequence[float]
+    ) -> dict[float, tuple[str, tuple[float, float]]]:
+        """The scales of ``batch`` between two fitted scales that kept the same
+        strategy (many sensors; ``strategies.kept_by_neighbours``): each
+        keeps it without judging the strategies again."""
+        if not isinstance(self.bank, StrategyBanks) or len(self.bank) < 2:
+            return {}
+        keys = {s: self.bank.key_of(m.bank_) for s, (m, _) in self.fitted.items()}
+        out = {}
+        for s in batch:
+            found = kept_by_neighbours(keys, s)
+            if found is not None and found[0] is not None:
+                out[s] = found
+        return out
 
 
 def _cascade(

@@ -16,7 +16,7 @@ from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier, TrainingData
 from ..sensors import SensorSpec
-from ..strategies import StrategyBanks
+from ..strategies import StrategyBanks, StrategyChoice
 from ..validation import (
     align_rows,
     check_features,
@@ -216,15 +216,28 @@ def fit_point(
     cost_scale: float,
     views: Sequence[StatePredictions],
     inner_n_jobs: int | None,
+    kept: tuple[str, tuple[float, float]] | None = None,
 ) -> tuple[BudgetDAGClassifier, list[dict[str, Any]]]:
-    """Learn the policies at one cost scale and evaluate them on every view."""
+    """Learn the policies at one cost scale and evaluate them on every view.
+
+    ``kept``: (candidate key, the two neighbouring scales) of
+    ``strategies.kept_by_neighbours``: the point fits that candidate of
+    ``bank`` (a ``StrategyBanks``) without a choice of its own; its model
+    still holds every candidate (``strategy_banks_``), and its
+    ``strategy_choice_`` names the neighbours (``kept_between``).
+    """
     model = clone(template).set_params(
         cost_scale=float(cost_scale), n_jobs=inner_n_jobs
     )
+    given = bank if kept is None else bank.only(kept[0])
     # The sweep reports its points: a point's own fit draws no bar (verbose).
     model.fit(
-        data.X, data.y, sample_costs=data.sample_costs, bank=bank, progress=_quiet
+        data.X, data.y, sample_costs=data.sample_costs, bank=given, progress=_quiet
     )
+    if kept is not None:
+        model.strategy_banks_ = bank
+        choice = StrategyChoice(kept[0], kept_between=kept[1])
+        model.strategy_validation_ = choice.to_dict()
     rows = [
         {"split": v.split, "cost_scale": float(cost_scale), **dag_point(model, v)}
         for v in views_of(views, model)

@@ -129,3 +129,21 @@ def test_the_queue_wait_is_not_said_while_the_sessions_own_job_runs(
     assert_clean(at)
     assert "after the jobs ahead" not in everything(at)
     assert any("Training on pima..." in c.value for c in at.caption)
+
+
+def test_a_curve_point_kept_by_its_neighbours_says_so():
+    from types import SimpleNamespace
+
+    from budgetdag_core.strategies import StrategyChoice
+    from ui import plan
+
+    def model(choice: StrategyChoice) -> SimpleNamespace:
+        dag = SimpleNamespace(n_states=17)
+        return SimpleNamespace(
+            strategy_="chain", sensor_dag_=dag, strategy_choice_=choice
+        )
+
+    kept = plan.model_words(model(StrategyChoice("chain", kept_between=(0.01, 0.04))))
+    assert kept is not None and "0.01 and 0.04" in kept and "17 states" in kept
+    alone = plan.model_words(model(StrategyChoice("chain")))
+    assert alone is not None and alone.endswith("(17 states).")

@@ -287,6 +287,52 @@ def test_a_sweep_on_one_bank_gives_what_each_point_gives_alone():
         pd.testing.assert_frame_equal(point.trace(Xt), model.trace(Xt))
 
 
+def test_a_refined_point_between_two_that_kept_one_strategy_keeps_it(monkeypatch):
+    """A curve's refined scale whose fitted neighbours kept the same candidate
+    keeps it without judging the strategies again; every other scale
+    chooses; the point's model is the fit of that candidate alone, holding
+    every candidate."""
+    from budgetdag_core.estimator import _plans
+
+    chose_at: list[float] = []
+    choose = _plans.choose_strategy
+
+    def counted(*args, **kwargs):
+        chose_at.extend(args[7])  # the cost scales judged
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(_plans, "choose_strategy", counted)
+    X, y = make_data(400, 0)
+    Xt, yt = make_data(200, 1)
+    bank = BudgetDAGClassifier(SPEC, cv=3, random_state=0).fit_bank(X, y)
+    sweep = tradeoff_curve(
+        X, y, SPEC, n_points=10, X_test=Xt, y_test=yt, bank=bank, cv=3,
+        random_state=0,
+    )  # fmt: skip
+    kept = {
+        scale: model.strategy_choice_.kept_between
+        for scale, model in zip(sweep.cost_scales, sweep.models, strict=True)
+    }
+    between = {s: pair for s, pair in kept.items() if pair is not None}
+    assert between  # the test exercises the shortcut
+    assert set(chose_at) == set(kept) - set(between)
+    key_at = {
+        s: bank.key_of(m.bank_)
+        for s, m in zip(sweep.cost_scales, sweep.models, strict=True)
+    }
+    for scale, (low, high) in between.items():
+        assert low < scale < high and key_at[low] == key_at[high] == key_at[scale]
+        model = sweep.models[list(sweep.cost_scales).index(scale)]
+        assert model.strategy_banks_ is bank
+        assert model.strategy_choice_.strategy == key_at[scale]
+        alone = BudgetDAGClassifier(SPEC, cost_scale=scale, cv=3, random_state=0)
+        alone.fit(X, y, bank=bank.only(key_at[scale]))
+        pd.testing.assert_frame_equal(alone.trace(Xt), model.trace(Xt))
+        # The neighbours travel with a saved model.
+        loaded = loads_policy_skops(dumps_policy_skops(model))
+        assert loaded.strategy_choice_.kept_between == (low, high)
+
+
 # ------------------------------------------------------------ the routed DAG
 def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
     """s0 says which of s1, s2 carries the class: the routed DAG's routing
