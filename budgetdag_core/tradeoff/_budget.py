@@ -23,6 +23,7 @@ from ._sweep import (
     check_fit_data,
     fit_point,
     held_out_kept,
+    kept_by_fitted_neighbours,
     make_template,
     split_views,
 )
@@ -132,7 +133,9 @@ def fit_for_budget(
         sensors.
     max_iter : int, default=20
         Most bisection steps (each learns policies once; the bank is reused),
-        at most ``MAX_BUDGET_ITER`` (60).
+        at most ``MAX_BUDGET_ITER`` (60). With many sensors a step between two
+        tried scales that kept the same strategy keeps it
+        (``strategy_choice_.kept_between``); the others choose.
     sample_costs : DataFrame (rows x sensors), optional
         Example-dependent costs.
     refit : bool, default=False
@@ -289,10 +292,16 @@ class _ScaleSearch:
         return len(self.tried) >= self.max_iter
 
     def cost_at(self, scale: float) -> float:
-        """Learn the policies at ``scale``; their held-out average cost."""
+        """Learn the policies at ``scale``; their held-out average cost. A
+        scale between two tried ones that kept the same many-sensor strategy
+        keeps it (``kept_by_fitted_neighbours``): the bisection's steps
+        between two such ends judge the strategies no more."""
+        tried = {s: model for s, (model, _) in self.tried.items()}
+        kept = kept_by_fitted_neighbours(self.bank, tried, [scale]).get(scale)
         model, (train, val) = fit_point(
-            self.template, self.data, self.bank, scale, self.views, self.template.n_jobs
-        )
+            self.template, self.data, self.bank, scale, self.views,
+            self.template.n_jobs, kept,
+        )  # fmt: skip
         self.tried[scale] = (
             model,
             {

@@ -28,7 +28,7 @@ from .._progress import Progress
 from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier
-from ..strategies import StrategyBanks, kept_by_neighbours
+from ..strategies import StrategyBanks
 from ..validation import check_index, check_params, int_in, real_in
 from ._baselines import (
     FRAME_COLUMNS,
@@ -48,6 +48,7 @@ from ._sweep import (
     check_fit_data,
     fit_point,
     held_out_kept,
+    kept_by_fitted_neighbours,
     make_template,
     split_views,
 )
@@ -795,17 +796,10 @@ class _Sweep:
         self, batch: Sequence[float]
     ) -> dict[float, tuple[str, tuple[float, float]]]:
         """The scales of ``batch`` between two fitted scales that kept the same
-        strategy (many sensors; ``strategies.kept_by_neighbours``): each
-        keeps it without judging the strategies again."""
-        if not isinstance(self.bank, StrategyBanks) or len(self.bank) < 2:
-            return {}
-        keys = {s: self.bank.key_of(m.bank_) for s, (m, _) in self.fitted.items()}
-        out = {}
-        for s in batch:
-            found = kept_by_neighbours(keys, s)
-            if found is not None and found[0] is not None:
-                out[s] = found
-        return out
+        strategy (many sensors): each keeps it without judging the
+        strategies again (:func:`kept_by_fitted_neighbours`)."""
+        fitted = {s: model for s, (model, _) in self.fitted.items()}
+        return kept_by_fitted_neighbours(self.bank, fitted, batch)
 
 
 def _cascade(

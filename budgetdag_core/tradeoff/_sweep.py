@@ -16,7 +16,7 @@ from ..bank import ClassifierBank
 from ..decisions import check_loss_matrix
 from ..estimator import BudgetDAGClassifier, TrainingData
 from ..sensors import SensorSpec
-from ..strategies import StrategyBanks, StrategyChoice
+from ..strategies import StrategyBanks, StrategyChoice, kept_by_neighbours
 from ..validation import (
     align_rows,
     check_features,
@@ -207,6 +207,26 @@ def held_out_kept(bank: Any) -> contextlib.AbstractContextManager[Any]:
     ends (``keeping_held_out``); other banks have none."""
     keep = getattr(bank, "keeping_held_out", None)
     return contextlib.nullcontext() if keep is None else keep()
+
+
+def kept_by_fitted_neighbours(
+    bank: Any, fitted: Mapping[float, Any], scales: Sequence[float]
+) -> dict[float, tuple[str, tuple[float, float]]]:
+    """The ``scales`` to fit between two fitted ones (``fitted``: scale ->
+    model) that kept the same candidate of ``bank`` (a ``StrategyBanks`` of
+    several), each with that candidate and the two scales
+    (``strategies.kept_by_neighbours``): :func:`fit_point`'s ``kept``. A
+    model whose bank is not one of ``bank``'s (a copy back from a worker
+    process) keeps nothing for its neighbours."""
+    if not isinstance(bank, StrategyBanks) or len(bank) < 2:
+        return {}
+    keys = {s: bank.key_of(model.bank_) for s, model in fitted.items()}
+    out = {}
+    for scale in scales:
+        found = kept_by_neighbours(keys, scale)
+        if found is not None and found[0] is not None:
+            out[scale] = found
+    return out
 
 
 def fit_point(

@@ -333,6 +333,31 @@ def test_a_refined_point_between_two_that_kept_one_strategy_keeps_it(monkeypatch
         assert loaded.strategy_choice_.kept_between == (low, high)
 
 
+def test_a_budget_step_between_two_that_kept_one_strategy_keeps_it(monkeypatch):
+    """fit_for_budget's bisection: a step between two tried scales that kept
+    the same candidate keeps it without judging the strategies again."""
+    from budgetdag_core import fit_for_budget
+    from budgetdag_core.estimator import _plans
+
+    chose_at: list[float] = []
+    choose = _plans.choose_strategy
+
+    def counted(*args, **kwargs):
+        chose_at.extend(args[7])  # the cost scales judged
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(_plans, "choose_strategy", counted)
+    X, y = make_data(400, 0)
+    model = fit_for_budget(X, y, SPEC, 4.5, cv=3, random_state=0, max_iter=10)
+    history = model.budget_report_.history
+    tried = list(history["cost_scale"])
+    assert len(tried) > len(chose_at)  # some steps kept their neighbours'
+    assert set(chose_at) < set(tried)
+    # The step kept spends the most within the target: one of those.
+    low, high = model.strategy_choice_.kept_between
+    assert low < model.cost_scale_ < high and {low, high} <= set(tried)
+
+
 # ------------------------------------------------------------ the routed DAG
 def test_the_routed_dag_buys_the_routing_sensor_then_the_sensor_it_names():
     """s0 says which of s1, s2 carries the class: the routed DAG's routing
