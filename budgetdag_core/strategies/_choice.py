@@ -364,7 +364,9 @@ def choose_strategy(
     (e.g. the expected losses); the held-out rows are judged by
     ``judged_loss`` (e.g. the 0/1 loss of the prediction against the label:
     what a test reports). ``progress`` (a ``Progress`` callback) is told
-    ``("choice", done, strategies)`` as each held-out part is judged.
+    ``("choice", done, 2 x strategies)`` per held-out part, as each
+    strategy's DAG is grown on its fit rows and as it is judged (a growth
+    can take seconds).
     ``sample_weight`` (one per row of ``y``): row i counts that many times,
     in the policies' Graph-Reduce and in the held-out means and standard
     errors.
@@ -386,15 +388,18 @@ def choose_strategy(
     inputs = {} if grow_on else {name: inputs_for(g) for name, g in growths.items()}
     for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
         judged: dict[str, list[np.ndarray]] = {}
+        steps = 2 * len(names)  # each candidate grown, then judged
         for done, (name, growth) in enumerate(growths.items()):
             if progress is not None:  # each held-out part: one more count
-                progress("choice", done, len(names))
+                progress("choice", 2 * done, steps)
             if grow_on is None:
                 part = restricted(growth, fit_rows)
                 state_inputs = inputs[name]
             else:
                 part = grow_on(name, fit_rows)
                 state_inputs = None if part is None else inputs_for(part)
+            if progress is not None:
+                progress("choice", 2 * done + 1, steps)
             if part is None:  # not there on these rows: as the simplest
                 judged[name] = judged[names[0]]
             else:
@@ -405,7 +410,7 @@ def choose_strategy(
             for i, p in enumerate(judged[name]):
                 parts[name][i].append(p)
         if progress is not None:
-            progress("choice", len(names), len(names))
+            progress("choice", steps, steps)
         choice = judged_choice(names, scales, parts, sample_weight)
         choice.folds = fold + 1
         if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):

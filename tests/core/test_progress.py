@@ -173,3 +173,15 @@ def test_the_command_line_draws_one_bar_per_command(tmp_path, capsys) -> None:
     assert bar.lstrip("\r").startswith("train") and "bank: 1/" not in err
     n, total = drawn_states(bar)[-1]
     assert n == total > 1
+
+
+def test_the_choice_counts_each_candidates_growth_and_judgement() -> None:
+    # Growing a candidate again on the held-out part's fit rows can take
+    # seconds: the count moves after it, not only after the judgement.
+    X, y = many_sensor_data()
+    calls: list[tuple[str, int, int]] = []
+    BudgetDAGClassifier(cost_scale=0.01, cv=2, random_state=0).fit(
+        X, y, progress=lambda *a: calls.append(a)
+    )
+    choice = [(done, total) for stage, done, total in calls if stage == "choice"]
+    assert choice[:5] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
