@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .._threads import imap_in_threads, single_threaded, threads_for
+from .._threads import imap_in_threads, on_cluster, single_threaded, threads_for
 from .._weighted import weighted_mean_se
 from ..graph_reduce import graph_reduce
 from ..validation import int_seed
@@ -383,7 +383,8 @@ def choose_strategy(
 
     ``n_jobs``: threads for the strategies of a split, and on a close call
     for the other parts' (each strategy on each part independent: the same
-    choice for any ``n_jobs``).
+    choice for any ``n_jobs``); none on a cluster backend, whose tasks the
+    growths and Graph-Reduce send from this thread.
     """
     names = list(growths)
     if len(names) == 1:
@@ -410,13 +411,14 @@ def choose_strategy(
         )  # fmt: skip
 
     splits = list(validation_folds(y, random_state))
+    # On a cluster backend (joblib's choice is per thread) the growths' and
+    # Graph-Reduce's own tasks go to the cluster from this thread.
+    workers = 1 if on_cluster() else threads_for(n_jobs)
     # The first split alone; on a close call, the other parts together.
     for first, batch in ((0, splits[:1]), (1, splits[1:])):
         if not batch:
             break
-        for results in _judge_splits(
-            batch, names, grown, judged, threads_for(n_jobs), progress
-        ):
+        for results in _judge_splits(batch, names, grown, judged, workers, progress):
             for name in names:
                 # Not there on these rows: judged as the simplest.
                 got = results[name] if results[name] is not None else results[names[0]]
