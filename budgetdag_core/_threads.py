@@ -76,17 +76,8 @@ def map_in_threads(
     """``[function(item) for item in items]``, in up to ``workers`` threads of
     one OpenMP/BLAS thread each (the caller holds :func:`single_threaded`).
     Predictions nested in a worker run in that worker's thread."""
-    return list(imap_in_threads(function, items, workers))
-
-
-def imap_in_threads(
-    function: Callable[[Any], Any], items: Sequence[Any], workers: int
-) -> Iterator[Any]:
-    """:func:`map_in_threads`, each result given as soon as it and those
-    before it are done (the caller can report progress in its own thread)."""
     if workers <= 1:
-        yield from (function(item) for item in items)
-        return
+        return [function(item) for item in items]
 
     def one(item: Any) -> Any:
         _in_worker.active = True
@@ -97,7 +88,7 @@ def imap_in_threads(
             _in_worker.active = False
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(one, items)
+        return list(pool.map(one, items))
 
 
 def on_cluster() -> bool:

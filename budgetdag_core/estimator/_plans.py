@@ -906,7 +906,6 @@ class GrownPlan(FitPlan):
             progress=progress,
             sample_weight=data.sample_weight,
             grow_on=self._held_out_grower(banks, data),
-            n_jobs=est.n_jobs,
         )
         return choice.strategy, choice.to_dict()
 

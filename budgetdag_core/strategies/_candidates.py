@@ -85,7 +85,6 @@ class StrategyBanks(Mapping[str, Any]):
     def _init_held_out(self, loss_memo: LossMemo | None = None) -> None:
         self._held_out: dict[tuple[str, str], Any] = {}
         self._held_out_lock = threading.RLock()
-        self._growing: dict[tuple[str, str], threading.Lock] = {}
         self._keeping = 0
         #: The row losses the candidates' growths asked (``strategies.LossMemo``):
         #: their growths on the choice's fit rows ask the same blocks.
@@ -105,23 +104,14 @@ class StrategyBanks(Mapping[str, Any]):
         """``grow()``: candidate ``key``'s DAG grown again on ``fit_rows``
         alone (``strategies.choose_strategy`` judges it on the other rows),
         grown once per candidate and rows: every point of a sweep judges
-        the same parts. Threads asking for the same growth wait for the one
-        that grows it; other growths run meanwhile (a close call grows the
-        candidates on three parts at once)."""
+        the same parts. Growths run one at a time (threads of a sweep wait
+        for the one that grows it)."""
         rows = np.ascontiguousarray(fit_rows, dtype=np.intp)
         token = (key, hashlib.sha256(rows.tobytes()).hexdigest())
         with self._held_out_lock:
-            if token in self._held_out:
-                return self._held_out[token]
-            lock = self._growing.setdefault(token, threading.Lock())
-        with lock:  # (a growth asks for others, never for itself)
-            with self._held_out_lock:
-                if token in self._held_out:  # grown while this one waited
-                    return self._held_out[token]
-            growth = grow()
-            with self._held_out_lock:
-                self._held_out[token] = growth
-            return growth
+            if token not in self._held_out:
+                self._held_out[token] = grow()
+            return self._held_out[token]
 
     def strip_held_out(self) -> None:
         """Forget the held-out growths' probabilities, keeping their DAGs

@@ -53,7 +53,6 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .._threads import imap_in_threads, on_cluster, single_threaded, threads_for
 from .._weighted import weighted_mean_se
 from ..graph_reduce import graph_reduce
 from ..validation import int_seed
@@ -342,7 +341,6 @@ def choose_strategy(
     progress: Callable[[str, int, int], None] | None = None,
     sample_weight: np.ndarray | None = None,
     grow_on: Callable[[str, np.ndarray], SparseGrowth | None] | None = None,
-    n_jobs: int | None = None,
 ) -> StrategyChoice:
     """Compare strategies on held-out training rows (see the module docstring).
 
@@ -380,11 +378,6 @@ def choose_strategy(
     its orders, routes and splits on the held-out rows too, which flatters
     the strategies with more choices (the routed DAG's posterior tree);
     without ``grow_on``, each growth with only the fit rows flowing.
-
-    ``n_jobs``: threads for the strategies of a split, and on a close call
-    for the other parts' (each strategy on each part independent: the same
-    choice for any ``n_jobs``); none on a cluster backend, whose tasks the
-    growths and Graph-Reduce send from this thread.
     """
     names = list(growths)
     if len(names) == 1:
@@ -393,87 +386,36 @@ def choose_strategy(
     # parts[name][i]: per held-out part, its rows' (stop loss, cost) at scale i
     parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
     inputs = {} if grow_on else {name: inputs_for(g) for name, g in growths.items()}
-
-    def grown(name: str, fit_rows: np.ndarray) -> tuple[Any, Any]:
-        """``name``'s DAG on ``fit_rows`` and its policies' inputs (None,
-        None where the strategy finds nothing to grow there)."""
-        if grow_on is None:
-            return restricted(growths[name], fit_rows), inputs[name]
-        part = grow_on(name, fit_rows)
-        return part, None if part is None else inputs_for(part)
-
-    def judged(part: Any, state_inputs: Any, val_rows: np.ndarray) -> Any:
-        if part is None:
-            return None
-        return held_out_parts(
-            part, val_rows, state_inputs, stop_loss, judged_loss, costs,
-            learner, scales, sample_weight,
-        )  # fmt: skip
-
-    splits = list(validation_folds(y, random_state))
-    # On a cluster backend (joblib's choice is per thread) the growths' and
-    # Graph-Reduce's own tasks go to the cluster from this thread.
-    workers = 1 if on_cluster() else threads_for(n_jobs)
-    # The first split alone; on a close call, the other parts together.
-    for first, batch in ((0, splits[:1]), (1, splits[1:])):
-        if not batch:
-            break
-        for results in _judge_splits(batch, names, grown, judged, workers, progress):
-            for name in names:
-                # Not there on these rows: judged as the simplest.
-                got = results[name] if results[name] is not None else results[names[0]]
-                for i, p in enumerate(got):
-                    parts[name][i].append(p)
+    for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
+        judged: dict[str, list[np.ndarray]] = {}
+        steps = 2 * len(names)  # each candidate grown, then judged
+        for done, (name, growth) in enumerate(growths.items()):
+            if progress is not None:  # each held-out part: one more count
+                progress("choice", 2 * done, steps)
+            if grow_on is None:
+                part = restricted(growth, fit_rows)
+                state_inputs = inputs[name]
+            else:
+                part = grow_on(name, fit_rows)
+                state_inputs = None if part is None else inputs_for(part)
+            if progress is not None:
+                progress("choice", 2 * done + 1, steps)
+            if part is None:  # not there on these rows: as the simplest
+                judged[name] = judged[names[0]]
+            else:
+                judged[name] = held_out_parts(
+                    part, val_rows, state_inputs, stop_loss, judged_loss,
+                    costs, learner, scales, sample_weight,
+                )  # fmt: skip
+            for i, p in enumerate(judged[name]):
+                parts[name][i].append(p)
+        if progress is not None:
+            progress("choice", steps, steps)
         choice = judged_choice(names, scales, parts, sample_weight)
-        choice.folds = first + len(batch)
-        if choice.strategy == min(names, key=choice.mean_loss):
+        choice.folds = fold + 1
+        if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):
             break  # not a close call: one split is enough
     return choice
-
-
-def _judge_splits(
-    splits: list[tuple[np.ndarray, np.ndarray]],
-    names: list[str],
-    grown: Callable[[str, np.ndarray], tuple[Any, Any]],
-    judged: Callable[[Any, Any, np.ndarray], Any],
-    workers: int,
-    progress: Callable[[str, int, int], None] | None,
-) -> list[dict[str, Any]]:
-    """Per (fit rows, held-out rows) split, each strategy's held-out parts
-    (``judged`` of its ``grown`` DAG; None where it has none): in this thread,
-    the count moving as each is grown and judged, or with ``workers`` > 1
-    in threads (each strategy on each split one task, independent of the
-    others; the count moves here as each task ends, in order)."""
-    out: list[dict[str, Any]] = [{} for _ in splits]
-    if workers <= 1:
-        steps = 2 * len(names)  # each candidate grown, then judged
-        for k, (fit_rows, val_rows) in enumerate(splits):
-            for done, name in enumerate(names):
-                if progress is not None:  # each held-out part: one more count
-                    progress("choice", 2 * done, steps)
-                part, state_inputs = grown(name, fit_rows)
-                if progress is not None:
-                    progress("choice", 2 * done + 1, steps)
-                out[k][name] = judged(part, state_inputs, val_rows)
-            if progress is not None:
-                progress("choice", steps, steps)
-        return out
-    tasks = [(k, name) for k in range(len(splits)) for name in names]
-
-    def task(item: tuple[int, str]) -> Any:
-        fit_rows, val_rows = splits[item[0]]
-        return judged(*grown(item[1], fit_rows), val_rows)
-
-    steps = 2 * len(tasks)
-    if progress is not None:
-        progress("choice", 0, steps)
-    with single_threaded():
-        results = imap_in_threads(task, tasks, min(workers, len(tasks)))
-        for done, ((k, name), result) in enumerate(zip(tasks, results), start=1):
-            out[k][name] = result
-            if progress is not None:
-                progress("choice", 2 * done, steps)
-    return out
 
 
 def kept_by_neighbours(

@@ -173,14 +173,11 @@ def test_validation_folds_hold_out_every_row_once(counts, seed):
         assert (np.ptp(later, axis=0) <= 1).all()
 
 
-@pytest.mark.parametrize("n_jobs", [1, 2])
 @pytest.mark.parametrize(
     ("edge", "folds", "kept"),
     [(0.01, VALIDATION_FOLDS, "chain"), (0.3, 1, "routed"), (-0.3, 1, "chain")],
 )
-def test_a_close_call_is_judged_on_every_training_row(
-    monkeypatch, edge, folds, kept, n_jobs
-):
+def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, kept):
     """Per-row held-out losses: the routed DAG's ``edge`` below the chain's
     plus noise. Within one standard error (a close call the chain wins by
     the rule) every row is held out once; a clear call is one split's."""
@@ -202,9 +199,8 @@ def test_a_close_call_is_judged_on_every_training_row(
     monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
     growths = {"chain": "chain", "routed": "routed"}
     choice = choose_strategy(
-        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1],
-        n_jobs=n_jobs,
-    )  # fmt: skip
+        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1]
+    )
     assert (choice.strategy, choice.folds) == (kept, folds)
     for parts in judged.values():
         assert len(parts) == folds
@@ -360,32 +356,6 @@ def test_a_budget_step_between_two_that_kept_one_strategy_keeps_it(monkeypatch):
     # The step kept spends the most within the target: one of those.
     low, high = model.strategy_choice_.kept_between
     assert low < model.cost_scale_ < high and {low, high} <= set(tried)
-
-
-def test_a_close_call_in_threads_is_the_call_in_order():
-    """``n_jobs=2``: the strategies of a split, and on a close call those of
-    the three other parts, are grown and judged in threads; the choice and
-    the model are those of one thread."""
-    X, y = make_data(300, 0)
-    flip = np.random.default_rng(0).random(len(y)) < 0.25  # noisy: close calls
-    y = np.where(flip, 1 - y, y)
-    models, calls = {}, {}
-    for n_jobs in (1, 2):
-        calls[n_jobs] = []
-        models[n_jobs] = BudgetDAGClassifier(
-            SPEC, cost_scale=0.03, cv=3, random_state=0, n_jobs=n_jobs
-        ).fit(X, y, progress=lambda *a, n=n_jobs: calls[n].append(a))
-    assert models[1].strategy_choice_.folds == VALIDATION_FOLDS  # a close call
-    assert models[1].strategy_validation_ == models[2].strategy_validation_
-    np.testing.assert_array_equal(
-        models[1].train_cost_to_go_, models[2].train_cost_to_go_
-    )
-    pd.testing.assert_frame_equal(models[1].trace(X), models[2].trace(X))
-    # The count ends each batch of tasks full, in this thread: a task per
-    # candidate on the first split, then per candidate on each other part.
-    k = len(models[1].strategy_choice_.scores)
-    choice = [(d, t) for stage, d, t in calls[2] if stage == "choice"]
-    assert (2 * k, 2 * k) in choice and choice[-1] == (6 * k, 6 * k)
 
 
 # ------------------------------------------------------------ the routed DAG
