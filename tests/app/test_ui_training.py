@@ -11,6 +11,7 @@ from budgetdag_core import Dataset, SensorSpec
 from ui.reports import comparison_table
 from ui.training import (
     CLASSIFIERS,
+    SPARSE_SHARES,
     ProgressReporter,
     TrainSettings,
     app_n_jobs,
@@ -188,3 +189,38 @@ def test_app_fits_and_sweeps_use_the_app_threads(toy, monkeypatch):
     assert make_model(toy.spec, {**one.params, "n_jobs": 7}).n_jobs == 2
     assert one.metrics == two.metrics  # threads change the time only
     assert bank_key(toy, toy.spec, one.params) == bank_key(toy, toy.spec, two.params)
+
+
+def test_progress_reporter_shares_a_many_sensor_fit_by_its_stages():
+    # The bank's kind, its folds, the DAGs, the choice among them (a close
+    # call counts it again), a rival kind's folds, then the policies.
+    seen = []
+    report = ProgressReporter(
+        lambda f, t: seen.append((f, t)), bank_reused=False, sparse=True, min_step=0
+    )
+
+    def steps(stage: str, total: int) -> list[tuple[str, int, int]]:
+        return [(stage, done, total) for done in range(total + 1)]
+
+    calls = steps("bank kind", 1) + steps("bank", 5) + steps("strategies", 2)
+    calls += steps("choice", 4) + steps("choice", 12)  # a close call
+    calls += steps("bank", 5) + steps("policies", 9)  # a rival kind's folds
+    ends = {}
+    for stage, done, total in calls:
+        report(stage, done, total)
+        ends[stage] = seen[-1][0]
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
+    shares = list(SPARSE_SHARES.values())
+    assert ends["bank kind"] == pytest.approx(shares[0])
+    assert ends["strategies"] == pytest.approx(sum(shares[:3]))
+    assert ends["choice"] == pytest.approx(sum(shares))
+    assert any(t.startswith("Comparing the DAGs' policies") for _, t in seen)
+    # A reused bank: the choice and the policies share the whole bar.
+    seen.clear()
+    again = ProgressReporter(
+        lambda f, t: seen.append((f, t)), bank_reused=True, sparse=True
+    )
+    again("choice", 4, 4)
+    left = shares[3] + 1 - sum(shares)
+    assert seen[-1][0] == pytest.approx(shares[3] / left)
