@@ -83,6 +83,7 @@ def test_a_tiny_run_reads_every_method(tiny_cube_nm, tmp_path):
         assert 0 <= speed[f"{m}_first_context"] <= 1
         assert speed[f"{m}_fit_s"] > 0 and speed[f"{m}_rows_per_s"] > 0
     assert speed["dag_session_ms"] > 0 and speed["hgb_fit_s"] > 0
+    assert speed["dag_sweep_cpu_s"] > 0 and speed["hgb_fit_cpu_s"] > 0
     tables = (tmp_path / "tables.md").read_text()
     assert "First purchase is the context group" in tables
     assert "| tiny (1) | 25% (12.75) |" in tables
@@ -103,3 +104,27 @@ def test_the_machine_line_names_the_cpu_generation_and_blas_kernel():
     kernels = [p["architecture"] for p in threadpool_info() if p.get("architecture")]
     assert all(k in line for k in kernels)
     assert ("BLAS kernel " in line) == bool(kernels)
+
+
+def test_a_change_table_reads_cpu_seconds_where_both_runs_have_them(tmp_path):
+    from _report import change_rows
+
+    def run(side: str, wall: float, cpu: float | None) -> Path:
+        folder = tmp_path / side / "t"
+        folder.mkdir(parents=True)
+        pd.DataFrame(
+            {"dataset": ["t"], "seed": [0], "method": ["dag"], "e10": [0.2],
+             "e25": [0.1], "e50": [0.1], "e75": [0.1]}
+        ).to_csv(folder / "readings.csv", index=False)  # fmt: skip
+        speed = {"dataset": ["t"], "hgb_fit_s": [1.0], "dag_fit_s": [wall]}
+        speed |= {"dag_sweep_s": [2 * wall]}
+        if cpu is not None:
+            speed |= {"hgb_fit_cpu_s": [1.0], "dag_fit_cpu_s": [cpu]}
+            speed |= {"dag_sweep_cpu_s": [2 * cpu]}
+        pd.DataFrame(speed).to_csv(folder / "speed.csv", index=False)
+        return tmp_path / side
+
+    (row,) = change_rows(run("b", 9.0, 4.0), run("a", 12.0, 3.0))
+    assert row[-2:] == ["4.0× → 3.0× (CPU)", "8.0× → 6.0× (CPU)"]
+    (row,) = change_rows(run("old", 9.0, None), run("new", 12.0, 3.0))
+    assert row[-2:] == ["9.0× → 12.0×", "18.0× → 24.0×"]  # wall: one lacks CPU
