@@ -193,11 +193,11 @@ def model_words(model: object) -> str | None:
     n_states = model.sensor_dag_.n_states  # type: ignore[attr-defined]
     text = f"Kept {KEPT_WORDS[strategy]} of one-sensor additions ({n_states} states)"
     choice = model.strategy_choice_  # type: ignore[attr-defined]
-    if choice.kept_between is not None:  # a curve's point between two
+    if choice.kept_between is not None:  # a curve's or budget search's step
         low, high = choice.kept_between
         return (
-            text + f", as the curve's points at cost scales {low:.3g} and "
-            f"{high:.3g} on either side did (not compared again)."
+            text + f", as the fitted cost scales {low:.3g} and {high:.3g} on "
+            "either side did (not compared again)."
         )
     if not choice.scores:  # one strategy built: nothing compared
         return text + "."
