@@ -128,3 +128,18 @@ def test_a_change_table_reads_cpu_seconds_where_both_runs_have_them(tmp_path):
     assert row[-2:] == ["4.0× → 3.0× (CPU)", "8.0× → 6.0× (CPU)"]
     (row,) = change_rows(run("old", 9.0, None), run("new", 12.0, 3.0))
     assert row[-2:] == ["9.0× → 12.0×", "18.0× → 24.0×"]  # wall: one lacks CPU
+
+
+def test_the_afa_speed_table_reads_cpu_seconds_where_recorded(tmp_path):
+    from _report import _afa_speed_ratios
+
+    for side, cpu in (("wall", None), ("cpu", 2.0)):
+        (tmp_path / side).mkdir()
+        speed = {"dataset": ["t"], "hgb_fit_s": [1.0], "dag_fit_s": [9.0]}
+        speed |= {"hgb_rows_per_s": [100.0], "dag_rows_per_s": [50.0]}
+        if cpu is not None:
+            speed |= {"hgb_fit_cpu_s": [1.0], "dag_fit_cpu_s": [cpu]}
+        pd.DataFrame(speed).to_csv(tmp_path / side / "speed.csv", index=False)
+    wall = _afa_speed_ratios("t", "dag", {"dag": tmp_path / "wall"})
+    cpu = _afa_speed_ratios("t", "dag", {"dag": tmp_path / "cpu"})
+    assert wall == (9.0, 0.5, False) and cpu == (2.0, 0.5, True)
