@@ -790,16 +790,10 @@ class _Sweep:
             batch = [s for s in batch if s not in fitted]
             if not batch:
                 break
-            self.run(batch, self.kept_by_neighbours(batch))
-
-    def kept_by_neighbours(
-        self, batch: Sequence[float]
-    ) -> dict[float, tuple[str, tuple[float, float]]]:
-        """The scales of ``batch`` between two fitted scales that kept the same
-        strategy (many sensors): each keeps it without judging the
-        strategies again (:func:`kept_by_fitted_neighbours`)."""
-        fitted = {s: model for s, (model, _) in self.fitted.items()}
-        return kept_by_fitted_neighbours(self.bank, fitted, batch)
+            # Many sensors: a scale between two that kept the same strategy
+            # keeps it without judging the strategies again.
+            models = {s: model for s, (model, _) in fitted.items()}
+            self.run(batch, kept_by_fitted_neighbours(self.bank, models, batch))
 
 
 def _cascade(

@@ -287,21 +287,27 @@ def test_a_sweep_on_one_bank_gives_what_each_point_gives_alone():
         pd.testing.assert_frame_equal(point.trace(Xt), model.trace(Xt))
 
 
-def test_a_refined_point_between_two_that_kept_one_strategy_keeps_it(monkeypatch):
+@pytest.fixture
+def chose_at(monkeypatch) -> list[float]:
+    """The cost scales every strategy choice of the test judges, in order."""
+    from budgetdag_core.estimator import _plans
+
+    scales: list[float] = []
+    choose = _plans.choose_strategy
+
+    def counted(*args, **kwargs):
+        scales.extend(args[7])  # the cost scales judged
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(_plans, "choose_strategy", counted)
+    return scales
+
+
+def test_a_refined_point_between_two_that_kept_one_strategy_keeps_it(chose_at):
     """A curve's refined scale whose fitted neighbours kept the same candidate
     keeps it without judging the strategies again; every other scale
     chooses; the point's model is the fit of that candidate alone, holding
     every candidate."""
-    from budgetdag_core.estimator import _plans
-
-    chose_at: list[float] = []
-    choose = _plans.choose_strategy
-
-    def counted(*args, **kwargs):
-        chose_at.extend(args[7])  # the cost scales judged
-        return choose(*args, **kwargs)
-
-    monkeypatch.setattr(_plans, "choose_strategy", counted)
     X, y = make_data(400, 0)
     Xt, yt = make_data(200, 1)
     bank = BudgetDAGClassifier(SPEC, cv=3, random_state=0).fit_bank(X, y)
@@ -333,20 +339,11 @@ def test_a_refined_point_between_two_that_kept_one_strategy_keeps_it(monkeypatch
         assert loaded.strategy_choice_.kept_between == (low, high)
 
 
-def test_a_budget_step_between_two_that_kept_one_strategy_keeps_it(monkeypatch):
+def test_a_budget_step_between_two_that_kept_one_strategy_keeps_it(chose_at):
     """fit_for_budget's bisection: a step between two tried scales that kept
     the same candidate keeps it without judging the strategies again."""
     from budgetdag_core import fit_for_budget
-    from budgetdag_core.estimator import _plans
 
-    chose_at: list[float] = []
-    choose = _plans.choose_strategy
-
-    def counted(*args, **kwargs):
-        chose_at.extend(args[7])  # the cost scales judged
-        return choose(*args, **kwargs)
-
-    monkeypatch.setattr(_plans, "choose_strategy", counted)
     X, y = make_data(400, 0)
     model = fit_for_budget(X, y, SPEC, 4.5, cv=3, random_state=0, max_iter=10)
     history = model.budget_report_.history
