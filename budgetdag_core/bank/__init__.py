@@ -23,7 +23,7 @@ from ._auto import (
 from ._base import SERVE_MODES, BaseBank, proba_at_every_state, row_blocks
 from ._dedicated import DedicatedMaskedBank, make_sparse_bank
 from ._encoded import MASKED_KINDS, MaskEncodedClassifier, masked_template
-from ._masked import MAX_STACK_ROWS, MaskedBank
+from ._masked import MAX_STACK_ROWS, SPARSE_FIT_PAIRS, MaskedBank, subsets_per_row
 from ._models import MAX_ROUNDS, boosting_classifier, default_classifier
 from ._per_state import (
     AUTO_MASKED_MIN_STATES,

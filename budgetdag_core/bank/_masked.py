@@ -51,6 +51,13 @@ PREDICT_CHUNK_ROWS = 200_000
 # Cap on the stacked training rows (float64: 1e6 rows x 50 columns = 400 MB per
 # fit); long tables get fewer masks per row instead.
 MAX_STACK_ROWS = 1_000_000
+#: Most (row, random subset) pairs a many-sensor bank's fold models learn
+#: from together (:func:`subsets_per_row`). Their fits' time grows with the
+#: pairs, while on a long table a few random subsets per row already give
+#: every subset size thousands of rows (``benchmarks/bench_sparse_pairs.py``
+#: measures the time and the errors on shuttle's 20 003 rows, and on
+#: letter's). Tables of up to 6 250 rows keep their 16 subsets per row.
+SPARSE_FIT_PAIRS = 100_000
 #: Most masks per training row (``masks_per_row``): each is a copy of the row
 #: in the stack, so a short table's stack grows with it (up to
 #: ``MAX_STACK_ROWS``); 1024 covers every state of a 10-sensor DAG per row.
@@ -60,6 +67,21 @@ MASKED_CONSTRAINTS = {
     **BANK_CONSTRAINTS,
     "masks_per_row": [int_in(1, MAX_MASKS_PER_ROW)],
 }
+
+
+def subsets_per_row(masks_per_row: int, n_rows: int) -> int:
+    """Random subsets per training row of a many-sensor bank's stack:
+    ``masks_per_row``, fewer on a long table so that the stack holds at most
+    :data:`SPARSE_FIT_PAIRS` pairs (at least one per row).
+
+    Examples
+    --------
+    >>> subsets_per_row(16, 1_000), subsets_per_row(16, 20_000)
+    (16, 5)
+    >>> subsets_per_row(16, 500_000)
+    1
+    """
+    return min(masks_per_row, max(1, SPARSE_FIT_PAIRS // max(n_rows, 1)))
 
 
 def masked_proba(model: Any, Xs: np.ndarray, n_classes: int) -> np.ndarray:

@@ -34,6 +34,7 @@ from ._masked import (
     fit_folds,
     masked_proba,
     stack_masked,
+    subsets_per_row,
 )
 from ._models import weighted_prior
 
@@ -102,10 +103,15 @@ class SparseMaskedBank(MaskedBank):
 
     Parameters
     ----------
-    classifier, cv, random_state, n_jobs, serve, masks_per_row
+    classifier, cv, random_state, n_jobs, serve
         As in :class:`~budgetdag_core.bank.MaskedBank` (the fold models are
         always kept: they score the growth's out-of-fold probabilities, and
         with ``serve="folds"`` they also serve).
+    masks_per_row : int, default=16
+        Random sensor subsets per training row in the fold models' stack;
+        fewer on a table of more than 6 250 rows, so that the stack holds at
+        most ``SPARSE_FIT_PAIRS`` (row, subset) pairs (``subsets_per_row``
+        in ``budgetdag_core.bank``).
     growth : dict, optional
         ``strategies.GrowthSettings`` fields (part of the
         fingerprint: a bank serves the DAG it grew).
@@ -180,7 +186,7 @@ class SparseMaskedBank(MaskedBank):
             S[m, np.asarray(cols, dtype=int)] = True
         self.sensor_matrix_ = S
         rng = np.random.default_rng(int_seed(self.random_state))
-        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n))
+        per_row = subsets_per_row(self.masks_per_row, n)
         subsets = self.random_subsets(n * per_row, M, rng)
         column_masks = self._columns_of(subsets)
         pair_rows = np.repeat(np.arange(n), per_row)

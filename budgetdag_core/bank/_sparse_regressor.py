@@ -50,10 +50,10 @@ from ._integrity import check_fitted_model
 from ._lgbm_trees import LightGBMRegressionTrees, LightGBMTrees
 from ._masked import (
     MAX_MASKS_PER_ROW,
-    MAX_STACK_ROWS,
     fit_fold,
     fit_folds,
     stack_masked,
+    subsets_per_row,
 )
 from ._sparse import column_masks, exact_in_blocks, out_of_fold, random_subsets
 
@@ -227,7 +227,8 @@ class SparseRegressorBank:
         Parallel fold fits (joblib).
     masks_per_row : int, default=16
         Random subsets per training row in the fold models' stack (fewer on
-        long tables: at most ``MAX_STACK_ROWS`` stacked rows).
+        long tables: at most ``SPARSE_FIT_PAIRS`` stacked rows, see
+        ``subsets_per_row``).
     validation_fraction : float, default=0.2
         Share of the rows ``"auto"`` holds out to compare the models.
     growth : dict, optional
@@ -368,7 +369,7 @@ class SparseRegressorBank:
             progress("bank kind", 1, 1)
         template = self.template()
         rng = np.random.default_rng(seed)
-        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n))
+        per_row = subsets_per_row(self.masks_per_row, n)
         subsets = random_subsets(n * per_row, len(sensor_columns), rng)
         column_masks = self._columns_of(subsets)
         pair_rows = np.repeat(np.arange(n), per_row)
@@ -417,7 +418,7 @@ class SparseRegressorBank:
         stop_rows, fit_rows = np.sort(fit_rows[:n_stop]), np.sort(fit_rows[n_stop:])
         rng = np.random.default_rng([seed, 38])
         M = len(self.sensor_matrix_)
-        per_row = min(self.masks_per_row, max(1, MAX_STACK_ROWS // n))
+        per_row = subsets_per_row(self.masks_per_row, n)
         pair_rows = np.repeat(np.arange(n), per_row)
         masks = self._columns_of(random_subsets(len(pair_rows), M, rng))
         val_pairs = np.repeat(val_rows, VALIDATION_MASKS)

@@ -28,6 +28,7 @@ from ..bank import (
     MAX_ROUNDS,
     MAX_STACK_ROWS,
     resolve_bank_kind,
+    subsets_per_row,
 )
 from ..strategies import (
     CHAIN_SCORE_ROWS,
@@ -555,15 +556,17 @@ def probe_fit(
         return FitProbe(n_states, select_seconds, **found)
     n_classes = int(y_fit.max()) + 1
     per_round = 1 if n_classes == 2 else n_classes
+    # A sparse DAG's bank stacks its random subsets per row whatever the
+    # states (fewer per row on a long table).
+    masks = subsets_per_row(bank.masks_per_row, len(Xv))
     modelled = _modelled_bank_seconds(
         "masked",
         len(Xv),
-        # A sparse DAG's bank stacks its masks per row whatever the states.
-        max(n_states, bank.masks_per_row + 1) if strategies else n_states,
+        max(n_states, masks + 1) if strategies else n_states,
         per_round,
         bank.cv,
         Xv.shape[1],
-        bank.masks_per_row,
+        masks if strategies else bank.masks_per_row,
     )
     if modelled / bank.cv > fold_max_seconds:
         rounds = boosting_rounds(len(Xv), "masked")
@@ -873,8 +876,9 @@ def sparse_fit_parts(
         bank = max(fits, 1) * probe.fold_seconds
         choice = probe.select_seconds  # the bank kind chosen on validation rows
     else:
+        per_row = subsets_per_row(masks, n_rows)  # fewer on a long table
         bank = _modelled_bank_seconds(
-            "masked", n_rows, masks + 1, per_round, cv, len(spec.columns), masks
+            "masked", n_rows, per_row + 1, per_round, cv, len(spec.columns), per_row
         )
         choice = kinds * bank / cv  # each kind tried: about one fold's fit
     cores = os.cpu_count() or 1

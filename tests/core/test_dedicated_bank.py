@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from budgetdag_core.bank import AutoMaskedBank, DedicatedMaskedBank
+from budgetdag_core.bank import SPARSE_FIT_PAIRS, AutoMaskedBank, DedicatedMaskedBank
 from budgetdag_core.bank._dedicated import BLEND_WEIGHTS
 
 N_SENSORS = 5
@@ -96,6 +96,20 @@ def test_full_masks_put_every_sensor_in_each_rows_first_subset(data):
     assert first.sum() == len(X)
     assert masks[first].all()
     assert not masks[~first].all(axis=1).all()
+
+
+def test_a_long_table_gets_fewer_random_subsets_per_row():
+    rng = np.random.default_rng(0)
+    n = SPARSE_FIT_PAIRS // 10  # ten subsets per row instead of sixteen
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] > 0).astype(int)
+    cols = [np.array([c]) for c in range(3)]
+    bank = DedicatedMaskedBank(cv=3, random_state=0)
+    rows = bank._plan(X, y, cols, 2, "test")[1]
+    assert len(rows) == SPARSE_FIT_PAIRS
+    assert (np.bincount(rows) == 10).all()
+    short = bank._plan(X[:1000], y[:1000], cols, 2, "test")[1]
+    assert (np.bincount(short) == bank.masks_per_row).all()
 
 
 def test_the_same_seed_gives_the_same_bank(data, bank):

@@ -22,7 +22,11 @@ from budgetdag_core import (
     loads_policy,
     loads_policy_skops,
 )
-from budgetdag_core.bank import MaskEncodedRegressor, SparseRegressorBank
+from budgetdag_core.bank import (
+    SPARSE_FIT_PAIRS,
+    MaskEncodedRegressor,
+    SparseRegressorBank,
+)
 from budgetdag_core.dag import SensorDAG
 from budgetdag_core.strategies._growth import SparseSensorDAG
 
@@ -261,3 +265,24 @@ def test_the_boosting_bank_scores_all_subsets_as_one_subset_at_a_time():
         for j in range(1, len(subsets)):
             alone = model.predict(Xv[[r]][:, cols], present=subsets[j][cols])
             np.testing.assert_allclose(together[i, j], alone[0], rtol=1e-12)
+
+
+class _Stacked(Exception):
+    """Raised by a stand-in for the folds' fits, with the stack's rows."""
+
+
+def test_a_long_table_gets_fewer_random_subsets_per_row(monkeypatch):
+    import budgetdag_core.bank._sparse_regressor as module
+
+    def fit_folds(template, n_jobs, X, y, pair_rows, *rest):
+        raise _Stacked(np.bincount(pair_rows, minlength=len(X)))
+
+    monkeypatch.setattr(module, "fit_folds", fit_folds)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(SPARSE_FIT_PAIRS // 10, 3))
+    cols = [np.array([c]) for c in range(3)]
+    bank = SparseRegressorBank(cv=3, random_state=0, model="ridge")
+    for rows, per_row in ((len(X), 10), (1000, bank.masks_per_row)):
+        with pytest.raises(_Stacked) as stacked:
+            bank.fit_models(X[:rows], X[:rows, 0], cols)
+        assert (stacked.value.args[0] == per_row).all()
