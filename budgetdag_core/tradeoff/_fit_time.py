@@ -421,7 +421,8 @@ class FitProbe:
     kind : str or None
         A sparse DAG's ``"auto"`` bank: the masked kind it chose on
         validation rows (``"masked"``, ``"masked_mlp"``,
-        ``"masked_logistic"``), whose fold was timed; else None.
+        ``"masked_logistic"``), chosen even where its fold is too long to
+        time; else None.
     state_seconds : float or None
         A per-state bank: the mean CPU seconds of one state's first-fold
         fit (its held-out rows scored), over ``PROBE_STATES`` states drawn
@@ -569,8 +570,17 @@ def probe_fit(
         masks if strategies else bank.masks_per_row,
     )
     if modelled / bank.cv > fold_max_seconds:
+        # The kind still decides what scoring the strategies' candidates
+        # costs (a network's scores are far cheaper than hundreds of trees'),
+        # and its choice is bounded: each kind learns from at most
+        # ``TRIAL_PAIRS`` pairs.
+        kind, choosing = None, 0.0
+        if strategies and hasattr(bank, "choose_kind"):
+            choosing = _time_kind_choice(bank, Xv, y_fit, spec.column_indices())
+            kind = bank.kind_
         rounds = boosting_rounds(len(Xv), "masked")
-        return FitProbe(n_states, select_seconds, trees=rounds * per_round, **found)
+        return FitProbe(n_states, select_seconds + choosing,
+                        trees=rounds * per_round, kind=kind, **found)  # fmt: skip
     choosing, seconds, fold = _time_first_fold(
         bank, Xv, y_fit, dag, spec.column_indices(), n_classes
     )
@@ -641,14 +651,19 @@ def _time_first_fold(
     the fold's CPU seconds (of the chosen kind), and the fold model."""
     choosing = 0.0
     if hasattr(bank, "choose_kind"):  # "auto": the kind chosen on validation rows
-        # CPU seconds, as the fold's: what a busy machine's other work
-        # leaves out (the estimate is of one thread's work).
-        start = time.process_time()
-        bank.choose_kind(Xv, y_fit, sensor_columns, n_classes)
-        choosing = time.process_time() - start
+        choosing = _time_kind_choice(bank, Xv, y_fit, sensor_columns)
     start = time.thread_time()  # the fold fits on this thread (single-threaded)
     fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
     return choosing, time.thread_time() - start, fold
+
+
+def _time_kind_choice(bank: Any, Xv: Any, y_fit: Any, sensor_columns: list) -> float:
+    """An ``"auto"`` bank's choice of kind on validation rows (``kind_``
+    set), in CPU seconds, as the fold's: what a busy machine's other work
+    leaves out (the estimate is of one thread's work)."""
+    start = time.process_time()
+    bank.choose_kind(Xv, y_fit, sensor_columns, int(y_fit.max()) + 1)
+    return time.process_time() - start
 
 
 def _selection_too_long(
@@ -881,6 +896,8 @@ def sparse_fit_parts(
             "masked", n_rows, per_row + 1, per_round, cv, len(spec.columns), per_row
         )
         choice = kinds * bank / cv  # each kind tried: about one fold's fit
+        if probe is not None and probe.kind is not None:
+            choice = probe.select_seconds  # the kind's choice, timed alone
     cores = os.cpu_count() or 1
     workers = max(1, min(n_jobs, cv, cores))
     bank /= 1 + PARALLEL_EFFICIENCY * (workers - 1)

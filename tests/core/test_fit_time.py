@@ -304,6 +304,17 @@ def test_a_many_sensor_fit_is_probed_and_estimated_as_the_library_fits_it():
     ) == pytest.approx(probe.select_seconds)
     # Not the 2^14 states of a full DAG: seconds, as the fit.
     assert estimate() < 60
+    # A fold too long to time is modelled, but the kind is still chosen:
+    # it decides what scoring the strategies' candidates costs.
+    untimed = probe_fit(spec, X, y, fold_max_seconds=0.0, **params)
+    assert untimed.fold_seconds is None and untimed.kind == model.bank_.kind_
+    assert untimed.select_seconds > 0
+    kindless = dataclasses.replace(untimed, kind=None, select_seconds=0.0)
+    assert estimate_fit_seconds_for(
+        spec, X, y, probe=untimed, first_fit=False, n_jobs=1, **params
+    ) != estimate_fit_seconds_for(
+        spec, X, y, probe=kindless, first_fit=False, n_jobs=1, **params
+    )
 
 
 def test_the_probe_counts_the_strategies_the_fit_builds():
