@@ -356,13 +356,17 @@ clicked = train_row.button(
 if clicked:
     run_training(chosen)
     busy = widgets.running_job()
+run = state.get_run()
 if busy is not None:
     train_row.caption(
         f":material/hourglass_top: {busy.label} Follow it (or stop it) in the "
-        "sidebar; you can switch pages meanwhile. The results below are the "
-        "previous model's until it finishes."
+        "sidebar; you can switch pages meanwhile. "
+        + (
+            "Its results show here when it finishes."
+            if run is None
+            else "The results below are the previous model's until it finishes."
+        )
     )
 
-run = state.get_run()
 if run is not None:
     show_results(run)

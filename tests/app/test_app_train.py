@@ -117,6 +117,10 @@ def test_training_runs_beside_the_pages_and_stops_from_another_page(app):
     at = train_page(app.run())  # landsat at the app's defaults: many seconds
     at.button(key=state.W_TRAIN).click().run()
     assert_clean(at)
+    # No model yet: nothing below is a previous model's.
+    captions = " ".join(c.value for c in at.caption)
+    assert "Its results show here when it finishes" in captions
+    assert "previous model's" not in captions
     assert at.run().button(key=state.W_TRAIN).disabled  # one job at a time
     at.switch_page(page("explore")).run()
     from ui import jobs
