@@ -541,8 +541,9 @@ class ProgressReporter:
     folds, the DAGs, the choice among them; a reused bank keeps the choice's
     share of what is left), and the policies take the rest. Updates are
     passed on at most every ``min_step`` of the bar (and always at the end
-    of a stage) so big DAGs do not flood the browser; the bar never moves
-    back (a close strategy call counts its choice again).
+    of a stage, and when the stage changes, so that its words show when it
+    starts) so big DAGs do not flood the browser; the bar never moves back
+    (a close strategy call counts its choice again).
     """
 
     def __init__(
@@ -571,6 +572,7 @@ class ProgressReporter:
         self.shares = {stage: share * rest for stage, share in shares.items()}
         self.min_step = min_step
         self.last = -1.0
+        self.stage: str | None = None  # the stage of the last words passed on
 
     def _fit_fraction(self, stage: str, part: float) -> float:
         """The share of the fit done at ``part`` of ``stage``."""
@@ -588,6 +590,7 @@ class ProgressReporter:
         if stage in STAGE_WORDS and stage not in self.shares:
             # inside another stage's share: words only
             if done == 0 or done == total:
+                self.stage = stage
                 self.sink(min(max(self.last, 0.0), 1.0), STAGE_WORDS[stage])
             return
         if stage == "evaluate":
@@ -611,8 +614,9 @@ class ProgressReporter:
         # Never back: a stage counted again (a rival bank kind's folds, a
         # close strategy call's other parts) holds the bar where it is.
         fraction = max(fraction, self.last)
-        if fraction - self.last >= self.min_step or done == total:
-            self.last = fraction
+        changed = stage != self.stage
+        if fraction - self.last >= self.min_step or done == total or changed:
+            self.last, self.stage = fraction, stage
             self.sink(min(max(fraction, 0.0), 1.0), text)
 
 

@@ -66,6 +66,19 @@ def test_progress_reporter_with_reused_bank_and_throttling():
     assert len(seen) <= 11  # throttled, but the end is always reported
 
 
+def test_progress_reporter_says_each_stage_when_it_starts():
+    # The evaluation's start does not move the bar, but its words show.
+    seen = []
+    report = ProgressReporter(
+        lambda f, t: seen.append((f, t)), bank_reused=True, evaluate_share=0.2
+    )
+    report("policies", 4, 4)
+    assert seen[-1] == (pytest.approx(0.8), "Learning node policies: 4 of 4 nodes")
+    report("evaluate", 0, 1)
+    assert seen[-1][0] == pytest.approx(0.8)
+    assert seen[-1][1].startswith("Evaluating on the test set")
+
+
 def test_make_classifier():
     assert make_classifier("logistic", 0) is None  # the core's default
     forest = make_classifier("random_forest", 3)
