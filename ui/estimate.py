@@ -5,7 +5,8 @@ training job as a worker process runs it (:mod:`ui.jobs`): the library's
 :func:`budgetdag_core.estimates.estimate_fit_seconds_for` for the fit (rows, columns,
 states, classes, bank kind, the worker's threads, the compilation of a first
 fit after an install, the fixed cost of a worker's first fit), plus the
-test-set evaluation, stretched by how busy the machine's cores are. The fit's
+test-set evaluation and the result's way to the page, stretched by how busy
+the machine's cores are. The fit's
 first steps run here once per data and settings (:func:`fit_probe`): the
 subset selection (Alg. 2), so that the DAG's states are counted, not bounded,
 and a masked bank's first fold, so that its early stopping's rounds are the
@@ -52,6 +53,12 @@ from .training import (
 #: 2 000 test rows take 0.58 s). The most measured: an evaluation estimated
 #: short gives the progress bar's end too early.
 EVALUATE_SECONDS_PER_ROW_STATE = 1.8e-5
+#: Seconds from the worker's end of a training to its result on the page:
+#: the result's return, the sidebar's next look at the job
+#: (:data:`ui.widgets.FAST_POLL_SECONDS`), the session's save for reloads
+#: and the page's drawing. The save took 0.6 s on landsat and 1.1-1.3 s on
+#: digits (``bench_app_timings.py``).
+RESULT_SECONDS = 1.0
 #: Cost-scale trials of a budget fit (a bisection of at most 20 steps; the
 #: searches of the demos stop after 6 to 12).
 BUDGET_TRIALS = 10
@@ -215,7 +222,9 @@ def training_seconds(
     busy: float | None = None,
     first_fit: bool | None = None,
 ) -> float:
-    """Estimated wall-clock seconds of :func:`ui.training.train` in a worker.
+    """Estimated wall-clock seconds of :func:`ui.training.train` in a worker,
+    and of showing its result (:data:`RESULT_SECONDS`): from pressing Train
+    to the result.
 
     ``settings`` as for ``train``; ``bank_reused``: only the policies are
     learned; ``target_budget`` (else the form's): a budget fit, whose bank
@@ -234,16 +243,23 @@ def training_seconds(
         first_fit=first_fit,
     )
     threads = app_n_jobs()
-    return stretched(fit + evaluation, busy_factor(threads) if busy is None else busy)
+    seconds = fit + evaluation + RESULT_SECONDS
+    return stretched(seconds, busy_factor(threads) if busy is None else busy)
 
 
-def evaluate_share(
+def progress_shares(
     dataset: Dataset, spec: SensorSpec, settings: Settings, **kwargs: Any
-) -> float:
-    """The share of :func:`training_seconds` spent evaluating on the test set
-    (the progress bar's last part); arguments as for it."""
+) -> dict[str, float]:
+    """The shares of :func:`training_seconds` spent evaluating on the test
+    set and showing the result (the progress bar's last parts), as
+    :class:`ui.training.ProgressReporter`'s ``evaluate_share`` and
+    ``result_share``; arguments as for :func:`training_seconds`."""
     fit, evaluation = training_parts(dataset, spec, settings, **kwargs)
-    return evaluation / max(fit + evaluation, 1e-9)
+    total = max(fit + evaluation + RESULT_SECONDS, 1e-9)
+    return {
+        "evaluate_share": evaluation / total,
+        "result_share": RESULT_SECONDS / total,
+    }
 
 
 #: Seconds per (test row x state x boosting tree) of evaluating a DAG of

@@ -532,9 +532,11 @@ def reusable_bank(
 class ProgressReporter:
     """Turn the core's ``progress(stage, done, total)`` into one bar's fraction.
 
-    The fit takes the bar up to ``1 - evaluate_share``, the test-set
-    evaluation after it the rest (stage ``"evaluate"``). Within the fit, with
-    sensor subsets their selection (stage ``"subsets"``) takes
+    The fit takes the bar up to ``1 - evaluate_share - result_share``, the
+    test-set evaluation after it (stage ``"evaluate"``) ``evaluate_share``;
+    the last ``result_share`` is left for the result's way to the page (the
+    bar stays short of its end until the page shows the result). Within the
+    fit, with sensor subsets their selection (stage ``"subsets"``) takes
     ``subset_share`` first. The bank takes ``bank_share`` (0 when the bank is
     reused); a fit that builds DAGs of one-sensor additions (``sparse``)
     shares the bar as :data:`SPARSE_SHARES` says (the bank's kind, its
@@ -557,9 +559,11 @@ class ProgressReporter:
         subset_share: float = 0.05,
         sparse: bool = False,
         evaluate_share: float = 0.0,
+        result_share: float = 0.0,
     ) -> None:
         self.sink = sink
-        self.fit_share = 1.0 - min(max(evaluate_share, 0.0), 0.9)
+        self.end = 1.0 - min(max(result_share, 0.0), 0.5)
+        self.fit_share = self.end - min(max(evaluate_share, 0.0), 0.9 * self.end)
         self.subset_share = subset_share if subsets else 0.0
         shares = {"bank": bank_share}
         if sparse:
@@ -594,7 +598,7 @@ class ProgressReporter:
                 self.sink(min(max(self.last, 0.0), 1.0), STAGE_WORDS[stage])
             return
         if stage == "evaluate":
-            fraction = self.fit_share + (1 - self.fit_share) * part
+            fraction = self.fit_share + (self.end - self.fit_share) * part
         else:
             fraction = self.fit_share * self._fit_fraction(stage, part)
         text = {
@@ -606,7 +610,9 @@ class ProgressReporter:
             "strategies": "Building the DAGs of one-sensor additions: "
             f"{done} of {total} built",
             "evaluate": "Evaluating on the test set: the policy and the fixed "
-            "sensor subsets",
+            "sensor subsets"
+            if done < total
+            else "Evaluated on the test set: returning the result",
             "budget": f"Searching the cost scale for the budget: step {done} of "
             f"at most {total}",
             "sweep": f"Learning the policies of cost scale {done} of {total}",

@@ -21,9 +21,9 @@ from . import jobs, plan, session, state, store
 from .data import demo_dataset, load_app_demo
 from .estimate import (
     busy_factor,
-    evaluate_share,
     kernels_compiling,
     known_probe,
+    progress_shares,
     roughly,
     settings_probe,
     stretched,
@@ -520,17 +520,37 @@ def refresh_job_panel() -> None:
     _redraw(state.JOB_SLOT, job_panel)
 
 
+#: Seconds between the sidebar's looks at a running job ...
+POLL_SECONDS = 1.0
+#: ... and at one with at most :data:`FAST_POLL_WITHIN` seconds left: its end
+#: is then noticed up to this late, where a second would be a large share of
+#: a short job (or of a long one's end) on its progress bar.
+FAST_POLL_SECONDS = 0.25
+FAST_POLL_WITHIN = 30.0
+
+
+def poll_seconds(job: Job) -> float:
+    """How often the sidebar looks at ``job`` (:func:`job_panel`): more often
+    when it should end soon; as rarely as possible when its length is
+    unknown."""
+    if job.estimate is not None and job.left_at_most() <= FAST_POLL_WITHIN:
+        return FAST_POLL_SECONDS
+    return POLL_SECONDS
+
+
 def job_panel() -> None:
     """The running job in the sidebar: progress, time, estimate, Stop.
 
-    A fragment that redraws itself every second while the job runs; when the
-    job ends it reruns the whole app, whose :func:`collect_job` applies it.
+    A fragment that redraws itself every :func:`poll_seconds` while the job
+    runs (chosen at each run of the whole app, e.g. when a job starts); when
+    the job ends it reruns the whole app, whose :func:`collect_job` applies
+    it.
     """
     job = running_job()
     if job is not None:
         st.session_state.pop(state.JOB_OUTCOME, None)
         st.session_state.pop(state.JOB_RETRY, None)
-        st.fragment(_job_panel, run_every=1.0)()
+        st.fragment(_job_panel, run_every=poll_seconds(job))()
         return
     outcome = st.session_state.get(state.JOB_OUTCOME)
     if outcome is None:
@@ -676,7 +696,7 @@ def train_with_progress(
         ),
         stages={
             "sparse": bool(plan.strategies_of(spec, settings)),
-            "evaluate_share": evaluate_share(
+            **progress_shares(
                 dataset, spec, settings, bank_reused=reused, target_budget=target_budget
             ),
         },

@@ -123,7 +123,7 @@ def test_the_queue_wait_is_not_said_while_the_sessions_own_job_runs(
     at = prefill(app, pima).switch_page(page("train")).run()
     assert "it starts after the jobs ahead" in everything(at)
     # ... but not while the job it would wait for is this session's own.
-    own = SimpleNamespace(label="Training on pima...")
+    own = SimpleNamespace(label="Training on pima...", estimate=None)
     monkeypatch.setattr(widgets, "running_job", lambda: own)
     at.run()
     assert_clean(at)

@@ -28,7 +28,8 @@ def test_training_seconds_counts_the_work(landsat):
         landsat, spec, TrainSettings(), bank_reused=True, busy=1.0
     )
     budget = training_seconds(landsat, spec, TrainSettings(target_budget=2.0), busy=1.0)
-    assert 0 < reused < full / 5  # policies only
+    result = estimate.RESULT_SECONDS  # showing the result: the same for both
+    assert 0 < reused - result < (full - result) / 5  # policies only
     assert budget > reused
     # Fewer sensors: fewer states, fewer columns.
     small = spec.subset(spec.names[:2])
@@ -37,6 +38,20 @@ def test_training_seconds_counts_the_work(landsat):
     assert training_seconds(landsat, spec, TrainSettings(), busy=3.0) > full
     assert estimate.stretched(60.0, 3.0) == pytest.approx(180.0)
     assert estimate.stretched(1.0, 3.0) == pytest.approx(1.2)
+
+
+def test_the_bar_shares_evaluation_and_result_by_their_seconds(landsat):
+    spec, settings = landsat.spec, TrainSettings()
+    fit, evaluation = estimate.training_parts(landsat, spec, settings)
+    per = estimate.EVALUATE_SECONDS_PER_ROW_STATE
+    assert evaluation == pytest.approx(per * len(landsat.test) * 16)  # 16 states
+    total = fit + evaluation + estimate.RESULT_SECONDS
+    assert training_seconds(landsat, spec, settings, busy=1.0) == pytest.approx(total)
+    shares = estimate.progress_shares(landsat, spec, settings)
+    assert shares == {
+        "evaluate_share": pytest.approx(evaluation / total),
+        "result_share": pytest.approx(estimate.RESULT_SECONDS / total),
+    }
 
 
 def test_busy_factor_is_at_least_one():

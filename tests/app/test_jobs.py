@@ -194,6 +194,22 @@ def test_the_estimate_follows_the_progress():
     assert job.remaining() == pytest.approx(job.elapsed(), rel=0.5)
 
 
+def test_the_sidebar_looks_more_often_at_a_job_that_ends_soon():
+    from ui import widgets  # here: the workers import this module
+
+    def job(estimate):
+        return jobs.Job("t", "t", work(steps, 1, None), estimate=estimate)
+
+    assert widgets.poll_seconds(job(10.0)) == widgets.FAST_POLL_SECONDS
+    assert widgets.poll_seconds(job(600.0)) == widgets.POLL_SECONDS
+    assert widgets.poll_seconds(job(None)) == widgets.POLL_SECONDS  # unknown
+    late = job(600.0)
+    late.status, late.started = jobs.RUNNING, time.monotonic() - 590
+    late.fraction = 0.99
+    late.remaining()  # the sidebar's time left: a few seconds
+    assert widgets.poll_seconds(late) == widgets.FAST_POLL_SECONDS
+
+
 def test_a_running_job_follows_its_session_to_a_new_token(gate):
     old, new = "c" * 32, "d" * 32
     job = jobs.submit(

@@ -70,13 +70,22 @@ def test_progress_reporter_says_each_stage_when_it_starts():
     # The evaluation's start does not move the bar, but its words show.
     seen = []
     report = ProgressReporter(
-        lambda f, t: seen.append((f, t)), bank_reused=True, evaluate_share=0.2
+        lambda f, t: seen.append((f, t)),
+        bank_reused=True,
+        evaluate_share=0.2,
+        result_share=0.1,
     )
     report("policies", 4, 4)
-    assert seen[-1] == (pytest.approx(0.8), "Learning node policies: 4 of 4 nodes")
+    assert seen[-1] == (pytest.approx(0.7), "Learning node policies: 4 of 4 nodes")
     report("evaluate", 0, 1)
-    assert seen[-1][0] == pytest.approx(0.8)
+    assert seen[-1][0] == pytest.approx(0.7)
     assert seen[-1][1].startswith("Evaluating on the test set")
+    report("evaluate", 1, 1)
+    # The result's way to the page keeps the bar's last share.
+    assert seen[-1] == (
+        pytest.approx(0.9),
+        "Evaluated on the test set: returning the result",
+    )
 
 
 def test_make_classifier():
