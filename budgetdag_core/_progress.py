@@ -14,9 +14,10 @@ from tqdm import tqdm
 #: ``select_subsets``, ``tradeoff_curve`` and ``fit_for_budget`` when a stage
 #: starts (``done=0`` where the stage is long) and after each of its steps
 #: (``"subsets"``, ``"bank kind"``, ``"bank"``, ``"strategies"``,
-#: ``"choice"``, ``"policies"``, ``"sweep"``, ``"budget"``; a stage may run
-#: again, e.g. ``"bank"`` for a rival bank kind). Raising from it stops the
-#: work.
+#: ``"choice"``, ``"policies"``, ``"cost scale"`` (``cost_scale="auto"``'s
+#: trials after the first, of at most ``AUTO_MAX_TRIALS``), ``"sweep"``,
+#: ``"budget"``; a stage may run again, e.g. ``"bank"`` for a rival bank
+#: kind). Raising from it stops the work.
 Progress = Callable[[str, int, int], None]
 
 

@@ -28,6 +28,7 @@ from budgetdag_core import (
     SensorSpec,
 )
 from budgetdag_core.bank import SPARSE_BANK_KINDS, resolve_bank_kind
+from budgetdag_core.tradeoff import AUTO_SCALE_TRIALS
 from budgetdag_core.validation import env_setting, positive_int
 
 #: What the app trains: classes or a number (``Dataset.task``), in words.
@@ -493,6 +494,13 @@ def uses_subsets(settings: Settings) -> bool:
     return estimator_params(settings).get("n_subsets") is not None
 
 
+def searches_scale(settings: Settings) -> bool:
+    """Whether ``settings`` choose the cost scale on the training rows
+    (``cost_scale="auto"``: policies at several scales on one bank)."""
+    params = settings.params() if isinstance(settings, TrainSettings) else settings
+    return params.get("cost_scale", "auto") == "auto"
+
+
 def bank_key(dataset: Dataset, spec: SensorSpec, settings: Settings) -> tuple:
     """Everything the bank depends on (the sensor subsets set its states)."""
     params = estimator_params(settings)
@@ -560,6 +568,7 @@ class ProgressReporter:
         sparse: bool = False,
         evaluate_share: float = 0.0,
         result_share: float = 0.0,
+        scale_search: bool = False,
     ) -> None:
         self.sink = sink
         self.end = 1.0 - min(max(result_share, 0.0), 0.5)
@@ -572,6 +581,10 @@ class ProgressReporter:
             choice = shares.get("choice", 0.0)
             left = choice + 1 - sum(shares.values())
             shares = {"choice": choice / left} if choice else {}
+        if scale_search:  # the first scale's policies, then the other trials
+            left = 1 - sum(shares.values())
+            shares["policies"] = left / SCALE_TRIALS
+            shares["cost scale"] = left - shares["policies"]
         rest = 1 - self.subset_share
         self.shares = {stage: share * rest for stage, share in shares.items()}
         self.min_step = min_step
@@ -616,6 +629,10 @@ class ProgressReporter:
             "budget": f"Searching the cost scale for the budget: step {done} of "
             f"at most {total}",
             "sweep": f"Learning the policies of cost scale {done} of {total}",
+            "cost scale": "Choosing the cost scale on the training rows: "
+            f"policies at {done} scale(s) of at most {total}"
+            if done < total
+            else "Chose the cost scale on the training rows",
         }.get(stage, f"Learning node policies: {done} of {total} nodes")
         # Never back: a stage counted again (a rival bank kind's folds, a
         # close strategy call's other parts) holds the bar where it is.
@@ -643,6 +660,10 @@ STAGE_WORDS = {
 #: compare two strategies): the bank's kind about a quarter, its folds a
 #: tenth, the DAGs and the choice a quarter each, the policies a tenth.
 SPARSE_SHARES = {"bank kind": 0.25, "bank": 0.12, "strategies": 0.27, "choice": 0.25}
+#: Policy fits of ``cost_scale="auto"``'s search, as the estimates count
+#: them (``AUTO_SCALE_TRIALS``): the first scale's nodes take one such
+#: share of the policies' part of the bar, the other trials the rest.
+SCALE_TRIALS = AUTO_SCALE_TRIALS
 
 
 def make_model(

@@ -36,6 +36,7 @@ from .training import (
     TrainSettings,
     app_n_jobs,
     reusable_bank,
+    searches_scale,
     train,
     uses_subsets,
 )
@@ -696,6 +697,7 @@ def train_with_progress(
         ),
         stages={
             "sparse": bool(plan.strategies_of(spec, settings)),
+            "scale_search": target_budget is None and searches_scale(settings),
             **progress_shares(
                 dataset, spec, settings, bank_reused=reused, target_budget=target_budget
             ),

@@ -195,6 +195,10 @@ class _Search:
         self.points: list[dict[str, float]] = []
         self.oof: OutOfFold | None = None
         self.first: Any = None
+        # The first trial reports its own stages (the bank, its policies);
+        # each trial then counts as a step of "cost scale", of at most
+        # AUTO_MAX_TRIALS (the others run without a callback).
+        self.progress = fit_kwargs.get("progress")
 
     def at(self, scale: float) -> dict[str, float]:
         """Learn the policies at ``scale`` (the first call fits the bank) and
@@ -214,7 +218,13 @@ class _Search:
         self.models[scale] = model
         point = {"cost_scale": scale, "error": error, "avg_cost": cost}
         self.points.append(point)
+        self.report(len(self.points))
         return point
+
+    def report(self, done: int) -> None:
+        """Progress ``("cost scale", done, AUTO_MAX_TRIALS)``."""
+        if self.progress is not None:
+            self.progress("cost scale", done, AUTO_MAX_TRIALS)
 
     @property
     def exhausted(self) -> bool:
@@ -241,6 +251,7 @@ def fit_auto_scale(est: Any, X: Any, y: Any, **fit_kwargs: Any) -> Any:
     passed, failed = _coarse(search, gain, ok)
     _refine(search, passed, failed, ok)
     kept = kept_point(search.points, best(), margin)
+    search.report(AUTO_MAX_TRIALS)  # the search is over: fewer trials did
     model = search.models[kept["cost_scale"]]
     first = search.first
     if model is not first:

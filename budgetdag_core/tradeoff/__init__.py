@@ -25,6 +25,7 @@ from ._curve import (
     tradeoff_curve,
 )
 from ._fit_time import (
+    AUTO_SCALE_TRIALS,
     FitProbe,
     dag_states_at_most,
     estimate_fit_seconds,

@@ -555,6 +555,24 @@ def probe_fit(
         return FitProbe(n_states, select_seconds, **found, **timed)
     if not isinstance(bank, MaskedBank):
         return FitProbe(n_states, select_seconds, **found)
+    return _probe_masked(bank, spec, Xv, y_fit, dag, n_states, select_seconds,
+                         found, fold_max_seconds)  # fmt: skip
+
+
+def _probe_masked(
+    bank: Any,
+    spec: Any,
+    Xv: Any,
+    y_fit: Any,
+    dag: Any,
+    n_states: int,
+    select_seconds: float,
+    found: dict[str, Any],
+    fold_max_seconds: float,
+) -> FitProbe:
+    """:func:`probe_fit` of a masked bank: its kind chosen (``"auto"``), its
+    first fold timed where it should take at most ``fold_max_seconds``."""
+    strategies = found.get("strategies")
     n_classes = int(y_fit.max()) + 1
     per_round = 1 if n_classes == 2 else n_classes
     # A sparse DAG's bank stacks its random subsets per row whatever the

@@ -11,6 +11,7 @@ from budgetdag_core import Dataset, SensorSpec
 from ui.reports import comparison_table
 from ui.training import (
     CLASSIFIERS,
+    SCALE_TRIALS,
     SPARSE_SHARES,
     ProgressReporter,
     TrainSettings,
@@ -64,6 +65,21 @@ def test_progress_reporter_with_reused_bank_and_throttling():
         report("policies", done, 1000)
     assert seen[0] == pytest.approx(0.001) and seen[-1] == 1.0  # first, last shown
     assert len(seen) <= 11  # throttled, but the end is always reported
+
+
+def test_progress_reporter_gives_the_scale_search_the_policies_last_part():
+    # cost_scale="auto": the first scale's nodes take one trial's share of
+    # the policies' part, the other trials the rest, up to the fit's end.
+    seen = []
+    report = ProgressReporter(
+        lambda f, t: seen.append((f, t)), bank_reused=True, scale_search=True
+    )
+    report("policies", 4, 4)
+    assert seen[-1][0] == pytest.approx(1 / SCALE_TRIALS)
+    report("cost scale", 1, 10)
+    assert seen[-1][1].startswith("Choosing the cost scale on the training rows")
+    report("cost scale", 10, 10)
+    assert seen[-1] == (1.0, "Chose the cost scale on the training rows")
 
 
 def test_progress_reporter_says_each_stage_when_it_starts():

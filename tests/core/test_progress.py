@@ -118,7 +118,9 @@ def test_verbose_regressor_and_a_given_callback_wins(capsys) -> None:
     assert n == total > 1
     calls = []
     model.fit(X, target, progress=lambda *a: calls.append(a))
-    assert capsys.readouterr().err == "" and calls[-1][0] == "policies"
+    # The automatic scale's search ends the fit's calls.
+    assert capsys.readouterr().err == "" and calls[-1][0] == "cost scale"
+    assert "policies" in {stage for stage, _, _ in calls}
 
 
 @pytest.mark.parametrize("make", [BudgetDAGClassifier, BudgetDAGRegressor])
@@ -135,6 +137,24 @@ def test_the_default_estimators_draw_one_bar_to_the_end(capsys, make) -> None:
     n, total = states[-1]
     assert n == total > 1 and len(states) >= 2
     assert "policies" in captured.err
+
+
+def test_the_automatic_scale_counts_its_trials_to_the_end() -> None:
+    # cost_scale="auto": the first trial's stages, then one "cost scale"
+    # step per policy fit tried, ending at the most trials whatever it tried.
+    from budgetdag_core.estimator._auto_scale import AUTO_MAX_TRIALS
+
+    X, y = make_synthetic(150)
+    X = X[["w1", "m1", "s1"]]
+    calls = []
+    model = BudgetDAGClassifier(random_state=0, cv=3)
+    model.fit(X, y, progress=lambda *a: calls.append(a))
+    trials = [done for stage, done, _ in calls if stage == "cost scale"]
+    tried = len(model.cost_scale_search_["tried"])
+    assert trials == [*range(1, tried + 1), AUTO_MAX_TRIALS]
+    assert calls[-1] == ("cost scale", AUTO_MAX_TRIALS, AUTO_MAX_TRIALS)
+    first = calls.index(("cost scale", 1, AUTO_MAX_TRIALS))
+    assert {stage for stage, _, _ in calls[:first]} == {"bank", "policies"}
 
 
 def test_a_sweep_of_a_verbose_estimator_draws_no_bar_per_point(capsys) -> None:

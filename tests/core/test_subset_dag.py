@@ -176,7 +176,7 @@ def test_progress_reports_subsets_stage_first(many):
     BudgetDAGClassifier(
         spec, n_subsets=2, subset_budget=3, policy_degree=1, cv=3, random_state=0
     ).fit(X, y, progress=lambda stage, done, total: stages.append(stage))
-    assert list(dict.fromkeys(stages)) == ["subsets", "bank", "policies"]
+    assert list(dict.fromkeys(stages)) == ["subsets", "bank", "policies", "cost scale"]
 
 
 def test_persistence_keeps_the_subset_dag(model, many):
