@@ -214,13 +214,10 @@ class AutoMaskedBank(SparseMaskedBank):
         and the folds."""
         self.n_fit_rows_ = int(len(X))
         plan = self._plan(X, y, sensor_columns, n_classes, "AutoMaskedBank.fit")
-        if progress is not None:  # each kind fitted once before the folds
-            progress("bank kind", 0, 1)
+        # Each kind fitted once before the folds, a step of "bank kind".
         self.kind_, self.validation_, first = self._choose(
-            X, y, n_classes, plan, sample_weight
+            X, y, n_classes, plan, sample_weight, progress
         )
-        if progress is not None:
-            progress("bank kind", 1, 1)
         plan = (self.template(), *plan[1:])
         return self.fit_planned(
             X, y, n_classes, plan, progress, first, sample_weight=sample_weight
@@ -314,16 +311,19 @@ class AutoMaskedBank(SparseMaskedBank):
         n_classes: int,
         plan: tuple,
         sample_weight: np.ndarray | None = None,
+        progress: Progress | None = None,
     ) -> tuple[str, dict, tuple | None]:
         """The kind of least calibrated validation log loss, the numbers, and
         the chosen kind's first-fold ``fit_fold`` result when it is the
-        bank's own (``validation_fraction=None``), else None."""
+        bank's own (``validation_fraction=None``), else None; ``progress``
+        is told ``("bank kind", done, kinds)`` as each kind is judged."""
         self._check_choice_settings()
         kinds = [
             k
             for k in self.candidates
             if k != "masked_mlp" or len(X) <= AUTO_NEURAL_MAX_ROWS
         ] or list(self.candidates[:1])
+        step = kind_steps(progress, len(kinds))
         _, pair_rows, pair_states, masks, jobs, seeds = plan
         own = self.validation_fraction is None
         if own:
@@ -331,6 +331,7 @@ class AutoMaskedBank(SparseMaskedBank):
         else:
             split = validation_split(y, self.validation_fraction, self.random_state)
         if split is None or len(kinds) == 1:
+            step(len(kinds))
             return kinds[0], {}, None
         fit_rows, val_rows = split
         rng = np.random.default_rng([int_seed(self.random_state) or 0, 38])
@@ -377,6 +378,7 @@ class AutoMaskedBank(SparseMaskedBank):
             scores[kind], pair_losses[kind] = validation_numbers(
                 proba, y[val_pairs], pair_weight
             )
+            step(len(fitted))
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
         row_weight = None if sample_weight is None else sample_weight[val_rows]
         for kind in kinds:
@@ -390,6 +392,19 @@ class AutoMaskedBank(SparseMaskedBank):
         super().check_integrity()
         if getattr(self, "kind_", None) not in MASKED_KINDS:
             raise fail("bank_.kind_", f"expected one of {list(MASKED_KINDS)}")
+
+
+def kind_steps(progress: Progress | None, n_kinds: int) -> Any:
+    """``step(done)``: ``progress("bank kind", done, n_kinds)`` (nothing
+    without ``progress``), told 0 at once: a bank's choice of kind fits each
+    kind in turn."""
+
+    def step(done: int) -> None:
+        if progress is not None:
+            progress("bank kind", done, n_kinds)
+
+    step(0)
+    return step
 
 
 def validation_numbers(

@@ -43,7 +43,7 @@ from .._progress import Progress
 from .._threads import single_threaded
 from ..dag import SensorDAG
 from ..validation import MAX_CV, check_index, int_in, int_seed, real_in
-from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS
+from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS, kind_steps
 from ._base import BaseBank, check_bank_settings, weight_key
 from ._encoded import check_standardisation, check_width, encode, observed_moments
 from ._integrity import check_fitted_model
@@ -362,11 +362,8 @@ class SparseRegressorBank:
         y = np.asarray(y, dtype=float)
         n, seed = len(X), int_seed(self.random_state)
         self._set_sensors(X, sensor_columns)
-        if progress is not None:  # each kind fitted once before the folds
-            progress("bank kind", 0, 1)
-        self.kind_, self.validation_ = self._choose(X, y, sample_weight)
-        if progress is not None:
-            progress("bank kind", 1, 1)
+        # Each kind fitted once before the folds, a step of "bank kind".
+        self.kind_, self.validation_ = self._choose(X, y, sample_weight, progress)
         template = self.template()
         rng = np.random.default_rng(seed)
         per_row = subsets_per_row(self.masks_per_row, n)
@@ -398,16 +395,22 @@ class SparseRegressorBank:
         return self
 
     def _choose(
-        self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        sample_weight: np.ndarray | None = None,
+        progress: Progress | None = None,
     ) -> tuple[str, dict]:
         """The candidate of least squared error on held-out rows at random
         subsets (each fitted on the other rows' random subsets), and the
         numbers; the only candidate, or the first when the rows are too few
-        to hold any out."""
+        to hold any out (``progress``: as ``kind_steps`` says)."""
         kinds = self.candidates()
+        step = kind_steps(progress, len(kinds))
         n = len(X)
         n_val = int(round(float(self.validation_fraction) * n))
         if len(kinds) == 1 or n_val < 2 or n - n_val < 10:
+            step(len(kinds))
             return kinds[0], {}
         seed = int_seed(self.random_state) or 0
         order = np.random.default_rng([seed, 37]).permutation(n)
@@ -447,6 +450,7 @@ class SparseRegressorBank:
                 "mse": float(np.average(diff**2, weights=w)),
                 "mae": float(np.average(np.abs(diff), weights=w)),
             }
+            step(len(scores) - 1)  # its "rows" entry aside
         return min(kinds, key=lambda k: scores[k]["mse"]), scores
 
     # ------------------------------------------------------------ scoring

@@ -157,6 +157,23 @@ def test_the_automatic_scale_counts_its_trials_to_the_end() -> None:
     assert {stage for stage, _, _ in calls[:first]} == {"bank", "policies"}
 
 
+def test_the_bank_kind_counts_each_kind_it_judges() -> None:
+    # A many-sensor fit's "auto" bank: one step per kind fitted and judged.
+    from budgetdag_core import SensorSpec
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 14)), columns=[f"x{i}" for i in range(14)])
+    y = (X["x0"] + X["x1"] - X["x2"] > 0).astype(int)
+    calls = []
+    model = BudgetDAGClassifier(
+        SensorSpec.per_column(list(X.columns)), cv=3, random_state=0, cost_scale=0.01
+    ).fit(X, y, progress=lambda *a: calls.append(a))
+    kinds = [k for k in model.bank_.validation_ if k != "rows"]
+    steps = [(done, total) for stage, done, total in calls if stage == "bank kind"]
+    assert len(kinds) > 1
+    assert steps == [(done, len(kinds)) for done in range(len(kinds) + 1)]
+
+
 def test_a_sweep_of_a_verbose_estimator_draws_no_bar_per_point(capsys) -> None:
     from budgetdag_core import tradeoff_curve
 
