@@ -55,8 +55,8 @@ MAX_STACK_ROWS = 1_000_000
 #: from together (:func:`subsets_per_row`). Their fits' time grows with the
 #: pairs, while on a long table a few random subsets per row already give
 #: every subset size thousands of rows (``benchmarks/bench_sparse_pairs.py``
-#: measures the time and the errors on shuttle's 20 003 rows, and on
-#: letter's). Tables of up to 6 250 rows keep their 16 subsets per row.
+#: measures the time and the errors, e.g. on shuttle's 20 003 rows). Tables
+#: of up to 6 250 rows keep their 16 subsets per row.
 SPARSE_FIT_PAIRS = 100_000
 #: Most masks per training row (``masks_per_row``): each is a copy of the row
 #: in the stack, so a short table's stack grows with it (up to
