@@ -242,19 +242,21 @@ def training_seconds(
         target_budget=target_budget,
         first_fit=first_fit,
     )
-    threads = app_n_jobs()
+    return press_to_result(fit, evaluation, busy)
+
+
+def press_to_result(fit: float, evaluation: float, busy: float | None = None) -> float:
+    """:func:`training_seconds` of the parts :func:`training_parts` gives."""
     seconds = fit + evaluation + RESULT_SECONDS
-    return stretched(seconds, busy_factor(threads) if busy is None else busy)
+    return stretched(seconds, busy_factor(app_n_jobs()) if busy is None else busy)
 
 
-def progress_shares(
-    dataset: Dataset, spec: SensorSpec, settings: Settings, **kwargs: Any
-) -> dict[str, float]:
-    """The shares of :func:`training_seconds` spent evaluating on the test
-    set and showing the result (the progress bar's last parts), as
+def progress_shares(fit: float, evaluation: float) -> dict[str, float]:
+    """The shares of a training's time (its :func:`training_parts`, the
+    fit's and the evaluation's seconds) spent evaluating on the test set and
+    showing the result (the progress bar's last parts), as
     :class:`ui.training.ProgressReporter`'s ``evaluate_share`` and
-    ``result_share``; arguments as for :func:`training_seconds`."""
-    fit, evaluation = training_parts(dataset, spec, settings, **kwargs)
+    ``result_share``."""
     total = max(fit + evaluation + RESULT_SECONDS, 1e-9)
     return {
         "evaluate_share": evaluation / total,

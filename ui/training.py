@@ -389,6 +389,13 @@ def app_n_jobs() -> int:
     return _setting(N_JOBS_VARIABLE, max(1, min(cores, MAX_DEFAULT_JOBS)))
 
 
+def settings_params(settings: Settings) -> Mapping[str, Any]:
+    """The parameters of ``settings``: the Train page's
+    :class:`TrainSettings` in the estimator's terms, or a model's own
+    (:func:`model_params`) as they are."""
+    return settings.params() if isinstance(settings, TrainSettings) else settings
+
+
 def estimator_params(settings: Settings) -> dict[str, Any]:
     """The estimator parameters of ``settings`` except the cost scale (the
     model, the budget search and the trade-off sweep each set their own),
@@ -397,7 +404,7 @@ def estimator_params(settings: Settings) -> dict[str, Any]:
     ``settings`` is the Train page's :class:`TrainSettings` or a model's
     parameters (:func:`model_params`).
     """
-    params = settings.params() if isinstance(settings, TrainSettings) else settings
+    params = settings_params(settings)
     kept = {k: v for k, v in params.items() if k not in ("cost_scale", "sensors")}
     return {**kept, "n_jobs": app_n_jobs()}
 
@@ -497,7 +504,7 @@ def uses_subsets(settings: Settings) -> bool:
 def searches_scale(settings: Settings) -> bool:
     """Whether ``settings`` choose the cost scale on the training rows
     (``cost_scale="auto"``: policies at several scales on one bank)."""
-    params = settings.params() if isinstance(settings, TrainSettings) else settings
+    params = settings_params(settings)
     return params.get("cost_scale", "auto") == "auto"
 
 
@@ -581,9 +588,11 @@ class ProgressReporter:
             choice = shares.get("choice", 0.0)
             left = choice + 1 - sum(shares.values())
             shares = {"choice": choice / left} if choice else {}
-        if scale_search:  # the first scale's policies, then the other trials
+        if scale_search:
+            # The first scale's nodes: one of the search's policy fits, as the
+            # estimates count them; the other trials the rest.
             left = 1 - sum(shares.values())
-            shares["policies"] = left / SCALE_TRIALS
+            shares["policies"] = left / AUTO_SCALE_TRIALS
             shares["cost scale"] = left - shares["policies"]
         rest = 1 - self.subset_share
         self.shares = {stage: share * rest for stage, share in shares.items()}
@@ -660,10 +669,6 @@ STAGE_WORDS = {
 #: compare two strategies): the bank's kind about a quarter, its folds a
 #: tenth, the DAGs and the choice a quarter each, the policies a tenth.
 SPARSE_SHARES = {"bank kind": 0.25, "bank": 0.12, "strategies": 0.27, "choice": 0.25}
-#: Policy fits of ``cost_scale="auto"``'s search, as the estimates count
-#: them (``AUTO_SCALE_TRIALS``): the first scale's nodes take one such
-#: share of the policies' part of the bar, the other trials the rest.
-SCALE_TRIALS = AUTO_SCALE_TRIALS
 
 
 def make_model(
@@ -671,7 +676,7 @@ def make_model(
 ) -> BudgetDAGClassifier | BudgetDAGRegressor:
     """An unfitted model of ``settings`` (form or parameters) on ``spec``: a
     regressor for a regression's settings (:func:`params_task`)."""
-    params = settings.params() if isinstance(settings, TrainSettings) else settings
+    params = settings_params(settings)
     if params_task(params) == "regression":
         return BudgetDAGRegressor(
             spec, cost_scale=params["cost_scale"], **estimator_params(params)

@@ -23,10 +23,12 @@ from .estimate import (
     busy_factor,
     kernels_compiling,
     known_probe,
+    press_to_result,
     progress_shares,
     roughly,
     settings_probe,
     stretched,
+    training_parts,
     training_seconds,
 )
 from .jobs import Job
@@ -671,6 +673,9 @@ def train_with_progress(
         state.set_run(run)
         return done(run) if done else trained_label(run, dataset.name)
 
+    parts = training_parts(
+        dataset, spec, settings, bank_reused=reused, target_budget=target_budget
+    )
     return long_work(
         # The previous run (its bank, without the page's memo) only when reused.
         functools.partial(
@@ -692,15 +697,11 @@ def train_with_progress(
         bank_reused=reused,
         subsets=uses_subsets(settings),
         shared=(previous.model.bank_,) if reused else (),
-        estimate=training_seconds(
-            dataset, spec, settings, bank_reused=reused, target_budget=target_budget
-        ),
+        estimate=press_to_result(*parts),
         stages={
             "sparse": bool(plan.strategies_of(spec, settings)),
             "scale_search": target_budget is None and searches_scale(settings),
-            **progress_shares(
-                dataset, spec, settings, bank_reused=reused, target_budget=target_budget
-            ),
+            **progress_shares(*parts),
         },
     )
 

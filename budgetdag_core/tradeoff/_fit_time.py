@@ -594,7 +594,8 @@ def _probe_masked(
         # ``TRIAL_PAIRS`` pairs.
         kind, choosing = None, 0.0
         if strategies and hasattr(bank, "choose_kind"):
-            choosing = _time_kind_choice(bank, Xv, y_fit, spec.column_indices())
+            cols = spec.column_indices()
+            choosing = _time_kind_choice(bank, Xv, y_fit, cols, n_classes)
             kind = bank.kind_
         rounds = boosting_rounds(len(Xv), "masked")
         return FitProbe(n_states, select_seconds + choosing,
@@ -669,18 +670,20 @@ def _time_first_fold(
     the fold's CPU seconds (of the chosen kind), and the fold model."""
     choosing = 0.0
     if hasattr(bank, "choose_kind"):  # "auto": the kind chosen on validation rows
-        choosing = _time_kind_choice(bank, Xv, y_fit, sensor_columns)
+        choosing = _time_kind_choice(bank, Xv, y_fit, sensor_columns, n_classes)
     start = time.thread_time()  # the fold fits on this thread (single-threaded)
     fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
     return choosing, time.thread_time() - start, fold
 
 
-def _time_kind_choice(bank: Any, Xv: Any, y_fit: Any, sensor_columns: list) -> float:
+def _time_kind_choice(
+    bank: Any, Xv: Any, y_fit: Any, sensor_columns: list, n_classes: int
+) -> float:
     """An ``"auto"`` bank's choice of kind on validation rows (``kind_``
     set), in CPU seconds, as the fold's: what a busy machine's other work
     leaves out (the estimate is of one thread's work)."""
     start = time.process_time()
-    bank.choose_kind(Xv, y_fit, sensor_columns, int(y_fit.max()) + 1)
+    bank.choose_kind(Xv, y_fit, sensor_columns, n_classes)
     return time.process_time() - start
 
 

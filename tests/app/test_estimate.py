@@ -47,7 +47,7 @@ def test_the_bar_shares_evaluation_and_result_by_their_seconds(landsat):
     assert evaluation == pytest.approx(per * len(landsat.test) * 16)  # 16 states
     total = fit + evaluation + estimate.RESULT_SECONDS
     assert training_seconds(landsat, spec, settings, busy=1.0) == pytest.approx(total)
-    shares = estimate.progress_shares(landsat, spec, settings)
+    shares = estimate.progress_shares(fit, evaluation)
     assert shares == {
         "evaluate_share": pytest.approx(evaluation / total),
         "result_share": pytest.approx(estimate.RESULT_SECONDS / total),

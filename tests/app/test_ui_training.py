@@ -8,10 +8,10 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 from budgetdag_core import Dataset, SensorSpec
+from budgetdag_core.tradeoff import AUTO_SCALE_TRIALS
 from ui.reports import comparison_table
 from ui.training import (
     CLASSIFIERS,
-    SCALE_TRIALS,
     SPARSE_SHARES,
     ProgressReporter,
     TrainSettings,
@@ -75,7 +75,7 @@ def test_progress_reporter_gives_the_scale_search_the_policies_last_part():
         lambda f, t: seen.append((f, t)), bank_reused=True, scale_search=True
     )
     report("policies", 4, 4)
-    assert seen[-1][0] == pytest.approx(1 / SCALE_TRIALS)
+    assert seen[-1][0] == pytest.approx(1 / AUTO_SCALE_TRIALS)
     report("cost scale", 1, 10)
     assert seen[-1][1].startswith("Choosing the cost scale on the training rows")
     report("cost scale", 10, 10)
