@@ -627,6 +627,26 @@ def _weighted_inputs(given: GrowthInputs, name: str, data: TrainingData) -> Any:
     return dataclasses.replace(given, row_loss=row_loss)
 
 
+@dataclass
+class PendingStrategy:
+    """A candidate strategy a many-sensor bank fit has not grown yet
+    (``strategies.PendingBank``): its DAG on every training row, grown when
+    a fit keeps it, as the bank fit would have grown it (``plan``'s
+    settings, ``data``'s rows, ``chain``: the chain the same fit grew)."""
+
+    plan: GrownPlan
+    data: TrainingData
+    bank: Any
+    name: str
+    chain: Any = None
+
+    def grow(self, loss_memo: LossMemo) -> Any | None:
+        """The bank bound to the DAG grown (None: nothing to grow)."""
+        return self.plan.grown_bank(
+            self.name, self.bank, self.data, loss_memo, chain=self.chain
+        )
+
+
 class GrownPlan(FitPlan):
     """Many sensors: the any-subset bank first, then each strategy's DAG of
     one-sensor additions grown on it (``budgetdag_core.strategies``), one
@@ -670,7 +690,7 @@ class GrownPlan(FitPlan):
     def check_bank(
         self, bank: Any, data: TrainingData, dag: SensorDAG | None = None
     ) -> None:
-        for one in StrategyBanks.of(bank).values():
+        for one in StrategyBanks.of(bank).grown().values():
             growth = getattr(one, "sparse_growth_", None)
             expected = (
                 None
@@ -697,63 +717,74 @@ class GrownPlan(FitPlan):
         return self.est._new_sparse_bank()
 
     def fit_bank(self, data: TrainingData, progress: Progress | None) -> StrategyBanks:
-        """Fit the any-mask models and build each strategy's DAG on them: one
+        """Fit the any-mask models and each strategy's candidate on them: one
         bank per strategy (sharing the fold models), each bound to its DAG,
         as a ``strategies.StrategyBanks``: a fit keeps one of them on
         validation rows at its own cost scale (``dag="auto"``: those of
-        ``strategies.AUTO_STRATEGIES``). Where an ``"auto"`` bank's log
-        loss leaves a rival kind close
-        (``fit_rival``), that kind's bank is fitted too and its routed DAG
-        joins the candidates (key ``strategies.strategy_key``): the
-        policies, not the log loss at random subsets, then judge the kinds.
-        Only the routed DAG: it is where an interaction the log loss missed
-        pays (a routing sensor, then the sensors it points to); a rival's
-        chain and grown DAG doubled the fit's time for no measured gain."""
+        ``strategies.AUTO_STRATEGIES``). The simplest strategy's DAG is
+        grown here; the others' when a fit keeps them
+        (:class:`PendingStrategy`): the choice grows each again on its own
+        fit rows, so the DAG on every row of a strategy not kept would be
+        thrown away. Where an ``"auto"`` bank's log loss leaves a rival
+        kind close (``fit_rival``), that kind's bank is fitted too and its
+        routed DAG joins the candidates (key ``strategies.strategy_key``):
+        the policies, not the log loss at random subsets, then judge the
+        kinds. Only the routed DAG: it is where an interaction the log loss
+        missed pays (a routing sensor, then the sensors it points to); a
+        rival's chain and grown DAG doubled the fit's time for no measured
+        gain."""
         est, spec = self.est, data.spec
         bank = est._fit_sparse_models(
             self.new_bank(), data.Xv, data.y_fit, spec, progress, data.sample_weight
         )
-        compared = self.names()
+        first, *others = self.names()
         memo = LossMemo()
-        banks = self._strategy_banks(bank, data, progress, compared, memo)
-        rival = None
-        if hasattr(bank, "fit_rival") and len(compared) > 1 and "routed" in compared:
+        if progress is not None:
+            progress("strategies", 0, 1)
+        banks: dict[str, Any] = {
+            first: self.grown_bank(first, bank, data, memo, progress=progress)
+        }
+        if progress is not None:
+            progress("strategies", 1, 1)
+        chain = banks[first].sparse_growth_ if first == "chain" else None
+        for name in others:
+            banks[name] = PendingStrategy(self, data, bank, name, chain)
+        if hasattr(bank, "fit_rival") and others and "routed" in others:
             rival = bank.fit_rival(
                 data.Xv, data.y_fit, spec.column_indices(), bank.n_classes_,
                 progress, sample_weight=data.sample_weight,
             )  # fmt: skip
-        if rival is not None:
-            more = self._strategy_banks(rival, data, progress, ("routed",), memo)
-            for name, one in more.items():
-                banks[strategy_key(name, rival.kind_)] = one
+            if rival is not None:
+                key = strategy_key("routed", rival.kind_)
+                banks[key] = PendingStrategy(self, data, rival, "routed")
         return StrategyBanks(banks, memo)
 
-    def _strategy_banks(
+    def grown_bank(
         self,
+        name: str,
         bank: Any,
         data: TrainingData,
-        progress: Progress | None,
-        names: tuple[str, ...],
-        memo: LossMemo | None = None,
-    ) -> dict[str, Any]:
-        """Each strategy's DAG (of ``names``) built on ``bank``'s fold
-        models: a copy of the bank bound to it, per strategy name (none for
-        a routed DAG where no sensor's value says where to look); the row
-        losses their searches ask kept in ``memo``."""
-        given = self._growth_inputs(bank, data, progress)
-        banks = {}
-        if progress is not None:
-            progress("strategies", 0, len(names))
-        for done, name in enumerate(names, start=1):
-            growth = grow_strategy(name, self._loss_inputs(given, name, data, memo))
-            if growth is not None:  # None: no sensor's value says where to look
-                banks[name] = copy.copy(bank).bind(
-                    growth, data.Xv, data.y_fit, data.sample_weight
-                )
-                growth.bank = banks[name]  # its outputs under the bound temperatures
-            if progress is not None:
-                progress("strategies", done, len(names))
-        return banks
+        memo: LossMemo | None,
+        *,
+        rows: np.ndarray | None = None,
+        chain: Any = None,
+        progress: Progress | None = None,
+    ) -> Any:
+        """Strategy ``name``'s DAG grown on ``bank``'s fold models (on
+        ``rows``, default every training row) and a copy of the bank bound
+        to it (the growth's ``bank``), or None where the strategy finds
+        nothing to grow; the row losses its search asks kept in ``memo``.
+        ``chain``: the chain grown on the same rows (a routed DAG joins its
+        groups' orders to the chain's)."""
+        given = self._growth_inputs(bank, data, progress, rows)
+        if chain is not None:
+            given.grown["chain"] = chain
+        growth = grow_strategy(name, self._loss_inputs(given, name, data, memo))
+        if growth is None:  # None: no sensor's value says where to look
+            return None
+        bound = copy.copy(bank).bind(growth, data.Xv, data.y_fit, data.sample_weight)
+        growth.bank = bound  # its outputs under the bound temperatures
+        return bound
 
     def _growth_inputs(
         self,
@@ -808,20 +839,17 @@ class GrownPlan(FitPlan):
 
         def grow_on(key: str, fit_rows: np.ndarray) -> Any:
             def grow() -> Any:
-                name, bank = strategy_name(key), banks[key]
-                given = self._growth_inputs(bank, data, rows=fit_rows)
+                name = strategy_name(key)
+                chain = None
                 if name != "chain" and key == name and "chain" in banks:
                     # As in the fit: the routed DAG joins its groups' orders
                     # to the chain's (grown on the same rows).
-                    given.grown["chain"] = grow_on("chain", fit_rows)
-                growth = grow_strategy(
-                    name, self._loss_inputs(given, name, data, banks.loss_memo)
-                )
-                if growth is not None:
-                    growth.bank = copy.copy(bank).bind(
-                        growth, data.Xv, data.y_fit, data.sample_weight
-                    )
-                return growth
+                    chain = grow_on("chain", fit_rows)
+                bound = self.grown_bank(
+                    name, banks.fold_bank(key), data, banks.loss_memo,
+                    rows=fit_rows, chain=chain,
+                )  # fmt: skip
+                return None if bound is None else bound.sparse_growth_
 
             return banks.held_out_growth(key, fit_rows, grow)
 
@@ -837,7 +865,11 @@ class GrownPlan(FitPlan):
     ) -> PolicyProblem:
         candidates = StrategyBanks.of(bank)
         key, choice = self._choose(candidates, data, progress)
-        bank = candidates[key]
+        bank = self._kept_bank(candidates, key, progress)
+        if bank is None:  # the kept found nothing to grow on every row
+            key = next(iter(candidates))
+            bank = candidates[key]
+            choice = None if choice is None else {**choice, "strategy": key}
         growth = bank.sparse_growth_
         state_cols, value_states, route_states, inputs = self.policy_inputs(
             growth, data.n_classes
@@ -860,6 +892,23 @@ class GrownPlan(FitPlan):
             choice=choice,
             candidates=candidates,
         )
+
+    @staticmethod
+    def _kept_bank(
+        banks: StrategyBanks, key: str, progress: Progress | None
+    ) -> Any | None:
+        """Candidate ``key``'s bank, grown on every row now where it waited
+        (``strategies.PendingBank``); None where it found nothing to grow."""
+        pending = not banks.is_grown(key)
+        if pending and progress is not None:
+            progress("grown", 0, 1)
+        try:
+            return banks[key]
+        except KeyError:
+            return None
+        finally:
+            if pending and progress is not None:
+                progress("grown", 1, 1)
 
     def _choose(
         self, banks: StrategyBanks, data: TrainingData, progress: Progress | None
@@ -894,7 +943,7 @@ class GrownPlan(FitPlan):
             return GrowthStateInputs(inputs, Xv)
 
         choice = choose_strategy(
-            {name: banks[name].sparse_growth_ for name in wanted},
+            dict.fromkeys(wanted),  # grown on the choice's fit rows (grow_on)
             data.y_fit,
             inputs_for,
             est._sparse_stop_loss(bank, data.y_fit),

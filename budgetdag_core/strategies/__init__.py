@@ -9,14 +9,15 @@ among them (between the estimator and the bank: no bank module imports them).
   grown DAG ``"grown"``, the ``"chain"``, the ``"routed"`` DAG), and the
   choice among them on held-out rows (:func:`choose_strategy`,
   :class:`StrategyChoice`) between the candidates a bank fit built
-  (:class:`StrategyBanks`: one bank bound to each strategy's DAG).
+  (:class:`StrategyBanks`: one bank bound to each strategy's DAG, the
+  simplest grown with the bank, the others when kept: :class:`PendingBank`).
 
 Graph-Reduce (:func:`~budgetdag_core.graph_reduce.graph_reduce`) reduces
 every one of them alike. Every strategy is a class registered once
 (``_kinds``: :data:`EVERY_ROW`, :data:`REGISTRY`).
 """
 
-from ._candidates import StrategyBanks, strategy_key, strategy_name
+from ._candidates import PendingBank, StrategyBanks, strategy_key, strategy_name
 from ._choice import (
     AUTO_STRATEGIES,
     CHAIN_SCORE_ROWS,
@@ -159,6 +160,7 @@ __all__ = [
     "strategy_key",
     "strategy_name",
     "StrategyBanks",
+    "PendingBank",
     "stratified_subsample",
     "tail_length",
     "tree_stands_clear",

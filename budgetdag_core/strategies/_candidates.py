@@ -2,10 +2,14 @@
 
 A many-sensor fit fits one any-subset bank (its fold models) and grows each
 strategy's DAG on it; each DAG is bound to a copy of the bank (its states'
-columns and temperatures, sharing the fold models). Which strategies were
-grown, and which one a fit kept, is this module's and the estimator's
-business, not the bank's: a bank knows the DAG it is bound to
-(``bank.sparse_growth_``), never its siblings nor the choice among them.
+columns and temperatures, sharing the fold models). The simplest candidate
+is grown with the bank; the others wait (:class:`PendingBank`) until a fit
+keeps them: the choice among them grows each again on its own fit rows
+anyway, and the DAG on every row of one that is not kept was work thrown
+away. Which strategies were grown, and which one a fit kept, is this
+module's and the estimator's business, not the bank's: a bank knows the DAG
+it is bound to (``bank.sparse_growth_``), never its siblings nor the choice
+among them.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import contextlib
 import hashlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -46,6 +50,19 @@ def strategy_name(key: str) -> str:
     return key.split("@", 1)[0]
 
 
+@runtime_checkable
+class PendingBank(Protocol):
+    """A candidate not grown yet: its fold models' ``bank`` (what its
+    growths on the choice's fit rows score with) and :meth:`grow`."""
+
+    bank: Any
+
+    def grow(self, loss_memo: LossMemo) -> Any | None:
+        """Its DAG grown on every training row and a copy of :attr:`bank`
+        bound to it, or None where the strategy finds nothing to grow."""
+        ...
+
+
 class StrategyBanks(Mapping[str, Any]):
     """What a many-sensor bank fit built: a bank bound to each strategy's DAG.
 
@@ -57,11 +74,17 @@ class StrategyBanks(Mapping[str, Any]):
     bank=...)``) chooses among its DAGs at its own cost scale; a fitted
     model keeps it as ``strategy_banks_`` and its chosen bank as ``bank_``.
 
+    A candidate given as a :class:`PendingBank` is grown when first asked
+    for (``banks[key]``, :meth:`items`, :meth:`values`), once; where its
+    strategy then finds nothing to grow on every row, it leaves the mapping
+    (``banks[key]`` raises ``KeyError``). ``key in banks``, ``len`` and
+    iteration grow nothing.
+
     Parameters
     ----------
-    banks : mapping of str to bank
+    banks : mapping of str to bank or PendingBank
         In the order of preference (the first is the simplest, the choice's
-        default).
+        default: a bank, not pending).
 
     Examples
     --------
@@ -80,6 +103,8 @@ class StrategyBanks(Mapping[str, Any]):
         if not banks:
             raise ValueError("A many-sensor bank fit built no strategy's DAG.")
         self._banks = dict(banks)
+        if isinstance(next(iter(self._banks.values())), PendingBank):
+            raise ValueError("The simplest candidate must be grown, not pending.")
         self._init_held_out(loss_memo)
 
     def _init_held_out(self, loss_memo: LossMemo | None = None) -> None:
@@ -97,6 +122,16 @@ class StrategyBanks(Mapping[str, Any]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._banks = state["_banks"]
         self._init_held_out()
+
+    def is_grown(self, key: str) -> bool:
+        """Whether candidate ``key`` is grown (not a :class:`PendingBank`)."""
+        return not isinstance(self._banks[key], PendingBank)
+
+    def fold_bank(self, key: str) -> Any:
+        """The bank whose fold models candidate ``key``'s strategy grows on:
+        its bank, or a pending one's (growing nothing)."""
+        one = self._banks[key]
+        return one.bank if isinstance(one, PendingBank) else one
 
     def held_out_growth(
         self, key: str, fit_rows: np.ndarray, grow: Callable[[], Any]
@@ -142,10 +177,47 @@ class StrategyBanks(Mapping[str, Any]):
             self.strip_held_out()
 
     def __getitem__(self, key: str) -> Any:
-        return self._banks[key]
+        one = self._banks[key]
+        if not isinstance(one, PendingBank):
+            return one
+        with self._held_out_lock:  # grown once: threads of a sweep wait
+            one = self._banks.get(key)
+            if isinstance(one, PendingBank):
+                one = one.grow(self.loss_memo)
+                if one is None:
+                    del self._banks[key]
+                else:
+                    self._banks[key] = one
+        if one is None:
+            raise KeyError(f"{key!r}: its strategy found nothing to grow.")
+        return one
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._banks
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._banks)
+        return iter(list(self._banks))
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        """Every candidate and its bank, the pending ones grown (those that
+        found nothing to grow left out)."""
+        out = []
+        for key in self:
+            with contextlib.suppress(KeyError):
+                out.append((key, self[key]))
+        return out
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        """Every candidate's bank, as :meth:`items`."""
+        return [one for _, one in self.items()]
+
+    def grown(self) -> dict[str, Any]:
+        """The candidates grown so far and their banks (growing nothing)."""
+        return {
+            key: one
+            for key, one in list(self._banks.items())
+            if not isinstance(one, PendingBank)
+        }
 
     def __len__(self) -> int:
         return len(self._banks)
@@ -155,16 +227,16 @@ class StrategyBanks(Mapping[str, Any]):
 
     @property
     def default(self) -> Any:
-        """The first candidate's bank (the simplest strategy's)."""
+        """The first candidate's bank (the simplest strategy's, grown)."""
         return next(iter(self._banks.values()))
 
     def key_of(self, bank: Any) -> str | None:
         """The key of ``bank`` (this very object) among the candidates."""
-        return next((k for k, one in self._banks.items() if one is bank), None)
+        return next((k for k, one in self.grown().items() if one is bank), None)
 
     def only(self, key: str) -> StrategyBanks:
         """The candidate ``key`` alone (a refit that keeps a fit's choice)."""
-        return StrategyBanks({key: self._banks[key]})
+        return StrategyBanks({key: self[key]})
 
     @classmethod
     def of(cls, bank: Any) -> StrategyBanks:

@@ -328,7 +328,7 @@ class StrategyChoice:
 
 
 def choose_strategy(
-    growths: dict[str, SparseGrowth],
+    growths: dict[str, SparseGrowth | None],
     y: np.ndarray,
     inputs_for: Callable[[SparseGrowth], Callable[..., np.ndarray]],
     stop_loss: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -374,10 +374,13 @@ def choose_strategy(
     ``grow_on(name, fit_rows)``: strategy ``name``'s DAG grown again on
     ``fit_rows`` alone (its flows those rows), or None where the strategy
     finds nothing to grow there (it is then judged as the first strategy:
-    on those rows it would not exist). A DAG grown on every row has chosen
-    its orders, routes and splits on the held-out rows too, which flatters
-    the strategies with more choices (the routed DAG's posterior tree);
-    without ``grow_on``, each growth with only the fit rows flowing.
+    on those rows it would not exist; where no other strategy grows on the
+    first split's fit rows, the first is kept unjudged). A DAG grown on
+    every row has chosen its orders, routes and splits on the held-out rows
+    too, which flatters the strategies with more choices (the routed DAG's
+    posterior tree); without ``grow_on``, each growth with only the fit rows
+    flowing (with ``grow_on``, ``growths``' values are not read: None will
+    do).
     """
     names = list(growths)
     if len(names) == 1:
@@ -386,20 +389,26 @@ def choose_strategy(
     # parts[name][i]: per held-out part, its rows' (stop loss, cost) at scale i
     parts: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in scales] for n in names}
     inputs = {} if grow_on else {name: inputs_for(g) for name, g in growths.items()}
+    steps = 2 * len(names)  # each candidate grown, then each judged
     for fold, (fit_rows, val_rows) in enumerate(validation_folds(y, random_state)):
         judged: dict[str, list[np.ndarray]] = {}
-        steps = 2 * len(names)  # each candidate grown, then judged
+        grown: dict[str, SparseGrowth | None] = {}
         for done, (name, growth) in enumerate(growths.items()):
             if progress is not None:  # each held-out part: one more count
-                progress("choice", 2 * done, steps)
+                progress("choice", done, steps)
             if grow_on is None:
-                part = restricted(growth, fit_rows)
+                grown[name] = restricted(growth, fit_rows)
+            else:
+                grown[name] = grow_on(name, fit_rows)
+        if fold == 0 and all(grown[name] is None for name in names[1:]):
+            return StrategyChoice(names[0])  # judged alike: the first kept
+        for done, (name, part) in enumerate(grown.items(), start=len(names)):
+            if progress is not None:
+                progress("choice", done, steps)
+            if grow_on is None:
                 state_inputs = inputs[name]
             else:
-                part = grow_on(name, fit_rows)
                 state_inputs = None if part is None else inputs_for(part)
-            if progress is not None:
-                progress("choice", 2 * done + 1, steps)
             if part is None:  # not there on these rows: as the simplest
                 judged[name] = judged[names[0]]
             else:

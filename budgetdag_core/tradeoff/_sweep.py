@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import Mapping, Sequence
+import functools
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,16 +118,38 @@ class StrategyViews(list):
     each candidate where a many-sensor bank fit built several
     (``by_strategy``: a fit keeps one of them, :func:`views_of` finds its)."""
 
-    by_strategy: dict[str, list[StatePredictions]]
+    by_strategy: CandidateViews
     candidates: StrategyBanks
+
+
+class CandidateViews:
+    """Each candidate's views, made when first asked for (a candidate that
+    no point keeps is never grown: ``strategies.PendingBank``); one at a
+    time (a sweep's points run in threads)."""
+
+    def __init__(self, views: Callable[[Any], list[StatePredictions]]) -> None:
+        self._views = views
+        self._made: dict[str, list[StatePredictions]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str | None, bank: Any, default: Any) -> Any:
+        """The views of candidate ``key`` (its bank ``bank``), or ``default``
+        where ``key`` is None."""
+        if key is None:
+            return default
+        with self._lock:
+            if key not in self._made:
+                self._made[key] = self._views(bank)
+            return self._made[key]
 
 
 def views_of(views: Sequence[StatePredictions], model: Any) -> Any:
     """The views that describe ``model``'s own bank (its strategy's)."""
     by_strategy = getattr(views, "by_strategy", None)
-    if not by_strategy:
+    if by_strategy is None:
         return views
-    return by_strategy.get(views.candidates.key_of(model.bank_), views)
+    key = views.candidates.key_of(model.bank_)
+    return by_strategy.get(key, model.bank_, views)
 
 
 def split_views(
@@ -138,10 +162,11 @@ def split_views(
     :class:`StrategyViews` when a many-sensor bank fit built several
     strategies' DAGs: the first candidate's views, and each candidate's)."""
     if isinstance(bank, StrategyBanks) and len(bank) > 1:
-        by_strategy = {
-            key: _bank_views(template, one, data, evals) for key, one in bank.items()
-        }
-        out = StrategyViews(next(iter(by_strategy.values())))
+        by_strategy = CandidateViews(
+            functools.partial(_bank_views, template, data=data, evals=evals)
+        )
+        first = next(iter(bank))
+        out = StrategyViews(by_strategy.get(first, bank[first], None))
         out.by_strategy = by_strategy
         out.candidates = bank
         return out

@@ -3,6 +3,7 @@ keeping the strategy that does better on validation rows."""
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 
 import numpy as np
@@ -22,7 +23,11 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_curve,
 )
-from budgetdag_core.strategies._candidates import StrategyBanks, strategy_key
+from budgetdag_core.strategies._candidates import (
+    StrategyBanks,
+    strategy_key,
+    strategy_name,
+)
 from budgetdag_core.strategies._choice import (
     AUTO_STRATEGIES,
     SIMPLEST_FIRST,
@@ -410,13 +415,18 @@ def test_no_routed_dag_where_no_value_says_where_to_look():
     """The class a sum of four sensors: every row gains from the same sensor
     next, whatever any value says. No routing sensor stands clear of the
     noise, so
-    ``dag="auto"`` builds no routed DAG (its validation has no such row);
-    forced, the routed DAG still routes by the best-scored sensor."""
+    ``dag="auto"`` grows no routed DAG (its validation has no such row, and
+    the candidate, asked for, leaves the candidates); forced, the routed DAG
+    still routes by the best-scored sensor."""
     X, y = independent_data(600, 2)
     spec = SensorSpec.per_column(list(X.columns))
     model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
-    assert "routed" not in model.strategy_banks_
+    assert model.strategy_ == "chain"
     assert "routed" not in set(model.strategy_choice_.table()["strategy"])
+    assert not model.strategy_banks_.is_grown("routed")
+    with pytest.raises(KeyError, match="nothing to grow"):
+        model.strategy_banks_["routed"]
+    assert "routed" not in model.strategy_banks_
     forced = BudgetDAGClassifier(spec, dag="routed", cv=3, random_state=0).fit(X, y)
     assert forced.strategy_ == "routed"
 
@@ -990,7 +1000,8 @@ def test_a_dag_grown_on_every_row_is_the_one_grown_by_default(chain_bank):
 def test_the_choice_judges_dags_grown_without_its_held_out_rows(monkeypatch):
     """``grow_on`` is asked for each strategy's DAG on each part's fit rows,
     never with a held-out row; a strategy that finds nothing to grow there
-    is judged as the simplest (the numbers of the chain)."""
+    is judged as the simplest (the numbers of the chain); where no strategy
+    but the simplest grows, the simplest is kept unjudged."""
     from budgetdag_core.strategies import _choice as dag_strategy
 
     n = 240
@@ -1010,17 +1021,26 @@ def test_the_choice_judges_dags_grown_without_its_held_out_rows(monkeypatch):
 
     monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
     choice = choose_strategy(
-        {"chain": "all rows", "routed": "all rows"}, y, lambda g: None,
+        dict.fromkeys(["chain", "routed", "grown"]), y, lambda g: None,
         None, None, np.ones(2), None, [0.1], grow_on=grow_on,
     )  # fmt: skip
-    assert [name for name, _ in asked] == ["chain", "routed"]
+    assert [name for name, _ in asked] == ["chain", "routed", "grown"]
     fit_rows, val_rows = next(validation_folds(y, 0))
     for _, rows in asked:
         assert np.array_equal(rows, fit_rows)
-    assert [part for part, _ in judged] == ["chain"]  # routed: as the chain
+    assert [part for part, _ in judged] == ["chain", "grown"]  # routed: as the chain
     assert not np.intersect1d(judged[0][1], fit_rows).size
     assert choice.scores["routed"] == choice.scores["chain"]
     assert (choice.strategy, choice.folds) == ("chain", 1)
+
+    asked.clear()
+    judged.clear()
+    alone = choose_strategy(
+        dict.fromkeys(["chain", "routed"]), y, lambda g: None,
+        None, None, np.ones(2), None, [0.1], grow_on=grow_on,
+    )  # fmt: skip
+    assert [name for name, _ in asked] == ["chain", "routed"]
+    assert judged == [] and alone == StrategyChoice("chain")
 
 
 def test_held_out_growths_are_grown_once_and_never_saved():
@@ -1044,6 +1064,61 @@ def test_held_out_growths_are_grown_once_and_never_saved():
     assert dict(loaded) == dict(banks) and not loaded._held_out
     loaded.held_out_growth("chain", rows, grow("chain"))
     assert grown[-1] == "chain" and len(grown) == 4
+
+
+class _Pending:
+    """A stand-in ``PendingBank``: grows ``grown`` (None: nothing)."""
+
+    def __init__(self, bank, grown, calls):
+        self.bank, self.grown, self.calls = bank, grown, calls
+
+    def grow(self, loss_memo):
+        self.calls.append(self.bank)
+        return self.grown
+
+
+def test_a_pending_candidate_is_grown_once_when_asked_for():
+    """Iterating, ``in`` and ``len`` grow nothing; ``banks[key]`` grows a
+    pending candidate once; one that finds nothing to grow leaves the
+    candidates; ``items`` grows them all and skips it; the simplest is
+    never pending; a pickle keeps what is pending."""
+    calls: list[str] = []
+    banks = StrategyBanks({
+        "chain": "bank c",
+        "routed": _Pending("folds r", "bank r", calls),
+        "routed@kind": _Pending("folds k", None, calls),
+    })  # fmt: skip
+    assert list(banks) == ["chain", "routed", "routed@kind"] and len(banks) == 3
+    assert "routed" in banks and calls == []
+    assert banks.fold_bank("routed") == "folds r" and banks.fold_bank("chain") == "bank c"
+    assert banks.grown() == {"chain": "bank c"} and banks.key_of("bank r") is None
+    loaded = pickle.loads(pickle.dumps(banks))
+    assert not loaded.is_grown("routed") and loaded["routed"] == "bank r"
+    calls.clear()
+    assert banks["routed"] == "bank r" and banks["routed"] == "bank r"
+    assert calls == ["folds r"] and banks.is_grown("routed")
+    assert banks.key_of("bank r") == "routed"
+    assert banks.items() == [("chain", "bank c"), ("routed", "bank r")]
+    assert "routed@kind" not in banks and len(banks) == 2
+    with pytest.raises(KeyError):
+        banks["routed@kind"]
+    with pytest.raises(ValueError, match="simplest"):
+        StrategyBanks({"routed": _Pending("folds", "bank", calls)})
+
+
+def test_a_fit_grows_on_every_row_only_the_strategy_it_keeps():
+    X, y = make_data(300, 1)
+    model = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(X, y)
+    banks = model.strategy_banks_
+    assert banks.is_grown("chain") and banks.is_grown(model.strategy_)
+    kept = banks.key_of(model.bank_)
+    assert set(banks.grown()) <= {"chain", kept}
+    # What the bank fit would have grown: a refit keeping it is the same model.
+    for key in banks:
+        if not banks.is_grown(key):
+            with contextlib.suppress(KeyError):
+                one = banks[key]
+                assert one.sparse_growth_.strategy == strategy_name(key)
 
 
 def test_a_fitted_model_keeps_its_held_out_dags_without_their_tables():
