@@ -57,13 +57,11 @@ GROWTH_BYTES_PER_CELL = 2.0
 GROWTH_BYTES_PER_VALUE = 6.6
 #: A strategy's growth knows every row at each of a chain's ``n_sensors + 1``
 #: states, and, per row, this many cells per state of its DAG beyond them
-#: (rows its search scored there, rows the policies rolled out there): as a
-#: candidate another strategy beat (the choice's one Graph-Reduce), and as
-#: the kept DAG (the cost scale search's several). Breast cancer's grown
-#: DAG (875 states): 69 cells a row as a candidate, 178 kept; digits' (1 000
-#: states) 215 as a candidate, 301 kept; the routed DAG (as many either
-#: way: its rows are its flow): 63 (85 states) and 241 (697).
-ROLLOUT_CELLS_PER_ROW_STATE = {"grown": (0.05, 0.2), "routed": (0.25, 0.25)}
+#: (rows its search scored there, rows the policies rolled out there), as
+#: the kept DAG (the cost scale search's several Graph-Reduces). Breast
+#: cancer's grown DAG (875 states): 178 cells a row; digits' (1 000 states)
+#: 301; the routed DAG: 241 (697 states).
+ROLLOUT_CELLS_PER_ROW_STATE = {"grown": 0.2, "routed": 0.25}
 #: Compressed bytes a state of a kept many-sensor DAG adds to a slim model
 #: (its policy's learner, its columns and inputs) per policy input (the
 #: table's columns, the classes and one): 0.26 to 0.28 kB on breast cancer
@@ -154,9 +152,9 @@ def grown_parts(
 ) -> dict[str, float]:
     """The parts of a many-sensor model's snapshot (bytes): ``"models"``,
     the any-subset bank's fold models and dedicated all-sensor boosters
-    (once: every strategy's bank shares them); ``"growth"``, each
-    strategy's kept probabilities (every strategy a fit builds is kept,
-    as ``strategy_banks_``) and ``"rows"``, the
+    (once: every strategy's bank shares them); ``"growth"``, the kept
+    strategy's probabilities (the others wait in ``strategy_banks_``
+    ungrown until a fit keeps them) and ``"rows"``, the
     training rows they are of, both in a full snapshot only;
     ``"states"``, the kept strategy's policies and state columns (the first
     of :func:`~budgetdag_core.estimates.strategy_states`)."""
@@ -170,11 +168,8 @@ def grown_parts(
     models += DEDICATED_BOOSTER_SHARE * booster * folds
     states = strategy_states(strategies, rows, n_sensors)
     kept = next(iter(states))
-    cells = 0.0
-    for name, k in states.items():
-        candidate, chosen = ROLLOUT_CELLS_PER_ROW_STATE.get(name, (0.0, 0.0))
-        per_state = chosen if name == kept else candidate
-        cells += rows * (n_sensors + 1 + per_state * k)
+    per_state = ROLLOUT_CELLS_PER_ROW_STATE.get(kept, 0.0)
+    cells = rows * (n_sensors + 1 + per_state * states[kept])
     per_cell = GROWTH_BYTES_PER_CELL + GROWTH_BYTES_PER_VALUE * classes
     inputs = n_columns + classes + 1
     state = SPARSE_STATE_BYTES_PER_INPUT * inputs

@@ -896,8 +896,8 @@ def sparse_fit_parts(
     DAGs of one-sensor additions (its start aside): ``"choice"``, the bank
     kind's choice (``kinds`` tried, each fitted once on validation-carved
     rows; timed by the probe); ``"bank"``, the any-subset bank's folds
-    (``masks`` random subsets per row); ``"growth"``, each strategy's
-    scoring of candidates (one thread); ``"choose"``, the validation choice
+    (``masks`` random subsets per row); ``"growth"``, the kept strategy's
+    scoring of candidates on every row (one thread); ``"choose"``, the validation choice
     among several strategies (each one's DAG grown again on the fit rows of
     the first split, and its policies at one scale);
     ``"policies"``, ``trials`` Graph-Reduces of the kept strategy
@@ -928,7 +928,10 @@ def sparse_fit_parts(
     encoded = probe.kind if probe is not None else None
     per_score = ENCODED_SECONDS_PER_SCORE.get(encoded, trees * SECONDS_PER_TREE_SCORE)
     states = strategy_states(strategies, n_rows, M)
-    scores, calls = _growth_seconds(n_rows, M, strategies, states)
+    # On every row, the kept strategy's DAG only (the others wait until a
+    # fit keeps them: ``strategies.PendingBank``); the first is counted kept.
+    kept = next(iter(states))
+    scores, calls = _growth_seconds(n_rows, M, {kept: strategies[kept]}, states)
     growth = scores * per_score + calls * SECONDS_PER_SCORING_CALL
     rollout = {"grown": GROWN_ROLLOUT_FACTOR}
     reduce = {
