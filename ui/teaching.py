@@ -11,6 +11,7 @@ refitted, with its own settings, on the rows at hand, for the replay only.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Mapping
 from typing import Any
@@ -20,7 +21,7 @@ from pandas.io.formats.style import Styler
 
 from budgetdag_core import BudgetDAGClassifier, BudgetDAGRegressor, Dataset, Progress
 from budgetdag_core.explain import action_names
-from budgetdag_core.strategies import StrategyBanks
+from budgetdag_core.strategies import StrategyBanks, strategy_name
 from budgetdag_core.teaching import ReduceStep
 
 from .formatting import pct
@@ -89,13 +90,17 @@ def refit_out_of_fold(
     X, y = dataset.X("train", model.spec_), dataset.y("train")
     params = {**model_params(model), "cost_scale": model.cost_scale_}
     bank = make_model(model.spec_, params).fit_bank(X, y, progress=progress)
-    # A many-sensor bank fit grows every strategy's DAG: the replay needs the
-    # model's (the same states, grown again on the same rows and settings).
+    # A many-sensor bank fit grows each strategy's DAG (the chain's at once,
+    # the others' when asked for): the replay needs the model's (the same
+    # states, grown again on the same rows and settings), so its strategy's
+    # candidates are grown first.
     if isinstance(bank, StrategyBanks):
         states = list(model.sensor_dag_.states)
-        for one in bank.values():
-            if list(one.sparse_growth_.dag.states) == states:
-                return one
+        for key in sorted(bank, key=lambda k: strategy_name(k) != model.strategy_):
+            with contextlib.suppress(KeyError):  # nothing to grow on these rows
+                one = bank[key]
+                if list(one.sparse_growth_.dag.states) == states:
+                    return one
         raise ValueError(
             "On the current training rows other states are grown than the "
             "model's: its walk cannot be replayed on them"

@@ -1090,7 +1090,8 @@ def test_a_pending_candidate_is_grown_once_when_asked_for():
     })  # fmt: skip
     assert list(banks) == ["chain", "routed", "routed@kind"] and len(banks) == 3
     assert "routed" in banks and calls == []
-    assert banks.fold_bank("routed") == "folds r" and banks.fold_bank("chain") == "bank c"
+    assert banks.fold_bank("routed") == "folds r"
+    assert banks.fold_bank("chain") == "bank c"
     assert banks.grown() == {"chain": "bank c"} and banks.key_of("bank r") is None
     loaded = pickle.loads(pickle.dumps(banks))
     assert not loaded.is_grown("routed") and loaded["routed"] == "bank r"
