@@ -273,9 +273,10 @@ class BudgetDAGClassifier(ClassifierMixin, BudgetDAGBase):
         validation rows, see :attr:`strategy_choice_`).
     strategy_banks_ : StrategyBanks or None
         Many sensors: every strategy's DAG the fit chose among, each bound to
-        a copy of the bank (``bank_`` is one of them; pass them to ``fit(X,
-        y, bank=...)`` or ``tradeoff_curve`` to choose again at other cost
-        scales; a saved model leaves them out); else None.
+        a copy of the bank (``bank_`` is one of them; one not kept waits
+        ungrown until asked for, ``strategies.PendingBank``; pass them to
+        ``fit(X, y, bank=...)`` or ``tradeoff_curve`` to choose again at
+        other cost scales; a saved model leaves them out); else None.
     policies_ : list of NodePolicy
     feature_names_in_ : ndarray of str
         The spec's columns; set only after a fit on a table whose column

@@ -649,8 +649,9 @@ class PendingStrategy:
 
 class GrownPlan(FitPlan):
     """Many sensors: the any-subset bank first, then each strategy's DAG of
-    one-sensor additions grown on it (``budgetdag_core.strategies``), one
-    kept on validation rows at the fit's cost scale."""
+    one-sensor additions grown on it (``budgetdag_core.strategies``; the
+    simplest's at once, the others' when kept), one kept on validation rows
+    at the fit's cost scale."""
 
     grows_states = True
     value_kind = "sensors"
