@@ -71,13 +71,22 @@ def threads_for(n_jobs: int | None) -> int:
 
 
 def map_in_threads(
-    function: Callable[[Any], Any], items: Sequence[Any], workers: int
+    function: Callable[[Any], Any],
+    items: Sequence[Any],
+    workers: int,
+    done: Callable[[int], None] | None = None,
 ) -> list[Any]:
     """``[function(item) for item in items]``, in up to ``workers`` threads of
     one OpenMP/BLAS thread each (the caller holds :func:`single_threaded`).
-    Predictions nested in a worker run in that worker's thread."""
+    Predictions nested in a worker run in that worker's thread. ``done(i)``
+    is called in the calling thread once the first ``i`` results are in."""
     if workers <= 1:
-        return [function(item) for item in items]
+        out = []
+        for item in items:
+            out.append(function(item))
+            if done is not None:
+                done(len(out))
+        return out
 
     def one(item: Any) -> Any:
         _in_worker.active = True
@@ -88,7 +97,12 @@ def map_in_threads(
             _in_worker.active = False
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, items))
+        out = []
+        for result in pool.map(one, items):  # in order, as they come in
+            out.append(result)
+            if done is not None:
+                done(len(out))
+        return out
 
 
 def on_cluster() -> bool:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._integrity import fail
-from .._threads import single_threaded
+from .._threads import map_in_threads, single_threaded, threads_for
 from .._weighted import weighted_mean_se
 from ..validation import int_seed
 from ._base import Progress
@@ -356,29 +356,38 @@ class AutoMaskedBank(SparseMaskedBank):
                 "pairs": int(len(val_pairs)),
             }
         }
-        fitted, pair_losses = {}, {}
         pair_weight = None if sample_weight is None else sample_weight[val_pairs]
-        for kind in kinds:
+
+        def trial(kind: str) -> tuple[tuple, np.ndarray]:
             # Early stopping on a share of the fit rows, not on the validation
             # rows: stopped on them, boosting and the network would be
             # judged on the rows that picked their rounds (on breast cancer
             # that favoured boosting over the network, which tested better).
-            fitted[kind] = fit_fold(
+            fit = fit_fold(
                 masked_template(kind, self.random_state, len(X)),
                 X, y, pair_rows, pair_states, masks,
                 fit_rows, val_rows if own else None, n_classes, seed, False, False,
                 sample_weight,
             )  # fmt: skip
-            model, _, used = fitted[kind]
+            model, _, used = fit
             Xv = stack_masked(
                 X[:, used], val_pairs, np.arange(len(val_pairs)), val_masks[:, used]
             )
             with single_threaded():
-                proba = masked_proba(model, Xv, n_classes)
+                return fit, masked_proba(model, Xv, n_classes)
+
+        # Each kind's trial is its own (seeded) fit: with n_jobs, in threads
+        # (the models' kernels release the GIL), the same numbers.
+        with single_threaded():
+            trials = map_in_threads(
+                trial, kinds, min(threads_for(self.n_jobs), len(kinds)), step
+            )
+        fitted, pair_losses = {}, {}
+        for kind, (fit, proba) in zip(kinds, trials, strict=True):
+            fitted[kind] = fit
             scores[kind], pair_losses[kind] = validation_numbers(
                 proba, y[val_pairs], pair_weight
             )
-            step(len(fitted))
         best = min(kinds, key=lambda k: scores[k]["log_loss"])
         row_weight = None if sample_weight is None else sample_weight[val_rows]
         for kind in kinds:

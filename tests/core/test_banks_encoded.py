@@ -333,6 +333,34 @@ def test_auto_banks_equal_the_chosen_kinds_bank(fraction):
     )
 
 
+@pytest.mark.parametrize("fraction", [None, 0.25])
+def test_auto_kind_trials_in_threads_give_the_same_choice(fraction):
+    """With ``n_jobs=2`` the kinds' trials run in threads, each its own
+    seeded fit: the same numbers, the same kind, the same first fold, and
+    ``"bank kind"`` told each trial in order."""
+    X, y = make_data(240, 3)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    told = {1: [], 2: []}
+    banks = {}
+    for n_jobs in (1, 2):
+        banks[n_jobs] = AutoMaskedBank(
+            cv=3, random_state=0, validation_fraction=fraction, n_jobs=n_jobs
+        )
+        banks[n_jobs].fit_models(
+            Xv, y, columns, 2, progress=lambda *a, n=n_jobs: told[n].append(a)
+        )
+    one, two = banks[1], banks[2]
+    assert one.kind_ == two.kind_ and one.validation_ == two.validation_
+    subsets = np.random.default_rng(0).random((20, N_SENSORS)) < 0.5
+    rows = np.arange(len(Xv))
+    np.testing.assert_array_equal(
+        one.oof_at(Xv, rows, subsets), two.oof_at(Xv, rows, subsets)
+    )
+    kinds = [a for a in told[2] if a[0] == "bank kind"]
+    assert kinds == [a for a in told[1] if a[0] == "bank kind"]
+    assert [done for _, done, _ in kinds] == list(range(len(kinds)))
+
+
 def test_auto_leaves_the_network_out_on_long_tables(monkeypatch):
     from budgetdag_core.bank import _auto
 

@@ -100,6 +100,29 @@ def test_routing_in_row_blocks_equals_one_block():
     pd.testing.assert_frame_equal(model.trace(X_big), trace)
 
 
+@pytest.mark.parametrize("workers", [1, 3])
+def test_threads_map_in_order_and_tell_each_result_in_this_thread(workers):
+    """``map_in_threads``: the results in the items' order, whatever the
+    threads; ``done(i)`` told 1, 2, ... in the calling thread."""
+    import threading
+    import time
+
+    from budgetdag_core._threads import map_in_threads
+
+    here = threading.get_ident()
+    told = []
+
+    def done(i):
+        told.append((i, threading.get_ident() == here))
+
+    def slow_first(x):
+        time.sleep(0.05 if x == 0 else 0.0)  # the first item finishes last
+        return x * x
+
+    assert map_in_threads(slow_first, range(5), workers, done) == [0, 1, 4, 9, 16]
+    assert told == [(i, True) for i in range(1, 6)]
+
+
 def test_on_cluster_only_under_a_chosen_backend_that_is_not_threads():
     from budgetdag_core._threads import on_cluster
 
