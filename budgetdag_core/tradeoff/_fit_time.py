@@ -897,9 +897,9 @@ def sparse_fit_parts(
     kind's choice (``kinds`` tried, each fitted once on validation-carved
     rows; timed by the probe); ``"bank"``, the any-subset bank's folds
     (``masks`` random subsets per row); ``"growth"``, the kept strategy's
-    scoring of candidates on every row (one thread); ``"choose"``, the validation choice
-    among several strategies (each one's DAG grown again on the fit rows of
-    the first split, and its policies at one scale);
+    scoring of candidates on every row (one thread); ``"choose"``, the
+    validation choice among several strategies (each one's DAG grown again
+    on the fit rows of the first split, and its policies at one scale);
     ``"policies"``, ``trials`` Graph-Reduces of the kept strategy
     (the first of :func:`strategy_states`) on the bank."""
     per_round = 1 if n_classes == 2 else n_classes
