@@ -868,8 +868,14 @@ class GrownPlan(FitPlan):
         key, choice = self._choose(candidates, data, progress)
         bank = self._kept_bank(candidates, key, progress)
         if bank is None:  # the kept found nothing to grow on every row
-            key = next(iter(candidates))
-            bank = candidates[key]
+            first = next(iter(candidates))
+            if strategy_name(first) not in self.kept_from():
+                raise ValueError(
+                    f"This bank's {key} DAG finds nothing to grow on these "
+                    f"rows; dag={short_repr(self.est.dag)} needs it: refit the "
+                    "bank with it."
+                )
+            key, bank = first, candidates[first]
             choice = None if choice is None else {**choice, "strategy": key}
         growth = bank.sparse_growth_
         state_cols, value_states, route_states, inputs = self.policy_inputs(

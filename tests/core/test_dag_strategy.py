@@ -416,17 +416,20 @@ def test_no_routed_dag_where_no_value_says_where_to_look():
     next, whatever any value says. No routing sensor stands clear of the
     noise, so
     ``dag="auto"`` grows no routed DAG (its validation has no such row, and
-    the candidate, asked for, leaves the candidates); forced, the routed DAG
-    still routes by the best-scored sensor."""
+    the candidate, asked for, leaves the candidates); ``dag="routed"`` on
+    those candidates says so and asks for a refit, never keeping the chain
+    in its place; forced from the start, the routed DAG still routes by the
+    best-scored sensor."""
     X, y = independent_data(600, 2)
     spec = SensorSpec.per_column(list(X.columns))
     model = BudgetDAGClassifier(spec, cv=3, random_state=0).fit(X, y)
     assert model.strategy_ == "chain"
     assert "routed" not in set(model.strategy_choice_.table()["strategy"])
     assert not model.strategy_banks_.is_grown("routed")
-    with pytest.raises(KeyError, match="nothing to grow"):
-        model.strategy_banks_["routed"]
-    assert "routed" not in model.strategy_banks_
+    forced_on_it = BudgetDAGClassifier(spec, dag="routed", cv=3, random_state=0)
+    with pytest.raises(ValueError, match="routed DAG finds nothing.*refit the bank"):
+        forced_on_it.fit(X, y, bank=model.strategy_banks_)
+    assert "routed" not in model.strategy_banks_  # grown: nothing, it left
     forced = BudgetDAGClassifier(spec, dag="routed", cv=3, random_state=0).fit(X, y)
     assert forced.strategy_ == "routed"
 
@@ -1102,7 +1105,10 @@ def test_a_pending_candidate_is_grown_once_when_asked_for():
     assert banks.items() == [("chain", "bank c"), ("routed", "bank r")]
     assert "routed@kind" not in banks and len(banks) == 2
     with pytest.raises(KeyError):
-        banks["routed@kind"]
+        banks["routed@kind"]  # it left when items() grew it
+    pending = StrategyBanks({"chain": "c", "routed": _Pending("f", None, calls)})
+    with pytest.raises(KeyError, match="nothing to grow"):
+        pending["routed"]
     with pytest.raises(ValueError, match="simplest"):
         StrategyBanks({"routed": _Pending("folds", "bank", calls)})
 
