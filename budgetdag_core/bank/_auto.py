@@ -405,8 +405,8 @@ class AutoMaskedBank(SparseMaskedBank):
 
 def kind_steps(progress: Progress | None, n_kinds: int) -> Any:
     """``step(done)``: ``progress("bank kind", done, n_kinds)`` (nothing
-    without ``progress``), told 0 at once: a bank's choice of kind fits each
-    kind in turn."""
+    without ``progress``), told 0 at once, then once per kind judged (in the
+    kinds' order, whatever threads fit them)."""
 
     def step(done: int) -> None:
         if progress is not None:

@@ -40,7 +40,7 @@ from sklearn.model_selection import KFold
 
 from .._integrity import check_array, check_indices, check_state_columns, fail
 from .._progress import Progress
-from .._threads import single_threaded
+from .._threads import map_in_threads, single_threaded, threads_for
 from ..dag import SensorDAG
 from ..validation import MAX_CV, check_index, int_in, int_seed, real_in
 from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS, kind_steps
@@ -434,7 +434,8 @@ class SparseRegressorBank:
                 "pairs": int(len(val_pairs)),
             }
         }
-        for kind in kinds:
+
+        def trial(kind: str) -> np.ndarray:
             model, _, used = fit_fold(
                 masked_regressor(kind, seed), X, y, pair_rows,
                 np.arange(len(pair_rows)), masks, fit_rows, stop_rows, 0,
@@ -444,13 +445,20 @@ class SparseRegressorBank:
                 X[:, used], val_pairs, np.arange(len(val_pairs)), val_masks[:, used]
             )
             with single_threaded():
-                diff = model.predict(stacked) - y[val_pairs]
-            w = None if sample_weight is None else sample_weight[val_pairs]
+                return model.predict(stacked) - y[val_pairs]
+
+        # As the classifier's bank: each kind's seeded trial, in threads with
+        # n_jobs, the same numbers.
+        with single_threaded():
+            diffs = map_in_threads(
+                trial, kinds, min(threads_for(self.n_jobs), len(kinds)), step
+            )
+        w = None if sample_weight is None else sample_weight[val_pairs]
+        for kind, diff in zip(kinds, diffs, strict=True):
             scores[kind] = {
                 "mse": float(np.average(diff**2, weights=w)),
                 "mae": float(np.average(np.abs(diff), weights=w)),
             }
-            step(len(scores) - 1)  # its "rows" entry aside
         return min(kinds, key=lambda k: scores[k]["mse"]), scores
 
     # ------------------------------------------------------------ scoring

@@ -750,7 +750,7 @@ class GrownPlan(FitPlan):
         chain = banks[first].sparse_growth_ if first == "chain" else None
         for name in others:
             banks[name] = PendingStrategy(self, data, bank, name, chain)
-        if hasattr(bank, "fit_rival") and others and "routed" in others:
+        if hasattr(bank, "fit_rival") and "routed" in others:
             rival = bank.fit_rival(
                 data.Xv, data.y_fit, spec.column_indices(), bank.n_classes_,
                 progress, sample_weight=data.sample_weight,
