@@ -94,6 +94,10 @@ def edit_value(page, row: int, value: float) -> None:
         page.wait_for_timeout(300)
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.type(str(value))
+        # The number editor takes the typed text into its state a moment after
+        # the keys: an Enter at once committed the old value (about half the
+        # time on a quiet machine).
+        page.wait_for_timeout(500)
         page.keyboard.press("Enter")
         # The grid redraws the cell after a rerun: on a busy machine that
         # takes longer than one short wait, so look again for a few seconds.
