@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import functools
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -14,11 +14,22 @@ from joblib.parallel import get_active_backend
 from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import ThreadpoolController
 
+_controller_for: tuple[int, ThreadpoolController] | None = None
 
-@functools.cache
+
 def _controller() -> ThreadpoolController:
-    # Inspecting the loaded libraries is slow next to a fit: once per process.
-    return ThreadpoolController()
+    """The loaded OpenMP/BLAS libraries, inspected anew after an import.
+
+    Inspecting them is slow next to a small fit, so the answer is kept while
+    no module has been imported since. A module imported later can bring its
+    own runtime (LightGBM's libgomp beside scikit-learn's), which a controller
+    made before it would leave at full threads.
+    """
+    global _controller_for
+    modules = len(sys.modules)
+    if _controller_for is None or _controller_for[0] != modules:
+        _controller_for = (modules, ThreadpoolController())
+    return _controller_for[1]
 
 
 _limit_lock = threading.Lock()
