@@ -262,6 +262,18 @@ class ConfidenceCascade:
             [_top_proba(self.bank.predict_proba(Xv, k)) for k in self.states]
         )
 
+    def split_confidences(self, sp: StatePredictions) -> np.ndarray:
+        """(n_rows, n_prefixes) top-class probability of each prefix's
+        classifier on the rows of ``sp`` (a view of the cascade's bank and
+        DAG): from the view's kept probabilities where it holds them (its
+        bank's ``predict_proba`` at every state: the same numbers, without
+        asking the bank again, which was most of a many-sensor curve's
+        cascade), else :meth:`confidences` of its rows."""
+        proba = sp.proba
+        if proba is not None and proba.shape[:2] == (sp.n_samples, self.dag.n_states):
+            return _top_proba(np.asarray(proba)[:, self.states])
+        return self.confidences(sp.Xv)
+
     def oof_confidences(self, proba: np.ndarray | None = None) -> np.ndarray:
         """(n_train, n_prefixes) top-class out-of-fold probability of each
         prefix: of ``proba`` (n_train, n_states, n_classes; an out-of-fold
@@ -543,5 +555,5 @@ def cascade_points(
     parts = [cascade.train_points]
     if X_test is not None:
         sp = state_predictions(model, X_test, y_test, sample_costs=test_sample_costs)
-        parts.append(cascade.curve(sp, cascade.confidences(sp.Xv)))
+        parts.append(cascade.curve(sp, cascade.split_confidences(sp)))
     return pd.concat(parts, ignore_index=True)

@@ -815,6 +815,6 @@ def _cascade(
         n_thresholds=n_thresholds,
     )
     rows = [fitted_cascade.train_points] + [
-        fitted_cascade.curve(v, fitted_cascade.confidences(v.Xv)) for v in views[1:]
+        fitted_cascade.curve(v, fitted_cascade.split_confidences(v)) for v in views[1:]
     ]
     return fitted_cascade, rows

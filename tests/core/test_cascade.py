@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +12,10 @@ from budgetdag_core import BudgetDAGClassifier, SensorSpec
 from budgetdag_core.dag import SensorDAG
 from budgetdag_core.plotting import tradeoff_figure
 from budgetdag_core.tradeoff import cascade_points, fit_cascade
-from budgetdag_core.tradeoff._baselines import bank_state_predictions
+from budgetdag_core.tradeoff._baselines import (
+    bank_state_predictions,
+    state_predictions,
+)
 from budgetdag_core.tradeoff._cascade import (
     cascade_from_view,
     greedy_order,
@@ -247,6 +252,18 @@ def test_cascade_points_on_a_model(fitted):
     trace = next(t for t in fig.data if t.name == "confidence cascade")
     assert any("stops once the classifier" in h for h in trace.hovertext)
     assert any("buys in order: " in h for h in trace.hovertext)
+
+
+def test_a_views_confidences_are_the_banks_without_asking_it_again(fitted):
+    model, X, y, Xt, yt = fitted
+    cascade = fit_cascade(model, X, y)
+    view = state_predictions(model, Xt, yt)
+    assert view.proba is not None  # the view kept every state's probabilities
+    asked = cascade.confidences(view.Xv)
+    np.testing.assert_array_equal(cascade.split_confidences(view), asked)
+    # A view without them: the bank is asked.
+    bare = dataclasses.replace(view, proba=None)
+    np.testing.assert_array_equal(cascade.split_confidences(bare), asked)
 
 
 def test_bad_input(fitted):
