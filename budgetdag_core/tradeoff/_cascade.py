@@ -267,8 +267,7 @@ class ConfidenceCascade:
         classifier on the rows of ``sp`` (a view of the cascade's bank and
         DAG): from the view's kept probabilities where it holds them (its
         bank's ``predict_proba`` at every state: the same numbers, without
-        asking the bank again, which was most of a many-sensor curve's
-        cascade), else :meth:`confidences` of its rows."""
+        asking the bank again), else :meth:`confidences` of its rows."""
         proba = sp.proba
         if proba is not None and proba.shape[:2] == (sp.n_samples, self.dag.n_states):
             return _top_proba(np.asarray(proba)[:, self.states])
