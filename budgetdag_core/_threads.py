@@ -92,12 +92,7 @@ def map_in_threads(
     Predictions nested in a worker run in that worker's thread. ``done(i)``
     is called in the calling thread once the first ``i`` results are in."""
     if workers <= 1:
-        out = []
-        for item in items:
-            out.append(function(item))
-            if done is not None:
-                done(len(out))
-        return out
+        return _gathered(map(function, items), done)
 
     def one(item: Any) -> Any:
         _in_worker.active = True
@@ -108,12 +103,17 @@ def map_in_threads(
             _in_worker.active = False
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        out = []
-        for result in pool.map(one, items):  # in order, as they come in
-            out.append(result)
-            if done is not None:
-                done(len(out))
-        return out
+        return _gathered(pool.map(one, items), done)  # in order, as they come
+
+
+def _gathered(results: Iterator[Any], done: Callable[[int], None] | None) -> list[Any]:
+    """The ``results`` in a list, ``done(i)`` told as the i-th comes in."""
+    out = []
+    for result in results:
+        out.append(result)
+        if done is not None:
+            done(len(out))
+    return out
 
 
 def on_cluster() -> bool:

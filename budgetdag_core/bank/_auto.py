@@ -27,7 +27,7 @@ judge (see ``budgetdag_core.strategies``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -376,12 +376,7 @@ class AutoMaskedBank(SparseMaskedBank):
             with single_threaded():
                 return fit, masked_proba(model, Xv, n_classes)
 
-        # Each kind's trial is its own (seeded) fit: with n_jobs, in threads
-        # (the models' kernels release the GIL), the same numbers.
-        with single_threaded():
-            trials = map_in_threads(
-                trial, kinds, min(threads_for(self.n_jobs), len(kinds)), step
-            )
+        trials = kind_trials(trial, kinds, self.n_jobs, step)
         fitted, pair_losses = {}, {}
         for kind, (fit, proba) in zip(kinds, trials, strict=True):
             fitted[kind] = fit
@@ -401,6 +396,20 @@ class AutoMaskedBank(SparseMaskedBank):
         super().check_integrity()
         if getattr(self, "kind_", None) not in MASKED_KINDS:
             raise fail("bank_.kind_", f"expected one of {list(MASKED_KINDS)}")
+
+
+def kind_trials(
+    trial: Callable[[str], Any],
+    kinds: Sequence[str],
+    n_jobs: int | None,
+    step: Callable[[int], None],
+) -> list[Any]:
+    """``[trial(kind) for kind in kinds]``, ``step`` told as each is in (a
+    bank's choice of kind). Each kind's trial is its own seeded fit: with
+    ``n_jobs``, in threads (the models' kernels release the GIL), the same
+    numbers."""
+    with single_threaded():
+        return map_in_threads(trial, kinds, min(threads_for(n_jobs), len(kinds)), step)
 
 
 def kind_steps(progress: Progress | None, n_kinds: int) -> Any:

@@ -40,10 +40,15 @@ from sklearn.model_selection import KFold
 
 from .._integrity import check_array, check_indices, check_state_columns, fail
 from .._progress import Progress
-from .._threads import map_in_threads, single_threaded, threads_for
+from .._threads import single_threaded
 from ..dag import SensorDAG
 from ..validation import MAX_CV, check_index, int_in, int_seed, real_in
-from ._auto import AUTO_VALIDATION_FRACTION, VALIDATION_MASKS, kind_steps
+from ._auto import (
+    AUTO_VALIDATION_FRACTION,
+    VALIDATION_MASKS,
+    kind_steps,
+    kind_trials,
+)
 from ._base import BaseBank, check_bank_settings, weight_key
 from ._encoded import check_standardisation, check_width, encode, observed_moments
 from ._integrity import check_fitted_model
@@ -447,12 +452,7 @@ class SparseRegressorBank:
             with single_threaded():
                 return model.predict(stacked) - y[val_pairs]
 
-        # As the classifier's bank: each kind's seeded trial, in threads with
-        # n_jobs, the same numbers.
-        with single_threaded():
-            diffs = map_in_threads(
-                trial, kinds, min(threads_for(self.n_jobs), len(kinds)), step
-            )
+        diffs = kind_trials(trial, kinds, self.n_jobs, step)
         w = None if sample_weight is None else sample_weight[val_pairs]
         for kind, diff in zip(kinds, diffs, strict=True):
             scores[kind] = {

@@ -281,17 +281,22 @@ class ConfidenceCascade:
             proba = self.bank.oof_proba_
         return _top_proba(np.asarray(proba)[:, self.states])
 
-    def curve(self, sp: StatePredictions, confidence: np.ndarray) -> pd.DataFrame:
+    def curve(
+        self, sp: StatePredictions, confidence: np.ndarray | None = None
+    ) -> pd.DataFrame:
         """One frame row per threshold on a split.
 
         Parameters
         ----------
         sp : StatePredictions
             Every state's predictions and costs on the split (the same DAG).
-        confidence : ndarray (n_rows, n_prefixes)
-            The prefixes' confidences on the same rows (:meth:`confidences`, or
-            :meth:`oof_confidences` for the bank's training rows).
+        confidence : ndarray (n_rows, n_prefixes), optional
+            The prefixes' confidences on the same rows (:meth:`oof_confidences`
+            for the bank's training rows); default :meth:`split_confidences`
+            of ``sp``.
         """
+        if confidence is None:
+            confidence = self.split_confidences(sp)
         n = sp.n_samples
         if confidence.shape != (n, len(self.states)):
             raise ValueError(
@@ -554,5 +559,5 @@ def cascade_points(
     parts = [cascade.train_points]
     if X_test is not None:
         sp = state_predictions(model, X_test, y_test, sample_costs=test_sample_costs)
-        parts.append(cascade.curve(sp, cascade.split_confidences(sp)))
+        parts.append(cascade.curve(sp))
     return pd.concat(parts, ignore_index=True)

@@ -814,7 +814,5 @@ def _cascade(
         loss_matrix=check_loss_matrix(model.loss_matrix, len(model.classes_)),
         n_thresholds=n_thresholds,
     )
-    rows = [fitted_cascade.train_points] + [
-        fitted_cascade.curve(v, fitted_cascade.split_confidences(v)) for v in views[1:]
-    ]
+    rows = [fitted_cascade.train_points] + [fitted_cascade.curve(v) for v in views[1:]]
     return fitted_cascade, rows
