@@ -1274,10 +1274,17 @@ ESTIMATE_NOTES = [
     "data (early stopping runs many more rounds at wide states than at "
     "narrow ones); a masked bank's from its first fold. The policies count "
     'one Graph-Reduce per scale `cost_scale="auto"` tries (5.5 on '
-    "average), each a fixed cost per state beside the rows'; a many-sensor "
-    "fit adds the choice among its strategies (each one's policies once) "
-    "and the grown DAG's rollouts (1.5 times a state's cost). `dag=\"auto\"` "
-    "is estimated as keeping its simplest strategy (the chain).",
+    "average), each a fixed cost per state and per action beside the "
+    "rows'; a many-sensor fit adds the choice among its strategies and the "
+    "grown DAG's rollouts (1.5 times a state's cost). `dag=\"auto\"` with "
+    "two classes is estimated as keeping the chain after the routed DAG's "
+    "tests; with three or more as judging the chain and the routed DAG "
+    "(and a rival bank kind's routed DAG, where the probe's kind choice "
+    "leaves one) in two held-out parts on average (a close call takes "
+    "four, as digits64 auto's did) and keeping the routed DAG in half the "
+    "fits. The masked bank's probe fits a few rows before it times its "
+    "first fold: a process's first fit loads the kernels (0.12 s), which "
+    "the timed fold counted once per fold.",
     "- **Stored size** counts the bank's fold models at the size the probe "
     "measured, the out-of-fold probabilities and the policies; for many "
     "sensors the shared fold models once, each strategy's growth (every "
@@ -1287,9 +1294,9 @@ ESTIMATE_NOTES = [
     "cap: since issue 53 a many-sensor model's slim snapshot, as a slim "
     "policy file, keeps its kept bank without the growth and none of the "
     "other strategies' banks (before, slim was as large as full).",
-    "- The measured columns are one run on a machine at load 5 to 9 on 2 "
-    "cores (nice 10); the estimates were made again beside them on the "
-    "final commit (`--measured`).",
+    "- The measured columns are one run, two cases at a time on 2 cores; "
+    "the estimates were made again beside them on the final commit "
+    "(`--measured`).",
 ]
 
 
@@ -1312,8 +1319,8 @@ def estimates_section(path: Path) -> list[str]:
         "fixed HistGradientBoosting fit, wall / CPU seconds, in the same "
         "process (the machine's load).",
         "",
-        "*before*: the estimates at `dab5034`, before this table's changes, "
-        "on the same data.",
+        f"*before*: the estimates at `{saved.get('before_commit', 'dab5034')}`, "
+        "before this table's changes, on the same measurements.",
         "",
         "| case | states | est. s | before | CPU s | ratio | wall s | ref "
         "| est. MB | before | MB | ratio | slim est. | slim MB | ratio "

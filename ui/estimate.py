@@ -299,9 +299,12 @@ def training_parts(
     )
     n_states = n_states if probe is None else min(n_states, probe.n_states)
     strategies = {} if probe is None else probe.strategies
-    policies = estimate_policy_seconds(len(X), n_states, fit_call=False)
+    children = 1.0 if strategies else None  # DAGs of one-sensor additions
+    policies = estimate_policy_seconds(
+        len(X), n_states, fit_call=False, children=children
+    )
     if bank_reused:
-        seconds = estimate_policy_seconds(len(X), n_states)
+        seconds = estimate_policy_seconds(len(X), n_states, children=children)
     else:
         seconds = estimate_fit_seconds_for(
             spec,

@@ -166,7 +166,7 @@ def grown_parts(
     else:
         models, folds = SPARSE_FOLD_BYTES * 5, 5
     models += DEDICATED_BOOSTER_SHARE * booster * folds
-    states = strategy_states(strategies, rows, n_sensors)
+    states = strategy_states(strategies, rows, n_sensors, max(2, classes))
     kept = next(iter(states))
     per_state = ROLLOUT_CELLS_PER_ROW_STATE.get(kept, 0.0)
     cells = rows * (n_sensors + 1 + per_state * states[kept])

@@ -8,6 +8,7 @@ promise: expect a factor of two either way, and more on a busy machine.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import pickle
@@ -32,9 +33,11 @@ from ..bank import (
 )
 from ..strategies import (
     CHAIN_SCORE_ROWS,
+    MAX_ROUTES,
     POSTERIOR_DEPTH,
     ROUTE_SCORE_ROWS,
     VALIDATION_SHARE,
+    tail_length,
 )
 from ..validation import check_params, int_in, real_in
 
@@ -92,15 +95,17 @@ MASKED_SCORING_SHARE = 1.2
 #: a state beyond its fold fits.
 MASKED_SECONDS_PER_STATE = 6e-4
 #: Seconds per (row x state) of one Graph-Reduce (the policies at one cost
-#: scale; ``cost_scale="auto"`` runs ``AUTO_SCALE_TRIALS``): measured one
-#: thread, per state, 0.8 ms on wine's full DAG (133 rows), 1 ms on breast
-#: cancer's chain and routed DAG (426), 2 to 2.7 ms on digits' (1 347, ten
-#: classes).
-POLICY_SECONDS_PER_ROW_STATE = 1.2e-6
-#: ... and per state whatever its rows (a node's learner set up, its
-#: actions' costs and inputs gathered): 0.6 ms (issue 53: a 2 048-state
-#: full DAG estimated at 1 s took 43 s).
-POLICY_SECONDS_PER_STATE = 6e-4
+#: scale; ``cost_scale="auto"`` runs ``AUTO_SCALE_TRIALS``) ...
+POLICY_SECONDS_PER_ROW_STATE = 5e-7
+#: ... per state whatever its rows (a node's learner set up, its inputs
+#: gathered) ...
+POLICY_SECONDS_PER_STATE = 2.5e-4
+#: ... and per action of a state (a child's costs-to-go and its rows).
+#: Measured one thread at ``cost_scale="auto"``, per state and Graph-Reduce:
+#: 0.5 ms on breast cancer's chain and routed DAG (426 rows, about one child
+#: a state), 1 ms on digits' (1 347 rows), 0.57 ms on wine's full DAG of 11
+#: sensors (133 rows, 5.5 children a state); issue 53.
+POLICY_SECONDS_PER_ACTION = 5e-5
 #: While the compiled kernels are not in numba's cache (a fresh install), a
 #: first fit compiles the scoring kernels itself (seconds of CPU) ...
 OWN_COMPILE_SECONDS = 1.6
@@ -286,9 +291,15 @@ def estimate_fit_seconds(
     return bank + policies + start
 
 
-def _policy_seconds(n_rows: int, n_states: int) -> float:
-    """Seconds of Graph-Reduce's policies over ``n_states`` states."""
-    return n_states * (POLICY_SECONDS_PER_STATE + POLICY_SECONDS_PER_ROW_STATE * n_rows)
+def _policy_seconds(n_rows: int, n_states: int, children: float | None = None) -> float:
+    """Seconds of Graph-Reduce's policies over ``n_states`` states with
+    ``children`` actions each besides stopping on average (default: a DAG of
+    sensor subsets, as many as the sensors left, half of
+    ``log2(n_states)``; one for a DAG of one-sensor additions)."""
+    if children is None:
+        children = max(1.0, math.log2(max(n_states, 1)) / 2)
+    per_state = POLICY_SECONDS_PER_STATE + POLICY_SECONDS_PER_ACTION * children
+    return n_states * (per_state + POLICY_SECONDS_PER_ROW_STATE * n_rows)
 
 
 def _start_seconds(
@@ -346,7 +357,7 @@ def dag_states_at_most(
 
 
 def estimate_policy_seconds(
-    n_rows: int, n_states: int, *, fit_call: bool = True
+    n_rows: int, n_states: int, *, fit_call: bool = True, children: float | None = None
 ) -> float:
     """Estimated seconds of learning the policies alone, on a fitted bank.
 
@@ -362,6 +373,10 @@ def estimate_policy_seconds(
     fit_call : bool, default=True
         Count the fixed cost of a call of ``fit`` (checks, the DAG); a trial
         inside a search has none of its own.
+    children : float, optional
+        The actions of a state besides stopping, on average: 1 for a DAG of
+        one-sensor additions (many sensors); default a DAG of sensor subsets'
+        (as many as the sensors left).
 
     Returns
     -------
@@ -371,9 +386,9 @@ def estimate_policy_seconds(
     Examples
     --------
     >>> round(estimate_policy_seconds(4435, 16, fit_call=False), 2)
-    0.09
+    0.04
     """
-    policies = _policy_seconds(n_rows, n_states)
+    policies = _policy_seconds(n_rows, n_states, children)
     return policies + (SECONDS_PER_CALL if fit_call else 0.0)
 
 
@@ -432,6 +447,9 @@ class FitProbe:
         The compressed bytes (zlib level 1, as a pickle) of one fitted
         model the bank keeps: the mean of those states' fold models, or the
         masked bank's timed fold model; None when nothing was fitted.
+    rival : str or None
+        A sparse DAG's ``"auto"`` bank: the kind whose bank the fit also
+        fits for its routed DAG (``AutoMaskedBank.rival_kind``), else None.
 
     Examples
     --------
@@ -453,6 +471,7 @@ class FitProbe:
     kind: str | None = None
     state_seconds: float | None = None
     model_bytes: float | None = None
+    rival: str | None = None
 
 
 #: What :func:`probe_fit` accepts besides the estimator's parameters.
@@ -599,15 +618,22 @@ def _probe_masked(
             kind = bank.kind_
         rounds = boosting_rounds(len(Xv), "masked")
         return FitProbe(n_states, select_seconds + choosing,
-                        trees=rounds * per_round, kind=kind, **found)  # fmt: skip
+                        trees=rounds * per_round, kind=kind,
+                        rival=_rival_of(bank), **found)  # fmt: skip
     choosing, seconds, fold = _time_first_fold(
         bank, Xv, y_fit, dag, spec.column_indices(), n_classes
     )
     select_seconds += choosing
     fits = bank.cv + (0 if bank.cross_fit else 1)
     return FitProbe(n_states, select_seconds, seconds, fits, trees=_trees_of(fold),
-                    kind=getattr(bank, "kind_", None),
+                    kind=getattr(bank, "kind_", None), rival=_rival_of(bank),
                     model_bytes=float(stored_bytes(fold)), **found)  # fmt: skip
+
+
+def _rival_of(bank: Any) -> str | None:
+    """The rival kind an ``"auto"`` bank's choice left (None for others)."""
+    rival = getattr(bank, "rival_kind", None)
+    return None if rival is None or getattr(bank, "kind_", None) is None else rival()
 
 
 #: States a probe fits (first fold each) of a per-state bank, at most ...
@@ -671,9 +697,25 @@ def _time_first_fold(
     choosing = 0.0
     if hasattr(bank, "choose_kind"):  # "auto": the kind chosen on validation rows
         choosing = _time_kind_choice(bank, Xv, y_fit, sensor_columns, n_classes)
+    if not _kernels_loaded():
+        # A process's first fit loads the kernels and LightGBM's library
+        # (about 0.1 s, which the fit-time estimate counts once): loaded here
+        # by a fit on a few rows of each class, so that the fold's time is
+        # its own and not counted once per fold (breast cancer's first fold
+        # took 0.16 s cold, 0.035 s warm).
+        few = np.concatenate(
+            [np.flatnonzero(y_fit == c)[:WARM_ROWS_PER_CLASS] for c in range(n_classes)]
+        )
+        copy.deepcopy(bank).fit_first_fold(
+            Xv[np.sort(few)], y_fit[np.sort(few)], dag, sensor_columns, n_classes
+        )
     start = time.thread_time()  # the fold fits on this thread (single-threaded)
     fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
     return choosing, time.thread_time() - start, fold
+
+
+#: Rows of each class the warm-up fit before a timed fold learns from.
+WARM_ROWS_PER_CLASS = 10
 
 
 def _time_kind_choice(
@@ -769,10 +811,6 @@ GROWN_SCORES_PER_ROW_SENSOR = 50
 #: about this many per training row (wine's 133 rows grew 145, breast
 #: cancer's 426 grew 875).
 GROWN_STATES_PER_ROW = 2
-#: The routed DAG's states (a route per group of the routing sensor's
-#: values, an order in each) grow with the rows that make the groups:
-#: 85 to 157 on breast cancer's 426 rows, 697 to 977 on digits' 1 347.
-ROUTED_STATES_PER_ROW = 0.45
 #: Graph-Reduce on a grown DAG rolls the rows its policies send off their
 #: flow out under the policies below (the bank asked at each state they
 #: reach): this many times a chain's or routed DAG's seconds per state
@@ -785,13 +823,29 @@ GROWN_ROLLOUT_FACTOR = 1.5
 AUTO_SCALE_TRIALS = 5.5
 
 
+#: ``dag="auto"`` with this many classes or more: the routed DAG's posterior
+#: tree or a route usually stands clear, and the choice grows it and judges
+#: it against the chain (dna, CUBE, CUBE-NM, digits, shuttle); with two
+#: classes it seldom does (breast cancer, spam: the chain kept unjudged) ...
+JUDGED_MIN_CLASSES = 3
+#: ... in this many held-out parts on average (a close call judges
+#: ``VALIDATION_FOLDS``: 2 of 7 judged default fits of ``bench_afa.py``'s
+#: tables at seeds 0 and 1, and the 64-pixel digits of
+#: ``bench_cold_start.py``) ...
+JUDGED_PARTS = 2.0
+#: ... and the routed DAG is kept in about half of those fits (then grown on
+#: every row, and its policies learned).
+ROUTED_KEPT_SHARE = 0.5
+
+
 #: Seconds per (row x sensor subset) of scoring a sparse DAG's candidates
 #: with a mask-encoded bank's model (it has no trees), besides
 #: ``SECONDS_PER_SCORING_CALL``: digits' network (64 sensors, 1 347 rows, 10
-#: classes) scored its bank fit's 9.0 M pairs in 6 820 calls in 11 s, breast
-#: cancer's (30 sensors, 2 classes) 0.56 M pairs in 315 calls in 0.38 s;
-#: wine's logistic regression's growth was nearly all calls.
-ENCODED_SECONDS_PER_SCORE = {"masked_mlp": 1e-6, "masked_logistic": 2e-7}
+#: classes) grew its chain (2.9 M pairs the model above counts) in 1.4 s and
+#: its routed DAG (7.3 M) in 5.4 s, breast cancer's (30 sensors, 2 classes)
+#: its chain (0.21 M) in 0.1 s and its routed DAG (0.9 M) in 0.48 s; wine's
+#: logistic regression's growth was nearly all calls.
+ENCODED_SECONDS_PER_SCORE = {"masked_mlp": 6e-7, "masked_logistic": 2e-7}
 #: A mask-encoded kind's folds fit in worker processes (no threads): a
 #: process's first parallel fit starts them (wine, 2 workers: 4.5 s first,
 #: 0.4 s second fit).
@@ -806,16 +860,18 @@ def policy_fits(params: dict[str, Any]) -> float:
 
 
 def strategy_states(
-    strategies: dict[str, int], n_rows: int, n_sensors: int
+    strategies: dict[str, int], n_rows: int, n_sensors: int, n_classes: int = 2
 ) -> dict[str, int]:
     """The states each strategy's DAG of one-sensor additions typically has,
     simplest first: what the fit-time and storage estimates count.
 
-    A chain has every sensor's state and the empty one; the grown and
-    routed DAGs as many as the rows make (``GROWN_STATES_PER_ROW``,
-    ``ROUTED_STATES_PER_ROW``), at most what the strategy can grow. The
-    first is the strategy the estimates count as kept (the validation
-    choice's default among several: the simplest).
+    A chain has every sensor's state and the empty one; the grown DAG as
+    many as the rows make (``GROWN_STATES_PER_ROW``); the routed DAG the
+    chain's, a route's ``MAX_ROUTES`` group orders and, with
+    ``JUDGED_MIN_CLASSES`` classes or more, the posterior tree's leaves'
+    orders (:func:`routed_states`); each at most what the strategy can
+    grow. The first is the simplest strategy (the validation choice's
+    default among several).
 
     Parameters
     ----------
@@ -826,6 +882,8 @@ def strategy_states(
         Training rows.
     n_sensors : int
         Sensors of the spec.
+    n_classes : int, default=2
+        Classes of the target (a regressor: 2, it has no posterior tree).
 
     Returns
     -------
@@ -835,44 +893,81 @@ def strategy_states(
     --------
     >>> strategy_states({"grown": 1000, "chain": 31}, 426, 30)
     {'chain': 31, 'grown': 852}
+    >>> strategy_states({"chain": 65, "routed": 1347}, 1347, 64, n_classes=10)
+    {'chain': 65, 'routed': 853}
     """
     from ..strategies import SIMPLEST_FIRST
 
     check_params(
         "strategy_states",
-        {"n_rows": [int_in(1)], "n_sensors": [int_in(1)]},
+        {"n_rows": [int_in(1)], "n_sensors": [int_in(1)], "n_classes": [int_in(2)]},
         n_rows=n_rows,
         n_sensors=n_sensors,
+        n_classes=n_classes,
     )
-    per_row = {"grown": GROWN_STATES_PER_ROW, "routed": ROUTED_STATES_PER_ROW}
+    typical = {
+        "grown": GROWN_STATES_PER_ROW * n_rows,
+        "routed": routed_states(n_rows, n_sensors, n_classes),
+    }
     order = [n for n in SIMPLEST_FIRST if n in strategies]
     order += [n for n in strategies if n not in order]
     states = {}
     for name in order:
         most = int(strategies[name])
-        typical = per_row[name] * n_rows if name in per_row else n_sensors + 1
-        states[name] = max(1, min(most, int(typical)))
+        states[name] = max(1, min(most, int(typical.get(name, n_sensors + 1))))
+    return states
+
+
+def routed_states(n_rows: int, n_sensors: int, n_classes: int) -> int:
+    """The routed DAG's typical states: the chain's, ``MAX_ROUTES`` groups'
+    orders of ``tail_length`` sensors, and with ``JUDGED_MIN_CLASSES``
+    classes or more the posterior tree: a leaf per two floors of rows (at
+    most ``2 ** POSTERIOR_DEPTH``), each with its splits and its order.
+    Measured: breast cancer (30 sensors, 426 rows, 2 classes) 85, digits'
+    pixels (64, 1 347, 10) 697, CUBE-NM (51, 600, 8) 833; this gives 87, 853
+    and 688.
+
+    Examples
+    --------
+    >>> routed_states(426, 30, 2), routed_states(1347, 64, 10)
+    (87, 853)
+    """
+    tail = tail_length(n_sensors)
+    states = n_sensors + 1 + MAX_ROUTES * tail
+    if n_classes >= JUDGED_MIN_CLASSES:
+        floor = max(10, n_rows // 60)  # as the routed growth's
+        leaves = min(2**POSTERIOR_DEPTH, n_rows // (2 * floor))
+        states += leaves * (tail + POSTERIOR_DEPTH)
     return states
 
 
 def _growth_seconds(
-    n_rows: int, M: int, strategies: dict[str, int], states: dict[str, int]
+    n_rows: int,
+    M: int,
+    strategies: dict[str, int],
+    states: dict[str, int],
+    *,
+    tests_only: bool = False,
 ) -> tuple[float, int]:
-    """Scores and scoring calls of growing each strategy's DAG."""
+    """Scores and scoring calls of growing each strategy's DAG (with
+    ``tests_only``, the routed DAG's tests alone: its routing sensor's
+    search and its posterior tree's first split, which find nothing to grow
+    on a table where it does not stand clear)."""
     scores, calls = 0.0, 0
+    chain = M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
     if "chain" in strategies:  # each step scores the sensors left, then a table
-        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
+        scores += chain
         calls += 2 * M
-    if "routed" in strategies:  # each candidate route's pairs, then each
-        # group's order (the groups share the rows: about one more chain)
+    if "routed" in strategies:  # each candidate route's pairs, its tree's root
         scores += M * M * min(n_rows, ROUTE_SCORE_ROWS)
-        scores += M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
-        calls += 2 * M + states["routed"]
-        # its posterior tree: the first split's rows, about every row at each
-        # later split and in the leaves' orders
-        tail = max(POSTERIOR_DEPTH, M // 4)
         scores += M * min(n_rows, CHAIN_SCORE_ROWS)
-        scores += (POSTERIOR_DEPTH + tail) * M * n_rows
+        calls += 2 * M
+    if "routed" in strategies and not tests_only:
+        # each group's order (the groups share the rows: about one more
+        # chain), the tree's later splits and its leaves' orders: about every
+        # row at each
+        scores += chain + (POSTERIOR_DEPTH + max(POSTERIOR_DEPTH, M // 4)) * M * n_rows
+        calls += states["routed"]
     if "grown" in strategies:
         scores += GROWN_SCORES_PER_ROW_SENSOR * n_rows * M
         calls += 2 * states["grown"]
@@ -899,9 +994,15 @@ def sparse_fit_parts(
     (``masks`` random subsets per row); ``"growth"``, the kept strategy's
     scoring of candidates on every row (one thread); ``"choose"``, the
     validation choice among several strategies (each one's DAG grown again
-    on the fit rows of the first split, and its policies at one scale);
-    ``"policies"``, ``trials`` Graph-Reduces of the kept strategy
-    (the first of :func:`strategy_states`) on the bank."""
+    on the fit rows of a held-out part, and its policies at one scale);
+    ``"policies"``, ``trials`` Graph-Reduces of the kept strategy.
+
+    With several strategies and ``JUDGED_MIN_CLASSES`` classes or more, the
+    choice judges them in ``JUDGED_PARTS`` held-out parts and keeps the
+    routed DAG in ``ROUTED_KEPT_SHARE`` of the fits (the kept parts count
+    its share of each); with fewer, the routed DAG's tests find nothing and
+    the simplest strategy (:func:`strategy_states`' first) is kept unjudged.
+    """
     per_round = 1 if n_classes == 2 else n_classes
     M = spec.n_sensors
     timed = probe is not None and probe.fold_seconds is not None
@@ -925,26 +1026,47 @@ def sparse_fit_parts(
     trees = probe.trees if timed and probe.trees else None
     if trees is None:
         trees = boosting_rounds(n_rows, "masked") * per_round
-    encoded = probe.kind if probe is not None else None
-    per_score = ENCODED_SECONDS_PER_SCORE.get(encoded, trees * SECONDS_PER_TREE_SCORE)
-    states = strategy_states(strategies, n_rows, M)
-    # On every row, the kept strategy's DAG only (the others wait until a
-    # fit keeps them: ``strategies.PendingBank``); the first is counted kept.
-    kept = next(iter(states))
-    scores, calls = _growth_seconds(n_rows, M, {kept: strategies[kept]}, states)
-    growth = scores * per_score + calls * SECONDS_PER_SCORING_CALL
+
+    def seconds(kind: str | None, scores: float, calls: int) -> float:
+        """Seconds of scoring ``scores`` pairs in ``calls`` with ``kind``."""
+        per_score = ENCODED_SECONDS_PER_SCORE.get(kind, trees * SECONDS_PER_TREE_SCORE)
+        return scores * per_score + calls * SECONDS_PER_SCORING_CALL
+
+    kind = probe.kind if probe is not None else None
+    states = strategy_states(strategies, n_rows, M, n_classes)
+    simplest = next(iter(states))
     rollout = {"grown": GROWN_ROLLOUT_FACTOR}
     reduce = {
-        name: _policy_seconds(n_rows, k) * rollout.get(name, 1.0)
+        name: _policy_seconds(n_rows, k, children=1.0) * rollout.get(name, 1.0)
         for name, k in states.items()
     }
+    judged = len(states) > 1 and n_classes >= JUDGED_MIN_CLASSES
+    # The share of fits that keep each strategy: the simplest, or with a
+    # judged choice the routed DAG in ROUTED_KEPT_SHARE of them.
+    kept = {simplest: 1.0}
+    if judged and "routed" in states and simplest != "routed":
+        kept = {simplest: 1.0 - ROUTED_KEPT_SHARE, "routed": ROUTED_KEPT_SHARE}
+    # On every row, the kept strategy's DAG only (the others wait until a
+    # fit keeps them: ``strategies.PendingBank``).
+    growth = sum(
+        share * seconds(kind, *_growth_seconds(n_rows, M, {name: 0}, states))
+        for name, share in kept.items()
+    )
+    policies = trials * sum(share * reduce[name] for name, share in kept.items())
     choose = 0.0
-    if len(reduce) > 1:
+    if len(states) > 1:
         fit_rows = int(math.ceil((1.0 - VALIDATION_SHARE) * n_rows))
-        scores, calls = _growth_seconds(fit_rows, M, strategies, states)
-        choose = sum(reduce.values()) + scores * per_score
-        choose += calls * SECONDS_PER_SCORING_CALL
-    policies = trials * next(iter(reduce.values()))  # the kept: the first
+        grown = _growth_seconds(fit_rows, M, strategies, states, tests_only=not judged)
+        choose = seconds(kind, *grown)
+        rival = probe.rival if probe is not None and "routed" in states else None
+        if rival is not None:
+            # The rival kind's bank (about as long as the chosen kind's), and
+            # its routed DAG grown and judged beside the others.
+            bank *= 2
+            routed = _growth_seconds(fit_rows, M, {"routed": 0}, states)
+            choose += seconds(rival, *routed) + reduce["routed"]
+        if judged:
+            choose = JUDGED_PARTS * (choose + sum(reduce.values()))
     return {
         "choice": choice,
         "bank": bank,

@@ -403,21 +403,28 @@ def test_strategy_states_are_the_typical_dags_simplest_first():
     from budgetdag_core.estimates import strategy_states
     from budgetdag_core.tradeoff._fit_time import (
         GROWN_STATES_PER_ROW,
-        ROUTED_STATES_PER_ROW,
+        MAX_ROUTES,
+        routed_states,
     )
 
     most = {"grown": 1000, "routed": 838, "chain": 31}
     states = strategy_states(most, 426, 30)
-    assert list(states) == ["chain", "routed", "grown"]  # the kept one first
+    assert list(states) == ["chain", "routed", "grown"]  # the simplest first
     assert states["chain"] == 31
     assert states["grown"] == min(1000, int(GROWN_STATES_PER_ROW * 426))
-    assert states["routed"] == int(ROUTED_STATES_PER_ROW * 426)
-    # Long tables: at most what the strategy can grow.
+    # Two classes: the chain and a route's group orders (7 sensors each).
+    assert states["routed"] == routed_states(426, 30, 2) == 31 + MAX_ROUTES * 7
+    # Three classes or more add the posterior tree's leaves, as rows allow.
+    many = strategy_states(most, 426, 30, n_classes=3)["routed"]
+    assert states["routed"] < many <= 838
+    assert routed_states(300, 30, 3) < routed_states(3000, 30, 3)
+    # At most what the strategy can grow.
     assert strategy_states(most, 100_000, 30) == {
         "chain": 31,
-        "routed": 838,
+        "routed": 87,
         "grown": 1000,
     }
+    assert strategy_states({"routed": 50}, 3000, 30, n_classes=5) == {"routed": 50}
     with pytest.raises(ValueError, match="n_rows"):
         strategy_states(most, 0, 30)
 
@@ -446,7 +453,8 @@ def test_a_many_sensor_estimate_counts_the_kept_strategys_graph_reduces():
     grown, chain = parts({"grown": 1000}), parts({"chain": 31})
     assert grown["choose"] == chain["choose"] == 0.0  # one strategy: no choice
     assert grown["policies"] == pytest.approx(
-        GROWN_ROLLOUT_FACTOR * estimate_policy_seconds(426, 852, fit_call=False)
+        GROWN_ROLLOUT_FACTOR
+        * estimate_policy_seconds(426, 852, fit_call=False, children=1.0)
     )
     assert parts({"grown": 1000}, 5.5)["policies"] == pytest.approx(
         5.5 * grown["policies"]
