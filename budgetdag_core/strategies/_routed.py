@@ -96,6 +96,11 @@ POSTERIOR_MIN_SE = 2.0
 #: Random halvings of the scored rows the tree's first split is judged on
 #: (one halving's verdict on digits' seeds swung from 1.9 to 2.5 SE).
 ROOT_HALVINGS = 5
+#: Most bytes of the table of row losses at every pair of candidates that
+#: :func:`routing_scores` keeps (else it asks each candidate's block alone).
+PAIR_LOSS_BYTES = 64 * 2**20
+#: Subsets per bank call of :func:`pair_losses`.
+PAIR_BLOCK = 256
 #: How many groups of a routing sensor's values are tried (each scored on
 #: held-out rows: a few hundred rows support fewer, larger groups).
 ROUTE_GROUP_COUNTS = (2, 3, 5, 8)
@@ -192,18 +197,101 @@ def routing_scores(
     value says nothing about which sensor helps a row, as for any sensor
     informative alone; CUBE-NM's context, which says where to look, scores
     high.
+
+    A bank whose outputs do not depend on the subsets asked together
+    (``exact_in_blocks``: trees) is asked for each pair of candidates once
+    (:func:`pair_losses`, within ``PAIR_LOSS_BYTES``); others for each
+    candidate's subsets together, as a candidate alone would be.
     """
     M = len(costs)
     before = np.zeros(M, dtype=bool) if held is None else np.asarray(held, bool)
     halves = np.array_split(rng.permutation(len(scored)), 2)
     out: dict[tuple[int, int], tuple[float, float, float]] = {}
+    n_jobs = getattr(bank, "n_jobs", None)
+    if not groupings:
+        return out
+    if getattr(bank, "exact_in_blocks", False) and (
+        len(scored) * M * M * 8 <= PAIR_LOSS_BYTES
+    ):
+        # r then j and j then r reach the same subset: each pair is asked
+        # once (a tree bank's outputs do not depend on the block).
+        losses = pair_losses(
+            bank, X, scored, before, sorted(groupings), row_loss, n_jobs
+        )
+        for r, options in groupings.items():
+            out.update(_scores_of(losses, costs, halves, before, r, options, scored))
+        return out
     # One candidate's scores: a pure task (on a cluster: the bank and the
     # data sent once, see task_map), in order here.
     shared = (bank, X, scored, costs, row_loss, halves, before)
-    with task_map(_candidate_scores, shared, getattr(bank, "n_jobs", None)) as run:
+    with task_map(_candidate_scores, shared, n_jobs) as run:
         for scores in run(list(groupings.items())):
             out.update(scores)
     return out
+
+
+def pair_losses(
+    bank: Any,
+    X: np.ndarray,
+    scored: np.ndarray,
+    before: np.ndarray,
+    routes: Sequence[int],
+    row_loss: RowLoss,
+    n_jobs: int | None = None,
+) -> np.ndarray:
+    """Each scored row's ``row_loss`` at ``before`` plus r (``[:, r, r]``)
+    and plus r and j (``[:, r, j]`` and ``[:, j, r]``), for each r of
+    ``routes`` and each j not in ``before`` (rows x sensors x sensors, NaN
+    elsewhere): every subset asked once, in blocks of ``PAIR_BLOCK``
+    subsets (tasks as :func:`routing_scores`' candidates)."""
+    M = len(before)
+    free = np.flatnonzero(~before)
+    pairs = sorted(
+        {(min(r, j), max(r, j)) for r in routes for j in free}
+    )  # (r, r): the state of r alone
+    trial = np.repeat(before[None], len(pairs), axis=0)
+    firsts, seconds = np.array(pairs).T
+    trial[np.arange(len(pairs)), firsts] = True
+    trial[np.arange(len(pairs)), seconds] = True
+    blocks = [(trial[i : i + PAIR_BLOCK],) for i in range(0, len(pairs), PAIR_BLOCK)]
+    with task_map(_block_task, (bank, X, scored, row_loss), n_jobs) as run:
+        values = np.concatenate(run(blocks), axis=1)
+    out = np.full((len(scored), M, M), np.nan)
+    out[:, firsts, seconds] = values
+    out[:, seconds, firsts] = values
+    return out
+
+
+def _block_task(
+    bank: Any, X: np.ndarray, scored: np.ndarray, row_loss: RowLoss, trial: np.ndarray
+) -> np.ndarray:
+    """:func:`block_losses` as a task of :func:`pair_losses` (the block last)."""
+    return block_losses(bank, X, scored, trial, row_loss)
+
+
+def _scores_of(
+    losses: np.ndarray,
+    costs: np.ndarray,
+    halves: list[np.ndarray],
+    before: np.ndarray,
+    r: int,
+    options: list[np.ndarray],
+    scored: np.ndarray,
+) -> dict[tuple[int, int], tuple[float, float, float]]:
+    """:func:`_candidate_scores` from :func:`pair_losses`' table."""
+    state = before.copy()
+    state[r] = True
+    cand = np.flatnonzero(~state)
+    if not len(cand):
+        return {}
+    base, after = losses[:, r, r], losses[:, r, cand]
+    gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
+    return {
+        (int(r), i): held_out_pick_gain(
+            gain, row_groups[scored], halves, float(costs[r])
+        )
+        for i, row_groups in enumerate(options)
+    }
 
 
 def _candidate_scores(
@@ -763,6 +851,8 @@ def _growth_of_paths(
 
 
 __all__ = [
+    "PAIR_BLOCK",
+    "PAIR_LOSS_BYTES",
     "POSTERIOR_MIN_SE",
     "ROOT_HALVINGS",
     "ROUTE_GROUP_COUNTS",
@@ -774,6 +864,7 @@ __all__ = [
     "class_halves",
     "find_route",
     "held_out_pick_gain",
+    "pair_losses",
     "posterior_tree_paths",
     "route_groupings",
     "route_groups",

@@ -506,6 +506,48 @@ def test_routing_scores_rank_the_sensor_that_says_where_to_look_first():
     assert growth.route_states == (route_state,)
 
 
+def test_a_tree_banks_routing_scores_ask_each_pair_of_sensors_once(monkeypatch):
+    """r then j and j then r reach one subset: where the bank's outputs do
+    not depend on the block asked (a tree bank), routing_scores asks each
+    subset once and scores every candidate as it would alone."""
+    from budgetdag_core.strategies import _routed as routed_dag
+    from budgetdag_core.strategies import cross_entropy
+
+    X, y = make_data(600, 4)
+    Xv = X.to_numpy()
+    inner = _fold_bank(Xv, y)
+    asked = []
+
+    class TreeLike:  # each subset's outputs its own: exact in blocks
+        prior_ = inner.prior_
+        exact_in_blocks = True
+
+        def oof_at(self, X_, rows, subsets, state=None):
+            asked.extend(map(bytes, np.atleast_2d(subsets)))
+            return inner.oof_at(X_, rows, subsets)
+
+    costs = np.linspace(1.0, 2.0, SPEC.n_sensors)
+    groups = {r: [route_groups(Xv[:, [r]], 8, 10)] for r in range(SPEC.n_sensors)}
+    held = np.zeros(SPEC.n_sensors, dtype=bool)
+    held[3] = True  # from a state: its sensor is never a candidate
+
+    def scores(limit: int) -> dict:
+        monkeypatch.setattr(routed_dag, "PAIR_LOSS_BYTES", limit)
+        asked.clear()
+        candidates = {r: g for r, g in groups.items() if r != 3}
+        return routing_scores(
+            TreeLike(), Xv, np.arange(200), candidates, costs, cross_entropy(y),
+            np.random.default_rng(0), held=held,
+        )  # fmt: skip
+
+    alone = scores(0)
+    each_alone = list(asked)
+    paired = scores(2**40)
+    assert paired == alone
+    assert len(asked) == len(set(asked)) == len(set(each_alone))
+    assert len(each_alone) > 1.8 * len(asked)
+
+
 def test_long_tables_join_a_route_groups_order_to_the_chains(monkeypatch):
     """From ROUTE_TAIL_MIN_ROWS rows on, a route group's own greedy order
     stops after tail_length sensors and follows the chain's order for the
