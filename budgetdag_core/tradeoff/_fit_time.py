@@ -948,18 +948,21 @@ def _growth_seconds(
     states: dict[str, int],
     *,
     tests_only: bool = False,
+    trees: bool = False,
 ) -> tuple[float, int]:
     """Scores and scoring calls of growing each strategy's DAG (with
     ``tests_only``, the routed DAG's tests alone: its routing sensor's
     search and its posterior tree's first split, which find nothing to grow
-    on a table where it does not stand clear)."""
+    on a table where it does not stand clear; with ``trees``, a tree bank's,
+    which the routing search asks for each pair of sensors once)."""
     scores, calls = 0.0, 0
     chain = M * (M + 1) / 2 * min(n_rows, CHAIN_SCORE_ROWS) + M * n_rows
     if "chain" in strategies:  # each step scores the sensors left, then a table
         scores += chain
         calls += 2 * M
     if "routed" in strategies:  # each candidate route's pairs, its tree's root
-        scores += M * M * min(n_rows, ROUTE_SCORE_ROWS)
+        pairs = M * (M + 1) / 2 if trees else M * M
+        scores += pairs * min(n_rows, ROUTE_SCORE_ROWS)
         scores += M * min(n_rows, CHAIN_SCORE_ROWS)
         calls += 2 * M
     if "routed" in strategies and not tests_only:
@@ -1033,6 +1036,7 @@ def sparse_fit_parts(
         return scores * per_score + calls * SECONDS_PER_SCORING_CALL
 
     kind = probe.kind if probe is not None else None
+    tree_bank = kind not in ENCODED_SECONDS_PER_SCORE
     states = strategy_states(strategies, n_rows, M, n_classes)
     simplest = next(iter(states))
     rollout = {"grown": GROWN_ROLLOUT_FACTOR}
@@ -1049,21 +1053,27 @@ def sparse_fit_parts(
     # On every row, the kept strategy's DAG only (the others wait until a
     # fit keeps them: ``strategies.PendingBank``).
     growth = sum(
-        share * seconds(kind, *_growth_seconds(n_rows, M, {name: 0}, states))
+        share
+        * seconds(kind, *_growth_seconds(n_rows, M, {name: 0}, states, trees=tree_bank))
         for name, share in kept.items()
     )
     policies = trials * sum(share * reduce[name] for name, share in kept.items())
     choose = 0.0
     if len(states) > 1:
         fit_rows = int(math.ceil((1.0 - VALIDATION_SHARE) * n_rows))
-        grown = _growth_seconds(fit_rows, M, strategies, states, tests_only=not judged)
+        grown = _growth_seconds(
+            fit_rows, M, strategies, states, tests_only=not judged, trees=tree_bank
+        )
         choose = seconds(kind, *grown)
         rival = probe.rival if probe is not None and "routed" in states else None
         if rival is not None:
             # The rival kind's bank (about as long as the chosen kind's), and
             # its routed DAG grown and judged beside the others.
             bank *= 2
-            routed = _growth_seconds(fit_rows, M, {"routed": 0}, states)
+            routed = _growth_seconds(
+                fit_rows, M, {"routed": 0}, states,
+                trees=rival not in ENCODED_SECONDS_PER_SCORE,
+            )  # fmt: skip
             choose += seconds(rival, *routed) + reduce["routed"]
         if judged:
             choose = JUDGED_PARTS * (choose + sum(reduce.values()))
