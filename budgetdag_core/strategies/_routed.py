@@ -215,11 +215,12 @@ def routing_scores(
     ):
         # r then j and j then r reach the same subset: each pair is asked
         # once (a tree bank's outputs do not depend on the block).
-        losses = pair_losses(
+        pairs = pair_losses(
             bank, X, scored, before, sorted(groupings), row_loss, n_jobs
         )
+        shared = (bank, X, scored, costs, row_loss, halves, before)
         for r, options in groupings.items():
-            out.update(_scores_of(losses, costs, halves, before, r, options, scored))
+            out.update(_candidate_scores(*shared, r, options, pairs))
         return out
     # One candidate's scores: a pure task (on a cluster: the bank and the
     # data sent once, see task_map), in order here.
@@ -269,31 +270,6 @@ def _block_task(
     return block_losses(bank, X, scored, trial, row_loss)
 
 
-def _scores_of(
-    losses: np.ndarray,
-    costs: np.ndarray,
-    halves: list[np.ndarray],
-    before: np.ndarray,
-    r: int,
-    options: list[np.ndarray],
-    scored: np.ndarray,
-) -> dict[tuple[int, int], tuple[float, float, float]]:
-    """:func:`_candidate_scores` from :func:`pair_losses`' table."""
-    state = before.copy()
-    state[r] = True
-    cand = np.flatnonzero(~state)
-    if not len(cand):
-        return {}
-    base, after = losses[:, r, r], losses[:, r, cand]
-    gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
-    return {
-        (int(r), i): held_out_pick_gain(
-            gain, row_groups[scored], halves, float(costs[r])
-        )
-        for i, row_groups in enumerate(options)
-    }
-
-
 def _candidate_scores(
     bank: Any,
     X: np.ndarray,
@@ -304,19 +280,24 @@ def _candidate_scores(
     before: np.ndarray,
     r: int,
     options: list[np.ndarray],
+    pairs: np.ndarray | None = None,
 ) -> dict[tuple[int, int], tuple[float, float, float]]:
     """:func:`routing_scores` of the candidate ``r`` (its groupings
-    ``options``), keyed ``(r, i)``; none where ``r`` completes the state."""
+    ``options``), keyed ``(r, i)``; none where ``r`` completes the state.
+    The row losses from ``pairs`` (:func:`pair_losses`' table) if given,
+    else from the bank."""
     state = before.copy()
     state[r] = True
     cand = np.flatnonzero(~state)
     if not len(cand):
         return {}
-    # The state itself first, then it plus each candidate: one bank call.
-    trial = np.repeat(state[None], 1 + len(cand), axis=0)
-    trial[np.arange(1, 1 + len(cand)), cand] = True
-    both = block_losses(bank, X, scored, trial, row_loss)
-    base, after = both[:, 0], both[:, 1:]
+    if pairs is not None:
+        base, after = pairs[:, r, r], pairs[:, r, cand]
+    else:  # the state itself first, then it plus each candidate: one call
+        trial = np.repeat(state[None], 1 + len(cand), axis=0)
+        trial[np.arange(1, 1 + len(cand)), cand] = True
+        both = block_losses(bank, X, scored, trial, row_loss)
+        base, after = both[:, 0], both[:, 1:]
     gain = (base[:, None] - after) / np.maximum(costs[cand], 1e-12)
     return {
         (int(r), i): held_out_pick_gain(
