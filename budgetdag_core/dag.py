@@ -171,12 +171,14 @@ class SensorDAG:
 
     def state_columns(self, sensor_columns: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Per state, the positions of the columns of its sensors (spec order)."""
-        return [
-            np.concatenate([sensor_columns[m] for m in self.sensors_in(k)]).astype(int)
-            if k
-            else np.array([], dtype=int)
-            for k in range(self.n_states)
-        ]
+        return [self.columns_of(k, sensor_columns) for k in range(self.n_states)]
+
+    def columns_of(self, k: int, sensor_columns: Sequence[np.ndarray]) -> np.ndarray:
+        """The positions of the columns of state ``k``'s sensors (spec order)."""
+        if not k:
+            return np.array([], dtype=int)
+        columns = [sensor_columns[m] for m in self.sensors_in(k)]
+        return np.concatenate(columns).astype(int)
 
     def membership(self) -> np.ndarray:
         """Boolean (n_states, n_sensors) matrix: sensor m is in state k."""

@@ -418,7 +418,7 @@ class ClassifierBank(BaseBank):
             template,
             X,
             y,
-            dag.state_columns(sensor_columns)[state],
+            dag.columns_of(state, sensor_columns),
             train,
             test,
             partial(_proba, n_classes=n_classes),
