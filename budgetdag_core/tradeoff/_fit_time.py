@@ -636,8 +636,18 @@ def _rival_of(bank: Any) -> str | None:
     return None if rival is None or getattr(bank, "kind_", None) is None else rival()
 
 
-#: States a probe fits (first fold each) of a per-state bank, at most ...
-PROBE_STATES = 6
+#: States a probe fits (first fold each) of a per-state bank, at most (and
+#: within ``fold_max_seconds``): early stopping makes some states' fits
+#: several times longer than the median, so a few states' mean swings. On
+#: wine's full DAGs of 11 and 12 sensors (2 048 and 4 096 states) the mean
+#: of 6 states was 1.4x and 1.05x the bank's per-fit CPU, of 24 states
+#: 1.07x and 1.03x (its bytes: 1.18x and 1.15x) ...
+PROBE_STATES = 24
+#: ... but beyond this many states only while they took less than
+#: ``PROBE_MORE_SECONDS`` of CPU in all (landsat's 15 states would double
+#: its probe's 0.8 s).
+PROBE_MIN_STATES = 6
+PROBE_MORE_SECONDS = 0.5
 
 
 def stored_bytes(obj: Any) -> int:
@@ -656,7 +666,8 @@ def _time_states(
     max_seconds: float,
 ) -> dict[str, Any]:
     """A per-state bank's first-fold fits at up to ``PROBE_STATES`` states
-    drawn at random (seeded), until ``max_seconds`` of CPU: their mean CPU
+    drawn at random (seeded), until ``max_seconds`` of CPU (beyond
+    ``PROBE_MIN_STATES``, ``PROBE_MORE_SECONDS``): their mean CPU
     seconds and compressed bytes (empty when the DAG has no non-empty
     state or the first fit alone exceeds the time)."""
     n_classes = int(y_fit.max()) + 1
@@ -672,7 +683,8 @@ def _time_states(
         )
         seconds.append(time.thread_time() - start)
         sizes.append(stored_bytes(model))
-        if sum(seconds) > max_seconds:
+        enough = len(seconds) >= PROBE_MIN_STATES and sum(seconds) > PROBE_MORE_SECONDS
+        if enough or sum(seconds) > max_seconds:
             break
     if not seconds:
         return {}
