@@ -173,12 +173,16 @@ class SensorDAG:
         """Per state, the positions of the columns of its sensors (spec order)."""
         return [self.columns_of(k, sensor_columns) for k in range(self.n_states)]
 
-    def columns_of(self, k: int, sensor_columns: Sequence[np.ndarray]) -> np.ndarray:
-        """The positions of the columns of state ``k``'s sensors (spec order)."""
-        if not k:
+    def columns_of(
+        self, state: int, sensor_columns: Sequence[np.ndarray]
+    ) -> np.ndarray:
+        """The positions of the columns of state number ``state``'s sensors
+        (spec order)."""
+        state = check_index("SensorDAG.columns_of", "state", state, self.n_states)
+        held = bits_of(self.states[state])
+        if not held:
             return np.array([], dtype=int)
-        columns = [sensor_columns[m] for m in self.sensors_in(k)]
-        return np.concatenate(columns).astype(int)
+        return np.concatenate([sensor_columns[m] for m in held]).astype(int)
 
     def membership(self) -> np.ndarray:
         """Boolean (n_states, n_sensors) matrix: sensor m is in state k."""

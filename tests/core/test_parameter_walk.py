@@ -274,6 +274,9 @@ def _calls(f: dict[str, Any]) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "SensorDAG.added_sensors": lambda kw: DAG.added_sensors(
             **with_defaults({"state": 0, "child": 1}, kw)
         ),
+        "SensorDAG.columns_of": lambda kw: DAG.columns_of(
+            **with_defaults({"state": 1, "sensor_columns": COLUMNS}, kw)
+        ),
         "SensorDAG.sensors_in": lambda kw: DAG.sensors_in(
             **with_defaults({"state": 1}, kw)
         ),
