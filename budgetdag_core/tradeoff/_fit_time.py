@@ -881,7 +881,7 @@ def strategy_states(
     many as the rows make (``GROWN_STATES_PER_ROW``); the routed DAG the
     chain's, a route's ``MAX_ROUTES`` group orders and, with
     ``JUDGED_MIN_CLASSES`` classes or more, the posterior tree's leaves'
-    orders (:func:`routed_states`); each at most what the strategy can
+    orders (``routed_states``); each at most what the strategy can
     grow. The first is the simplest strategy (the validation choice's
     default among several).
 
