@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
+import json
 import pickle
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -368,12 +370,41 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
     >>> loads_policy_skops(data).spec_ == model.spec_
     True
     """
-    import zipfile
+    return _skops_dumps(_skops_bundle(model, slim))
 
+
+class _IndexedZip(zipfile.ZipFile):
+    """A zip archive being written whose ``namelist()`` answers ``in`` at
+    once: skops asks it before writing each array, and a list built each
+    time makes the dump quadratic in the arrays (a per-state bank's
+    boosters hold about 16 each: a 256-state model's 20 000 arrays took
+    10.7 s, 4.8 s with this; 2 048 states, minutes)."""
+
+    def namelist(self) -> Any:
+        return self.NameToInfo.keys()
+
+
+def _skops_dumps(obj: Any) -> bytes:
+    """``skops.io.dumps(obj)``, deflated (the schema is verbose JSON: about 20x
+    smaller), written through :class:`_IndexedZip` as skops' own dump
+    writes its archive; ``skops.io.dumps`` itself where skops' saving
+    context is not where this expects it."""
+    import skops
     import skops.io as sio
 
-    # The schema is verbose JSON: deflating it shrinks the file about 20x.
-    return sio.dumps(_skops_bundle(model, slim), compression=zipfile.ZIP_DEFLATED)
+    try:
+        from skops.io._utils import SaveContext, get_state
+    except ImportError:  # another skops: its own (slower) dump
+        return sio.dumps(obj, compression=zipfile.ZIP_DEFLATED)
+    buffer = io.BytesIO()
+    with _IndexedZip(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        context = SaveContext(zip_file=archive)
+        state = get_state(obj, context)
+        context.clear_memo()
+        state["protocol"] = context.protocol
+        state["_skops_version"] = skops.__version__
+        archive.writestr("schema.json", json.dumps(state, indent=2))
+    return buffer.getvalue()
 
 
 # Fitted attributes that are dataclasses holding a ``history`` DataFrame: skops
@@ -475,9 +506,6 @@ def _skops_current_modules(data: bytes) -> bytes:
     nothing moved, or when ``data`` is no readable archive (the checks that
     follow say what is wrong with it).
     """
-    import json
-    import zipfile
-
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             schema = json.loads(archive.read("schema.json"))
