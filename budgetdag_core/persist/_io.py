@@ -21,7 +21,7 @@ from .._version import __version__
 from ..validation import check_params, int_in
 from ._compat import current_module, upgrade_model
 from ._integrity import check_model_integrity
-from ._skops_checks import MAX_UNPACKED_BYTES, check_skops_archive
+from ._skops_checks import MAX_UNPACKED_BYTES, check_loadable_size, check_skops_archive
 
 #: Largest policy file read from a path (a random-forest bank on landsat: 30 MB).
 MAX_POLICY_FILE_BYTES = 1 << 30
@@ -357,6 +357,13 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
     -------
     bytes
 
+    Raises
+    ------
+    ValueError
+        Where the file would be larger than :func:`loads_policy_skops` reads
+        by default (a per-state booster on a full DAG of thousands of states:
+        about 90 arrays a state); :func:`save_policy` writes any model.
+
     Examples
     --------
     >>> from budgetdag_core import BudgetDAGClassifier, toy_dataset
@@ -370,7 +377,9 @@ def dumps_policy_skops(model: Any, *, slim: bool = True) -> bytes:
     >>> loads_policy_skops(data).spec_ == model.spec_
     True
     """
-    return _skops_dumps(_skops_bundle(model, slim))
+    data = _skops_dumps(_skops_bundle(model, slim))
+    check_loadable_size(data)
+    return data
 
 
 class _IndexedZip(zipfile.ZipFile):

@@ -76,6 +76,25 @@ def check_skops_archive(
     check_schema(schema)
 
 
+def check_loadable_size(data: bytes) -> None:
+    """Raise ``ValueError`` where a skops archive just written is larger than
+    :func:`check_skops_archive` lets a default load read (members, a
+    member's or all members' unpacked bytes): from the zip directory only,
+    so a model too big for the format is refused when it is saved rather
+    than when it is loaded."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        try:
+            _check_directory(archive.infolist(), MAX_UNPACKED_BYTES)
+        except ValueError as exc:
+            why = str(exc).removeprefix("This skops file is refused: ").rstrip(".")
+            raise ValueError(
+                f"This model is too large for a skops file that loads ({why}). "
+                "Save it with save_policy (a pickle: load it from sources you "
+                "trust only), or fit the bank with one model per fold "
+                "(bank_kind='masked')."
+            ) from None
+
+
 def _check_directory(infos: list[zipfile.ZipInfo], max_unpacked_bytes: int) -> None:
     """Member count, names, compression and sizes, from the zip directory."""
     if len(infos) > MAX_MEMBERS:

@@ -182,3 +182,21 @@ def test_the_dump_writes_skops_own_archive_with_a_quick_name_check(data):
     names = persist_io._IndexedZip(io.BytesIO(), "w")
     names.writestr("a.npy", b"")
     assert "a.npy" in names.namelist() and "b.npy" not in names.namelist()
+
+
+def test_a_model_too_large_for_a_loadable_file_is_refused_when_saved(
+    data, tmp_path, monkeypatch
+):
+    """A file the loader would refuse is not written: the save says why and
+    what to use instead (a 2 048-state per-state booster's file had 177 943
+    members and a 634 MB schema)."""
+    from budgetdag_core.persist import _skops_checks
+
+    model = _fit(data)
+    monkeypatch.setattr(_skops_checks, "MAX_MEMBERS", 5)
+    path = tmp_path / "policy.skops"
+    with pytest.raises(ValueError, match=r"too large for a skops file.*members"):
+        save_policy_skops(model, path)
+    assert not path.exists()
+    with pytest.raises(ValueError, match="save_policy"):
+        dumps_policy_skops(model)
