@@ -207,9 +207,10 @@ def routing_scores(
     before = np.zeros(M, dtype=bool) if held is None else np.asarray(held, bool)
     halves = np.array_split(rng.permutation(len(scored)), 2)
     out: dict[tuple[int, int], tuple[float, float, float]] = {}
-    n_jobs = getattr(bank, "n_jobs", None)
     if not groupings:
         return out
+    n_jobs = getattr(bank, "n_jobs", None)
+    shared = (bank, X, scored, costs, row_loss, halves, before)
     if getattr(bank, "exact_in_blocks", False) and (
         len(scored) * M * M * 8 <= PAIR_LOSS_BYTES
     ):
@@ -218,13 +219,11 @@ def routing_scores(
         pairs = pair_losses(
             bank, X, scored, before, sorted(groupings), row_loss, n_jobs
         )
-        shared = (bank, X, scored, costs, row_loss, halves, before)
         for r, options in groupings.items():
             out.update(_candidate_scores(*shared, r, options, pairs))
         return out
     # One candidate's scores: a pure task (on a cluster: the bank and the
     # data sent once, see task_map), in order here.
-    shared = (bank, X, scored, costs, row_loss, halves, before)
     with task_map(_candidate_scores, shared, n_jobs) as run:
         for scores in run(list(groupings.items())):
             out.update(scores)
