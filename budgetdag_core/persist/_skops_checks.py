@@ -46,8 +46,16 @@ _SCHEMA = "schema.json"
 _COMPRESSIONS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
+class _Refused(ValueError):
+    """A skops file refused by a cap or a check; ``what`` says why."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"This skops file is refused: {what}.")
+        self.what = what
+
+
 def _refuse(what: str) -> ValueError:
-    return ValueError(f"This skops file is refused: {what}.")
+    return _Refused(what)
 
 
 def check_skops_archive(
@@ -85,10 +93,9 @@ def check_loadable_size(data: bytes) -> None:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         try:
             _check_directory(archive.infolist(), MAX_UNPACKED_BYTES)
-        except ValueError as exc:
-            why = str(exc).removeprefix("This skops file is refused: ").rstrip(".")
+        except _Refused as exc:
             raise ValueError(
-                f"This model is too large for a skops file that loads ({why}). "
+                f"This model is too large for a skops file that loads ({exc.what}). "
                 "Save it with save_policy (a pickle: load it from sources you "
                 "trust only), or fit the bank with one model per fold "
                 "(bank_kind='masked')."

@@ -427,7 +427,7 @@ def routed_growth(
         row_loss = cross_entropy(y)
 
     held = np.zeros(M, dtype=bool)
-    floor = max(10, n // 60)
+    floor = route_floor(n)
     found = find_route(
         bank, X, rows, held, sensor_columns, costs, row_loss, rng,
         max_routes=max_routes, floor=floor, random_state=random_state,
@@ -467,6 +467,18 @@ def routed_growth(
         )  # fmt: skip
         route_masks.append(mask_of([*np.flatnonzero(held), found[0]]))
     return _growth_of_paths(bank, X, sensor_names, paths, route_masks, rows)
+
+
+def route_floor(n_rows: int) -> int:
+    """Fewest rows a route's group or a posterior tree's half of ``n_rows``
+    keeps (smaller ones keep the common order or are not split).
+
+    Examples
+    --------
+    >>> route_floor(426), route_floor(1347)
+    (10, 22)
+    """
+    return max(10, n_rows // 60)
 
 
 def find_route(
@@ -846,6 +858,7 @@ __all__ = [
     "held_out_pick_gain",
     "pair_losses",
     "posterior_tree_paths",
+    "route_floor",
     "route_groupings",
     "route_groups",
     "routed_growth",

@@ -37,6 +37,7 @@ from ..strategies import (
     POSTERIOR_DEPTH,
     ROUTE_SCORE_ROWS,
     VALIDATION_SHARE,
+    route_floor,
     tail_length,
 )
 from ..validation import check_params, int_in, real_in
@@ -633,7 +634,7 @@ def _probe_masked(
 def _rival_of(bank: Any) -> str | None:
     """The rival kind an ``"auto"`` bank's choice left (None for others)."""
     rival = getattr(bank, "rival_kind", None)
-    return None if rival is None or getattr(bank, "kind_", None) is None else rival()
+    return None if rival is None else rival()
 
 
 #: States a probe fits (first fold each) of a per-state bank, at most (and
@@ -683,8 +684,10 @@ def _time_states(
         )
         seconds.append(time.thread_time() - start)
         sizes.append(stored_bytes(model))
-        enough = len(seconds) >= PROBE_MIN_STATES and sum(seconds) > PROBE_MORE_SECONDS
-        if enough or sum(seconds) > max_seconds:
+        spent = sum(seconds)
+        if spent > max_seconds or (
+            len(seconds) >= PROBE_MIN_STATES and spent > PROBE_MORE_SECONDS
+        ):
             break
     if not seconds:
         return {}
@@ -715,11 +718,16 @@ def _time_first_fold(
         # by a fit on a few rows of each class, so that the fold's time is
         # its own and not counted once per fold (breast cancer's first fold
         # took 0.16 s cold, 0.035 s warm).
-        few = np.concatenate(
-            [np.flatnonzero(y_fit == c)[:WARM_ROWS_PER_CLASS] for c in range(n_classes)]
+        few = np.sort(
+            np.concatenate(
+                [
+                    np.flatnonzero(y_fit == c)[:WARM_ROWS_PER_CLASS]
+                    for c in range(n_classes)
+                ]
+            )
         )
         copy.deepcopy(bank).fit_first_fold(
-            Xv[np.sort(few)], y_fit[np.sort(few)], dag, sensor_columns, n_classes
+            Xv[few], y_fit[few], dag, sensor_columns, n_classes
         )
     start = time.thread_time()  # the fold fits on this thread (single-threaded)
     fold = bank.fit_first_fold(Xv, y_fit, dag, sensor_columns, n_classes)
@@ -948,7 +956,7 @@ def routed_states(n_rows: int, n_sensors: int, n_classes: int) -> int:
     tail = tail_length(n_sensors)
     states = n_sensors + 1 + MAX_ROUTES * tail
     if n_classes >= JUDGED_MIN_CLASSES:
-        floor = max(10, n_rows // 60)  # as the routed growth's
+        floor = route_floor(n_rows)
         leaves = min(2**POSTERIOR_DEPTH, n_rows // (2 * floor))
         states += leaves * (tail + POSTERIOR_DEPTH)
     return states
@@ -982,7 +990,7 @@ def _growth_seconds(
         # each group's order (the groups share the rows: about one more
         # chain), the tree's later splits and its leaves' orders: about every
         # row at each
-        scores += chain + (POSTERIOR_DEPTH + max(POSTERIOR_DEPTH, M // 4)) * M * n_rows
+        scores += chain + (POSTERIOR_DEPTH + tail_length(M)) * M * n_rows
         calls += states["routed"]
     if "grown" in strategies:
         scores += GROWN_SCORES_PER_ROW_SENSOR * n_rows * M
