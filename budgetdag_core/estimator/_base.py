@@ -406,12 +406,17 @@ class BudgetDAGBase(
         scales by design). ``verbose`` draws its bar (:meth:`_fit_reporting`);
         ``feature_names_in_`` as scikit-learn sets it."""
         self._fit_reporting(X, y, sample_costs, bank, progress, **kw)
-        candidates = getattr(self, "strategy_banks_", None)
-        if candidates is not None:  # the choice's DAGs: not their tables
-            candidates.strip_held_out()
+        self._strip_held_out()
         if bank is None:
             self._warn_if_nothing_bought(X, y, sample_costs)
         return self._keep_feature_names(X)
+
+    def _strip_held_out(self) -> None:
+        """The choice's held-out DAGs kept with what a refit reuses of their
+        tables (``StrategyBanks.strip_held_out``)."""
+        candidates = getattr(self, "strategy_banks_", None)
+        if candidates is not None:
+            candidates.strip_held_out()
 
     # ------------------------------------------------------------ strategy
     @property
@@ -504,7 +509,7 @@ class BudgetDAGBase(
         """
         check_is_fitted(self)
         other = clone(self).set_params(cost_scale=cost_scale)
-        return other._fit(
+        other._fit(
             X,
             y,
             sample_costs=sample_costs,
@@ -515,6 +520,8 @@ class BudgetDAGBase(
             selection=self.subset_selection_,
             sample_weight=sample_weight,
         )
+        other._strip_held_out()
+        return other
 
     def graph_reduce_record(
         self, X: pd.DataFrame, y: Any, *, sample_costs: Any = None

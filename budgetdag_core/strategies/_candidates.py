@@ -24,6 +24,11 @@ import numpy as np
 
 from ._memo import LossMemo
 
+#: Most bytes of held-out growths' probabilities a fitted model keeps for a
+#: refit (:meth:`StrategyBanks.strip_held_out`): asking the bank for them
+#: again was most of a refit's time.
+HELD_OUT_BYTES = 64 * 2**20
+
 
 def strategy_key(strategy: str, kind: str | None = None) -> str:
     """The key of a strategy's bank among a fit's candidates
@@ -149,19 +154,30 @@ class StrategyBanks(Mapping[str, Any]):
             return self._held_out[token]
 
     def strip_held_out(self) -> None:
-        """Forget the held-out growths' probabilities, keeping their DAGs
-        and rows (what took long to find): a fitted model keeps its
-        candidates, and the probabilities of four splits' DAGs came to
-        several times its own DAG's. A later fit on these candidates asks
-        the bank for them again. The :attr:`loss_memo` is emptied too. Not
-        while :meth:`keeping_held_out`."""
+        """Shrink the held-out growths to what a later fit on these
+        candidates (a refit at another cost scale) is likely to reuse,
+        keeping their DAGs and rows (what took long to find): their derived
+        tables go; their probabilities stay while all kept come to at most
+        :data:`HELD_OUT_BYTES`, in the order they were grown (a choice
+        judges the first parts first), and a later fit asks the bank again
+        for the others'. A fitted model keeps its candidates, and the
+        tables of four splits' DAGs came to several times its own DAG's.
+        The :attr:`loss_memo` is emptied too. Not while
+        :meth:`keeping_held_out`."""
         with self._held_out_lock:
             if self._keeping:
                 return
             self.loss_memo.clear()
+            kept = 0
             for growth in self._held_out.values():
-                if growth is not None:
+                if growth is None:
+                    continue
+                growth.forget_derived()
+                size = growth.table_bytes
+                if kept + size > HELD_OUT_BYTES:
                     growth.forget_probabilities()
+                else:
+                    kept += size
 
     @contextlib.contextmanager
     def keeping_held_out(self) -> Iterator[None]:

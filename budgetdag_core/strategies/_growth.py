@@ -240,6 +240,21 @@ class RowTable:
         self.derived: dict[Any, Any] = {}
         self._lock = threading.Lock()
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes this table holds: its buffers, its row index and its
+        derived tables."""
+        own = self._rows.nbytes + self._values.nbytes + self.at.nbytes
+        return own + sum(table.nbytes for table in list(self.derived.values()))
+
+    def trim(self) -> None:
+        """Free the buffers' room for rows not added yet (a table no longer
+        growing)."""
+        with self._lock:
+            if len(self._rows) > self._n:
+                self._rows = self._rows[: self._n].copy()
+                self._values = self._values[: self._n].copy()
+
     def _places(self, rows: np.ndarray) -> np.ndarray:
         return self.at.take(rows, mode="clip")
 
@@ -354,6 +369,20 @@ class SparseGrowth:
         return SparseRollout(
             self, state_inputs, stop_loss, acquisition_costs, cost_scale
         )
+
+    @property
+    def table_bytes(self) -> int:
+        """The bytes of its states' probability tables (their derived
+        tables included): what :meth:`forget_probabilities` frees."""
+        return sum(table.nbytes for table in self.proba)
+
+    def forget_derived(self) -> None:
+        """Empty every state's derived tables (:meth:`inputs_at`,
+        :meth:`stop_at`), keeping the probabilities they are computed from
+        (their buffers trimmed to the rows they hold)."""
+        for table in self.proba:
+            table.derived = {}
+            table.trim()
 
     def forget_probabilities(self) -> None:
         """Empty every state's probability table: :meth:`proba_at` asks the

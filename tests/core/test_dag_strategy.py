@@ -23,6 +23,7 @@ from budgetdag_core import (
     loads_policy_skops,
     tradeoff_curve,
 )
+from budgetdag_core.strategies import _candidates
 from budgetdag_core.strategies._candidates import (
     StrategyBanks,
     strategy_key,
@@ -274,9 +275,9 @@ def test_a_sweep_on_one_bank_gives_what_each_point_gives_alone():
     assert len({m.strategy_ for m in sweep.models}) > 1  # both DAGs walked
     assert any(t.derived for one in bank.values() for t in one.sparse_growth_.proba)
     # The points shared the choice's held-out DAGs; once the sweep ended,
-    # those keep their DAGs and rows, not their tables.
+    # those keep their DAGs, rows and probabilities, not their derived tables.
     held = [g for g in bank._held_out.values() if g is not None]
-    assert held and all(len(t.rows) == 0 for g in held for t in g.proba)
+    assert held and not any(t.derived for g in held for t in g.proba)
     for scale, model in zip(scales, sweep.models, strict=True):
         alone = tradeoff_curve(
             X, y, SPEC, cost_scales=[scale], X_test=Xt, y_test=yt,
@@ -1170,28 +1171,73 @@ def test_a_fit_grows_on_every_row_only_the_strategy_it_keeps():
                 assert one.sparse_growth_.strategy == strategy_name(key)
 
 
-def test_a_fitted_model_keeps_its_held_out_dags_without_their_tables():
-    """The held-out growths keep their DAGs and rows once the fit is done
-    (their probabilities came to several times the model's own DAG's), and
-    a refit on the candidates asks the bank again: the same model."""
+@pytest.mark.parametrize("budget", [0, None])
+def test_a_fitted_model_keeps_its_held_out_probabilities_within_a_budget(
+    monkeypatch, budget
+):
+    """The held-out growths keep their DAGs and rows once the fit is done,
+    without their derived tables; their probabilities stay within
+    ``HELD_OUT_BYTES`` (here none, or the default), and a refit on the
+    candidates asks the bank only for those forgotten: the same model either
+    way, and a refit strips the tables as a fit does."""
+    if budget is not None:
+        monkeypatch.setattr(_candidates, "HELD_OUT_BYTES", budget)
     X, y = make_data(300, 1)
     model = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(X, y)
     held = [g for g in model.strategy_banks_._held_out.values() if g is not None]
     assert held  # the choice grew the candidates again on its fit rows
     for growth in held:
-        assert all(len(table.rows) == 0 for table in growth.proba)
+        assert all(not table.derived for table in growth.proba)
         assert len(growth.flow[0]) > 0 and growth.dag.n_states > 1
+        kept = sum(len(table.rows) for table in growth.proba)
+        assert (kept == 0) == (budget == 0)
+    if budget is None:  # (an empty table still holds a few bytes)
+        assert sum(g.table_bytes for g in held) <= _candidates.HELD_OUT_BYTES
     again = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(
         X, y, bank=model.strategy_banks_
     )
     assert again.strategy_ == model.strategy_
     assert again.strategy_validation_ == model.strategy_validation_
     np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+    other = model.refit_policies(X, y, 0.02)
+    for growth in held:
+        assert all(not table.derived for table in growth.proba)
+    assert other.strategy_banks_ is model.strategy_banks_
+
+
+def test_held_out_probabilities_are_kept_in_the_order_grown(monkeypatch):
+    """Past the budget, the growths grown last forget their probabilities
+    (a choice judges its first parts first)."""
+
+    class Growth:
+        def __init__(self, size):
+            self.table_bytes, self.derived_left = size, True
+
+        def forget_derived(self):
+            self.derived_left = False
+
+        def forget_probabilities(self):
+            self.table_bytes = 0
+
+    monkeypatch.setattr(_candidates, "HELD_OUT_BYTES", 10)
+    banks = StrategyBanks({"chain": "bank"})
+    sizes = [4, 5, 3, 1]
+    growths = [
+        banks.held_out_growth("chain", np.arange(i + 1), lambda s=s: Growth(s))
+        for i, s in enumerate(sizes)
+    ]
+    banks.strip_held_out()
+    assert [g.table_bytes for g in growths] == [4, 5, 0, 1]
+    assert not any(g.derived_left for g in growths)
 
 
 def test_a_sweep_keeps_the_held_out_tables_until_it_ends():
     class Growth:
         forgotten = 0
+        table_bytes = _candidates.HELD_OUT_BYTES + 1  # beyond the budget
+
+        def forget_derived(self):
+            pass
 
         def forget_probabilities(self):
             self.forgotten += 1
