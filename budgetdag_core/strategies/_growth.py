@@ -324,10 +324,15 @@ class RowTable:
 
 def _absent(rows: np.ndarray, places: np.ndarray) -> np.ndarray:
     """The rows whose ``places`` are -1, ascending and without repeats."""
-    out = rows[places < 0]
-    if len(out) > 1 and not (out[1:] > out[:-1]).all():  # else sorted already
-        out = np.unique(out)
-    return out
+    return _ascending_unique(rows[places < 0])
+
+
+def _ascending_unique(rows: np.ndarray) -> np.ndarray:
+    """``np.unique(rows)``; ``rows`` itself where they are ascending without
+    repeats already (a walk's rows mostly are: checking is far cheaper)."""
+    if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
+        return np.unique(rows)
+    return rows
 
 
 @dataclass
@@ -471,8 +476,10 @@ class SparseGrowth:
         derived = self.proba[k].derived
         table = derived.get(key)
         if table is None:
-            missing = np.unique(rows)
-            exact = len(missing) == len(rows) and bool((missing == rows).all())
+            missing = _ascending_unique(rows)
+            exact = missing is rows or (
+                len(missing) == len(rows) and bool((missing == rows).all())
+            )
         else:
             known, missing, exact = table.lookup(rows)
             if known is not None:
