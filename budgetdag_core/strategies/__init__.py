@@ -21,6 +21,7 @@ from ._candidates import PendingBank, StrategyBanks, strategy_key, strategy_name
 from ._choice import (
     AUTO_STRATEGIES,
     CHAIN_SCORE_ROWS,
+    CHOICE_MAX_ROWS,
     MAX_ROUTES,
     POSTERIOR_DEPTH,
     SIMPLEST_FIRST,
@@ -114,6 +115,7 @@ __all__ = [
     "block_losses",
     "AUTO_STRATEGIES",
     "CHAIN_SCORE_ROWS",
+    "CHOICE_MAX_ROWS",
     "MAX_ROUTES",
     "MAX_SPARSE_STATES",
     "POSTERIOR_DEPTH",

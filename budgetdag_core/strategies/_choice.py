@@ -92,6 +92,11 @@ MAX_ROUTES = 8
 POSTERIOR_DEPTH = 6
 #: Share of the training rows held out to compare strategies.
 VALIDATION_SHARE = 0.25
+#: Most training rows a strategy choice grows its held-out DAGs on and
+#: judges (:func:`validation_folds`; beyond, a seeded stratified share):
+#: growing every candidate again on each part's rows and learning its
+#: policies there took most of a 20 000-row fit (shuttle) on 9 sensors.
+CHOICE_MAX_ROWS = 5000
 #: Parts the training rows are held out in, in turn, on a close call
 #: (:func:`choose_strategy`): every row once, each part's policies learned
 #: on the others (as many rows as the first split's).
@@ -345,7 +350,8 @@ def choose_strategy(
     """Compare strategies on held-out training rows (see the module docstring).
 
     Each strategy's policies are learned (Graph-Reduce) on
-    ``1 - VALIDATION_SHARE`` of the rows, a seeded stratified split, at each
+    ``1 - VALIDATION_SHARE`` of the rows (of at most ``CHOICE_MAX_ROWS``:
+    :func:`validation_folds`), a seeded stratified split, at each
     of ``cost_scales`` (a fit: its own); the held-out rows are then rolled
     out under them, with their out-of-fold probabilities. Each row's losses
     are divided, per scale, by the best strategy's mean loss there and
@@ -468,10 +474,16 @@ def validation_folds(
     """(fit rows, held-out rows) of :func:`choose_strategy`, sorted: first a
     seeded stratified split holding out ``VALIDATION_SHARE`` of the rows,
     then ``VALIDATION_FOLDS - 1`` parts of the other rows, each held out in
-    turn (together every row once). Classes are strata when each has two
+    turn (together every row once). Beyond ``CHOICE_MAX_ROWS`` rows, the
+    same of a seeded stratified draw of that many. Classes are strata when each has two
     rows or more and both sides of the split can hold every class (a
     regression's targets: none)."""
     n = len(y)
+    if n > CHOICE_MAX_ROWS:  # a seeded share of the rows, as stratified
+        chosen = np.sort(_stratified_rows(y, CHOICE_MAX_ROWS, random_state))
+        for fit_rows, val_rows in validation_folds(y[chosen], random_state):
+            yield chosen[fit_rows], chosen[val_rows]
+        return
     stratify = np.zeros(n, dtype=int)
     if np.asarray(y).dtype.kind in "iub":
         counts = np.bincount(y)
@@ -494,6 +506,20 @@ def validation_folds(
         held = np.sort(rest[part == k])
         if len(held):
             yield np.setdiff1d(np.arange(n), held), held
+
+
+def _stratified_rows(
+    y: np.ndarray, n_rows: int, random_state: int | None
+) -> np.ndarray:
+    """``n_rows`` of ``y``'s rows, drawn seeded, stratified by class where
+    every class has two rows or more (a regression's targets: at random)."""
+    seed = int(np.random.default_rng([int_seed(random_state) or 0, 43]).integers(2**31))
+    if np.asarray(y).dtype.kind in "iub":
+        counts = np.bincount(y)
+        if counts[counts > 0].min() >= 2:
+            split = StratifiedShuffleSplit(1, train_size=n_rows, random_state=seed)
+            return next(split.split(np.zeros((len(y), 1)), y))[0]
+    return np.random.default_rng(seed).choice(len(y), n_rows, replace=False)
 
 
 def held_out_parts(
@@ -608,6 +634,7 @@ def keep_within_one_se(
 __all__ = [
     "AUTO_STRATEGIES",
     "CHAIN_SCORE_ROWS",
+    "CHOICE_MAX_ROWS",
     "MAX_ROUTES",
     "POSTERIOR_DEPTH",
     "SIMPLEST_FIRST",

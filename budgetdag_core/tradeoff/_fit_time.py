@@ -33,6 +33,7 @@ from ..bank import (
 )
 from ..strategies import (
     CHAIN_SCORE_ROWS,
+    CHOICE_MAX_ROWS,
     MAX_ROUTES,
     POSTERIOR_DEPTH,
     ROUTE_SCORE_ROWS,
@@ -1081,7 +1082,15 @@ def sparse_fit_parts(
     policies = trials * sum(share * reduce[name] for name, share in kept.items())
     choose = 0.0
     if len(states) > 1:
-        fit_rows = int(math.ceil((1.0 - VALIDATION_SHARE) * n_rows))
+        # The choice grows and judges on at most CHOICE_MAX_ROWS rows.
+        choice_rows = min(n_rows, CHOICE_MAX_ROWS)
+        fit_rows = int(math.ceil((1.0 - VALIDATION_SHARE) * choice_rows))
+        if choice_rows < n_rows:
+            reduce = {
+                name: _policy_seconds(choice_rows, k, children=1.0)
+                * rollout.get(name, 1.0)
+                for name, k in states.items()
+            }
         grown = _growth_seconds(
             fit_rows, M, strategies, states, tests_only=not judged, trees=tree_bank
         )

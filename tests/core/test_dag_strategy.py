@@ -179,6 +179,29 @@ def test_validation_folds_hold_out_every_row_once(counts, seed):
         assert (np.ptp(later, axis=0) <= 1).all()
 
 
+def test_validation_folds_of_a_long_table_hold_out_a_stratified_draw(monkeypatch):
+    """Beyond CHOICE_MAX_ROWS rows, the choice's parts are those of a seeded
+    stratified draw of that many rows (each drawn row held out once, the
+    others never used), the same for the same seed."""
+    from budgetdag_core.strategies import _choice
+
+    monkeypatch.setattr(_choice, "CHOICE_MAX_ROWS", 200)
+    y = np.repeat([0, 1, 2], [700, 280, 20])
+    folds = list(validation_folds(y, 3))
+    drawn = np.union1d(folds[0][0], folds[0][1])
+    assert len(drawn) == 200 and len(folds) == VALIDATION_FOLDS
+    held = np.concatenate([val for _, val in folds])
+    assert np.array_equal(np.sort(held), drawn)  # each drawn row once
+    for fit_rows, val in folds:
+        assert np.array_equal(np.union1d(fit_rows, val), drawn)
+        assert np.all(np.diff(fit_rows) > 0) and np.all(np.diff(val) > 0)
+    # Stratified: the classes' shares as in y (700 / 280 / 20 of 1 000).
+    assert np.bincount(y[drawn]).tolist() == [140, 56, 4]
+    again = list(validation_folds(y, 3))
+    assert all(np.array_equal(a, b) for f, g in zip(folds, again) for a, b in zip(f, g))
+    assert not np.array_equal(drawn, np.union1d(*next(validation_folds(y, 4))))
+
+
 @pytest.mark.parametrize(
     ("edge", "folds", "kept"),
     [(0.01, VALIDATION_FOLDS, "chain"), (0.3, 1, "routed"), (-0.3, 1, "chain")],
