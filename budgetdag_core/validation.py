@@ -236,8 +236,10 @@ def check_features(
     _check_text_names(X.columns)
     X = X.rename(columns=str)
     spec.check_columns(X.columns)
-    for col in spec.columns:
-        _check_numeric(X[col], col)
+    kinds = X.dtypes[list(spec.columns)]
+    for col, dtype in kinds.items():
+        if getattr(dtype, "kind", None) not in _REAL_KINDS:  # numpy reals pass
+            _check_numeric(X[col], col)
     values = X[spec.columns].to_numpy(dtype=float)
     # Two reductions, no temporary array: a NaN makes max and min NaN, which
     # compares False, so NaN, infinite and huge values go on to the checks.
@@ -293,6 +295,9 @@ def _check_text_names(columns: pd.Index) -> None:
         seen[text] = name
 
 
+#: numpy dtype kinds of real numbers (booleans, integers, floats): a column of
+#: one is numeric without a look at its values.
+_REAL_KINDS = frozenset("biuf")
 #: What pandas infers for an object column whose values are all real numbers
 #: (or missing): such a column is read as floats.
 _REAL_OBJECTS = {"floating", "integer", "mixed-integer-float", "decimal", "boolean"}
