@@ -28,6 +28,7 @@ from budgetdag_core import (
     SensorSpec,
 )
 from budgetdag_core.bank import SPARSE_BANK_KINDS, resolve_bank_kind
+from budgetdag_core.estimator import fitted_plan
 from budgetdag_core.tradeoff import AUTO_SCALE_TRIALS
 from budgetdag_core.validation import env_setting, positive_int
 
@@ -533,15 +534,13 @@ def reusable_bank(
     spec: SensorSpec,
     settings: Settings,
 ) -> Any:
-    """The previous run's bank if it was fitted with the same data and settings."""
+    """The previous run's bank if it was fitted with the same data and
+    settings (many sensors: every candidate DAG of its fit), and can teach
+    new policies (a bank loaded from a file is slim: without its
+    out-of-fold outputs it cannot)."""
     if previous is None or previous.bank_key != bank_key(dataset, spec, settings):
         return None
-    bank = getattr(previous.model, "bank_", None)
-    # A bank loaded from a file is slim: without out-of-fold predictions (a
-    # classifier's probabilities, a regressor's predictions) it cannot teach
-    # new policies.
-    teaches = hasattr(bank, "oof_proba_") or hasattr(bank, "oof_pred_")
-    return bank if teaches else None
+    return fitted_plan(previous.model).reusable_bank(previous.model)
 
 
 class ProgressReporter:

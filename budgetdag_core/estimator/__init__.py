@@ -17,6 +17,7 @@ from ._plans import (
     GrownPlan,
     PolicyProblem,
     TrainingData,
+    fitted_plan,
 )
 from ._policy import LossTablePolicy, route_rows
 from ._regressor import BudgetDAGRegressor
@@ -35,6 +36,7 @@ __all__ = [
     "PolicyProblem",
     "PolicySession",
     "TrainingData",
+    "fitted_plan",
     "model_inputs",
     "route_rows",
     "uses_model_inputs",

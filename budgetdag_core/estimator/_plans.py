@@ -351,6 +351,13 @@ class FitPlan:
         outputs (slim, saved), or rows that are not the training rows."""
         raise NotImplementedError
 
+    def reusable_bank(self, model: Any) -> Any | None:
+        """What a fitted ``model`` gives a fit at another cost scale
+        (``fit(X, y, bank=...)``, as ``refit_policies`` does), or None where
+        its bank cannot teach new policies (saved slim, without its
+        out-of-fold outputs)."""
+        raise NotImplementedError
+
     def replay_problem(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray) -> Any:
         """A fitted model's ``(state_inputs, stop_loss, walk)`` on its
         training rows, for Graph-Reduce's replay (teaching)."""
@@ -535,6 +542,11 @@ class EveryRowPlan(FitPlan):
         if oof is None:
             raise _no_out_of_fold()
         _check_training_rows(Xv, len(oof))
+
+    def reusable_bank(self, model: Any) -> Any | None:
+        bank = model.bank_
+        teaches = hasattr(bank, "oof_proba_") or hasattr(bank, "oof_pred_")
+        return bank if teaches else None
 
     def replay_problem(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray) -> Any:
         bank = model.bank_
@@ -994,6 +1006,12 @@ class GrownPlan(FitPlan):
         if growth is None:
             raise _no_out_of_fold()
         _check_training_rows(Xv, len(growth.X), growth.X)
+
+    def reusable_bank(self, model: Any) -> Any | None:
+        # Every candidate DAG, chosen among again at the new scale.
+        candidates = getattr(model, "strategy_banks_", None) or model.bank_
+        default = StrategyBanks.of(candidates).default
+        return None if getattr(default, "sparse_growth_", None) is None else candidates
 
     def replay_problem(self, model: Any, Xv: np.ndarray, y_fit: np.ndarray) -> Any:
         growth = model.bank_.sparse_growth_

@@ -157,6 +157,48 @@ def test_bank_reuse_rules(toy):
     assert again.model.policy_degree == 1
 
 
+def test_a_many_sensor_run_reuses_its_candidates(tmp_path):
+    """Beyond the full DAG, a new cost scale reuses every candidate DAG of
+    the previous fit (chosen among again, as refit_policies does) instead of
+    fitting the bank again; a slim saved model's bank cannot teach."""
+    from budgetdag_core import load_policy, save_policy
+    from budgetdag_core.estimator import fitted_plan
+    from ui.state import MANY_SENSOR_CLASSIFIER
+
+    rng = np.random.default_rng(0)
+    names = [f"s{i}" for i in range(14)]
+    frame = pd.DataFrame(rng.normal(size=(160, 14)), columns=names)
+    frame["label"] = np.where(frame["s0"] + frame["s3"] > 0, "a", "b")
+    data = Dataset(
+        "many", frame[:120], frame[120:].reset_index(drop=True), "label",
+        SensorSpec.per_column(names, cost=1.0), kind="upload",
+    )  # fmt: skip
+    first = TrainSettings(
+        cost_scale=0.01, classifier=MANY_SENSOR_CLASSIFIER, cv=2, random_state=0
+    )
+    run = train(data, data.spec, first)
+    candidates = run.model.strategy_banks_
+    other = TrainSettings(
+        cost_scale=0.05, classifier=MANY_SENSOR_CLASSIFIER, cv=2, random_state=0
+    )
+    assert reusable_bank(run, data, data.spec, other) is candidates
+    again = train(data, data.spec, other, run)
+    assert again.bank_reused and again.model.strategy_banks_ is candidates
+    X, y = data.X("train", data.spec), data.y("train")
+    refit = run.model.refit_policies(X, y, 0.05)
+    assert again.model.strategy_ == refit.strategy_
+    Xt = data.X("test", data.spec)
+    np.testing.assert_array_equal(
+        again.model.predict_proba(Xt), refit.predict_proba(Xt)
+    )
+    path = save_policy(run.model, tmp_path / "slim.pkl")
+    slim = load_policy(path)
+    assert fitted_plan(slim).reusable_bank(slim) is None
+    assert fitted_plan(run.model).reusable_bank(run.model) is candidates
+    loaded = run_from_model(slim, data, "loaded")
+    assert reusable_bank(loaded, data, data.spec, loaded.settings) is None
+
+
 def test_a_regression_trains_with_the_automatic_scale(toy):
     # "auto", the Train page's default, reaches a regressor as it is (a
     # float of it broke the page on regression data).
