@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetdag_core import Progress
+from budgetdag_core.strategies import held_out_pickled
 
 from .estimate import TimeLeft, work_ended, work_started, worker_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
@@ -439,7 +440,8 @@ class _Slot:
 
     def run(self, job: Job) -> None:
         try:
-            payload = pickle.dumps((job.work, job.shared), protocol=5)
+            with held_out_pickled():  # a refit in the worker reuses them
+                payload = pickle.dumps((job.work, job.shared), protocol=5)
         except Exception as exc:
             job._finish(
                 FAILED,

@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from budgetdag_core.strategies import held_out_pickled
+
 NICE = 10
 """How much lower than the server's the workers' CPU priority is."""
 
@@ -56,7 +58,8 @@ def dumps_result(result: Any, shared: Sequence[Any]) -> bytes:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=5)
     pickler.persistent_id = lambda obj: index.get(id(obj))  # type: ignore[method-assign]
-    pickler.dump(result)
+    with held_out_pickled():  # the session's next refit reuses them
+        pickler.dump(result)
     return buffer.getvalue()
 
 

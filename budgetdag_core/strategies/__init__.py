@@ -17,7 +17,13 @@ every one of them alike. Every strategy is a class registered once
 (``_kinds``: :data:`EVERY_ROW`, :data:`REGISTRY`).
 """
 
-from ._candidates import PendingBank, StrategyBanks, strategy_key, strategy_name
+from ._candidates import (
+    PendingBank,
+    StrategyBanks,
+    held_out_pickled,
+    strategy_key,
+    strategy_name,
+)
 from ._choice import (
     AUTO_STRATEGIES,
     CHAIN_SCORE_ROWS,
@@ -144,6 +150,7 @@ __all__ = [
     "cross_entropy",
     "expected_loss",
     "greedy_order",
+    "held_out_pickled",
     "grow_sparse_dag",
     "held_out_pick_gain",
     "keep_within_one_se",

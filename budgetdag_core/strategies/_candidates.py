@@ -15,6 +15,7 @@ among them.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -28,6 +29,27 @@ from ._memo import LossMemo
 #: refit (:meth:`StrategyBanks.strip_held_out`): asking the bank for them
 #: again was most of a refit's time.
 HELD_OUT_BYTES = 64 * 2**20
+
+
+#: Whether a pickled :class:`StrategyBanks` keeps its held-out growths
+#: (:func:`held_out_pickled`).
+_SEND_HELD_OUT: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "send_held_out", default=False
+)
+
+
+@contextlib.contextmanager
+def held_out_pickled() -> Iterator[None]:
+    """Within: a pickled :class:`StrategyBanks` keeps its held-out growths
+    (their DAGs, rows and, as :meth:`StrategyBanks.strip_held_out` left
+    them, probabilities), for a copy that fits again at another cost scale
+    in another process (the app's workers): growing them again took most of
+    such a fit. Outside (a saved model), they are a cache left out."""
+    token = _SEND_HELD_OUT.set(True)
+    try:
+        yield
+    finally:
+        _SEND_HELD_OUT.reset(token)
 
 
 def strategy_key(strategy: str, kind: str | None = None) -> str:
@@ -121,12 +143,18 @@ class StrategyBanks(Mapping[str, Any]):
         self.loss_memo = LossMemo() if loss_memo is None else loss_memo
 
     def __getstate__(self) -> dict[str, Any]:
-        # The held-out growths are a cache of this fit's choices: not saved.
-        return {"_banks": self._banks}
+        # The held-out growths are a cache of this fit's choices: not saved,
+        # but sent along to another process (held_out_pickled).
+        state: dict[str, Any] = {"_banks": self._banks}
+        if _SEND_HELD_OUT.get():
+            with self._held_out_lock:
+                state["held_out"] = dict(self._held_out)
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._banks = state["_banks"]
         self._init_held_out()
+        self._held_out.update(state.get("held_out", {}))
 
     def is_grown(self, key: str) -> bool:
         """Whether candidate ``key`` is grown (not a :class:`PendingBank`)."""

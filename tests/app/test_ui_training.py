@@ -191,6 +191,13 @@ def test_a_many_sensor_run_reuses_its_candidates(tmp_path):
     np.testing.assert_array_equal(
         again.model.predict_proba(Xt), refit.predict_proba(Xt)
     )
+    # A worker's result brings the choice's held-out DAGs back (the next
+    # refit reuses them); a saved model leaves them out.
+    from ui.worker import dumps_result, loads_result
+
+    back = loads_result(dumps_result(again, ()), ())
+    assert candidates._held_out
+    assert back.model.strategy_banks_._held_out.keys() == candidates._held_out.keys()
     path = save_policy(run.model, tmp_path / "slim.pkl")
     slim = load_policy(path)
     assert fitted_plan(slim).reusable_bank(slim) is None

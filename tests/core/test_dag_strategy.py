@@ -1228,6 +1228,34 @@ def test_a_fitted_model_keeps_its_held_out_probabilities_within_a_budget(
     assert other.strategy_banks_ is model.strategy_banks_
 
 
+def test_held_out_growths_travel_only_when_asked():
+    """A pickled StrategyBanks leaves its held-out growths out (a saved
+    model), and keeps them within ``held_out_pickled`` (a copy sent to the
+    app's worker): a refit there then grows nothing again, and gives the
+    same model as on the original."""
+    X, y = make_data(300, 1)
+    model = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(X, y)
+    held = dict(model.strategy_banks_._held_out)
+    assert held
+    assert not pickle.loads(pickle.dumps(model)).strategy_banks_._held_out
+    with _candidates.held_out_pickled():
+        sent = pickle.loads(pickle.dumps(model))
+    assert not pickle.loads(pickle.dumps(model)).strategy_banks_._held_out
+    copies = sent.strategy_banks_._held_out
+    assert copies.keys() == held.keys()
+    for token, growth in held.items():
+        if growth is not None:
+            assert list(copies[token].dag.states) == list(growth.dag.states)
+            rows = [len(table.rows) for table in growth.proba]
+            assert [len(table.rows) for table in copies[token].proba] == rows
+    before = dict(copies)
+    refit = sent.refit_policies(X, y, 0.02)
+    assert all(copies[token] is growth for token, growth in before.items())
+    np.testing.assert_array_equal(
+        refit.predict_proba(X), model.refit_policies(X, y, 0.02).predict_proba(X)
+    )
+
+
 def test_held_out_probabilities_are_kept_in_the_order_grown(monkeypatch):
     """Past the budget, the growths grown last forget their probabilities
     (a choice judges its first parts first)."""
