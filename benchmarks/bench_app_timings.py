@@ -25,9 +25,12 @@ table, the samples every ``--print-every`` seconds and at each change of
 stage, and a summary. Each training is bounded by ``--max-minutes``; the load
 averages are printed before and after each. ``--screenshots`` saves each
 result page, and the bar's first frame at its end, in ``test-artifacts/``.
+``--retrain 0.05 0.1`` then sets each cost scale on the Train page and
+trains again, as a what-if change would (the same checks, and whether the
+page said the bank is reused).
 
     PYTHONPATH=$PWD python benchmarks/bench_app_timings.py [--runs 2] \
-        [--data landsat digits] [--digits-source demo|upload]
+        [--data landsat digits] [--digits-source demo|upload] [--retrain 0.05]
 
 The machine is shared: say what else ran beside it.
 """
@@ -62,6 +65,7 @@ NODES = re.compile(r"(\d+) of (\d+) nodes")
 LEFT = re.compile(r"(about [^·]*? left|almost done|estimating the time left)")
 TRAINED = re.compile(r"Trained in ([\d.]+) s")
 ESTIMATE = re.compile(r"roughly ([^)]+)")
+REUSED = "already fitted"  # the Train page, when a retrain reuses the bank
 # The sidebar's progress bar: its value (0-100) and its text.
 READ_BAR = """() => {
     const bar = document.querySelector(
@@ -94,6 +98,7 @@ class Result:
     samples: list[Sample] = field(default_factory=list)
     load_before: str = ""
     load_after: str = ""
+    reused: bool = False  # the Train page said the bank is already fitted
 
     # ------------------------------------------------------- the bar's checks
     def first(self, test) -> Sample | None:
@@ -203,13 +208,16 @@ def sidebar_text(page) -> str:
     return page.locator("[data-testid='stSidebar']").inner_text(timeout=PAGE_TIMEOUT)
 
 
-def measure(browser, url: str, data: str, run: int, args, csv: Path | None) -> Result:
-    """One fresh session: open the table, press Train, sample until the result."""
+def measure(
+    browser, url: str, data: str, run: int, args, csv: Path | None
+) -> list[Result]:
+    """One fresh session: open the table, press Train, sample until the
+    result; then, per ``--retrain`` cost scale, set it and train again."""
     label = data if csv is None else f"{data} (upload)"
-    result = Result(label, run)
     name = label.replace(" (upload)", "-upload")
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
+    results = []
     try:
         link = "/?demo=landsat" if data == "landsat" else "/?demo=digits"
         if csv is not None:
@@ -219,58 +227,87 @@ def measure(browser, url: str, data: str, run: int, args, csv: Path | None) -> R
         if csv is not None:
             upload(page, csv)
         click_nav(page, "Train", "Train")
-        found = ESTIMATE.search(main_text(page))
-        result.estimate = found.group(1) if found else "?"
-        result.load_before = loadavg()
-        button = page.get_by_role("button", name="Train", exact=True)
-        button.wait_for(timeout=PAGE_TIMEOUT)
-        start = time.perf_counter()
-        button.click()
-        deadline = start + 60 * args.max_minutes
-        shown = page.get_by_text("Results on the test set")
-        while time.perf_counter() < deadline:
-            now = time.perf_counter() - start
-            try:
-                bar = page.evaluate(READ_BAR)
-            except Exception:  # noqa: BLE001 - being redrawn: read it next time
-                bar = None
-            if bar is not None and not bar["text"].startswith("Waiting"):
-                left = LEFT.search(bar["panel"])
-                result.samples.append(
-                    Sample(
-                        now,
-                        bar["value"] / 100,
-                        bar["text"],
-                        left.group(1) if left else "",
-                    )
-                )
-                if args.screenshots and result.near_end() is result.samples[-1]:
-                    shoot(page, f"{name}_run{run}_bar_end", full_page=False)
-            side = "" if bar is not None else sidebar_text(page)
-            if result.sidebar_at is None and "Trained in" in side:
-                result.sidebar_at = time.perf_counter() - start
-            if shown.count() and "Trained in" in (side or sidebar_text(page)):
-                result.seconds = time.perf_counter() - start
-                result.outcome = "trained"
+        results.append(train_once(page, Result(label, run), args, f"{name}_run{run}"))
+        for scale in args.retrain:
+            if results[-1].outcome != "trained":
                 break
-            if page.locator("[data-testid='stException']").count():
-                result.outcome = "exception"
-                break
-            if "failed" in side.lower() or "unexpected" in side.lower():
-                result.outcome = "failed"
-                break
-            wait = args.sample_every - (time.perf_counter() - start - now)
-            if wait > 0:
-                page.wait_for_timeout(1000 * wait)
-        else:
-            result.outcome = f"not done in {args.max_minutes:g} min"
-        result.load_after = loadavg()
-        found = TRAINED.search(sidebar_text(page))
-        result.app_seconds = float(found.group(1)) if found else None
-        if args.screenshots or result.outcome != "trained":
-            shoot(page, f"{name}_run{run}", full_page=True)
+            settle(page)
+            page.get_by_text("Cost scale", exact=True).first.click()
+            settle(page)
+            box = page.get_by_role("spinbutton", name="Cost scale")
+            box.fill(f"{scale:g}")
+            box.press("Enter")
+            settle(page)
+            again = Result(f"{label} at {scale:g}", run)
+            again.reused = REUSED in main_text(page)
+            results.append(
+                train_once(page, again, args, f"{name}_run{run}_at_{scale:g}")
+            )
     finally:
         context.close()
+    return results
+
+
+def train_once(page, result: Result, args, name: str) -> Result:
+    """Press Train on the Train page and sample the bar until the result."""
+    found = ESTIMATE.search(main_text(page))
+    result.estimate = found.group(1) if found else "?"
+    result.load_before = loadavg()
+    before = TRAINED.search(sidebar_text(page))
+    button = page.get_by_role("button", name="Train", exact=True)
+    button.wait_for(timeout=PAGE_TIMEOUT)
+    start = time.perf_counter()
+    button.click()
+    deadline = start + 60 * args.max_minutes
+    shown = page.get_by_text("Results on the test set")
+    while time.perf_counter() < deadline:
+        now = time.perf_counter() - start
+        try:
+            bar = page.evaluate(READ_BAR)
+        except Exception:  # noqa: BLE001 - being redrawn: read it next time
+            bar = None
+        if bar is not None and not bar["text"].startswith("Waiting"):
+            left = LEFT.search(bar["panel"])
+            result.samples.append(
+                Sample(
+                    now,
+                    bar["value"] / 100,
+                    bar["text"],
+                    left.group(1) if left else "",
+                )
+            )
+            if args.screenshots and result.near_end() is result.samples[-1]:
+                shoot(page, f"{name}_bar_end", full_page=False)
+        side = "" if bar is not None else sidebar_text(page)
+        trained = TRAINED.search(side or sidebar_text(page))
+        new = trained is not None
+        if before is not None and new:
+            # A retrain's sidebar says "Trained in" from the last training
+            # until its own bar has come and gone (or the words differ).
+            seen = bool(result.samples) or trained.group(0) != before.group(0)
+            new = bar is None and seen
+        if result.sidebar_at is None and new and side:
+            result.sidebar_at = time.perf_counter() - start
+        if shown.count() and new:
+            result.seconds = time.perf_counter() - start
+            result.outcome = "trained"
+            break
+        if page.locator("[data-testid='stException']").count():
+            result.outcome = "exception"
+            break
+        if "failed" in side.lower() or "unexpected" in side.lower():
+            result.outcome = "failed"
+            break
+        wait = args.sample_every - (time.perf_counter() - start - now)
+        if wait > 0:
+            page.wait_for_timeout(1000 * wait)
+    else:
+        result.outcome = f"not done in {args.max_minutes:g} min"
+    result.load_after = loadavg()
+    found = TRAINED.search(sidebar_text(page))
+    result.app_seconds = float(found.group(1)) if found else None
+    if args.screenshots or result.outcome != "trained":
+        shoot(page, name, full_page=True)
     return result
 
 
@@ -280,6 +317,7 @@ def report_run(r: Result, print_every: float) -> None:
     print(
         f"{r.data:8} run {r.run}: {r.outcome}; press-to-result {took} (app says "
         f"{app}; estimate {r.estimate}); load {r.load_before} -> {r.load_after}"
+        + ("; the bank reused" if r.reused else "")
     )
     if r.seconds is not None and r.samples:
         side = "-" if r.sidebar_at is None else f"{r.sidebar_at:.1f} s"
@@ -372,6 +410,15 @@ def main() -> None:
     )
     parser.add_argument("--digits-source", choices=["demo", "upload"], default="demo")
     parser.add_argument(
+        "--retrain",
+        nargs="*",
+        type=float,
+        default=[],
+        metavar="SCALE",
+        help="after each first training, train again at these cost scales "
+        "(a what-if change: the bank is reused)",
+    )
+    parser.add_argument(
         "--sample-every", type=float, default=0.25, help="seconds between bar readings"
     )
     parser.add_argument(
@@ -403,12 +450,12 @@ def main() -> None:
         try:
             for run in range(1, args.runs + 1):
                 for data in args.data:
-                    r = measure(
+                    for r in measure(
                         browser, url, data, run, args, csv if data == "digits" else None
-                    )
-                    report_run(r, args.print_every)
-                    results.append(r)
-                    sys.stdout.flush()
+                    ):
+                        report_run(r, args.print_every)
+                        results.append(r)
+                        sys.stdout.flush()
         finally:
             browser.close()
     summary(results)
