@@ -475,9 +475,9 @@ def validation_folds(
     seeded stratified split holding out ``VALIDATION_SHARE`` of the rows,
     then ``VALIDATION_FOLDS - 1`` parts of the other rows, each held out in
     turn (together every row once). Beyond ``CHOICE_MAX_ROWS`` rows, the
-    same of a seeded stratified draw of that many. Classes are strata when each has two
-    rows or more and both sides of the split can hold every class (a
-    regression's targets: none)."""
+    same of a seeded stratified draw of that many. Classes are strata when
+    each has two rows or more and both sides of the split can hold every
+    class (a regression's targets: none)."""
     n = len(y)
     if n > CHOICE_MAX_ROWS:  # a seeded share of the rows, as stratified
         chosen = np.sort(_stratified_rows(y, CHOICE_MAX_ROWS, random_state))
