@@ -1270,10 +1270,11 @@ ESTIMATE_NOTES = [
     "- **Fit time** is the estimate for one thread against the fit's CPU "
     "seconds: the machine was shared (see the load), so wall times say more "
     "of the other work than of the fit. A per-state bank's time and size "
-    "come from a probe that fits up to 24 random states' first fold on the "
-    "data (6 where they take over half a second; early stopping runs many "
-    "more rounds at some states than at others, so 6 states' mean swung "
-    "from 1.05x to 1.4x); a masked bank's from its first fold. The policies count "
+    "come from a probe that fits up to `PROBE_STATES` random states' first "
+    "fold on the data (`PROBE_MIN_STATES` where they take over "
+    "`PROBE_MORE_SECONDS`; early stopping runs many more rounds at some "
+    "states than at others, so a few states' mean swings); a masked bank's "
+    "from its first fold. The policies count "
     'one Graph-Reduce per scale `cost_scale="auto"` tries (5.5 on '
     "average), each a fixed cost per state and per action beside the "
     "rows'; a many-sensor fit adds the choice among its strategies and the "
@@ -1284,8 +1285,8 @@ ESTIMATE_NOTES = [
     "leaves one) in two held-out parts on average (a close call takes "
     "four, as digits64 auto's did) and keeping the routed DAG in half the "
     "fits. The masked bank's probe fits a few rows before it times its "
-    "first fold: a process's first fit loads the kernels (0.12 s), which "
-    "the timed fold counted once per fold.",
+    "first fold: a process's first fit loads the kernels, which the timed "
+    "fold would count once per fold.",
     "- **Stored size** counts the bank's fold models at the size the probe "
     "measured, the out-of-fold probabilities and the policies; for many "
     "sensors the shared fold models once, each strategy's growth (every "
@@ -1295,15 +1296,12 @@ ESTIMATE_NOTES = [
     "cap: since issue 53 a many-sensor model's slim snapshot, as a slim "
     "policy file, keeps its kept bank without the growth and none of the "
     "other strategies' banks (before, slim was as large as full).",
-    "- **Where it still misses:** on `bench_afa.py`'s eight tables "
-    "(default fits, seeds 0 and 1, CPU under load 2 to 4) the estimate was "
-    "0.68x to 1.41x of the 8 fits that kept the chain after one held-out "
-    "part or none, 0.51x of a close call (CUBE-03 at seed 0: four parts), "
-    "and 0.43x to 0.78x of the 7 that kept the routed DAG (wine, CUBE, "
-    "CUBE-03, CUBE-NM, dna_400 at seed 1): its states, its rollouts and a "
-    "rival kind's bank vary more with the data than the model above says "
-    "(CUBE's rival network bank took about 3 s against its logistic bank's "
-    "0.4 s).",
+    "- **Where it still misses:** on `bench_afa.py`'s tables the estimate "
+    "falls short of fits that keep the routed DAG and of close calls (four "
+    "held-out parts): the routed DAG's states, its rollouts and a rival "
+    "kind's bank vary more with the data than the model above says (a "
+    "rival network bank can take several times a logistic one's time). "
+    "Fits that keep the chain are estimated closely.",
     "- The measured columns are one run, two cases at a time on 2 cores; "
     "the estimates were made again beside them on the final commit "
     "(`--measured`).",

@@ -1062,10 +1062,15 @@ def sparse_fit_parts(
     states = strategy_states(strategies, n_rows, M, n_classes)
     simplest = next(iter(states))
     rollout = {"grown": GROWN_ROLLOUT_FACTOR}
-    reduce = {
-        name: _policy_seconds(n_rows, k, children=1.0) * rollout.get(name, 1.0)
-        for name, k in states.items()
-    }
+
+    def reduce_on(rows: int) -> dict[str, float]:
+        """Each strategy's Graph-Reduce seconds on ``rows`` rows."""
+        return {
+            name: _policy_seconds(rows, k, children=1.0) * rollout.get(name, 1.0)
+            for name, k in states.items()
+        }
+
+    reduce = reduce_on(n_rows)
     judged = len(states) > 1 and n_classes >= JUDGED_MIN_CLASSES
     # The share of fits that keep each strategy: the simplest, or with a
     # judged choice the routed DAG in ROUTED_KEPT_SHARE of them.
@@ -1085,12 +1090,7 @@ def sparse_fit_parts(
         # The choice grows and judges on at most CHOICE_MAX_ROWS rows.
         choice_rows = min(n_rows, CHOICE_MAX_ROWS)
         fit_rows = int(math.ceil((1.0 - VALIDATION_SHARE) * choice_rows))
-        if choice_rows < n_rows:
-            reduce = {
-                name: _policy_seconds(choice_rows, k, children=1.0)
-                * rollout.get(name, 1.0)
-                for name, k in states.items()
-            }
+        judging = reduce_on(choice_rows)
         grown = _growth_seconds(
             fit_rows, M, strategies, states, tests_only=not judged, trees=tree_bank
         )
@@ -1104,9 +1104,9 @@ def sparse_fit_parts(
                 fit_rows, M, {"routed": 0}, states,
                 trees=rival not in ENCODED_SECONDS_PER_SCORE,
             )  # fmt: skip
-            choose += seconds(rival, *routed) + reduce["routed"]
+            choose += seconds(rival, *routed) + judging["routed"]
         if judged:
-            choose = JUDGED_PARTS * (choose + sum(reduce.values()))
+            choose = JUDGED_PARTS * (choose + sum(judging.values()))
     return {
         "choice": choice,
         "bank": bank,
