@@ -494,9 +494,28 @@ def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
     return [
         f"{own['n_sensors'].iloc[0]}",
         f"{own['hgb_fit_s'].mean():.1f}",
-        *(fit for fit, _ in cells),
+        _afa_cpu_ratio(name, "dag_default_fit", methods),
+        cells[0][0],
+        _afa_cpu_ratio(name, "dag_refit", methods, digits=2),
+        *(fit for fit, _ in cells[1:]),
         *(rows for _, rows in cells),
     ]
+
+
+def _afa_cpu_ratio(
+    name: str, column: str, methods: dict[str, Path], digits: int = 1
+) -> str:
+    """The DAG run's ``column`` CPU seconds as a ratio to its HGB's (mean over
+    the seeds), or "not timed" where that run did not record them."""
+    if "dag" not in methods:
+        return "not run"
+    sp = pd.read_csv(methods["dag"] / "speed.csv")
+    sp = sp[sp["dataset"] == name]
+    cols = [f"{column}_cpu_s", "hgb_fit_cpu_s"]
+    if not all(c in sp and sp[c].notna().all() for c in cols):
+        return "not timed"
+    ratio = (sp[cols[0]] / sp[cols[1]]).mean()
+    return f"{ratio:.{digits}f}× (CPU)"
 
 
 def afa_sections(afa_dir: Path) -> tuple[str, str, list[Loss], list[str]]:
@@ -548,7 +567,9 @@ def afa_sections(afa_dir: Path) -> tuple[str, str, list[Loss], list[str]]:
             "data (seeds)",
             "sensors",
             "HGB fit s",
+            "DAG default fit",
             "DAG fit",
+            "DAG refit",
             "AACO fit",
             "greedy CMI fit",
             "DAG rows/s",
@@ -1022,8 +1043,13 @@ def speed_section(read: list[tuple], afa_speed: str, figs: dict) -> list[str]:
         text += [f"![speed ratios]({FIGURES.as_posix()}/speed.svg)", ""]
     if afa_speed:
         text += [
-            "On the AFA problems (fit: the DAG's bank and policies, the peers' "
-            "masked classifier and their own models; rows/s of the DAG's "
+            "On the AFA problems (default fit: a new estimator's `fit` with "
+            "the default `cost_scale=\"auto\"`, the bank and the policies at "
+            "the scales its search tries, what a user's first call costs; "
+            "fit: the DAG's bank and one policy at the curve's middle scale, "
+            "its strategy already chosen by the curve; refit: the policies "
+            "for twice that scale; the peers' fit: their masked classifier "
+            "and their own models; rows/s of the DAG's "
             "`predict` and of the peers' rollouts, one thread; a fit marked "
             "*(CPU)* is a ratio of CPU seconds, where its run recorded them):",
             "",
