@@ -1044,7 +1044,7 @@ def speed_section(read: list[tuple], afa_speed: str, figs: dict) -> list[str]:
     if afa_speed:
         text += [
             "On the AFA problems (default fit: a new estimator's `fit` with "
-            "the default `cost_scale=\"auto\"`, the bank and the policies at "
+            'the default `cost_scale="auto"`, the bank and the policies at '
             "the scales its search tries, what a user's first call costs; "
             "fit: the DAG's bank and one policy at the curve's middle scale, "
             "its strategy already chosen by the curve; refit: the policies "
