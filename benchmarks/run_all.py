@@ -14,7 +14,9 @@ test rows), all sensors, the oracle, the confidence cascade
 include_all=True`` on its own bank: ``paper``); LightGBM's
 cost-efficient gradient boosting (CEGB) with the same cost accounting (see
 ``_cegb.py``), and the active-feature-acquisition peers AACO and a greedy CMI
-acquirer (``_afa_run.py``; ``--no-peers`` leaves them out); fit time, sweep
+acquirer (``_afa_run.py``; ``--no-peers`` leaves them out, ``--keep-peers``
+keeps their saved points and seconds); fit time (also of the default
+``cost_scale="auto"`` fit, from scratch), sweep
 time, prediction throughput and peak memory, beside one single-threaded HGB
 on all features fitted in the same process (the unit of the speed ratios).
 Each dataset runs in its own process, so its peak memory (``ru_maxrss``) is
@@ -218,10 +220,47 @@ QUICK_PEERS = {
 }
 
 
-def afa_peers(d: BenchData, args: argparse.Namespace) -> tuple[pd.DataFrame, dict]:
-    """AACO's and the greedy CMI acquirer's test points, and their seconds."""
+#: The peers' methods in a curve CSV, and the keys of their seconds.
+PEER_METHODS = ("aaco", "greedy")
+PEER_SECONDS = (
+    "AACO fit (masked classifier + fold models)",
+    "AACO rollout (test rows)",
+    "greedy CMI fit (masked classifier)",
+    "greedy CMI rollout (test rows)",
+)
+
+
+def saved_peers(
+    name: str, args: argparse.Namespace, seed: int
+) -> tuple[pd.DataFrame, dict]:
+    """The peers' test points and seconds of the saved run of ``name`` on the
+    split of ``seed`` (``--keep-peers``): the peers do not read this
+    library, so a run of the DAG alone can keep their last measurements on
+    the same rows. Refuses a saved run that lacks them."""
+    path, jpath = args.work_dir / f"{name}_curve.csv", args.work_dir / f"{name}.json"
+    if not (path.exists() and jpath.exists()):
+        raise SystemExit(f"--keep-peers: no saved run of {name} in {args.work_dir}")
+    curve = pd.read_csv(path)
+    if "seed" in curve:
+        curve = curve[curve["seed"] == seed].drop(columns="seed")
+    peers = curve[curve["method"].isin(PEER_METHODS)]
+    summary = json.loads(jpath.read_text())
+    splits = {s["seed"]: s["seconds"] for s in summary.get("splits", [])}
+    seconds = splits.get(seed, summary["seconds"])
+    if peers.empty or not all(k in seconds for k in PEER_SECONDS):
+        raise SystemExit(f"--keep-peers: the saved run of {name} has no peers")
+    return peers, {k: seconds[k] for k in PEER_SECONDS}
+
+
+def afa_peers(
+    d: BenchData, args: argparse.Namespace, seed: int
+) -> tuple[pd.DataFrame, dict]:
+    """AACO's and the greedy CMI acquirer's test points, and their seconds
+    (``seed``: the split's)."""
     if args.no_peers:
         return pd.DataFrame(), {}
+    if args.keep_peers:
+        return saved_peers(d.name, args, seed)
     many = "many" if d.spec.n_sensors > 20 else "few"
     quick = QUICK_PEERS if args.quick else {}
     settings = peer_settings(d, {**quick, "max_fraction": PEER_MAX_FRACTION[many]})
@@ -308,10 +347,16 @@ def run_split(
     model.fit(d.X_train, d.y_train, bank=bank)
     policy_s = time.perf_counter() - t0
     rows_per_s = throughput(model, d.X_test)
+    # What a user's first call runs: a new estimator, no bank given, the
+    # default cost scale ("auto"); the fits above reuse the curve's bank.
+    t0 = time.perf_counter()
+    default = {k: v for k, v in params.items() if k != "cost_scale"}
+    BudgetDAGClassifier(d.spec, **default).fit(d.X_train, d.y_train)
+    default_s = time.perf_counter() - t0
     paper, paper_s = paper_subsets_curve(d, params, n_points)
 
     cegb, cegb_s, cegb_fit_s = timed_cegb(d, args)
-    peers, peer_seconds = afa_peers(d, args)
+    peers, peer_seconds = afa_peers(d, args, seed)
 
     frame = res.frame[res.frame["split"] == "test"].copy()
     conf = res_conf.frame
@@ -341,6 +386,7 @@ def run_split(
             "bank fit": bank_s,
             "one policy fit (bank reused)": policy_s,
             "fit (bank + one policy)": bank_s + policy_s,
+            "default fit (cost_scale auto)": default_s,
             "sweep (bank reused)": sweep_s,
             "paper-configuration sweep (bank reused)": conf_sweep_s,
             **({"paper n_subsets curve (own bank)": paper_s} if paper_s else {}),
@@ -500,6 +546,8 @@ def run_child(name: str, args: argparse.Namespace) -> dict:
         cmd.append("--choose-degree")
     if args.no_peers:
         cmd.append("--no-peers")
+    if args.keep_peers:
+        cmd.append("--keep-peers")
     env = dict(os.environ)
     if args.parallel > 1:
         # Parallel processes share the cores: one BLAS/OpenMP thread each.
@@ -626,6 +674,13 @@ def main() -> None:
         "--no-peers",
         action="store_true",
         help="leave out the AFA peers (AACO, greedy CMI), the slowest columns",
+    )
+    parser.add_argument(
+        "--keep-peers",
+        action="store_true",
+        help="keep the AFA peers' points and seconds of the saved run of each "
+        "dataset (same rows; the peers do not read this library) instead of "
+        "running them again",
     )
     parser.add_argument(
         "--afa-dir",

@@ -137,9 +137,16 @@ def test_speed_row_gives_ratios_to_the_reference_or_plain_seconds():
     s = {"seconds": seconds, "n_points": 20, "predict_rows_per_s": 5000.0}
     ref = {"fit_s": 2.0, "error": 0.1, "predict_rows_per_s": 10000.0}
     row = speed_row("d", {**s, "reference": ref})
-    assert row == ["d", "2.00", "3.0×", "0.25×", "2.0× (20 points)", "1.5×", "0.50×"]
+    assert row == [
+        "d", "2.00", "not timed", "3.0×", "0.25×", "2.0× (20 points)", "1.5×",
+        "0.50×",
+    ]  # fmt: skip
     old = speed_row("d", s)
-    assert old[1:3] == ["not measured", "6.0 s"] and old[-1] == "5,000 rows/s"
+    assert old[1:4] == ["not measured", "not timed", "6.0 s"]
+    assert old[-1] == "5,000 rows/s"
+    # Runs since the default fit is timed show it beside the others.
+    timed = {**s, "seconds": {**seconds, "default fit (cost_scale auto)": 9.0}}
+    assert speed_row("d", {**timed, "reference": ref})[2] == "4.5×"
 
 
 def test_provenance_names_the_commit_and_command_of_each_dataset():
@@ -164,11 +171,12 @@ def write_afa_run(
     lowest: dict[str, float] | None = None,
     hgb_s: float = 2.0,
     timed: tuple[str, ...] | None = None,
+    cpu: dict[str, float] | None = None,
 ) -> None:
     """A saved ``bench_afa.py`` run on "cube" in ``out``: each method's error
     at every budget (``lowest``: its lowest error where it differs) and the
     speed of the ``timed`` methods (default: all), beside an HGB fit of
-    ``hgb_s`` seconds."""
+    ``hgb_s`` seconds (``cpu``: more speed columns, e.g. CPU seconds)."""
     out.mkdir(parents=True)
     lowest = lowest or {}
     timed = tuple(errors) if timed is None else timed
@@ -194,6 +202,7 @@ def write_afa_run(
                 "hgb_rows_per_s": 1000.0,
                 **{f"{m}_fit_s": 4.0 for m in timed},
                 **{f"{m}_rows_per_s": 10.0 for m in timed},
+                **(cpu or {}),
             }
         )
     pd.DataFrame(rows).to_csv(out / "readings.csv", index=False)
@@ -220,7 +229,7 @@ def test_afa_tables_use_the_saved_run_with_most_seeds(tmp_path):
     quality, speed, lost, floors = afa_sections(tmp_path / "afa")
     assert "| cube (3 seeds) | 0.300 / 0.300 / 0.300 |" in quality
     assert "**0.100** / **0.100** / **0.100** |" in quality
-    assert "| cube (3 seeds) | 20 | 2.0 | 2.0× |" in speed
+    assert "| cube (3 seeds) | 20 | 2.0 | not timed | 2.0× | not timed |" in speed
     assert {(x.method, x.ahead, x.n) for x in lost} == {("greedy", 3, 3)}
     assert len(floors) == 1 and "25.0 points above" in floors[0]
     assert afa_sections(tmp_path / "none") == ("", "", [], [])
@@ -295,6 +304,19 @@ def test_afa_tables_take_each_method_from_its_own_run(tmp_path):
     quality, speed, lost, _ = afa_sections(tmp_path / "afa")
     assert "| cube (DAG 3 seeds, others 1) | 0.300 / 0.300 / 0.300 |" in quality
     # DAG fit 4 s against its run's 2 s HGB; greedy 4 s against its run's 4 s.
-    assert "| 20 | 2.0 | 2.0× | not run | 1.0× |" in speed
+    assert "| 20 | 2.0 | not timed | 2.0× | not timed | not run | 1.0× |" in speed
     # The greedy acquirer is ahead in the one seed both ran.
     assert {(x.method, x.ahead, x.n) for x in lost} == {("greedy", 1, 1)}
+
+
+def test_afa_speed_shows_the_default_fit_and_refit_where_timed(tmp_path):
+    cpu = {
+        "hgb_fit_cpu_s": 2.0,
+        "dag_fit_cpu_s": 4.0,
+        "dag_default_fit_cpu_s": 9.0,
+        "dag_refit_cpu_s": 1.0,
+    }
+    write_afa_run(tmp_path / "afa" / "run", [0, 1], {"dag": 0.3}, cpu=cpu)
+    _, speed, _, _ = afa_sections(tmp_path / "afa")
+    # CPU ratios to the run's HGB: default fit 9 / 2, fit 4 / 2, refit 1 / 2.
+    assert "| 2.0 | 4.5× (CPU) | 2.0× (CPU) | 0.50× (CPU) |" in speed

@@ -59,6 +59,8 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     assert summary["split_seeds"] == [0, 1, 2, 3, 4] and len(summary["splits"]) == 5
     assert summary["seconds"]["bank fit"] > 0 and summary["predict_rows_per_s"] > 0
     assert summary["seconds"]["AACO rollout (test rows)"] > 0
+    # A user's first fit (cost_scale="auto", no bank given) is timed too.
+    assert summary["seconds"]["default fit (cost_scale auto)"] > 0
     # The speed unit: one single-threaded HGB, timed in the same process.
     assert summary["reference"]["fit_s"] > 0
     assert 0 <= summary["reference"]["error"] <= 1
@@ -140,3 +142,35 @@ def test_beyond_12_sensors_the_paper_subsets_run_beside_the_default():
     d.paper_params = None
     none, zero = run_all.paper_subsets_curve(d, {"random_state": 0, "cv": 2}, 3)
     assert none.empty and zero == 0.0
+
+
+def test_keep_peers_reads_the_saved_points_and_seconds_of_the_split(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import argparse
+
+    import pytest
+    import run_all
+
+    args = argparse.Namespace(work_dir=tmp_path)
+    with pytest.raises(SystemExit, match="no saved run of pima"):
+        run_all.saved_peers("pima", args, 0)
+    rows = [
+        {"seed": seed, "method": method, "avg_cost": 1.0 + seed, "error": 0.1}
+        for seed in (0, 1)
+        for method in ("dag", "aaco", "greedy")
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "pima_curve.csv", index=False)
+    seconds = dict.fromkeys(run_all.PEER_SECONDS, 2.0)
+    splits = [
+        {"seed": 0, "seconds": {**seconds, "bank fit": 1.0}},
+        {"seed": 1, "seconds": dict.fromkeys(seconds, 3.0)},
+    ]
+    summary = {"seconds": seconds, "splits": splits}
+    (tmp_path / "pima.json").write_text(json.dumps(summary))
+    peers, kept = run_all.saved_peers("pima", args, 1)
+    assert set(peers["method"]) == {"aaco", "greedy"} and "seed" not in peers
+    assert (peers["avg_cost"] == 2.0).all() and kept == dict.fromkeys(seconds, 3.0)
+    # A saved run of the DAG alone has no peers to keep.
+    pd.DataFrame(rows[:1]).to_csv(tmp_path / "pima_curve.csv", index=False)
+    with pytest.raises(SystemExit, match="has no peers"):
+        run_all.saved_peers("pima", args, 0)
