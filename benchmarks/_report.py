@@ -1212,12 +1212,15 @@ def _runs_under(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
-def change_rows(before: Path, after: Path) -> list[list[str]]:
+def change_rows(
+    before: Path, after: Path, default_fit: bool = False
+) -> list[list[str]]:
     """Per dataset run both before and after: the DAG's mean test error at
     10 / 25 / 50 / 75 % of the all-sensor cost and its fit's and 20-point
     sweep's time (median ratio to each run's own HGB), before -> after: in
     CPU seconds where both runs recorded them (``(CPU)``; two runs side by
-    side on a shared machine move their wall seconds more), else wall."""
+    side on a shared machine move their wall seconds more), else wall;
+    with ``default_fit``, also the default fit's (CPU seconds only)."""
     (rb, sb), (ra, sa) = _runs_under(before), _runs_under(after)
     rows = []
     for name in sorted(set(ra["dataset"]) & set(rb["dataset"])):
@@ -1241,16 +1244,46 @@ def change_rows(before: Path, after: Path) -> list[list[str]]:
         seeds = ra[ra["dataset"] == name]["seed"].nunique()
         rows.append([f"{name} ({seeds})", *errs, ratio["dag_fit"]])
         rows[-1].append(ratio["dag_sweep"])
+        if default_fit:
+            rows[-1].append(_change_default_fit(pb, pa))
     return rows
 
 
+def _change_default_fit(pb: pd.DataFrame, pa: pd.DataFrame) -> str:
+    """The default fit's CPU ratio to each run's HGB (median), before ->
+    after, or "not timed" where a run did not record it."""
+    cols = ("dag_default_fit_cpu_s", "hgb_fit_cpu_s")
+    if not all(c in p and p[c].notna().all() for p in (pb, pa) for c in cols):
+        return "not timed"
+    b, a = ((p[cols[0]] / p[cols[1]]).median() for p in (pb, pa))
+    return f"{b:.1f}× → {a:.1f}× (CPU)"
+
+
 def changes_section(folder: Path) -> list[str]:
-    """What each measured change bought: its before/after table (issue 54)."""
+    """What each measured change bought: its before/after table (issue 54);
+    then the designs measured and not kept (``"kept": false`` in their
+    ``change.json``), with the default fit's time."""
     if not folder.exists():
         return []
+    found = sorted(p for p in folder.iterdir() if (p / "change.json").exists())
+    infos = {p: json.loads((p / "change.json").read_text()) for p in found}
+    kept = [p for p in found if infos[p].get("kept", True)]
+    tried = [p for p in found if not infos[p].get("kept", True)]
     text = ["### What each change bought", ""]
-    for change in sorted(p for p in folder.iterdir() if (p / "change.json").exists()):
-        info = json.loads((change / "change.json").read_text())
+    text += _change_tables(kept, infos, default_fit=False)
+    if tried:
+        text += ["### Designs measured and not kept", ""]
+        text += _change_tables(tried, infos, default_fit=True)
+    return text
+
+
+def _change_tables(
+    changes: list[Path], infos: dict[Path, dict], default_fit: bool
+) -> list[str]:
+    """Each change's paragraph and before/after table (:func:`change_rows`)."""
+    text = []
+    for change in changes:
+        info = infos[change]
         commits = {
             side: sorted(
                 {
@@ -1267,11 +1300,18 @@ def changes_section(folder: Path) -> list[str]:
             "run side by side; the DAG's mean test error over the seeds at each "
             "share of the all-sensor cost; fit: the bank and one policy, sweep: "
             "the 20-point curve with the bank reused, each the median ratio to "
-            "its run's HGB, in CPU seconds where marked, else wall seconds):",
+            "its run's HGB, in CPU seconds where marked, else wall seconds"
+            + (
+                '; default fit: a new estimator\'s `fit` with `cost_scale="auto"`'
+                if default_fit
+                else ""
+            )
+            + "):",
             "",
             table(
-                ["data (seeds)", "10 %", "25 %", "50 %", "75 %", "DAG fit", "sweep"],
-                change_rows(change / "before", change / "after"),
+                ["data (seeds)", "10 %", "25 %", "50 %", "75 %", "DAG fit", "sweep"]
+                + (["default fit"] if default_fit else []),
+                change_rows(change / "before", change / "after", default_fit),
             ),
             "",
         ]

@@ -128,6 +128,40 @@ def test_a_change_table_reads_cpu_seconds_where_both_runs_have_them(tmp_path):
     assert row[-2:] == ["4.0× → 3.0× (CPU)", "8.0× → 6.0× (CPU)"]
     (row,) = change_rows(run("old", 9.0, None), run("new", 12.0, 3.0))
     assert row[-2:] == ["9.0× → 12.0×", "18.0× → 24.0×"]  # wall: one lacks CPU
+    # The default fit's column, where asked: "not timed" unless both runs
+    # recorded its CPU seconds.
+    (row,) = change_rows(tmp_path / "b", tmp_path / "a", default_fit=True)
+    assert row[-1] == "not timed"
+
+
+def test_designs_not_kept_get_their_own_tables_with_the_default_fit(tmp_path):
+    import json
+
+    from _report import changes_section
+
+    def run(folder: Path, default_cpu: float) -> None:
+        folder.mkdir(parents=True)
+        pd.DataFrame(
+            {"dataset": ["t"], "seed": [0], "method": ["dag"], "e10": [0.2],
+             "e25": [0.1], "e50": [0.1], "e75": [0.1]}
+        ).to_csv(folder / "readings.csv", index=False)  # fmt: skip
+        speed = {"dataset": ["t"], "hgb_fit_s": [1.0], "dag_fit_s": [2.0]}
+        speed |= {"dag_sweep_s": [4.0], "hgb_fit_cpu_s": [1.0]}
+        speed |= {"dag_fit_cpu_s": [2.0], "dag_sweep_cpu_s": [4.0]}
+        speed |= {"dag_default_fit_cpu_s": [default_cpu]}
+        pd.DataFrame(speed).to_csv(folder / "speed.csv", index=False)
+
+    for name, kept in (("kept_one", True), ("tried_one", False)):
+        run(tmp_path / name / "before" / "t", 10.0)
+        run(tmp_path / name / "after" / "t", 5.0)
+        info = {"title": name, "what": "w", "kept": kept}
+        (tmp_path / name / "change.json").write_text(json.dumps(info))
+    text = "\n".join(changes_section(tmp_path))
+    head = "### Designs measured and not kept"
+    assert text.index("**kept_one**") < text.index(head) < text.index("**tried_one**")
+    # Only the designs' tables show the default fit.
+    assert text.count("10.0× → 5.0× (CPU)") == 1
+    assert text.rstrip().endswith("| 10.0× → 5.0× (CPU) |")
 
 
 def test_the_afa_speed_table_reads_cpu_seconds_where_recorded(tmp_path):
