@@ -27,7 +27,9 @@ the training file, its 2 000 test rows). It prints, and writes to
 ``benchmarks/out/regressor_many.md``, the default's test MSE at 10/25/50 % of
 the all-sensor cost (lower convex hull of a ``cost_scale`` sweep on one bank)
 beside the fixed-subset hull read on the same bank (the chain's prefixes: the
-greedy order's first sensors for every row), mean over ``--repeats`` seeds::
+greedy order's first sensors for every row), and the speed of the default
+fit, of a refit and of the sweep as CPU ratios to one single-threaded HGB,
+mean over ``--repeats`` seeds::
 
     python -m benchmarks.bench_regressor --many-sensors [--repeats 3]
 """
@@ -246,16 +248,29 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
     X, y, Xt, yt, spec = MANY_DATASETS[name](seed)
     at = np.array(MANY_FRACTIONS) * spec.total_cost
     var = float(np.var(y))
-    start = time.perf_counter()
+    # The unit of the speed ratios: one single-threaded HGB, CPU seconds.
+    with threadpool_limits(limits=1):
+        cpu = time.process_time()
+        hgb = HistGradientBoostingRegressor(
+            max_iter=200, early_stopping=True, random_state=seed
+        ).fit(X, y)
+        hgb_cpu = time.process_time() - cpu
+        # What a user's first call runs: no bank, cost_scale="auto".
+        cpu = time.process_time()
+        BudgetDAGRegressor(spec, random_state=seed, n_jobs=1).fit(X, y)
+        default_cpu = time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
     # The bank of every strategy "auto" builds: a fitted model's ``bank_``
     # keeps only the DAG it chose, and the fixed subsets below need the chain.
-    base = BudgetDAGRegressor(spec, cost_scale=0.0, random_state=seed)
+    base = BudgetDAGRegressor(spec, cost_scale=0.0, random_state=seed, n_jobs=1)
     bank = base.fit_bank(X, y)
     base.fit(X, y, bank=bank)
-    fit_secs = time.perf_counter() - start
-    points, grown = [], 0
+    fit_secs, fit_cpu = time.perf_counter() - start, time.process_time() - cpu
+    points, grown, refit_cpu = [], 0, 0.0
     for rel in MANY_SCALES:
+        cpu = time.process_time()
         model = base if rel == 0 else base.refit_policies(X, y, rel * var)
+        refit_cpu += time.process_time() - cpu
         res = model.evaluate(Xt, yt)
         points.append((res["avg_cost"], res["mse"]))
         grown += model.strategy_ == "grown"
@@ -265,10 +280,7 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
     cost, mse = np.array(points).T
     cost = np.append(cost, 0.0)  # the empty state is every policy's too
     mse = np.append(mse, states["mse"].iloc[0])
-    with threadpool_limits(limits=1):
-        hgb = HistGradientBoostingRegressor(
-            max_iter=200, early_stopping=True, random_state=seed
-        ).fit(X, y)
+    n_refits = len(MANY_SCALES) - 1
     return {
         "dag": hull_at(cost, mse, at),
         "fixed": hull_at(
@@ -278,6 +290,13 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
         "hgb": float(np.mean((hgb.predict(Xt) - yt) ** 2)),
         "var": float(np.var(yt)),
         "fit_secs": fit_secs,
+        # CPU seconds as ratios to the HGB's: the default fit, the bank with
+        # one policy, a refit for a new scale (mean) and the sweep's refits.
+        "hgb_cpu": hgb_cpu,
+        "default_ratio": default_cpu / hgb_cpu,
+        "fit_ratio": fit_cpu / hgb_cpu,
+        "refit_ratio": refit_cpu / n_refits / hgb_cpu,
+        "sweep_ratio": refit_cpu / hgb_cpu,
         "grown_share": grown / len(MANY_SCALES),
         "boosting_bank": float(base.bank_.kind_ == "boosting"),
     }
@@ -311,6 +330,24 @@ def render_many(results: dict[str, dict], repeats: int) -> str:
         lines.append(
             f"| {name} | {m['all_sensors']:.3f} | {m['hgb']:.3f} | {m['var']:.2f} | "
             f"{m['fit_secs']:.1f} |"
+        )
+    lines += [
+        "",
+        "Speed, CPU seconds as ratios to one single-threaded "
+        "`HistGradientBoostingRegressor(max_iter=200, early_stopping=True)` "
+        "on all features, in the same run (mean over the seeds): the default "
+        '(`cost_scale="auto"`, no bank given), the bank with one policy, one '
+        f"refit for a new scale, and the sweep's {len(MANY_SCALES) - 1} refits "
+        "(bank reused).",
+        "",
+        "| data | HGB fit s | default fit | bank + one policy | refit | sweep |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, m in results.items():
+        lines.append(
+            f"| {name} | {m['hgb_cpu']:.2f} | {m['default_ratio']:.1f}× | "
+            f"{m['fit_ratio']:.1f}× | {m['refit_ratio']:.2f}× | "
+            f"{m['sweep_ratio']:.1f}× |"
         )
     lines += [
         "",
