@@ -147,6 +147,18 @@ def test_speed_row_gives_ratios_to_the_reference_or_plain_seconds():
     # Runs since the default fit is timed show it beside the others.
     timed = {**s, "seconds": {**seconds, "default fit (cost_scale auto)": 9.0}}
     assert speed_row("d", {**timed, "reference": ref})[2] == "4.5×"
+    # Runs that recorded CPU seconds: those ratios (CEGB's stay wall).
+    cpu = {
+        "default fit (cost_scale auto)": 8.0,
+        "fit (bank + one policy)": 4.0,
+        "one policy fit (bank reused)": 1.0,
+        "sweep (bank reused)": 12.0,
+    }
+    run = {**timed, "cpu_seconds": cpu, "reference": {**ref, "fit_cpu_s": 4.0}}
+    assert speed_row("d", run)[2:] == [
+        "2.0× (CPU)", "1.0× (CPU)", "0.25× (CPU)", "3.0× (20 points, CPU)",
+        "1.5×", "0.50×",
+    ]  # fmt: skip
 
 
 def test_provenance_names_the_commit_and_command_of_each_dataset():

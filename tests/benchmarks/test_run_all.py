@@ -61,6 +61,9 @@ def test_quick_run_on_pima_writes_the_report(tmp_path):
     assert summary["seconds"]["AACO rollout (test rows)"] > 0
     # A user's first fit (cost_scale="auto", no bank given) is timed too.
     assert summary["seconds"]["default fit (cost_scale auto)"] > 0
+    # CPU seconds beside them (the mean of the splits), and the HGB's.
+    assert summary["cpu_seconds"]["default fit (cost_scale auto)"] > 0
+    assert summary["reference"]["fit_cpu_s"] > 0
     # The speed unit: one single-threaded HGB, timed in the same process.
     assert summary["reference"]["fit_s"] > 0
     assert 0 <= summary["reference"]["error"] <= 1
