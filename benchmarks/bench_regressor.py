@@ -37,6 +37,7 @@ mean over ``--repeats`` seeds::
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -212,6 +213,9 @@ def render(results: dict[str, tuple[str, dict]], repeats: dict[str, int]) -> str
 
 
 # ------------------------------------------------------------ many sensors
+#: Estimator settings of the many-sensor runs beyond the defaults
+#: (``--params``, JSON): a design measured against the default.
+PARAMS: dict = {}
 MANY_FRACTIONS = (0.10, 0.25, 0.50)
 #: cost_scale grid of the many-sensor sweep (multiples of var(y) per unit cost).
 MANY_SCALES = (0.0, *np.geomspace(1e-3, 1.0, 10).round(5))
@@ -257,12 +261,14 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
         hgb_cpu = time.process_time() - cpu
         # What a user's first call runs: no bank, cost_scale="auto".
         cpu = time.process_time()
-        BudgetDAGRegressor(spec, random_state=seed, n_jobs=1).fit(X, y)
+        BudgetDAGRegressor(spec, random_state=seed, n_jobs=1, **PARAMS).fit(X, y)
         default_cpu = time.process_time() - cpu
     start, cpu = time.perf_counter(), time.process_time()
     # The bank of every strategy "auto" builds: a fitted model's ``bank_``
     # keeps only the DAG it chose, and the fixed subsets below need the chain.
-    base = BudgetDAGRegressor(spec, cost_scale=0.0, random_state=seed, n_jobs=1)
+    base = BudgetDAGRegressor(
+        spec, cost_scale=0.0, random_state=seed, n_jobs=1, **PARAMS
+    )
     bank = base.fit_bank(X, y)
     base.fit(X, y, bank=bank)
     fit_secs, fit_cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -275,7 +281,7 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
         points.append((res["avg_cost"], res["mse"]))
         grown += model.strategy_ == "grown"
     # The fixed subsets on the same bank: the chain's states (its prefixes).
-    chain = BudgetDAGRegressor(spec, dag="chain", random_state=seed)
+    chain = BudgetDAGRegressor(spec, dag="chain", random_state=seed, **PARAMS)
     states = chain.fit(X, y, bank=bank).evaluate_states(Xt, yt)
     cost, mse = np.array(points).T
     cost = np.append(cost, 0.0)  # the empty state is every policy's too
@@ -314,7 +320,7 @@ def render_many(results: dict[str, dict], repeats: int) -> str:
         "prefixes, every row the same sensors).",
         "",
         f"Command: `python -m benchmarks.bench_regressor --many-sensors --repeats "
-        f"{repeats}`",
+        f"{repeats}" + (f" --params '{json.dumps(PARAMS)}'" if PARAMS else "") + "`",
         "",
         "| data | budget | default | fixed-subset hull |",
         "| --- | --- | --- | --- |",
@@ -385,7 +391,14 @@ def main() -> None:
         action="store_true",
         help="the default beyond 12 sensors (sparse DAG) vs its fixed-subset hull",
     )
+    parser.add_argument(
+        "--params",
+        default="{}",
+        help="with --many-sensors: estimator settings (JSON) instead of the "
+        "defaults, e.g. a design to measure",
+    )
     args = parser.parse_args()
+    PARAMS.update(json.loads(args.params))
     if args.many_sensors:
         if args.repeats < 1:
             raise ValueError(f"--repeats must be at least 1, got {args.repeats}.")
