@@ -1360,6 +1360,27 @@ def bank_visits_section(folder: Path) -> list[str]:
     ]
 
 
+#: Saved by ``bench_regressor.py --many-sensors`` (its written table, copied
+#: beside the other results): the regressor's quality and speed on a
+#: many-sensor regression table.
+REGRESSOR_MANY_FILE = "regressor_many.md"
+
+
+def regressor_section(path: Path) -> list[str]:
+    """The saved many-sensor regressor table under its own heading (its
+    title dropped, its subheadings one level under this section's), or
+    nothing."""
+    if not path.is_file():
+        return []
+    body = path.read_text().split("\n", 1)[1] if path.read_text() else ""
+    return [
+        "## The regressor beyond 12 sensors",
+        "",
+        re.sub(r"^#{2,} ", "### ", body.strip(), flags=re.M),
+        "",
+    ]
+
+
 #: Where issue 53's estimates still miss, and why (under the table).
 ESTIMATE_NOTES = [
     "- **Fit time** is the estimate for one thread against the fit's CPU "
@@ -1526,6 +1547,7 @@ def report_text(
         *changes_section(afa_dir.parent / CHANGES_DIR),
         *scale_section(read, failed),
         *bank_visits_section(afa_dir.parent / "bank_visits"),
+        *regressor_section(work.parent / REGRESSOR_MANY_FILE),
         *([] if estimates is None else estimates_section(estimates)),
         "## Where we lose, and why",
         "",

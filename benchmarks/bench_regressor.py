@@ -308,6 +308,17 @@ def many_sensor_split(name: str, seed: int) -> dict[str, np.ndarray | float]:
     }
 
 
+def provenance() -> str:
+    """The commit that ran, the finish time and the machine, in words."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _report import current_commit, machine
+
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return f"commit `{current_commit()}`, finished {stamp}, on {machine()}"
+
+
 def render_many(results: dict[str, dict], repeats: int) -> str:
     lines = [
         "# Regressor beyond 12 sensors: the default vs its fixed-subset hull",
@@ -320,7 +331,9 @@ def render_many(results: dict[str, dict], repeats: int) -> str:
         "prefixes, every row the same sensors).",
         "",
         f"Command: `python -m benchmarks.bench_regressor --many-sensors --repeats "
-        f"{repeats}" + (f" --params '{json.dumps(PARAMS)}'" if PARAMS else "") + "`",
+        f"{repeats}"
+        + (f" --params '{json.dumps(PARAMS)}'" if PARAMS else "")
+        + f"`, {provenance()}",
         "",
         "| data | budget | default | fixed-subset hull |",
         "| --- | --- | --- | --- |",
