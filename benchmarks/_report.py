@@ -1360,25 +1360,32 @@ def bank_visits_section(folder: Path) -> list[str]:
     ]
 
 
-#: Saved by ``bench_regressor.py --many-sensors`` (its written table, copied
-#: beside the other results): the regressor's quality and speed on a
-#: many-sensor regression table.
-REGRESSOR_MANY_FILE = "regressor_many.md"
+#: Saved by ``bench_regressor.py --many-sensors`` (each written table, copied
+#: into this folder of the results): the regressor's quality and speed on
+#: many-sensor regression tables, the default's first, then any design
+#: measured beside it with ``--params``.
+REGRESSOR_MANY_DIR = "regressor_many"
 
 
-def regressor_section(path: Path) -> list[str]:
-    """The saved many-sensor regressor table under its own heading (its
-    title dropped, its subheadings one level under this section's), or
-    nothing."""
-    if not path.is_file():
+def regressor_section(folder: Path) -> list[str]:
+    """The saved many-sensor regressor tables (``*.md`` in ``folder``, in
+    name order) under one heading, each under its own title one level
+    down, or nothing."""
+    files = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    if not files:
         return []
-    body = path.read_text().split("\n", 1)[1] if path.read_text() else ""
-    return [
+    text = [
         "## The regressor beyond 12 sensors",
         "",
-        re.sub(r"^#{2,} ", "### ", body.strip(), flags=re.M),
+        "`bench_regressor.py --many-sensors`: the default first; a table "
+        "whose command has `--params` measured a design beside it (not the "
+        "default).",
         "",
     ]
+    for f in files:
+        body = re.sub(r"^#+ ", "### ", f.read_text().strip(), count=1)
+        text += [re.sub(r"^#{4,} ", "#### ", body, flags=re.M), ""]
+    return text
 
 
 #: Where issue 53's estimates still miss, and why (under the table).
@@ -1547,7 +1554,7 @@ def report_text(
         *changes_section(afa_dir.parent / CHANGES_DIR),
         *scale_section(read, failed),
         *bank_visits_section(afa_dir.parent / "bank_visits"),
-        *regressor_section(work.parent / REGRESSOR_MANY_FILE),
+        *regressor_section(work.parent / REGRESSOR_MANY_DIR),
         *([] if estimates is None else estimates_section(estimates)),
         "## Where we lose, and why",
         "",

@@ -321,7 +321,9 @@ def provenance() -> str:
 
 def render_many(results: dict[str, dict], repeats: int) -> str:
     lines = [
-        "# Regressor beyond 12 sensors: the default vs its fixed-subset hull",
+        "# Regressor beyond 12 sensors: "
+        + (f"with {json.dumps(PARAMS)}" if PARAMS else "the default")
+        + " vs its fixed-subset hull",
         "",
         "Written by `benchmarks/bench_regressor.py --many-sensors`; rerun, do not",
         "edit. Test MSE (lower is better) at 10/25/50 % of the all-sensor cost,",

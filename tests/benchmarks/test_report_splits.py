@@ -332,3 +332,19 @@ def test_afa_speed_shows_the_default_fit_and_refit_where_timed(tmp_path):
     _, speed, _, _ = afa_sections(tmp_path / "afa")
     # CPU ratios to the run's HGB: default fit 9 / 2, fit 4 / 2, refit 1 / 2.
     assert "| 2.0 | 4.5× (CPU) | 2.0× (CPU) | 0.50× (CPU) |" in speed
+
+
+def test_the_regressor_section_shows_each_saved_table_in_name_order(tmp_path):
+    from _report import regressor_section
+
+    assert regressor_section(tmp_path / "none") == []
+    folder = tmp_path / "regressor_many"
+    folder.mkdir()
+    for name, title in (("1_design.md", "with x"), ("0_default.md", "the default")):
+        (folder / name).write_text(f"# Regressor: {title}\n\n| a |\n| --- |\n| 1 |\n")
+    text = "\n".join(regressor_section(folder))
+    assert text.startswith("## The regressor beyond 12 sensors")
+    # Each file's title one level under the section's, the default's first.
+    assert text.index("### Regressor: the default") < text.index(
+        "### Regressor: with x"
+    )
