@@ -485,12 +485,9 @@ def validation_folds(
             yield chosen[fit_rows], chosen[val_rows]
         return
     stratify = np.zeros(n, dtype=int)
-    if np.asarray(y).dtype.kind in "iub":
-        counts = np.bincount(y)
-        counts = counts[counts > 0]
-        n_held = int(np.ceil(VALIDATION_SHARE * n))
-        if counts.min() >= 2 and min(n_held, n - n_held) >= len(counts):
-            stratify = y
+    n_held = int(np.ceil(VALIDATION_SHARE * n))
+    if _can_stratify(y, n_held, n - n_held):
+        stratify = y
     split = StratifiedShuffleSplit(
         1, test_size=VALIDATION_SHARE, random_state=random_state
     )
@@ -508,17 +505,26 @@ def validation_folds(
             yield np.setdiff1d(np.arange(n), held), held
 
 
+def _can_stratify(y: np.ndarray, n_one: int, n_other: int) -> bool:
+    """Whether a split of ``y``'s rows into ``n_one`` and ``n_other`` can take
+    its classes as strata: labels (not a regression's targets), every class
+    of two rows or more, and room on both sides for every class."""
+    if np.asarray(y).dtype.kind not in "iub":
+        return False
+    counts = np.bincount(y)
+    counts = counts[counts > 0]
+    return counts.min() >= 2 and min(n_one, n_other) >= len(counts)
+
+
 def _stratified_rows(
     y: np.ndarray, n_rows: int, random_state: int | None
 ) -> np.ndarray:
     """``n_rows`` of ``y``'s rows, drawn seeded, stratified by class where
-    every class has two rows or more (a regression's targets: at random)."""
+    :func:`_can_stratify` allows (else at random)."""
     seed = int(np.random.default_rng([int_seed(random_state) or 0, 43]).integers(2**31))
-    if np.asarray(y).dtype.kind in "iub":
-        counts = np.bincount(y)
-        if counts[counts > 0].min() >= 2:
-            split = StratifiedShuffleSplit(1, train_size=n_rows, random_state=seed)
-            return next(split.split(np.zeros((len(y), 1)), y))[0]
+    if _can_stratify(y, n_rows, len(y) - n_rows):
+        split = StratifiedShuffleSplit(1, train_size=n_rows, random_state=seed)
+        return next(split.split(np.zeros((len(y), 1)), y))[0]
     return np.random.default_rng(seed).choice(len(y), n_rows, replace=False)
 
 

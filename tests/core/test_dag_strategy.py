@@ -202,6 +202,21 @@ def test_validation_folds_of_a_long_table_hold_out_a_stratified_draw(monkeypatch
     assert not np.array_equal(drawn, np.union1d(*next(validation_folds(y, 4))))
 
 
+def test_validation_folds_just_beyond_the_row_cap_draw_without_failing(monkeypatch):
+    """A table a few rows longer than CHOICE_MAX_ROWS leaves too few rows
+    out of the draw to hold every class: the draw is then at random (a
+    stratified one raised), still each drawn row held out once."""
+    from budgetdag_core.strategies import _choice
+
+    monkeypatch.setattr(_choice, "CHOICE_MAX_ROWS", 200)
+    y = np.arange(201) % 3
+    folds = list(validation_folds(y, 0))
+    drawn = np.union1d(folds[0][0], folds[0][1])
+    assert len(drawn) == 200 and len(folds) == VALIDATION_FOLDS
+    held = np.concatenate([val for _, val in folds])
+    assert np.array_equal(np.sort(held), drawn)
+
+
 @pytest.mark.parametrize(
     ("edge", "folds", "kept"),
     [(0.01, VALIDATION_FOLDS, "chain"), (0.3, 1, "routed"), (-0.3, 1, "chain")],
