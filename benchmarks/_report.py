@@ -357,37 +357,27 @@ def speed_row(name: str, s: dict) -> list[str]:
     stay wall seconds), else of wall seconds."""
     sec, ref = s["seconds"], s.get("reference")
     unit = ref["fit_s"] if ref else None
-    if ref and "fit_cpu_s" in ref and "cpu_seconds" in s:
-        cpu, cpu_unit = s["cpu_seconds"], ref["fit_cpu_s"]
-        return [
-            name,
-            f"{unit:.2f}",
-            *(
-                _ratio(cpu[key], cpu_unit) + " (CPU)"
-                for key in (
-                    "default fit (cost_scale auto)",
-                    "fit (bank + one policy)",
-                    "one policy fit (bank reused)",
-                )
-            ),
-            _ratio(cpu["sweep (bank reused)"], cpu_unit)
-            + f" ({s['n_points']} points, CPU)",
-            _ratio(sec["CEGB fits only"], unit),
-            f"{s['predict_rows_per_s'] / ref['predict_rows_per_s']:.2f}×",
-        ]
+    cpu = ref is not None and "fit_cpu_s" in ref and "cpu_seconds" in s
+    times, time_unit = (s["cpu_seconds"], ref["fit_cpu_s"]) if cpu else (sec, unit)
+
+    def timed(key: str, note: str = "") -> str:
+        if key not in times:  # runs before the column came
+            return "not timed"
+        notes = ", ".join(n for n in (note, "CPU" if cpu else "") if n)
+        return _ratio(times[key], time_unit) + (f" ({notes})" if notes else "")
+
     rows_ratio = (
         f"{s['predict_rows_per_s'] / ref['predict_rows_per_s']:.2f}×"
         if ref
         else f"{s['predict_rows_per_s']:,.0f} rows/s"
     )
-    default = sec.get("default fit (cost_scale auto)")
     return [
         name,
         f"{unit:.2f}" if unit else "not measured",
-        _ratio(default, unit) if default is not None else "not timed",
-        _ratio(sec["fit (bank + one policy)"], unit),
-        _ratio(sec["one policy fit (bank reused)"], unit),
-        _ratio(sec["sweep (bank reused)"], unit) + f" ({s['n_points']} points)",
+        timed("default fit (cost_scale auto)"),
+        timed("fit (bank + one policy)"),
+        timed("one policy fit (bank reused)"),
+        timed("sweep (bank reused)", f"{s['n_points']} points"),
         _ratio(sec["CEGB fits only"], unit),
         rows_ratio,
     ]
@@ -492,12 +482,12 @@ def _afa_speed_ratios(
         return float("nan"), float("nan"), False
     sp = pd.read_csv(methods[method] / "speed.csv")
     sp = sp[sp["dataset"] == name]
-    cpu_cols = [f"{method}_fit_cpu_s", "hgb_fit_cpu_s"]
-    cpu = all(c in sp and sp[c].notna().all() for c in cpu_cols)
-    unit = "_cpu_s" if cpu else "_s"
-    fit = (sp[f"{method}_fit{unit}"] / sp[f"hgb_fit{unit}"]).mean()
+    fit = cpu_ratios(sp, f"{method}_fit")
+    cpu = fit is not None
+    if fit is None:
+        fit = sp[f"{method}_fit_s"] / sp["hgb_fit_s"]
     rows = (sp[f"{method}_rows_per_s"] / sp["hgb_rows_per_s"]).mean()
-    return float(fit), float(rows), cpu
+    return float(fit.mean()), float(rows), cpu
 
 
 def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
@@ -513,31 +503,32 @@ def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
     own = pd.read_csv(methods.get("dag", next(iter(methods.values()))) / "speed.csv")
     own = own[own["dataset"] == name]
     cells = [ratios(m) for m in ("dag", "aaco", "greedy")]
+
+    def dag_cpu(column: str, digits: int) -> str:
+        """The DAG's ``column`` CPU ratio, mean over the seeds."""
+        if "dag" not in methods:
+            return "not run"
+        ratio = cpu_ratios(own, column)
+        return "not timed" if ratio is None else f"{ratio.mean():.{digits}f}× (CPU)"
+
     return [
         f"{own['n_sensors'].iloc[0]}",
         f"{own['hgb_fit_s'].mean():.1f}",
-        _afa_cpu_ratio(name, "dag_default_fit", methods),
+        dag_cpu("dag_default_fit", 1),
         cells[0][0],
-        _afa_cpu_ratio(name, "dag_refit", methods, digits=2),
+        dag_cpu("dag_refit", 2),
         *(fit for fit, _ in cells[1:]),
         *(rows for _, rows in cells),
     ]
 
 
-def _afa_cpu_ratio(
-    name: str, column: str, methods: dict[str, Path], digits: int = 1
-) -> str:
-    """The DAG run's ``column`` CPU seconds as a ratio to its HGB's (mean over
-    the seeds), or "not timed" where that run did not record them."""
-    if "dag" not in methods:
-        return "not run"
-    sp = pd.read_csv(methods["dag"] / "speed.csv")
-    sp = sp[sp["dataset"] == name]
+def cpu_ratios(speed: pd.DataFrame, column: str) -> pd.Series | None:
+    """A bench_afa run's ``column`` CPU seconds over its HGB fit's, per seed
+    (rows of ``speed.csv``), or None where the run did not record them."""
     cols = [f"{column}_cpu_s", "hgb_fit_cpu_s"]
-    if not all(c in sp and sp[c].notna().all() for c in cols):
-        return "not timed"
-    ratio = (sp[cols[0]] / sp[cols[1]]).mean()
-    return f"{ratio:.{digits}f}× (CPU)"
+    if not all(c in speed and speed[c].notna().all() for c in cols):
+        return None
+    return speed[cols[0]] / speed[cols[1]]
 
 
 def afa_sections(afa_dir: Path) -> tuple[str, str, list[Loss], list[str]]:
@@ -1275,11 +1266,10 @@ def change_rows(
 def _change_default_fit(pb: pd.DataFrame, pa: pd.DataFrame) -> str:
     """The default fit's CPU ratio to each run's HGB (median), before ->
     after, or "not timed" where a run did not record it."""
-    cols = ("dag_default_fit_cpu_s", "hgb_fit_cpu_s")
-    if not all(c in p and p[c].notna().all() for p in (pb, pa) for c in cols):
+    before, after = (cpu_ratios(p, "dag_default_fit") for p in (pb, pa))
+    if before is None or after is None:
         return "not timed"
-    b, a = ((p[cols[0]] / p[cols[1]]).median() for p in (pb, pa))
-    return f"{b:.1f}× → {a:.1f}× (CPU)"
+    return f"{before.median():.1f}× → {after.median():.1f}× (CPU)"
 
 
 def changes_section(folder: Path) -> list[str]:

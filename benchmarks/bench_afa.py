@@ -83,6 +83,7 @@ from _common import (  # noqa: E402
     AFA,
     SMALL_MANY,
     BenchData,
+    Clock,
     cost_to_reach,
     default_params,
     error_at,
@@ -148,13 +149,12 @@ def all_feature_boosting(d: BenchData) -> dict:
         max_iter=200, early_stopping=True, random_state=0
     )
     with threadpool_limits(1):
-        t0, c0 = time.perf_counter(), time.process_time()
-        model.fit(d.X_train, d.y_train)
-        fit_s, fit_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+        with Clock() as fit:
+            model.fit(d.X_train, d.y_train)
         error = float((model.predict(d.X_test) != d.y_test).mean())
         rows_per_s = predict_rows_per_second(model, tiled(d.X_test, 20_000), 3)
     return {
-        "fit_s": fit_s, "fit_cpu_s": fit_cpu_s, "error": error,
+        "fit_s": fit.wall, "fit_cpu_s": fit.cpu, "error": error,
         "rows_per_s": rows_per_s,
     }  # fmt: skip
 
@@ -189,21 +189,19 @@ def run_dag(
 ) -> tuple[pd.DataFrame, dict]:
     """The DAG's curve, the two fixed-subset hulls and the cascade on the test
     rows (all on the DAG's own bank), and timings (``timed``)."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    bank = BudgetDAGClassifier(d.spec, **params).fit_bank(d.X_train, d.y_train)
-    bank_s, bank_cpu_s = time.perf_counter() - t0, time.process_time() - c0
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = tradeoff_curve(
-        d.X_train,
-        d.y_train,
-        d.spec,
-        n_points=args.n_points,
-        X_test=d.X_test,
-        y_test=d.y_test,
-        bank=bank,
-        **params,
-    )
-    sweep_s, sweep_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    with Clock() as bank_clock:
+        bank = BudgetDAGClassifier(d.spec, **params).fit_bank(d.X_train, d.y_train)
+    with Clock() as sweep:
+        res = tradeoff_curve(
+            d.X_train,
+            d.y_train,
+            d.spec,
+            n_points=args.n_points,
+            X_test=d.X_test,
+            y_test=d.y_test,
+            bank=bank,
+            **params,
+        )
     frame = res.frame[res.frame["split"] == "test"]
     keep = frame[frame["method"].isin(DAG_METHODS)]
     points = keep[["method", "avg_cost", "error"]].assign(
@@ -229,34 +227,31 @@ def run_dag(
         )
         info["dag_first_context_cost"] = float(dag_rows["avg_cost"].iloc[near])
     mid = res.cost_scales[len(res.cost_scales) // 2]
-    t0, c0 = time.perf_counter(), time.process_time()
-    one = BudgetDAGClassifier(d.spec, **{**params, "cost_scale": float(mid)})
-    one.fit(d.X_train, d.y_train, bank=bank)
-    policy_s, policy_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    with Clock() as policy:
+        one = BudgetDAGClassifier(d.spec, **{**params, "cost_scale": float(mid)})
+        one.fit(d.X_train, d.y_train, bank=bank)
     # A what-if refit: the fitted model's policies for a doubled cost scale.
-    t0, c0 = time.perf_counter(), time.process_time()
-    one.refit_policies(d.X_train, d.y_train, 2 * float(mid))
-    refit_s, refit_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    with Clock() as refit:
+        one.refit_policies(d.X_train, d.y_train, 2 * float(mid))
     # What a user's first call runs: a new estimator, no bank given, the
     # default cost scale ("auto": the bank once, then policies at a few
     # scales). The fit above reuses what the curve grew with the bank.
     default = {k: v for k, v in params.items() if k != "cost_scale"}
-    t0, c0 = time.perf_counter(), time.process_time()
-    auto = BudgetDAGClassifier(d.spec, **default).fit(d.X_train, d.y_train)
-    default_s, default_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    with Clock() as default_fit:
+        auto = BudgetDAGClassifier(d.spec, **default).fit(d.X_train, d.y_train)
     info.update(
         {
-            "dag_default_fit_s": default_s,
-            "dag_default_fit_cpu_s": default_cpu_s,
+            "dag_default_fit_s": default_fit.wall,
+            "dag_default_fit_cpu_s": default_fit.cpu,
             "dag_default_cost_scale": float(auto.cost_scale_),
-            "dag_fit_s": bank_s + policy_s,
-            "dag_refit_s": refit_s,
-            "dag_sweep_s": sweep_s,
-            # CPU seconds of this process (its threads summed): side-by-side
-            # runs on a shared machine move them less than wall seconds.
-            "dag_fit_cpu_s": bank_cpu_s + policy_cpu_s,
-            "dag_refit_cpu_s": refit_cpu_s,
-            "dag_sweep_cpu_s": sweep_cpu_s,
+            "dag_fit_s": bank_clock.wall + policy.wall,
+            "dag_refit_s": refit.wall,
+            "dag_sweep_s": sweep.wall,
+            # CPU seconds (Clock): side-by-side runs on a shared machine move
+            # them less than wall seconds.
+            "dag_fit_cpu_s": bank_clock.cpu + policy.cpu,
+            "dag_refit_cpu_s": refit.cpu,
+            "dag_sweep_cpu_s": sweep.cpu,
             "dag_rows_per_s": predict_rows_per_second(one, tiled(d.X_test, 20_000), 3),
             "dag_session_ms": session_step_ms(one, d.X_test),
         }
@@ -463,6 +458,10 @@ def _rate(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
+#: Timings shown as CPU ratios to the HGB: (column stem, label, format).
+CPU_TIMED = (("default_fit", "default fit", ".1f"), ("refit", "refit", ".2f"))
+
+
 def speed_table(speed: pd.DataFrame) -> str:
     rows = []
     for name, part in speed.groupby("dataset", sort=False):
@@ -475,16 +474,12 @@ def speed_table(speed: pd.DataFrame) -> str:
             if f"{m}_fit_s" in part:
                 ratio = part[f"{m}_fit_s"] / part["hgb_fit_s"]
                 row[f"{LABELS[m]} fit ×"] = _mean_range(ratio, lambda v: f"{v:.1f}")
-            if f"{m}_default_fit_cpu_s" in part:  # runs since the column came
-                ratio = part[f"{m}_default_fit_cpu_s"] / part["hgb_fit_cpu_s"]
-                row[f"{LABELS[m]} default fit × (CPU)"] = _mean_range(
-                    ratio, lambda v: f"{v:.1f}"
-                )
-            if f"{m}_refit_cpu_s" in part:  # runs since the column came
-                ratio = part[f"{m}_refit_cpu_s"] / part["hgb_fit_cpu_s"]
-                row[f"{LABELS[m]} refit × (CPU)"] = _mean_range(
-                    ratio, lambda v: f"{v:.2f}"
-                )
+            for key, label, fmt in CPU_TIMED:  # runs since the column came
+                if f"{m}_{key}_cpu_s" in part:
+                    ratio = part[f"{m}_{key}_cpu_s"] / part["hgb_fit_cpu_s"]
+                    row[f"{LABELS[m]} {label} × (CPU)"] = _mean_range(
+                        ratio, lambda v, fmt=fmt: format(v, fmt)
+                    )
             if f"{m}_rows_per_s" in part:
                 rps = part[f"{m}_rows_per_s"]
                 ratio = rps / part["hgb_rows_per_s"]

@@ -74,12 +74,13 @@ from _common import (  # noqa: E402
     RESULTS,
     SMALL,
     BenchData,
+    Clock,
     default_params,
     load,
     predict_rows_per_second,
-    reference_fit,
     split_seeds,
     tiled,
+    timed_reference_fit,
     use_data_dir,
     warm_up,
 )
@@ -286,18 +287,13 @@ def run_split(
     params = {"random_state": 0, "cv": cv, "n_jobs": args.n_jobs}
     params |= default_params(d)
     log = list(d.notes)
-    cpu: dict[str, float] = {}  # CPU seconds beside the wall seconds below
     # The unit of the speed ratios, fitted and timed in this process.
-    c0 = time.process_time()
-    ref, ref_fit_s, ref_error = reference_fit(d.X_train, d.y_train, d.X_test, d.y_test)
-    # (its fit's CPU seconds: the call's, less its test predictions')
-    ref_fit_cpu_s = time.process_time() - c0
-    c0 = time.process_time()
-    ref.predict(d.X_test)
-    ref_fit_cpu_s = max(ref_fit_cpu_s - (time.process_time() - c0), 1e-9)
+    ref, ref_clock, ref_error = timed_reference_fit(
+        d.X_train, d.y_train, d.X_test, d.y_test
+    )
     with threadpool_limits(1):
         ref_rows_per_s = predict_rows_per_second(ref, tiled(d.X_test, 20000), 1)
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0 = time.perf_counter()
     degree_scores: dict = {}
     if args.choose_degree:
         degree, degree_scores = choose_degree(d, params, max(4, n_points - 2), log)
@@ -311,25 +307,21 @@ def run_split(
     select_s = time.perf_counter() - t0
     paper_degree = params.get("policy_degree", max(d.degrees))
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    template = BudgetDAGClassifier(d.spec, **params)
-    bank = template.fit_bank(d.X_train, d.y_train)
-    bank_s = time.perf_counter() - t0
-    cpu["bank_s"] = time.process_time() - c0
-    t0, c0 = time.perf_counter(), time.process_time()
-    res = tradeoff_curve(
-        d.X_train,
-        d.y_train,
-        d.spec,
-        n_points=n_points,
-        X_test=d.X_test,
-        y_test=d.y_test,
-        bank=bank,
-        **params,
-    )
-    sweep_s = time.perf_counter() - t0
-    cpu["sweep_s"] = time.process_time() - c0
-    t0, c0 = time.perf_counter(), time.process_time()
+    with Clock() as bank_clock:
+        template = BudgetDAGClassifier(d.spec, **params)
+        bank = template.fit_bank(d.X_train, d.y_train)
+    with Clock() as sweep_clock:
+        res = tradeoff_curve(
+            d.X_train,
+            d.y_train,
+            d.spec,
+            n_points=n_points,
+            X_test=d.X_test,
+            y_test=d.y_test,
+            bank=bank,
+            **params,
+        )
+    t0 = time.perf_counter()
     res_conf = tradeoff_curve(
         d.X_train,
         d.y_train,
@@ -350,21 +342,16 @@ def run_split(
         },
     )
     conf_sweep_s = time.perf_counter() - t0
-    cpu["conf_sweep_s"] = time.process_time() - c0
     mid = res.cost_scales[len(res.cost_scales) // 2]
-    t0, c0 = time.perf_counter(), time.process_time()
-    model = BudgetDAGClassifier(d.spec, **{**params, "cost_scale": float(mid)})
-    model.fit(d.X_train, d.y_train, bank=bank)
-    policy_s = time.perf_counter() - t0
-    cpu["policy_s"] = time.process_time() - c0
+    with Clock() as policy_clock:
+        model = BudgetDAGClassifier(d.spec, **{**params, "cost_scale": float(mid)})
+        model.fit(d.X_train, d.y_train, bank=bank)
     rows_per_s = throughput(model, d.X_test)
     # What a user's first call runs: a new estimator, no bank given, the
     # default cost scale ("auto"); the fits above reuse the curve's bank.
-    t0, c0 = time.perf_counter(), time.process_time()
     default = {k: v for k, v in params.items() if k != "cost_scale"}
-    BudgetDAGClassifier(d.spec, **default).fit(d.X_train, d.y_train)
-    default_s = time.perf_counter() - t0
-    cpu["default_s"] = time.process_time() - c0
+    with Clock() as default_clock:
+        BudgetDAGClassifier(d.spec, **default).fit(d.X_train, d.y_train)
     paper, paper_s = paper_subsets_curve(d, params, n_points)
 
     cegb, cegb_s, cegb_fit_s = timed_cegb(d, args)
@@ -395,11 +382,11 @@ def run_split(
         "n_points": len(res.cost_scales),
         "seconds": {
             "degree selection": select_s,
-            "bank fit": bank_s,
-            "one policy fit (bank reused)": policy_s,
-            "fit (bank + one policy)": bank_s + policy_s,
-            "default fit (cost_scale auto)": default_s,
-            "sweep (bank reused)": sweep_s,
+            "bank fit": bank_clock.wall,
+            "one policy fit (bank reused)": policy_clock.wall,
+            "fit (bank + one policy)": bank_clock.wall + policy_clock.wall,
+            "default fit (cost_scale auto)": default_clock.wall,
+            "sweep (bank reused)": sweep_clock.wall,
             "paper-configuration sweep (bank reused)": conf_sweep_s,
             **({"paper n_subsets curve (own bank)": paper_s} if paper_s else {}),
             "CEGB (all settings)": cegb_s,
@@ -409,15 +396,15 @@ def run_split(
         # CPU seconds of this process: a loaded machine moves them less than
         # wall seconds (the speed table's ratios use them where recorded).
         "cpu_seconds": {
-            "one policy fit (bank reused)": cpu["policy_s"],
-            "fit (bank + one policy)": cpu["bank_s"] + cpu["policy_s"],
-            "default fit (cost_scale auto)": cpu["default_s"],
-            "sweep (bank reused)": cpu["sweep_s"],
+            "one policy fit (bank reused)": policy_clock.cpu,
+            "fit (bank + one policy)": bank_clock.cpu + policy_clock.cpu,
+            "default fit (cost_scale auto)": default_clock.cpu,
+            "sweep (bank reused)": sweep_clock.cpu,
         },
         "predict_rows_per_s": rows_per_s,
         "reference": {
-            "fit_cpu_s": ref_fit_cpu_s,
-            "fit_s": ref_fit_s,
+            "fit_cpu_s": ref_clock.cpu,
+            "fit_s": ref_clock.wall,
             "error": ref_error,
             "predict_rows_per_s": ref_rows_per_s,
         },
