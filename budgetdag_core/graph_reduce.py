@@ -347,6 +347,9 @@ class DenseWalk:
     def layers(self) -> list[list[int]]:
         return fit_layers(self.dag)
 
+    def prepare(self, layer: Sequence[int]) -> None:
+        """Nothing: every state's table is at hand."""
+
     def problem(self, k: int) -> np.ndarray:
         return _action_costs(
             k, self.dag, self.stop_by_state, self.edge_cost, self.cost_to_go,
@@ -504,6 +507,7 @@ def reduce_walk(
     # pool: a walk's tables and caches are filled in this thread, in order.
     with single_threaded(), Parallel(n_jobs=n_jobs, prefer="threads") as parallel:
         for layer in walk.layers():
+            walk.prepare(layer)
             problems = [(k, walk.problem(k)) for k in layer]
             if tables is not None:
                 for k, C in problems:

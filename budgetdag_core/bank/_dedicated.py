@@ -251,6 +251,33 @@ serve, masks_per_row, growth
         with single_threaded():
             return self._blended(out, full, lambda: self._dedicated_proba(models, Xr))
 
+    def _pairs_proba(
+        self,
+        model: Any,
+        cols: np.ndarray,
+        prior: np.ndarray,
+        Xr: np.ndarray,
+        cmasks: np.ndarray,
+        which: np.ndarray,
+        empty: np.ndarray,
+    ) -> np.ndarray:
+        """:meth:`SparseMaskedBank._pairs_proba` with the fold's dedicated
+        model blended in at the pairs of the all-sensor subset (as
+        :meth:`_model_proba` blends)."""
+        out = super()._pairs_proba(model, cols, prior, Xr, cmasks, which, empty)
+        full = (cmasks.all(axis=1) & ~empty)[which]
+        w = float(getattr(self, "full_weight_", 0.0))
+        if w == 0.0 or not full.any():
+            return out
+        fold = [i for i, m in enumerate(self.fold_models_) if m is model]
+        models = self.dedicated_models_
+        if fold and models:
+            models = [models[fold[0]]]
+        with single_threaded():
+            ded = self._dedicated_proba(models, Xr[full])
+        out[full] = (1.0 - w) * out[full] + w * ded
+        return out
+
     def _raw_proba(self, X: np.ndarray, state: int) -> np.ndarray:
         out = super()._raw_proba(X, state)
         if state == 0 or not self.column_masks_[state].all():

@@ -582,6 +582,37 @@ class MaskEncodedClassifier(ClassifierMixin, BaseEstimator):
             out[r] = head.reshape(-1, K, out.shape[2])
         return out
 
+    def proba_of_pairs(self, X: Any, column_masks: Any) -> np.ndarray:
+        """Class probabilities of each row of ``X`` under its own column mask
+        (row i under ``column_masks[i]``), (n_rows, n_classes): what
+        :meth:`proba_under_masks` gives each (row, mask) pair, in one product
+        for pairs of many masks (a rollout's rows at the states they reached),
+        in float32 as it computes, the columns outside a row's mask adding
+        zeros (equal within single precision's rounding).
+        """
+        X = np.asarray(X, dtype=float)
+        masks = np.asarray(column_masks, dtype=bool)
+        if masks.shape != X.shape:
+            raise ValueError(f"expected one mask per row, got {masks.shape}")
+        if not self.coefs_:
+            return np.ones((len(X), 1))
+        if np.isnan(X).any():  # a row's own gaps: the input of predict_proba
+            Xs = X.copy()
+            Xs[~masks] = np.nan
+            return self.predict_proba(Xs)
+        d = X.shape[1]
+        coefs, intercepts = self._single_precision()
+        top, bottom = coefs[0][:d], coefs[0][d:]
+        out = np.empty((len(X), len(self.classes_)))
+        for start in range(0, len(X), MASKED_BLOCK_PAIRS):
+            r = slice(start, start + MASKED_BLOCK_PAIRS)
+            m = masks[r]
+            z = compressed_values(X[r], self.center_, self.scale_).astype(np.float32)
+            z[~m] = 0.0
+            pre = z @ top + m.astype(np.float32) @ bottom + intercepts[0]
+            out[r] = self._head(pre, coefs[1:], intercepts[1:])
+        return out
+
     def _proba_under_mask(self, X: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """:meth:`proba_under_masks` of one mask (rows without NaN): the same
         float32 products (every column it keeps is common, none extra), with

@@ -329,6 +329,82 @@ class SparseMaskedBank(MaskedBank):
             out = apply_temperature(out, t)
         return out
 
+    def oof_pairs(
+        self,
+        X: np.ndarray,
+        rows: np.ndarray,
+        subsets: np.ndarray,
+        which: np.ndarray,
+        states: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Out-of-fold probabilities of each of ``rows`` of ``X`` at its own
+        sensor subset ``subsets[which[i]]`` (pairs x classes): what
+        :meth:`oof_at` gives each (row, subset) pair, in one call per fold for
+        pairs of many subsets (a rollout's rows at the states they reached).
+        Raw, or with ``states`` (one per subset) under those states'
+        temperatures (after :meth:`bind`). Tree models score each pair
+        exactly as :meth:`oof_at` does; mask-encoded ones within float32
+        rounding (:meth:`MaskEncodedClassifier.proba_of_pairs`).
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        which = np.asarray(which, dtype=np.intp)
+        subsets = np.atleast_2d(np.asarray(subsets, dtype=bool))
+        empty = ~subsets.any(axis=1)
+        cmasks = self._columns_of(subsets)
+        out = out_of_fold(
+            self.fold_of_, rows, (self.n_classes_,),
+            lambda f, sel: self._pairs_proba(
+                self.fold_models_[f], self.fold_columns_[f], self.fold_priors_[f],
+                X[rows[sel]], cmasks, which[sel], empty,
+            ),
+        )  # fmt: skip
+        if states is not None:
+            t = self.temperatures_[np.asarray(states, dtype=np.intp)][which]
+            scaled = np.flatnonzero(t != 1.0)  # (at 1: raw, as oof_at leaves them)
+            if scaled.size:
+                out[scaled] = apply_temperature(out[scaled], t[scaled, None])
+        return out
+
+    def _pairs_proba(
+        self,
+        model: Any,
+        cols: np.ndarray,
+        prior: np.ndarray,
+        Xr: np.ndarray,
+        cmasks: np.ndarray,
+        which: np.ndarray,
+        empty: np.ndarray,
+    ) -> np.ndarray:
+        """One model's probabilities of each row of ``Xr`` at its column mask
+        ``cmasks[which[i]]`` (``prior`` where that subset is ``empty``)."""
+        out = np.empty((len(Xr), self.n_classes_))
+        out[empty[which]] = prior
+        todo = np.flatnonzero(~empty[which])
+        if not todo.size:
+            return out
+        Xc = Xr[todo][:, cols]
+        pair_masks = cmasks[which[todo]][:, cols]
+        if isinstance(model, LightGBMTrees):  # exact per subset: a call each
+            for s in np.unique(which[todo]):
+                at = np.flatnonzero(which[todo] == s)
+                raw = model.state_decision_function(Xc[at], cmasks[s : s + 1, cols])
+                full = np.zeros((len(at), self.n_classes_))
+                full[:, np.asarray(model.classes_, dtype=int)] = (
+                    model.proba_from_scores(raw)[:, 0]
+                )
+                out[todo[at]] = full
+            return out
+        if isinstance(model, MaskEncodedClassifier):
+            proba = model.proba_of_pairs(Xc, pair_masks)
+        else:
+            Xs = Xc.astype(float, copy=True)
+            Xs[~pair_masks] = np.nan
+            proba = model.predict_proba(Xs)
+        full = np.zeros((len(todo), self.n_classes_))
+        full[:, np.asarray(model.classes_, dtype=int)] = proba
+        out[todo] = full
+        return out
+
     def predict_proba_subsets(self, X: np.ndarray, subsets: np.ndarray) -> np.ndarray:
         """Probabilities of new rows ``X`` at each sensor subset (rows x
         subsets x classes) by the served model (the fold models' average with

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import heapq
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -409,6 +410,30 @@ class SparseGrowth:
             return proba  # what get(rows) would copy
         return table.get(rows)
 
+    def fill(self, asked: dict[int, np.ndarray]) -> None:
+        """Table the probabilities of the rows ``asked`` at each state (rows
+        not known there yet) in one bank call for all the states, where the
+        bank takes (row, subset) pairs (``oof_pairs``); else state by state
+        (:meth:`proba_at`)."""
+        lacking = {k: self.proba[k].missing(rows) for k, rows in asked.items()}
+        lacking = {k: rows for k, rows in lacking.items() if len(rows)}
+        pairs = getattr(self.bank, "oof_pairs", None)
+        if pairs is None or len(lacking) < 2:
+            for k, rows in lacking.items():
+                self.proba_at(k, rows)
+            return
+        states = np.fromiter(lacking, dtype=np.intp, count=len(lacking))
+        sizes = [len(rows) for rows in lacking.values()]
+        member = np.zeros((len(states), self.dag.n_sensors), dtype=bool)
+        for i, k in enumerate(states):
+            member[i] = state_mask(self.dag.states[k], self.dag.n_sensors)[0]
+        rows = np.concatenate(list(lacking.values()))
+        which = np.repeat(np.arange(len(states)), sizes)
+        proba = pairs(self.X, rows, member, which, states)
+        ends = np.cumsum(sizes)
+        for k, part, end, size in zip(states, lacking.values(), ends, sizes):
+            self.proba[k].add(part, proba[end - size : end])
+
     def inputs_at(
         self,
         k: int,
@@ -526,6 +551,45 @@ def oof_tables(
         P = bank.oof_at(X, rows, subsets[block])
         for a, k in enumerate(block):
             tables[k].add(rows, P[:, a])
+    return tables
+
+
+def oof_pair_tables(
+    bank: Any, X: np.ndarray, flows: Sequence[np.ndarray], subsets: np.ndarray
+) -> list[RowTable]:
+    """One :class:`RowTable` per sensor subset (bool, n_subsets x n_sensors):
+    the bank's out-of-fold outputs of that subset's own rows ``flows[i]``
+    there, in calls of about ``TABLE_PAIRS`` (row, subset) pairs
+    (``bank.oof_pairs``: a bank that takes pairs), else one call per subset
+    (:func:`oof_tables`)."""
+    subsets = np.asarray(subsets, dtype=bool)
+    if not hasattr(bank, "oof_pairs"):
+        return [
+            oof_tables(bank, X, rows, subsets[i : i + 1])[0]
+            for i, rows in enumerate(flows)
+        ]
+    width = len(bank.prior_)
+    tables = [RowTable(width) for _ in range(len(subsets))]
+    given = [i for i in range(len(subsets)) if subsets[i].any() and len(flows[i])]
+    for k in np.flatnonzero(~subsets.any(axis=1)):  # as oof_tables: the prior
+        rows = np.asarray(flows[k], dtype=np.intp)
+        tables[k].add(rows, np.tile(bank.prior_, (len(rows), 1)))
+    start = 0
+    while start < len(given):
+        end, pairs = start, 0
+        while end < len(given) and (end == start or pairs < TABLE_PAIRS):
+            pairs += len(flows[given[end]])
+            end += 1
+        block = given[start:end]
+        sizes = [len(flows[i]) for i in block]
+        rows = np.concatenate([np.asarray(flows[i], dtype=np.intp) for i in block])
+        which = np.repeat(np.arange(len(block)), sizes)
+        P = bank.oof_pairs(X, rows, subsets[block], which)
+        at = 0
+        for i, size in zip(block, sizes, strict=True):
+            tables[i].add(rows[at : at + size], P[at : at + size])
+            at += size
+        start = end
     return tables
 
 
@@ -1083,6 +1147,12 @@ def _rows_at_additions(
 
 
 # ------------------------------------------------------------- Graph-Reduce
+def _taken(act: np.ndarray, n_children: int) -> np.ndarray:
+    """The actions (1-based children) that some row of ``act`` took (a row
+    batch mostly takes few)."""
+    return np.flatnonzero(np.bincount(act, minlength=1)[1 : n_children + 1]) + 1
+
+
 class SparseRollout:
     """What rows cost from states of a sparse DAG under its fitted policies,
     and Graph-Reduce's walk of the DAG (see
@@ -1149,31 +1219,92 @@ class SparseRollout:
     def parts(self, k: int, rows: np.ndarray) -> np.ndarray:
         """(n, 2): the stop loss each row of ``rows`` ends with from state k,
         and the acquisition cost it pays on the way."""
-        table = self.tables[k]
-        known, missing, exact = table.lookup(rows)
+        known, missing, _ = self.tables[k].lookup(rows)
         if known is not None:
             return known
-        # The rows' probabilities are asked only where their stop losses or
-        # inputs are not kept yet (SparseGrowth._kept: the same bank calls).
-        growth = self.growth
-        out = np.zeros((len(missing), 2))
-        out[:, 0] = growth.stop_at(k, missing, self.stop_loss)
-        policy = self.policies[k]
-        if policy is not None and policy.learner is not None:
-            act = policy.predict(growth.inputs_at(k, missing, self.state_inputs))
-            kids = self.dag.children[k]
-            # Only the actions some row took (a row batch mostly takes few).
-            taken = np.bincount(act, minlength=1)[1 : len(kids) + 1]
-            for a in np.flatnonzero(taken) + 1:
-                sensor, child = kids[a - 1]
-                go = act == a
-                moved = missing[go]
-                after = self.parts(child, moved)
-                out[go, 0] = after[:, 0]
-                out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
-        if table.add(missing, out) and exact:
-            return out  # what get(rows) would copy
-        return table.get(rows)
+        self.roll_out({k: [missing]})
+        return self.tables[k].get(rows)
+
+    def roll_out(self, requests: dict[int, list[np.ndarray]]) -> None:
+        """Table the parts (:meth:`parts`) of the rows ``requests`` names at
+        each state, rolling rows out under the fitted policies.
+
+        Breadth first, one size of state at a time (an edge adds one
+        sensor): each state's rows from every parent in one batch, and the
+        bank asked once for all states of a size (:meth:`SparseGrowth.fill`),
+        not once per state and path (a rollout reaches thousands of states
+        with a dozen rows each); then the parts are summed back from the
+        largest states down.
+        """
+        growth, dag, tables = self.growth, self.dag, self.tables
+        pending = {k: list(parts) for k, parts in requests.items()}
+        heap = sorted(pending)
+        visited: list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]] = []
+        while heap:
+            size = dag.states[heap[0]].bit_count()
+            level: dict[int, np.ndarray] = {}
+            while heap and dag.states[heap[0]].bit_count() == size:
+                k = heapq.heappop(heap)
+                asked = pending.pop(k)
+                rows = asked[0] if len(asked) == 1 else np.concatenate(asked)
+                missing = tables[k].missing(rows)
+                if len(missing):
+                    level[k] = missing
+            growth.fill(
+                {k: rows for k, rows in level.items() if self._lacks(k, rows)}
+            )
+            for k, missing in level.items():
+                stop = growth.stop_at(k, missing, self.stop_loss)
+                policy = self.policies[k]
+                act = None
+                if policy is not None and policy.learner is not None:
+                    inputs = growth.inputs_at(k, missing, self.state_inputs)
+                    act = policy.predict(inputs)
+                    kids = dag.children[k]
+                    for a in _taken(act, len(kids)):
+                        child = kids[a - 1][1]
+                        if child not in pending:
+                            pending[child] = []
+                            heapq.heappush(heap, child)
+                        pending[child].append(missing[act == a])
+                visited.append((k, missing, stop, act))
+        for k, missing, stop, act in reversed(visited):
+            out = np.zeros((len(missing), 2))
+            out[:, 0] = stop
+            if act is not None:
+                kids = dag.children[k]
+                for a in _taken(act, len(kids)):
+                    sensor, child = kids[a - 1]
+                    go = act == a
+                    moved = missing[go]
+                    after = tables[child].get(moved)
+                    out[go, 0] = after[:, 0]
+                    out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
+            tables[k].add(missing, out)
+
+    def _lacks(self, k: int, rows: np.ndarray) -> bool:
+        """Whether state k lacks a kept stop loss or policy input of some of
+        ``rows`` (then their probabilities are needed there)."""
+        derived = self.growth.proba[k].derived
+        for compute in (self.stop_loss, self.state_inputs):
+            key = getattr(compute, "cache_key", None)
+            if compute is self.stop_loss and key is not None:
+                key = ("stop", key)
+            table = None if key is None else derived.get(key)
+            if table is None or len(table.missing(rows)):
+                return True
+        return False
+
+    def prepare(self, layer: Sequence[int]) -> None:
+        """Roll the flow rows of the states of ``layer`` out from each of
+        their children at once (what their :meth:`problem` tables read)."""
+        requests: dict[int, list[np.ndarray]] = {}
+        for k in layer:
+            rows = self.growth.flow[k]
+            if len(rows):
+                for _, child in self.dag.children[k]:
+                    requests.setdefault(child, []).append(rows)
+        self.roll_out(requests)
 
     def action_costs(self, k: int, rows: np.ndarray, proba: np.ndarray):
         """The action cost table of ``rows`` at state k (stop first, then each

@@ -64,6 +64,7 @@ from ._growth import (
     SparseGrowth,
     SparseSensorDAG,
     growth_rows,
+    oof_pair_tables,
     oof_tables,
     ranking_costs,
 )
@@ -822,24 +823,26 @@ def _growth_of_paths(
     flows = [np.unique(np.concatenate(flow[k])) for k in order]
     # The states of one set of rows (a path's, or the common chain's) are
     # asked of the bank together where that changes no output (a tree bank),
-    # else one by one.
-    together = bool(getattr(bank, "exact_in_blocks", False))
-    same_rows: dict[bytes | int, list[int]] = {}
-    for i, rows in enumerate(flows):
-        same_rows.setdefault(rows.tobytes() if together else i, []).append(i)
-    tables: dict[int, RowTable] = {}
-    for states in same_rows.values():
-        subsets = np.zeros((len(states), M), dtype=bool)
-        for a, i in enumerate(states):
-            subsets[a, bits_of(masks[order[i]])] = True
-        for i, table in zip(
-            states, oof_tables(bank, X, flows[states[0]], subsets), strict=True
-        ):
-            tables[i] = table
+    # else every state's own rows in calls of many (row, state) pairs.
+    subsets = np.zeros((len(order), M), dtype=bool)
+    for i, k in enumerate(order):
+        subsets[i, bits_of(masks[k])] = True
+    if getattr(bank, "exact_in_blocks", False):
+        same_rows: dict[bytes, list[int]] = {}
+        for i, rows in enumerate(flows):
+            same_rows.setdefault(rows.tobytes(), []).append(i)
+        tables: dict[int, RowTable] = {}
+        for states in same_rows.values():
+            for i, table in zip(
+                states, oof_tables(bank, X, flows[states[0]], subsets[states]),
+                strict=True,
+            ):
+                tables[i] = table
+        kept = [tables[i] for i in range(len(order))]
+    else:
+        kept = oof_pair_tables(bank, X, flows, subsets)
     routes = tuple(int(new[index[mask]]) for mask in route_masks)
-    return SparseGrowth(
-        dag, flows, [tables[i] for i in range(len(order))], bank, X, routes, "routed"
-    )
+    return SparseGrowth(dag, flows, kept, bank, X, routes, "routed")
 
 
 __all__ = [

@@ -412,3 +412,76 @@ def test_a_walk_keeps_each_rows_policy_inputs_beside_its_probabilities(model):
     # Other values are other inputs: another key.
     other = GrowthStateInputs(model.inputs_, growth.X + 1.0)
     assert other.cache_key != state_inputs.cache_key
+
+
+@pytest.mark.parametrize("kind", ["masked", "masked_mlp", "masked_logistic"])
+def test_pairs_give_each_row_its_subsets_out_of_fold_outputs(kind):
+    from budgetdag_core.bank import make_sparse_bank
+
+    X, y = make_data(300, 0)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    bank = make_sparse_bank(kind, cv=3, random_state=0)
+    bank.fit_models(Xv, y, columns, 2)
+    rng = np.random.default_rng(2)
+    subsets = rng.random((6, N_SENSORS)) < 0.4
+    subsets[2] = False  # the empty set: each fold's prior, as oof_at gives it
+    subsets[4] = True  # every sensor
+    rows = rng.integers(0, 300, size=200)
+    which = rng.integers(0, len(subsets), size=200)
+    bank.temperatures_ = np.array([1.0, 1.3, 0.8, 1.0, 2.0, 0.7])  # one per state
+    got = bank.oof_pairs(Xv, rows, subsets, which, states=np.arange(6))
+    for s in range(len(subsets)):
+        at = np.flatnonzero(which == s)
+        alone = bank.oof_at(Xv, rows[at], subsets[s : s + 1], s)[:, 0]
+        if kind == "masked":  # trees: the same sums, exactly
+            np.testing.assert_array_equal(got[at], alone)
+        else:  # float32 products, summed in another order
+            np.testing.assert_allclose(got[at], alone, rtol=1e-4, atol=1e-6)
+
+
+def test_pairs_blend_the_dedicated_model_at_the_all_sensor_subset():
+    from budgetdag_core.bank import make_sparse_bank
+
+    X, y = make_data(300, 0)
+    Xv, columns = X.to_numpy(float), [np.array([i]) for i in range(N_SENSORS)]
+    bank = make_sparse_bank("auto", cv=3, random_state=0)
+    bank.fit_models(Xv, y, columns, 2)
+    bank.full_weight_ = 0.5  # blended whatever the validation chose
+    subsets = np.zeros((2, N_SENSORS), dtype=bool)
+    subsets[0, :3] = True
+    subsets[1] = True
+    rows = np.arange(0, 300, 3)
+    which = np.arange(len(rows)) % 2
+    got = bank.oof_pairs(Xv, rows, subsets, which)
+    for s in range(2):
+        at = np.flatnonzero(which == s)
+        alone = bank.oof_at(Xv, rows[at], subsets[s : s + 1])[:, 0]
+        np.testing.assert_allclose(got[at], alone, rtol=1e-4, atol=1e-6)
+
+
+def test_a_rollout_gives_each_row_the_parts_it_gets_alone(model):
+    """The breadth-first rollout (all rows, every state of a size at once)
+    gives each row the loss and cost it gets rolled out by itself (the
+    fixture's bank is LightGBM's: the same outputs in any batch)."""
+    growth = model.bank_.sparse_growth_.replica()
+    X, y = make_data(500, 0)
+    state_inputs = GrowthStateInputs(model.inputs_, growth.X)
+    stop_loss = model._sparse_stop_loss(model.bank_, y)
+    costs = SPEC.cost_vector
+
+    def walk():
+        w = growth.walk(state_inputs, stop_loss, costs, model.cost_scale_)
+        w.policies = list(model.policies_)
+        return w
+
+    rows = np.arange(0, 500, 7)
+    together = walk().parts(0, rows)
+    for i in range(20):
+        alone = walk().parts(0, rows[i : i + 1])
+        np.testing.assert_array_equal(alone[0], together[i])
+    # Rows asked in any order and with repeats: the same parts.
+    shuffled = np.random.default_rng(0).permutation(np.r_[rows, rows[:5]])
+    np.testing.assert_array_equal(
+        walk().parts(0, shuffled), together[np.searchsorted(rows, shuffled)]
+    )
+    assert (together[:, 1] > 0).any()  # some rows acquire sensors
