@@ -35,9 +35,7 @@ STATE_CHUNK_VALUES = 2**22
 PARALLEL_CALIBRATION_VALUES = 2**18
 
 
-def apply_temperature(
-    proba: np.ndarray, temperature: float | np.ndarray
-) -> np.ndarray:
+def apply_temperature(proba: np.ndarray, temperature: float | np.ndarray) -> np.ndarray:
     """Rescale probabilities (last axis = classes) by ``temperature`` (or by
     an array of temperatures that broadcasts against ``proba``)."""
     if np.ndim(temperature) == 0 and temperature == 1.0:

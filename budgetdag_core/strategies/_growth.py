@@ -1250,9 +1250,7 @@ class SparseRollout:
                 missing = tables[k].missing(rows)
                 if len(missing):
                     level[k] = missing
-            growth.fill(
-                {k: rows for k, rows in level.items() if self._lacks(k, rows)}
-            )
+            growth.fill({k: rows for k, rows in level.items() if self._lacks(k, rows)})
             for k, missing in level.items():
                 stop = growth.stop_at(k, missing, self.stop_loss)
                 policy = self.policies[k]

@@ -834,7 +834,8 @@ def _growth_of_paths(
         tables: dict[int, RowTable] = {}
         for states in same_rows.values():
             for i, table in zip(
-                states, oof_tables(bank, X, flows[states[0]], subsets[states]),
+                states,
+                oof_tables(bank, X, flows[states[0]], subsets[states]),
                 strict=True,
             ):
                 tables[i] = table
