@@ -240,16 +240,20 @@ serve, masks_per_row, growth
         full = cmasks.all(axis=1) & ~empty
         if float(getattr(self, "full_weight_", 0.0)) == 0.0 or not full.any():
             return out  # nothing blended in (_blended)
+        models = self._dedicated_for(model)
+        with single_threaded():
+            return self._blended(out, full, lambda: self._dedicated_proba(models, Xr))
+
+    def _dedicated_for(self, model: Any) -> list[Any]:
+        """The dedicated model of fold ``model``'s fold (a served model that
+        is no fold's: every dedicated model, averaged by the caller)."""
         # A slim saved bank keeps the fold models as its served ones only.
         folds = getattr(self, "fold_models_", None)
         if folds is None:
             folds = self.model_ if isinstance(self.model_, list) else []
         fold = [i for i, m in enumerate(folds) if m is model]
         models = self.dedicated_models_
-        if fold and models:
-            models = [models[fold[0]]]
-        with single_threaded():
-            return self._blended(out, full, lambda: self._dedicated_proba(models, Xr))
+        return [models[fold[0]]] if fold and models else models
 
     def _pairs_proba(
         self,
@@ -269,12 +273,8 @@ serve, masks_per_row, growth
         w = float(getattr(self, "full_weight_", 0.0))
         if w == 0.0 or not full.any():
             return out
-        fold = [i for i, m in enumerate(self.fold_models_) if m is model]
-        models = self.dedicated_models_
-        if fold and models:
-            models = [models[fold[0]]]
         with single_threaded():
-            ded = self._dedicated_proba(models, Xr[full])
+            ded = self._dedicated_proba(self._dedicated_for(model), Xr[full])
         out[full] = (1.0 - w) * out[full] + w * ded
         return out
 
