@@ -42,7 +42,7 @@ import copy
 import functools
 import heapq
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -412,27 +412,24 @@ class SparseGrowth:
 
     def fill(self, asked: dict[int, np.ndarray]) -> None:
         """Table the probabilities of the rows ``asked`` at each state (rows
-        not known there yet) in one bank call for all the states, where the
-        bank takes (row, subset) pairs (``oof_pairs``); else state by state
-        (:meth:`proba_at`)."""
-        lacking = {k: self.proba[k].missing(rows) for k, rows in asked.items()}
-        lacking = {k: rows for k, rows in lacking.items() if len(rows)}
+        not known there yet), many states to a bank call where the bank
+        takes (row, subset) pairs (``oof_pairs``, :func:`pair_blocks`); else
+        state by state (:meth:`proba_at`)."""
+        lacking = [(k, self.proba[k].missing(rows)) for k, rows in asked.items()]
+        lacking = [(k, rows) for k, rows in lacking if len(rows)]
         pairs = getattr(self.bank, "oof_pairs", None)
         if pairs is None or len(lacking) < 2:
-            for k, rows in lacking.items():
+            for k, rows in lacking:
                 self.proba_at(k, rows)
             return
-        states = np.fromiter(lacking, dtype=np.intp, count=len(lacking))
-        sizes = [len(rows) for rows in lacking.values()]
-        member = np.zeros((len(states), self.dag.n_sensors), dtype=bool)
-        for i, k in enumerate(states):
-            member[i] = state_mask(self.dag.states[k], self.dag.n_sensors)[0]
-        rows = np.concatenate(list(lacking.values()))
-        which = np.repeat(np.arange(len(states)), sizes)
-        proba = pairs(self.X, rows, member, which, states)
-        ends = np.cumsum(sizes)
-        for k, part, end, size in zip(states, lacking.values(), ends, sizes):
-            self.proba[k].add(part, proba[end - size : end])
+        M = self.dag.n_sensors
+
+        def ask(states: list[int], rows: np.ndarray, which: np.ndarray) -> np.ndarray:
+            member = np.vstack([state_mask(self.dag.states[k], M) for k in states])
+            return pairs(self.X, rows, member, which, np.asarray(states, np.intp))
+
+        for k, rows, values in pair_blocks(lacking, ask):
+            self.proba[k].add(rows, values)
 
     def inputs_at(
         self,
@@ -554,42 +551,63 @@ def oof_tables(
     return tables
 
 
+def pair_blocks(
+    parts: Sequence[tuple[int, np.ndarray]],
+    ask: Callable[[list[int], np.ndarray, np.ndarray], np.ndarray],
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """``(key, rows, values)`` of each of ``parts`` (``(key, rows)``), asked
+    in blocks of about ``TABLE_PAIRS`` (row, key) pairs (a part larger than
+    that alone): ``ask(keys, rows, which)`` gives the values of each of a
+    block's ``rows`` at its key ``keys[which[i]]`` (the pairs' copies of the
+    rows bound the memory, as ``TABLE_PAIRS`` bounds :func:`oof_tables`)."""
+    start = 0
+    while start < len(parts):
+        end, size = start, 0
+        while end < len(parts) and (end == start or size < TABLE_PAIRS):
+            size += len(parts[end][1])
+            end += 1
+        block = parts[start:end]
+        sizes = [len(rows) for _, rows in block]
+        which = np.repeat(np.arange(len(block)), sizes)
+        values = ask(
+            [key for key, _ in block], np.concatenate([r for _, r in block]), which
+        )
+        at = 0
+        for (key, rows), n in zip(block, sizes, strict=True):
+            yield key, rows, values[at : at + n]
+            at += n
+        start = end
+
+
 def oof_pair_tables(
     bank: Any, X: np.ndarray, flows: Sequence[np.ndarray], subsets: np.ndarray
 ) -> list[RowTable]:
     """One :class:`RowTable` per sensor subset (bool, n_subsets x n_sensors):
     the bank's out-of-fold outputs of that subset's own rows ``flows[i]``
-    there, in calls of about ``TABLE_PAIRS`` (row, subset) pairs
-    (``bank.oof_pairs``: a bank that takes pairs), else one call per subset
-    (:func:`oof_tables`)."""
+    there (the empty set: the bank's ``prior_``, as :func:`oof_tables`), in
+    calls of many subsets (``bank.oof_pairs``, :func:`pair_blocks`), else
+    one call per subset."""
     subsets = np.asarray(subsets, dtype=bool)
     if not hasattr(bank, "oof_pairs"):
         return [
             oof_tables(bank, X, rows, subsets[i : i + 1])[0]
             for i, rows in enumerate(flows)
         ]
-    width = len(bank.prior_)
-    tables = [RowTable(width) for _ in range(len(subsets))]
-    given = [i for i in range(len(subsets)) if subsets[i].any() and len(flows[i])]
-    for k in np.flatnonzero(~subsets.any(axis=1)):  # as oof_tables: the prior
+    tables = [RowTable(len(bank.prior_)) for _ in range(len(subsets))]
+    for k in np.flatnonzero(~subsets.any(axis=1)):
         rows = np.asarray(flows[k], dtype=np.intp)
         tables[k].add(rows, np.tile(bank.prior_, (len(rows), 1)))
-    start = 0
-    while start < len(given):
-        end, pairs = start, 0
-        while end < len(given) and (end == start or pairs < TABLE_PAIRS):
-            pairs += len(flows[given[end]])
-            end += 1
-        block = given[start:end]
-        sizes = [len(flows[i]) for i in block]
-        rows = np.concatenate([np.asarray(flows[i], dtype=np.intp) for i in block])
-        which = np.repeat(np.arange(len(block)), sizes)
-        P = bank.oof_pairs(X, rows, subsets[block], which)
-        at = 0
-        for i, size in zip(block, sizes, strict=True):
-            tables[i].add(rows[at : at + size], P[at : at + size])
-            at += size
-        start = end
+    given = [
+        (i, np.asarray(flows[i], dtype=np.intp))
+        for i in range(len(subsets))
+        if subsets[i].any() and len(flows[i])
+    ]
+
+    def ask(keys: list[int], rows: np.ndarray, which: np.ndarray) -> np.ndarray:
+        return bank.oof_pairs(X, rows, subsets[keys], which)
+
+    for i, rows, values in pair_blocks(given, ask):
+        tables[i].add(rows, values)
     return tables
 
 

@@ -34,6 +34,7 @@ from budgetdag_core.strategies._growth import (
     nearest_rows,
     neighbour_pick_gain,
     oof_tables,
+    pair_blocks,
     pick_gains,
     state_mask,
 )
@@ -485,3 +486,25 @@ def test_a_rollout_gives_each_row_the_parts_it_gets_alone(model):
         walk().parts(0, shuffled), together[np.searchsorted(rows, shuffled)]
     )
     assert (together[:, 1] > 0).any()  # some rows acquire sensors
+
+
+def test_pair_blocks_bound_each_call_and_give_each_part_its_values(monkeypatch):
+    from budgetdag_core.strategies import _growth
+
+    monkeypatch.setattr(_growth, "TABLE_PAIRS", 10)
+    rng = np.random.default_rng(0)
+    parts = [(k, rng.integers(0, 100, size=n)) for k, n in enumerate([4, 7, 25, 0, 3])]
+    calls = []
+
+    def ask(keys, rows, which):
+        calls.append((list(keys), len(rows)))
+        return np.column_stack([rows, np.asarray(keys)[which]])
+
+    got = list(pair_blocks(parts, ask))
+    assert [key for key, _, _ in got] == [0, 1, 2, 3, 4]
+    for (key, rows), (_, same, values) in zip(parts, got, strict=True):
+        assert same is rows
+        expected = np.column_stack([rows, [key] * len(rows)])
+        np.testing.assert_array_equal(values, expected)
+    # A call stops once it holds TABLE_PAIRS pairs; a larger part goes alone.
+    assert calls == [([0, 1], 11), ([2], 25), ([3, 4], 3)]
