@@ -1165,12 +1165,6 @@ def _rows_at_additions(
 
 
 # ------------------------------------------------------------- Graph-Reduce
-def _taken(act: np.ndarray, n_children: int) -> np.ndarray:
-    """The actions (1-based children) that some row of ``act`` took (a row
-    batch mostly takes few)."""
-    return np.flatnonzero(np.bincount(act, minlength=1)[1 : n_children + 1]) + 1
-
-
 class SparseRollout:
     """What rows cost from states of a sparse DAG under its fitted policies,
     and Graph-Reduce's walk of the DAG (see
@@ -1257,7 +1251,9 @@ class SparseRollout:
         growth, dag, tables = self.growth, self.dag, self.tables
         pending = {k: list(parts) for k, parts in requests.items()}
         heap = sorted(pending)
-        visited: list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]] = []
+        # Per state reached: its new rows, their stop losses, and each action
+        # some of them took with the rows that took it.
+        visited: list[tuple[int, np.ndarray, np.ndarray, list]] = []
         while heap:
             size = dag.states[heap[0]].bit_count()
             level: dict[int, np.ndarray] = {}
@@ -1268,48 +1264,37 @@ class SparseRollout:
                 missing = tables[k].missing(rows)
                 if len(missing):
                     level[k] = missing
-            growth.fill({k: rows for k, rows in level.items() if self._lacks(k, rows)})
+            # The rows whose probabilities a state lacks: a state's kept stop
+            # losses and inputs are of rows whose probabilities it keeps.
+            growth.fill(level)
             for k, missing in level.items():
                 stop = growth.stop_at(k, missing, self.stop_loss)
                 policy = self.policies[k]
-                act = None
+                moves = []
                 if policy is not None and policy.learner is not None:
                     inputs = growth.inputs_at(k, missing, self.state_inputs)
                     act = policy.predict(inputs)
                     kids = dag.children[k]
-                    for a in _taken(act, len(kids)):
+                    # Only the actions some row took (a batch mostly takes few).
+                    taken = np.bincount(act, minlength=1)[1 : len(kids) + 1]
+                    for a in np.flatnonzero(taken) + 1:
+                        go = act == a
                         child = kids[a - 1][1]
                         if child not in pending:
                             pending[child] = []
                             heapq.heappush(heap, child)
-                        pending[child].append(missing[act == a])
-                visited.append((k, missing, stop, act))
-        for k, missing, stop, act in reversed(visited):
+                        pending[child].append(missing[go])
+                        moves.append((kids[a - 1], go))
+                visited.append((k, missing, stop, moves))
+        for k, missing, stop, moves in reversed(visited):
             out = np.zeros((len(missing), 2))
             out[:, 0] = stop
-            if act is not None:
-                kids = dag.children[k]
-                for a in _taken(act, len(kids)):
-                    sensor, child = kids[a - 1]
-                    go = act == a
-                    moved = missing[go]
-                    after = tables[child].get(moved)
-                    out[go, 0] = after[:, 0]
-                    out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
+            for (sensor, child), go in moves:
+                moved = missing[go]
+                after = tables[child].get(moved)
+                out[go, 0] = after[:, 0]
+                out[go, 1] = self.edge_cost(moved, sensor) + after[:, 1]
             tables[k].add(missing, out)
-
-    def _lacks(self, k: int, rows: np.ndarray) -> bool:
-        """Whether state k lacks a kept stop loss or policy input of some of
-        ``rows`` (then their probabilities are needed there)."""
-        derived = self.growth.proba[k].derived
-        for compute in (self.stop_loss, self.state_inputs):
-            key = getattr(compute, "cache_key", None)
-            if compute is self.stop_loss and key is not None:
-                key = ("stop", key)
-            table = None if key is None else derived.get(key)
-            if table is None or len(table.missing(rows)):
-                return True
-        return False
 
     def prepare(self, layer: Sequence[int]) -> None:
         """Roll the flow rows of the states of ``layer`` out from each of
