@@ -38,7 +38,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo
+from budgetdag_core import BudgetDAGClassifier, SensorSpec, load_demo, tradeoff_curve
 from budgetdag_core.bank import boosting_classifier
 from budgetdag_core.datasets import (
     cube_dataset,
@@ -421,6 +421,14 @@ class Clock:
     def __exit__(self, *exc: object) -> None:
         self.wall = time.perf_counter() - self._wall
         self.cpu = time.process_time() - self._cpu
+
+
+def curve_on_test(d: BenchData, **params: Any) -> Any:
+    """``tradeoff_curve`` fitted on ``d``'s training rows and read on its test
+    rows (``params``: the curve's and the estimator's)."""
+    return tradeoff_curve(
+        d.X_train, d.y_train, d.spec, X_test=d.X_test, y_test=d.y_test, **params
+    )
 
 
 def timed_reference_fit(

@@ -85,6 +85,7 @@ from _common import (  # noqa: E402
     BenchData,
     Clock,
     cost_to_reach,
+    curve_on_test,
     default_params,
     error_at,
     hull_of,
@@ -97,7 +98,7 @@ from _common import (  # noqa: E402
 )
 from _report import current_commit, machine  # noqa: E402
 
-from budgetdag_core import BudgetDAGClassifier, tradeoff_curve  # noqa: E402
+from budgetdag_core import BudgetDAGClassifier  # noqa: E402
 
 FRACTIONS = (0.10, 0.25, 0.50, 0.75)
 #: Target of "cost to reach": all-feature boosting's test error + this.
@@ -192,16 +193,7 @@ def run_dag(
     with Clock() as bank_clock:
         bank = BudgetDAGClassifier(d.spec, **params).fit_bank(d.X_train, d.y_train)
     with Clock() as sweep:
-        res = tradeoff_curve(
-            d.X_train,
-            d.y_train,
-            d.spec,
-            n_points=args.n_points,
-            X_test=d.X_test,
-            y_test=d.y_test,
-            bank=bank,
-            **params,
-        )
+        res = curve_on_test(d, n_points=args.n_points, bank=bank, **params)
     frame = res.frame[res.frame["split"] == "test"]
     keep = frame[frame["method"].isin(DAG_METHODS)]
     points = keep[["method", "avg_cost", "error"]].assign(
