@@ -377,32 +377,27 @@ class SparseMaskedBank(MaskedBank):
     ) -> np.ndarray:
         """One model's probabilities of each row of ``Xr`` at its column mask
         ``cmasks[which[i]]`` (``prior`` where that subset is ``empty``)."""
-        out = np.empty((len(Xr), self.n_classes_))
+        out = np.zeros((len(Xr), self.n_classes_))  # (classes a fold never saw)
         out[empty[which]] = prior
         todo = np.flatnonzero(~empty[which])
         if not todo.size:
             return out
+        known = np.asarray(model.classes_, dtype=int)
         Xc = Xr[todo][:, cols]
-        pair_masks = cmasks[which[todo]][:, cols]
         if isinstance(model, LightGBMTrees):  # exact per subset: a call each
             for s in np.unique(which[todo]):
                 at = np.flatnonzero(which[todo] == s)
                 raw = model.state_decision_function(Xc[at], cmasks[s : s + 1, cols])
-                full = np.zeros((len(at), self.n_classes_))
-                full[:, np.asarray(model.classes_, dtype=int)] = (
-                    model.proba_from_scores(raw)[:, 0]
-                )
-                out[todo[at]] = full
+                out[np.ix_(todo[at], known)] = model.proba_from_scores(raw)[:, 0]
             return out
+        pair_masks = cmasks[which[todo]][:, cols]
         if isinstance(model, MaskEncodedClassifier):
             proba = model.proba_of_pairs(Xc, pair_masks)
         else:
             Xs = Xc.astype(float, copy=True)
             Xs[~pair_masks] = np.nan
             proba = model.predict_proba(Xs)
-        full = np.zeros((len(todo), self.n_classes_))
-        full[:, np.asarray(model.classes_, dtype=int)] = proba
-        out[todo] = full
+        out[np.ix_(todo, known)] = proba
         return out
 
     def predict_proba_subsets(self, X: np.ndarray, subsets: np.ndarray) -> np.ndarray:
