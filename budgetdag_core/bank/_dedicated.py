@@ -192,21 +192,7 @@ serve, masks_per_row, growth
         self.full_weight_ = 0.0  # the masked model's own out-of-fold values
         member = np.ones((1, len(self.sensor_matrix_)), dtype=bool)
         masked = self.oof_at(X, np.arange(n), member)[:, 0]
-        scores, losses = {}, {}
-        for w in BLEND_WEIGHTS:
-            blend = (1.0 - w) * masked + w * dedicated
-            scores[w], losses[w] = validation_numbers(blend, y, sample_weight)
-        best = min(BLEND_WEIGHTS, key=lambda w: scores[w]["log_loss"])
-        # Against the masked model alone, per row: a gain within
-        # BLEND_MIN_SE standard errors is noise (wine, 120 rows: w 0.25 won
-        # the log loss and erred one test row more of 58).
-        gain = losses[0.0] - losses[best]
-        se = gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else np.inf
-        for w in BLEND_WEIGHTS:
-            scores[w]["gain"] = float((losses[0.0] - losses[w]).mean())
-        if not gain.mean() > BLEND_MIN_SE * se:
-            best = 0.0
-        self.full_weight_ = float(best)
+        self.full_weight_, scores = blend_weight(masked, dedicated, y, sample_weight)
         self.full_validation_ = {str(w): s for w, s in scores.items()}
 
     # ------------------------------------------------------------- predict
@@ -321,6 +307,35 @@ serve, masks_per_row, growth
         for f, model in enumerate(models):
             name = f"bank_.dedicated_models_[{f}]"
             check_fitted_model(model, name, self.n_columns_, self.n_classes_)
+
+
+def blend_weight(
+    base: np.ndarray,
+    other: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+) -> tuple[float, dict[float, dict[str, float]]]:
+    """The weight of ``other`` in a blend with ``base`` (out-of-fold
+    probabilities of the same rows, rows x classes): of ``BLEND_WEIGHTS``,
+    the least calibrated log loss on ``y`` (:func:`validation_numbers`),
+    kept only where its gain over ``base`` alone exceeds ``BLEND_MIN_SE``
+    standard errors of the rows' gains, else 0; and each weight's numbers
+    with its mean gain (``"gain"``)."""
+    scores, losses = {}, {}
+    for w in BLEND_WEIGHTS:
+        blend = (1.0 - w) * base + w * other
+        scores[w], losses[w] = validation_numbers(blend, y, sample_weight)
+    best = min(BLEND_WEIGHTS, key=lambda w: scores[w]["log_loss"])
+    # Against the base alone, per row: a gain within BLEND_MIN_SE standard
+    # errors is noise (wine, 120 rows: w 0.25 won the log loss and erred one
+    # test row more of 58).
+    gain = losses[0.0] - losses[best]
+    se = gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else np.inf
+    for w in BLEND_WEIGHTS:
+        scores[w]["gain"] = float((losses[0.0] - losses[w]).mean())
+    if not gain.mean() > BLEND_MIN_SE * se:
+        best = 0.0
+    return float(best), scores
 
 
 def make_sparse_bank(
