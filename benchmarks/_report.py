@@ -22,6 +22,7 @@ import platform
 import re
 import subprocess
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -1331,23 +1332,30 @@ def _change_tables(
     return text
 
 
-def bank_visits_section(folder: Path) -> list[str]:
-    """The saved ``bench_bank_kinds.py --visited`` tables (``*.md`` in
-    ``folder``), or nothing."""
+def saved_tables_section(
+    folder: Path, title: str, intro: str, demote: Callable[[str], str]
+) -> list[str]:
+    """The saved tables of ``folder`` (``*.md``, in name order) under the
+    heading ``title`` and ``intro``, each file's text through ``demote``
+    (its headings under this section's), or nothing."""
     files = sorted(folder.glob("*.md")) if folder.is_dir() else []
     if not files:
         return []
-    return [
+    text = [title, "", intro, ""]
+    for f in files:
+        text += [demote(f.read_text().strip()), ""]
+    return text
+
+
+def bank_visits_section(folder: Path) -> list[str]:
+    """The saved ``bench_bank_kinds.py --visited`` tables (``*.md`` in
+    ``folder``), or nothing."""
+    return saved_tables_section(
+        folder,
         "## The bank at the states the policies visit (issue 55)",
-        "",
         BANK_VISITS_INTRO,
-        "",
-        # Each saved table's heading one level under this section's.
-        *[
-            re.sub(r"^#{3,} ", "### ", f.read_text().rstrip(), flags=re.M) + "\n"
-            for f in files
-        ],
-    ]
+        lambda body: re.sub(r"^#{3,} ", "### ", body, flags=re.M),
+    )
 
 
 #: Saved by ``bench_regressor.py --many-sensors`` (each written table, copied
@@ -1361,21 +1369,19 @@ def regressor_section(folder: Path) -> list[str]:
     """The saved many-sensor regressor tables (``*.md`` in ``folder``, in
     name order) under one heading, each under its own title one level
     down, or nothing."""
-    files = sorted(folder.glob("*.md")) if folder.is_dir() else []
-    if not files:
-        return []
-    text = [
+
+    def demote(body: str) -> str:
+        body = re.sub(r"^#+ ", "### ", body, count=1)
+        return re.sub(r"^#{4,} ", "#### ", body, flags=re.M)
+
+    return saved_tables_section(
+        folder,
         "## The regressor beyond 12 sensors",
-        "",
         "`bench_regressor.py --many-sensors`: the default first; a table "
         "whose command has `--params` measured a design beside it (not the "
         "default).",
-        "",
-    ]
-    for f in files:
-        body = re.sub(r"^#+ ", "### ", f.read_text().strip(), count=1)
-        text += [re.sub(r"^#{4,} ", "#### ", body, flags=re.M), ""]
-    return text
+        demote,
+    )
 
 
 #: Where issue 53's estimates still miss, and why (under the table).
