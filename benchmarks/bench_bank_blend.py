@@ -8,9 +8,9 @@ out-of-fold probabilities on the training rows and its served
 probabilities on the test rows; beside it a network on all features, its
 out-of-fold probabilities from ``--folds`` seeded stratified folds and one
 more fitted on every training row for the test rows. The blend weight is
-chosen on the out-of-fold rows only, as the sparse bank's dedicated blend
-chooses it (least log loss, kept only where its gain is beyond noise),
-never on the test rows. It prints, per
+chosen on the out-of-fold rows only, by the sparse bank's dedicated blend
+(``bank._dedicated.blend_weight``: least calibrated log loss, kept only
+where its gain is beyond noise), never on the test rows. It prints, per
 dataset and network: the test error of the bank's all-sensor state, of the
 network, of the blend at the chosen weight, and of one HGB on all features;
 and CPU seconds of the bank, of the network's fold fits and of the HGB.
@@ -45,7 +45,8 @@ from _common import load  # noqa: E402
 
 from budgetdag_core import BudgetDAGClassifier  # noqa: E402
 from budgetdag_core.bank import MaskEncodedClassifier  # noqa: E402
-from budgetdag_core.bank._dedicated import BLEND_MIN_SE, BLEND_WEIGHTS  # noqa: E402
+from budgetdag_core.bank._dedicated import blend_weight  # noqa: E402
+from budgetdag_core.bank._masked import masked_proba  # noqa: E402
 
 DATASETS = ("letter", "landsat", "pima", "shuttle")
 
@@ -64,29 +65,6 @@ def network(kind: str, seed: int):
     return MaskEncodedClassifier(
         hidden_layer_sizes=(256, 128), mask_dropout=0.0, random_state=seed, **tuned
     )
-
-
-def full_proba(model, X: np.ndarray, n_classes: int) -> np.ndarray:
-    """``model``'s probabilities with a column per class (absent: zero)."""
-    out = np.zeros((len(X), n_classes))
-    out[:, np.asarray(model.classes_, dtype=int)] = model.predict_proba(X)
-    return out
-
-
-def row_log_loss(proba: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return -np.log(np.clip(proba[np.arange(len(y)), y], 1e-15, None))
-
-
-def blend_weight(bank: np.ndarray, other: np.ndarray, y: np.ndarray) -> float:
-    """The weight of ``other`` of least out-of-fold log loss, kept only where
-    its gain over the bank alone exceeds ``BLEND_MIN_SE`` standard errors of
-    the rows' gains (the sparse bank's dedicated blend's rule)."""
-    alone = row_log_loss(bank, y)
-    losses = {w: row_log_loss((1 - w) * bank + w * other, y) for w in BLEND_WEIGHTS}
-    best = min(losses, key=lambda w: losses[w].mean())
-    gain = alone - losses[best]
-    se = gain.std(ddof=1) / np.sqrt(len(gain))
-    return float(best) if gain.mean() > BLEND_MIN_SE * se else 0.0
 
 
 def error(proba: np.ndarray, y: np.ndarray) -> float:
@@ -115,18 +93,18 @@ def run(name: str, kinds: list[str], folds: int, seed: int) -> None:
         max_iter=200, early_stopping=True, random_state=seed
     ).fit(X, y)
     hgb_cpu = time.process_time() - cpu
-    hgb_err = error(full_proba(hgb, Xt, C), yt)
+    hgb_err = error(masked_proba(hgb, Xt, C), yt)
     for kind in kinds:
         cpu = time.process_time()
         oof = np.zeros((len(X), C))
         split = StratifiedKFold(folds, shuffle=True, random_state=seed)
         for train, test in split.split(X, y):
             model = network(kind, seed).fit(X[train], y[train])
-            oof[test] = full_proba(model, X[test], C)
+            oof[test] = masked_proba(model, X[test], C)
         folds_cpu = time.process_time() - cpu
         served = network(kind, seed).fit(X, y)
-        test_net = full_proba(served, Xt, C)
-        w = blend_weight(oof_bank, oof, y)
+        test_net = masked_proba(served, Xt, C)
+        w, _ = blend_weight(oof_bank, oof, y)
         blend = (1 - w) * test_bank + w * test_net
         print(
             f"| {name} | {kind} | {error(test_bank, yt):.4f} | "
