@@ -184,12 +184,30 @@ class SensorDAG:
             return np.array([], dtype=int)
         return np.concatenate([sensor_columns[m] for m in held]).astype(int)
 
-    def membership(self) -> np.ndarray:
-        """Boolean (n_states, n_sensors) matrix: sensor m is in state k."""
-        mat = np.zeros((self.n_states, self.n_sensors), dtype=bool)
-        for k in range(self.n_states):
-            mat[k, self.sensors_in(k)] = True
-        return mat
+    def membership(self, states: Sequence[int] | None = None) -> np.ndarray:
+        """Boolean (n_states, n_sensors) matrix: sensor m is in state k.
+
+        ``states``: only these state numbers' rows, in their order (a large
+        DAG's stop states: the whole matrix of a grown DAG's states was most
+        of an evaluation's time).
+        """
+        if states is None:
+            masks = self.states
+        else:
+            masks = [
+                self.states[
+                    check_index("SensorDAG.membership", "state", k, len(self.states))
+                ]
+                for k in np.asarray(states, dtype=np.int64).ravel()
+            ]
+        width = max(1, -(-self.n_sensors // 8))  # bytes of a state's bit mask
+        raw = b"".join(int(mask).to_bytes(width, "little") for mask in masks)
+        bits = np.unpackbits(
+            np.frombuffer(raw, dtype=np.uint8).reshape(len(masks), width),
+            axis=1,
+            bitorder="little",
+        )
+        return bits[:, : self.n_sensors].astype(bool)
 
     def check_integrity(self, where: str, sensor_names: Sequence[str]) -> None:
         """Raise ``ValueError`` unless this is the DAG of its units over

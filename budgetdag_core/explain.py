@@ -408,7 +408,7 @@ def node_details(model: Any, X: pd.DataFrame, y: Any, state: int) -> dict[str, A
     out: dict[str, Any] = {
         "state": state,
         "sensors": dag.state_names(state),
-        "cost": float(dag.membership()[state] @ model.spec_.cost_vector),
+        "cost": float(dag.membership([state])[0] @ model.spec_.cost_vector),
         "arrived": int(rows.size),
         "stopped": int(stops_here.size),
         "actions": actions,

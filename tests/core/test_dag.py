@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from budgetdag_core import SensorDAG
+from budgetdag_core.strategies import SparseSensorDAG
 from budgetdag_core.graph_reduce import fit_layers
 
 
@@ -51,6 +55,34 @@ def test_membership_matches_states() -> None:
     mat = dag.membership()
     for k in range(dag.n_states):
         assert list(mat[k].nonzero()[0]) == dag.sensors_in(k)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    n_sensors=st.integers(1, 130),
+    order=st.randoms(use_true_random=False),
+    picks=st.lists(st.integers(0, 200), max_size=12),
+)
+def test_membership_of_wide_states_and_of_some(n_sensors, order, picks) -> None:
+    """A chain over many sensors (bit masks past 64 bits): every row, and
+    rows asked for by state number (repeats, any order), match the states."""
+    sensors = list(range(n_sensors))
+    order.shuffle(sensors)
+    masks = [0]
+    for m in sensors:
+        masks.append(masks[-1] | 1 << m)
+    children = [[(m, k + 1)] for k, m in enumerate(sensors)] + [[]]
+    dag = SparseSensorDAG([f"s{i}" for i in range(n_sensors)], masks, children)
+    mat = dag.membership()
+    assert mat.shape == (n_sensors + 1, n_sensors) and mat.dtype == bool
+    for k in range(dag.n_states):
+        assert list(mat[k].nonzero()[0]) == dag.sensors_in(k)
+    some = [k % dag.n_states for k in picks]
+    np.testing.assert_array_equal(
+        dag.membership(some), mat[some].reshape(-1, n_sensors)
+    )
+    with pytest.raises(ValueError):
+        dag.membership([dag.n_states])
 
 
 @pytest.mark.parametrize(
