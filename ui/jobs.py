@@ -47,7 +47,7 @@ from budgetdag_core.strategies import held_out_pickled
 
 from .estimate import TimeLeft, work_ended, work_started, worker_ended
 from .training import N_JOBS_VARIABLE, app_n_jobs, app_workers
-from .worker import Stopped, loads_result
+from .worker import Stopped, attach_held_out, loads_result
 
 __all__ = [
     "Job",
@@ -78,6 +78,9 @@ STOP_GRACE = 5.0
 START_TIMEOUT = 120.0
 """Seconds a new worker process may take to import the library."""
 POLL = 0.2  # seconds between looks at Stop while a worker computes
+#: Longest wait for a result's held-out growths after the result (its worker
+#: pickles and sends them at once: a fraction of a second).
+HELD_OUT_WAIT = 60.0
 ROOT = Path(__file__).resolve().parents[1]
 _ids = itertools.count(1)
 
@@ -498,11 +501,13 @@ class _Slot:
                 job.fraction, job.text = message[2], message[3]
             elif kind == "done":
                 try:
-                    result = loads_result(message[2], job.shared)
+                    result, waiting = loads_result(message[2], job.shared)
                 except Exception as exc:  # e.g. a class this process lacks
                     job._finish(FAILED, error=exc)
                 else:
                     job._finish(DONE, result=result)
+                    if waiting:
+                        self.take_held_out(job, worker, waiting)
                 return
             elif kind == "failed":
                 job._finish(FAILED, error=message[2], trace=message[3])
@@ -510,6 +515,27 @@ class _Slot:
             elif kind == "stopped":
                 job._finish(STOPPED)
                 return
+
+    def take_held_out(
+        self, job: Job, worker: WorkerProcess, waiting: dict[int, Any]
+    ) -> None:
+        """Give ``job``'s result the held-out growths its worker sends after
+        it (:mod:`ui.worker`), for the session's next refit. The page shows
+        the result meanwhile; a refit that starts before they arrive grows
+        them again. A worker that is lost here is replaced by the next job."""
+        deadline = time.monotonic() + HELD_OUT_WAIT
+        try:
+            while time.monotonic() < deadline:
+                if not worker.conn.poll(POLL):
+                    continue
+                message = worker.conn.recv()
+                if message[0] == "held_out" and message[1] == job.id:
+                    attach_held_out(waiting, message[2])
+                    return
+        except (EOFError, OSError):
+            return
+        except Exception:  # the result is fine without them: not the job's failure
+            log.exception("%s: could not take its held-out growths", job.label)
 
 
 _POOL: Pool | None = None

@@ -11,7 +11,11 @@ answers with ``("progress", job_id, fraction, text)`` messages, then one of
 ``("stopped", job_id)``. The result travels pickled too, each object of
 ``shared`` (e.g. the classifier bank a training reused) named by its index
 instead of copied: the server puts its own object back in its place
-(:func:`dumps_result`). ``("stop", job_id)`` makes the job's next progress
+(:func:`dumps_result`). A result whose many-sensor candidates keep held-out
+growths (what the session's next refit reuses, most of the result's bytes)
+is sent without them, so that the page shows it sooner; ``("held_out",
+job_id, growths)`` follows at once (:func:`attach_held_out`; ``growths``
+None: they could not be pickled). ``("stop", job_id)`` makes the job's next progress
 step raise :class:`Stopped`. A reader thread takes the messages, so a stop
 arrives while the work runs; when the pool's end closes (the server is gone)
 the worker exits at once.
@@ -33,7 +37,12 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from budgetdag_core.strategies import held_out_pickled
+from budgetdag_core.strategies import (
+    StrategyBanks,
+    held_out_apart,
+    held_out_slots,
+    restore_held_out,
+)
 
 NICE = 10
 """How much lower than the server's the workers' CPU priority is."""
@@ -52,22 +61,38 @@ def _sendable(exc: BaseException) -> BaseException:
     return exc
 
 
-def dumps_result(result: Any, shared: Sequence[Any]) -> bytes:
-    """``result`` pickled with the objects of ``shared`` as their index."""
+def dumps_result(result: Any, shared: Sequence[Any]) -> tuple[bytes, list]:
+    """``result`` pickled with the objects of ``shared`` as their index, and
+    the held-out growths of its many-sensor candidates apart (a list to
+    pickle and send after it; empty: none)."""
     index = {id(obj): i for i, obj in enumerate(shared)}
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=5)
     pickler.persistent_id = lambda obj: index.get(id(obj))  # type: ignore[method-assign]
-    with held_out_pickled():  # the session's next refit reuses them
+    with held_out_apart() as apart:
         pickler.dump(result)
-    return buffer.getvalue()
+    return buffer.getvalue(), apart
 
 
-def loads_result(data: bytes, shared: Sequence[Any]) -> Any:
-    """The result of :func:`dumps_result`, with ``shared``'s objects in place."""
+def loads_result(
+    data: bytes, shared: Sequence[Any]
+) -> tuple[Any, dict[int, StrategyBanks]]:
+    """The result of :func:`dumps_result`, with ``shared``'s objects in place,
+    and the candidates that wait for their held-out growths
+    (:func:`attach_held_out`; empty: none)."""
     unpickler = pickle.Unpickler(io.BytesIO(data))
     unpickler.persistent_load = lambda i: shared[i]  # type: ignore[method-assign]
-    return unpickler.load()
+    with held_out_slots() as waiting:
+        result = unpickler.load()
+    return result, waiting
+
+
+def attach_held_out(waiting: dict[int, StrategyBanks], data: bytes | None) -> None:
+    """Give the candidates of :func:`loads_result` their held-out growths:
+    ``data``, the list :func:`dumps_result` put apart, pickled (None: the
+    worker could not send them)."""
+    if data is not None:
+        restore_held_out(waiting, pickle.loads(data))
 
 
 class Worker:
@@ -127,11 +152,17 @@ class Worker:
             self.send(("failed", job_id, _sendable(exc), traceback.format_exc()))
             return
         try:
-            data = dumps_result(result, shared)
+            data, apart = dumps_result(result, shared)
         except Exception as exc:  # a result that cannot be pickled: a bug
             self.send(("failed", job_id, _sendable(exc), traceback.format_exc()))
-        else:
-            self.send(("done", job_id, data))
+            return
+        self.send(("done", job_id, data))
+        if apart:  # the session's next refit reuses them
+            try:
+                growths = pickle.dumps(apart, protocol=5)
+            except Exception:  # pickled inside the result before: a bug
+                growths = None  # the refit grows them again
+            self.send(("held_out", job_id, growths))
 
     def serve(self) -> None:
         threading.Thread(target=self.read, name="budgetdag-reader", daemon=True).start()

@@ -20,7 +20,10 @@ every one of them alike. Every strategy is a class registered once
 from ._candidates import (
     PendingBank,
     StrategyBanks,
+    held_out_apart,
     held_out_pickled,
+    held_out_slots,
+    restore_held_out,
     strategy_key,
     strategy_name,
 )
@@ -150,7 +153,10 @@ __all__ = [
     "cross_entropy",
     "expected_loss",
     "greedy_order",
+    "held_out_apart",
     "held_out_pickled",
+    "held_out_slots",
+    "restore_held_out",
     "grow_sparse_dag",
     "held_out_pick_gain",
     "keep_within_one_se",

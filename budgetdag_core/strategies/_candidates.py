@@ -52,6 +52,58 @@ def held_out_pickled() -> Iterator[None]:
         _SEND_HELD_OUT.reset(token)
 
 
+#: Where a pickled :class:`StrategyBanks` puts its held-out growths instead
+#: of in its own pickle (:func:`held_out_apart`), and where an unpickled one
+#: says it waits for them (:func:`held_out_slots`).
+_HELD_OUT_APART: contextvars.ContextVar[list[dict] | None] = contextvars.ContextVar(
+    "held_out_apart", default=None
+)
+_HELD_OUT_SLOTS: contextvars.ContextVar[dict[int, StrategyBanks] | None] = (
+    contextvars.ContextVar("held_out_slots", default=None)
+)
+
+
+@contextlib.contextmanager
+def held_out_apart() -> Iterator[list[dict[tuple[str, str], Any]]]:
+    """Within: a pickled :class:`StrategyBanks` leaves its held-out growths
+    out of its own pickle and appends them to the list this yields, its
+    pickle naming their place in it. Pickle that list afterwards and send
+    it after the rest; on the other side :func:`held_out_slots` and
+    :func:`restore_held_out` put the growths back. The app's worker returns
+    a fitted model this way: the growths were most of its bytes, and the
+    page can show the model before they arrive."""
+    apart: list[dict[tuple[str, str], Any]] = []
+    token = _HELD_OUT_APART.set(apart)
+    try:
+        yield apart
+    finally:
+        _HELD_OUT_APART.reset(token)
+
+
+@contextlib.contextmanager
+def held_out_slots() -> Iterator[dict[int, StrategyBanks]]:
+    """Within: an unpickled :class:`StrategyBanks` whose held-out growths
+    were pickled apart (:func:`held_out_apart`) enters the dict this yields,
+    under their place in that list (:func:`restore_held_out`)."""
+    slots: dict[int, StrategyBanks] = {}
+    token = _HELD_OUT_SLOTS.set(slots)
+    try:
+        yield slots
+    finally:
+        _HELD_OUT_SLOTS.reset(token)
+
+
+def restore_held_out(
+    slots: Mapping[int, StrategyBanks], apart: list[dict[tuple[str, str], Any]]
+) -> None:
+    """Give each :class:`StrategyBanks` of ``slots`` (:func:`held_out_slots`)
+    its held-out growths from ``apart`` (the list :func:`held_out_apart`
+    yielded, unpickled). A growth it has grown meanwhile stays."""
+    for at, banks in slots.items():
+        if at < len(apart):
+            banks.add_held_out(apart[at])
+
+
 def strategy_key(strategy: str, kind: str | None = None) -> str:
     """The key of a strategy's bank among a fit's candidates
     (:class:`StrategyBanks`, a :class:`StrategyChoice`'s scores): the
@@ -146,15 +198,31 @@ class StrategyBanks(Mapping[str, Any]):
         # The held-out growths are a cache of this fit's choices: not saved,
         # but sent along to another process (held_out_pickled).
         state: dict[str, Any] = {"_banks": self._banks}
-        if _SEND_HELD_OUT.get():
+        apart = _HELD_OUT_APART.get()
+        if apart is not None or _SEND_HELD_OUT.get():
             with self._held_out_lock:
-                state["held_out"] = dict(self._held_out)
+                held = dict(self._held_out)
+            if apart is not None:
+                state["held_out_at"] = len(apart)
+                apart.append(held)
+            else:
+                state["held_out"] = held
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._banks = state["_banks"]
         self._init_held_out()
         self._held_out.update(state.get("held_out", {}))
+        slots = _HELD_OUT_SLOTS.get()
+        if slots is not None and "held_out_at" in state:
+            slots[state["held_out_at"]] = self
+
+    def add_held_out(self, held: Mapping[tuple[str, str], Any]) -> None:
+        """Take ``held``'s held-out growths (another copy's, e.g. a worker
+        process's), keeping those grown here already."""
+        with self._held_out_lock:
+            for token, growth in held.items():
+                self._held_out.setdefault(token, growth)
 
     def is_grown(self, key: str) -> bool:
         """Whether candidate ``key`` is grown (not a :class:`PendingBank`)."""

@@ -252,6 +252,30 @@ def test_shared_objects_come_back_as_themselves():
     assert other.result["same"] is not bank  # not shared: a copy
 
 
+def candidates(progress):
+    """A result with many-sensor candidates that keep a held-out growth."""
+    from budgetdag_core.strategies import StrategyBanks
+
+    banks = StrategyBanks({"chain": "bank"})
+    banks.add_held_out({("chain", "rows"): "growth"})
+    return {"candidates": banks, "twice": [banks]}
+
+
+def test_held_out_growths_follow_the_result():
+    """The result comes back without its held-out growths, which follow in
+    a message of their own into the same candidates (the next refit's)."""
+    job = jobs.Job(what="t", label="t", work=work(candidates)).start()
+    assert job.wait(WAIT) and job.status == jobs.DONE
+    banks = job.result["candidates"]
+    assert job.result["twice"][0] is banks
+    deadline = time.monotonic() + WAIT
+    while not banks._held_out and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert banks._held_out == {("chain", "rows"): "growth"}
+    after = jobs.Job(what="t", label="pid", work=work(pid)).start()
+    assert after.wait(WAIT) and after.status == jobs.DONE  # the worker goes on
+
+
 def test_the_estimate_learns_which_workers_have_run_a_job(one_worker):
     from ui import estimate
 

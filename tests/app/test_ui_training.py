@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -192,11 +194,15 @@ def test_a_many_sensor_run_reuses_its_candidates(tmp_path):
         again.model.predict_proba(Xt), refit.predict_proba(Xt)
     )
     # A worker's result brings the choice's held-out DAGs back (the next
-    # refit reuses them); a saved model leaves them out.
-    from ui.worker import dumps_result, loads_result
+    # refit reuses them), apart from the rest; a saved model leaves them out.
+    from ui.worker import attach_held_out, dumps_result, loads_result
 
-    back = loads_result(dumps_result(again, ()), ())
-    assert candidates._held_out
+    sent, apart = dumps_result(again, ())
+    back, waiting = loads_result(sent, ())
+    assert candidates._held_out and len(apart) == 1
+    assert not back.model.strategy_banks_._held_out
+    assert list(waiting.values()) == [back.model.strategy_banks_]
+    attach_held_out(waiting, pickle.dumps(apart))
     assert back.model.strategy_banks_._held_out.keys() == candidates._held_out.keys()
     path = save_policy(run.model, tmp_path / "slim.pkl")
     slim = load_policy(path)

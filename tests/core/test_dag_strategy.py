@@ -1271,6 +1271,31 @@ def test_held_out_growths_travel_only_when_asked():
     )
 
 
+def test_held_out_growths_can_travel_apart():
+    """Within ``held_out_apart`` the growths leave the model's pickle for a
+    list of their own; ``held_out_slots`` and ``restore_held_out`` give them
+    back to the unpickled candidates, and a refit there grows nothing."""
+    X, y = make_data(300, 1)
+    model = BudgetDAGClassifier(SPEC, cost_scale=0.01, cv=3, random_state=0).fit(X, y)
+    held = model.strategy_banks_._held_out
+    with _candidates.held_out_apart() as apart:
+        sent = pickle.dumps(model)
+    assert len(apart) == 1 and apart[0].keys() == held.keys()
+    with _candidates.held_out_slots() as waiting:
+        back = pickle.loads(sent)
+    assert list(waiting.values()) == [back.strategy_banks_]
+    assert not back.strategy_banks_._held_out
+    _candidates.restore_held_out(waiting, pickle.loads(pickle.dumps(apart)))
+    copies = back.strategy_banks_._held_out
+    assert copies.keys() == held.keys()
+    before = dict(copies)
+    refit = back.refit_policies(X, y, 0.02)
+    assert all(copies[token] is growth for token, growth in before.items())
+    np.testing.assert_array_equal(
+        refit.predict_proba(X), model.refit_policies(X, y, 0.02).predict_proba(X)
+    )
+
+
 def test_held_out_probabilities_are_kept_in_the_order_grown(monkeypatch):
     """Past the budget, the growths grown last forget their probabilities
     (a choice judges its first parts first)."""
