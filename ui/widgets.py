@@ -530,6 +530,10 @@ POLL_SECONDS = 1.0
 #: a short job (or of a long one's end) on its progress bar.
 FAST_POLL_SECONDS = 0.25
 FAST_POLL_WITHIN = 30.0
+#: Of each look at a job that is almost done (under a poll's time left), the
+#: share spent waiting for its end: the result is then shown as soon as it
+#: is back rather than up to a poll later, and clicks wait at most so long.
+END_WAIT_SHARE = 0.75
 
 
 def poll_seconds(job: Job) -> float:
@@ -553,7 +557,8 @@ def job_panel() -> None:
     if job is not None:
         st.session_state.pop(state.JOB_OUTCOME, None)
         st.session_state.pop(state.JOB_RETRY, None)
-        st.fragment(_job_panel, run_every=poll_seconds(job))()
+        every = poll_seconds(job)
+        st.fragment(_job_panel, run_every=every)(every)
         return
     outcome = st.session_state.get(state.JOB_OUTCOME)
     if outcome is None:
@@ -577,7 +582,8 @@ def job_panel() -> None:
     )
 
 
-def _job_panel() -> None:
+def _job_panel(every: float) -> None:
+    """The panel of :func:`job_panel`, drawn every ``every`` seconds."""
     job = jobs.current(session.token())
     if job is None:
         return
@@ -615,6 +621,15 @@ def _job_panel() -> None:
             help="Leaves the queue, or stops at the next progress step; the "
             "previous model is kept.",
         )
+    if ends_before_next_look(job, every) and job.wait(END_WAIT_SHARE * every):
+        st.rerun()
+
+
+def ends_before_next_look(job: Job, every: float) -> bool:
+    """Whether ``job`` says it is done within ``every`` seconds (the
+    sidebar's next look): :func:`_job_panel` then waits for its end."""
+    left = job.remaining()
+    return left is not None and left < every
 
 
 def time_left(job: Job) -> str:

@@ -210,6 +210,19 @@ def test_the_sidebar_looks_more_often_at_a_job_that_ends_soon():
     assert widgets.poll_seconds(late) == widgets.FAST_POLL_SECONDS
 
 
+def test_the_sidebar_waits_for_the_end_of_a_job_that_is_almost_done():
+    from ui import widgets
+
+    job = jobs.Job("t", "t", work(steps, 1, None), estimate=20.0)
+    assert not widgets.ends_before_next_look(job, 1.0)  # queued: no time left
+    job.status, job.started = jobs.RUNNING, time.monotonic() - 1
+    job.fraction = 0.05
+    assert not widgets.ends_before_next_look(job, 1.0)
+    job.started, job.fraction = time.monotonic() - 19.9, 0.998
+    assert widgets.ends_before_next_look(job, 1.0)
+    assert not widgets.ends_before_next_look(job, 0.0)
+
+
 def test_a_running_job_follows_its_session_to_a_new_token(gate):
     old, new = "c" * 32, "d" * 32
     job = jobs.submit(
