@@ -15,10 +15,10 @@ instead of copied: the server puts its own object back in its place
 growths (what the session's next refit reuses, most of the result's bytes)
 is sent without them, so that the page shows it sooner; ``("held_out",
 job_id, growths)`` follows at once (:func:`attach_held_out`; ``growths``
-None: they could not be pickled). ``("stop", job_id)`` makes the job's next progress
-step raise :class:`Stopped`. A reader thread takes the messages, so a stop
-arrives while the work runs; when the pool's end closes (the server is gone)
-the worker exits at once.
+None: they could not be pickled). ``("stop", job_id)`` makes the job's next
+progress step raise :class:`Stopped`. A reader thread takes the messages, so
+a stop arrives while the work runs; when the pool's end closes (the server
+is gone) the worker exits at once.
 
 The worker runs at a lower CPU priority than the server (:data:`NICE`), so
 pages and the health check answer while every worker computes.
