@@ -518,6 +518,7 @@ def _afa_speed_cells(name: str, methods: dict[str, Path]) -> list[str]:
         dag_cpu("dag_default_fit", 1),
         cells[0][0],
         dag_cpu("dag_refit", 2),
+        dag_cpu("dag_whatif", 2),
         *(fit for fit, _ in cells[1:]),
         *(rows for _, rows in cells),
     ]
@@ -584,6 +585,7 @@ def afa_sections(afa_dir: Path) -> tuple[str, str, list[Loss], list[str]]:
             "DAG default fit",
             "DAG fit",
             "DAG refit",
+            "DAG what-if refit",
             "AACO fit",
             "greedy CMI fit",
             "DAG rows/s",
@@ -1069,7 +1071,11 @@ def speed_section(read: list[tuple], afa_speed: str, figs: dict) -> list[str]:
             "the scales its search tries, what a user's first call costs; "
             "fit: the DAG's bank and one policy at the curve's middle scale, "
             "its strategy already chosen by the curve; refit: the policies "
-            "for twice that scale; the peers' fit: their masked classifier "
+            "for twice that scale, after the curve grew every candidate's "
+            "held-out parts; what-if refit: the default fit's policies for "
+            "twice its chosen scale, what the app's retrain at a new cost "
+            "runs after a first training (its choice grows the held-out "
+            "parts the default fit did not); the peers' fit: their masked classifier "
             "and their own models; rows/s of the DAG's "
             "`predict` and of the peers' rollouts, one thread; a fit marked "
             "*(CPU)* is a ratio of CPU seconds, where its run recorded them):",

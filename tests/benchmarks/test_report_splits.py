@@ -316,22 +316,25 @@ def test_afa_tables_take_each_method_from_its_own_run(tmp_path):
     quality, speed, lost, _ = afa_sections(tmp_path / "afa")
     assert "| cube (DAG 3 seeds, others 1) | 0.300 / 0.300 / 0.300 |" in quality
     # DAG fit 4 s against its run's 2 s HGB; greedy 4 s against its run's 4 s.
-    assert "| 20 | 2.0 | not timed | 2.0× | not timed | not run | 1.0× |" in speed
+    cells = "| 20 | 2.0 | not timed | 2.0× | not timed | not timed | not run | 1.0× |"
+    assert cells in speed
     # The greedy acquirer is ahead in the one seed both ran.
     assert {(x.method, x.ahead, x.n) for x in lost} == {("greedy", 1, 1)}
 
 
-def test_afa_speed_shows_the_default_fit_and_refit_where_timed(tmp_path):
+def test_afa_speed_shows_the_default_fit_and_refits_where_timed(tmp_path):
     cpu = {
         "hgb_fit_cpu_s": 2.0,
         "dag_fit_cpu_s": 4.0,
         "dag_default_fit_cpu_s": 9.0,
         "dag_refit_cpu_s": 1.0,
+        "dag_whatif_cpu_s": 5.0,
     }
     write_afa_run(tmp_path / "afa" / "run", [0, 1], {"dag": 0.3}, cpu=cpu)
     _, speed, _, _ = afa_sections(tmp_path / "afa")
-    # CPU ratios to the run's HGB: default fit 9 / 2, fit 4 / 2, refit 1 / 2.
-    assert "| 2.0 | 4.5× (CPU) | 2.0× (CPU) | 0.50× (CPU) |" in speed
+    # CPU ratios to the run's HGB: default fit 9 / 2, fit 4 / 2, refit 1 / 2,
+    # the default model's what-if refit 5 / 2.
+    assert "| 2.0 | 4.5× (CPU) | 2.0× (CPU) | 0.50× (CPU) | 2.50× (CPU) |" in speed
 
 
 def test_the_regressor_section_shows_each_saved_table_in_name_order(tmp_path):
