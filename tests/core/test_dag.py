@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from budgetdag_core import SensorDAG
-from budgetdag_core.strategies import SparseSensorDAG
 from budgetdag_core.graph_reduce import fit_layers
+from budgetdag_core.strategies import SparseSensorDAG
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 6])
