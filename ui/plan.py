@@ -204,6 +204,12 @@ def model_words(model: object) -> str | None:
     losses = ", ".join(
         f"{name} {rows[0]['loss']:.3g}" for name, rows in choice.scores.items() if rows
     )
+    if choice.kept_incumbent:  # a retrain at a new cost: a close call
+        return (
+            text + f": its policies' loss (errors + cost scale x cost) on held-out "
+            f"training rows ({losses}) was within one standard error of the "
+            "lowest, so the retrained model's strategy stayed."
+        )
     return (
         text + f": its policies' loss (errors + cost scale x cost) on held-out "
         f"training rows ({losses}); the simplest (chain, then routed) within "

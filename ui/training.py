@@ -773,7 +773,16 @@ def train(
             key = None
         else:
             bank = reusable_bank(previous, dataset, spec, settings)
-            model = make_model(spec, settings).fit(X, y, bank=bank, progress=progress)
+            model = make_model(spec, settings)
+            if bank is not None and rescaled_only(previous.model, model):
+                # A what-if at another cost: the model's own refit, whose
+                # choice among many-sensor candidates keeps its strategy on
+                # a close call (instead of judging every training row).
+                model = previous.model.refit_policies(
+                    X, y, model.cost_scale, progress=progress
+                )
+            else:
+                model = model.fit(X, y, bank=bank, progress=progress)
     if progress is not None:
         progress("evaluate", 0, 1)
     metrics, states = evaluate(model, dataset)
@@ -791,6 +800,20 @@ def train(
         bank_reused=bank is not None,
         note=note,
         trained_at=time.time(),
+    )
+
+
+def rescaled_only(fitted: Any, new: Any) -> bool:
+    """Whether the unfitted ``new`` is ``fitted`` at another numeric cost
+    scale, every other parameter the same, on many-sensor candidates
+    (``strategy_banks_``): a ``refit_policies`` of it."""
+    if type(fitted) is not type(new) or not getattr(fitted, "strategy_banks_", None):
+        return False
+    old, wanted = fitted.get_params(deep=False), new.get_params(deep=False)
+    if isinstance(wanted.get("cost_scale"), str) or old.keys() != wanted.keys():
+        return False
+    return all(
+        repr(old[name]) == repr(wanted[name]) for name in old if name != "cost_scale"
     )
 
 

@@ -348,19 +348,21 @@ class BudgetDAGBase(
         selection: Any = None,
         sample_weight: Any = None,
         data: TrainingData | None = None,
+        incumbent: str | None = None,
     ) -> BudgetDAGBase:
         """The fit: checked data → the plan → its bank (or ``bank``) → its
         policy problem (states, stop losses, inputs) → Graph-Reduce. ``dag``
-        and ``selection``: a fitted model's own (``refit_policies``);
-        ``data``: ``X``, ``y``, the costs and weights already checked (the
-        auto-scale search's trials)."""
+        and ``selection``: a fitted model's own (``refit_policies``), and
+        ``incumbent`` its many-sensor candidate's key (a close call keeps
+        it); ``data``: ``X``, ``y``, the costs and weights already checked
+        (the auto-scale search's trials)."""
         self._validate_params()
         cv = lowered_cv(self, y)  # small data: see estimator._small_data
         if cv is not None:
             return self._fit_with_cv(
                 cv, X, y, sample_costs=sample_costs, bank=bank,
                 progress=progress, dag=dag, selection=selection,
-                sample_weight=sample_weight,
+                sample_weight=sample_weight, incumbent=incumbent,
             )  # fmt: skip
         if data is None:
             data = self._training_data(X, y, sample_costs, sample_weight)
@@ -382,7 +384,7 @@ class BudgetDAGBase(
             bank = plan.fit_bank(data, progress)
         else:
             plan.check_bank(bank, data, dag)
-        problem = plan.problem(data, bank, progress, dag, selection)
+        problem = plan.problem(data, bank, progress, dag, selection, incumbent)
         result = graph_reduce(
             problem.state_inputs,
             problem.stop_loss,
@@ -471,7 +473,10 @@ class BudgetDAGBase(
     ) -> BudgetDAGBase:
         """A new model with another ``cost_scale``, reusing this model's bank and
         DAG (so also its selected sensor subsets; many sensors: its candidate
-        DAGs, ``strategy_banks_``, chosen among again at the new scale).
+        DAGs, ``strategy_banks_``, chosen among again at the new scale, where
+        a close call keeps this model's strategy if it is within one
+        standard error on the first held-out split: ``kept_incumbent`` in
+        ``strategy_choice_``).
 
         Parameters
         ----------
@@ -519,6 +524,11 @@ class BudgetDAGBase(
             dag=self.sensor_dag_,
             selection=self.subset_selection_,
             sample_weight=sample_weight,
+            incumbent=(
+                self.strategy_banks_.key_of(self.bank_)
+                if self.strategy_banks_
+                else None
+            ),
         )
         other._strip_held_out()
         return other

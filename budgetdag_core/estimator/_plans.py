@@ -340,9 +340,12 @@ class FitPlan:
         progress: Progress | None,
         dag: SensorDAG | None = None,
         selection: SubsetSelection | None = None,
+        incumbent: str | None = None,
     ) -> PolicyProblem:
         """The policy problem on a fitted ``bank``: its states (``dag`` and
-        ``selection``: a fitted model's own, where a refit reuses them),
+        ``selection``: a fitted model's own, where a refit reuses them;
+        ``incumbent``: its candidate's key, which a refit's close call among
+        many-sensor candidates keeps),
         stop losses and policy inputs."""
         raise NotImplementedError
 
@@ -515,6 +518,7 @@ class EveryRowPlan(FitPlan):
         progress: Progress | None,
         dag: SensorDAG | None = None,
         selection: SubsetSelection | None = None,
+        incumbent: str | None = None,
     ) -> PolicyProblem:
         if dag is None:
             dag, selection = self.bank_dag(bank, data, progress)
@@ -876,9 +880,10 @@ class GrownPlan(FitPlan):
         progress: Progress | None,
         dag: SensorDAG | None = None,
         selection: SubsetSelection | None = None,
+        incumbent: str | None = None,
     ) -> PolicyProblem:
         candidates = StrategyBanks.of(bank)
-        key, choice = self._choose(candidates, data, progress)
+        key, choice = self._choose(candidates, data, progress, incumbent)
         bank = self._kept_bank(candidates, key, progress)
         if bank is None:  # the kept found nothing to grow on every row
             first = next(iter(candidates))
@@ -931,11 +936,17 @@ class GrownPlan(FitPlan):
                 progress("grown", 1, 1)
 
     def _choose(
-        self, banks: StrategyBanks, data: TrainingData, progress: Progress | None
+        self,
+        banks: StrategyBanks,
+        data: TrainingData,
+        progress: Progress | None,
+        incumbent: str | None = None,
     ) -> tuple[str, dict | None]:
         """The key of the candidate to fit (validation rows decide among the
         candidates at this cost scale, the chosen bank kind's simplest
-        first, then a rival kind's), and the validation numbers."""
+        first, then a rival kind's; a close call keeps ``incumbent``, a
+        refitted model's own, where it is within one standard error), and
+        the validation numbers."""
         est = self.est
         names = self.kept_from()
         # A rival kind's banks are keyed "strategy@kind" (strategy_key).
@@ -975,6 +986,7 @@ class GrownPlan(FitPlan):
             progress=progress,
             sample_weight=data.sample_weight,
             grow_on=self._held_out_grower(banks, data),
+            incumbent=incumbent if incumbent in wanted else None,
         )
         return choice.strategy, choice.to_dict()
 

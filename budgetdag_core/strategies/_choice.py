@@ -259,6 +259,10 @@ class StrategyChoice:
     trade-off curve's fitted neighbours on both sides kept this strategy
     (:func:`kept_by_neighbours`), their two cost scales (``scores`` then
     empty).
+
+    ``kept_incumbent``: a refit's close call on the first split kept the
+    refitted model's own strategy, within one standard error of the least
+    mean loss there (:func:`choose_strategy`'s ``incumbent``).
     """
 
     strategy: str
@@ -267,6 +271,10 @@ class StrategyChoice:
     #: Held-out parts judged (1: the first split; more on a close call).
     folds: int = 1
     kept_between: tuple[float, float] | None = None
+    kept_incumbent: bool = False
+    #: The strategies within one standard error of the least mean loss on
+    #: the rows judged (not saved).
+    within: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain types (a skops file keeps them); :meth:`from_dict` inverts."""
@@ -281,6 +289,8 @@ class StrategyChoice:
         }
         if self.kept_between is not None:
             out["kept_between"] = [float(c) for c in self.kept_between]
+        if self.kept_incumbent:
+            out["kept_incumbent"] = True
         return out
 
     @classmethod
@@ -292,6 +302,7 @@ class StrategyChoice:
             dict(saved.get("scores", {})),
             int(saved.get("folds", 1)),
             None if between is None else (float(between[0]), float(between[1])),
+            kept_incumbent=bool(saved.get("kept_incumbent", False)),
         )
 
     def table(self) -> pd.DataFrame:
@@ -346,6 +357,7 @@ def choose_strategy(
     progress: Callable[[str, int, int], None] | None = None,
     sample_weight: np.ndarray | None = None,
     grow_on: Callable[[str, np.ndarray], SparseGrowth | None] | None = None,
+    incumbent: str | None = None,
 ) -> StrategyChoice:
     """Compare strategies on held-out training rows (see the module docstring).
 
@@ -363,7 +375,11 @@ def choose_strategy(
     less) is judged again on every training row: the rows not yet held out
     are held out in turn, in ``VALIDATION_FOLDS - 1`` more stratified parts,
     each part's rows rolled out under policies learned on the other rows
-    (``folds`` in the result).
+    (``folds`` in the result). With ``incumbent`` (a refit: the refitted
+    model's own candidate), a close call keeps the incumbent instead where
+    it is within one standard error on the first split (``kept_incumbent``
+    in the result): judging every row would grow each candidate on three
+    more splits (most of a refit's time) to choose between near equals.
 
     ``inputs_for(growth)`` gives the ``state_inputs(k, rows, proba)`` of the
     policies on that growth's DAG. The policies learn from ``stop_loss``
@@ -430,6 +446,9 @@ def choose_strategy(
         choice.folds = fold + 1
         if fold == 0 and choice.strategy == min(names, key=choice.mean_loss):
             break  # not a close call: one split is enough
+        if fold == 0 and incumbent in choice.within:
+            choice.strategy, choice.kept_incumbent = incumbent, True
+            break
     return choice
 
 
@@ -594,7 +613,8 @@ def judged_choice(
             cost = float(np.average(p[:, 1], weights=weight))
             rows.append({"stop_loss": loss, "cost": cost, "loss": loss + scale * cost})
         choice.scores[name], per_row[name] = rows, losses
-    choice.strategy = keep_within_one_se(names, per_row, choice, weight)
+    choice.within = within_one_se(names, per_row, choice, weight)
+    choice.strategy = choice.within[0]
     return choice
 
 
@@ -608,6 +628,17 @@ def keep_within_one_se(
     error (of the paired per-row difference) of the least; sets each
     strategy's ``excess_se`` in ``choice.scores`` (``weight``: the rows'
     weights, a row of weight w as w copies)."""
+    return within_one_se(names, per_row, choice, weight)[0]
+
+
+def within_one_se(
+    names: list[str],
+    per_row: dict[str, list[np.ndarray]],
+    choice: StrategyChoice,
+    weight: np.ndarray | None = None,
+) -> list[str]:
+    """The ``names`` (in their order) whose mean relative loss is within one
+    standard error of the least, as :func:`keep_within_one_se` reads them."""
     n_scales = len(choice.cost_scales)
     best_at = [
         max(min(choice.scores[name][i]["loss"] for name in names), 1e-12)
@@ -634,7 +665,7 @@ def keep_within_one_se(
             row["excess_se"] = se * float(np.mean(best_at))
         if mean <= se:
             within.append(name)
-    return within[0]
+    return within
 
 
 __all__ = [

@@ -131,7 +131,7 @@ def test_the_queue_wait_is_not_said_while_the_sessions_own_job_runs(
     assert any("Training on pima..." in c.value for c in at.caption)
 
 
-def test_a_curve_point_kept_by_its_neighbours_says_so():
+def test_a_kept_strategy_says_why():
     from types import SimpleNamespace
 
     from budgetdag_core.strategies import StrategyChoice
@@ -147,3 +147,12 @@ def test_a_curve_point_kept_by_its_neighbours_says_so():
     assert kept is not None and "0.01 and 0.04" in kept and "17 states" in kept
     alone = plan.model_words(model(StrategyChoice("chain")))
     assert alone is not None and alone.endswith("(17 states).")
+    scores = {
+        name: [{"loss": loss}] for name, loss in (("chain", 0.2), ("routed", 0.19))
+    }
+    stayed = plan.model_words(
+        model(StrategyChoice("chain", [0.1], scores, kept_incumbent=True))
+    )
+    assert stayed is not None and "retrained model's strategy stayed" in stayed
+    judged = plan.model_words(model(StrategyChoice("chain", [0.1], scores)))
+    assert judged is not None and "the simplest (chain, then routed)" in judged

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from ui.training import (
     estimator_params,
     make_classifier,
     make_model,
+    rescaled_only,
     reusable_bank,
     run_from_model,
     train,
@@ -184,6 +186,9 @@ def test_a_many_sensor_run_reuses_its_candidates(tmp_path):
         cost_scale=0.05, classifier=MANY_SENSOR_CLASSIFIER, cv=2, random_state=0
     )
     assert reusable_bank(run, data, data.spec, other) is candidates
+    # Only the cost scale changed: a what-if, refit as refit_policies does.
+    assert rescaled_only(run.model, make_model(data.spec, other))
+    assert not rescaled_only(run.model, make_model(data.spec, replace(other, cv=3)))
     again = train(data, data.spec, other, run)
     assert again.bank_reused and again.model.strategy_banks_ is candidates
     X, y = data.X("train", data.spec), data.y("train")

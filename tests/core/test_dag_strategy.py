@@ -257,6 +257,49 @@ def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, 
     assert StrategyChoice.from_dict(choice.to_dict()).folds == folds
 
 
+@pytest.mark.parametrize(
+    ("edge", "incumbent", "folds", "kept"),
+    [
+        (0.01, "routed", 1, "routed"),  # a close call: the incumbent stays
+        (0.01, "chain", 1, "chain"),
+        (0.01, "grown", VALIDATION_FOLDS, "chain"),  # not a candidate here
+        (0.3, "chain", 1, "routed"),  # a clear call overrides the incumbent
+    ],
+)
+def test_a_refits_close_call_keeps_its_incumbent(
+    monkeypatch, edge, incumbent, folds, kept
+):
+    """With ``incumbent`` (a refit's own strategy) a close call on the
+    first split keeps it where it is within one standard error there,
+    without judging the other parts; a clear call is made as before."""
+    from budgetdag_core.strategies import _choice as dag_strategy
+
+    n = 240
+    y = np.repeat([0, 1], n // 2)
+    rng = np.random.default_rng(0)
+    base, noise = rng.random(n), rng.normal(0.0, 0.3, n)
+    noise -= noise.mean()
+    calls: list[str] = []
+
+    def held_out_parts(name, val_rows, *_):
+        calls.append(name)
+        loss = base[val_rows] - (edge + noise[val_rows] if name == "routed" else 0)
+        return [np.column_stack([loss, np.zeros(len(val_rows))])]
+
+    monkeypatch.setattr(dag_strategy, "restricted", lambda growth, rows: growth)
+    monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
+    growths = {"chain": "chain", "routed": "routed"}
+    choice = choose_strategy(
+        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1],
+        incumbent=incumbent,
+    )  # fmt: skip
+    assert (choice.strategy, choice.folds) == (kept, folds)
+    assert len(calls) == 2 * folds
+    assert choice.kept_incumbent == (folds == 1 and edge < 0.1)
+    back = StrategyChoice.from_dict(choice.to_dict())
+    assert (back.strategy, back.kept_incumbent) == (kept, choice.kept_incumbent)
+
+
 def test_auto_chooses_between_the_chain_and_the_routed_dag_only():
     model = fit(300)
     assert set(model.strategy_banks_) == set(AUTO_STRATEGIES) == {"chain", "routed"}
