@@ -217,17 +217,18 @@ def test_validation_folds_just_beyond_the_row_cap_draw_without_failing(monkeypat
     assert np.array_equal(np.sort(held), drawn)
 
 
-@pytest.mark.parametrize(
-    ("edge", "folds", "kept"),
-    [(0.01, VALIDATION_FOLDS, "chain"), (0.3, 1, "routed"), (-0.3, 1, "chain")],
-)
-def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, kept):
-    """Per-row held-out losses: the routed DAG's ``edge`` below the chain's
-    plus noise. Within one standard error (a close call the chain wins by
-    the rule) every row is held out once; a clear call is one split's."""
+#: Rows of :func:`chosen_on_row_losses`'s two-class table.
+ROW_LOSS_ROWS = 240
+
+
+def chosen_on_row_losses(monkeypatch, edge: float, **options):
+    """``choose_strategy`` between the chain and the routed DAG on per-row
+    held-out losses: the routed DAG's ``edge`` below the chain's plus
+    noise. Returns the choice, each one's held-out rows as judged and each
+    row's base loss."""
     from budgetdag_core.strategies import _choice as dag_strategy
 
-    n = 240
+    n = ROW_LOSS_ROWS
     y = np.repeat([0, 1], n // 2)
     rng = np.random.default_rng(0)
     base, noise = rng.random(n), rng.normal(0.0, 0.3, n)
@@ -243,15 +244,27 @@ def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, 
     monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
     growths = {"chain": "chain", "routed": "routed"}
     choice = choose_strategy(
-        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1]
+        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1], **options
     )
+    return choice, judged, base
+
+
+@pytest.mark.parametrize(
+    ("edge", "folds", "kept"),
+    [(0.01, VALIDATION_FOLDS, "chain"), (0.3, 1, "routed"), (-0.3, 1, "chain")],
+)
+def test_a_close_call_is_judged_on_every_training_row(monkeypatch, edge, folds, kept):
+    """Within one standard error (a close call the chain wins by the rule)
+    every row is held out once; a clear call is one split's."""
+    choice, judged, base = chosen_on_row_losses(monkeypatch, edge)
+    n = ROW_LOSS_ROWS
     assert (choice.strategy, choice.folds) == (kept, folds)
     for parts in judged.values():
         assert len(parts) == folds
         rows = np.concatenate(parts)
         assert len(rows) == len(np.unique(rows)) == (n if folds > 1 else n // 4)
     # The numbers are those of every judged row.
-    losses = {m: choice.scores[m][0]["loss"] for m in growths}
+    losses = {m: choice.scores[m][0]["loss"] for m in judged}
     rows = np.concatenate(judged["routed"])
     assert losses["chain"] == pytest.approx(base[rows].mean())
     assert StrategyChoice.from_dict(choice.to_dict()).folds == folds
@@ -272,29 +285,9 @@ def test_a_refits_close_call_keeps_its_incumbent(
     """With ``incumbent`` (a refit's own strategy) a close call on the
     first split keeps it where it is within one standard error there,
     without judging the other parts; a clear call is made as before."""
-    from budgetdag_core.strategies import _choice as dag_strategy
-
-    n = 240
-    y = np.repeat([0, 1], n // 2)
-    rng = np.random.default_rng(0)
-    base, noise = rng.random(n), rng.normal(0.0, 0.3, n)
-    noise -= noise.mean()
-    calls: list[str] = []
-
-    def held_out_parts(name, val_rows, *_):
-        calls.append(name)
-        loss = base[val_rows] - (edge + noise[val_rows] if name == "routed" else 0)
-        return [np.column_stack([loss, np.zeros(len(val_rows))])]
-
-    monkeypatch.setattr(dag_strategy, "restricted", lambda growth, rows: growth)
-    monkeypatch.setattr(dag_strategy, "held_out_parts", held_out_parts)
-    growths = {"chain": "chain", "routed": "routed"}
-    choice = choose_strategy(
-        growths, y, lambda g: None, None, None, np.ones(2), None, [0.1],
-        incumbent=incumbent,
-    )  # fmt: skip
+    choice, judged, _ = chosen_on_row_losses(monkeypatch, edge, incumbent=incumbent)
     assert (choice.strategy, choice.folds) == (kept, folds)
-    assert len(calls) == 2 * folds
+    assert [len(parts) for parts in judged.values()] == [folds, folds]
     assert choice.kept_incumbent == (folds == 1 and edge < 0.1)
     back = StrategyChoice.from_dict(choice.to_dict())
     assert (back.strategy, back.kept_incumbent) == (kept, choice.kept_incumbent)
