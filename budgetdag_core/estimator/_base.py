@@ -351,11 +351,10 @@ class BudgetDAGBase(
         incumbent: str | None = None,
     ) -> BudgetDAGBase:
         """The fit: checked data → the plan → its bank (or ``bank``) → its
-        policy problem (states, stop losses, inputs) → Graph-Reduce. ``dag``
-        and ``selection``: a fitted model's own (``refit_policies``), and
-        ``incumbent`` its many-sensor candidate's key (a close call keeps
-        it); ``data``: ``X``, ``y``, the costs and weights already checked
-        (the auto-scale search's trials)."""
+        policy problem (states, stop losses, inputs) → Graph-Reduce. ``dag``,
+        ``selection``, ``incumbent``: a fitted model's own (``refit_policies``;
+        a close call keeps the candidate ``incumbent``); ``data``: ``X``,
+        ``y``, the costs and weights checked (the auto-scale search's trials)."""
         self._validate_params()
         cv = lowered_cv(self, y)  # small data: see estimator._small_data
         if cv is not None:
@@ -524,11 +523,7 @@ class BudgetDAGBase(
             dag=self.sensor_dag_,
             selection=self.subset_selection_,
             sample_weight=sample_weight,
-            incumbent=(
-                self.strategy_banks_.key_of(self.bank_)
-                if self.strategy_banks_
-                else None
-            ),
+            incumbent=fitted_plan(self).refit_incumbent(self),
         )
         other._strip_held_out()
         return other

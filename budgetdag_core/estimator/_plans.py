@@ -391,6 +391,11 @@ class FitPlan:
     def restore_choice(self, model: Any, first: Any) -> None:
         """Give a refit of ``first`` the strategy choice ``first`` made."""
 
+    def refit_incumbent(self, model: Any) -> str | None:
+        """The candidate key ``refit_policies`` of a fitted model keeps on a
+        close call among many-sensor candidates (None: no choice to make)."""
+        return None
+
 
 def _stale_bank() -> ValueError:
     return ValueError(
@@ -1064,6 +1069,10 @@ class GrownPlan(FitPlan):
     def reused_by_refits(self, model: Any) -> dict[str, Any]:
         # The strategy kept, alone: no new choice.
         return {"bank": model.bank_, "dag": None, "selection": None}
+
+    def refit_incumbent(self, model: Any) -> str | None:
+        banks = getattr(model, "strategy_banks_", None)
+        return None if not banks else banks.key_of(model.bank_)
 
     def restore_choice(self, model: Any, first: Any) -> None:
         # It keeps every candidate again (sweeps on them choose among
