@@ -35,14 +35,12 @@ from budgetdag_core.estimator import _plans  # noqa: E402
 from budgetdag_core.strategies import held_out_pickled  # noqa: E402
 
 RULES = ("own choice", "incumbent")
+CHOOSE = _plans.choose_strategy  # the library's, with the incumbent rule
 
 
 def choose_without_incumbent(*args, incumbent=None, **kwargs):
     """``choose_strategy`` as before the incumbent rule."""
     return CHOOSE(*args, **kwargs)
-
-
-CHOOSE = _plans.choose_strategy
 
 
 def refit(model, d, scale: float, rule: str) -> dict:

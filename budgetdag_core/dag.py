@@ -187,18 +187,21 @@ class SensorDAG:
     def membership(self, states: Sequence[int] | None = None) -> np.ndarray:
         """Boolean (n_states, n_sensors) matrix: sensor m is in state k.
 
-        ``states``: only these state numbers' rows, in their order (a large
-        DAG's stop states: the whole matrix of a grown DAG's states was most
-        of an evaluation's time).
+        ``states``: only these state numbers' rows, in their order, repeats
+        allowed (each row's stop state: each distinct state is read once; the
+        whole matrix of a grown DAG's states was most of an evaluation's time).
         """
+        index = None
         if states is None:
             masks = self.states
         else:
+            asked = np.asarray(states, dtype=np.int64).ravel()
+            distinct, index = np.unique(asked, return_inverse=True)
             masks = [
                 self.states[
                     check_index("SensorDAG.membership", "state", k, len(self.states))
                 ]
-                for k in np.asarray(states, dtype=np.int64).ravel()
+                for k in distinct
             ]
         width = max(1, -(-self.n_sensors // 8))  # bytes of a state's bit mask
         raw = b"".join(int(mask).to_bytes(width, "little") for mask in masks)
@@ -207,7 +210,8 @@ class SensorDAG:
             axis=1,
             bitorder="little",
         )
-        return bits[:, : self.n_sensors].astype(bool)
+        member = bits[:, : self.n_sensors].astype(bool)
+        return member if index is None else member[index.ravel()]
 
     def check_integrity(self, where: str, sensor_names: Sequence[str]) -> None:
         """Raise ``ValueError`` unless this is the DAG of its units over

@@ -582,8 +582,7 @@ class EveryRowPlan(FitPlan):
         rows = np.arange(len(Xv))
         stop = model._oof_route(Xv).stop_state
         loss = judged(rows, self.oof_outputs(model, stop, rows))
-        kept, where = np.unique(stop, return_inverse=True)
-        member = model.sensor_dag_.membership(kept)[where.ravel()]
+        member = model.sensor_dag_.membership(stop)
         cost = member @ costs if costs.ndim == 1 else member * costs
         if weight is not None:  # each row's cost, weighted
             row_costs = np.reshape(cost, (len(rows), -1)).sum(axis=1)

@@ -313,8 +313,7 @@ class PolicyRoutingMixin:
         self, stops: np.ndarray, sample_costs: Any, n_rows: int
     ) -> np.ndarray:
         """Each row's acquisition cost: the real sensors of its stop state."""
-        kept, where = np.unique(stops, return_inverse=True)
-        member = self.sensor_dag_.membership(kept)[where.ravel()]
+        member = self.sensor_dag_.membership(stops)
         costs = check_sample_costs(sample_costs, self.spec_, n_rows)
         if costs is None:
             return member @ self.spec_.cost_vector

@@ -361,7 +361,7 @@ class ConfidenceCascade:
             stop[rows], conf[rows] = j, top[done]
             pred[rows] = decide(proba[done], self.loss_matrix)
             active = active[~done]
-        member = self.dag.membership().astype(float)[self.states]  # (P, M)
+        member = self.dag.membership(self.states).astype(float)  # (P, M)
         if costs is None:
             row_cost = (member @ self.spec.cost_vector)[stop]
         else:

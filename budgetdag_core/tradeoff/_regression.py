@@ -128,11 +128,11 @@ def regression_view(
         if hasattr(bank, "oof_pred_"):
             pred = np.asarray(bank.oof_pred_, dtype=float)[:, chosen]
         else:  # an any-subset bank: its fold models at the states' sensors
-            member = dag.membership().astype(bool)[chosen]
+            member = dag.membership(chosen)
             pred = bank.oof_at(Xv, np.arange(len(Xv)), member)[:, :, 0]
     else:
         pred = np.column_stack([bank.predict(Xv, int(k)) for k in chosen])
-    member = dag.membership().astype(float)[chosen]
+    member = dag.membership(chosen).astype(float)
     cost = member @ np.asarray(model.spec_.cost_vector, dtype=float)
     return RegressionView(
         split=split or ("train" if out_of_fold else "test"),
